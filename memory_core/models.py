@@ -1,0 +1,286 @@
+"""The memory data model: namespaces, memory entries, their evidence and their history.
+
+Invariants live in the database (check constraints), so no code path can write a row that
+breaks them. Rows are reached through the querysets in `memory_core.querysets`, which are the
+one place that enforces namespace isolation.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+from django.db.models import F, Q
+from django.db.models.functions import Length
+from django.db.models.lookups import LessThanOrEqual
+from django.utils import timezone
+from pgvector.django import HnswIndex, VectorField
+
+from memory_core.querysets import MemoryEntryQuerySet, MemoryEventQuerySet, NamespaceQuerySet
+
+EMBEDDING_DIMENSIONS = 384
+CONTENT_MAX_CHARS = 2000
+# Full-text configuration used both by the generated column and by queries against it.
+SEARCH_CONFIG = "english"
+
+
+def _choices_check(field: str, choices: type[models.TextChoices], name: str) -> models.CheckConstraint:
+    return models.CheckConstraint(condition=Q(**{f"{field}__in": choices.values}), name=name)
+
+
+class NamespaceKind(models.TextChoices):
+    USER = "user", "User"
+    ORG = "org", "Organisation"
+    AGENT = "agent", "Agent"
+
+
+class Namespace(models.Model):
+    """An isolation unit such as `user/alice`, `org/acme` or `agent/support`."""
+
+    Kind = NamespaceKind
+    path = models.CharField(max_length=200, unique=True)
+    kind = models.CharField(max_length=10, choices=NamespaceKind.choices)
+    # The person whose memories these are (user namespaces only).
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="memory_namespaces",
+    )
+    memory_paused = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = NamespaceQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            _choices_check("kind", NamespaceKind, "namespace_kind_valid"),
+            models.CheckConstraint(
+                condition=Q(path__regex=r"^(user|org|agent)/[A-Za-z0-9_.@+-]{1,150}$"),
+                name="namespace_path_format",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="user", owner__isnull=False) | ~Q(kind="user"),
+                name="namespace_user_has_owner",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.path
+
+
+class NamespaceGrant(models.Model):
+    """Lets a user's assistant read the approved procedural memories of an org or agent namespace."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="grants")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="namespace_grants")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["namespace", "user"], name="namespace_grant_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user} → {self.namespace}"
+
+
+class MemoryType(models.TextChoices):
+    SEMANTIC = "semantic", "Fact"
+    EPISODIC = "episodic", "Event"
+    PROCEDURAL = "procedural", "Procedure"
+
+
+class MemoryStatus(models.TextChoices):
+    ACTIVE = "active", "Active"
+    SUPERSEDED = "superseded", "Superseded"
+    PENDING_REVIEW = "pending_review", "Pending review"
+    REJECTED = "rejected", "Rejected"
+    ARCHIVED = "archived", "Archived"
+    EXPIRED = "expired", "Expired"
+    HIDDEN = "hidden", "Hidden by user"
+
+
+class SourceKind(models.TextChoices):
+    USER_EXPLICIT = "user_explicit", "Said explicitly by the user"
+    EXTRACTED = "extracted", "Extracted from a conversation"
+    USER_CORRECTION = "user_correction", "Corrected by the user"
+    OPERATOR = "operator", "Written by an operator"
+    API_IMPORT = "api_import", "Imported through the API"
+
+
+class MemoryEntry(models.Model):
+    """One self-contained statement the assistant may recall."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="entries")
+    type = models.CharField(max_length=12, choices=MemoryType.choices)
+    category = models.CharField(max_length=40, default="general")
+    # A stable slot ("home_city", "diet.allergy") used to find the entry an update replaces.
+    key = models.CharField(max_length=120, blank=True, default="")
+    content = models.TextField()
+
+    # Provenance. Conversation and message ids are opaque references (chat or API callers).
+    source_kind = models.CharField(max_length=20, choices=SourceKind.choices)
+    source_conversation = models.CharField(max_length=64, blank=True, default="")
+    source_message_ids = ArrayField(models.CharField(max_length=64), default=list, blank=True)
+    extractor_model = models.CharField(max_length=100, blank=True, default="")
+    extractor_prompt_version = models.CharField(max_length=40, blank=True, default="")
+    is_inference = models.BooleanField(default=False, help_text="Inferred by a model, not stated by the user.")
+
+    confidence = models.FloatField(default=1.0)
+    importance = models.FloatField(default=0.5)
+    pinned = models.BooleanField(default=False, help_text="Always recalled (safety facts such as allergies).")
+    evidence_count = models.PositiveIntegerField(default=1)
+
+    status = models.CharField(max_length=16, choices=MemoryStatus.choices, default=MemoryStatus.ACTIVE)
+    valid_from = models.DateTimeField(default=timezone.now)
+    valid_to = models.DateTimeField(null=True, blank=True)
+    recorded_at = models.DateTimeField(default=timezone.now, help_text="When the system learned it.")
+    expired_at = models.DateTimeField(null=True, blank=True, help_text="When the system stopped holding it.")
+    expires_at = models.DateTimeField(null=True, blank=True, help_text="Time-to-live deadline.")
+    approved_at = models.DateTimeField(null=True, blank=True)
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    access_count = models.PositiveIntegerField(default=0)
+    last_accessed_at = models.DateTimeField(null=True, blank=True)
+
+    supersedes = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="superseded_versions"
+    )
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replaced_versions"
+    )
+
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    embedding_model = models.CharField(max_length=100, blank=True, default="")
+    search_vector = models.GeneratedField(
+        expression=SearchVector("content", "key", config=SEARCH_CONFIG),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+    metadata = models.JSONField(default=dict, blank=True)
+
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = MemoryEntryQuerySet.as_manager()
+
+    class Meta:
+        verbose_name_plural = "memory entries"
+        indexes = [
+            models.Index(fields=["namespace", "status", "type"], name="memory_ns_status_type"),
+            models.Index(fields=["namespace", "key"], name="memory_ns_key"),
+            HnswIndex(
+                name="memory_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+            GinIndex(fields=["search_vector"], name="memory_search_gin"),
+        ]
+        constraints = [
+            _choices_check("type", MemoryType, "memory_type_valid"),
+            _choices_check("status", MemoryStatus, "memory_status_valid"),
+            _choices_check("source_kind", SourceKind, "memory_source_kind_valid"),
+            models.CheckConstraint(
+                condition=Q(valid_to__isnull=True) | Q(valid_from__lte=F("valid_to")),
+                name="memory_valid_window_ordered",
+            ),
+            models.CheckConstraint(condition=Q(confidence__gte=0, confidence__lte=1), name="memory_confidence_0_1"),
+            models.CheckConstraint(condition=Q(importance__gte=0, importance__lte=1), name="memory_importance_0_1"),
+            models.CheckConstraint(condition=~Q(content__regex=r"^\s*$"), name="memory_content_not_blank"),
+            models.CheckConstraint(
+                condition=LessThanOrEqual(Length("content"), CONTENT_MAX_CHARS),
+                name="memory_content_max_length",
+            ),
+            # A procedure reaches an assistant only after an operator approved it.
+            models.CheckConstraint(
+                condition=~Q(type="procedural", status="active") | Q(approved_at__isnull=False),
+                name="memory_active_procedure_approved",
+            ),
+            models.CheckConstraint(
+                condition=Q(embedding__isnull=True) | ~Q(embedding_model=""),
+                name="memory_embedding_has_model",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.namespace.path}: {self.content[:60]}"
+
+
+class MemoryEvidence(models.Model):
+    """One observation supporting an entry; merges add evidence instead of a second copy."""
+
+    entry = models.ForeignKey(MemoryEntry, on_delete=models.CASCADE, related_name="evidence")
+    source_kind = models.CharField(max_length=20, choices=SourceKind.choices)
+    source_conversation = models.CharField(max_length=64, blank=True, default="")
+    source_message_ids = ArrayField(models.CharField(max_length=64), default=list, blank=True)
+    excerpt = models.TextField(blank=True, default="")
+    confidence = models.FloatField(default=1.0)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "memory evidence"
+        constraints = [
+            _choices_check("source_kind", SourceKind, "evidence_source_kind_valid"),
+            models.CheckConstraint(condition=Q(confidence__gte=0, confidence__lte=1), name="evidence_confidence_0_1"),
+        ]
+
+
+class EventAction(models.TextChoices):
+    CREATED = "created", "Created"
+    MERGED = "merged", "Merged"
+    SUPERSEDED = "superseded", "Superseded"
+    CORRECTED = "corrected", "Corrected"
+    APPROVED = "approved", "Approved"
+    REJECTED = "rejected", "Rejected"
+    ARCHIVED = "archived", "Archived"
+    EXPIRED = "expired", "Expired"
+    HIDDEN = "hidden", "Hidden"
+    RESTORED = "restored", "Restored"
+    REEMBEDDED = "reembedded", "Re-embedded"
+    ERASED = "erased", "Erased"
+    FLAGGED = "flagged", "Flagged"
+
+
+class ActorKind(models.TextChoices):
+    USER = "user", "User"
+    EXTRACTION = "extraction", "Assistant extraction"
+    OPERATOR = "operator", "Operator"
+    JOB = "job", "Scheduled job"
+    API = "api", "API client"
+    SYSTEM = "system", "System"
+
+
+class MemoryEvent(models.Model):
+    """History of an entry. After erasure only a content-free tombstone (no `data`) remains."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="events")
+    entry = models.ForeignKey(MemoryEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="events")
+    entry_ref = models.UUIDField(db_index=True, help_text="The entry's id, kept after erasure.")
+    action = models.CharField(max_length=16, choices=EventAction.choices)
+    actor_kind = models.CharField(max_length=12, choices=ActorKind.choices)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    reason = models.TextField(blank=True, default="")
+    # Snapshot of what changed (content, status …); emptied on erasure.
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    objects = MemoryEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            _choices_check("action", EventAction, "event_action_valid"),
+            _choices_check("actor_kind", ActorKind, "event_actor_kind_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.entry_ref} by {self.actor_kind}"

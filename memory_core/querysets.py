@@ -1,0 +1,73 @@
+"""Namespace isolation, in one place. Every selector starts from these queryset methods."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+# Statuses that describe what was true at some time; used for point-in-time recall.
+_HISTORICAL_STATUSES = ("active", "superseded", "expired")
+
+
+def _is_real_user(user: Any) -> bool:
+    return user is not None and getattr(user, "is_authenticated", False) and getattr(user, "is_active", False)
+
+
+class NamespaceQuerySet(models.QuerySet):
+    def owned_by(self, user: AbstractBaseUser | AnonymousUser | None) -> NamespaceQuerySet:
+        if not _is_real_user(user):
+            return self.none()
+        return self.filter(owner=user)
+
+    def shared_with(self, user: AbstractBaseUser | AnonymousUser | None) -> NamespaceQuerySet:
+        """Org / agent namespaces whose approved procedures the user's assistant may read."""
+        if not _is_real_user(user):
+            return self.none()
+        return self.filter(grants__user=user).exclude(kind="user")
+
+
+class MemoryEntryQuerySet(models.QuerySet):
+    def visible_to(self, user: AbstractBaseUser | AnonymousUser | None) -> MemoryEntryQuerySet:
+        """Entries of the user's own namespaces, plus approved procedures shared with them."""
+        from memory_core.models import Namespace
+
+        if not _is_real_user(user):
+            return self.none()
+        own = Namespace.objects.owned_by(user).values("id")
+        shared = Namespace.objects.shared_with(user).values("id")
+        return self.filter(
+            Q(namespace_id__in=own) | Q(namespace_id__in=shared, type="procedural", status="active")
+        )
+
+    def in_namespaces(self, namespace_ids: list[int]) -> MemoryEntryQuerySet:
+        return self.filter(namespace_id__in=namespace_ids)
+
+    def current(self, at: datetime | None = None) -> MemoryEntryQuerySet:
+        """Entries that hold at `at` (default now).
+
+        Now: only active entries inside their validity window and before their TTL. At a past
+        instant: whatever was valid then, including entries superseded or expired since.
+        """
+        now = timezone.now()
+        when = at or now
+        window = Q(valid_from__lte=when) & (Q(valid_to__isnull=True) | Q(valid_to__gt=when))
+        if at is None or at >= now:
+            ttl = Q(expires_at__isnull=True) | Q(expires_at__gt=when)
+            return self.filter(window & ttl, status="active")
+        return self.filter(window, status__in=_HISTORICAL_STATUSES)
+
+
+class MemoryEventQuerySet(models.QuerySet):
+    def visible_to(self, user: AbstractBaseUser | AnonymousUser | None) -> MemoryEventQuerySet:
+        from memory_core.models import Namespace
+
+        if not _is_real_user(user):
+            return self.none()
+        return self.filter(namespace_id__in=Namespace.objects.owned_by(user).values("id"))
