@@ -90,6 +90,7 @@ else:
         "default": {
             "ENGINE": "config.embedded_postgres",
             "NAME": env_str("EMBEDDED_DB_NAME", "memory"),
+            "EMBEDDED_MAIN_DB": env_str("EMBEDDED_DB_NAME", "memory"),
             "USER": "postgres",
             "PGDATA": str(EMBEDDED_PGDATA),
             "CONN_MAX_AGE": 60,

@@ -14,7 +14,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
         params = super().get_connection_params()
         # NAME of the main database (not the test one) is created if missing; the test
         # database is created by Django itself through the same server.
-        main_db = self.settings_dict.get("EMBEDDED_MAIN_DB") or self.settings_dict["NAME"]
+        main_db = self.settings_dict.get("EMBEDDED_MAIN_DB") or "postgres"
         params["host"] = ensure_server(self.settings_dict["PGDATA"], main_db)
         params.pop("port", None)
         return params

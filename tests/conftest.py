@@ -1,0 +1,33 @@
+"""Shared fixtures: users (owner / other / operator trio) on the real embedded PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+
+pytest_plugins = ["tests.fixtures_openai"]
+
+
+@pytest.fixture
+def make_user(db):
+    User = get_user_model()
+
+    def _make(username: str, **extra) -> object:
+        return User.objects.create_user(username=username, password="pw-" + username, **extra)
+
+    return _make
+
+
+@pytest.fixture
+def owner(make_user):
+    return make_user("alice")
+
+
+@pytest.fixture
+def other_user(make_user):
+    return make_user("bob")
+
+
+@pytest.fixture
+def operator(make_user):
+    return make_user("olga", is_staff=True)

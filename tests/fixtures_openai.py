@@ -1,0 +1,1 @@
+"""Placeholder: the scripted OpenAI-protocol server fixture lands here."""
