@@ -24,7 +24,8 @@ def load_dotenv(path: Path) -> None:
 
 
 def env_str(name: str, default: str = "") -> str:
-    return os.environ.get(name, default).strip()
+    """The variable's value; unset and empty both mean `default`."""
+    return os.environ.get(name, "").strip() or default
 
 
 def env_bool(name: str, default: bool = False) -> bool:

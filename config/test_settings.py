@@ -10,3 +10,6 @@ from config.settings import Q_CLUSTER  # noqa: E402
 Q_CLUSTER["sync"] = True
 OPENAI_API_KEY = ""  # tests that want the online path point at the scripted server themselves
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# A test database per run, so concurrent runs (developers, CI, helpers) never drop each other's.
+DATABASES["default"]["TEST"] = {"NAME": f"test_memory_{os.getpid()}"}  # noqa: F405

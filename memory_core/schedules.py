@@ -1,0 +1,31 @@
+"""The repeating jobs of the memory system, installed idempotently by `manage.py setup_schedules`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import transaction
+from django_q.models import Schedule
+
+from memory_core.jobs import ensure_schedule
+
+# (name, func_path, minutes). The name is the identity: renaming an entry creates a new schedule
+# and leaves the old one behind, to be deleted in the admin.
+ScheduleSpec = tuple[str, str, int]
+
+SCHEDULES: list[ScheduleSpec] = [
+    # The memory engine adds its decay, TTL expiry and idle-conversation sweep entries here.
+]
+
+
+def install_schedules(registry: Iterable[ScheduleSpec] = SCHEDULES) -> list[tuple[Schedule, bool]]:
+    """Create or update every schedule of `registry`; return each with True if it was created."""
+    specs = list(registry)
+    with transaction.atomic():
+        existing = set(
+            Schedule.objects.filter(name__in=[name for name, _, _ in specs]).values_list("name", flat=True)
+        )
+        return [
+            (ensure_schedule(name, func_path, minutes=minutes), name not in existing)
+            for name, func_path, minutes in specs
+        ]

@@ -1,0 +1,12 @@
+"""Plain data helpers for memory tests (through the real services)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memory_core.models import MemoryEntry
+from memory_core.services import memory_create, namespace_for_user
+
+
+def remember(user: Any, content: str, **fields: Any) -> MemoryEntry:
+    return memory_create(namespace=namespace_for_user(user=user), content=content, **fields)
