@@ -24,6 +24,8 @@ ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
 MEMORIES_START = "<memories>"
 MEMORIES_END = "</memories>"
 
+_MEMORIES_BLOCK = re.compile(re.escape(MEMORIES_START) + r"(.*?)" + re.escape(MEMORIES_END), re.S)
+
 OFFLINE_PREAMBLE = "I am running without a language model (offline mode), so I cannot compose a real answer."
 OFFLINE_WITH_MEMORIES = "Here is what I remember that seems relevant:"
 OFFLINE_WITHOUT_MEMORIES = "I don't have any memories that seem relevant."
@@ -116,7 +118,9 @@ class OpenAIProvider:
         model = model or self.chat_model
         try:
             completion = self.client.chat.completions.create(
-                model=model, messages=messages, temperature=temperature  # type: ignore[arg-type]
+                model=model,
+                messages=messages,  # type: ignore[arg-type]
+                temperature=temperature,
             )
         except openai.OpenAIError as exc:
             raise self._translate(exc) from exc
@@ -133,7 +137,9 @@ class OpenAIProvider:
         model = model or self.chat_model
         try:
             stream = self.client.chat.completions.create(
-                model=model, messages=messages, stream=True  # type: ignore[arg-type]
+                model=model,
+                messages=messages,  # type: ignore[arg-type]
+                stream=True,
             )
             # `with` closes the HTTP response even when the consumer stops early.
             with stream:
@@ -156,7 +162,11 @@ class OpenAIProvider:
             "type": "json_schema",
             # Not strict: strict mode rejects common pydantic schemas (defaults, optional fields);
             # pydantic validates the answer below instead.
-            "json_schema": {"name": schema_name, "schema": response_model.model_json_schema(), "strict": False},
+            "json_schema": {
+                "name": schema_name,
+                "schema": response_model.model_json_schema(),
+                "strict": False,
+            },
         }
         conversation = list(messages)
         problem = ""
@@ -329,6 +339,6 @@ def _memory_lines(messages: list[dict[str, Any]]) -> list[str]:
         content = message.get("content")
         if message.get("role") != "system" or not isinstance(content, str):
             continue
-        for block in re.findall(re.escape(MEMORIES_START) + r"(.*?)" + re.escape(MEMORIES_END), content, re.S):
+        for block in _MEMORIES_BLOCK.findall(content):
             lines.extend(line.strip() for line in block.splitlines() if line.strip())
     return lines

@@ -284,3 +284,75 @@ class MemoryEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.entry_ref} by {self.actor_kind}"
+
+
+class RecallLog(models.Model):
+    """Which entry was recalled for which turn or API call; shown to the user, erased with the entry."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="recall_logs")
+    entry = models.ForeignKey(MemoryEntry, on_delete=models.CASCADE, related_name="recall_logs")
+    # "chat:<message id>", "api:<request id>" …: an opaque reference, never the query text.
+    turn_ref = models.CharField(max_length=100, db_index=True)
+    rank = models.PositiveSmallIntegerField()
+    score = models.FloatField()
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "rank"]
+
+
+class FlagKind(models.TextChoices):
+    POLICY_WEAKENING = "policy_weakening", "Attempt to weaken a policy"
+    SECRET_DROPPED = "secret_dropped", "Secret not stored"
+
+
+class FlaggedWrite(models.Model):
+    """A write attempt operators should see: a policy-weakening rule, or a secret that was dropped."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="flags")
+    kind = models.CharField(max_length=20, choices=FlagKind.choices)
+    # Secrets are redacted before they get here; policy attempts keep their wording for review.
+    excerpt = models.TextField()
+    entry = models.ForeignKey(MemoryEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="flags")
+    source_kind = models.CharField(max_length=20, choices=SourceKind.choices)
+    source_conversation = models.CharField(max_length=64, blank=True, default="")
+    source_message_ids = ArrayField(models.CharField(max_length=64), default=list, blank=True)
+    dismissed_at = models.DateTimeField(null=True, blank=True)
+    dismissed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [_choices_check("kind", FlagKind, "flag_kind_valid")]
+
+
+class ExtractionStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class ExtractionJob(models.Model):
+    """A conversation range to extract memories from; its payload is erased with the user's data."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="extraction_jobs")
+    # One job per conversation range: re-submitting the same range returns the same job.
+    idempotency_key = models.CharField(max_length=200, unique=True)
+    source_conversation = models.CharField(max_length=64, blank=True, default="")
+    # [{"id": "...", "role": "user"|"assistant", "content": "...", "created_at": iso}] in order.
+    messages = models.JSONField(default=list)
+    trigger = models.CharField(max_length=20, default="manual")
+    status = models.CharField(max_length=10, choices=ExtractionStatus.choices, default=ExtractionStatus.QUEUED)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    # {"added": n, "merged": n, "superseded": n, "ignored": n, "pending_review": n, "rejected": n, "entries": [...]}
+    result = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True, default="")
+    extractor = models.CharField(max_length=100, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [_choices_check("status", ExtractionStatus, "extraction_status_valid")]

@@ -12,6 +12,7 @@ answers "ok" and embeddings are deterministic vectors of the requested dimension
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -79,7 +80,8 @@ def delay(seconds: float, then: Step | None = None) -> Step:
 
 def embedding(vectors: list[list[float]], *, out_of_order: bool = False) -> Step:
     """`out_of_order` lists the items last-first (each keeps its `index`), as the protocol allows."""
-    return Step(vectors=tuple(tuple(float(x) for x in vector) for vector in vectors), out_of_order=out_of_order)
+    frozen = tuple(tuple(float(x) for x in vector) for vector in vectors)
+    return Step(vectors=frozen, out_of_order=out_of_order)
 
 
 def deterministic_vector(text: str, dimensions: int = DEFAULT_DIMENSIONS) -> list[float]:
@@ -120,10 +122,8 @@ class _Server(ThreadingHTTPServer):
         with self.connections_lock:
             connections = list(self.connections)
         for conn in connections:
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
 
 class ScriptedOpenAIServer:
@@ -134,7 +134,13 @@ class ScriptedOpenAIServer:
         self._script: deque[Step] = deque()
         self._lock = threading.Lock()
         self._httpd = _Server(self)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="openai-server", daemon=True)
+        # A short poll interval keeps stop() (and so each test's teardown) fast.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name="openai-server",
+            daemon=True,
+        )
 
     @property
     def base_url(self) -> str:
@@ -210,7 +216,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass  # keep test output clean
 
     def do_POST(self) -> None:
@@ -307,7 +313,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _embeddings(self, step: Step | None, body: dict[str, Any]) -> None:
         if step is not None and step.vectors is None:
-            self._send_json(400, {"error": {"message": "Script mismatch: embeddings got a non-embedding step"}})
+            mismatch = "Script mismatch: embeddings got a non-embedding step"
+            self._send_json(400, {"error": {"message": mismatch}})
             return
         inputs = body.get("input", [])
         if isinstance(inputs, str):
