@@ -4,8 +4,8 @@ import os
 
 os.environ.setdefault("DEBUG", "true")
 
-from config.settings import *  # noqa: E402,F403
-from config.settings import Q_CLUSTER  # noqa: E402
+from config.settings import *  # noqa: F403
+from config.settings import Q_CLUSTER
 
 Q_CLUSTER["sync"] = True
 OPENAI_API_KEY = ""  # tests that want the online path point at the scripted server themselves

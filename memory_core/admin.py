@@ -28,7 +28,14 @@ class NamespaceAdmin(admin.ModelAdmin):
 class MemoryEvidenceInline(admin.TabularInline):
     model = MemoryEvidence
     extra = 0
-    readonly_fields = ["source_kind", "source_conversation", "source_message_ids", "excerpt", "confidence", "created_at"]
+    readonly_fields = [
+        "source_kind",
+        "source_conversation",
+        "source_message_ids",
+        "excerpt",
+        "confidence",
+        "created_at",
+    ]
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -47,7 +54,16 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(MemoryEntry)
 class MemoryEntryAdmin(admin.ModelAdmin):
-    list_display = ["short_content", "namespace", "type", "category", "status", "confidence", "pinned", "recorded_at"]
+    list_display = [
+        "short_content",
+        "namespace",
+        "type",
+        "category",
+        "status",
+        "confidence",
+        "pinned",
+        "recorded_at",
+    ]
     list_filter = ["type", "status", "category", "source_kind", "pinned"]
     search_fields = ["content", "key", "namespace__path"]
     raw_id_fields = ["namespace", "supersedes", "superseded_by", "approved_by"]

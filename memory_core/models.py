@@ -78,7 +78,9 @@ class NamespaceGrant(models.Model):
     """Lets a user's assistant read the approved procedural memories of an org or agent namespace."""
 
     namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="grants")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="namespace_grants")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="namespace_grants"
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -129,7 +131,9 @@ class MemoryEntry(models.Model):
     source_message_ids = ArrayField(models.CharField(max_length=64), default=list, blank=True)
     extractor_model = models.CharField(max_length=100, blank=True, default="")
     extractor_prompt_version = models.CharField(max_length=40, blank=True, default="")
-    is_inference = models.BooleanField(default=False, help_text="Inferred by a model, not stated by the user.")
+    is_inference = models.BooleanField(
+        default=False, help_text="Inferred by a model, not stated by the user."
+    )
 
     confidence = models.FloatField(default=1.0)
     importance = models.FloatField(default=0.5)
@@ -193,8 +197,12 @@ class MemoryEntry(models.Model):
                 condition=Q(valid_to__isnull=True) | Q(valid_from__lte=F("valid_to")),
                 name="memory_valid_window_ordered",
             ),
-            models.CheckConstraint(condition=Q(confidence__gte=0, confidence__lte=1), name="memory_confidence_0_1"),
-            models.CheckConstraint(condition=Q(importance__gte=0, importance__lte=1), name="memory_importance_0_1"),
+            models.CheckConstraint(
+                condition=Q(confidence__gte=0, confidence__lte=1), name="memory_confidence_0_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(importance__gte=0, importance__lte=1), name="memory_importance_0_1"
+            ),
             models.CheckConstraint(condition=~Q(content__regex=r"^\s*$"), name="memory_content_not_blank"),
             models.CheckConstraint(
                 condition=LessThanOrEqual(Length("content"), CONTENT_MAX_CHARS),
@@ -230,8 +238,13 @@ class MemoryEvidence(models.Model):
         verbose_name_plural = "memory evidence"
         constraints = [
             _choices_check("source_kind", SourceKind, "evidence_source_kind_valid"),
-            models.CheckConstraint(condition=Q(confidence__gte=0, confidence__lte=1), name="evidence_confidence_0_1"),
+            models.CheckConstraint(
+                condition=Q(confidence__gte=0, confidence__lte=1), name="evidence_confidence_0_1"
+            ),
         ]
+
+    def __str__(self) -> str:
+        return f"evidence for {self.entry_id}"
 
 
 class EventAction(models.TextChoices):
@@ -263,7 +276,9 @@ class MemoryEvent(models.Model):
     """History of an entry. After erasure only a content-free tombstone (no `data`) remains."""
 
     namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="events")
-    entry = models.ForeignKey(MemoryEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="events")
+    entry = models.ForeignKey(
+        MemoryEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="events"
+    )
     entry_ref = models.UUIDField(db_index=True, help_text="The entry's id, kept after erasure.")
     action = models.CharField(max_length=16, choices=EventAction.choices)
     actor_kind = models.CharField(max_length=12, choices=ActorKind.choices)
@@ -300,6 +315,9 @@ class RecallLog(models.Model):
     class Meta:
         ordering = ["-created_at", "rank"]
 
+    def __str__(self) -> str:
+        return f"{self.turn_ref} → {self.entry_id}"
+
 
 class FlagKind(models.TextChoices):
     POLICY_WEAKENING = "policy_weakening", "Attempt to weaken a policy"
@@ -313,7 +331,9 @@ class FlaggedWrite(models.Model):
     kind = models.CharField(max_length=20, choices=FlagKind.choices)
     # Secrets are redacted before they get here; policy attempts keep their wording for review.
     excerpt = models.TextField()
-    entry = models.ForeignKey(MemoryEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="flags")
+    entry = models.ForeignKey(
+        MemoryEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="flags"
+    )
     source_kind = models.CharField(max_length=20, choices=SourceKind.choices)
     source_conversation = models.CharField(max_length=64, blank=True, default="")
     source_message_ids = ArrayField(models.CharField(max_length=64), default=list, blank=True)
@@ -326,6 +346,9 @@ class FlaggedWrite(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [_choices_check("kind", FlagKind, "flag_kind_valid")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} in {self.namespace_id}"
 
 
 class ExtractionStatus(models.TextChoices):
@@ -345,9 +368,11 @@ class ExtractionJob(models.Model):
     # [{"id": "...", "role": "user"|"assistant", "content": "...", "created_at": iso}] in order.
     messages = models.JSONField(default=list)
     trigger = models.CharField(max_length=20, default="manual")
-    status = models.CharField(max_length=10, choices=ExtractionStatus.choices, default=ExtractionStatus.QUEUED)
+    status = models.CharField(
+        max_length=10, choices=ExtractionStatus.choices, default=ExtractionStatus.QUEUED
+    )
     attempts = models.PositiveSmallIntegerField(default=0)
-    # {"added": n, "merged": n, "superseded": n, "ignored": n, "pending_review": n, "rejected": n, "entries": [...]}
+    # Counts per outcome ("added", "merged", "superseded", …) and the ids of the entries touched.
     result = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True, default="")
     extractor = models.CharField(max_length=100, blank=True, default="")
@@ -356,3 +381,6 @@ class ExtractionJob(models.Model):
 
     class Meta:
         constraints = [_choices_check("status", ExtractionStatus, "extraction_status_valid")]
+
+    def __str__(self) -> str:
+        return f"extraction {self.pk} ({self.status})"

@@ -144,8 +144,8 @@ class ScriptedOpenAIServer:
 
     @property
     def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        port = self._httpd.server_address[1]
+        return f"http://127.0.0.1:{port}/v1"
 
     def start(self) -> ScriptedOpenAIServer:
         self._thread.start()

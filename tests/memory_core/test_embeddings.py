@@ -96,17 +96,19 @@ def test_it_refuses_a_local_model_it_does_not_have(settings):
 
 
 def test_it_embeds_through_the_openai_protocol(openai_server, openai_embeddings):
+    openai_embeddings.EMBEDDING_BATCH_SIZE = 2
     embedder = get_embedder()
     assert isinstance(embedder, OpenAIEmbedder)
     assert embedder.name == "text-embedding-3-small"
 
-    vectors = embedder.embed(["peanut allergy", "home city Lisbon"])
+    vectors = embedder.embed(["peanut allergy", "home city Lisbon", "   "])
 
-    assert [len(v) for v in vectors] == [384, 384]
-    calls = [r for r in openai_server.requests if r["path"].endswith("/embeddings")]
-    assert calls
-    assert calls[-1]["body"]["dimensions"] == 384
-    assert calls[-1]["body"]["model"] == "text-embedding-3-small"
+    assert [len(v) for v in vectors] == [384, 384, 384]
+    calls = openai_server.requests_to("/embeddings")
+    assert [call.body["input"] for call in calls] == [["peanut allergy", "home city Lisbon"], [" "]]
+    for call in calls:
+        assert call.body["dimensions"] == 384
+        assert call.body["model"] == "text-embedding-3-small"
 
 
 def test_it_gives_a_clear_error_for_openai_embeddings_without_a_key(openai_embeddings):

@@ -63,7 +63,9 @@ def test_it_never_recalls_another_users_entry_even_when_it_is_the_nearest(owner,
 def test_it_shares_only_approved_procedures_of_granted_namespaces(owner, other_user, operator):
     agent = namespace_create(path="agent/support", kind="agent")
     NamespaceGrant.objects.create(namespace=agent, user=owner)
-    sop = memory_create(namespace=agent, content="Refunds above 100 EUR need a second approver", type="procedural")
+    sop = memory_create(
+        namespace=agent, content="Refunds above 100 EUR need a second approver", type="procedural"
+    )
     fact = memory_create(namespace=agent, content="The support agent runs on weekdays", type="semantic")
 
     # Pending review: nobody's assistant sees it yet.

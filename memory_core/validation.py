@@ -1,0 +1,120 @@
+"""What may never become a memory (secrets) and what must be looked at by an operator (rules that
+weaken a policy). Pure functions over text, so they are cheap to call on every write."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+REDACTED = "[REDACTED]"
+
+_SECRET_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "password",
+        re.compile(
+            r"\b(?:password|passwd|pwd|passphrase|passcode|pin(?: code)?)\b"
+            r"(?:\s+(?:is|was|=|:)|\s*[:=])\s*\S+",
+            re.I,
+        ),
+    ),
+    (
+        "api key or token",
+        re.compile(
+            r"\b(?:api[ _-]?key|access[ _-]?key|secret(?:[ _-]?key)?"
+            r"|(?:auth|bearer|access|refresh)?[ _-]?token)\b"
+            r"(?:\s+(?:is|was|=|:)|\s*[:=])\s*\S{6,}",
+            re.I,
+        ),
+    ),
+    (
+        "api key or token",
+        re.compile(
+            r"\b(?:sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9-]{10,}"
+            r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{5,})\b"
+        ),
+    ),
+    (
+        "one-time code",
+        re.compile(
+            r"\b(?:otp|one[- ]time (?:pass)?(?:code|password)|verification code|security code|2fa code"
+            r"|auth(?:entication)? code"
+            r"|sms code|(?:the|my) code)\b\D{0,20}\d{4,8}\b",
+            re.I,
+        ),
+    ),
+]
+_CARD_CANDIDATE = re.compile(r"\b(?:\d[ -]?){12,18}\d\b")
+
+
+def _luhn_ok(digits: str) -> bool:
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        value = int(char)
+        if index % 2 == 1:
+            value *= 2
+            if value > 9:
+                value -= 9
+        total += value
+    return total % 10 == 0
+
+
+@dataclass(frozen=True)
+class SecretScan:
+    kinds: tuple[str, ...]
+    redacted: str
+
+    @property
+    def found(self) -> bool:
+        return bool(self.kinds)
+
+
+def scan_secrets(text: str) -> SecretScan:
+    """Find passwords, keys, tokens, one-time codes and card numbers; return them redacted."""
+    kinds: list[str] = []
+    redacted = text
+    for kind, pattern in _SECRET_PATTERNS:
+        if pattern.search(redacted):
+            kinds.append(kind)
+            redacted = pattern.sub(REDACTED, redacted)
+    for match in _CARD_CANDIDATE.finditer(redacted):
+        digits = re.sub(r"\D", "", match.group())
+        if 13 <= len(digits) <= 19 and _luhn_ok(digits):
+            kinds.append("card number")
+            redacted = redacted.replace(match.group(), REDACTED)
+    return SecretScan(kinds=tuple(dict.fromkeys(kinds)), redacted=redacted)
+
+
+_POLICY_WEAKENING = [
+    re.compile(r"\bno longer (?:need|needs|require|requires|has to|have to|must)\b", re.I),
+    re.compile(
+        r"\b(?:don'?t|do not|never|no need to|needn'?t)\s+(?:need to\s+)?"
+        r"(?:ask|check|verify|require|get|wait)"
+        r"\b.{0,30}\b(?:approv|confirm|verif|author|consent|review|id\b|identity)",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:skip|bypass|ignore|disable|override|turn off)\b.{0,20}"
+        r"\b(?:approv|verif|check|review|polic|rule"
+        r"|safety|limit|guardrail|instruction)",
+        re.I,
+    ),
+    re.compile(
+        r"\bwithout (?:any )?(?:approval|verification|authori[sz]ation|confirmation|review|checks?)\b", re.I
+    ),
+    re.compile(r"\b(?:always|automatically) (?:approve|grant|accept|refund)\b", re.I),
+    re.compile(r"\bignore (?:all |any )?(?:previous|prior|earlier|above) (?:instructions|rules)\b", re.I),
+    re.compile(
+        r"\b(?:approval|verification|review)s? (?:is|are) (?:no longer|not) (?:needed|required|necessary)\b",
+        re.I,
+    ),
+]
+
+
+def weakens_policy(text: str) -> bool:
+    """True for statements that would relax a rule ("refunds no longer need approval")."""
+    return any(pattern.search(text) for pattern in _POLICY_WEAKENING)
+
+
+def normalise(text: str) -> str:
+    """Comparable form of a statement: case, spacing and final punctuation do not matter."""
+    return re.sub(r"\s+", " ", text).strip().rstrip(".!").casefold()
