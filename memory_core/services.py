@@ -18,6 +18,7 @@ SUPERSEDE or IGNORE it against what the namespace already holds.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -221,6 +222,22 @@ def _min_confidence() -> float:
     return float(getattr(settings, "EXTRACTION_MIN_CONFIDENCE", 0.6))
 
 
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _is_duplicate(existing: MemoryEntry, *, text: str, key: str, similarity: float) -> bool:
+    """Same statement, or a paraphrase of it. Embeddings alone confuse "34 years old" with "35"
+    and "backend" with "frontend" engineer, so numbers must agree and a statement for the same
+    key slot must be almost identical to count as a duplicate (else it is an update)."""
+    if normalise(existing.content) == normalise(text):
+        return True
+    if set(_NUMBER.findall(existing.content)) != set(_NUMBER.findall(text)):
+        return False
+    if key and existing.key == key:
+        return similarity >= float(getattr(settings, "MERGE_SIMILARITY_SAME_KEY", 0.97))
+    return similarity >= _merge_similarity()
+
+
 def _same_source(entry: MemoryEntry, conversation: str, message_ids: list[str]) -> bool:
     """Whether this exact observation is already part of the entry's evidence."""
     if not conversation:
@@ -393,12 +410,11 @@ def memory_add(
             .order_by("distance")
             .first()
         )
-        target = normalise(text)
         duplicate = None
-        if nearest is not None and (
-            1 - float(nearest.distance) >= _merge_similarity() or normalise(nearest.content) == target
-        ):
-            duplicate = nearest
+        if nearest is not None:
+            similarity = 1 - float(nearest.distance)
+            if _is_duplicate(nearest, text=text, key=key, similarity=similarity):
+                duplicate = nearest
         if duplicate is None:
             same_text = [e for e in live.filter(content__iexact=text)[:1]]
             duplicate = same_text[0] if same_text else None
