@@ -161,6 +161,25 @@ EMBEDDING_MODEL = env_str(
 EMBEDDING_DIMENSIONS = 384
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64)
 
+# --- Memory engine --------------------------------------------------------------------------
+EXTRACTION_MIN_CONFIDENCE = env_float("EXTRACTION_MIN_CONFIDENCE", 0.6)
+MERGE_SIMILARITY = env_float("MERGE_SIMILARITY", 0.9)
+# Forgetting (memory_core.forgetting documents the formula).
+FORGET_DECAY_HALF_LIFE_DAYS = env_float("FORGET_DECAY_HALF_LIFE_DAYS", 30.0)
+FORGET_DECAY_THRESHOLD = env_float("FORGET_DECAY_THRESHOLD", 0.05)
+FORGET_MAX_CHANGES_PER_PASS = env_int("FORGET_MAX_CHANGES_PER_PASS", 500)
+CONSOLIDATE_SIMILARITY = env_float("CONSOLIDATE_SIMILARITY", 0.92)
+MEMORY_TTL_DAYS = {"episodic": env_int("EPISODIC_TTL_DAYS", 90), "semantic": None, "procedural": None}
+
+# --- Chat -----------------------------------------------------------------------------------
+CHAT_MEMORY_TOKENS = env_int("CHAT_MEMORY_TOKENS", 600)  # budget of the recalled-memory block
+CHAT_HISTORY_TOKENS = env_int("CHAT_HISTORY_TOKENS", 1500)  # recent turns sent verbatim
+CHAT_EXTRACT_EVERY_N_TURNS = env_int("CHAT_EXTRACT_EVERY_N_TURNS", 10)
+CHAT_IDLE_MINUTES = env_int("CHAT_IDLE_MINUTES", 30)
+
+# Schedules of the apps over the engine (memory_core.schedules installs them with its own).
+EXTRA_SCHEDULES = [("chat-idle-sweep", "chat.tasks.sweep_idle_conversations", 5)]
+
 # --- Logging --------------------------------------------------------------------------------
 LOGGING = {
     "version": 1,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.conf import settings
 from django.db import transaction
 from django_q.models import Schedule
 
@@ -14,13 +15,18 @@ from memory_core.jobs import ensure_schedule
 ScheduleSpec = tuple[str, str, int]
 
 SCHEDULES: list[ScheduleSpec] = [
-    # The memory engine adds its decay, TTL expiry and idle-conversation sweep entries here.
+    ("memory-forgetting", "memory_core.tasks.run_forgetting", 60),
 ]
 
 
-def install_schedules(registry: Iterable[ScheduleSpec] = SCHEDULES) -> list[tuple[Schedule, bool]]:
+def all_schedules() -> list[ScheduleSpec]:
+    """The engine's schedules plus those the apps built on it declare in settings.EXTRA_SCHEDULES."""
+    return SCHEDULES + [tuple(spec) for spec in getattr(settings, "EXTRA_SCHEDULES", [])]  # type: ignore[misc]
+
+
+def install_schedules(registry: Iterable[ScheduleSpec] | None = None) -> list[tuple[Schedule, bool]]:
     """Create or update every schedule of `registry`; return each with True if it was created."""
-    specs = list(registry)
+    specs = list(registry) if registry is not None else all_schedules()
     with transaction.atomic():
         existing = set(
             Schedule.objects.filter(name__in=[name for name, _, _ in specs]).values_list("name", flat=True)

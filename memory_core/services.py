@@ -44,7 +44,7 @@ from memory_core.models import (
     NamespaceKind,
     SourceKind,
 )
-from memory_core.validation import normalise, scan_secrets, weakens_policy
+from memory_core.validation import negated, normalise, scan_secrets, weakens_policy
 
 
 def namespace_for_user(*, user: Any) -> Namespace:
@@ -226,12 +226,15 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def _is_duplicate(existing: MemoryEntry, *, text: str, key: str, similarity: float) -> bool:
-    """Same statement, or a paraphrase of it. Embeddings alone confuse "34 years old" with "35"
-    and "backend" with "frontend" engineer, so numbers must agree and a statement for the same
-    key slot must be almost identical to count as a duplicate (else it is an update)."""
+    """Same statement, or a paraphrase of it. Embeddings alone confuse "34 years old" with "35",
+    "allergic" with "not allergic" and "backend" with "frontend" engineer, so numbers and negation
+    must agree, and a statement for the same key slot must be almost identical to count as a
+    duplicate (else it is an update)."""
     if normalise(existing.content) == normalise(text):
         return True
     if set(_NUMBER.findall(existing.content)) != set(_NUMBER.findall(text)):
+        return False
+    if negated(existing.content) != negated(text):
         return False
     if key and existing.key == key:
         return similarity >= float(getattr(settings, "MERGE_SIMILARITY_SAME_KEY", 0.97))

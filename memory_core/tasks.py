@@ -12,3 +12,33 @@ from __future__ import annotations
 def ping(token: str) -> str:
     """Health check that touches no data; proves a cluster picks up and finishes tasks."""
     return f"pong:{token}"
+
+
+def run_forgetting() -> dict[str, int]:
+    """The `memory-forgetting` schedule: expire, archive and merge (capped per pass), then report."""
+    import logging
+
+    from memory_core.forgetting import forget_all
+
+    reports = forget_all()
+    counts = {report.name: report.count for report in reports}
+    capped = [report.name for report in reports if report.capped]
+    logging.getLogger(__name__).info(
+        "forgetting: %s%s",
+        ", ".join(f"{name} {count}" for name, count in counts.items()),
+        f" (capped, the next run continues: {', '.join(capped)})" if capped else "",
+    )
+    return counts
+
+
+def extract_job(job_id: int) -> dict[str, object]:
+    """Extract memories from one conversation range; a job already done is left as it is.
+
+    Re-raises a language-model failure while the job has run fewer than
+    `extraction.MAX_ATTEMPTS` times, so the broker hands the task out again (its failures are not
+    acknowledged, see `extraction_enqueue`); then it returns and the job stays `failed`.
+    """
+    from memory_core.extraction import extraction_run
+
+    job = extraction_run(job_id=job_id)
+    return dict(job.result) if job is not None else {}

@@ -118,3 +118,13 @@ def weakens_policy(text: str) -> bool:
 def normalise(text: str) -> str:
     """Comparable form of a statement: case, spacing and final punctuation do not matter."""
     return re.sub(r"\s+", " ", text).strip().rstrip(".!").casefold()
+
+
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|nor|neither|none|nobody|nothing|nowhere|cannot|without)\b|n['\u2019]t\b", re.I
+)
+
+
+def negated(text: str) -> bool:
+    """Whether a statement carries a negation ("is not allergic"), which embeddings barely see."""
+    return bool(_NEGATION.search(text))

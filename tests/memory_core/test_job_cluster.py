@@ -190,7 +190,11 @@ def test_it_installs_the_registry_idempotently(db):
     assert Schedule.objects.filter(name="health-ping").count() == 1
 
 
-def test_setup_schedules_command_reports_an_empty_registry(db, capsys):
+def test_setup_schedules_command_installs_every_schedule_once(db, capsys):
+    call_command("setup_schedules")
     call_command("setup_schedules")
 
-    assert "No schedules registered." in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "memory-forgetting" in out and "chat-idle-sweep" in out
+    assert Schedule.objects.filter(name="memory-forgetting").count() == 1
+    assert Schedule.objects.filter(name="chat-idle-sweep").count() == 1

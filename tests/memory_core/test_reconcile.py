@@ -190,3 +190,10 @@ def test_a_similar_sounding_but_different_value_is_an_update_not_a_duplicate(ns,
     assert outcome.action == "superseded"
     memory_add(namespace=ns, content="The user is 34 years old")
     assert memory_add(namespace=ns, content="The user is 35 years old").action == "added"
+
+
+def test_a_negated_statement_is_not_merged_into_its_opposite(ns, owner):
+    memory_add(namespace=ns, content="The user is allergic to peanuts")
+    outcome = memory_add(namespace=ns, content="The user is not allergic to peanuts")
+    assert outcome.action == "added"
+    assert memory_list(actor=owner).count() == 2

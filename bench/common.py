@@ -1,0 +1,92 @@
+"""Shared set-up for the benchmarks: Django on a separate `bench` database, timing helpers."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+BENCH_DB_NAME = "bench"
+
+# Tables the benchmarks fill; emptied before each benchmark so runs never accumulate.
+_BENCH_TABLES = (
+    "memory_core_recalllog",
+    "memory_core_memoryevidence",
+    "memory_core_memoryevent",
+    "memory_core_flaggedwrite",
+    "memory_core_memoryentry",
+    "memory_core_namespacegrant",
+    "memory_core_namespace",
+)
+
+_ready = False
+
+
+def setup() -> None:
+    """Start Django on the embedded server's `bench` database and bring its schema up to date."""
+    global _ready
+    if _ready:
+        return
+    if os.environ.get("DATABASE_URL"):
+        sys.exit("bench: unset DATABASE_URL; the benchmarks use the embedded server's own `bench` database.")
+    os.environ["EMBEDDED_DB_NAME"] = BENCH_DB_NAME
+    os.environ.setdefault("DEBUG", "true")  # only for the development secret key
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connection
+
+    # A .env file could still point elsewhere: refuse to fill anything but the bench database.
+    if connection.settings_dict["NAME"] != BENCH_DB_NAME:
+        sys.exit(f"bench: refusing to run against database {connection.settings_dict['NAME']!r}.")
+    # DEBUG would keep a log of every query, which costs time inside the measured loops.
+    settings.DEBUG = False
+    call_command("migrate", verbosity=0, interactive=False)
+    _ready = True
+
+
+def truncate() -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"TRUNCATE {', '.join(_BENCH_TABLES)} CASCADE")
+
+
+@contextmanager
+def timed() -> Iterator[Callable[[], float]]:
+    """`with timed() as elapsed: …` then `elapsed()` in seconds."""
+    start = time.perf_counter()
+    end: list[float] = []
+    yield lambda: (end[0] if end else time.perf_counter()) - start
+    end.append(time.perf_counter())
+
+
+def percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(pct / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def summary_ms(values: list[float]) -> str:
+    """p50 / p95 of durations in seconds, in milliseconds."""
+    return f"p50 {percentile(values, 50) * 1000:7.2f} ms  p95 {percentile(values, 95) * 1000:7.2f} ms"
+
+
+def mean(values: list[float]) -> float:
+    return statistics.fmean(values) if values else float("nan")
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b else "n/a"
+
+
+def header(title: str) -> None:
+    print(f"\n=== {title} ===", flush=True)

@@ -1,0 +1,372 @@
+"""The chat turn: recall → prompt → LLM → save, and the triggers that hand conversations to
+memory extraction. Memories are reached only through memory_core's services and selectors."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from chat.models import Conversation, Message
+from chat.prompting import build_messages, estimate_tokens, offline_summary, recent_window
+from memory_core.errors import MemoryServiceError
+from memory_core.extraction import extraction_enqueue, remember_requests
+from memory_core.llm import LLMError, get_llm
+from memory_core.models import ExtractionJob, Namespace
+from memory_core.recall import RecallResult, memory_recall
+from memory_core.services import AddOutcome, memory_add, namespace_for_user
+
+logger = logging.getLogger(__name__)
+
+MESSAGE_MAX_CHARS = 8000
+TITLE_MAX_CHARS = 200
+
+
+@dataclass
+class PreparedTurn:
+    conversation: Conversation
+    user_message: Message
+    llm_messages: list[dict[str, str]]
+    recall: RecallResult | None
+    memory_state: str  # "on" | "incognito" | "paused"
+    acknowledgements: list[str] = field(default_factory=list)
+
+
+# --- Conversations ---------------------------------------------------------------------------
+
+
+def conversation_create(*, user: Any, incognito: bool = False, title: str = "") -> Conversation:
+    return Conversation.objects.create(user=user, incognito=incognito, title=title.strip()[:TITLE_MAX_CHARS])
+
+
+def conversation_rename(*, conversation: Conversation, title: str) -> Conversation:
+    title = title.strip()
+    if not title:
+        raise MemoryServiceError(
+            "A title may not be blank.", field_errors={"title": ["This field may not be blank."]}
+        )
+    if len(title) > TITLE_MAX_CHARS:
+        raise MemoryServiceError(
+            "Title too long.", field_errors={"title": [f"At most {TITLE_MAX_CHARS} characters."]}
+        )
+    conversation.title = title
+    conversation.save(update_fields=["title"])
+    return conversation
+
+
+def conversation_delete(*, conversation: Conversation) -> None:
+    """Deletes the conversation and its messages; memories learned from it stay (their source is gone)."""
+    conversation.delete()
+
+
+def conversation_close(*, conversation: Conversation) -> ExtractionJob | None:
+    """The user ended the conversation: what it taught is extracted in the background."""
+    conversation.closed_at = timezone.now()
+    conversation.save(update_fields=["closed_at"])
+    return _extract_pending(conversation=conversation, trigger="closed")
+
+
+def _extract_pending(*, conversation: Conversation, trigger: str) -> ExtractionJob | None:
+    """Hand the messages not yet extracted to memory_core (never for incognito conversations)."""
+    if conversation.incognito:
+        return None
+    messages = conversation.messages.all()
+    if conversation.extracted_upto is not None:
+        messages = messages.filter(pk__gt=conversation.extracted_upto)
+    batch = list(messages.order_by("created_at", "id")[:500])
+    if not any(m.role == Message.Role.USER for m in batch):
+        return None
+    namespace = namespace_for_user(user=conversation.user)
+    job = extraction_enqueue(
+        namespace=namespace,
+        source_conversation=str(conversation.pk),
+        messages=[_payload(m) for m in batch],
+        trigger=trigger,
+    )
+    if job is not None:
+        conversation.extracted_upto = batch[-1].pk
+        conversation.save(update_fields=["extracted_upto"])
+    return job
+
+
+def _payload(message: Message) -> dict[str, Any]:
+    return {
+        "id": str(message.pk),
+        "role": message.role,
+        "content": message.content,
+        "created_at": message.created_at.isoformat(),
+    }
+
+
+def conversations_sweep_idle(*, now: Any = None) -> int:
+    """Extract from conversations idle longer than CHAT_IDLE_MINUTES (a scheduled job)."""
+    now = now or timezone.now()
+    cutoff = now - timezone.timedelta(minutes=settings.CHAT_IDLE_MINUTES)
+    idle = Conversation.objects.filter(incognito=False, last_activity_at__lt=cutoff).select_related("user")
+    queued = 0
+    for conversation in idle.iterator():
+        latest = conversation.messages.order_by("-id").values_list("pk", flat=True).first()
+        if latest is None or (
+            conversation.extracted_upto is not None and latest <= conversation.extracted_upto
+        ):
+            continue
+        if _extract_pending(conversation=conversation, trigger="idle") is not None:
+            queued += 1
+    return queued
+
+
+# --- The turn --------------------------------------------------------------------------------
+
+
+def message_post(*, conversation: Conversation, content: str) -> Message:
+    """Save the user's message first, so nothing they typed is lost whatever happens next."""
+    text = (content or "").strip()
+    if not text:
+        raise MemoryServiceError(
+            "Type a message first.", field_errors={"content": ["This field may not be blank."]}
+        )
+    if len(text) > MESSAGE_MAX_CHARS:
+        raise MemoryServiceError(
+            f"Messages are at most {MESSAGE_MAX_CHARS} characters.",
+            field_errors={"content": [f"At most {MESSAGE_MAX_CHARS} characters (got {len(text)})."]},
+        )
+    with transaction.atomic():
+        message = Message.objects.create(
+            conversation=conversation, role=Message.Role.USER, content=text, status=Message.Status.PENDING
+        )
+        conversation.last_activity_at = timezone.now()
+        conversation.closed_at = None
+        fields = ["last_activity_at", "closed_at"]
+        if not conversation.title:
+            conversation.title = text.splitlines()[0][:60]
+            fields.append("title")
+        conversation.save(update_fields=fields)
+    return message
+
+
+def _memory_state(conversation: Conversation, namespace: Namespace) -> str:
+    if conversation.incognito:
+        return "incognito"
+    if namespace.memory_paused:
+        return "paused"
+    return "on"
+
+
+_ACKS = {
+    "added": "I'll remember that: {content}",
+    "merged": "I already knew that, and noted it again: {content}",
+    "superseded": "Updated what I remember: {content} (this replaces an older memory)",
+    "ignored": "I already have that noted: {content}",
+    "pending_review": "That is a rule about how I should work: an operator will review it before I use it.",
+    "rejected": "I won't store that: it looks like a secret ({reason}).",
+}
+
+
+def _acknowledge(outcome: AddOutcome, fallback: str) -> str:
+    content = outcome.entry.content if outcome.entry is not None else fallback
+    return _ACKS[outcome.action].format(content=content, reason=outcome.reason.split("(")[-1].rstrip(")"))
+
+
+def _remember_now(*, user: Any, namespace: Namespace, message: Message) -> list[str]:
+    """An explicit "remember that …" is written at once and acknowledged in the reply."""
+    acks = []
+    for candidate in remember_requests(_payload(message)):
+        outcome = memory_add(
+            namespace=namespace,
+            content=candidate.content,
+            type=candidate.type,
+            category=candidate.category,
+            key=candidate.key,
+            source_kind="user_explicit",
+            source_conversation=str(message.conversation_id),
+            source_message_ids=[str(message.pk)],
+            confidence=1.0,
+            importance=candidate.importance,
+            pinned=candidate.pinned,
+            actor_kind="user",
+            actor=user,
+            excerpt=message.content[:300],
+        )
+        acks.append(_acknowledge(outcome, candidate.content))
+    return acks
+
+
+def turn_prepare(*, user: Any, conversation: Conversation, user_message: Message) -> PreparedTurn:
+    namespace = namespace_for_user(user=user)
+    state = _memory_state(conversation, namespace)
+    acks: list[str] = []
+    wants_memory = bool(remember_requests(_payload(user_message)))
+    if state == "on" and wants_memory:
+        acks = _remember_now(user=user, namespace=namespace, message=user_message)
+    elif wants_memory:
+        acks = [
+            "This is an incognito conversation, so I won't remember that."
+            if state == "incognito"
+            else "Memory is paused, so I won't remember that. You can resume it on the privacy page."
+        ]
+
+    recall = None
+    memory_note = ""
+    if state == "on":
+        recall = memory_recall(
+            actor=user,
+            query=user_message.content,
+            budget_tokens=settings.CHAT_MEMORY_TOKENS,
+            turn_ref=f"chat:{user_message.pk}",
+        )
+    elif state == "incognito":
+        memory_note = (
+            "This conversation is incognito: you have no memories of the user here and learn nothing."
+        )
+    else:
+        memory_note = "The user has paused memory: you have no memories of the user and learn nothing."
+
+    earlier = list(
+        conversation.messages.filter(status=Message.Status.COMPLETE, pk__lt=user_message.pk).order_by(
+            "created_at", "id"
+        )
+    )
+    if conversation.summary_upto is not None:
+        earlier = [m for m in earlier if m.pk > conversation.summary_upto]
+    history = recent_window(earlier, budget_tokens=settings.CHAT_HISTORY_TOKENS)
+    llm_messages = build_messages(
+        memory_block=recall.prompt_block if recall and recall.items else "",
+        memory_note=memory_note,
+        summary=conversation.summary,
+        history=history,
+        user_text=user_message.content,
+    )
+    if acks:
+        llm_messages.insert(
+            1, {"role": "system", "content": "Tell the user, in your reply: " + " ".join(acks)}
+        )
+    return PreparedTurn(conversation, user_message, llm_messages, recall, state, acks)
+
+
+def turn_complete(*, prepared: PreparedTurn, text: str, offline: bool) -> Message:
+    """Save the finished reply (only complete replies are ever saved) and run the turn's triggers."""
+    if offline and prepared.acknowledgements:
+        text = "\n".join(prepared.acknowledgements) + "\n\n" + text
+    conversation, user_message = prepared.conversation, prepared.user_message
+    with transaction.atomic():
+        reply = Message.objects.create(
+            conversation=conversation,
+            role=Message.Role.ASSISTANT,
+            content=text.strip() or "(empty reply)",
+            offline=offline,
+            recall_ref=prepared.recall.turn_ref if prepared.recall and prepared.recall.items else "",
+        )
+        user_message.status, user_message.error = Message.Status.COMPLETE, ""
+        user_message.save(update_fields=["status", "error"])
+        conversation.last_activity_at = timezone.now()
+        conversation.save(update_fields=["last_activity_at"])
+        if prepared.memory_state == "on":
+            _maybe_extract_every_n(conversation)
+    _maybe_summarise(conversation)
+    return reply
+
+
+def turn_fail(*, prepared: PreparedTurn, error: MemoryServiceError) -> None:
+    """Keep the user's message, marked failed with a clear reason, so it can be retried."""
+    user_message = prepared.user_message
+    user_message.status, user_message.error = Message.Status.FAILED, error.message
+    user_message.save(update_fields=["status", "error"])
+
+
+def turn_reply(*, user: Any, conversation: Conversation, user_message: Message) -> Message:
+    """Answer one user message (retrying a failed one is the same call). Raises LLMError on failure."""
+    prepared = turn_prepare(user=user, conversation=conversation, user_message=user_message)
+    try:
+        result = get_llm().chat(prepared.llm_messages)
+    except LLMError as exc:
+        turn_fail(prepared=prepared, error=exc)
+        raise
+    return turn_complete(prepared=prepared, text=result.text, offline=result.offline)
+
+
+def turn_stream(*, user: Any, conversation: Conversation, user_message: Message) -> Iterator[tuple[str, Any]]:
+    """Yields ("delta", text) while the reply is generated, then ("done", reply) or ("error", LLMError)."""
+    prepared = turn_prepare(user=user, conversation=conversation, user_message=user_message)
+    llm = get_llm()
+    parts: list[str] = []
+    if llm.offline and prepared.acknowledgements:
+        ack = "\n".join(prepared.acknowledgements) + "\n\n"
+        yield ("delta", ack)
+    try:
+        for delta in llm.stream_chat(prepared.llm_messages):
+            parts.append(delta)
+            yield ("delta", delta)
+    except LLMError as exc:
+        turn_fail(prepared=prepared, error=exc)
+        yield ("error", exc)
+        return
+    yield ("done", turn_complete(prepared=prepared, text="".join(parts), offline=llm.offline))
+
+
+def _maybe_extract_every_n(conversation: Conversation) -> None:
+    every = settings.CHAT_EXTRACT_EVERY_N_TURNS
+    if every <= 0:
+        return
+    pending = conversation.messages.filter(role=Message.Role.USER)
+    if conversation.extracted_upto is not None:
+        pending = pending.filter(pk__gt=conversation.extracted_upto)
+    if pending.count() >= every:
+        _extract_pending(conversation=conversation, trigger="every_n_turns")
+
+
+def _maybe_summarise(conversation: Conversation) -> None:
+    """Fold turns that fell out of the recent window into the rolling summary."""
+    complete = conversation.messages.filter(status=Message.Status.COMPLETE)
+    if conversation.summary_upto is not None:
+        complete = complete.filter(pk__gt=conversation.summary_upto)
+    unsummarised = list(complete.order_by("created_at", "id"))
+    window = recent_window(unsummarised, budget_tokens=settings.CHAT_HISTORY_TOKENS)
+    older = unsummarised[: len(unsummarised) - len(window)]
+    if len(older) < 4:
+        return
+    summary = _summarise(previous=conversation.summary, messages=older)
+    conversation.summary = summary
+    conversation.summary_upto = older[-1].pk
+    conversation.save(update_fields=["summary", "summary_upto"])
+
+
+def _summarise(*, previous: str, messages: list[Message]) -> str:
+    llm = get_llm()
+    if llm.offline:
+        return (previous + "\n" + offline_summary(messages)).strip()[-2000:]
+    transcript = "\n".join(f"{m.role}: {m.content}" for m in messages)
+    prompt = [
+        {
+            "role": "system",
+            "content": "Update the running summary of a conversation. Keep facts, decisions and open "
+            "questions; at most 150 words. Return only the summary.",
+        },
+        {"role": "user", "content": f"Summary so far:\n{previous or '(none)'}\n\nNew turns:\n{transcript}"},
+    ]
+    try:
+        return llm.chat(prompt, temperature=0).text.strip()[:2000]
+    except LLMError:
+        logger.warning("summary update failed; keeping the previous summary", exc_info=True)
+        return previous or offline_summary(messages)
+
+
+__all__ = [
+    "PreparedTurn",
+    "conversation_close",
+    "conversation_create",
+    "conversation_delete",
+    "conversation_rename",
+    "conversations_sweep_idle",
+    "estimate_tokens",
+    "message_post",
+    "turn_complete",
+    "turn_fail",
+    "turn_prepare",
+    "turn_reply",
+    "turn_stream",
+]
