@@ -1,13 +1,13 @@
-"""URL routes of the whole site."""
+"""URL routes of the whole site: pages of the apps, the REST API, the admin."""
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path
-
-from chat import views as chat_views
+from django.urls import include, path
 
 urlpatterns = [
-    path("", chat_views.home, name="home"),
+    path("", include("chat.urls")),
+    path("me/", include("privacy.urls")),
+    path("api/", include("config.api_urls")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

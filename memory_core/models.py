@@ -177,6 +177,7 @@ class MemoryEntry(models.Model):
 
     class Meta:
         verbose_name_plural = "memory entries"
+        permissions = [("moderate_memories", "Can approve, edit and reject procedural memories")]
         indexes = [
             models.Index(fields=["namespace", "status", "type"], name="memory_ns_status_type"),
             models.Index(fields=["namespace", "key"], name="memory_ns_key"),

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from django.contrib.auth import get_user_model
 
-pytest_plugins = ["tests.fixtures_openai"]
+# Playwright's sync API runs an event loop in the test thread; the ORM calls made next to it in
+# the same test are still synchronous and safe.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+pytest_plugins = ["tests.fixtures_openai", "tests.fixtures_browser"]
 
 
 @pytest.fixture

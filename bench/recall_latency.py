@@ -1,0 +1,279 @@
+"""Recall latency at 10k / 100k entries over 1,000 namespaces and in one namespace of 100k (1M on request).
+
+Synthetic data: unit vectors scattered around 200 random centres (so that neighbourhoods exist,
+as with real embeddings) and pseudo-English text with a Zipf word distribution, loaded with a
+binary COPY; the HNSW and GIN indexes are dropped before the load and rebuilt afterwards (one
+bulk build is several times faster than maintaining the graph row by row). Query embeddings are
+synthetic too, so the timings are of the database path alone; the local embedder is timed apart.
+
+Baseline, in the same run: the same vector search as an exact scan (`SET LOCAL enable_indexscan =
+off`: every row of the scope is compared). recall@10 compares the HNSW path's ten nearest with
+the exact ten.
+
+`python -m bench recall_latency [--scale 1m] [--queries N]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import numpy as np
+
+from bench import common
+
+DIM = 384
+CENTRES = 200
+NAMESPACES = 1000
+SEED = 20260629
+
+
+def _vocabulary(rng: np.random.Generator, size: int = 4000) -> list[str]:
+    onsets = ["b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "ch", "sh", "tr", "br"]
+    vowels = ["a", "e", "i", "o", "u", "ai", "ou"]
+    words: set[str] = set()
+    while len(words) < size:
+        syllables = rng.integers(2, 4)
+        words.add("".join(rng.choice(onsets) + rng.choice(vowels) for _ in range(syllables)))
+    return sorted(words)
+
+
+class Synth:
+    """Deterministic synthetic memories and queries."""
+
+    def __init__(self, seed: int = SEED) -> None:
+        self.rng = np.random.default_rng(seed)
+        centres = self.rng.standard_normal((CENTRES, DIM)).astype(np.float32)
+        self.centres = centres / np.linalg.norm(centres, axis=1, keepdims=True)
+        self.words = np.array(_vocabulary(self.rng))
+        weights = 1.0 / np.arange(1, len(self.words) + 1)
+        self.word_p = weights / weights.sum()
+
+    def vectors(self, n: int) -> np.ndarray:
+        which = self.rng.integers(0, CENTRES, n)
+        # Noise of this size puts members at cosine ~0.7 from their centre, like related sentences.
+        noisy = self.centres[which] + self.rng.standard_normal((n, DIM)).astype(np.float32) * 0.05
+        return noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
+
+    def texts(self, n: int, *, low: int = 8, high: int = 24) -> list[str]:
+        lengths = self.rng.integers(low, high, n)
+        drawn = self.rng.choice(self.words, size=int(lengths.sum()), p=self.word_p)
+        out, start = [], 0
+        for length in lengths:
+            out.append(" ".join(drawn[start : start + length]))
+            start += length
+        return out
+
+
+# Every NOT NULL column without a database default; the nullable ones stay NULL.
+_COLUMNS = (
+    "id namespace_id type category key content source_kind source_conversation source_message_ids "
+    "extractor_model extractor_prompt_version is_inference confidence importance pinned evidence_count "
+    "status valid_from recorded_at access_count embedding embedding_model metadata created_at updated_at"
+).split()
+
+
+def _raw_connection() -> Any:
+    """A psycopg connection of its own to the bench database, with the vector type registered."""
+    import psycopg
+    from django.db import connection
+    from pgvector.psycopg import register_vector
+
+    connection.ensure_connection()
+    raw = psycopg.connect(**connection.get_connection_params(), autocommit=True)
+    register_vector(raw)
+    return raw
+
+
+def _indexes(action: str) -> None:
+    """Drop or (re)build the HNSW and GIN indexes exactly as the model declares them."""
+    from django.db import connection
+
+    from memory_core.models import MemoryEntry
+
+    wanted = {"memory_embedding_hnsw", "memory_search_gin"}
+    indexes = [index for index in MemoryEntry._meta.indexes if index.name in wanted]
+    with connection.cursor() as cursor:
+        # Enough memory for the graph to be built in RAM, and both cores.
+        cursor.execute("SET maintenance_work_mem = '2GB'")
+        cursor.execute("SET max_parallel_maintenance_workers = 2")
+    with connection.schema_editor() as editor:
+        for index in indexes:
+            if action == "drop":
+                editor.execute(f'DROP INDEX IF EXISTS "{index.name}"')
+            else:
+                editor.add_index(MemoryEntry, index)
+
+
+def load(synth: Synth, *, sizes: list[int], chunk: int = 20_000) -> list[tuple[Any, Any]]:
+    """Users each owning a namespace with `sizes[i]` entries; returns [(user, namespace)]."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from memory_core.embeddings import LOCAL_MODEL_NAME
+    from memory_core.models import MemoryEntry, Namespace
+
+    User = get_user_model()
+    with connection.cursor() as cursor:
+        cursor.execute(f"TRUNCATE {User._meta.db_table} CASCADE")
+    common.truncate()
+    users = User.objects.bulk_create(User(username=f"bench{i:05d}", password="!") for i in range(len(sizes)))
+    namespaces = Namespace.objects.bulk_create(
+        Namespace(path=f"user/{user.username}", kind="user", owner=user) for user in users
+    )
+    _indexes("drop")
+
+    table = MemoryEntry._meta.db_table
+    owners = np.repeat(np.array([ns.pk for ns in namespaces]), sizes)
+    synth.rng.shuffle(owners)  # rows of a namespace spread over the table, as in real life
+    now = datetime.now(UTC)
+    with _raw_connection() as raw:
+        oids = dict(
+            raw.execute(
+                "SELECT attname, atttypid FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0",
+                [table],
+            ).fetchall()
+        )
+        cols = ", ".join(f'"{name}"' for name in _COLUMNS)
+        with raw.cursor() as cursor, cursor.copy(f"COPY {table} ({cols}) FROM STDIN (FORMAT BINARY)") as copy:
+            copy.set_types([oids[name] for name in _COLUMNS])
+            for start in range(0, len(owners), chunk):
+                part = owners[start : start + chunk]
+                vectors = synth.vectors(len(part))
+                texts = synth.texts(len(part))
+                ages = synth.rng.integers(0, 365 * 24, len(part))
+                for ns_id, vector, text, age in zip(part, vectors, texts, ages, strict=True):
+                    when = now - timedelta(hours=int(age))
+                    copy.write_row(
+                        (
+                            uuid.uuid4(), int(ns_id), "semantic", "general", "", text, "extracted", "", [],
+                            "", "", False, 0.9, 0.5, False, 1,
+                            "active", when, when, 0, vector, LOCAL_MODEL_NAME, {}, when, when,
+                        )
+                    )  # fmt: skip
+    with common.timed() as build:
+        _indexes("create")
+    with connection.cursor() as cursor:
+        cursor.execute(f"VACUUM ANALYZE {table}")
+    print(f"  loaded {len(owners):,} rows; HNSW + GIN index build {build():.1f} s", flush=True)
+    return list(zip(users, namespaces, strict=True))
+
+
+def _vector_top(scope: Any, embedding: np.ndarray, *, exact: bool, k: int) -> list[Any]:
+    from django.db import connection, transaction
+
+    from memory_core.recall import _use_iterative_scan, vector_candidates
+
+    with transaction.atomic():
+        if exact:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT set_config('enable_indexscan', 'off', true)")
+        else:
+            _use_iterative_scan()
+        rows = vector_candidates(scope, embedding=embedding.tolist(), text_query=None, k=k)
+    return [row.pk for row in sorted(rows, key=lambda row: row.distance)]
+
+
+def measure(synth: Synth, label: str, owners: list[tuple[Any, Any]], *, queries: int) -> None:
+    from memory_core.models import MemoryEntry
+    from memory_core.recall import CANDIDATES_PER_SOURCE, memory_recall
+
+    picks = synth.rng.integers(0, len(owners), queries)
+    vectors = synth.vectors(queries)
+    texts = synth.texts(queries, low=3, high=7)
+    timings: dict[str, list[float]] = {"recall": [], "recorded": [], "hnsw": [], "exact": []}
+    overlap = []
+    for i, (pick, vector, text) in enumerate(zip(picks, vectors, texts, strict=True)):
+        user, _ = owners[pick]
+        scope = MemoryEntry.objects.visible_to(user).current()
+        embedding = vector.tolist()
+        with common.timed() as t:
+            memory_recall(actor=user, query=text, query_embedding=embedding, record=False)
+        timings["recall"].append(t())
+        if i % 4 == 0:  # recording writes rows; a sample is enough for its cost
+            with common.timed() as t:
+                memory_recall(actor=user, query=text, query_embedding=embedding, turn_ref=f"bench:{i}")
+            timings["recorded"].append(t())
+        with common.timed() as t:
+            approx = _vector_top(scope, vector, exact=False, k=CANDIDATES_PER_SOURCE)
+        timings["hnsw"].append(t())
+        with common.timed() as t:
+            truth = _vector_top(scope, vector, exact=True, k=CANDIDATES_PER_SOURCE)
+        timings["exact"].append(t())
+        if truth:
+            overlap.append(len(set(approx[:10]) & set(truth[:10])) / min(10, len(truth)))
+    hnsw, exact = common.percentile(timings["hnsw"], 50), common.percentile(timings["exact"], 50)
+    recall_p50 = common.percentile(timings["recall"], 50)
+    print(f"  {label} ({queries} queries)")
+    print(f"    memory_recall, no recording   {common.summary_ms(timings['recall'])}")
+    print(f"    memory_recall, recording      {common.summary_ms(timings['recorded'])}")
+    print(f"    vector top-50, HNSW path      {common.summary_ms(timings['hnsw'])}")
+    print(f"    vector top-50, exact (base)   {common.summary_ms(timings['exact'])}")
+    print(
+        f"    exact / HNSW p50 {common.ratio(exact, hnsw)};  exact / full recall p50 "
+        f"{common.ratio(exact, recall_p50)};  recall@10 HNSW vs exact {common.mean(overlap):.3f}",
+        flush=True,
+    )
+
+
+def _explain(owners: list[tuple[Any, Any]], synth: Synth) -> None:
+    """The plan of the vector query, so a reader can see which index served it."""
+    from django.db import connection, transaction
+
+    from memory_core.models import MemoryEntry
+    from memory_core.recall import _annotated, _use_iterative_scan
+
+    user, _ = owners[0]
+    qs = _annotated(MemoryEntry.objects.visible_to(user).current(), synth.vectors(1)[0].tolist(), None)
+    sql, params = qs.order_by("distance")[:50].query.sql_with_params()
+    with transaction.atomic(), connection.cursor() as cursor:
+        _use_iterative_scan()
+        cursor.execute(f"EXPLAIN (COSTS OFF) {sql}", params)
+        plan = [row[0] for row in cursor.fetchall()]
+    print("    plan: " + " | ".join(line.strip() for line in plan if "Scan" in line or "Limit" in line))
+
+
+def embedder_timing(samples: int = 50) -> None:
+    from memory_core.embeddings import get_embedder
+
+    embedder = get_embedder()
+    embedder.embed_query("warm up the model")
+    texts = [f"did refund RF2026062900{i % 10} arrive, and what should I cook tonight ({i})?" for i in range(samples)]
+    durations = []
+    for text in texts:
+        with common.timed() as t:
+            embedder.embed_query(text)
+        durations.append(t())
+    print(f"  query embedding ({embedder.name}, local CPU, not in the figures above): {common.summary_ms(durations)}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench recall_latency")
+    parser.add_argument("--scale", choices=["default", "1m"], default="default")
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args(argv)
+    common.setup()
+    common.header("Recall latency (database path; query embedding timed apart)")
+    synth = Synth()
+    scenarios: list[tuple[str, list[int]]] = [
+        ("10k entries over 1,000 namespaces", [10] * NAMESPACES),
+        ("100k entries over 1,000 namespaces", [100] * NAMESPACES),
+        ("one namespace of 100k entries", [100_000]),
+    ]
+    if args.scale == "1m":
+        scenarios += [
+            ("1M entries over 1,000 namespaces", [1000] * NAMESPACES),
+            ("one namespace of 1M entries", [1_000_000]),
+        ]
+    for label, sizes in scenarios:
+        print(f"- {label}")
+        owners = load(synth, sizes=sizes)
+        _explain(owners, synth)
+        measure(synth, label, owners, queries=args.queries)
+    embedder_timing()
+
+
+if __name__ == "__main__":
+    main()
