@@ -1,7 +1,31 @@
-"""URL routes of the privacy app."""
+"""URL routes of the privacy app, mounted at /me/."""
 
 from django.urls import path
 
+from privacy import views
+
 app_name = "privacy"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("remember/", views.remember, name="remember"),
+    path("memories/<uuid:memory_id>/correct/", views.correct, name="correct"),
+    path("memories/<uuid:memory_id>/hide/", views.hide, name="hide"),
+    path("memories/<uuid:memory_id>/unhide/", views.unhide, name="unhide"),
+    path("memories/<uuid:memory_id>/erase/", views.erase, name="erase"),
+    path("erase/", views.erase_all, name="erase_all"),
+    path("export/", views.export, name="export"),
+    path("pause/", views.pause, name="pause"),
+    path("activity/", views.activity, name="activity"),
+    path("moderation/", views.moderation, name="moderation"),
+    path("moderation/procedures/new/", views.procedure_create_view, name="procedure_create"),
+    path(
+        "moderation/procedures/<uuid:memory_id>/approve/",
+        views.procedure_approve_view,
+        name="procedure_approve",
+    ),
+    path(
+        "moderation/procedures/<uuid:memory_id>/reject/", views.procedure_reject_view, name="procedure_reject"
+    ),
+    path("moderation/flags/<int:flag_id>/dismiss/", views.flag_dismiss_view, name="flag_dismiss"),
+]

@@ -1,0 +1,124 @@
+"""Privacy orchestration: what spans memories AND conversations (erasing both, exporting both),
+the "remember this about me" form, and the audit trail of staff access. Memories change only
+through memory_core's services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from chat.models import Conversation
+from memory_core.lifecycle import extraction_jobs_erase, memory_erase, memory_erase_all, memory_export
+from memory_core.models import MemoryEntry, MemoryType, NamespaceKind, SourceKind
+from memory_core.services import AddOutcome, memory_add, namespace_for_user
+from privacy.models import AuditEvent
+from privacy.selectors import conversations_for_memory
+
+# What the user picks in "remember this about me" → (type, category).
+REMEMBER_KINDS: dict[str, tuple[str, str]] = {
+    "fact": (MemoryType.SEMANTIC, "general"),
+    "preference": (MemoryType.SEMANTIC, "preference"),
+    "event": (MemoryType.EPISODIC, "event"),
+    "procedure": (MemoryType.PROCEDURAL, "sop"),
+}
+
+
+def privacy_remember(*, user: Any, content: str, kind: str = "fact") -> AddOutcome:
+    """A memory the user adds by hand: reconciled like any other, source "user said it explicitly"."""
+    type_, category = REMEMBER_KINDS.get(kind, REMEMBER_KINDS["fact"])
+    return memory_add(
+        namespace=namespace_for_user(user=user),
+        content=content,
+        type=type_,
+        category=category,
+        source_kind=SourceKind.USER_EXPLICIT,
+        confidence=1.0,
+        importance=0.7,
+        actor_kind="user",
+        actor=user,
+    )
+
+
+@transaction.atomic
+def privacy_memory_erase(*, user: Any, memory_id: Any, erase_conversations: bool = False) -> int:
+    """Erase a memory (and its older versions); optionally the conversations it came from or was
+    used in, since the user's words and the assistant's replies there quote it. Returns how many
+    conversations were deleted."""
+    conversations = (
+        [
+            str(pk)
+            for pk in conversations_for_memory(user=user, memory_id=memory_id).values_list("pk", flat=True)
+        ]
+        if erase_conversations
+        else []
+    )
+    memory_erase(actor=user, memory_id=memory_id)
+    if conversations:
+        extraction_jobs_erase(actor=user, source_conversations=conversations)
+        Conversation.objects.filter(user=user, pk__in=conversations).delete()
+    return len(conversations)
+
+
+@transaction.atomic
+def privacy_erase_all(*, user: Any, erase_conversations: bool = False) -> tuple[int, int]:
+    """Erase every memory of the user; optionally every conversation. Returns (memories, conversations)."""
+    memories = memory_erase_all(actor=user)
+    conversations = 0
+    if erase_conversations:
+        conversations = Conversation.objects.filter(user=user).count()
+        Conversation.objects.filter(user=user).delete()
+    return memories, conversations
+
+
+def privacy_export(*, user: Any) -> dict[str, Any]:
+    """Everything about the user: memories with history and provenance, recall log, conversations,
+    and who of the staff looked at their memories."""
+    data = memory_export(actor=user)
+    conversations = Conversation.objects.filter(user=user).prefetch_related("messages").order_by("created_at")
+    data["conversations"] = [
+        {
+            "id": str(c.pk),
+            "title": c.title,
+            "incognito": c.incognito,
+            "created_at": c.created_at.isoformat(),
+            "closed_at": c.closed_at.isoformat() if c.closed_at else None,
+            "summary": c.summary,
+            "messages": [
+                {
+                    "id": str(m.pk),
+                    "role": m.role,
+                    "content": m.content,
+                    "created_at": m.created_at.isoformat(),
+                }
+                for m in c.messages.all()
+            ],
+        }
+        for c in conversations
+    ]
+    access = AuditEvent.objects.filter(namespace__owner=user).select_related("actor")
+    data["staff_access"] = [
+        {
+            "action": a.action,
+            "memory_id": str(a.entry_ref) if a.entry_ref else None,
+            "by": a.actor.get_username() if a.actor else None,
+            "at": a.created_at.isoformat(),
+        }
+        for a in access
+    ]
+    return data
+
+
+def is_personal(entry: MemoryEntry) -> bool:
+    """Facts and events are about a person; so is anything in a user's namespace."""
+    return entry.type != MemoryType.PROCEDURAL or entry.namespace.kind == NamespaceKind.USER
+
+
+def audit_record(*, actor: Any, action: str, path: str, entry: MemoryEntry | None = None) -> AuditEvent:
+    return AuditEvent.objects.create(
+        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        action=action,
+        namespace_id=entry.namespace_id if entry is not None else None,
+        entry_ref=entry.pk if entry is not None else None,
+        path=path[:300],
+    )

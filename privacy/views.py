@@ -1,0 +1,355 @@
+"""Pages of "What the AI knows about me" (/me/) and of operator moderation (/me/moderation/).
+
+Function views over the memory_core services. Every form posts to a real URL and answers with a
+redirect, so the pages work without JavaScript; htmx requests get the partial they replace.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.paginator import Paginator
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from memory_core.errors import MemoryServiceError, NotFound, PermissionDenied
+from memory_core.lifecycle import (
+    activity_log,
+    memory_correct,
+    memory_hide,
+    memory_pause,
+    memory_unhide,
+)
+from memory_core.models import MemoryEntry
+from memory_core.moderation import (
+    current_procedures,
+    flag_dismiss,
+    flagged_writes,
+    is_operator,
+    pending_procedures,
+    procedure_approve,
+    procedure_create,
+    procedure_reject,
+    shared_namespaces,
+)
+from memory_core.selectors import memory_access, memory_entries_by_ids, memory_versions
+from memory_core.services import namespace_for_user
+from privacy.selectors import (
+    GROUPS,
+    STATUS_CHOICES,
+    MemoryFilters,
+    conversations_for_memory,
+    memory_cards,
+    memory_search,
+    staff_access,
+)
+from privacy.services import (
+    REMEMBER_KINDS,
+    privacy_erase_all,
+    privacy_export,
+    privacy_memory_erase,
+    privacy_remember,
+)
+
+PAGE_SIZE = 200
+ERASE_ALL_PHRASE = "erase everything"
+_OUTCOMES = {
+    "added": "Remembered.",
+    "merged": "The assistant already knew that; it is noted again.",
+    "superseded": "Remembered; it replaces an older memory, kept in its history.",
+    "ignored": "The assistant already has that noted.",
+    "pending_review": "That is a rule for how the assistant works: an operator reviews it before it is used.",
+    "rejected": "Not stored: it looks like a secret, and secrets are never remembered.",
+}
+
+
+def _error_text(exc: MemoryServiceError) -> str:
+    details = [f"{name}: {' '.join(errors)}" for name, errors in exc.field_errors.items()]
+    return " ".join([exc.message, *details])
+
+
+def _raise_for_access(exc: MemoryServiceError) -> None:
+    """Missing and someone else's answer 404 alike; read-only and operator-only answer 403."""
+    if isinstance(exc, NotFound):
+        raise Http404(exc.message) from exc
+    if isinstance(exc, PermissionDenied):
+        raise DjangoPermissionDenied(exc.message) from exc
+
+
+def _entry_url(entry_id: Any) -> str:
+    return f"{reverse('privacy:index')}#memory-{entry_id}"
+
+
+# --- What the AI knows about me --------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def index(request: HttpRequest) -> HttpResponse:
+    filters = MemoryFilters.from_query(request.GET)
+    page = Paginator(memory_search(user=request.user, filters=filters), PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    cards = memory_cards(user=request.user, entries=list(page.object_list))
+    context = {
+        "namespace": namespace_for_user(user=request.user),
+        "filters": filters,
+        "groups": [(key, label, [c for c in cards if c.group == key]) for key, label in GROUPS],
+        "group_choices": GROUPS,
+        "status_choices": STATUS_CHOICES,
+        "remember_kinds": list(REMEMBER_KINDS),
+        "page": page,
+    }
+    template = "privacy/index.html"
+    if request.htmx and request.htmx.target == "memory-list":
+        template += "#memory_list"
+    return render(request, template, context)
+
+
+def _entry_response(request: HttpRequest, entry: MemoryEntry, done: str, error: str = "") -> HttpResponse:
+    if request.htmx:
+        card = memory_cards(user=request.user, entries=[entry])[0]
+        return render(request, "privacy/index.html#entry", {"card": card, "error": error, "notice": done})
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, done)
+    return redirect(_entry_url(entry.pk))
+
+
+@login_required
+@require_POST
+def remember(request: HttpRequest) -> HttpResponse:
+    try:
+        outcome = privacy_remember(
+            user=request.user, content=request.POST.get("content", ""), kind=request.POST.get("kind", "fact")
+        )
+    except MemoryServiceError as exc:
+        messages.error(request, _error_text(exc))
+        return redirect("privacy:index")
+    # The message never repeats the content: flash messages may be stored in the session.
+    (messages.warning if outcome.action == "rejected" else messages.success)(
+        request, _OUTCOMES[outcome.action]
+    )
+    return redirect(_entry_url(outcome.entry.pk) if outcome.entry is not None else reverse("privacy:index"))
+
+
+@login_required
+@require_POST
+def correct(request: HttpRequest, memory_id: Any) -> HttpResponse:
+    try:
+        new = memory_correct(
+            actor=request.user,
+            memory_id=memory_id,
+            content=request.POST.get("content", ""),
+            reason=request.POST.get("reason", "").strip()[:500],
+        )
+    except MemoryServiceError as exc:
+        _raise_for_access(exc)
+        return _entry_response(
+            request, memory_access(actor=request.user, memory_id=memory_id), "", _error_text(exc)
+        )
+    return _entry_response(request, new, "Corrected. The old version is kept in the history as superseded.")
+
+
+@login_required
+@require_POST
+def hide(request: HttpRequest, memory_id: Any) -> HttpResponse:
+    return _status_change(request, memory_id, memory_hide, "Hidden: the assistant will not use it.")
+
+
+@login_required
+@require_POST
+def unhide(request: HttpRequest, memory_id: Any) -> HttpResponse:
+    return _status_change(request, memory_id, memory_unhide, "The assistant may use it again.")
+
+
+def _status_change(request: HttpRequest, memory_id: Any, service: Any, done: str) -> HttpResponse:
+    try:
+        entry = service(actor=request.user, memory_id=memory_id)
+    except MemoryServiceError as exc:
+        _raise_for_access(exc)
+        return _entry_response(
+            request, memory_access(actor=request.user, memory_id=memory_id), "", _error_text(exc)
+        )
+    return _entry_response(request, entry, done)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def erase(request: HttpRequest, memory_id: Any) -> HttpResponse:
+    try:
+        entry = memory_access(actor=request.user, memory_id=memory_id)
+        if entry.namespace.owner_id != request.user.pk:
+            raise PermissionDenied("Shared procedures are read-only; an operator maintains them.")
+        if request.method == "POST":
+            deleted = privacy_memory_erase(
+                user=request.user,
+                memory_id=memory_id,
+                erase_conversations=request.POST.get("erase_conversations") == "on",
+            )
+            note = f" {deleted} conversation{'s' if deleted != 1 else ''} deleted too." if deleted else ""
+            messages.success(request, "Erased for good, with its older versions." + note)
+            return redirect("privacy:index")
+        versions = memory_versions(actor=request.user, memory_id=memory_id)
+        conversations = list(conversations_for_memory(user=request.user, memory_id=memory_id))
+    except MemoryServiceError as exc:
+        _raise_for_access(exc)
+        raise
+    return render(
+        request,
+        "privacy/erase.html",
+        {"entry": entry, "older": len(versions) - 1, "conversations": conversations},
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def erase_all(request: HttpRequest) -> HttpResponse:
+    error = ""
+    if request.method == "POST":
+        if request.POST.get("confirm", "").strip().casefold() == ERASE_ALL_PHRASE:
+            memories, conversations = privacy_erase_all(
+                user=request.user, erase_conversations=request.POST.get("erase_conversations") == "on"
+            )
+            messages.success(
+                request,
+                f"Erased {memories} memor{'y' if memories == 1 else 'ies'}"
+                f" and {conversations} conversation{'' if conversations == 1 else 's'}.",
+            )
+            return redirect("privacy:index")
+        error = f"Type “{ERASE_ALL_PHRASE}” to confirm."
+    return render(
+        request,
+        "privacy/erase_all.html",
+        {"phrase": ERASE_ALL_PHRASE, "error": error},
+        status=400 if error else 200,
+    )
+
+
+@login_required
+@require_GET
+def export(request: HttpRequest) -> HttpResponse:
+    data = privacy_export(user=request.user)
+    response = JsonResponse(
+        data, encoder=DjangoJSONEncoder, json_dumps_params={"indent": 2, "ensure_ascii": False}
+    )
+    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+    response["Content-Disposition"] = f'attachment; filename="memories-{stamp}.json"'
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@require_POST
+def pause(request: HttpRequest) -> HttpResponse:
+    paused = request.POST.get("paused") == "1"
+    memory_pause(actor=request.user, paused=paused)
+    messages.success(
+        request,
+        "Memory paused: the assistant neither recalls nor learns anything until you resume."
+        if paused
+        else "Memory resumed.",
+    )
+    return redirect("privacy:index")
+
+
+@login_required
+@require_GET
+def activity(request: HttpRequest) -> HttpResponse:
+    items = activity_log(actor=request.user, limit=200)
+    entries = memory_entries_by_ids(actor=request.user, ids=list({item.memory_id for item in items}))
+    rows = [(item, entries.get(str(item.memory_id))) for item in items]
+    return render(request, "privacy/activity.html", {"rows": rows, "staff": staff_access(user=request.user)})
+
+
+# --- Moderation (operators) ------------------------------------------------------------------
+
+
+def _require_operator(request: HttpRequest) -> None:
+    if not is_operator(request.user):
+        raise DjangoPermissionDenied("Moderation is for operators.")
+
+
+@login_required
+@require_GET
+def moderation(request: HttpRequest) -> HttpResponse:
+    _require_operator(request)
+    show_dismissed = request.GET.get("dismissed") == "1"
+    context = {
+        "pending": list(pending_procedures(operator=request.user)),
+        "flags": list(flagged_writes(operator=request.user, include_dismissed=show_dismissed)[:200]),
+        "show_dismissed": show_dismissed,
+        "namespaces": list(shared_namespaces(operator=request.user)),
+        "procedures": list(current_procedures(operator=request.user)[:500]),
+    }
+    return render(request, "privacy/moderation.html", context)
+
+
+def _moderate(request: HttpRequest, action: Any, done: str) -> HttpResponse:
+    _require_operator(request)
+    try:
+        action()
+    except MemoryServiceError as exc:
+        _raise_for_access(exc)
+        messages.error(request, _error_text(exc))
+    else:
+        messages.success(request, done)
+    return redirect("privacy:moderation")
+
+
+@login_required
+@require_POST
+def procedure_approve_view(request: HttpRequest, memory_id: Any) -> HttpResponse:
+    return _moderate(
+        request,
+        lambda: procedure_approve(
+            operator=request.user,
+            memory_id=memory_id,
+            content=request.POST.get("content") or None,
+            namespace_path=request.POST.get("namespace_path") or None,
+            reason=request.POST.get("reason", "").strip()[:500],
+        ),
+        "Approved: assistants with access to the namespace use it from now on.",
+    )
+
+
+@login_required
+@require_POST
+def procedure_reject_view(request: HttpRequest, memory_id: Any) -> HttpResponse:
+    return _moderate(
+        request,
+        lambda: procedure_reject(
+            operator=request.user, memory_id=memory_id, reason=request.POST.get("reason", "")
+        ),
+        "Rejected.",
+    )
+
+
+@login_required
+@require_POST
+def procedure_create_view(request: HttpRequest) -> HttpResponse:
+    return _moderate(
+        request,
+        lambda: procedure_create(
+            operator=request.user,
+            namespace_path=request.POST.get("namespace_path", ""),
+            content=request.POST.get("content", ""),
+            category=request.POST.get("category", "sop"),
+            key=request.POST.get("key", ""),
+        ),
+        "Procedure saved and active.",
+    )
+
+
+@login_required
+@require_POST
+def flag_dismiss_view(request: HttpRequest, flag_id: int) -> HttpResponse:
+    return _moderate(request, lambda: flag_dismiss(operator=request.user, flag_id=flag_id), "Flag dismissed.")
