@@ -6,7 +6,7 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 BENCH_DB_NAME = "bench"
@@ -67,7 +67,7 @@ def timed() -> Iterator[Callable[[], float]]:
     end.append(time.perf_counter())
 
 
-def percentile(values: list[float], pct: float) -> float:
+def percentile(values: Sequence[float], pct: float) -> float:
     ordered = sorted(values)
     if not ordered:
         return float("nan")
@@ -75,12 +75,12 @@ def percentile(values: list[float], pct: float) -> float:
     return ordered[index]
 
 
-def summary_ms(values: list[float]) -> str:
+def summary_ms(values: Sequence[float]) -> str:
     """p50 / p95 of durations in seconds, in milliseconds."""
     return f"p50 {percentile(values, 50) * 1000:7.2f} ms  p95 {percentile(values, 95) * 1000:7.2f} ms"
 
 
-def mean(values: list[float]) -> float:
+def mean(values: Sequence[float]) -> float:
     return statistics.fmean(values) if values else float("nan")
 
 

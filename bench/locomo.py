@@ -16,9 +16,13 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from bench import common
 from bench.locomo_data import Conversation, load_all
+
+if TYPE_CHECKING:
+    from memory_core.models import Namespace
 
 KS = (5, 10, 20)
 
@@ -46,13 +50,13 @@ def bm25_ranker(texts: list[str], *, k1: float = 1.2, b: float = 0.75) -> Callab
     return rank
 
 
-def _load(conversations: list[Conversation]) -> dict[str, object]:
+def _load(conversations: list[Conversation]) -> dict[str, Namespace]:
     """One namespace per conversation, one memory per turn (embedded in batches, bulk inserted)."""
     from memory_core.embeddings import get_embedder
     from memory_core.models import MemoryEntry, MemoryType, Namespace, SourceKind
 
     embedder = get_embedder()
-    namespaces: dict[str, object] = {}
+    namespaces: dict[str, Namespace] = {}
     for conversation in conversations:
         namespace = Namespace.objects.create(path=f"agent/locomo-{conversation.name}", kind="agent")
         vectors = embedder.embed([turn.content for turn in conversation.turns])
@@ -114,12 +118,15 @@ def evaluate(*, sweep: bool = False) -> dict[str, dict[int, float]]:
                 ids = [conversation.turns[i].dia_id for i in rankers[conversation.name](question.text)]
             elif method == "vector":
                 with transaction.atomic():
-                    recall._use_iterative_scan()
+                    recall.prepare_search(question.text)
                     rows = recall.vector_candidates(scope, embedding=vector, text_query=None, k=max(KS))
-                ids = dia_ids(sorted(rows, key=lambda e: e.distance))
+                ids = dia_ids(sorted(rows, key=lambda e: getattr(e, "distance", 0.0)))
             elif method == "keyword":
-                query = recall.AnyTermQuery(question.text)
-                ids = dia_ids(recall.keyword_candidates(scope, text_query=query, embedding=None, k=max(KS)))
+                with transaction.atomic():
+                    terms = recall.discriminating_terms(scope, recall.prepare_search(question.text))
+                    query = recall.any_term(terms)
+                    rows = recall.keyword_candidates(scope, text_query=query, embedding=None, k=max(KS))
+                ids = dia_ids(rows)
             else:
                 result = recall.memory_recall(
                     namespaces=[namespace],

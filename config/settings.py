@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "memory_core",
     "chat",
     "privacy",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -173,6 +174,17 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.auth.ApiKeyAuthentication",
+        "api.auth.UserTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.ApiKeyThrottle", "api.throttling.ApiUserThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "api_key": env_str("API_RATE_PER_KEY", "1200/min"),
+        "api_user": env_str("API_RATE_PER_USER", "120/min"),
+    },
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Memory API",
@@ -187,6 +199,9 @@ SPECTACULAR_SETTINGS = {
 # --- Memory engine --------------------------------------------------------------------------
 EXTRACTION_MIN_CONFIDENCE = env_float("EXTRACTION_MIN_CONFIDENCE", 0.6)
 MERGE_SIMILARITY = env_float("MERGE_SIMILARITY", 0.9)
+# Recall ranking (memory_core.recall documents the blend; tuned on LoCoMo, see bench/locomo.py).
+RECALL_WEIGHTS = {"similarity": 0.6, "keyword": 0.4, "recency": 0.05, "importance": 0.05, "confidence": 0.02}
+RECALL_RECENCY_HALF_LIFE_DAYS = env_float("RECALL_RECENCY_HALF_LIFE_DAYS", 30.0)
 # Forgetting (memory_core.forgetting documents the formula).
 FORGET_DECAY_HALF_LIFE_DAYS = env_float("FORGET_DECAY_HALF_LIFE_DAYS", 30.0)
 FORGET_DECAY_THRESHOLD = env_float("FORGET_DECAY_THRESHOLD", 0.05)

@@ -189,6 +189,12 @@ class MemoryEntry(models.Model):
                 opclasses=["vector_cosine_ops"],
             ),
             GinIndex(fields=["search_vector"], name="memory_search_gin"),
+            # Always-recall entries (pinned safety facts, profile) are fetched on every recall.
+            models.Index(
+                fields=["namespace"],
+                condition=Q(pinned=True) | Q(category__in=["profile", "safety"]),
+                name="memory_ns_always_recall",
+            ),
         ]
         constraints = [
             _choices_check("type", MemoryType, "memory_type_valid"),

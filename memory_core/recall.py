@@ -3,11 +3,15 @@
 Candidates come from three places, always inside the caller's scope (`visible_to(actor)` or an
 explicit namespace list) and `current(at=…)`:
 
-* vector: the `CANDIDATES_PER_SOURCE` nearest entries by cosine distance (HNSW index, iterative
-  scan so that a namespace filter cannot starve the result);
-* keyword: PostgreSQL full text on `search_vector` ("english"), where ANY query term may match
-  (`plainto_tsquery` with its ANDs turned into ORs), ranked by `ts_rank_cd`; this finds ids and
-  names such as `RF20260629001` that embeddings blur;
+* vector: the `CANDIDATES_PER_SOURCE` nearest entries by cosine distance. A large scope is
+  served by the HNSW index with pgvector 0.8's iterative scan (a namespace filter cannot starve
+  the result), a small one by the namespace index and an exact sort; the planner picks, because
+  the scope reaches it as a literal list of namespace ids (see `_scope`).
+* keyword: PostgreSQL full text on `search_vector` ("english"). The query is parsed like the
+  column (`plainto_tsquery`: "RF20260629001?" becomes 'rf20260629001'), its terms are OR-ed so
+  one rare matching term suffices, and terms matching more than `KEYWORD_TERM_MAX_MATCHES`
+  entries in scope are dropped as too common to discriminate (which also bounds the ranking
+  work); ranked by `ts_rank_cd`.
 * always-recall: pinned entries and the "profile" / "safety" categories, whatever the query.
 
 Each candidate gets
@@ -22,16 +26,18 @@ Each candidate gets
 Tunables (Django settings, read on every call):
 
 * `RECALL_WEIGHTS`: a dict with any of the keys of `DEFAULT_WEIGHTS`; missing keys keep their
-  default. The defaults were tuned on LoCoMo (`python -m bench locomo`): similarity and keyword
-  carry relevance, in a ratio near the best of that sweep; recency, importance and confidence are
-  small tie-breakers, so a stale but relevant memory still beats a fresh irrelevant one.
+  default. Similarity and keyword carry relevance; their 0.6 / 0.4 split sits in the middle of
+  the plateau of a LoCoMo sweep (`python -m bench locomo --sweep`: 0.5-0.7 on similarity all
+  give evidence recall@10 0.64-0.65, against 0.55 for BM25 and 0.46 for cosine alone).
+  Recency, importance and confidence are tie-breakers worth 0.12 together, so a stale but
+  relevant memory still beats a fresh irrelevant one.
 * `RECALL_RECENCY_HALF_LIFE_DAYS`: default `DEFAULT_RECENCY_HALF_LIFE_DAYS`.
 
 Candidates whose relevance is negligible (similarity below `MIN_SIMILARITY` and keyword below
 `MIN_KEYWORD`) are dropped unless they are always-recall. The budget is filled greedily:
 pinned, then the other always-recall entries, then the rest by score, each line costing about
 `len(line) / 4` tokens; a line that does not fit is skipped, and the next, shorter ones may still.
-The framing text around the lines (about 80 tokens) is not counted against the budget.
+The framing text around the lines (about 75 tokens) is not counted against the budget.
 """
 
 from __future__ import annotations
@@ -81,6 +87,10 @@ HNSW_EF_SEARCH = 100
 # Below both of these a candidate is noise, not a weak match.
 MIN_SIMILARITY = 0.2
 MIN_KEYWORD = 0.05
+# Query terms beyond this many are ignored; a term matching more entries than
+# KEYWORD_TERM_MAX_MATCHES in scope is too common to be worth ranking (see `discriminating_terms`).
+MAX_QUERY_TERMS = 16
+KEYWORD_TERM_MAX_MATCHES = 1000
 MAX_LIMIT = 200
 
 INTRODUCTION = (
@@ -92,12 +102,12 @@ INSTRUCTION = (
     "when they conflict, rely on the live data and say that your memory differs."
 )
 
-_TYPE_LABELS = {
+_TYPE_LABELS: dict[str, str] = {
     MemoryType.SEMANTIC: "fact",
     MemoryType.EPISODIC: "event",
     MemoryType.PROCEDURAL: "procedure",
 }
-_SOURCE_LABELS = {
+_SOURCE_LABELS: dict[str, str] = {
     SourceKind.USER_EXPLICIT: "told by user",
     SourceKind.USER_CORRECTION: "corrected by user",
     SourceKind.EXTRACTED: "learned from conversation",
@@ -196,25 +206,83 @@ def render_prompt_block(lines: list[str]) -> str:
 # --- Candidate searches ----------------------------------------------------------------------
 
 
-class AnyTermQuery(SearchQuery):
-    """`plainto_tsquery` with its ANDs turned into ORs, so one rare matching term is enough.
+class TsQuery(SearchQuery):
+    """A query already in tsquery syntax (terms from `prepare_search`), passed on as it is."""
 
-    plainto_tsquery parses and stems the text exactly as the generated column was (so
-    "RF20260629001?" becomes the lexeme 'rf20260629001' and stop words vanish); its output only
-    joins lexemes or phrases with " & ", which cannot occur inside a quoted lexeme.
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+    def as_sql(
+        self,
+        compiler: Any,
+        connection: Any,
+        function: str | None = None,
+        template: str | None = None,
+        arg_joiner: str | None = None,
+        **extra_context: Any,
+    ) -> Any:
+        # A list, as Django's lookups concatenate parameter lists.
+        return "%s::tsquery", [self.text]
+
+
+def split_terms(tsquery_text: str) -> list[str]:
+    """The terms of a `plainto_tsquery` result ("'refund' & 'rf20260629001'"), each a tsquery.
+
+    plainto_tsquery parses and stems exactly as the generated column did ("RF20260629001?"
+    becomes 'rf20260629001', stop words vanish) and joins terms with " & ", which cannot occur
+    inside a quoted lexeme.
     """
-
-    def __init__(self, value: str) -> None:
-        super().__init__(value, config=SEARCH_CONFIG, search_type="plain")
-
-    def as_sql(self, compiler: Any, connection: Any, function: Any = None, template: Any = None) -> Any:
-        sql, params = super().as_sql(compiler, connection, function, template)
-        return f"replace(({sql})::text, ' & ', ' | ')::tsquery", params
+    terms = [term for term in tsquery_text.split(" & ") if term.strip()]
+    return list(dict.fromkeys(terms))[:MAX_QUERY_TERMS]
 
 
-def _annotated(
-    qs: MemoryEntryQuerySet, embedding: list[float] | None, text_query: AnyTermQuery | None
-) -> Any:
+def any_term(terms: list[str]) -> TsQuery | None:
+    """OR semantics: one matching term is enough (ranking prefers entries that match more)."""
+    return TsQuery(" | ".join(terms)) if terms else None
+
+
+def prepare_search(text: str) -> list[str]:
+    """Turn on iterative HNSW scans for this transaction and parse `text` into query terms.
+
+    One round trip. `set_config(…, true)` is `SET LOCAL`: call inside a transaction.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+            "set_config('hnsw.ef_search', %s, true), plainto_tsquery(%s::regconfig, %s)::text",
+            [str(HNSW_EF_SEARCH), SEARCH_CONFIG, text],
+        )
+        row = cursor.fetchone()
+    return split_terms(row[2] if row else "")
+
+
+def discriminating_terms(scope: MemoryEntryQuerySet, terms: list[str]) -> list[str]:
+    """The terms that match at least one and at most `KEYWORD_TERM_MAX_MATCHES` entries in scope.
+
+    A term found in thousands of entries tells them apart no better than chance (BM25 would give
+    it next to no weight), and ranking all of them would make keyword search cost grow with the
+    namespace. One query: a capped count per term, each served by the GIN index.
+    """
+    if not terms:
+        return []
+    parts: list[str] = []
+    params: list[Any] = []
+    for number, term in enumerate(terms):
+        matches = scope.filter(search_vector=TsQuery(term)).values("pk")[: KEYWORD_TERM_MAX_MATCHES + 1]
+        sql, term_params = matches.query.sql_with_params()
+        # Django compiled `sql`; only the term's position is put into the text here.
+        parts.append(f"SELECT {number}, count(*) FROM ({sql}) AS term_{number}")  # noqa: S608
+        params.extend(term_params)
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), params)
+        counts = dict(cursor.fetchall())
+    return [
+        term for number, term in enumerate(terms) if 0 < counts.get(number, 0) <= KEYWORD_TERM_MAX_MATCHES
+    ]
+
+
+def _annotated(qs: MemoryEntryQuerySet, embedding: list[float] | None, text_query: TsQuery | None) -> Any:
     # The embedding and the tsvector are large and not needed once scored.
     qs = qs.defer("embedding", "search_vector")
     if embedding is not None:
@@ -225,22 +293,28 @@ def _annotated(
 
 
 def vector_candidates(
-    scope: MemoryEntryQuerySet, *, embedding: list[float], text_query: AnyTermQuery | None, k: int
+    scope: MemoryEntryQuerySet, *, embedding: list[float], text_query: TsQuery | None, k: int
 ) -> list[MemoryEntry]:
-    """The k nearest entries in scope (call inside a transaction after `_use_iterative_scan`)."""
+    """The k nearest entries in scope; after `prepare_search`, in the same transaction.
+
+    With iterative scans the HNSW index keeps searching until k rows pass the scope filter; for
+    a small scope the planner prefers the namespace index and an exact sort (see `_scope`).
+    """
     qs = _annotated(scope.exclude(embedding__isnull=True), embedding, text_query)
     return list(qs.order_by("distance")[:k])
 
 
 def keyword_candidates(
-    scope: MemoryEntryQuerySet, *, text_query: AnyTermQuery, embedding: list[float] | None, k: int
+    scope: MemoryEntryQuerySet, *, text_query: TsQuery | None, embedding: list[float] | None, k: int
 ) -> list[MemoryEntry]:
+    if text_query is None:
+        return []
     qs = _annotated(scope.filter(search_vector=text_query), embedding, text_query)
     return list(qs.order_by("-keyword_rank", "-recorded_at")[:k])
 
 
 def always_candidates(
-    scope: MemoryEntryQuerySet, *, embedding: list[float] | None, text_query: AnyTermQuery | None, k: int
+    scope: MemoryEntryQuerySet, *, embedding: list[float] | None, text_query: TsQuery | None, k: int
 ) -> list[MemoryEntry]:
     qs = _annotated(
         scope.filter(Q(pinned=True) | Q(category__in=ALWAYS_RECALL_CATEGORIES)), embedding, text_query
@@ -248,25 +322,26 @@ def always_candidates(
     return list(qs.order_by("-pinned", "-importance", "-recorded_at")[:k])
 
 
-def _use_iterative_scan() -> None:
-    # Transaction-local (SET LOCAL): filtered HNSW scans keep going until k rows pass the filter.
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-            "set_config('hnsw.ef_search', %s, true)",
-            [str(HNSW_EF_SEARCH)],
-        )
-
-
 # --- The service -----------------------------------------------------------------------------
 
 
-def _scope(*, actor: Any, namespaces: list[Namespace] | None) -> MemoryEntryQuerySet:
+def _scope(*, actor: Any, namespaces: list[Namespace] | None) -> MemoryEntryQuerySet | None:
+    """The entries recall may use, or None when there are none (no query needed).
+
+    For an actor the namespace ids are looked up first (one query) and added to `visible_to`,
+    which still decides: a literal id list lets the planner use the namespace index and its
+    per-namespace statistics, so a small namespace gets an exact scan and a large one the HNSW
+    index, where `visible_to`'s OR of subqueries alone would scan the whole table.
+    """
     if (actor is None) == (namespaces is None):
         raise MemoryServiceError("Recall needs either an actor or a list of namespaces, not both.")
     if actor is not None:
-        return MemoryEntry.objects.visible_to(actor)
-    return MemoryEntry.objects.in_namespaces([namespace.pk for namespace in namespaces or []])
+        owned = Namespace.objects.owned_by(actor).values_list("pk", flat=True)
+        shared = Namespace.objects.shared_with(actor).values_list("pk", flat=True)
+        ids = list(owned.union(shared))
+        return MemoryEntry.objects.visible_to(actor).in_namespaces(ids) if ids else None
+    ids = [namespace.pk for namespace in namespaces or []]
+    return MemoryEntry.objects.in_namespaces(ids) if ids else None
 
 
 def _validate(*, budget_tokens: int, limit: int, at: datetime | None, types: list[str] | None) -> None:
@@ -281,6 +356,17 @@ def _validate(*, budget_tokens: int, limit: int, at: datetime | None, types: lis
         errors["types"] = [f"Must be among {', '.join(MemoryType.values)}."]
     if errors:
         raise MemoryServiceError("Invalid recall request.", field_errors=errors)
+
+
+def _query_embedding(text: str, given: list[float] | None) -> list[float]:
+    if given is None:
+        from memory_core.embeddings import get_embedder
+
+        return get_embedder().embed_query(text)
+    embedding = [float(x) for x in given]
+    if len(embedding) != EMBEDDING_DIMENSIONS:
+        raise MemoryServiceError(f"query_embedding must have {EMBEDDING_DIMENSIONS} dimensions.")
+    return embedding
 
 
 def memory_recall(
@@ -300,34 +386,28 @@ def memory_recall(
 
     Scope is `actor`'s visible entries, or `namespaces` for trusted callers that authorised them.
     A blank query still returns the always-recall entries. With `record`, the recalled entries'
-    access counts and the recall log are updated (two queries).
+    access counts and the recall log are written (one UPDATE, one INSERT). About eight queries.
     """
     _validate(budget_tokens=budget_tokens, limit=limit, at=at, types=types)
-    scope = _scope(actor=actor, namespaces=namespaces).current(at=at)
+    base = _scope(actor=actor, namespaces=namespaces)
+    text = " ".join((query or "").split())
+    turn_ref = turn_ref or f"recall:{uuid.uuid4()}"
+    scanned = dict.fromkeys(("vector", "keyword", "always", "candidates", "relevant"), 0)
+    if base is None:
+        return RecallResult(items=[], prompt_block="", scanned=scanned, turn_ref=turn_ref)
+    scope = base.current(at=at)
     if types:
         scope = scope.filter(type__in=types)
-
-    text = " ".join((query or "").split())
-    embedding: list[float] | None = None
-    text_query: AnyTermQuery | None = None
-    if text:
-        if query_embedding is not None:
-            embedding = [float(x) for x in query_embedding]
-            if len(embedding) != EMBEDDING_DIMENSIONS:
-                raise MemoryServiceError(f"query_embedding must have {EMBEDDING_DIMENSIONS} dimensions.")
-        else:
-            from memory_core.embeddings import get_embedder
-
-            embedding = get_embedder().embed_query(text)
-        text_query = AnyTermQuery(text)
+    embedding = _query_embedding(text, query_embedding) if text else None
 
     k = max(CANDIDATES_PER_SOURCE, limit)
     # One transaction: SET LOCAL needs it, and the recording then costs no second one.
     with transaction.atomic():
         vector: list[MemoryEntry] = []
         keyword: list[MemoryEntry] = []
-        if embedding is not None and text_query is not None:
-            _use_iterative_scan()
+        text_query: TsQuery | None = None
+        if embedding is not None:
+            text_query = any_term(discriminating_terms(scope, prepare_search(text)))
             vector = vector_candidates(scope, embedding=embedding, text_query=text_query, k=k)
             keyword = keyword_candidates(scope, text_query=text_query, embedding=embedding, k=k)
         always = always_candidates(scope, embedding=embedding, text_query=text_query, k=limit)
@@ -339,17 +419,18 @@ def memory_recall(
             now=at or timezone.now(),
         )
         items = fill_budget(ranked, budget_tokens=budget_tokens, limit=limit)
+        scanned.update(
+            vector=len(vector),
+            keyword=len(keyword),
+            always=len(always),
+            candidates=len({entry.pk for entry in [*vector, *keyword, *always]}),
+            relevant=len(ranked),
+        )
         result = RecallResult(
             items=items,
             prompt_block=render_prompt_block([item.line for item in items]),
-            scanned={
-                "vector": len(vector),
-                "keyword": len(keyword),
-                "always": len(always),
-                "candidates": len({entry.pk for entry in [*vector, *keyword, *always]}),
-                "relevant": len(ranked),
-            },
-            turn_ref=turn_ref or f"recall:{uuid.uuid4()}",
+            scanned=scanned,
+            turn_ref=turn_ref,
             tokens=sum(item.tokens for item in items),
         )
         if record and items:

@@ -10,9 +10,9 @@ from django.utils import timezone
 
 from memory_core.embeddings import get_embedder
 from memory_core.errors import MemoryServiceError
-from memory_core.models import MemoryEntry, MemoryStatus, Namespace, RecallLog, SourceKind
+from memory_core.models import MemoryEntry, MemoryStatus, Namespace, NamespaceGrant, RecallLog, SourceKind
 from memory_core.recall import INSTRUCTION, memory_recall
-from memory_core.services import namespace_for_user
+from memory_core.services import memory_create, namespace_create, namespace_for_user
 from tests.memory_core.helpers import remember
 
 pytestmark = pytest.mark.django_db
@@ -83,7 +83,8 @@ def test_it_recalls_a_pinned_allergy_among_many_unrelated_memories(owner):
 
     result = memory_recall(actor=owner, query="what should I cook tonight?", record=False)
 
-    assert result.items[0].entry == allergy
+    # Nothing unrelated is padded in: it is below the relevance floor.
+    assert [item.entry for item in result.items] == [allergy]
     assert "pinned" in result.items[0].reasons
     assert "severely allergic to peanuts" in result.prompt_block
     assert result.scanned["vector"] == 50
@@ -161,6 +162,24 @@ def test_it_never_recalls_another_users_entry(owner, other_user):
     assert memory_recall(actor=None, namespaces=[], query="peanut allergy").items == []
 
 
+def test_it_recalls_approved_procedures_of_granted_namespaces_only(owner, other_user):
+    support = namespace_create(path="org/acme", kind="org")
+    NamespaceGrant.objects.create(namespace=support, user=owner)
+    approved = memory_create(
+        namespace=support, type="procedural", content="Refunds over 100 EUR need a manager"
+    )
+    MemoryEntry.objects.filter(pk=approved.pk).update(status=MemoryStatus.ACTIVE, approved_at=timezone.now())
+    memory_create(namespace=support, type="procedural", content="Refunds are paid in cash (draft)")
+
+    granted = memory_recall(actor=owner, query="how are refunds handled?", record=False)
+    outsider = memory_recall(actor=other_user, query="how are refunds handled?", record=False)
+
+    assert _contents(granted) == ["Refunds over 100 EUR need a manager"]
+    assert "- [procedure, dated" in granted.prompt_block
+    assert outsider.items == []
+    assert outsider.prompt_block == ""
+
+
 def test_it_fills_the_budget_with_pinned_entries_first(owner):
     for n in range(20):
         remember(owner, f"I went hiking in the mountains near Zermatt on trip number {n} and loved it")
@@ -224,7 +243,9 @@ def test_it_records_access_counts_and_a_recall_log_in_few_queries(owner, django_
     remember(owner, "The dentist appointment is on Friday")
     query_embedding = get_embedder().embed_query("what do I drink?")
 
-    with django_assert_max_num_queries(8):
+    # Namespaces, search set-up, term counts, three candidate searches, UPDATE, INSERT, and the
+    # savepoint pair of the test's transaction.
+    with django_assert_max_num_queries(10):
         result = memory_recall(
             actor=owner, query="what do I drink?", query_embedding=query_embedding, turn_ref="chat:42"
         )

@@ -1,0 +1,31 @@
+"""`python -m bench` runs every benchmark at its default scale; `python -m bench NAME [args]` one."""
+
+from __future__ import annotations
+
+import sys
+
+from bench import chat_turn, locomo, recall_latency, write_throughput
+
+BENCHMARKS = {
+    "locomo": locomo.main,
+    "recall_latency": recall_latency.main,
+    "write_throughput": write_throughput.main,
+    "chat_turn": chat_turn.main,
+}
+
+
+def main(argv: list[str]) -> None:
+    if argv and argv[0] in ("-h", "--help"):
+        print(f"usage: python -m bench [{'|'.join(BENCHMARKS)}] [options]")
+        return
+    if argv and argv[0] in BENCHMARKS:
+        BENCHMARKS[argv[0]](argv[1:])
+        return
+    if argv:
+        sys.exit(f"unknown benchmark {argv[0]!r}; choose from {', '.join(BENCHMARKS)}")
+    for run in BENCHMARKS.values():
+        run([])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
