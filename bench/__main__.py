@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import sys
 
-from bench import chat_turn, locomo, recall_latency, write_throughput
+from bench import api_load, chat_turn, locomo, recall_latency, write_throughput
 
 BENCHMARKS = {
     "locomo": locomo.main,
     "recall_latency": recall_latency.main,
     "write_throughput": write_throughput.main,
     "chat_turn": chat_turn.main,
+    "api_load": api_load.main,
 }
 
 

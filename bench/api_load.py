@@ -3,9 +3,10 @@
 A gunicorn server (`config.wsgi`, `--workers` processes, default 2) on a free loopback port serves
 the API from its own database (`bench_api`, emptied first); `--clients` threads (default 16), each
 with its own tenant key and end user, send requests for `--seconds` or until `--requests` each,
-whichever comes first. The baseline is the same service call made in this process, one at a time,
-in the same run: the difference is what HTTP, authentication, validation and serialisation cost,
-plus queueing behind the workers.
+whichever comes first (requests in flight then finish). The baseline is the same service call made
+in this process, one at a time, in the same run: the difference is what HTTP, authentication,
+validation and serialisation cost, plus queueing behind the workers (and, on a small machine,
+workers and clients competing for the cores the embedding model wants).
 
 Rate limits are lifted for the server (API_RATE_PER_KEY): this measures the API, not the limiter.
 
@@ -235,9 +236,9 @@ def in_process(seconds: float, requests: int, call_once: Callable[[int], None]) 
     return run
 
 
-def report(title: str, unit: str, per_request: int, http: Run, base: Run) -> None:
+def report(title: str, unit: str, per_request: int, http: Run, base: Run, label: str) -> None:
     common.header(title)
-    for name, run in (("in-process, 1 caller", base), ("HTTP, concurrent", http)):
+    for name, run in (("in-process, 1 caller", base), (label, http)):
         errors = f"  errors {http.errors}" if run is http and run.errors else ""
         print(
             f"{name:22} {common.summary_ms(run.latencies)}  {run.rate:8.1f} req/s "
@@ -285,7 +286,8 @@ def main(argv: list[str]) -> None:
 
         base = in_process(args.seconds, args.requests, recall_local)
         http_run = load(args.clients, args.seconds, args.requests, recall_http)
-        report("recall (POST /api/v1/recall/, limit 10)", "recalls", 1, http_run, base)
+        label = f"HTTP, {args.clients} clients"
+        report("recall (POST /api/v1/recall/, limit 10)", "recalls", 1, http_run, base, label)
 
         def batch(n: int, i: int) -> list[dict[str, str]]:
             return [{"content": text} for text in statements(random.Random(n * 100_003 + i), args.batch)]
@@ -301,7 +303,7 @@ def main(argv: list[str]) -> None:
         base = in_process(args.seconds, max(1, args.requests // 4), create_local)
         http_run = load(args.clients, args.seconds, max(1, args.requests // 4), create_http)
         report(f"batch create (POST /api/v1/memories/, {args.batch} per request)", "memories", args.batch,
-               http_run, base)  # fmt: skip
+               http_run, base, label)  # fmt: skip
     finally:
         stop_server(server)
 

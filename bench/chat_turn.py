@@ -77,7 +77,7 @@ def _setup() -> None:
         sys.exit(f"bench: refusing to run against database {connection.settings_dict['NAME']!r}.")
     settings.DEBUG = False  # no query log inside the measured loop
     # One log line per HTTP request or queued job would drown the figures.
-    for name in ("openai", "httpx", "django-q"):
+    for name in ("openai", "httpx", "httpx2", "django-q"):
         logging.getLogger(name).setLevel(logging.WARNING)
     call_command("migrate", verbosity=0, interactive=False)
 
@@ -287,6 +287,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench chat_turn")
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--turns", type=int, default=300)
+    parser.add_argument(
+        "--torch-threads",
+        type=int,
+        default=0,
+        help="threads for the local embedding model (default: as memory_core configures it)",
+    )
     args = parser.parse_args(argv)
     _setup()
     from django.conf import settings
@@ -298,6 +304,14 @@ def main(argv: list[str] | None = None) -> None:
     user, _ = get_user_model().objects.get_or_create(username="bench-chat")
     load(user, args.memories)
     _reset_chat(user)
+    import torch
+
+    from memory_core.embeddings import load_local_model
+
+    load_local_model()  # sets its own thread count on first load; an override comes after
+    if args.torch_threads:
+        torch.set_num_threads(args.torch_threads)
+    print(f"  local embedding model on {torch.get_num_threads()} torch thread(s)")
     with ScriptedOpenAIServer() as server:
         settings.OPENAI_API_KEY = "bench"
         settings.OPENAI_BASE_URL = server.base_url

@@ -1,0 +1,71 @@
+"""Django admin for tenants and keys (staff only). Keys are issued by `manage.py issue_api_key`,
+which prints the secret once; the admin shows only prefixes and can revoke."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils import timezone
+
+from api.models import ApiKey, Tenant, TenantNamespace, TenantUser
+
+
+class ApiKeyInline(admin.TabularInline):
+    model = ApiKey
+    extra = 0
+    fields = ["prefix", "name", "scopes", "created_at", "last_used_at", "revoked_at"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Tenant)
+class TenantAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name", "created_by", "created_at"]
+    search_fields = ["slug", "name"]
+    raw_id_fields = ["created_by"]
+    inlines = [ApiKeyInline]
+
+
+@admin.action(description="Revoke the selected keys")
+def revoke(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
+    queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    list_display = ["prefix", "tenant", "name", "scopes", "created_at", "last_used_at", "revoked_at"]
+    list_filter = ["tenant"]
+    readonly_fields = [
+        "tenant",
+        "prefix",
+        "secret_hash",
+        "scopes",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    ]
+    actions = [revoke]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(TenantUser)
+class TenantUserAdmin(admin.ModelAdmin):
+    list_display = ["tenant", "external_id", "user", "created_at"]
+    list_filter = ["tenant"]
+    search_fields = ["external_id"]
+    raw_id_fields = ["user"]
+
+
+@admin.register(TenantNamespace)
+class TenantNamespaceAdmin(admin.ModelAdmin):
+    list_display = ["tenant", "kind", "external_id", "namespace", "created_at"]
+    list_filter = ["tenant", "kind"]
+    search_fields = ["external_id"]
+    raw_id_fields = ["namespace"]

@@ -1,0 +1,126 @@
+"""Tenants of the REST API, their API keys, and which users and namespaces each tenant owns.
+
+A tenant's end users and agents become ordinary Django users ("shadow" users with an unusable
+password) that own one namespace each, so the engine's `actor` model and its namespace isolation
+apply to tenant calls unchanged. `TenantNamespace` is the one place that says which namespaces a
+tenant may reach; every tenant-key query starts from it.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from memory_core.models import Namespace
+
+SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]{0,39}$"
+
+
+class Tenant(models.Model):
+    """An app or organisation that integrates through API keys; created by an operator."""
+
+    name = models.CharField(max_length=200)
+    slug = models.CharField(max_length=40, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(slug__regex=SLUG_PATTERN), name="tenant_slug_format")
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class ApiScope(models.TextChoices):
+    READ = "read", "Read memories, recall, export"
+    WRITE = "write", "Add and correct memories, chat, extraction"
+    ERASE = "erase", "Erase memories"
+    MODERATE = "moderate", "Approve and reject procedures"
+
+
+class ApiKey(models.Model):
+    """A tenant's secret. Only a SHA-256 of it is stored: the secret is 256 random bits, so a slow
+    password hash would add latency to every request without making guessing any harder."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=100, blank=True, default="")
+    # "mk_" + 8 hex characters: the public part of the key, shown in lists and used to revoke it.
+    prefix = models.CharField(max_length=16, unique=True)
+    secret_hash = models.CharField(max_length=64)
+    scopes = ArrayField(models.CharField(max_length=10, choices=ApiScope.choices))
+    created_at = models.DateTimeField(default=timezone.now)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "API key"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(scopes__contained_by=ApiScope.values) & Q(scopes__len__gt=0),
+                name="apikey_scopes_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(prefix__regex=r"^mk_[0-9a-f]{8}$"), name="apikey_prefix_format"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.tenant.slug})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+
+class TenantUser(models.Model):
+    """A tenant's end user, known to the tenant by its own `external_id` (its `user_id`)."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="users")
+    external_id = models.CharField(max_length=200)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tenant_link"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "external_id"], name="tenantuser_unique_external_id")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tenant.slug}:{self.external_id}"
+
+
+class EntityKind(models.TextChoices):
+    USER = "user", "End user"
+    AGENT = "agent", "Agent"
+
+
+class TenantNamespace(models.Model):
+    """Ownership: the namespaces a tenant's keys may reach, with the id the tenant knows them by."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="namespaces")
+    namespace = models.OneToOneField(Namespace, on_delete=models.CASCADE, related_name="tenant_link")
+    kind = models.CharField(max_length=10, choices=EntityKind.choices)
+    external_id = models.CharField(max_length=200)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "kind", "external_id"], name="tenantnamespace_unique_entity"
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=EntityKind.values), name="tenantnamespace_kind_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tenant.slug}:{self.kind}:{self.external_id}"

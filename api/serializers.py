@@ -1,0 +1,416 @@
+"""Small input and output serializers, one pair per operation.
+
+Input fields are strict about JSON types (DRF would quietly turn `12` or `true` into text) and
+refuse what PostgreSQL cannot store (NUL characters, lone surrogates, non-finite numbers), so bad
+input is a 400, never a 500 halfway through a write.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from django.core.validators import RegexValidator
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from api.services import AGENT_ID_PATTERN, EXTERNAL_ID_MAX_CHARS
+from memory_core.extraction import MAX_MESSAGES, OUTCOME_ACTIONS
+from memory_core.models import CONTENT_MAX_CHARS, MemoryStatus, MemoryType
+from memory_core.recall import MAX_LIMIT as RECALL_MAX_LIMIT
+
+MAX_BATCH = 1000
+METADATA_MAX_BYTES = 16 * 1024
+TRANSCRIPT_MESSAGE_MAX_CHARS = 20_000
+CATEGORY = RegexValidator(r"^[a-z0-9_.-]{1,40}$", "Lower-case letters, digits, '_', '.' or '-'.")
+USER_ID = RegexValidator(r"^[^\x00-\x20\x7f]+$", "No spaces or control characters.")
+AGENT_ID = RegexValidator(AGENT_ID_PATTERN, "Letters, digits, '_', '.', '@', '+' or '-'.")
+
+
+def _storable(text: str) -> bool:
+    try:
+        text.encode("utf-8")  # fails on lone surrogates, which JSON allows and PostgreSQL does not
+    except UnicodeEncodeError:
+        return False
+    return "\x00" not in text
+
+
+class StrictCharField(serializers.CharField):
+    default_error_messages = {
+        "invalid": "Must be a string.",
+        "unstorable": "Contains characters that cannot be stored.",
+    }
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        if not _storable(data):
+            self.fail("unstorable")
+        return super().to_internal_value(data)
+
+
+class StrictFloatField(serializers.FloatField):
+    def to_internal_value(self, data: Any) -> float:
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        value = super().to_internal_value(data)
+        if not math.isfinite(value):
+            self.fail("invalid")
+        return value
+
+
+class StrictIntegerField(serializers.IntegerField):
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
+def _check_json(value: Any, depth: int = 0) -> None:
+    if depth > 10:
+        raise serializers.ValidationError("Nested too deeply (at most 10 levels).")
+    if isinstance(value, str):
+        if not _storable(value):
+            raise serializers.ValidationError("Contains characters that cannot be stored.")
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise serializers.ValidationError("Numbers must be finite.")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_json(key, depth + 1)
+            _check_json(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _check_json(item, depth + 1)
+
+
+@extend_schema_field(OpenApiTypes.OBJECT)
+class MetadataField(serializers.Field):
+    """Free-form JSON object, echoed back as given (at most 16 KB)."""
+
+    default_error_messages = {"invalid": "Must be a JSON object.", "too_large": "At most 16 KB of JSON."}
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            self.fail("invalid")
+        _check_json(data)
+        if len(json.dumps(data, ensure_ascii=False).encode()) > METADATA_MAX_BYTES:
+            self.fail("too_large")
+        return data
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class CsvChoicesField(serializers.CharField):
+    """`a,b` in a query string, each value one of `choices`."""
+
+    def __init__(self, *, choices: list[str], **kwargs: Any) -> None:
+        self.allowed = choices
+        kwargs.setdefault("help_text", f"Comma-separated, among: {', '.join(choices)}.")
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> list[str]:  # type: ignore[override]
+        values = [v.strip() for v in str(super().to_internal_value(data)).split(",") if v.strip()]
+        unknown = [v for v in values if v not in self.allowed]
+        if unknown:
+            raise serializers.ValidationError(
+                f"Unknown value(s) {', '.join(unknown)}; use {', '.join(self.allowed)}."
+            )
+        return values
+
+
+@extend_schema_field({"type": "string", "enum": MemoryType.values})
+class MemoryTypeField(serializers.ChoiceField):
+    """A memory type, documented inline (one enum component per choice set, not per field name)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=MemoryType.choices, **kwargs)
+
+
+class PageQuerySerializer(serializers.Serializer):
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=200, default=50)
+    offset = serializers.IntegerField(required=False, min_value=0, max_value=10_000_000, default=0)
+
+
+# --- Addressing: whose memories (tenant keys only) ------------------------------------------------
+
+
+class AddressSerializer(serializers.Serializer):
+    user_id = StrictCharField(
+        required=False,
+        max_length=EXTERNAL_ID_MAX_CHARS,
+        trim_whitespace=False,
+        validators=[USER_ID],
+        help_text="Tenant keys: your end user's id (created on first use). Personal tokens: omit.",
+    )
+    agent_id = StrictCharField(
+        required=False,
+        max_length=100,
+        validators=[AGENT_ID],
+        help_text="Tenant keys: your agent's id, instead of user_id. Personal tokens: omit.",
+    )
+
+
+# --- Memories --------------------------------------------------------------------------------------
+
+
+class MemoryInSerializer(serializers.Serializer):
+    content = StrictCharField(max_length=CONTENT_MAX_CHARS, help_text="One self-contained statement.")
+    type = serializers.ChoiceField(choices=MemoryType.choices, default=MemoryType.SEMANTIC)
+    category = StrictCharField(max_length=40, default="general", validators=[CATEGORY])
+    key = StrictCharField(
+        max_length=120, default="", allow_blank=True, help_text="A stable slot, e.g. home_city."
+    )
+    importance = StrictFloatField(min_value=0, max_value=1, default=0.5)
+    confidence = StrictFloatField(min_value=0, max_value=1, default=1.0)
+    pinned = StrictBooleanField(default=False, help_text="Always recalled (safety facts).")
+    valid_from = serializers.DateTimeField(required=False, allow_null=True)
+    valid_to = serializers.DateTimeField(required=False, allow_null=True)
+    expires_at = serializers.DateTimeField(required=False, allow_null=True)
+    metadata = MetadataField(required=False, default=dict)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        start, end = attrs.get("valid_from"), attrs.get("valid_to")
+        if start and end and end < start:
+            raise serializers.ValidationError({"valid_to": ["Must not be before valid_from."]})
+        return attrs
+
+
+class MemoryCreateSerializer(AddressSerializer, MemoryInSerializer):
+    pass
+
+
+class MemoryBatchCreateSerializer(AddressSerializer):
+    memories = serializers.ListField(child=MemoryInSerializer(), min_length=1, max_length=MAX_BATCH)
+
+
+class SourceSerializer(serializers.Serializer):
+    kind = serializers.CharField(source="source_kind")
+    conversation = serializers.CharField(source="source_conversation")
+    message_ids = serializers.ListField(child=serializers.CharField(), source="source_message_ids")
+    extractor = serializers.CharField(source="extractor_model")
+    is_inference = serializers.BooleanField()
+
+
+class MemoryOutSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    namespace = serializers.CharField(source="namespace.path")
+    type = serializers.CharField()
+    category = serializers.CharField()
+    key = serializers.CharField()
+    content = serializers.CharField()
+    status = serializers.CharField()
+    importance = serializers.FloatField()
+    confidence = serializers.FloatField()
+    pinned = serializers.BooleanField()
+    evidence_count = serializers.IntegerField()
+    source = SourceSerializer(source="*")
+    valid_from = serializers.DateTimeField()
+    valid_to = serializers.DateTimeField(allow_null=True)
+    recorded_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+    supersedes = serializers.UUIDField(source="supersedes_id", allow_null=True)
+    superseded_by = serializers.UUIDField(source="superseded_by_id", allow_null=True)
+    access_count = serializers.IntegerField()
+    last_accessed_at = serializers.DateTimeField(allow_null=True)
+    metadata = MetadataField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class AddResultSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=OUTCOME_ACTIONS)
+    reason = serializers.CharField()
+    flagged = serializers.BooleanField(
+        help_text="Operators were alerted (a secret, or a policy-weakening rule)."
+    )
+    entry = MemoryOutSerializer(allow_null=True)
+    replaced = serializers.UUIDField(source="replaced.pk", allow_null=True, default=None)
+
+
+class BatchResultSerializer(serializers.Serializer):
+    counts = serializers.DictField(child=serializers.IntegerField())
+    results = AddResultSerializer(many=True)
+
+
+class MemoryListQuerySerializer(AddressSerializer, PageQuerySerializer):
+    type = CsvChoicesField(choices=MemoryType.values, required=False)
+    status = CsvChoicesField(choices=MemoryStatus.values, required=False)
+    category = StrictCharField(required=False, max_length=40)
+    q = StrictCharField(
+        required=False, max_length=200, help_text="Text search (words or ids such as RF2026…)."
+    )
+    current = serializers.BooleanField(required=False, default=False, help_text="Only what holds now.")
+    recorded_after = serializers.DateTimeField(required=False)
+    recorded_before = serializers.DateTimeField(required=False)
+
+
+class MemoryPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = MemoryOutSerializer(many=True)
+
+
+class MemoryCorrectSerializer(serializers.Serializer):
+    content = StrictCharField(max_length=CONTENT_MAX_CHARS, help_text="The right statement, in full.")
+    reason = StrictCharField(required=False, default="", allow_blank=True, max_length=500)
+
+
+class MemoryEventOutSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    memory_id = serializers.UUIDField(source="entry_ref")
+    action = serializers.CharField()
+    actor_kind = serializers.CharField()
+    reason = serializers.CharField()
+    data = MetadataField()
+    created_at = serializers.DateTimeField()
+
+
+class EraseAllSerializer(AddressSerializer):
+    confirm = StrictBooleanField(help_text="Must be true: every memory of the user is erased for good.")
+
+    def validate_confirm(self, value: bool) -> bool:
+        if value is not True:
+            raise serializers.ValidationError("Set confirm to true to erase every memory.")
+        return value
+
+
+class ErasedSerializer(serializers.Serializer):
+    erased = serializers.IntegerField()
+
+
+# --- Recall ------------------------------------------------------------------------------------------
+
+
+class RecallInSerializer(AddressSerializer):
+    query = StrictCharField(max_length=4000, allow_blank=True)
+    limit = StrictIntegerField(min_value=1, max_value=RECALL_MAX_LIMIT, default=20)
+    budget_tokens = StrictIntegerField(min_value=1, max_value=100_000, default=800)
+    at = serializers.DateTimeField(required=False, allow_null=True, help_text="Recall as of this instant.")
+    types = serializers.ListField(child=MemoryTypeField(), required=False)
+
+
+class RecallItemSerializer(serializers.Serializer):
+    entry = MemoryOutSerializer()
+    score = serializers.FloatField()
+    breakdown = serializers.DictField(child=serializers.FloatField())
+    reasons = serializers.ListField(child=serializers.CharField())
+    tokens = serializers.IntegerField()
+
+
+class RecallOutSerializer(serializers.Serializer):
+    items = RecallItemSerializer(many=True)
+    prompt_block = serializers.CharField()
+    tokens = serializers.IntegerField()
+    turn_ref = serializers.CharField()
+
+
+# --- Conversations and extraction ------------------------------------------------------------------
+
+
+class ConversationCreateSerializer(serializers.Serializer):
+    user_id = StrictCharField(
+        required=False, max_length=EXTERNAL_ID_MAX_CHARS, trim_whitespace=False, validators=[USER_ID]
+    )
+    title = StrictCharField(required=False, default="", allow_blank=True, max_length=200)
+    incognito = StrictBooleanField(required=False, default=False)
+
+
+class ConversationOutSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    title = serializers.CharField()
+    incognito = serializers.BooleanField()
+    closed_at = serializers.DateTimeField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    last_activity_at = serializers.DateTimeField()
+
+
+class MessageInSerializer(serializers.Serializer):
+    content = StrictCharField(max_length=8000)
+
+
+class MessageOutSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    role = serializers.CharField()
+    content = serializers.CharField()
+    status = serializers.CharField()
+    offline = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+
+
+class TurnOutSerializer(serializers.Serializer):
+    user_message = MessageOutSerializer()
+    reply = MessageOutSerializer()
+    recalled_entry_ids = serializers.ListField(child=serializers.UUIDField())
+
+
+class JobOutSerializer(serializers.Serializer):
+    id = serializers.IntegerField(allow_null=True)
+    status = serializers.CharField(help_text="queued, running, done, failed — or skipped (memory paused).")
+    trigger = serializers.CharField()
+    conversation = serializers.CharField(source="source_conversation")
+    result = MetadataField(help_text="Counts per outcome and the ids of the entries touched.")
+    error = serializers.CharField()
+    extractor = serializers.CharField()
+    created_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class CloseOutSerializer(serializers.Serializer):
+    conversation = ConversationOutSerializer()
+    extraction = JobOutSerializer(allow_null=True)
+
+
+class TranscriptMessageSerializer(serializers.Serializer):
+    id = StrictCharField(
+        required=False, max_length=64, help_text="Your message id; defaults to its position."
+    )
+    role = serializers.ChoiceField(choices=["user", "assistant"])
+    content = StrictCharField(max_length=TRANSCRIPT_MESSAGE_MAX_CHARS)
+    created_at = serializers.DateTimeField(required=False, allow_null=True)
+
+
+class ExtractionInSerializer(AddressSerializer):
+    messages = serializers.ListField(
+        child=TranscriptMessageSerializer(), min_length=1, max_length=MAX_MESSAGES
+    )
+    conversation = StrictCharField(
+        required=False, default="", allow_blank=True, max_length=64, help_text="Your conversation reference."
+    )
+
+
+# --- Moderation ------------------------------------------------------------------------------------
+
+
+class ApproveSerializer(serializers.Serializer):
+    content = StrictCharField(
+        required=False,
+        allow_blank=True,
+        max_length=CONTENT_MAX_CHARS,
+        help_text="The edited wording, if any.",
+    )
+    namespace_path = StrictCharField(
+        required=False, max_length=200, help_text="Operators: the org/agent namespace the SOP belongs to."
+    )
+    agent_id = StrictCharField(
+        required=False,
+        max_length=100,
+        validators=[AGENT_ID],
+        help_text="Tenant keys: the agent whose SOP this becomes.",
+    )
+    reason = StrictCharField(required=False, default="", allow_blank=True, max_length=500)
+
+
+class RejectSerializer(serializers.Serializer):
+    reason = StrictCharField(max_length=500)

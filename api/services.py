@@ -1,0 +1,217 @@
+"""Writes of the API layer: tenants, keys, user tokens, and the shadow users behind tenant ids.
+
+Memories themselves are written only through `memory_core` (and the privacy lifecycle services).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from api.models import SLUG_PATTERN, ApiKey, ApiScope, EntityKind, Tenant, TenantNamespace, TenantUser
+from memory_core.errors import Conflict, MemoryServiceError, NotFound
+from memory_core.lifecycle import memory_erase_all
+from memory_core.models import ActorKind, Namespace, NamespaceKind, SourceKind
+from memory_core.services import AddOutcome, memory_add, namespace_create, namespace_for_user
+
+KEY_PREFIX = "mk_"
+# A tenant's agent namespace is `agent/<slug>.<agent_id>`; the path allows at most 150 characters.
+AGENT_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.@+-]{1,100}$")
+EXTERNAL_ID_MAX_CHARS = 200
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def tenant_create(*, name: str, slug: str, created_by: Any = None) -> Tenant:
+    errors: dict[str, list[str]] = {}
+    if not re.match(SLUG_PATTERN, slug or ""):
+        errors["slug"] = ["Lower-case letters, digits and hyphens, at most 40 characters."]
+    if not (name or "").strip():
+        errors["name"] = ["This field may not be blank."]
+    if errors:
+        raise MemoryServiceError("Invalid tenant.", field_errors=errors)
+    try:
+        with transaction.atomic():
+            return Tenant.objects.create(name=name.strip()[:200], slug=slug, created_by=created_by)
+    except IntegrityError as exc:
+        raise Conflict(f"A tenant with slug {slug!r} already exists.") from exc
+
+
+def api_key_issue(*, tenant: Tenant, scopes: list[str], name: str = "") -> tuple[ApiKey, str]:
+    """A new key; the plaintext is returned once and never stored."""
+    wanted = sorted(set(scopes))
+    unknown = set(wanted) - set(ApiScope.values)
+    if not wanted or unknown:
+        raise MemoryServiceError(
+            "Invalid scopes.", field_errors={"scopes": [f"Choose among {', '.join(ApiScope.values)}."]}
+        )
+    prefix = KEY_PREFIX + secrets.token_hex(4)
+    plaintext = f"{prefix}_{secrets.token_urlsafe(32)}"
+    key = ApiKey.objects.create(
+        tenant=tenant, name=name[:100], prefix=prefix, secret_hash=hash_key(plaintext), scopes=wanted
+    )
+    return key, plaintext
+
+
+def api_key_revoke(*, prefix: str) -> ApiKey:
+    key = ApiKey.objects.filter(prefix=prefix).first()
+    if key is None:
+        raise NotFound(f"No API key with prefix {prefix!r}.")
+    if key.revoked_at is None:
+        key.revoked_at = timezone.now()
+        key.save(update_fields=["revoked_at"])
+    return key
+
+
+def api_key_touch(*, key: ApiKey) -> None:
+    """Record use at most once a minute: a write on every request would serialise a busy key."""
+    now = timezone.now()
+    if key.last_used_at is None or (now - key.last_used_at).total_seconds() > 60:
+        ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
+        key.last_used_at = now
+
+
+def user_token_issue(*, user: Any) -> Token:
+    """A fresh personal token (any previous one stops working); DRF stores it as given."""
+    with transaction.atomic():
+        Token.objects.filter(user=user).delete()
+        return Token.objects.create(user=user)
+
+
+def _shadow_user(*, tenant: Tenant, kind: str, external_id: str) -> Any:
+    digest = hashlib.sha256(f"{tenant.pk}:{kind}:{external_id}".encode()).hexdigest()[:20]
+    username = f"t.{tenant.slug}.{'a.' if kind == EntityKind.AGENT else ''}{digest}"
+    user = get_user_model()(username=username)
+    # Nobody signs in as a shadow user; it exists so the engine's per-user isolation applies.
+    user.set_unusable_password()
+    user.save()
+    return user
+
+
+def _check_external_id(value: str, *, field: str) -> None:
+    if field == "agent_id":
+        ok = bool(AGENT_ID_PATTERN.match(value))
+        rule = "1-100 letters, digits or _ . @ + -"
+    else:
+        ok = 0 < len(value) <= EXTERNAL_ID_MAX_CHARS and not re.search(r"[\x00-\x20\x7f]", value)
+        rule = f"1-{EXTERNAL_ID_MAX_CHARS} characters without spaces or control characters"
+    if not ok:
+        raise MemoryServiceError(f"Invalid {field}.", field_errors={field: [f"Use {rule}."]})
+
+
+def tenant_user_ensure(*, tenant: Tenant, external_id: str) -> tuple[Any, Namespace]:
+    """The tenant's end user `external_id` and its namespace, created on first use."""
+    _check_external_id(external_id, field="user_id")
+    for _attempt in range(2):
+        link = (
+            TenantUser.objects.select_related("user").filter(tenant=tenant, external_id=external_id).first()
+        )
+        if link is not None:
+            return link.user, namespace_for_user(user=link.user)
+        try:
+            with transaction.atomic():
+                user = _shadow_user(tenant=tenant, kind=EntityKind.USER, external_id=external_id)
+                TenantUser.objects.create(tenant=tenant, external_id=external_id, user=user)
+                namespace = namespace_for_user(user=user)
+                TenantNamespace.objects.create(
+                    tenant=tenant, namespace=namespace, kind=EntityKind.USER, external_id=external_id
+                )
+                return user, namespace
+        except IntegrityError:
+            continue  # a concurrent first request created it: read it back
+    raise Conflict("The user is being created by another request; retry.")
+
+
+def tenant_agent_ensure(*, tenant: Tenant, agent_id: str) -> tuple[Any, Namespace]:
+    """The tenant's agent namespace `agent/<slug>.<agent_id>` and the shadow user that owns it.
+
+    The owner makes the engine's actor-scoped services (correct, erase, export …) work for agent
+    memories exactly as for a user's, while no real person ever sees them.
+    """
+    _check_external_id(agent_id, field="agent_id")
+    for _attempt in range(2):
+        link = (
+            TenantNamespace.objects.select_related("namespace__owner")
+            .filter(tenant=tenant, kind=EntityKind.AGENT, external_id=agent_id)
+            .first()
+        )
+        if link is not None:
+            return link.namespace.owner, link.namespace
+        try:
+            with transaction.atomic():
+                owner = _shadow_user(tenant=tenant, kind=EntityKind.AGENT, external_id=agent_id)
+                namespace = namespace_create(path=f"agent/{tenant.slug}.{agent_id}", kind=NamespaceKind.AGENT)
+                # namespace_create has no owner argument; the row is ours, just created, in this transaction.
+                namespace.owner = owner
+                namespace.save(update_fields=["owner"])
+                TenantNamespace.objects.create(
+                    tenant=tenant, namespace=namespace, kind=EntityKind.AGENT, external_id=agent_id
+                )
+                return owner, namespace
+        except (IntegrityError, MemoryServiceError):
+            continue  # created concurrently (read it back), or the path is taken outside the tenant
+    raise Conflict(
+        f"The namespace for agent {agent_id!r} cannot be created; retry, or choose another agent_id."
+    )
+
+
+def tenant_entity_delete(*, link: TenantNamespace) -> None:
+    """Forget a tenant's user or agent entirely: erase its memories the way the user would (every
+    copy of their text), then delete its shadow user, and with it (by cascade) its namespace,
+    tombstones, conversations and tokens."""
+    owner = link.namespace.owner
+    with transaction.atomic():
+        if owner is None:
+            link.delete()
+            return
+        memory_erase_all(actor=owner)
+        owner.delete()
+
+
+def memories_add(*, subject: Any, items: list[dict[str, Any]], api_key: bool) -> list[AddOutcome]:
+    """Reconcile validated statements into the subject's namespace, all in one transaction: if one
+    fails, none is kept."""
+    outcomes: list[AddOutcome] = []
+    with transaction.atomic():
+        for index, item in enumerate(items):
+            try:
+                outcomes.append(
+                    memory_add(
+                        namespace=subject.namespace,
+                        actor=subject.actor,
+                        actor_kind=ActorKind.API if api_key else ActorKind.USER,
+                        source_kind=SourceKind.API_IMPORT,
+                        **item,
+                    )
+                )
+            except MemoryServiceError as exc:
+                if len(items) > 1:
+                    exc.message = f"Memory {index}: {exc.message}"
+                    exc.field_errors = {"memories": {str(index): exc.field_errors}}  # type: ignore[dict-item]
+                raise
+    return outcomes
+
+
+def tenant_moderator(*, tenant: Tenant) -> Any:
+    """The account a tenant key moderates as (so the audit trail names the tenant): staff with the
+    moderation permission, but no usable password and no token unless an operator issues one."""
+    user, created = get_user_model().objects.get_or_create(
+        username=f"t.{tenant.slug}.moderator", defaults={"is_staff": True}
+    )
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+        user.user_permissions.add(
+            Permission.objects.get(codename="moderate_memories", content_type__app_label="memory_core")
+        )
+    return user

@@ -1,0 +1,293 @@
+"""The authorization matrix: every endpoint x (own tenant key, own personal token, operator, another
+person's token, another tenant's key, revoked key, a key without the scope, anonymous).
+
+Someone else's object is 404, exactly like a missing one; a collection read or write by someone else
+reaches only their own (empty) data. After every call by someone else, the owner's memory and
+procedure are untouched and their text and ids appear nowhere in the response."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from memory_core.models import MemoryEntry
+from tests.api.conftest import client_with
+from tests.api.world import World
+
+OK = {200, 201, 202, 204}
+CALLERS = [
+    "tenant",
+    "person",
+    "operator",
+    "other_person",
+    "other_tenant",
+    "revoked",
+    "wrong_scope",
+    "anonymous",
+]
+# Which side's objects a caller is pointed at, and with which credential.
+CALLER_SIDE = {"tenant": "tenant", "person": "user", "operator": "user", "other_person": "user"}
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    name: str
+    method: str
+    path: Callable[[World, str], str]
+    body: Callable[[str], Any] | None = None
+    scope: str | None = "read"
+    by_id: bool = False
+    tenant_only: bool = False
+    moderation: bool = False
+
+
+def _who(side: str) -> dict[str, str]:
+    return {"user_id": "u1"} if side == "tenant" else {}
+
+
+def _q(side: str) -> str:
+    return "?user_id=u1" if side == "tenant" else ""
+
+
+def memory(w: World, side: str) -> str:
+    return str(w.sides[side].memory.pk)
+
+
+def conversation(w: World, side: str) -> str:
+    return str(w.sides[side].conversation.pk)
+
+
+def pending(w: World, side: str) -> str:
+    return str(w.sides[side].pending.pk)
+
+
+ENDPOINTS = [
+    Endpoint("memories_list", "get", lambda w, side: "/api/v1/memories/" + _q(side)),
+    Endpoint(
+        "memories_create",
+        "post",
+        lambda w, side: "/api/v1/memories/",
+        lambda side: {**_who(side), "content": "The user likes green tea."},
+        "write",
+    ),
+    Endpoint("memory_get", "get", lambda w, side: f"/api/v1/memories/{memory(w, side)}/", by_id=True),
+    Endpoint(
+        "memory_correct",
+        "patch",
+        lambda w, side: f"/api/v1/memories/{memory(w, side)}/",
+        lambda side: {"content": "The user keeps a pet gecko."},
+        "write",
+        by_id=True,
+    ),
+    Endpoint(
+        "memory_erase", "delete", lambda w, side: f"/api/v1/memories/{memory(w, side)}/", None, "erase", True
+    ),
+    Endpoint(
+        "memory_history", "get", lambda w, side: f"/api/v1/memories/{memory(w, side)}/history/", by_id=True
+    ),
+    Endpoint(
+        "erase_all",
+        "post",
+        lambda w, side: "/api/v1/memories/erase-all/",
+        lambda side: {**_who(side), "confirm": True},
+        "erase",
+    ),
+    Endpoint("export", "get", lambda w, side: "/api/v1/memories/export/" + _q(side)),
+    Endpoint(
+        "recall", "post", lambda w, side: "/api/v1/recall/", lambda side: {**_who(side), "query": "pet"}
+    ),
+    Endpoint(
+        "conversations_create",
+        "post",
+        lambda w, side: "/api/v1/conversations/",
+        lambda side: {**_who(side), "title": "Trip"},
+        "write",
+    ),
+    Endpoint(
+        "messages_list",
+        "get",
+        lambda w, side: f"/api/v1/conversations/{conversation(w, side)}/messages/",
+        by_id=True,
+    ),
+    Endpoint(
+        "messages_post",
+        "post",
+        lambda w, side: f"/api/v1/conversations/{conversation(w, side)}/messages/",
+        lambda side: {"content": "Hello there"},
+        "write",
+        by_id=True,
+    ),
+    Endpoint(
+        "conversation_close",
+        "post",
+        lambda w, side: f"/api/v1/conversations/{conversation(w, side)}/close/",
+        lambda side: {},
+        "write",
+        by_id=True,
+    ),
+    Endpoint(
+        "extractions_create",
+        "post",
+        lambda w, side: "/api/v1/extractions/",
+        lambda side: {**_who(side), "messages": [{"role": "user", "content": "I like jazz."}]},
+        "write",
+    ),
+    Endpoint(
+        "extraction_get", "get", lambda w, side: f"/api/v1/extractions/{w.sides[side].job.pk}/", by_id=True
+    ),
+    Endpoint(
+        "moderation_pending",
+        "get",
+        lambda w, side: "/api/v1/moderation/procedures/",
+        None,
+        "moderate",
+        moderation=True,
+    ),
+    Endpoint(
+        "moderation_approve",
+        "post",
+        lambda w, side: f"/api/v1/moderation/procedures/{pending(w, side)}/approve/",
+        lambda side: {"agent_id": "support"} if side == "tenant" else {"namespace_path": "org/acme-ops"},
+        "moderate",
+        by_id=True,
+        moderation=True,
+    ),
+    Endpoint(
+        "moderation_reject",
+        "post",
+        lambda w, side: f"/api/v1/moderation/procedures/{pending(w, side)}/reject/",
+        lambda side: {"reason": "Not our policy."},
+        "moderate",
+        by_id=True,
+        moderation=True,
+    ),
+    # mem0-compatible surface (tenant keys only)
+    Endpoint("mem0_ping", "get", lambda w, side: "/v1/ping/", scope=None, tenant_only=True),
+    Endpoint(
+        "mem0_add",
+        "post",
+        lambda w, side: "/v3/memories/add/",
+        lambda side: {
+            "messages": [{"role": "user", "content": "I like jazz."}],
+            "user_id": "u1",
+            "infer": False,
+        },
+        "write",
+        tenant_only=True,
+    ),
+    Endpoint(
+        "mem0_search",
+        "post",
+        lambda w, side: "/v3/memories/search/",
+        lambda side: {"query": "pet", "filters": {"user_id": "u1"}},
+        tenant_only=True,
+    ),
+    Endpoint(
+        "mem0_get_all",
+        "post",
+        lambda w, side: "/v3/memories/",
+        lambda side: {"filters": {"user_id": "u1"}},
+        tenant_only=True,
+    ),
+    Endpoint(
+        "mem0_get", "get", lambda w, side: f"/v1/memories/{memory(w, side)}/", by_id=True, tenant_only=True
+    ),
+    Endpoint(
+        "mem0_update",
+        "put",
+        lambda w, side: f"/v1/memories/{memory(w, side)}/",
+        lambda side: {"text": "The user keeps a pet gecko."},
+        "write",
+        by_id=True,
+        tenant_only=True,
+    ),
+    Endpoint(
+        "mem0_delete", "delete", lambda w, side: f"/v1/memories/{memory(w, side)}/", None, "erase", True, True
+    ),
+    Endpoint(
+        "mem0_delete_all",
+        "delete",
+        lambda w, side: "/v1/memories/?user_id=u1",
+        None,
+        "erase",
+        tenant_only=True,
+    ),
+    Endpoint(
+        "mem0_history",
+        "get",
+        lambda w, side: f"/v1/memories/{memory(w, side)}/history/",
+        by_id=True,
+        tenant_only=True,
+    ),
+    Endpoint(
+        "mem0_event",
+        "get",
+        lambda w, side: f"/v1/event/{w.sides[side].job.pk}/",
+        by_id=True,
+        tenant_only=True,
+    ),
+    Endpoint("mem0_users", "get", lambda w, side: "/v1/entities/", tenant_only=True),
+    Endpoint(
+        "mem0_delete_user", "delete", lambda w, side: "/v2/entities/user/u1/", None, "erase", tenant_only=True
+    ),
+]
+
+
+def expected(endpoint: Endpoint, caller: str) -> set[int]:
+    if caller in ("anonymous", "revoked"):
+        return {401}
+    if caller == "wrong_scope":
+        return {403}
+    if caller in ("person", "operator", "other_person") and endpoint.tenant_only:
+        return {403}
+    if caller in ("person", "other_person") and endpoint.moderation:
+        return {403}
+    if caller in ("other_person", "other_tenant") and endpoint.by_id:
+        return {404}
+    return OK
+
+
+def credential(world: World, endpoint: Endpoint, caller: str) -> str | None:
+    return {
+        "tenant": world.keys["all"],
+        "person": world.tokens["alice"],
+        "operator": world.tokens["olga"],
+        "other_person": world.tokens["bob"],
+        "other_tenant": world.keys["other_tenant"],
+        "revoked": world.keys["revoked"],
+        "wrong_scope": world.keys["no_read" if endpoint.scope == "read" else "read_only"],
+        "anonymous": None,
+    }[caller]
+
+
+CASES = [
+    pytest.param(endpoint, caller, id=f"{endpoint.name}-{caller}")
+    for endpoint in ENDPOINTS
+    for caller in CALLERS
+    if not (caller == "operator" and not endpoint.moderation)
+    if not (caller == "wrong_scope" and endpoint.scope is None)
+]
+
+
+@pytest.mark.parametrize(("endpoint", "caller"), CASES)
+def test_it_enforces_who_may_call(db, world: World, endpoint: Endpoint, caller: str) -> None:
+    side = CALLER_SIDE.get(caller, "tenant")
+    client = client_with(credential(world, endpoint, caller))
+    body = endpoint.body(side) if endpoint.body else None
+    response = getattr(client, endpoint.method)(endpoint.path(world, side), body, format="json")
+
+    assert response.status_code in expected(endpoint, caller), response.content
+    if response.status_code >= 400:
+        assert response.json()["detail"]
+    if caller in ("tenant", "person", "operator"):
+        return
+    # Someone else called: the owner's data is intact, and nothing of it leaked.
+    for owner_side in ("tenant", "user"):
+        mine = world.sides[owner_side]
+        assert MemoryEntry.objects.filter(pk=mine.memory.pk, content=mine.secret, status="active").exists()
+        assert MemoryEntry.objects.filter(pk=mine.pending.pk, status="pending_review").exists()
+        for needle in (mine.secret, str(mine.memory.pk), str(mine.pending.pk), str(mine.conversation.pk)):
+            assert needle not in response.content.decode()

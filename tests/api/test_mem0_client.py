@@ -1,0 +1,96 @@
+"""The unmodified mem0ai `MemoryClient`, with a tenant key and `host=` a live server, end to end."""
+
+from __future__ import annotations
+
+import pytest
+
+from api.models import TenantNamespace, TenantUser
+from api.services import api_key_issue, tenant_create
+from memory_core.models import MemoryEntry
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def mem0(live_url, operator):
+    from mem0 import MemoryClient
+
+    tenant = tenant_create(name="Acme", slug="acme", created_by=operator)
+    _key, plaintext = api_key_issue(tenant=tenant, scopes=["read", "write", "erase"])
+    return MemoryClient(api_key=plaintext, host=live_url)
+
+
+def test_it_constructs_from_ping(mem0, operator):
+    assert mem0.org_id == "acme"
+    assert mem0.project_id == "acme"
+    assert mem0.user_email == operator.email or mem0.user_email is None
+
+
+def test_it_runs_the_mem0_scenario(mem0):
+    # add, infer=False: stored as given
+    added = mem0.add("The user is vegetarian.", user_id="alice", infer=False, metadata={"source": "form"})
+    assert added["status"] == "SUCCEEDED"
+    [first] = added["results"]
+    assert first["event"] == "ADD"
+
+    # add with messages: the rule-based extractor (offline mode) runs; tasks are synchronous in tests
+    queued = mem0.add(
+        [
+            {"role": "user", "content": "I'm severely allergic to peanuts. I live in Shanghai."},
+            {"role": "assistant", "content": "Noted, I'll keep that in mind."},
+        ],
+        user_id="alice",
+    )
+    assert queued["status"] == "SUCCEEDED" and queued["event_id"]
+    extracted = {r["memory"] for r in queued["results"]}
+    assert any("peanut" in text.lower() for text in extracted)
+
+    # search (recall) with filters and top_k
+    found = mem0.search("What food should I avoid?", filters={"user_id": "alice"}, top_k=5)
+    assert found["results"] and all(r["user_id"] == "alice" for r in found["results"])
+    assert any("peanut" in r["memory"].lower() for r in found["results"])
+    assert all("score" in r for r in found["results"])
+
+    # get_all, paginated
+    page = mem0.get_all(filters={"user_id": "alice"}, page=1, page_size=2)
+    assert page["count"] >= 3 and len(page["results"]) == 2 and page["next"]
+    everything = mem0.get_all(filters={"user_id": "alice"})
+    assert {r["id"] for r in everything["results"]} >= {first["id"]}
+
+    # get, update (a correction: a new version), history of both ids
+    memory = mem0.get(first["id"])
+    assert memory["memory"] == "The user is vegetarian." and memory["metadata"] == {"source": "form"}
+    updated = mem0.update(first["id"], text="The user is vegan.")
+    assert updated["memory"] == "The user is vegan." and updated["id"] != first["id"]
+    history = mem0.history(first["id"])
+    assert [h["event"] for h in history] == ["ADD", "UPDATE"]
+    assert history[1]["old_memory"] == "The user is vegetarian."
+    assert history[1]["new_memory"] == "The user is vegan."
+    assert mem0.history(updated["id"]) == history
+
+    # delete one
+    assert "deleted" in mem0.delete(updated["id"])["message"].lower()
+    assert not MemoryEntry.objects.filter(pk__in=[first["id"], updated["id"]]).exists()
+
+    # users (entities) and delete_users
+    mem0.add("The support agent answers in French.", agent_id="support", infer=False)
+    entities = mem0.users()
+    assert {(e["type"], e["name"]) for e in entities["results"]} == {("user", "alice"), ("agent", "support")}
+    mem0.delete_users(agent_id="support")
+    assert [e["name"] for e in mem0.users()["results"]] == ["alice"]
+
+    # delete_all for a user, then delete_users
+    mem0.delete_all(user_id="alice")
+    assert mem0.get_all(filters={"user_id": "alice"})["count"] == 0
+    mem0.delete_users(user_id="alice")
+    assert not TenantUser.objects.exists() and not TenantNamespace.objects.exists()
+    assert not MemoryEntry.objects.exists()
+
+
+def test_it_reports_errors_the_way_the_client_expects(mem0):
+    from mem0.exceptions import MemoryNotFoundError, ValidationError
+
+    with pytest.raises(MemoryNotFoundError):
+        mem0.get("00000000-0000-0000-0000-000000000000")
+    with pytest.raises(ValidationError):
+        mem0.search("anything", filters={"run_id": "r1"})

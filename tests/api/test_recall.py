@@ -1,0 +1,71 @@
+"""POST /api/v1/recall/: ranked entries with their score breakdown, the prompt block, the budget."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_core.lifecycle import memory_pause
+from memory_core.models import RecallLog
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def remembered(key_client):
+    for body in [
+        {"content": "The user is severely allergic to peanuts.", "category": "safety", "pinned": True},
+        {"content": "The user lives in Shanghai.", "key": "home_city", "category": "profile"},
+        {"content": "On 2026-06-29 refund RF20260629001 was filed for order 88231.", "type": "episodic"},
+        {"content": "The user enjoys hiking in the mountains."},
+    ]:
+        assert (
+            key_client.post("/api/v1/memories/", {"user_id": "u1", **body}, format="json").status_code == 201
+        )
+    return key_client
+
+
+def recall(client, **body):
+    response = client.post("/api/v1/recall/", {"user_id": "u1", **body}, format="json")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def test_it_ranks_with_a_breakdown_and_a_prompt_block(remembered):
+    result = recall(remembered, query="What happened with refund RF20260629001?")
+    contents = [item["entry"]["content"] for item in result["items"]]
+    assert contents[0] == "The user is severely allergic to peanuts."  # pinned: always first
+    assert "On 2026-06-29 refund RF20260629001 was filed for order 88231." in contents
+    refund = next(item for item in result["items"] if "RF2026" in item["entry"]["content"])
+    assert set(refund["breakdown"]) == {"similarity", "keyword", "recency", "importance", "confidence"}
+    assert "keyword" in refund["reasons"] and refund["score"] > 0
+    assert "RF20260629001" in result["prompt_block"] and result["tokens"] > 0
+    assert RecallLog.objects.filter(turn_ref=result["turn_ref"]).count() == len(result["items"])
+
+
+def test_it_respects_limit_budget_and_types(remembered):
+    assert len(recall(remembered, query="hiking", limit=1)["items"]) == 1
+    small = recall(remembered, query="hiking", budget_tokens=20)
+    assert sum(item["tokens"] for item in small["items"]) <= 20
+    events = recall(remembered, query="refund", types=["episodic"])
+    assert {item["entry"]["type"] for item in events["items"]} == {"episodic"}
+
+
+def test_it_recalls_as_of_a_point_in_time(remembered, key_client):
+    key_client.post(
+        "/api/v1/memories/",
+        {"user_id": "u1", "content": "The user lives in Beijing.", "key": "home_city"},
+        format="json",
+    )
+    now = recall(key_client, query="Where does the user live?")
+    assert "The user lives in Beijing." in now["prompt_block"]
+    assert "Shanghai" not in now["prompt_block"]
+    past = recall(key_client, query="Where does the user live?", at="2000-01-01T00:00:00Z")
+    assert past["items"] == []
+
+
+def test_it_recalls_nothing_for_unknown_or_paused_users(remembered):
+    assert recall(remembered, user_id="nobody", query="peanuts")["items"] == []
+    from api.models import TenantUser
+
+    memory_pause(actor=TenantUser.objects.get(external_id="u1").user, paused=True)
+    assert recall(remembered, query="peanuts")["items"] == []

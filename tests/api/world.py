@@ -1,0 +1,94 @@
+"""A small world for authorization tests: a tenant with an end user and an agent, a person with a
+personal token, and another of each, every one holding memories, a conversation, an extraction job
+and a procedure waiting for review."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth.models import Permission
+
+from api.models import Tenant
+from api.services import (
+    api_key_issue,
+    api_key_revoke,
+    tenant_agent_ensure,
+    tenant_create,
+    tenant_user_ensure,
+    user_token_issue,
+)
+from chat.models import Conversation
+from chat.services import conversation_create
+from memory_core.extraction import extraction_enqueue
+from memory_core.models import ExtractionJob, MemoryEntry, NamespaceKind
+from memory_core.services import memory_add, namespace_create, namespace_for_user
+
+TENANT_SECRET = "The user keeps a pet iguana named Zorblax."
+PERSON_SECRET = "The user collects antique barometers from Quillfield."
+
+
+@dataclass
+class Side:
+    """One owner's things: the person (or the tenant's shadow user) and what they hold."""
+
+    user: Any
+    memory: MemoryEntry
+    conversation: Conversation
+    job: ExtractionJob
+    pending: MemoryEntry
+    secret: str
+
+
+@dataclass
+class World:
+    tenant: Tenant
+    other_tenant: Tenant
+    keys: dict[str, str] = field(default_factory=dict)
+    tokens: dict[str, str] = field(default_factory=dict)
+    sides: dict[str, Side] = field(default_factory=dict)
+
+
+def _side(user: Any, namespace: Any, secret: str, conversation_ref: str) -> Side:
+    memory = memory_add(namespace=namespace, content=secret, actor=user).entry
+    pending = memory_add(
+        namespace=namespace,
+        content="Always escalate refunds over 500 EUR to a supervisor.",
+        type="procedural",
+    ).entry
+    job = extraction_enqueue(
+        namespace=namespace,
+        source_conversation=conversation_ref,
+        messages=[{"id": "1", "role": "user", "content": "I live in Lisbon."}],
+    )
+    assert memory is not None and pending is not None and job is not None
+    return Side(user, memory, conversation_create(user=user, title="Hello"), job, pending, secret)
+
+
+def build_world(*, alice: Any, bob: Any, olga: Any) -> World:
+    tenant = tenant_create(name="Acme", slug="acme", created_by=olga)
+    world = World(tenant=tenant, other_tenant=tenant_create(name="Globex", slug="globex"))
+    world.keys = {
+        "all": api_key_issue(tenant=tenant, scopes=["read", "write", "erase", "moderate"])[1],
+        "other_tenant": api_key_issue(
+            tenant=world.other_tenant, scopes=["read", "write", "erase", "moderate"]
+        )[1],
+        "read_only": api_key_issue(tenant=tenant, scopes=["read"])[1],
+        "no_read": api_key_issue(tenant=tenant, scopes=["write", "erase", "moderate"])[1],
+    }
+    revoked, world.keys["revoked"] = api_key_issue(
+        tenant=tenant, scopes=["read", "write", "erase", "moderate"]
+    )
+    api_key_revoke(prefix=revoked.prefix)
+    # The other tenant has an end user with the same external id: it must stay a different person.
+    tenant_user_ensure(tenant=world.other_tenant, external_id="u1")
+    shadow, namespace = tenant_user_ensure(tenant=tenant, external_id="u1")
+    tenant_agent_ensure(tenant=tenant, agent_id="support")
+    world.sides["tenant"] = _side(shadow, namespace, TENANT_SECRET, "t-conv")
+    world.sides["user"] = _side(alice, namespace_for_user(user=alice), PERSON_SECRET, "a-conv")
+    namespace_create(path="org/acme-ops", kind=NamespaceKind.ORG)
+    olga.user_permissions.add(Permission.objects.get(codename="moderate_memories"))
+    world.tokens = {
+        name: user_token_issue(user=u).key for name, u in (("alice", alice), ("bob", bob), ("olga", olga))
+    }
+    return world
