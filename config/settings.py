@@ -147,6 +147,8 @@ Q_CLUSTER: dict[str, object] = {
 }
 if REDIS_URL:
     Q_CLUSTER["redis"] = REDIS_URL
+    # A shared cache, so API rate limits hold across web workers and machines.
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
     Q_CLUSTER["orm"] = "default"
 
@@ -195,6 +197,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
 }
+
+API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 2 * 1024 * 1024)
 
 # --- Memory engine --------------------------------------------------------------------------
 EXTRACTION_MIN_CONFIDENCE = env_float("EXTRACTION_MIN_CONFIDENCE", 0.6)
