@@ -17,7 +17,10 @@ hundreds of milliseconds to seconds; the scripted server's round trip is the flo
 
 Runs on a database of its own (`bench_chat` on the embedded server), never on development data.
 
-`python -m bench chat_turn [--memories N] [--turns N]`
+The local model runs on as many torch threads as memory_core gives it (two on a two-CPU machine);
+`--torch-threads 1` shows the difference, which is large when other processes share the CPUs.
+
+`python -m bench chat_turn [--memories N] [--turns N] [--torch-threads N]`
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ import uuid
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 
@@ -45,6 +46,12 @@ class Conversation(models.Model):
         return str(self)
 
 
+class MessageQuerySet(models.QuerySet):
+    def in_turn_order(self) -> MessageQuerySet:
+        """Each reply right after the message it answers, even when it came later (a retry)."""
+        return self.annotate(turn=Coalesce(F("reply_to_id"), F("id"))).order_by("turn", "id")
+
+
 class Message(models.Model):
     class Role(models.TextChoices):
         USER = "user", "User"
@@ -64,7 +71,14 @@ class Message(models.Model):
     offline = models.BooleanField(default=False, help_text="Written by the offline (no-LLM) provider.")
     # The recall reference ("chat:<id>") under which memory_core logged what this reply used.
     recall_ref = models.CharField(max_length=100, blank=True, default="")
+    # The user message a reply answers. One-to-one, so the database itself refuses a second reply
+    # (two tabs streaming the same message), and a late reply (a retry) is shown under its question.
+    reply_to = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="reply"
+    )
     created_at = models.DateTimeField(default=timezone.now)
+
+    objects = MessageQuerySet.as_manager()
 
     class Meta:
         ordering = ["created_at", "id"]
@@ -74,6 +88,9 @@ class Message(models.Model):
                 condition=Q(status__in=["complete", "pending", "failed"]), name="message_status_valid"
             ),
             models.CheckConstraint(condition=~Q(content=""), name="message_content_not_empty"),
+            models.CheckConstraint(
+                condition=Q(reply_to__isnull=True) | Q(role="assistant"), name="message_only_replies_reply"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import QuerySet
 
 from chat.models import Conversation, Message
 from memory_core.errors import NotFound
+from memory_core.models import ExtractionJob, ExtractionStatus, MemoryEntry, RecallLog
+from memory_core.selectors import (
+    extraction_jobs_for_conversation,
+    memory_entries_by_ids,
+    recalled_entries_for_turns,
+)
 
 
 def conversation_access(*, user: Any, conversation_id: Any) -> Conversation:
@@ -39,4 +46,104 @@ def conversation_list(*, user: Any) -> QuerySet[Conversation]:
 
 
 def conversation_messages(*, conversation: Conversation) -> QuerySet[Message]:
-    return conversation.messages.order_by("created_at", "id")
+    return conversation.messages.in_turn_order()
+
+
+# --- Turns: a user message, its reply, and the memories the reply used ------------------------
+
+
+@dataclass
+class Turn:
+    message: Message  # the user's message, or a reply without one (written before replies were linked)
+    reply: Message | None = None
+    memories: list[tuple[MemoryEntry, RecallLog]] = field(default_factory=list)
+
+    @property
+    def anchor(self) -> str:
+        return f"m-{self.message.pk}"
+
+    @property
+    def awaiting_reply(self) -> bool:
+        return self.message.role == Message.Role.USER and self.reply is None
+
+
+def _turns(user: Any, messages: list[Message]) -> list[Turn]:
+    turns: list[Turn] = []
+    by_id: dict[int, Turn] = {}
+    for message in messages:
+        if message.reply_to_id is not None and message.reply_to_id in by_id:
+            by_id[message.reply_to_id].reply = message
+            continue
+        turn = Turn(message=message, reply=message if message.role == Message.Role.ASSISTANT else None)
+        by_id[message.pk] = turn
+        turns.append(turn)
+    # One query for every reply's recall log.
+    refs = [turn.reply.recall_ref for turn in turns if turn.reply is not None and turn.reply.recall_ref]
+    recalled = recalled_entries_for_turns(actor=user, turn_refs=refs)
+    for turn in turns:
+        if turn.reply is not None and turn.reply.recall_ref:
+            turn.memories = recalled.get(turn.reply.recall_ref, [])
+    return turns
+
+
+def conversation_turns(*, user: Any, conversation: Conversation) -> list[Turn]:
+    return _turns(user, list(conversation_messages(conversation=conversation)))
+
+
+def turn_for_message(*, user: Any, conversation: Conversation, message: Message) -> Turn:
+    """The turn a message belongs to (its question and reply), for re-rendering it alone."""
+    question = message.reply_to or message
+    messages = [question, *Message.objects.filter(conversation=conversation, reply_to=question)]
+    return _turns(user, messages)[0]
+
+
+# --- Notices: what extraction learned from this conversation ----------------------------------
+
+
+@dataclass
+class MemoryUpdate:
+    job: ExtractionJob
+    counts: list[str]  # e.g. ["2 new", "1 replaced"]
+    entries: list[MemoryEntry]
+
+
+@dataclass
+class Notices:
+    # A job still queued or running: the page polls until it is done.
+    active: bool = False
+    updates: list[MemoryUpdate] = field(default_factory=list)
+    failed: list[ExtractionJob] = field(default_factory=list)
+    # The latest job finished and changed nothing (said once the user ended the conversation).
+    nothing_new: bool = False
+
+
+# Outcome counts of a job, as a person would say them.
+_COUNTED = {
+    "added": "new",
+    "merged": "confirmed",
+    "superseded": "replaced an older one",
+    "pending_review": "awaiting operator review",
+}
+
+
+def conversation_notices(*, user: Any, conversation: Conversation) -> Notices:
+    jobs = extraction_jobs_for_conversation(actor=user, source_conversation=str(conversation.pk))
+    notices = Notices(
+        active=any(j.status in (ExtractionStatus.QUEUED, ExtractionStatus.RUNNING) for j in jobs)
+    )
+    changed_ids = [i for j in jobs if j.status == ExtractionStatus.DONE for i in j.result.get("changed", [])]
+    entries = memory_entries_by_ids(actor=user, ids=changed_ids)
+    for job in jobs:
+        if job.status == ExtractionStatus.FAILED:
+            notices.failed.append(job)
+        elif job.status == ExtractionStatus.DONE and job.result.get("changed"):
+            counts = [
+                f"{job.result[name]} {label}" for name, label in _COUNTED.items() if job.result.get(name)
+            ]
+            # Entries erased since are simply no longer listed.
+            listed = [entries[i] for i in job.result["changed"] if i in entries]
+            notices.updates.append(MemoryUpdate(job=job, counts=counts, entries=listed))
+    notices.nothing_new = bool(
+        jobs and jobs[-1].status == ExtractionStatus.DONE and not jobs[-1].result.get("changed")
+    )
+    return notices

@@ -6,17 +6,18 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from chat.models import Conversation, Message
 from chat.prompting import build_messages, estimate_tokens, offline_summary, recent_window
-from memory_core.errors import MemoryServiceError
+from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction import extraction_enqueue, remember_requests
-from memory_core.llm import LLMError, get_llm
+from memory_core.llm import LLMError, LLMOutputError, get_llm
 from memory_core.models import ExtractionJob, Namespace
 from memory_core.recall import RecallResult, memory_recall
 from memory_core.services import AddOutcome, memory_add, namespace_for_user
@@ -37,15 +38,22 @@ class PreparedTurn:
     acknowledgements: list[str] = field(default_factory=list)
 
 
+def _clean_text(text: str) -> str:
+    # PostgreSQL text cannot hold NUL; a pasted one must not turn into a server error.
+    return (text or "").replace("\x00", "").strip()
+
+
 # --- Conversations ---------------------------------------------------------------------------
 
 
 def conversation_create(*, user: Any, incognito: bool = False, title: str = "") -> Conversation:
-    return Conversation.objects.create(user=user, incognito=incognito, title=title.strip()[:TITLE_MAX_CHARS])
+    return Conversation.objects.create(
+        user=user, incognito=incognito, title=_clean_text(title)[:TITLE_MAX_CHARS]
+    )
 
 
 def conversation_rename(*, conversation: Conversation, title: str) -> Conversation:
-    title = title.strip()
+    title = _clean_text(title)
     if not title:
         raise MemoryServiceError(
             "A title may not be blank.", field_errors={"title": ["This field may not be blank."]}
@@ -78,10 +86,15 @@ def _extract_pending(*, conversation: Conversation, trigger: str) -> ExtractionJ
     messages = conversation.messages.all()
     if conversation.extracted_upto is not None:
         messages = messages.filter(pk__gt=conversation.extracted_upto)
-    batch = list(messages.order_by("created_at", "id")[:500])
+    batch = list(messages.order_by("id")[:500])
     if not any(m.role == Message.Role.USER for m in batch):
         return None
     namespace = namespace_for_user(user=conversation.user)
+    if namespace.memory_paused:
+        # What was said while memory was paused is never learned, not even after resuming.
+        conversation.extracted_upto = batch[-1].pk
+        conversation.save(update_fields=["extracted_upto"])
+        return None
     job = extraction_enqueue(
         namespace=namespace,
         source_conversation=str(conversation.pk),
@@ -106,7 +119,7 @@ def _payload(message: Message) -> dict[str, Any]:
 def conversations_sweep_idle(*, now: Any = None) -> int:
     """Extract from conversations idle longer than CHAT_IDLE_MINUTES (a scheduled job)."""
     now = now or timezone.now()
-    cutoff = now - timezone.timedelta(minutes=settings.CHAT_IDLE_MINUTES)
+    cutoff = now - timedelta(minutes=settings.CHAT_IDLE_MINUTES)
     idle = Conversation.objects.filter(incognito=False, last_activity_at__lt=cutoff).select_related("user")
     queued = 0
     for conversation in idle.iterator():
@@ -125,7 +138,7 @@ def conversations_sweep_idle(*, now: Any = None) -> int:
 
 def message_post(*, conversation: Conversation, content: str) -> Message:
     """Save the user's message first, so nothing they typed is lost whatever happens next."""
-    text = (content or "").strip()
+    text = _clean_text(content)
     if not text:
         raise MemoryServiceError(
             "Type a message first.", field_errors={"content": ["This field may not be blank."]}
@@ -146,6 +159,17 @@ def message_post(*, conversation: Conversation, content: str) -> Message:
             conversation.title = text.splitlines()[0][:60]
             fields.append("title")
         conversation.save(update_fields=fields)
+    return message
+
+
+def message_retry(*, message: Message) -> Message:
+    """Put a failed (or abandoned, still pending) user message back in line for its reply."""
+    if message.role != Message.Role.USER:
+        raise MemoryServiceError("Only your own messages can be sent again.")
+    if message.status == Message.Status.COMPLETE or Message.objects.filter(reply_to=message).exists():
+        raise Conflict("This message already has a reply.")
+    message.status, message.error = Message.Status.PENDING, ""
+    message.save(update_fields=["status", "error"])
     return message
 
 
@@ -227,9 +251,7 @@ def turn_prepare(*, user: Any, conversation: Conversation, user_message: Message
         memory_note = "The user has paused memory: you have no memories of the user and learn nothing."
 
     earlier = list(
-        conversation.messages.filter(status=Message.Status.COMPLETE, pk__lt=user_message.pk).order_by(
-            "created_at", "id"
-        )
+        conversation.messages.filter(status=Message.Status.COMPLETE, pk__lt=user_message.pk).in_turn_order()
     )
     if conversation.summary_upto is not None:
         earlier = [m for m in earlier if m.pk > conversation.summary_upto]
@@ -248,50 +270,87 @@ def turn_prepare(*, user: Any, conversation: Conversation, user_message: Message
     return PreparedTurn(conversation, user_message, llm_messages, recall, state, acks)
 
 
+def _usable(text: str) -> str:
+    """The reply text, or LLMOutputError: a blank answer is a failure, never a saved reply."""
+    if not text.strip():
+        raise LLMOutputError("The language model returned an empty reply.")
+    return text
+
+
 def turn_complete(*, prepared: PreparedTurn, text: str, offline: bool) -> Message:
-    """Save the finished reply (only complete replies are ever saved) and run the turn's triggers."""
+    """Save the finished reply (only complete replies are ever saved) and run the turn's triggers.
+
+    If another request answered the same message meanwhile (two tabs), that reply is kept and
+    returned, and this text is dropped: the database allows one reply per message.
+    """
+    _usable(text)
     if offline and prepared.acknowledgements:
         text = "\n".join(prepared.acknowledgements) + "\n\n" + text
     conversation, user_message = prepared.conversation, prepared.user_message
-    with transaction.atomic():
-        reply = Message.objects.create(
-            conversation=conversation,
-            role=Message.Role.ASSISTANT,
-            content=text.strip() or "(empty reply)",
-            offline=offline,
-            recall_ref=prepared.recall.turn_ref if prepared.recall and prepared.recall.items else "",
-        )
-        user_message.status, user_message.error = Message.Status.COMPLETE, ""
-        user_message.save(update_fields=["status", "error"])
-        conversation.last_activity_at = timezone.now()
-        conversation.save(update_fields=["last_activity_at"])
-        if prepared.memory_state == "on":
-            _maybe_extract_every_n(conversation)
+    try:
+        with transaction.atomic():
+            reply = Message.objects.create(
+                conversation=conversation,
+                role=Message.Role.ASSISTANT,
+                content=text.strip(),
+                offline=offline,
+                reply_to=user_message,
+                recall_ref=prepared.recall.turn_ref if prepared.recall and prepared.recall.items else "",
+            )
+            user_message.status, user_message.error = Message.Status.COMPLETE, ""
+            user_message.save(update_fields=["status", "error"])
+            conversation.last_activity_at = timezone.now()
+            fields = ["last_activity_at"]
+            if prepared.memory_state == "paused":
+                # This turn happened while memory was paused: no later trigger may learn from it.
+                conversation.extracted_upto = reply.pk
+                fields.append("extracted_upto")
+            conversation.save(update_fields=fields)
+            if prepared.memory_state == "on":
+                _maybe_extract_every_n(conversation)
+    except IntegrityError:
+        existing = Message.objects.filter(reply_to=user_message).first()
+        if existing is None:
+            raise
+        return existing
     _maybe_summarise(conversation)
     return reply
 
 
 def turn_fail(*, prepared: PreparedTurn, error: MemoryServiceError) -> None:
     """Keep the user's message, marked failed with a clear reason, so it can be retried."""
-    user_message = prepared.user_message
+    _mark_failed(prepared.user_message, error)
+
+
+def _mark_failed(user_message: Message, error: MemoryServiceError) -> None:
     user_message.status, user_message.error = Message.Status.FAILED, error.message
-    user_message.save(update_fields=["status", "error"])
+    # Conditional: a reply saved meanwhile by another request must not be marked failed.
+    Message.objects.filter(pk=user_message.pk).exclude(status=Message.Status.COMPLETE).update(
+        status=Message.Status.FAILED, error=error.message
+    )
 
 
 def turn_reply(*, user: Any, conversation: Conversation, user_message: Message) -> Message:
     """Answer one user message (retrying a failed one is the same call). Raises LLMError on failure."""
-    prepared = turn_prepare(user=user, conversation=conversation, user_message=user_message)
     try:
+        # Preparing can fail too (embeddings from the API): the message is then failed alike.
+        prepared = turn_prepare(user=user, conversation=conversation, user_message=user_message)
         result = get_llm().chat(prepared.llm_messages)
+        text = _usable(result.text)
     except LLMError as exc:
-        turn_fail(prepared=prepared, error=exc)
+        _mark_failed(user_message, exc)
         raise
-    return turn_complete(prepared=prepared, text=result.text, offline=result.offline)
+    return turn_complete(prepared=prepared, text=text, offline=result.offline)
 
 
 def turn_stream(*, user: Any, conversation: Conversation, user_message: Message) -> Iterator[tuple[str, Any]]:
     """Yields ("delta", text) while the reply is generated, then ("done", reply) or ("error", LLMError)."""
-    prepared = turn_prepare(user=user, conversation=conversation, user_message=user_message)
+    try:
+        prepared = turn_prepare(user=user, conversation=conversation, user_message=user_message)
+    except LLMError as exc:
+        _mark_failed(user_message, exc)
+        yield ("error", exc)
+        return
     llm = get_llm()
     parts: list[str] = []
     if llm.offline and prepared.acknowledgements:
@@ -301,6 +360,7 @@ def turn_stream(*, user: Any, conversation: Conversation, user_message: Message)
         for delta in llm.stream_chat(prepared.llm_messages):
             parts.append(delta)
             yield ("delta", delta)
+        _usable("".join(parts))
     except LLMError as exc:
         turn_fail(prepared=prepared, error=exc)
         yield ("error", exc)
@@ -324,7 +384,7 @@ def _maybe_summarise(conversation: Conversation) -> None:
     complete = conversation.messages.filter(status=Message.Status.COMPLETE)
     if conversation.summary_upto is not None:
         complete = complete.filter(pk__gt=conversation.summary_upto)
-    unsummarised = list(complete.order_by("created_at", "id"))
+    unsummarised = list(complete.in_turn_order())
     window = recent_window(unsummarised, budget_tokens=settings.CHAT_HISTORY_TOKENS)
     older = unsummarised[: len(unsummarised) - len(window)]
     if len(older) < 4:
@@ -364,6 +424,7 @@ __all__ = [
     "conversations_sweep_idle",
     "estimate_tokens",
     "message_post",
+    "message_retry",
     "turn_complete",
     "turn_fail",
     "turn_prepare",

@@ -1,27 +1,319 @@
-"""Pages of the chat app."""
+"""Pages of the chat: conversation list, message pane, and the turn.
+
+Every form has a real action and works without JavaScript (POST → the reply is generated in the
+request → redirect). With htmx, sending returns the user's message at once with a "thinking"
+placeholder; static/js/chat.js then streams the reply from `message_stream` (server-sent events)
+and swaps in the final rendered turn. A conversation is reached only through
+`conversation_access`, so a missing one and someone else's both answer 404.
+"""
 
 from __future__ import annotations
 
-from django.conf import settings
-from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+import contextlib
+import json
+import logging
+from collections.abc import Iterator
+from typing import Any
 
-from memory_core.selectors import memory_list
+from django.contrib import messages as flash
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.middleware import HtmxDetails
+
+from chat.context_processors import offline_mode
+from chat.models import Conversation, Message
+from chat.selectors import (
+    conversation_access,
+    conversation_list,
+    conversation_notices,
+    conversation_turns,
+    message_access,
+    turn_for_message,
+)
+from chat.services import (
+    MESSAGE_MAX_CHARS,
+    TITLE_MAX_CHARS,
+    conversation_close,
+    conversation_create,
+    conversation_delete,
+    conversation_rename,
+    message_post,
+    message_retry,
+    turn_reply,
+    turn_stream,
+)
+from memory_core.errors import MemoryServiceError, NotFound
+from memory_core.llm import LLMError
 from memory_core.services import namespace_for_user
+
+logger = logging.getLogger(__name__)
+
+PAGE = "chat/chat.html"
+
+
+class HtmxHttpRequest(HttpRequest):
+    # Set by django_htmx's middleware; declared so views type-check against it.
+    htmx: HtmxDetails
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _conversation(request: HtmxHttpRequest, conversation_id: Any) -> Conversation:
+    try:
+        return conversation_access(user=request.user, conversation_id=conversation_id)
+    except NotFound as exc:
+        raise Http404(exc.message) from None
+
+
+def _message(request: HtmxHttpRequest, conversation: Conversation, message_id: Any) -> Message:
+    try:
+        return message_access(user=request.user, conversation=conversation, message_id=message_id)
+    except NotFound as exc:
+        raise Http404(exc.message) from None
+
+
+def _partial(request: HtmxHttpRequest) -> bool:
+    # A history restore (Back after hx-push-url, cache missed) needs the whole page.
+    return bool(request.htmx) and not request.htmx.history_restore_request
+
+
+def _render(
+    request: HtmxHttpRequest, template: str, context: dict[str, Any], status: int = 200
+) -> HttpResponse:
+    # offline_mode is also a context processor; passed here so the banner never depends on settings.
+    return render(request, template, {**offline_mode(request), **context}, status=status)
+
+
+def _page(request: HtmxHttpRequest, conversation: Conversation | None, **extra: Any) -> dict[str, Any]:
+    context: dict[str, Any] = {
+        "conversations": conversation_list(user=request.user),
+        "conversation": conversation,
+        "memory_paused": namespace_for_user(user=request.user).memory_paused,
+        "max_chars": MESSAGE_MAX_CHARS,
+        "title_max_chars": TITLE_MAX_CHARS,
+    }
+    if conversation is not None:
+        context["turns"] = conversation_turns(user=request.user, conversation=conversation)
+        context["notices"] = conversation_notices(user=request.user, conversation=conversation)
+    return {**context, **extra}
+
+
+def _conversation_url(conversation: Conversation, message: Message | None = None) -> str:
+    url = reverse("chat:conversation", args=[conversation.pk])
+    return f"{url}#m-{message.pk}" if message is not None else url
+
+
+def _turn_response(request: HtmxHttpRequest, conversation: Conversation, message: Message) -> HttpResponse:
+    turn = turn_for_message(user=request.user, conversation=conversation, message=message)
+    return _render(request, f"{PAGE}#turn", {"conversation": conversation, "turn": turn})
+
+
+def _composer_error(
+    request: HtmxHttpRequest, conversation: Conversation | None, error: MemoryServiceError, text: str
+) -> HttpResponse:
+    """The form again with the reason and what was typed (nothing saved), as a 400."""
+    extra = {"composer_error": error.message, "composer_text": text[: MESSAGE_MAX_CHARS * 2]}
+    if not _partial(request):
+        return _render(request, PAGE, _page(request, conversation, **extra), status=400)
+    response = _render(request, f"{PAGE}#composer", _page(request, conversation, **extra), status=400)
+    # chat.js lets htmx swap this 400 into the form, in place of the usual target (the message list).
+    response["HX-Retarget"] = "#composer"
+    response["HX-Reswap"] = "outerHTML"
+    return response
+
+
+# --- pages -----------------------------------------------------------------------------------
 
 
 @login_required
-def home(request: HttpRequest) -> HttpResponse:
-    namespace = namespace_for_user(user=request.user)
-    current = memory_list(actor=request.user, current_only=True)
-    return render(
-        request,
-        "chat/home.html",
-        {
-            "namespace": namespace,
-            "memory_count": current.count(),
-            "recent": current[:20],
-            "offline_mode": not settings.OPENAI_API_KEY,
-        },
+@require_safe
+def home(request: HtmxHttpRequest) -> HttpResponse:
+    template = f"{PAGE}#pane" if _partial(request) else PAGE
+    return _render(request, template, _page(request, None))
+
+
+@login_required
+@require_safe
+def conversation_detail(request: HtmxHttpRequest, conversation_id: Any) -> HttpResponse:
+    conversation = _conversation(request, conversation_id)
+    template = f"{PAGE}#pane" if _partial(request) else PAGE
+    return _render(request, template, _page(request, conversation))
+
+
+@login_required
+@require_POST
+def conversation_new(request: HtmxHttpRequest) -> HttpResponse:
+    """A new (optionally incognito) conversation, and its first message when one was typed."""
+    incognito = request.POST.get("incognito") in ("1", "on", "true")
+    text = request.POST.get("content", "")
+    message = None
+    try:
+        with transaction.atomic():  # an invalid first message leaves no empty conversation behind
+            conversation = conversation_create(user=request.user, incognito=incognito)
+            if text.strip():
+                message = message_post(conversation=conversation, content=text)
+    except MemoryServiceError as exc:
+        return _composer_error(request, None, exc, text)
+    if message is not None and not request.htmx:
+        _answer(request, conversation, message)
+    if request.htmx:
+        # The conversation page streams the pending reply as soon as it loads.
+        return HttpResponseClientRedirect(_conversation_url(conversation))
+    return redirect(_conversation_url(conversation, message))
+
+
+@login_required
+@require_POST
+def conversation_rename_view(request: HtmxHttpRequest, conversation_id: Any) -> HttpResponse:
+    conversation = _conversation(request, conversation_id)
+    try:
+        conversation_rename(conversation=conversation, title=request.POST.get("title", ""))
+    except MemoryServiceError as exc:
+        flash.error(request, f"Not renamed: {'; '.join(exc.field_errors.get('title', [exc.message]))}")
+    return redirect(_conversation_url(conversation))
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def conversation_delete_view(request: HtmxHttpRequest, conversation_id: Any) -> HttpResponse:
+    """GET asks for confirmation, POST deletes (the memories learned from it stay)."""
+    conversation = _conversation(request, conversation_id)
+    if request.method == "POST":
+        conversation_delete(conversation=conversation)
+        flash.success(request, "Conversation deleted. What the assistant learned from it stays in memory.")
+        return redirect("chat:home")
+    return _render(request, "chat/conversation_delete.html", {"conversation": conversation})
+
+
+@login_required
+@require_POST
+def conversation_end(request: HtmxHttpRequest, conversation_id: Any) -> HttpResponse:
+    conversation = _conversation(request, conversation_id)
+    job = conversation_close(conversation=conversation)
+    if conversation.incognito:
+        flash.info(request, "Conversation ended. It was incognito, so nothing from it was remembered.")
+    elif job is not None:
+        flash.info(request, "Conversation ended. What it taught me is being saved to memory.")
+    elif namespace_for_user(user=request.user).memory_paused:
+        flash.info(request, "Conversation ended. Memory is paused, so nothing from it was remembered.")
+    else:
+        flash.info(request, "Conversation ended. There was nothing new to learn from it.")
+    return redirect(_conversation_url(conversation))
+
+
+@login_required
+@require_safe
+def conversation_notices_view(request: HtmxHttpRequest, conversation_id: Any) -> HttpResponse:
+    """The "memory updated" notices; polled by the page while an extraction job is unfinished."""
+    conversation = _conversation(request, conversation_id)
+    if not _partial(request):
+        return redirect(_conversation_url(conversation))
+    notices = conversation_notices(user=request.user, conversation=conversation)
+    return _render(request, f"{PAGE}#notices", {"conversation": conversation, "notices": notices})
+
+
+# --- the turn --------------------------------------------------------------------------------
+
+
+def _answer(request: HtmxHttpRequest, conversation: Conversation, message: Message) -> None:
+    """Generate the reply within this request (the no-JavaScript path)."""
+    # On LLMError the message is kept, marked failed with the reason; the page shows it with Retry.
+    with contextlib.suppress(LLMError):
+        turn_reply(user=request.user, conversation=conversation, user_message=message)
+
+
+@login_required
+@require_POST
+def message_send(request: HtmxHttpRequest, conversation_id: Any) -> HttpResponse:
+    conversation = _conversation(request, conversation_id)
+    text = request.POST.get("content", "")
+    try:
+        message = message_post(conversation=conversation, content=text)
+    except MemoryServiceError as exc:
+        return _composer_error(request, conversation, exc, text)
+    if request.htmx:
+        return _turn_response(request, conversation, message)
+    _answer(request, conversation, message)
+    return redirect(_conversation_url(conversation, message))
+
+
+@login_required
+@require_POST
+def message_retry_view(request: HtmxHttpRequest, conversation_id: Any, message_id: Any) -> HttpResponse:
+    conversation = _conversation(request, conversation_id)
+    message = _message(request, conversation, message_id)
+    try:
+        message_retry(message=message)
+    except MemoryServiceError as exc:
+        if not request.htmx:
+            flash.info(request, exc.message)
+            return redirect(_conversation_url(conversation, message))
+        return _turn_response(request, conversation, message)
+    if request.htmx:
+        return _turn_response(request, conversation, message)
+    _answer(request, conversation, message)
+    return redirect(_conversation_url(conversation, message))
+
+
+@login_required
+@require_safe
+def message_turn(request: HtmxHttpRequest, conversation_id: Any, message_id: Any) -> HttpResponse:
+    """One turn (question, reply, memories used) rendered alone, swapped in after streaming."""
+    conversation = _conversation(request, conversation_id)
+    message = _message(request, conversation, message_id)
+    if not _partial(request):
+        return redirect(_conversation_url(conversation, message))
+    return _turn_response(request, conversation, message)
+
+
+def _sse(event: str, data: dict[str, Any]) -> str:
+    # JSON keeps newlines in the text from ending the event early.
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n"
+
+
+def _events(request: HtmxHttpRequest, conversation: Conversation, message: Message) -> Iterator[str]:
+    turn_url = reverse("chat:turn", args=[conversation.pk, message.pk])
+    yield ": generating\n\n"  # sends the headers now, before the model's first token
+    if message.status != Message.Status.PENDING or Message.objects.filter(reply_to=message).exists():
+        # Answered or failed already: nothing is generated again (retry is an explicit POST).
+        yield _sse("done" if message.status == Message.Status.COMPLETE else "failed", {"url": turn_url})
+        return
+    try:
+        for kind, value in turn_stream(user=request.user, conversation=conversation, user_message=message):
+            if kind == "delta":
+                yield _sse("delta", {"text": value})
+            elif kind == "done":
+                yield _sse("done", {"url": turn_url})
+            else:
+                yield _sse("failed", {"url": turn_url, "error": value.message})
+    except Exception:
+        # Not the model's failure (turn_stream reports those): the message stays pending, retryable.
+        logger.exception("streaming the reply to message %s failed", message.pk)
+        yield _sse("failed", {"url": turn_url, "error": "The reply could not be generated."})
+
+
+@login_required
+@require_safe
+def message_stream(request: HtmxHttpRequest, conversation_id: Any, message_id: Any) -> StreamingHttpResponse:
+    """Server-sent events: the reply to a pending message of the user's own, as it is generated.
+
+    A GET, so EventSource can call it; its only effect is answering a message the user already
+    posted (with CSRF), and it refuses to generate twice: an answered message just gets "done",
+    and the database holds at most one reply per message.
+    """
+    conversation = _conversation(request, conversation_id)
+    message = _message(request, conversation, message_id)
+    if message.role != Message.Role.USER:
+        raise Http404("Message not found.")
+    response = StreamingHttpResponse(
+        _events(request, conversation, message), content_type="text/event-stream"
     )
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx would otherwise hold the events back
+    return response

@@ -78,6 +78,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "chat.context_processors.offline_mode",
             ],
         },
     },
@@ -170,6 +171,7 @@ EMBEDDING_MODEL = env_str(
 # The vector column has this many dimensions; OpenAI embeddings are requested at this size.
 EMBEDDING_DIMENSIONS = 384
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64)
+EMBEDDING_TORCH_THREADS = env_int("EMBEDDING_TORCH_THREADS", 1)
 
 # --- REST API -------------------------------------------------------------------------------
 REST_FRAMEWORK = {

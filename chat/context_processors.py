@@ -1,0 +1,13 @@
+"""Template context shared by every page: whether the app runs without a language model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest
+
+
+def offline_mode(request: HttpRequest) -> dict[str, Any]:
+    # base.html shows the offline banner from this; read per request so settings changes apply.
+    return {"offline_mode": not settings.OPENAI_API_KEY}

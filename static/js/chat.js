@@ -1,0 +1,97 @@
+// The chat page's behaviour on top of htmx: Enter sends, replies stream in over server-sent
+// events, and the final rendered turn (with its "used N memories") replaces the streamed text.
+// Without this file every form still works as a plain POST.
+(function () {
+  "use strict";
+
+  // Set once per page load; a full reload resets it (the browser tests check that it survives).
+  window.chatPageLoadedAt = window.chatPageLoadedAt || Date.now();
+
+  function scrollToEnd(el) {
+    if (el && el.scrollIntoView) el.scrollIntoView({ block: "end" });
+  }
+
+  // Swap in the server-rendered turn, then let the notices re-check (a job may have been queued).
+  function showFinalTurn(placeholder, url) {
+    var turn = placeholder.closest(".turn");
+    if (!turn || !turn.isConnected) return;
+    htmx.ajax("GET", url || placeholder.dataset.turnUrl, { target: turn, swap: "outerHTML" }).then(function () {
+      htmx.trigger(document.body, "chat-refresh");
+      scrollToEnd(document.getElementById(turn.id));
+    });
+  }
+
+  function stream(placeholder) {
+    placeholder.dataset.started = "1";
+    placeholder.classList.add("streaming");
+    var text = placeholder.querySelector(".streamed");
+    var source = new EventSource(placeholder.dataset.streamUrl);
+    var finished = false;
+
+    function finish(url) {
+      if (finished) return;
+      finished = true;
+      // Closed before the server hangs up, so EventSource does not reconnect and ask again.
+      source.close();
+      showFinalTurn(placeholder, url);
+    }
+
+    source.addEventListener("delta", function (event) {
+      placeholder.classList.add("receiving");
+      // textContent: the model's text is never parsed as HTML.
+      text.textContent += JSON.parse(event.data).text;
+      scrollToEnd(placeholder);
+    });
+    source.addEventListener("done", function (event) { finish(JSON.parse(event.data).url); });
+    source.addEventListener("failed", function (event) { finish(JSON.parse(event.data).url); });
+    // A dropped connection: show the turn as the server has it (pending, with its button).
+    source.onerror = function () { finish(null); };
+  }
+
+  // Only after a page load or a POST the user made (send, retry): a turn re-rendered after a
+  // failed stream must not start again by itself, or a broken connection would loop.
+  function startStreams() {
+    document.querySelectorAll("[data-stream-url]:not([data-started])").forEach(stream);
+  }
+
+  document.addEventListener("keydown", function (event) {
+    var field = event.target;
+    if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
+    if (!field.matches || !field.matches("#composer textarea")) return;
+    event.preventDefault();
+    if (field.value.trim()) field.form.requestSubmit();
+  });
+
+  // A 400 from the composer carries the form again with the reason (HX-Retarget / HX-Reswap).
+  document.body.addEventListener("htmx:beforeSwap", function (event) {
+    if (event.detail.xhr.status === 400 && event.detail.xhr.getResponseHeader("HX-Retarget")) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
+
+  document.body.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt;
+    if (form.id === "composer" && event.detail.successful) form.reset();
+  });
+
+  document.body.addEventListener("htmx:afterSwap", function (event) {
+    if (event.detail.requestConfig && event.detail.requestConfig.verb === "post") {
+      startStreams();
+      var messages = document.getElementById("messages");
+      if (messages) scrollToEnd(messages.lastElementChild);
+    }
+  });
+
+  // A conversation opened from the list: mark it as the current one.
+  document.body.addEventListener("htmx:pushedIntoHistory", function () {
+    document.querySelectorAll(".chat-list a").forEach(function (link) {
+      if (link.getAttribute("href") === location.pathname) link.setAttribute("aria-current", "page");
+      else link.removeAttribute("aria-current");
+    });
+  });
+
+  startStreams();
+  var messages = document.getElementById("messages");
+  if (messages && location.hash === "") scrollToEnd(messages.lastElementChild);
+})();
