@@ -327,8 +327,13 @@ def memory_add(
     actor_kind: str = ActorKind.SYSTEM,
     actor: Any = None,
     excerpt: str = "",
+    embedding: list[float] | None = None,
 ) -> AddOutcome:
-    """Validate a statement and reconcile it with the namespace's memories (see module docstring)."""
+    """Validate a statement and reconcile it with the namespace's memories (see module docstring).
+
+    `embedding` lets batch callers embed many statements in one model call; it must be the
+    current embedder's vector of the stripped content.
+    """
     text = _validate_fields(
         content=content, type=type, source_kind=source_kind, confidence=confidence, importance=importance
     )
@@ -359,7 +364,8 @@ def memory_add(
 
     from memory_core.embeddings import get_embedder
 
-    embedding = get_embedder().embed_query(text)  # before taking the lock: keeps it short
+    if embedding is None:
+        embedding = get_embedder().embed_query(text)  # before taking the lock: keeps it short
     start = valid_from or timezone.now()
     fields = {
         "namespace": namespace,
