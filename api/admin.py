@@ -16,8 +16,8 @@ from api.models import ApiKey, Tenant, TenantNamespace, TenantUser
 class ApiKeyInline(admin.TabularInline):
     model = ApiKey
     extra = 0
-    fields = ["prefix", "name", "scopes", "created_at", "last_used_at", "revoked_at"]
-    readonly_fields = fields
+    # A tuple (covariant) so the same value types as both `fields` and `readonly_fields`.
+    fields = readonly_fields = ("prefix", "name", "scopes", "created_at", "last_used_at", "revoked_at")
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

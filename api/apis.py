@@ -60,7 +60,9 @@ READ, WRITE, ERASE, MODERATE = ApiScope.READ, ApiScope.WRITE, ApiScope.ERASE, Ap
 class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
     code = serializers.CharField()
-    errors = serializers.DictField(help_text="Field errors: {field: [message, …]}; batch items by index.")
+    # Stub gap (typeddjango/djangorestframework-stubs#78): DRF pops declared fields off the class,
+    # but the stubs still type the name as Serializer.errors.
+    errors = serializers.DictField(help_text="Field errors: {field: [message, …]}; batch items by index.")  # type: ignore[assignment]
 
 
 _ERROR_TEXT = {

@@ -28,7 +28,7 @@ from api import serializers as s
 from api.apis import ERASE, READ, WRITE, ApiView, errors, json_object, valid
 from api.auth import tenant_of
 from api.errors import PayloadTooLarge
-from api.models import EntityKind
+from api.models import ApiKey, EntityKind
 from api.selectors import (
     Subject,
     entity_of,
@@ -58,7 +58,7 @@ from memory_core.selectors import (
 
 TAG = ["mem0-compatible"]
 # mem0's add → event statuses.
-_EVENT_STATUS = {
+_EVENT_STATUS: dict[str, str] = {
     ExtractionStatus.QUEUED: "PENDING",
     ExtractionStatus.RUNNING: "RUNNING",
     ExtractionStatus.DONE: "SUCCEEDED",
@@ -467,17 +467,20 @@ class SearchApi(Mem0View):
         ],
     )
     def post(self, request: Request) -> Response:
-        params = valid(Mem0SearchSerializer, json_object(request))
-        user_id, agent_id = _entity_from(request.data)
+        body = json_object(request)
+        params = valid(Mem0SearchSerializer, body)
+        user_id, agent_id = _entity_from(body)
         subject = subject_for(request, user_id=user_id, agent_id=agent_id, create=False)
         if subject is None or subject.namespace.memory_paused:
             return Response({"results": []})
+        key = request.auth
+        assert isinstance(key, ApiKey)  # tenant_only: HasScope admits only tenant API keys here
         result = memory_recall(
             actor=subject.actor,
             query=params["query"],
             limit=params["top_k"],
             budget_tokens=_SEARCH_BUDGET_TOKENS,
-            turn_ref=f"mem0:{request.auth.prefix}:{timezone.now().timestamp()}",
+            turn_ref=f"mem0:{key.prefix}:{timezone.now().timestamp()}",
         )
         link, threshold, categories = _link_of(subject), params.get("threshold"), params.get("categories")
         results = [
@@ -523,9 +526,10 @@ class ListApi(Mem0View):
         ],
     )
     def post(self, request: Request) -> Response:
-        params = valid(Mem0ListSerializer, json_object(request))
+        body = json_object(request)
+        params = valid(Mem0ListSerializer, body)
         page = valid(Mem0PageQuerySerializer, request.query_params)
-        user_id, agent_id = _entity_from(request.data)
+        user_id, agent_id = _entity_from(body)
         subject = subject_for(request, user_id=user_id, agent_id=agent_id, create=False)
         number, size = page["page"], page["page_size"]
         if subject is None:
@@ -666,7 +670,7 @@ class HistoryApi(Mem0View):
         # old one; a keyed update writes "created" on the new and "superseded" on the old. One row each.
         corrected = {e.entry_ref for e in events if e.action == "corrected" and "corrects" in e.data}
         supersedes = {str(v.pk): str(v.supersedes_id) for v in versions if v.supersedes_id}
-        rows = []
+        rows: list[dict[str, Any]] = []
         for event in events:
             data = event.data or {}
             ref = str(event.entry_ref)
@@ -763,7 +767,7 @@ class EntitiesApi(Mem0View):
         assert tenant is not None
         links = list(tenant_entities(tenant)[:10_000])
         counts = memory_counts(namespace_ids=[link.namespace_id for link in links])
-        results = [
+        results: list[dict[str, Any]] = [
             {
                 "id": link.external_id,
                 "name": link.external_id,

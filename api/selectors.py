@@ -11,6 +11,7 @@ Missing and someone else's are answered alike (404).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -81,7 +82,7 @@ def subject_for(
     return Subject(link.namespace.owner, link.namespace, kind, external_id, tenant)
 
 
-def tenant_namespace_ids(tenant: Tenant) -> QuerySet[TenantNamespace]:
+def tenant_namespace_ids(tenant: Tenant) -> QuerySet[TenantNamespace, Mapping[str, Any]]:
     return TenantNamespace.objects.filter(tenant=tenant).values("namespace_id")
 
 
@@ -181,6 +182,7 @@ def conversation_for(request: Request, *, conversation_id: Any) -> tuple[Any, Co
 
 def extraction_job_for(request: Request, *, job_id: Any) -> ExtractionJob:
     tenant = tenant_of(request)
+    scope: QuerySet[Any, Mapping[str, Any]]  # a one-column subquery of namespace ids
     if tenant is None:
         scope = Namespace.objects.owned_by(request.user).values("id")
     else:

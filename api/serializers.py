@@ -214,7 +214,9 @@ class MemoryOutSerializer(serializers.Serializer):
     confidence = serializers.FloatField()
     pinned = serializers.BooleanField()
     evidence_count = serializers.IntegerField()
-    source = SourceSerializer(source="*")
+    # Stub gap (typeddjango/djangorestframework-stubs#158): DRF pops declared fields off the class,
+    # but the stubs still type the name as Field.source.
+    source = SourceSerializer(source="*")  # type: ignore[assignment]
     valid_from = serializers.DateTimeField()
     valid_to = serializers.DateTimeField(allow_null=True)
     recorded_at = serializers.DateTimeField()
@@ -273,7 +275,9 @@ class MemoryEventOutSerializer(serializers.Serializer):
     action = serializers.CharField()
     actor_kind = serializers.CharField()
     reason = serializers.CharField()
-    data = MetadataField()
+    # Stub gap (typeddjango/djangorestframework-stubs#78): DRF pops declared fields off the class,
+    # but the stubs still type the name as Serializer.data.
+    data = MetadataField()  # type: ignore[assignment]
     created_at = serializers.DateTimeField()
 
 

@@ -4,7 +4,7 @@ several workers, configure a shared cache (Redis) or each worker counts on its o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
@@ -16,7 +16,9 @@ from api.models import ApiKey
 class _SettingsRateThrottle(SimpleRateThrottle):
     def get_rate(self) -> str | None:
         # DRF binds THROTTLE_RATES at import; read it per request so settings changes apply.
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        # The stubs type the rates as numbers; DRF's are "N/period" strings.
+        rates = cast("dict[str, str | None]", api_settings.DEFAULT_THROTTLE_RATES)
+        return rates.get(self.scope) if self.scope is not None else None
 
 
 class ApiKeyThrottle(_SettingsRateThrottle):

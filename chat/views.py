@@ -18,12 +18,11 @@ from typing import Any
 from django.contrib import messages as flash
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
-from django_htmx.middleware import HtmxDetails
 
 from chat.context_processors import offline_mode
 from chat.models import Conversation, Message
@@ -47,6 +46,7 @@ from chat.services import (
     turn_reply,
     turn_stream,
 )
+from config.typing import HtmxHttpRequest
 from memory_core.errors import MemoryServiceError, NotFound
 from memory_core.llm import LLMError
 from memory_core.services import namespace_for_user
@@ -54,11 +54,6 @@ from memory_core.services import namespace_for_user
 logger = logging.getLogger(__name__)
 
 PAGE = "chat/chat.html"
-
-
-class HtmxHttpRequest(HttpRequest):
-    # Set by django_htmx's middleware; declared so views type-check against it.
-    htmx: HtmxDetails
 
 
 # --- helpers ---------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -89,8 +90,10 @@ TEMPLATES = [
 # with its data in EMBEDDED_PGDATA; with it, any PostgreSQL that has the pgvector extension.
 DATABASE_URL = env_str("DATABASE_URL")
 EMBEDDED_PGDATA = Path(env_str("EMBEDDED_PGDATA", str(BASE_DIR / "var" / "pgdata")))
+# Typed like django-stubs' global_settings: the embedded backend reads its own extra keys.
+DATABASES: dict[str, dict[str, Any]]
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+    DATABASES = {"default": dict(dj_database_url.parse(DATABASE_URL, conn_max_age=60))}
 else:
     DATABASES = {
         "default": {

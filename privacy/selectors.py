@@ -121,7 +121,7 @@ class MemoryCard:
         return group_of(self.entry)
 
 
-_LABELS = {
+_LABELS: dict[str, str] = {
     SourceKind.EXTRACTED: "learned from your conversation of {date}",
     SourceKind.USER_EXPLICIT: "you told the assistant on {date}",
     SourceKind.USER_CORRECTION: "you corrected it on {date}",

@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config.typing import HtmxHttpRequest
 from memory_core.errors import MemoryServiceError, NotFound, PermissionDenied
 from memory_core.lifecycle import (
     activity_log,
@@ -92,7 +93,7 @@ def _entry_url(entry_id: Any) -> str:
 
 @login_required
 @require_GET
-def index(request: HttpRequest) -> HttpResponse:
+def index(request: HtmxHttpRequest) -> HttpResponse:
     filters = MemoryFilters.from_query(request.GET)
     page = Paginator(memory_search(user=request.user, filters=filters), PAGE_SIZE).get_page(
         request.GET.get("page")
@@ -113,7 +114,7 @@ def index(request: HttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-def _entry_response(request: HttpRequest, entry: MemoryEntry, done: str, error: str = "") -> HttpResponse:
+def _entry_response(request: HtmxHttpRequest, entry: MemoryEntry, done: str, error: str = "") -> HttpResponse:
     if request.htmx:
         card = memory_cards(user=request.user, entries=[entry])[0]
         return render(request, "privacy/index.html#entry", {"card": card, "error": error, "notice": done})
@@ -143,7 +144,7 @@ def remember(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def correct(request: HttpRequest, memory_id: Any) -> HttpResponse:
+def correct(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
     try:
         new = memory_correct(
             actor=request.user,
@@ -161,17 +162,17 @@ def correct(request: HttpRequest, memory_id: Any) -> HttpResponse:
 
 @login_required
 @require_POST
-def hide(request: HttpRequest, memory_id: Any) -> HttpResponse:
+def hide(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
     return _status_change(request, memory_id, memory_hide, "Hidden: the assistant will not use it.")
 
 
 @login_required
 @require_POST
-def unhide(request: HttpRequest, memory_id: Any) -> HttpResponse:
+def unhide(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
     return _status_change(request, memory_id, memory_unhide, "The assistant may use it again.")
 
 
-def _status_change(request: HttpRequest, memory_id: Any, service: Any, done: str) -> HttpResponse:
+def _status_change(request: HtmxHttpRequest, memory_id: Any, service: Any, done: str) -> HttpResponse:
     try:
         entry = service(actor=request.user, memory_id=memory_id)
     except MemoryServiceError as exc:
