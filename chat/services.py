@@ -16,7 +16,8 @@ from django.utils import timezone
 from chat.models import Conversation, Message
 from chat.prompting import build_messages, estimate_tokens, offline_summary, recent_window
 from memory_core.errors import Conflict, MemoryServiceError
-from memory_core.extraction import extraction_enqueue, remember_requests
+from memory_core.extraction import candidate_start, extraction_enqueue, remember_requests
+from memory_core.lifecycle import extraction_jobs_erase
 from memory_core.llm import LLMError, LLMOutputError, get_llm
 from memory_core.models import ExtractionJob, Namespace
 from memory_core.recall import RecallResult, memory_recall
@@ -67,8 +68,14 @@ def conversation_rename(*, conversation: Conversation, title: str) -> Conversati
     return conversation
 
 
+@transaction.atomic
 def conversation_delete(*, conversation: Conversation) -> None:
-    """Deletes the conversation and its messages; memories learned from it stay (their source is gone)."""
+    """Deletes the conversation and its messages; memories learned from it stay (their source is gone).
+
+    Its extraction jobs go too: their payload is the transcript, and a job still queued must not
+    learn from a conversation the user deleted.
+    """
+    extraction_jobs_erase(actor=conversation.user, source_conversations=[str(conversation.pk)])
     conversation.delete()
 
 
@@ -200,22 +207,34 @@ def _remember_now(*, user: Any, namespace: Namespace, message: Message) -> list[
     """An explicit "remember that …" is written at once and acknowledged in the reply."""
     acks = []
     for candidate in remember_requests(_payload(message)):
-        outcome = memory_add(
-            namespace=namespace,
-            content=candidate.content,
-            type=candidate.type,
-            category=candidate.category,
-            key=candidate.key,
-            source_kind="user_explicit",
-            source_conversation=str(message.conversation_id),
-            source_message_ids=[str(message.pk)],
-            confidence=1.0,
-            importance=candidate.importance,
-            pinned=candidate.pinned,
-            actor_kind="user",
-            actor=user,
-            excerpt=message.content[:300],
-        )
+        # It holds from when the user said it: a background extraction of an OLDER message of the
+        # same slot, finishing later, is then recorded as history instead of replacing it.
+        valid_from, metadata = candidate_start(candidate, said_at=message.created_at)
+        try:
+            outcome = memory_add(
+                namespace=namespace,
+                content=candidate.content,
+                type=candidate.type,
+                category=candidate.category,
+                key=candidate.key,
+                source_kind="user_explicit",
+                source_conversation=str(message.conversation_id),
+                source_message_ids=[str(message.pk)],
+                confidence=1.0,
+                importance=candidate.importance,
+                pinned=candidate.pinned,
+                valid_from=valid_from,
+                metadata=metadata or None,
+                actor_kind="user",
+                actor=user,
+                excerpt=message.content[:300],
+            )
+        except LLMError:
+            raise  # e.g. embeddings failed: the turn fails and can be retried
+        except MemoryServiceError as exc:
+            # A statement the memory refuses must not cost the user their reply.
+            acks.append(f"I couldn't store that: {exc.message}")
+            continue
         acks.append(_acknowledge(outcome, candidate.content))
     return acks
 

@@ -1,12 +1,29 @@
-"""Django admin for the memory engine (staff only, as all of the admin); history is read-only."""
+"""Django admin for the memory engine (staff only, as all of the admin); history is read-only.
+
+Memory entries change only through the services (history, embeddings, moderation): what they say,
+where they live and their lifecycle are read-only here, and deleting one is an erasure
+(`lifecycle.memory_erase`), never a bare row delete. Admin log rows name entries by id only.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import json
+from typing import Any, cast
 
+from django import forms
 from django.contrib import admin
-from django.http import HttpRequest
+from django.contrib.admin import helpers
+from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.utils.safestring import SafeString
 
+from memory_core.errors import NotFound
+from memory_core.lifecycle import memory_erase
 from memory_core.models import MemoryEntry, MemoryEvent, MemoryEvidence, Namespace, NamespaceGrant
 
 
@@ -52,9 +69,20 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+def _erasable_by(entry: MemoryEntry) -> Any:
+    """The account `memory_erase` acts for: the namespace's owner (users, API agents), if any.
+
+    Owner-less org / agent namespaces have no erase path yet (memory_erase needs the owner), and
+    an inactive owner is not a user to memory_access: the admin refuses to delete those.
+    """
+    owner = entry.namespace.owner
+    return owner if owner is not None and owner.is_active else None
+
+
 @admin.register(MemoryEntry)
 class MemoryEntryAdmin(admin.ModelAdmin):
     list_display = [
+        "id",
         "short_content",
         "namespace",
         "type",
@@ -65,10 +93,18 @@ class MemoryEntryAdmin(admin.ModelAdmin):
         "recorded_at",
     ]
     list_filter = ["type", "status", "category", "source_kind", "pinned"]
-    search_fields = ["content", "key", "namespace__path"]
-    raw_id_fields = ["namespace", "supersedes", "superseded_by", "approved_by"]
+    # Never the content: a search would match (and list) anyone's memories.
+    search_fields = ["key", "namespace__path"]
     readonly_fields = [
         "id",
+        "namespace",
+        "type",
+        "content",
+        "status",
+        "approved_at",
+        "approved_by",
+        "supersedes",
+        "superseded_by",
         "embedding_model",
         "access_count",
         "last_accessed_at",
@@ -84,6 +120,75 @@ class MemoryEntryAdmin(admin.ModelAdmin):
     @admin.display(description="content")
     def short_content(self, obj: MemoryEntry) -> str:
         return obj.content[:80]
+
+    def action_checkbox(self, obj: MemoryEntry) -> SafeString:
+        # Django labels each row's box with str(obj), which quotes the content.
+        attrs = {"class": "action-select", "aria-label": f"Select memory entry {obj.pk}"}
+        return forms.CheckboxInput(attrs, lambda value: False).render(
+            helpers.ACTION_CHECKBOX_NAME, str(obj.pk)
+        )
+
+    # Entries are created through the services (chat, the privacy page, moderation, the API).
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if obj is not None and _erasable_by(obj) is None:
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def _erase(self, entry: MemoryEntry) -> None:
+        owner = _erasable_by(entry)
+        if owner is None:
+            raise PermissionDenied
+        # NotFound: already erased, as an older version of an entry erased just before.
+        with contextlib.suppress(NotFound):
+            memory_erase(actor=owner, memory_id=entry.pk)
+
+    def delete_model(self, request: HttpRequest, obj: MemoryEntry) -> None:
+        self._erase(obj)
+
+    @transaction.atomic
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[MemoryEntry]) -> None:
+        for entry in queryset.select_related("namespace__owner"):
+            self._erase(entry)
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> tuple[Any, Any, Any, Any]:
+        # The confirmation page lists entries by id: the bulk action would otherwise show the
+        # content of every selected entry.
+        _, model_count, perms_needed, protected = super().get_deleted_objects(objs, request)
+        return [f"Memory entry {obj.pk}" for obj in objs], model_count, perms_needed, protected
+
+    def response_delete(self, request: HttpRequest, obj_display: str, obj_id: Any) -> HttpResponse:
+        # The success message (kept in the session or a cookie until shown) names the id only.
+        return super().response_delete(request, str(obj_id), obj_id)
+
+    # Admin log rows: the entry's id as their repr, never its content (str(entry) quotes it).
+    def _log(self, request: HttpRequest, objs: Any, flag: int, message: Any = "") -> list[LogEntry]:
+        if isinstance(message, list):
+            message = json.dumps(message)
+        content_type = ContentType.objects.get_for_model(MemoryEntry, for_concrete_model=False)
+        user_id = cast(int, request.user.pk)  # the admin is staff-only: always a signed-in user
+        return LogEntry.objects.bulk_create(
+            LogEntry(
+                user_id=user_id,
+                content_type_id=content_type.pk,
+                object_id=str(obj.pk),
+                object_repr=str(obj.pk),
+                action_flag=flag,
+                change_message=message,
+            )
+            for obj in objs
+        )
+
+    def log_addition(self, request: HttpRequest, obj: Any, message: Any) -> LogEntry:
+        return self._log(request, [obj], ADDITION, message)[0]
+
+    def log_change(self, request: HttpRequest, obj: Any, message: Any) -> LogEntry:
+        return self._log(request, [obj], CHANGE, message)[0]
+
+    def log_deletions(self, request: HttpRequest, queryset: Any) -> list[LogEntry]:
+        return self._log(request, queryset, DELETION)
 
 
 @admin.register(MemoryEvent)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
@@ -19,7 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError
 
 from memory_core.errors import MemoryServiceError
 from memory_core.jobs import enqueue
@@ -33,6 +34,8 @@ from memory_core.models import (
     SourceKind,
 )
 
+logger = logging.getLogger(__name__)
+
 PROMPT_VERSION = "extract-v1"
 RULES_VERSION = "rules-v1"
 RULES_NAME = "rule-based"
@@ -41,6 +44,7 @@ MAX_MESSAGES = 500
 MESSAGE_ID_MAX_CHARS = 64
 CONVERSATION_MAX_CHARS = 64
 EXCERPT_MAX_CHARS = 300
+KEY_MAX_CHARS = 120  # Candidate.key
 _IDEMPOTENCY_KEY_MAX_CHARS = 200  # ExtractionJob.idempotency_key
 # A failing job is re-raised (so django-q hands the task out again) until it has run this often.
 MAX_ATTEMPTS = 3
@@ -95,7 +99,7 @@ class Candidate(BaseModel):
         Literal["profile", "preference", "safety", "event", "task_state", "sop", "relationship", "general"],
         BeforeValidator(_known_category),
     ] = "general"
-    key: Annotated[str, StringConstraints(strip_whitespace=True, max_length=120)] = Field(
+    key: Annotated[str, StringConstraints(strip_whitespace=True, max_length=KEY_MAX_CHARS)] = Field(
         default="",
         description='A stable slot a later update would replace, e.g. "home_city", "name", "job", '
         '"health.allergy.peanut", "preference.coffee"; "" when there is none.',
@@ -113,6 +117,32 @@ class Candidate(BaseModel):
         description="ISO date (YYYY-MM-DD) the fact or event starts, resolved against timestamps.",
     )
     pinned: bool = Field(default=False, description="True for safety facts: allergies, health constraints.")
+
+
+def _shortened(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters at a word boundary, marked with an ellipsis."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    cut = head.rsplit(None, 1)[0] if re.search(r"\s", head) else head
+    return cut.rstrip(" ,;:-\u2014") + "\u2026"
+
+
+def _rule_candidate(message_id: str, fields: dict[str, Any]) -> Candidate | None:
+    """A rule's statement as a Candidate, shortened to the schema's limits; None if still invalid.
+
+    A long "remember that …" (a pasted list) must not fail the chat turn or the extraction job.
+    """
+    fields = {
+        **fields,
+        "content": _shortened(str(fields.get("content", "")), CONTENT_MAX_CHARS),
+        "key": str(fields.get("key", ""))[:KEY_MAX_CHARS].strip(),
+    }
+    try:
+        return Candidate(message_ids=[message_id], **fields)
+    except ValidationError:
+        return None
 
 
 class ExtractionOutput(BaseModel):
@@ -549,7 +579,9 @@ class RuleBasedExtractor:
                     if marker in seen:
                         continue
                     seen.add(marker)
-                    candidates.append(Candidate(message_ids=[str(message["id"])], **fields))
+                    candidate = _rule_candidate(str(message["id"]), fields)
+                    if candidate is not None:
+                        candidates.append(candidate)
         return candidates
 
     def _from_sentence(self, sentence: str, today: date) -> list[dict[str, Any]]:
@@ -886,6 +918,32 @@ def _valid_from(candidate: Candidate) -> tuple[datetime | None, dict[str, Any]]:
     return (when if when <= timezone.now() else None), metadata
 
 
+def candidate_start(
+    candidate: Candidate, *, said_at: datetime | None
+) -> tuple[datetime | None, dict[str, Any]]:
+    """When the candidate's fact starts (for `memory_add`'s `valid_from`), and its metadata.
+
+    Its own past date if it has one, else when the user said it (`said_at`, never after now): a
+    fact extracted late from an older message must not look newer than what was said since, so
+    `memory_add` records it as history instead of letting it replace the current value.
+    """
+    start, metadata = _valid_from(candidate)
+    if start is None and said_at is not None:
+        start = min(said_at, timezone.now())
+    return start, metadata
+
+
+def _said_at(messages: list[dict[str, Any]], message_ids: list[str]) -> datetime | None:
+    """The time of the latest of `message_ids` among the user messages of a job payload."""
+    cited = set(message_ids)
+    times = [
+        when
+        for m in messages
+        if m["role"] == "user" and m["id"] in cited and (when := _parse_when(m.get("created_at")))
+    ]
+    return max(times, default=None)
+
+
 def _write_candidates(
     job: ExtractionJob, extractor: Extractor, candidates: list[Candidate]
 ) -> dict[str, Any]:
@@ -895,7 +953,9 @@ def _write_candidates(
     result = _empty_result()
     for candidate in candidates:
         excerpt = "\n".join(texts[i] for i in candidate.message_ids if i in texts)[:EXCERPT_MAX_CHARS]
-        valid_from, metadata = _valid_from(candidate)
+        valid_from, metadata = candidate_start(
+            candidate, said_at=_said_at(job.messages, candidate.message_ids)
+        )
         try:
             # A savepoint per candidate: one refused statement does not undo the others.
             with transaction.atomic():
@@ -934,60 +994,159 @@ def _write_candidates(
     return result
 
 
-def extraction_run(*, job_id: int) -> ExtractionJob | None:
-    """Extract and reconcile one job; `None` if the job no longer exists (erased with its user).
+# How often the extractor is run again because the payload changed (an erasure scrubbed it) while
+# it was running, before the job is failed (submitting the range again retries it).
+_MAX_RERUNS = 3
 
-    The job row stays locked for the whole run, so two workers given the same job take turns and
-    the second finds it done. Writes happen only after the extractor answered, and all in one
-    transaction: a failure leaves nothing half-written. On an `LLMError` the job is marked failed
-    with the reason, and the error is re-raised while the job has run fewer than `MAX_ATTEMPTS`
-    times, so django-q runs the task again (bounded as well by Q_CLUSTER["max_attempts"]); after
-    that the task ends normally and the job stays failed until the range is submitted again.
-    """
-    failure: LLMError | None = None
+
+def _claim_expiry() -> timedelta:
+    """A claim older than the django-q task timeout belongs to a worker that was killed or lost."""
+    cluster = getattr(settings, "Q_CLUSTER", None) or {}
+    return timedelta(seconds=int(cluster.get("timeout") or 120))
+
+
+def _claimed_elsewhere(job: ExtractionJob, now: datetime) -> bool:
+    if job.status != ExtractionStatus.RUNNING:
+        return False
+    claimed_at = _parse_when((job.result or {}).get("claimed_at"))
+    return claimed_at is not None and now - claimed_at < _claim_expiry()
+
+
+def _ours(job: ExtractionJob, claim: str) -> bool:
+    return job.status == ExtractionStatus.RUNNING and (job.result or {}).get("claimed_at") == claim
+
+
+def _lock(job_id: int) -> ExtractionJob | None:
+    return (
+        ExtractionJob.objects.select_for_update(of=("self",))
+        .select_related("namespace")
+        .filter(pk=job_id)
+        .first()
+    )
+
+
+def _finish(job: ExtractionJob, *, result: dict[str, Any], extractor: str | None = None) -> ExtractionJob:
+    """Done: the transcript payload has served its purpose and is personal data, so it goes."""
+    job.status, job.error, job.result, job.messages = ExtractionStatus.DONE, "", result, []
+    job.finished_at = timezone.now()
+    fields = ["status", "error", "result", "messages", "attempts", "finished_at"]
+    if extractor is not None:
+        job.extractor = extractor
+        fields.append("extractor")
+    job.save(update_fields=fields)
+    return job
+
+
+def _claim(job_id: int) -> tuple[ExtractionJob | None, str | None]:
+    """Take the job for this worker, in a short transaction: (job, claim), or (job, None) when
+    there is nothing for this worker to do (gone, done, paused, or another worker has it)."""
+    now = timezone.now()
     with transaction.atomic():
         job = (
-            ExtractionJob.objects.select_for_update(of=("self",))
+            ExtractionJob.objects.select_for_update(of=("self",), skip_locked=True)
             .select_related("namespace")
             .filter(pk=job_id)
             .first()
         )
-        if job is None or job.status == ExtractionStatus.DONE:
-            return job
+        if job is None:  # erased, or another worker holds the row this instant
+            return ExtractionJob.objects.filter(pk=job_id).first(), None
+        if job.status == ExtractionStatus.DONE or _claimed_elsewhere(job, now):
+            return job, None
         job.attempts += 1
-        job.finished_at = timezone.now()
         if job.namespace.memory_paused:
             # Paused after the job was queued: the conversation must not be written into memory.
-            job.status, job.error, job.result = (
-                ExtractionStatus.DONE,
-                "",
-                {**_empty_result(), "skipped": "paused"},
-            )
-            job.save(update_fields=["status", "error", "result", "attempts", "finished_at"])
+            return _finish(job, result={**_empty_result(), "skipped": "paused"}), None
+        claim = now.isoformat()
+        job.status, job.error, job.result, job.finished_at = (
+            ExtractionStatus.RUNNING,
+            "",
+            {"claimed_at": claim},
+            None,
+        )
+        job.save(update_fields=["status", "error", "result", "attempts", "finished_at"])
+    return job, claim
+
+
+def _fail(job_id: int, claim: str, *, extractor: str, error: str) -> ExtractionJob | None:
+    """Mark a claimed job failed (its payload kept for a retry); untouched if no longer ours."""
+    with transaction.atomic():
+        job = _lock(job_id)
+        if job is None or not _ours(job, claim):
             return job
-        extractor = get_extractor()
-        try:
-            with transaction.atomic():
-                try:
-                    candidates = extractor.extract(job.messages)
-                except OfflineMode:
-                    extractor = RuleBasedExtractor()
-                    candidates = extractor.extract(job.messages)
-                job.result = _write_candidates(job, extractor, candidates)
-        except LLMError as exc:
-            failure = exc
-            job.status = ExtractionStatus.FAILED
-            job.error = f"Extraction with {extractor.name} failed (attempt {job.attempts}): {exc.message}"
-            job.result = {}
-        else:
-            job.status = ExtractionStatus.DONE
-            job.error = ""
-        job.extractor = extractor.name
+        job.status, job.error, job.result, job.extractor = ExtractionStatus.FAILED, error, {}, extractor
         job.finished_at = timezone.now()
-        job.save(update_fields=["status", "error", "result", "extractor", "attempts", "finished_at"])
-    if failure is not None and job.attempts < MAX_ATTEMPTS:
-        raise failure
+        job.save(update_fields=["status", "error", "result", "extractor", "finished_at"])
     return job
+
+
+def extraction_run(*, job_id: int) -> ExtractionJob | None:
+    """Extract and reconcile one job; `None` if the job no longer exists (erased with its user or
+    its conversation).
+
+    Three steps, so no lock is held while the model answers (an erasure would wait on it):
+    1. claim the job in a short transaction (running, one more attempt); a worker that cannot
+       claim it (another one holds or runs it, or it is done) returns it as it is. A claim older
+       than the django-q timeout (`result["claimed_at"]`) is a dead worker's and is taken over;
+    2. run the extractor with no transaction open;
+    3. in one transaction, re-read the job under its lock: erased meanwhile → nothing is written;
+       payload scrubbed by an erasure meanwhile → the extractor runs again on what is left; else
+       the candidates are written through `memory_add` (a failure leaves nothing half-written)
+       and the job is done, its transcript payload dropped (the result stays).
+    On an `LLMError`, or any unexpected error, the job is marked failed with the reason, and the
+    error is re-raised while the job has run fewer than `MAX_ATTEMPTS` times, so django-q runs the
+    task again (bounded as well by Q_CLUSTER["max_attempts"]); after that the task ends normally
+    and the job stays failed until the range is submitted again.
+    """
+    job, claim = _claim(job_id)
+    if job is None or claim is None:
+        return job
+    messages = list(job.messages)
+    extractor: Extractor = get_extractor()
+    try:
+        for _ in range(_MAX_RERUNS + 1):
+            try:
+                candidates = extractor.extract(messages)
+            except OfflineMode:
+                extractor = RuleBasedExtractor()
+                candidates = extractor.extract(messages)
+            with transaction.atomic():
+                current = _lock(job_id)
+                if current is None or not _ours(current, claim):
+                    return current  # erased, or finished by an erasure or another worker
+                if current.namespace.memory_paused:
+                    return _finish(current, result={**_empty_result(), "skipped": "paused"})
+                if current.messages != messages:
+                    messages = list(current.messages)  # scrubbed meanwhile: extract from what is left
+                    continue
+                return _finish(
+                    current,
+                    result=_write_candidates(current, extractor, candidates),
+                    extractor=extractor.name,
+                )
+        failed = _fail(
+            job_id,
+            claim,
+            extractor=extractor.name,
+            error=f"Extraction with {extractor.name} gave up (attempt {job.attempts}): the conversation "
+            "kept changing while it ran. Submit it again.",
+        )
+        return failed
+    except LLMError as exc:
+        failure: Exception = exc
+        error = f"Extraction with {extractor.name} failed (attempt {job.attempts}): {exc.message}"
+    except Exception as exc:
+        # Never leave the job queued or running for ever. The message of an arbitrary exception
+        # may quote the transcript, so only its type goes into the job; the details go to the log.
+        logger.exception("extraction job %s failed unexpectedly", job_id)
+        failure = exc
+        error = (
+            f"Extraction with {extractor.name} failed (attempt {job.attempts}): unexpected "
+            f"{type(exc).__name__}; the details are in the server log."
+        )
+    failed = _fail(job_id, claim, extractor=extractor.name, error=error)
+    if failed is not None and failed.status == ExtractionStatus.FAILED and failed.attempts < MAX_ATTEMPTS:
+        raise failure
+    return failed
 
 
 def remember_requests(message: dict[str, Any]) -> list[Candidate]:
@@ -1006,7 +1165,8 @@ def remember_requests(message: dict[str, Any]) -> list[Candidate]:
         match = _REMEMBER.search(sentence)
         if match:
             found += [
-                Candidate(message_ids=[str(message["id"])], **fields)
+                candidate
                 for fields in rules._remembered(match.group("what"), today)
+                if (candidate := _rule_candidate(str(message["id"]), fields)) is not None
             ]
     return found

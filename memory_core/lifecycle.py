@@ -8,6 +8,11 @@ Correction: a correction says the old statement was never true (an update, by co
 world changed). So the new version (source "user_correction", same type, category and key) takes
 over the old one's whole validity window, and the old window is closed at its own `valid_from`
 (empty): point-in-time recall then never answers with the wrong statement, for any instant.
+A correction that would weaken a policy ("refunds no longer need approval", see
+`validation.weakens_policy`) is treated as `memory_add` treats one: the new version is a
+procedural entry pending operator review, with a flagged write, so no assistant uses it before an
+operator approved it (the old version is still superseded: the user said it was wrong). Kept
+rather than refused so the attempt is visible to operators and the user's wording is not lost.
 
 Hiding ("don't use this") keeps the entry, never recalled, until the user allows it again. Known
 limit: `memory_add` reconciles against active entries only, so if the user says the same thing
@@ -52,17 +57,19 @@ from memory_core.models import (
     ExtractionJob,
     ExtractionStatus,
     FlaggedWrite,
+    FlagKind,
     MemoryEntry,
     MemoryEvent,
     MemoryEvidence,
     MemoryStatus,
+    MemoryType,
     Namespace,
     RecallLog,
     SourceKind,
 )
 from memory_core.selectors import memory_access, memory_versions
 from memory_core.services import event_record, memory_create, namespace_for_user
-from memory_core.validation import normalise, scan_secrets
+from memory_core.validation import normalise, scan_secrets, strip_nul, weakens_policy
 
 CORRECTABLE_STATUSES = (MemoryStatus.ACTIVE, MemoryStatus.HIDDEN, MemoryStatus.PENDING_REVIEW)
 ERASED_REASON = "Erased at the user's request."
@@ -91,7 +98,7 @@ def memory_correct(*, actor: Any, memory_id: Any, content: str, reason: str = ""
     old = _locked(actor=actor, memory_id=memory_id)
     if old.status not in CORRECTABLE_STATUSES:
         raise MemoryServiceError("Only current memories can be corrected; erase old versions instead.")
-    text = (content or "").strip()
+    text = strip_nul(content or "").strip()
     if text and normalise(text) == normalise(old.content):
         raise MemoryServiceError(
             "The correction says the same as the memory.", field_errors={"content": ["Nothing changed."]}
@@ -102,11 +109,16 @@ def memory_correct(*, actor: Any, memory_id: Any, content: str, reason: str = ""
             f"Secrets are never stored ({', '.join(secrets.kinds)}).",
             field_errors={"content": ["This looks like a secret."]},
         )
+    # A rule that would weaken a policy waits for an operator, whatever the old entry was.
+    weakening = bool(text) and weakens_policy(text, type=old.type)
+    status = MemoryStatus.HIDDEN if old.status == MemoryStatus.HIDDEN else None
+    if weakening:
+        status = MemoryStatus.PENDING_REVIEW
     new = memory_create(
         namespace=old.namespace,
         content=text,
-        type=old.type,
-        category=old.category,
+        type=MemoryType.PROCEDURAL if weakening else old.type,
+        category="sop" if weakening and old.type != MemoryType.PROCEDURAL else old.category,
         key=old.key,
         source_kind=SourceKind.USER_CORRECTION,
         confidence=1.0,
@@ -120,7 +132,7 @@ def memory_correct(*, actor: Any, memory_id: Any, content: str, reason: str = ""
         actor=actor,
         reason=reason or "Corrected by the user.",
         # A hidden memory stays hidden: correcting it is not asking for it to be used again.
-        status=MemoryStatus.HIDDEN if old.status == MemoryStatus.HIDDEN else None,
+        status=status,
     )
     new.supersedes = old
     new.save(update_fields=["supersedes", "updated_at"])
@@ -147,6 +159,20 @@ def memory_correct(*, actor: Any, memory_id: Any, content: str, reason: str = ""
         reason=why,
         data={"content": new.content, "corrects": str(old.pk)},
     )
+    if weakening:
+        FlaggedWrite.objects.create(
+            namespace=new.namespace,
+            kind=FlagKind.POLICY_WEAKENING,
+            excerpt=new.content[:500],
+            entry=new,
+            source_kind=SourceKind.USER_CORRECTION,
+        )
+        event_record(
+            entry=new,
+            action=EventAction.FLAGGED,
+            actor_kind=ActorKind.SYSTEM,
+            reason="This rule would weaken a policy; an operator must review it.",
+        )
     return new
 
 

@@ -35,7 +35,7 @@ from memory_core.models import (
 )
 from memory_core.selectors import _parse_uuid
 from memory_core.services import event_record, memory_create
-from memory_core.validation import scan_secrets
+from memory_core.validation import scan_secrets, strip_nul
 
 MODERATE_PERMISSION = "memory_core.moderate_memories"
 
@@ -56,7 +56,7 @@ def _require_operator(operator: Any) -> None:
 
 
 def _clean_content(content: str) -> str:
-    text = (content or "").strip()
+    text = strip_nul(content or "").strip()  # PostgreSQL text cannot hold NUL
     if not text:
         raise MemoryServiceError(
             "Invalid procedure.", field_errors={"content": ["This field may not be blank."]}
@@ -73,6 +73,7 @@ def _clean_content(content: str) -> str:
 
 
 def _shared_namespace(path: str) -> Namespace:
+    path = strip_nul(path)
     namespace = Namespace.objects.filter(path=path).exclude(kind=NamespaceKind.USER).first()
     if namespace is None:
         raise MemoryServiceError(
@@ -291,8 +292,8 @@ def procedure_create(
         namespace=target,
         content=text,
         type=MemoryType.PROCEDURAL,
-        category=(category or "sop").strip()[:40],
-        key=(key or "").strip()[:120],
+        category=strip_nul(category or "sop").strip()[:40],
+        key=strip_nul(key or "").strip()[:120],
         source_kind=SourceKind.OPERATOR,
         importance=0.7,
         actor_kind=ActorKind.OPERATOR,

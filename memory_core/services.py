@@ -5,7 +5,8 @@ SUPERSEDE or IGNORE it against what the namespace already holds.
 
 - Secrets are never stored: the attempt is refused and flagged (redacted) for operators.
 - Procedures (and any rule that would weaken a policy) wait in `pending_review`; weakening
-  attempts are flagged.
+  attempts are flagged. Only procedures and statements that read as a rule or instruction count
+  (`validation.weakens_policy`): "the user no longer has to work weekends" stays a plain fact.
 - Extracted candidates below `EXTRACTION_MIN_CONFIDENCE` are ignored.
 - A near-duplicate (same type, cosine similarity >= `MERGE_SIMILARITY`, or the same text) is
   MERGED: one entry, with one more piece of evidence, confidence combined as a noisy-or.
@@ -19,6 +20,7 @@ SUPERSEDE or IGNORE it against what the namespace already holds.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -44,17 +46,57 @@ from memory_core.models import (
     NamespaceKind,
     SourceKind,
 )
-from memory_core.validation import negated, normalise, scan_secrets, weakens_policy
+from memory_core.validation import negated, normalise, scan_secrets, strip_nul, weakens_policy
+
+_PATH_SEGMENT = re.compile(r"[A-Za-z0-9_.@+-]{1,150}")
+_PATH_SEGMENT_MAX = 150
+
+
+def _user_path(user: Any) -> str:
+    """`user/<username>` when the username fits the path format and is free, else an ASCII slug of
+    it plus the user id (`user/jose.42` for "josé"): always valid, unique in practice."""
+    username = str(user.get_username() or "")
+    suffix = f".{user.pk}"
+    if _PATH_SEGMENT.fullmatch(username):
+        candidates = [username, username[: _PATH_SEGMENT_MAX - len(suffix)] + suffix]
+    else:
+        ascii_name = unicodedata.normalize("NFKD", username).encode("ascii", "ignore").decode()
+        slug = re.sub(r"[^A-Za-z0-9_.@+-]+", "-", ascii_name).strip("-.") or "user"
+        candidates = [slug[: _PATH_SEGMENT_MAX - len(suffix)] + suffix]
+    for segment in candidates:
+        if not Namespace.objects.filter(path=f"user/{segment}").exists():
+            return f"user/{segment}"
+    # Taken by someone else (another user's slug or an org/agent): fall back on the id, which
+    # only this user has; a suffix keeps it free of any path someone chose.
+    for attempt in range(1, 100):
+        segment = f"u{user.pk}-{attempt}"
+        if not Namespace.objects.filter(path=f"user/{segment}").exists():
+            return f"user/{segment}"
+    raise MemoryServiceError("Could not name the user's memory namespace.")
 
 
 def namespace_for_user(*, user: Any) -> Namespace:
-    """The user's personal namespace `user/<username>`, created on first use."""
+    """The user's personal namespace, created on first use (and returned unchanged afterwards).
+
+    Its path is `user/<username>`, or a valid, unique variant of it when the username holds
+    characters the path format does not allow (Django allows any Unicode letter) or the path is
+    taken: see `_user_path`.
+    """
     if user is None or not getattr(user, "is_authenticated", False):
         raise MemoryServiceError("A signed-in user is required.")
-    namespace, _ = Namespace.objects.get_or_create(
-        owner=user, kind=NamespaceKind.USER, defaults={"path": f"user/{user.get_username()}"}
-    )
-    return namespace
+    existing = Namespace.objects.filter(owner=user, kind=NamespaceKind.USER).first()
+    if existing is not None:
+        return existing
+    for _ in range(3):
+        try:
+            namespace, _created = Namespace.objects.get_or_create(
+                owner=user, kind=NamespaceKind.USER, defaults={"path": _user_path(user)}
+            )
+            return namespace
+        except IntegrityError:
+            # Someone else took the path between the check and the insert: name it again.
+            continue
+    raise MemoryServiceError("Could not create the user's memory namespace.")
 
 
 def namespace_create(*, path: str, kind: str) -> Namespace:
@@ -84,7 +126,7 @@ def event_record(
         action=action,
         actor_kind=actor_kind,
         actor=actor if getattr(actor, "is_authenticated", False) else None,
-        reason=reason,
+        reason=strip_nul(reason),
         data=data or {},
     )
 
@@ -93,7 +135,7 @@ def _validate_fields(
     *, content: str, type: str, source_kind: str, confidence: float, importance: float
 ) -> str:
     errors: dict[str, list[str]] = {}
-    text = (content or "").strip()
+    text = strip_nul(content or "").strip()  # PostgreSQL text cannot hold NUL
     if not text:
         errors["content"] = ["This field may not be blank."]
     elif len(text) > CONTENT_MAX_CHARS:
@@ -357,7 +399,7 @@ def memory_add(
     if source_kind == SourceKind.EXTRACTED and confidence < _min_confidence():
         return AddOutcome("ignored", None, reason=f"confidence {confidence:.2f} below the threshold")
 
-    weakening = weakens_policy(text) and source_kind != SourceKind.OPERATOR
+    weakening = weakens_policy(text, type=type) and source_kind != SourceKind.OPERATOR
     if weakening:
         # A rule, whatever the caller called it: it waits for an operator like any procedure.
         type, category = MemoryType.PROCEDURAL, "sop"

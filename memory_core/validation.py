@@ -110,9 +110,51 @@ _POLICY_WEAKENING = [
 ]
 
 
-def weakens_policy(text: str) -> bool:
-    """True for statements that would relax a rule ("refunds no longer need approval")."""
-    return any(pattern.search(text) for pattern in _POLICY_WEAKENING)
+# A lead-in that does not change what follows ("Remember: …", "Please note that …").
+_RULE_LEAD = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|and|also|note|please|remember|keep in mind|don'?t forget|do not forget)\b"
+    r"(?:\s+that\b)?\s*[:,\u2014-]?\s*)+",
+    re.I,
+)
+# An instruction to the assistant: it starts with an imperative.
+_RULE_IMPERATIVE = re.compile(
+    r"^(?:always|never|from now on|henceforth|going forward|don'?t|do not|you should|you must|"
+    r"you (?:can|may|need to|no longer need)|stop|only|make sure|no need to|there is no need|"
+    r"skip|bypass|ignore|disable|override|turn off|approve|grant|accept|refund|feel free to)\b",
+    re.I,
+)
+# A statement about a process or its controls (not about the user's own life).
+_RULE_PROCESS = re.compile(
+    r"\bno longer (?:needs?|requires?|has to|have to|must)\s+(?:to\s+)?(?:be\s+)?(?:\w+\s+){0,2}?"
+    r"(?:approv|verif|authori[sz]|confirm|review|check|sign[- ]?off|consent|id\b|identity|escalat)"
+    r"|\b(?:refunds?|tickets?|approvals?|verifications?|checks|polic(?:y|ies)|rules?|procedures?|sops?"
+    r"|guardrails?|instructions|authori[sz]ations?|escalations?|kyc)\b",
+    re.I,
+)
+
+
+def reads_as_rule(text: str) -> bool:
+    """Whether a statement is an instruction to the assistant or a rule about a process ("always
+    refund…", "refunds no longer need approval"), rather than a fact about the user's life ("the
+    user no longer needs glasses")."""
+    body = _RULE_LEAD.sub("", text.strip(), count=1)
+    return bool(_RULE_IMPERATIVE.match(body) or _RULE_PROCESS.search(body))
+
+
+def weakens_policy(text: str, *, type: str | None = None) -> bool:
+    """True for rules that would relax a policy ("refunds no longer need approval").
+
+    Only a procedure (`type == "procedural"`) or a statement that reads as a rule (see
+    `reads_as_rule`) can weaken a policy; "the user no longer has to work weekends" is a fact.
+    """
+    if not any(pattern.search(text) for pattern in _POLICY_WEAKENING):
+        return False
+    return type == "procedural" or reads_as_rule(text)
+
+
+def strip_nul(text: str) -> str:
+    """Text without NUL characters, which PostgreSQL text columns reject."""
+    return text.replace("\x00", "") if text else text
 
 
 def normalise(text: str) -> str:

@@ -2,6 +2,8 @@
 
 The engine's admin classes are replaced by audited subclasses here, so memory_core stays
 unaware of privacy. Only the path is recorded, never the query string (it may hold a search).
+The list of memories shows no personal content (id, type, status, namespace only) and cannot be
+searched by content, so only opening one entry shows what it says, and that is audited per entry.
 """
 
 from __future__ import annotations
@@ -30,10 +32,16 @@ class AuditedMemoryEntryAdmin(MemoryEntryAdmin):
             audit_record(actor=request.user, action=AuditAction.ADMIN_VIEW, path=request.path, entry=entry)
         return entry
 
+    @admin.display(description="content")
+    def short_content(self, obj: MemoryEntry) -> str:
+        # Personal entries are not shown in the list: it spans every user, and a list row has no
+        # entry to audit against. Shared procedures (org / agent) are shown.
+        return "(personal: open it to read)" if is_personal(obj) else super().short_content(obj)
+
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
-        # The list shows the beginning of every entry's content.
+        # The list holds ids, types and namespaces (no personal content); still a staff look.
         if self.has_view_or_change_permission(request):
             audit_record(actor=request.user, action=AuditAction.ADMIN_LIST, path=request.path)
         return super().changelist_view(request, extra_context)

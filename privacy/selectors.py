@@ -54,9 +54,9 @@ class MemoryFilters:
         group = params.get("type", "")
         status = params.get("status", "current")
         return cls(
-            q=params.get("q", "").strip()[:200],
+            q=params.get("q", "").replace("\x00", "").strip()[:200],  # PostgreSQL rejects NUL
             group=group if group in dict(GROUPS) else "",
-            category=params.get("category", "").strip()[:40],
+            category=params.get("category", "").replace("\x00", "").strip()[:40],
             status=status if status in dict(STATUS_CHOICES) else "current",
             since=_date(params.get("since")),
             until=_date(params.get("until")),
@@ -163,11 +163,15 @@ def memory_cards(*, user: Any, entries: list[MemoryEntry]) -> list[MemoryCard]:
         when = conversation.created_at if conversation is not None else entry.recorded_at
         label = _LABELS.get(entry.source_kind, "{date}").format(date=date_format(localtime(when), "j M Y"))
         source = Source(label=label)
-        if first is not None:
+        if first is not None and own:
             source.excerpt = first.excerpt
-            source.link = _message_link(conversation, first.source_message_ids) if own else ""
+            source.link = _message_link(conversation, first.source_message_ids)
             source.more = len(mentions) - 1
-        cards.append(MemoryCard(entry=entry, own=own, source=source, history=history.get(entry.pk, [])))
+        # A shared procedure's evidence and history may quote someone else (the message it was
+        # proposed from, an operator's reason): the viewer sees what it says, not where it came from.
+        cards.append(
+            MemoryCard(entry=entry, own=own, source=source, history=history.get(entry.pk, []) if own else [])
+        )
     return cards
 
 

@@ -11,15 +11,25 @@ from chat.models import Conversation, Message
 from chat.services import (
     MESSAGE_MAX_CHARS,
     conversation_close,
+    conversation_delete,
     conversations_sweep_idle,
     message_post,
     message_retry,
     turn_complete,
     turn_prepare,
+    turn_reply,
 )
 from memory_core.errors import Conflict, MemoryServiceError
+from memory_core.extraction import extraction_run
 from memory_core.llm import OFFLINE_WITHOUT_MEMORIES
-from memory_core.models import ExtractionJob, ExtractionStatus, MemoryEntry, RecallLog, SourceKind
+from memory_core.models import (
+    ExtractionJob,
+    ExtractionStatus,
+    MemoryEntry,
+    MemoryStatus,
+    RecallLog,
+    SourceKind,
+)
 from memory_core.services import namespace_for_user
 from tests.chat.helpers import conversation, pause_memory, remember, say
 
@@ -137,7 +147,8 @@ def test_it_extracts_every_n_turns(owner, settings, django_capture_on_commit_cal
         _, reply = say(owner, conv, "I work as a nurse.")
     job = ExtractionJob.objects.get()
     assert job.trigger == "every_n_turns" and job.status == ExtractionStatus.DONE
-    assert [m["id"] for m in job.messages][-1] == str(reply.pk)
+    assert job.idempotency_key.split(":")[2].endswith(f"-{reply.pk}")  # the range ends at the reply
+    assert job.messages == []  # done: the transcript payload is dropped
     assert job.result["added"] >= 1
     conv.refresh_from_db()
     assert conv.extracted_upto == reply.pk
@@ -235,3 +246,65 @@ def test_it_shows_a_late_reply_under_its_question(owner):
     reply = turn_reply(user=owner, conversation=conv, user_message=early)
     order = list(conv.messages.in_turn_order().values_list("pk", flat=True))
     assert order.index(reply.pk) == order.index(early.pk) + 1
+
+
+def test_it_keeps_what_was_remembered_over_an_older_message_extracted_later(owner):
+    conv = conversation(owner)
+    older, _ = say(owner, conv, "I live in Beijing.")
+    Message.objects.filter(pk=older.pk).update(created_at=timezone.now() - timedelta(hours=1))
+    said, _ = say(owner, conv, "Remember that I live in Shanghai.")  # written at once
+    later = timezone.now() + timedelta(minutes=31)
+
+    assert conversations_sweep_idle(now=later) == 1  # queued (no cluster runs it here) ...
+    job = ExtractionJob.objects.get()
+    extraction_run(job_id=job.pk)  # ... and run later by the worker
+
+    job.refresh_from_db()
+    assert job.status == ExtractionStatus.DONE
+    home = MemoryEntry.objects.visible_to(owner).filter(key="home_city")
+    shanghai = home.get(status=MemoryStatus.ACTIVE)
+    assert "Shanghai" in shanghai.content and shanghai.valid_from == said.created_at
+    beijing = home.get(status=MemoryStatus.SUPERSEDED)
+    assert "Beijing" in beijing.content and beijing.superseded_by == shanghai
+    older.refresh_from_db()
+    assert beijing.valid_from == older.created_at and beijing.valid_to == shanghai.valid_from
+
+
+def test_it_answers_a_very_long_remember_that(owner, django_capture_on_commit_callbacks):
+    text = "Remember that my shopping list is " + ", ".join(f"item{i}" for i in range(450))
+    assert len(text) > 3300
+    conv = conversation(owner)
+    message = message_post(conversation=conv, content=text)
+
+    reply = turn_reply(user=owner, conversation=conv, user_message=message)
+
+    assert reply.content.startswith("I'll remember that: The user's shopping list is item0")
+    entry = MemoryEntry.objects.visible_to(owner).get()
+    assert len(entry.content) <= 2000 and entry.content.endswith("\u2026")
+    with django_capture_on_commit_callbacks(execute=True):
+        job = conversation_close(conversation=conv)
+    assert job is not None
+    job.refresh_from_db()
+    assert job.status == ExtractionStatus.DONE  # not stuck queued
+
+
+def test_it_deletes_a_conversation_with_its_extraction_jobs(owner, other_user):
+    mark = "Zanzibar-5521"
+    conv = conversation(owner)
+    say(owner, conv, f"I live in {mark}.")
+    kept = conversation(owner)
+    say(owner, kept, "I prefer tea.")
+    others = conversation(other_user)
+    say(other_user, others, "I prefer coffee.")
+    for c in (conv, kept, others):
+        assert conversation_close(conversation=c) is not None  # queued; no cluster runs them here
+    job = ExtractionJob.objects.get(source_conversation=str(conv.pk))
+
+    conversation_delete(conversation=conv)
+
+    assert not Conversation.objects.filter(pk=conv.pk).exists()
+    assert not ExtractionJob.objects.filter(messages__icontains=mark).exists()
+    assert not ExtractionJob.objects.filter(source_conversation=str(conv.pk)).exists()
+    assert extraction_run(job_id=job.pk) is None  # the task the queue still holds learns nothing
+    assert not MemoryEntry.objects.filter(content__icontains=mark).exists()
+    assert ExtractionJob.objects.count() == 2  # other conversations' jobs are untouched

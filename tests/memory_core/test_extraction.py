@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import threading
+from datetime import datetime, timedelta
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
+from django.utils import timezone
 
 from memory_core.errors import MemoryServiceError
 from memory_core.extraction import (
@@ -18,7 +20,9 @@ from memory_core.extraction import (
     extraction_enqueue,
     extraction_run,
     get_extractor,
+    remember_requests,
 )
+from memory_core.lifecycle import extraction_jobs_erase
 from memory_core.llm import LLMOutputError
 from memory_core.models import (
     ExtractionJob,
@@ -29,7 +33,7 @@ from memory_core.models import (
     MemoryEvidence,
     MemoryStatus,
 )
-from memory_core.services import namespace_for_user
+from memory_core.services import memory_add, namespace_for_user
 from memory_core.tasks import extract_job
 from memory_core.validation import normalise
 
@@ -512,3 +516,193 @@ def test_it_runs_a_job_once_when_two_workers_get_it(owner):
     assert (job.status, job.attempts) == (ExtractionStatus.DONE, 1)
     assert entries(namespace).count() == 2
     assert MemoryEvidence.objects.filter(entry__namespace=namespace).count() == 2
+
+
+# --- regressions ---------------------------------------------------------------------------------
+
+SHOPPING = "Remember that my shopping list is " + ", ".join(f"item{i}" for i in range(450))
+ITEMS = {f"item{i}" for i in range(450)}
+
+
+def _assert_shortened_at_a_word(content: str) -> None:
+    assert len(content) <= 2000 and content.endswith("\u2026")
+    assert content.startswith("The user's shopping list is item0, item1,")
+    assert content[:-1].split()[-1].rstrip(",") in ITEMS  # cut between items, never inside one
+
+
+def test_it_shortens_a_long_remember_that_instead_of_failing():
+    assert len(SHOPPING) > 3300
+    (rule,) = extract(SHOPPING)
+    (chat,) = remember_requests(msg("m1", SHOPPING))
+    for candidate in (rule, chat):
+        _assert_shortened_at_a_word(candidate.content)
+        assert candidate.message_ids == ["m1"] or candidate is rule
+    (long_key,) = remember_requests(msg("m1", "Remember that I love " + "x" * 300 + "."))
+    assert long_key.key.startswith("preference.xxx") and len(long_key.key) == 120
+
+
+def test_it_finishes_a_job_with_a_very_long_remember_that(owner, django_capture_on_commit_callbacks):
+    namespace = namespace_for_user(user=owner)
+
+    job = submit(django_capture_on_commit_callbacks, namespace, "conv-1", [msg("u1", SHOPPING)])
+
+    assert job.status == ExtractionStatus.DONE and job.result["added"] == 1
+    _assert_shortened_at_a_word(entries(namespace).get().content)
+
+
+def test_it_fails_a_job_on_an_unexpected_error_instead_of_leaving_it_queued(owner, monkeypatch):
+    namespace = namespace_for_user(user=owner)
+    job = ExtractionJob.objects.create(
+        namespace=namespace, idempotency_key="boom", messages=[msg("u1", "I live in Oslo.")]
+    )
+
+    def broken(self, messages):
+        raise RuntimeError("I live in Oslo")  # an arbitrary error may quote the transcript
+
+    monkeypatch.setattr(RuleBasedExtractor, "extract", broken)
+    for attempt in range(1, MAX_ATTEMPTS):
+        with pytest.raises(RuntimeError):  # re-raised: django-q runs the task again
+            extraction_run(job_id=job.pk)
+        job.refresh_from_db()
+        assert (job.status, job.attempts) == (ExtractionStatus.FAILED, attempt)
+        assert "unexpected RuntimeError" in job.error and "Oslo" not in job.error
+    extraction_run(job_id=job.pk)  # the last attempt ends quietly
+
+    job.refresh_from_db()
+    assert (job.status, job.attempts) == (ExtractionStatus.FAILED, MAX_ATTEMPTS)
+    assert job.messages  # kept: submitting the range again retries it
+    assert not entries(namespace).exists()
+
+
+def test_it_drops_the_payload_when_a_job_is_done_or_skipped(owner, django_capture_on_commit_callbacks):
+    namespace = namespace_for_user(user=owner)
+    done = submit(django_capture_on_commit_callbacks, namespace, "conv-1", [msg("u1", "I live in Oslo.")])
+    assert done.status == ExtractionStatus.DONE and done.messages == []
+    assert done.result["added"] == 1 and len(done.result["entries"]) == 1  # the result stays
+    queued = ExtractionJob.objects.create(
+        namespace=namespace, idempotency_key="k", messages=[msg("u1", "I prefer tea.")]
+    )
+    namespace.memory_paused = True
+    namespace.save(update_fields=["memory_paused"])
+
+    extraction_run(job_id=queued.pk)
+
+    queued.refresh_from_db()
+    assert queued.status == ExtractionStatus.DONE and queued.result["skipped"] == "paused"
+    assert queued.messages == []
+    assert not ExtractionJob.objects.filter(messages__icontains="tea").exists()
+
+
+def test_it_dates_a_fact_from_the_message_it_was_said_in(owner, django_capture_on_commit_callbacks):
+    namespace = namespace_for_user(user=owner)
+    said = "2026-11-20T10:00:00+00:00"
+    memory_add(  # learned since, from a newer message
+        namespace=namespace,
+        content="The user lives in Shanghai.",
+        key="home_city",
+        category="profile",
+        valid_from=datetime.fromisoformat("2026-11-25T09:00:00+00:00"),
+    )
+
+    job = submit(
+        django_capture_on_commit_callbacks, namespace, "c1", [msg("u1", "I live in Beijing.", at=said)]
+    )
+
+    beijing = entries(namespace, content__icontains="Beijing").get()
+    assert beijing.valid_from == datetime.fromisoformat(said)
+    # Older news arriving late is history, not the current value.
+    assert beijing.status == MemoryStatus.SUPERSEDED and job.result["superseded"] == 0
+    assert "Shanghai" in entries(namespace, key="home_city", status=MemoryStatus.ACTIVE).get().content
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_holds_no_lock_while_extracting_and_writes_nothing_once_erased(owner, monkeypatch):
+    namespace = namespace_for_user(user=owner)
+    job = ExtractionJob.objects.create(
+        namespace=namespace,
+        idempotency_key="erased",
+        source_conversation="conv-1",
+        messages=[msg("u1", "I live in Oslo.")],
+    )
+    extract = RuleBasedExtractor.extract
+    seen: dict[str, object] = {}
+
+    def erase_meanwhile(self, messages):
+        seen["in_transaction"] = connection.in_atomic_block
+        seen["status"] = ExtractionJob.objects.get(pk=job.pk).status
+
+        def user_erases() -> None:  # another request: must not wait on the extraction
+            try:
+                with transaction.atomic():
+                    ExtractionJob.objects.select_for_update(nowait=True).get(pk=job.pk)
+                seen["erased"] = extraction_jobs_erase(actor=owner, source_conversations=["conv-1"])
+            except BaseException as exc:
+                seen["error"] = exc
+            finally:
+                connection.close()
+
+        thread = threading.Thread(target=user_erases)
+        thread.start()
+        thread.join(timeout=30)
+        return extract(self, messages)
+
+    monkeypatch.setattr(RuleBasedExtractor, "extract", erase_meanwhile)
+
+    assert extraction_run(job_id=job.pk) is None
+
+    assert "error" not in seen and seen["erased"] == 1
+    assert seen["in_transaction"] is False and seen["status"] == ExtractionStatus.RUNNING
+    assert not entries(namespace).exists() and not ExtractionJob.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_extracts_again_from_a_payload_scrubbed_while_it_ran(owner, monkeypatch):
+    namespace = namespace_for_user(user=owner)
+    job = ExtractionJob.objects.create(
+        namespace=namespace,
+        idempotency_key="scrubbed",
+        messages=[msg("u1", "I live in Oslo."), msg("u2", "I prefer tea.")],
+    )
+    extract = RuleBasedExtractor.extract
+    calls: list[list[str]] = []
+
+    def scrub_meanwhile(self, messages):
+        calls.append([m["id"] for m in messages])
+        if len(calls) == 1:  # an erasure of "Oslo" scrubs the payload meanwhile
+            ExtractionJob.objects.filter(pk=job.pk).update(messages=[msg("u2", "I prefer tea.")])
+        return extract(self, messages)
+
+    monkeypatch.setattr(RuleBasedExtractor, "extract", scrub_meanwhile)
+
+    extraction_run(job_id=job.pk)
+
+    job.refresh_from_db()
+    assert calls == [["u1", "u2"], ["u2"]]
+    assert (job.status, job.attempts, job.result["added"]) == (ExtractionStatus.DONE, 1, 1)
+    assert [e.content for e in entries(namespace)] == ["The user prefers tea."]
+
+
+def test_it_leaves_a_job_another_worker_runs_and_takes_over_a_stale_one(owner):
+    namespace = namespace_for_user(user=owner)
+    claimed = (timezone.now() - timedelta(seconds=5)).isoformat()
+    job = ExtractionJob.objects.create(
+        namespace=namespace,
+        idempotency_key="running",
+        messages=[msg("u1", "I live in Oslo.")],
+        status=ExtractionStatus.RUNNING,
+        attempts=1,
+        result={"claimed_at": claimed},
+    )
+
+    extraction_run(job_id=job.pk)  # a second delivery while the first worker still runs it
+
+    job.refresh_from_db()
+    assert (job.status, job.attempts, job.result) == (ExtractionStatus.RUNNING, 1, {"claimed_at": claimed})
+    assert not entries(namespace).exists()
+
+    stale = (timezone.now() - timedelta(hours=1)).isoformat()  # that worker was killed
+    ExtractionJob.objects.filter(pk=job.pk).update(result={"claimed_at": stale})
+    extraction_run(job_id=job.pk)
+
+    job.refresh_from_db()
+    assert (job.status, job.attempts, job.result["added"]) == (ExtractionStatus.DONE, 2, 1)

@@ -20,7 +20,15 @@ from memory_core.lifecycle import (
     memory_pause,
     memory_unhide,
 )
-from memory_core.models import EventAction, MemoryEntry, MemoryStatus, NamespaceGrant, SourceKind
+from memory_core.models import (
+    EventAction,
+    FlaggedWrite,
+    FlagKind,
+    MemoryEntry,
+    MemoryStatus,
+    NamespaceGrant,
+    SourceKind,
+)
 from memory_core.moderation import procedure_create
 from memory_core.recall import memory_recall
 from memory_core.selectors import memory_history
@@ -68,6 +76,32 @@ def test_it_refuses_a_blank_unchanged_or_secret_correction(owner, content):
     with pytest.raises(MemoryServiceError):
         memory_correct(actor=owner, memory_id=old.pk, content=content)
     assert MemoryEntry.objects.visible_to(owner).count() == 1
+
+
+def test_it_sends_a_correction_that_weakens_a_policy_to_review_and_flags_it(owner):
+    old = remember(owner, "Refunds need a manager's approval.")
+
+    new = memory_correct(actor=owner, memory_id=old.pk, content="Refunds no longer need approval\x00.")
+
+    old.refresh_from_db()
+    assert new.content == "Refunds no longer need approval."
+    assert (new.type, new.status, new.source_kind) == (
+        "procedural",
+        MemoryStatus.PENDING_REVIEW,
+        SourceKind.USER_CORRECTION,
+    )
+    assert old.status == MemoryStatus.SUPERSEDED and old.superseded_by_id == new.pk
+    flag = FlaggedWrite.objects.get(entry=new)
+    assert flag.kind == FlagKind.POLICY_WEAKENING
+    assert EventAction.FLAGGED in [e.action for e in memory_history(actor=owner, memory_id=new.pk)]
+    assert recalled(owner, "Do refunds need approval?") == []
+
+
+def test_it_keeps_a_personal_correction_a_fact(owner):
+    old = remember(owner, "The user needs glasses.")
+    new = memory_correct(actor=owner, memory_id=old.pk, content="The user no longer needs glasses.")
+    assert (new.type, new.status) == ("semantic", MemoryStatus.ACTIVE)
+    assert not FlaggedWrite.objects.exists()
 
 
 def test_it_hides_and_uses_again(owner):

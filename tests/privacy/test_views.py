@@ -281,6 +281,20 @@ def test_remember_pause_and_activity(owner):
     assert "created" in activity and "I speak Portuguese." in activity
 
 
+def test_it_strips_nul_characters_from_the_remember_and_correct_forms(owner):
+    client = client_for(owner)
+    response = client.post(reverse("privacy:remember"), {"content": "I like\x00 tea", "kind": "fact"})
+    assert response.status_code in (200, 302)
+    entry = MemoryEntry.objects.get(namespace__owner=owner)
+    assert entry.content == "I like tea"
+    response = client.post(
+        reverse("privacy:correct", args=[entry.pk]), {"content": "I like\x00 green tea", "reason": "a\x00b"}
+    )
+    assert response.status_code in (200, 302)
+    assert MemoryEntry.objects.get(supersedes=entry).content == "I like green tea"
+    assert client.get(reverse("privacy:index"), {"q": "tea\x00", "category": "x\x00"}).status_code == 200
+
+
 def test_shared_procedures_show_read_only(owner, moderator):
     from memory_core.moderation import procedure_create
 
