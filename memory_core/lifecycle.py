@@ -33,7 +33,8 @@ and recall-log rows (cascade). The text is removed everywhere else too:
   `extraction.extraction_enqueue`), never text;
 - admin log rows naming the entries are renamed to their id.
 Locks: the namespace's unfinished extraction jobs, then the namespace (the order extraction
-uses), so an extraction running on the same namespace finishes before the erasure looks.
+uses). Extraction holds no lock while the model answers; it re-reads its job before writing, so
+a payload scrubbed meanwhile is never written back into memory.
 Not reachable from SQL, but worth knowing: PostgreSQL keeps dead row versions until VACUUM.
 """
 
