@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from chat.models import Message
+from memory_core.recall import estimate_tokens
 
 SYSTEM_PROMPT = (
     "You are a helpful, honest assistant with a long-term memory of this user. "
@@ -14,17 +15,13 @@ SYSTEM_PROMPT = (
 )
 
 
-def estimate_tokens(text: str) -> int:
-    # ~4 characters per token for English; good enough for budgeting, no tokenizer needed.
-    return len(text) // 4 + 4
-
-
 def recent_window(messages: list[Message], *, budget_tokens: int) -> list[Message]:
     """The most recent messages that fit the budget, oldest first (always at least the last one)."""
     picked: list[Message] = []
     used = 0
     for message in reversed(messages):
-        cost = estimate_tokens(message.content)
+        # The same estimate recall uses, plus the per-message framing of the chat format.
+        cost = estimate_tokens(message.content) + 3
         if picked and used + cost > budget_tokens:
             break
         picked.append(message)

@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from chat.models import Conversation, Message
-from chat.prompting import build_messages, estimate_tokens, offline_summary, recent_window
+from chat.prompting import build_messages, offline_summary, recent_window
 from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction import candidate_start, extraction_enqueue, remember_requests
 from memory_core.lifecycle import extraction_jobs_erase
@@ -441,7 +441,6 @@ __all__ = [
     "conversation_delete",
     "conversation_rename",
     "conversations_sweep_idle",
-    "estimate_tokens",
     "message_post",
     "message_retry",
     "turn_complete",

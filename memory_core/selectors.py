@@ -41,14 +41,6 @@ def memory_access(*, actor: Any, memory_id: Any) -> MemoryEntry:
     return entry
 
 
-def namespace_access(*, actor: Any, path: str) -> Namespace:
-    """A namespace the actor owns, by path; NotFound alike for missing and someone else's."""
-    namespace = Namespace.objects.owned_by(actor).filter(path=path).first()
-    if namespace is None:
-        raise NotFound("Namespace not found.")
-    return namespace
-
-
 def memory_list(
     *,
     actor: Any,

@@ -540,13 +540,3 @@ def memory_add(
         )
         return AddOutcome("superseded", entry, replaced=slot)
 
-
-def current_for_key(*, namespace: Namespace, key: str) -> MemoryEntry | None:
-    """The entry currently holding a key slot, if any."""
-    return (
-        MemoryEntry.objects.in_namespaces([namespace.pk])
-        .current()
-        .filter(key=key)
-        .order_by("-valid_from")
-        .first()
-    )
