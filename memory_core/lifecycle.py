@@ -9,7 +9,7 @@ world changed). So the new version (source "user_correction", same type, categor
 over the old one's whole validity window, and the old window is closed at its own `valid_from`
 (empty): point-in-time recall then never answers with the wrong statement, for any instant.
 A correction that would weaken a policy ("refunds no longer need approval", see
-`validation.weakens_policy`) is treated as `memory_add` treats one: the new version is a
+`guards.policy.weakens_policy`) is treated as `memory_add` treats one: the new version is a
 procedural entry pending operator review, with a flagged write, so no assistant uses it before an
 operator approved it (the old version is still superseded: the user said it was wrong). Kept
 rather than refused so the attempt is visible to operators and the user's wording is not lost.
@@ -52,6 +52,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memory_core.errors import MemoryServiceError, PermissionDenied
+from memory_core.guards.policy import weakens_policy
+from memory_core.guards.secrets import scan_secrets
 from memory_core.models import (
     ActorKind,
     EventAction,
@@ -70,7 +72,7 @@ from memory_core.models import (
 )
 from memory_core.selectors import memory_access, memory_versions
 from memory_core.services import event_record, memory_create, namespace_for_user
-from memory_core.validation import normalise, scan_secrets, strip_nul, weakens_policy
+from memory_core.validation import normalise, strip_nul
 
 CORRECTABLE_STATUSES = (MemoryStatus.ACTIVE, MemoryStatus.HIDDEN, MemoryStatus.PENDING_REVIEW)
 ERASED_REASON = "Erased at the user's request."

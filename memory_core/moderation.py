@@ -21,6 +21,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from memory_core.errors import MemoryServiceError, NotFound, PermissionDenied
+from memory_core.guards.secrets import scan_secrets
 from memory_core.models import (
     CONTENT_MAX_CHARS,
     ActorKind,
@@ -35,7 +36,7 @@ from memory_core.models import (
 )
 from memory_core.selectors import _parse_uuid
 from memory_core.services import event_record, memory_create
-from memory_core.validation import scan_secrets, strip_nul
+from memory_core.validation import strip_nul
 
 MODERATE_PERMISSION = "memory_core.moderate_memories"
 

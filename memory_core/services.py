@@ -6,7 +6,7 @@ SUPERSEDE or IGNORE it against what the namespace already holds.
 - Secrets are never stored: the attempt is refused and flagged (redacted) for operators.
 - Procedures (and any rule that would weaken a policy) wait in `pending_review`; weakening
   attempts are flagged. Only procedures and statements that read as a rule or instruction count
-  (`validation.weakens_policy`): "the user no longer has to work weekends" stays a plain fact.
+  (`guards.policy.weakens_policy`): "the user no longer has to work weekends" stays a plain fact.
 - Extracted candidates below `EXTRACTION_MIN_CONFIDENCE` are ignored.
 - A near-duplicate (same type, cosine similarity >= `MERGE_SIMILARITY`, or the same text) is
   MERGED: one entry, with one more piece of evidence, confidence combined as a noisy-or.
@@ -31,6 +31,8 @@ from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from memory_core.errors import MemoryServiceError
+from memory_core.guards.policy import weakens_policy
+from memory_core.guards.secrets import scan_secrets
 from memory_core.models import (
     CONTENT_MAX_CHARS,
     ActorKind,
@@ -46,7 +48,7 @@ from memory_core.models import (
     NamespaceKind,
     SourceKind,
 )
-from memory_core.validation import negated, normalise, scan_secrets, strip_nul, weakens_policy
+from memory_core.validation import negated, normalise, strip_nul
 
 _PATH_SEGMENT = re.compile(r"[A-Za-z0-9_.@+-]{1,150}")
 _PATH_SEGMENT_MAX = 150

@@ -1,0 +1,58 @@
+"""Extraction: what a conversation teaches, as candidate memories written through the write pipeline.
+
+- `schema`: the candidate statement every extractor returns, and the shared limits;
+- `llm_extractor`: the language model with structured output;
+- `rules`: the offline regular-expression extractor and chat's "remember that …";
+- `jobs`: idempotent extraction jobs (enqueue, claim, run, write).
+"""
+
+from memory_core.extraction.jobs import (
+    candidate_start,
+    extraction_enqueue,
+    extraction_run,
+    get_extractor,
+)
+from memory_core.extraction.llm_extractor import SYSTEM_PROMPT, LLMExtractor, build_prompt
+from memory_core.extraction.rules import RuleBasedExtractor, remember_requests
+from memory_core.extraction.schema import (
+    CATEGORIES,
+    CONVERSATION_MAX_CHARS,
+    EXCERPT_MAX_CHARS,
+    KEY_MAX_CHARS,
+    MAX_ATTEMPTS,
+    MAX_MESSAGES,
+    MESSAGE_ID_MAX_CHARS,
+    OUTCOME_ACTIONS,
+    PROMPT_VERSION,
+    RULES_NAME,
+    RULES_VERSION,
+    Candidate,
+    ExtractionOutput,
+    Extractor,
+)
+
+__all__ = [
+    "CATEGORIES",
+    "CONVERSATION_MAX_CHARS",
+    "EXCERPT_MAX_CHARS",
+    "KEY_MAX_CHARS",
+    "MAX_ATTEMPTS",
+    "MAX_MESSAGES",
+    "MESSAGE_ID_MAX_CHARS",
+    "OUTCOME_ACTIONS",
+    "PROMPT_VERSION",
+    "RULES_NAME",
+    "RULES_VERSION",
+    "SYSTEM_PROMPT",
+    "Candidate",
+    "ExtractionOutput",
+    "Extractor",
+    "LLMExtractor",
+    "RuleBasedExtractor",
+    "build_prompt",
+    "candidate_start",
+    "extraction_enqueue",
+    "extraction_run",
+    "get_extractor",
+    "remember_requests",
+]

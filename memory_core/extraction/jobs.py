@@ -1,0 +1,376 @@
+"""Extraction jobs: turn a conversation range into candidate memories and write them through `memory_add`.
+
+`extraction_enqueue` records one idempotent `ExtractionJob` per conversation range and queues
+`memory_core.tasks.extract_job` after commit; `extraction_run` (the task's body) asks the extractor
+for candidates — the language model, or regular expressions in offline mode — and reconciles each
+one into the namespace. Only what the user said counts as evidence.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from memory_core.errors import MemoryServiceError
+from memory_core.extraction.llm_extractor import LLMExtractor
+from memory_core.extraction.rules import RuleBasedExtractor
+from memory_core.extraction.schema import (
+    CONVERSATION_MAX_CHARS,
+    EXCERPT_MAX_CHARS,
+    MAX_ATTEMPTS,
+    MAX_MESSAGES,
+    MESSAGE_ID_MAX_CHARS,
+    OUTCOME_ACTIONS,
+    Candidate,
+    Extractor,
+)
+from memory_core.extraction.schema import parse_when as _parse_when
+from memory_core.jobs import enqueue
+from memory_core.llm import LLMError, OfflineMode
+from memory_core.models import ActorKind, ExtractionJob, ExtractionStatus, Namespace, SourceKind
+
+logger = logging.getLogger(__name__)
+
+_IDEMPOTENCY_KEY_MAX_CHARS = 200  # ExtractionJob.idempotency_key
+_CHANGING_ACTIONS = frozenset({"added", "merged", "superseded"})
+
+def get_extractor() -> Extractor:
+    """The language model when an API key is configured, the rules otherwise."""
+    if settings.OPENAI_API_KEY:
+        return LLMExtractor()
+    return RuleBasedExtractor()
+
+
+
+def _clean_messages(messages: Any) -> list[dict[str, Any]]:
+    if not isinstance(messages, list) or not messages:
+        raise MemoryServiceError("Nothing to extract from: the message list is empty.")
+    if len(messages) > MAX_MESSAGES:
+        raise MemoryServiceError(f"At most {MAX_MESSAGES} messages per extraction (got {len(messages)}).")
+    clean = []
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise MemoryServiceError(f"Message {index} is not an object.")
+        missing = [f for f in ("id", "role", "content") if message.get(f) in (None, "")]
+        if missing:
+            raise MemoryServiceError(f"Message {index} has no {', '.join(missing)}.")
+        message_id = str(message["id"])
+        if len(message_id) > MESSAGE_ID_MAX_CHARS:
+            raise MemoryServiceError(f"Message {index}: ids are at most {MESSAGE_ID_MAX_CHARS} characters.")
+        if not isinstance(message["content"], str):
+            raise MemoryServiceError(f"Message {index}: content must be text.")
+        created_at = message.get("created_at")
+        parsed = _parse_when(created_at)
+        if created_at not in (None, "") and parsed is None:
+            raise MemoryServiceError(f"Message {index}: created_at is not an ISO date-time.")
+        clean.append(
+            {
+                "id": message_id,
+                "role": str(message["role"]).strip().lower(),
+                "content": message["content"],
+                "created_at": parsed.isoformat() if parsed else None,
+            }
+        )
+    return clean
+
+
+def _idempotency_key(namespace_id: int, conversation: str, messages: list[dict[str, Any]]) -> str:
+    digest = hashlib.sha256(
+        json.dumps([[m["id"], m["role"], m["content"]] for m in messages], ensure_ascii=False).encode()
+    ).hexdigest()[:16]
+    span = f"{messages[0]['id']}-{messages[-1]['id']}"
+    key = f"{namespace_id}:{conversation}:{span}:{digest}"
+    if len(key) > _IDEMPOTENCY_KEY_MAX_CHARS:
+        # Long ids would overflow the column: the range is then named by its hash.
+        key = f"{namespace_id}:{conversation}:{hashlib.sha256(span.encode()).hexdigest()[:32]}:{digest}"
+    return key
+
+
+def extraction_enqueue(
+    *, namespace: Namespace, source_conversation: str, messages: list[dict[str, Any]], trigger: str = "manual"
+) -> ExtractionJob | None:
+    """One job per conversation range, queued after commit; `None` while the namespace's memory is paused.
+
+    Pausing is an ordinary user choice, not an error, so callers need no try/except for it; nothing
+    about the conversation is stored. Re-submitting the same range (same ids and contents) returns
+    the same job: a finished one is not queued again, an unfinished one is (the run is idempotent,
+    so a second task is a no-op, and a lost task is replaced).
+    """
+    if namespace.memory_paused:
+        return None
+    conversation = str(source_conversation or "")
+    if len(conversation) > CONVERSATION_MAX_CHARS:
+        raise MemoryServiceError(f"Conversation references are at most {CONVERSATION_MAX_CHARS} characters.")
+    clean = _clean_messages(messages)
+    key = _idempotency_key(namespace.pk, conversation, clean)
+    with transaction.atomic():
+        job, created = ExtractionJob.objects.get_or_create(
+            idempotency_key=key,
+            defaults={
+                "namespace": namespace,
+                "source_conversation": conversation,
+                "messages": clean,
+                "trigger": (trigger or "manual")[:20],
+            },
+        )
+        if created or job.status != ExtractionStatus.DONE:
+            # Failures are not acknowledged, so the broker hands the task out again (after
+            # Q_CLUSTER["retry"] seconds, at most Q_CLUSTER["max_attempts"] times).
+            enqueue(
+                "memory_core.tasks.extract_job", job.pk, group="extraction", q_options={"ack_failure": False}
+            )
+    return job
+
+
+def _empty_result() -> dict[str, Any]:
+    return {**dict.fromkeys(OUTCOME_ACTIONS, 0), "entries": [], "changed": []}
+
+
+def _valid_from(candidate: Candidate) -> tuple[datetime | None, dict[str, Any]]:
+    """The candidate's start as an aware datetime; a future date is kept in metadata only."""
+    if not candidate.valid_from:
+        return None, {}
+    when = _parse_when(candidate.valid_from.strip())
+    if when is None:
+        return None, {}
+    metadata = {"event_date": when.date().isoformat()}
+    return (when if when <= timezone.now() else None), metadata
+
+
+def candidate_start(
+    candidate: Candidate, *, said_at: datetime | None
+) -> tuple[datetime | None, dict[str, Any]]:
+    """When the candidate's fact starts (for `memory_add`'s `valid_from`), and its metadata.
+
+    Its own past date if it has one, else when the user said it (`said_at`, never after now): a
+    fact extracted late from an older message must not look newer than what was said since, so
+    `memory_add` records it as history instead of letting it replace the current value.
+    """
+    start, metadata = _valid_from(candidate)
+    if start is None and said_at is not None:
+        start = min(said_at, timezone.now())
+    return start, metadata
+
+
+def _said_at(messages: list[dict[str, Any]], message_ids: list[str]) -> datetime | None:
+    """The time of the latest of `message_ids` among the user messages of a job payload."""
+    cited = set(message_ids)
+    times = [
+        when
+        for m in messages
+        if m["role"] == "user" and m["id"] in cited and (when := _parse_when(m.get("created_at")))
+    ]
+    return max(times, default=None)
+
+
+def _write_candidates(
+    job: ExtractionJob, extractor: Extractor, candidates: list[Candidate]
+) -> dict[str, Any]:
+    from memory_core.services import memory_add
+
+    texts = {m["id"]: m["content"] for m in job.messages if m["role"] == "user"}
+    result = _empty_result()
+    for candidate in candidates:
+        excerpt = "\n".join(texts[i] for i in candidate.message_ids if i in texts)[:EXCERPT_MAX_CHARS]
+        valid_from, metadata = candidate_start(
+            candidate, said_at=_said_at(job.messages, candidate.message_ids)
+        )
+        try:
+            # A savepoint per candidate: one refused statement does not undo the others.
+            with transaction.atomic():
+                outcome = memory_add(
+                    namespace=job.namespace,
+                    content=candidate.content,
+                    type=candidate.type,
+                    category=candidate.category,
+                    key=candidate.key,
+                    source_kind=SourceKind.EXTRACTED,
+                    source_conversation=job.source_conversation,
+                    source_message_ids=candidate.message_ids,
+                    confidence=candidate.confidence,
+                    importance=candidate.importance,
+                    pinned=candidate.pinned,
+                    is_inference=candidate.is_inference,
+                    valid_from=valid_from,
+                    metadata=metadata or None,
+                    extractor_model=extractor.name,
+                    extractor_prompt_version=extractor.prompt_version,
+                    actor_kind=ActorKind.EXTRACTION,
+                    excerpt=excerpt,
+                )
+        except LLMError:
+            raise  # e.g. the embedding endpoint failed: the whole run fails and is retried
+        except MemoryServiceError:
+            result["rejected"] += 1
+            continue
+        result[outcome.action] = result.get(outcome.action, 0) + 1
+        if outcome.entry is not None:
+            entry_id = str(outcome.entry.pk)
+            if entry_id not in result["entries"]:
+                result["entries"].append(entry_id)
+            if outcome.action in _CHANGING_ACTIONS and entry_id not in result["changed"]:
+                result["changed"].append(entry_id)
+    return result
+
+
+# How often the extractor is run again because the payload changed (an erasure scrubbed it) while
+# it was running, before the job is failed (submitting the range again retries it).
+_MAX_RERUNS = 3
+
+
+def _claim_expiry() -> timedelta:
+    """A claim older than the django-q task timeout belongs to a worker that was killed or lost."""
+    cluster = getattr(settings, "Q_CLUSTER", None) or {}
+    return timedelta(seconds=int(cluster.get("timeout") or 120))
+
+
+def _claimed_elsewhere(job: ExtractionJob, now: datetime) -> bool:
+    if job.status != ExtractionStatus.RUNNING:
+        return False
+    claimed_at = _parse_when((job.result or {}).get("claimed_at"))
+    return claimed_at is not None and now - claimed_at < _claim_expiry()
+
+
+def _ours(job: ExtractionJob, claim: str) -> bool:
+    return job.status == ExtractionStatus.RUNNING and (job.result or {}).get("claimed_at") == claim
+
+
+def _lock(job_id: int) -> ExtractionJob | None:
+    return (
+        ExtractionJob.objects.select_for_update(of=("self",))
+        .select_related("namespace")
+        .filter(pk=job_id)
+        .first()
+    )
+
+
+def _finish(job: ExtractionJob, *, result: dict[str, Any], extractor: str | None = None) -> ExtractionJob:
+    """Done: the transcript payload has served its purpose and is personal data, so it goes."""
+    job.status, job.error, job.result, job.messages = ExtractionStatus.DONE, "", result, []
+    job.finished_at = timezone.now()
+    fields = ["status", "error", "result", "messages", "attempts", "finished_at"]
+    if extractor is not None:
+        job.extractor = extractor
+        fields.append("extractor")
+    job.save(update_fields=fields)
+    return job
+
+
+def _claim(job_id: int) -> tuple[ExtractionJob | None, str | None]:
+    """Take the job for this worker, in a short transaction: (job, claim), or (job, None) when
+    there is nothing for this worker to do (gone, done, paused, or another worker has it)."""
+    now = timezone.now()
+    with transaction.atomic():
+        job = (
+            ExtractionJob.objects.select_for_update(of=("self",), skip_locked=True)
+            .select_related("namespace")
+            .filter(pk=job_id)
+            .first()
+        )
+        if job is None:  # erased, or another worker holds the row this instant
+            return ExtractionJob.objects.filter(pk=job_id).first(), None
+        if job.status == ExtractionStatus.DONE or _claimed_elsewhere(job, now):
+            return job, None
+        job.attempts += 1
+        if job.namespace.memory_paused:
+            # Paused after the job was queued: the conversation must not be written into memory.
+            return _finish(job, result={**_empty_result(), "skipped": "paused"}), None
+        claim = now.isoformat()
+        job.status, job.error, job.result, job.finished_at = (
+            ExtractionStatus.RUNNING,
+            "",
+            {"claimed_at": claim},
+            None,
+        )
+        job.save(update_fields=["status", "error", "result", "attempts", "finished_at"])
+    return job, claim
+
+
+def _fail(job_id: int, claim: str, *, extractor: str, error: str) -> ExtractionJob | None:
+    """Mark a claimed job failed (its payload kept for a retry); untouched if no longer ours."""
+    with transaction.atomic():
+        job = _lock(job_id)
+        if job is None or not _ours(job, claim):
+            return job
+        job.status, job.error, job.result, job.extractor = ExtractionStatus.FAILED, error, {}, extractor
+        job.finished_at = timezone.now()
+        job.save(update_fields=["status", "error", "result", "extractor", "finished_at"])
+    return job
+
+
+def extraction_run(*, job_id: int) -> ExtractionJob | None:
+    """Extract and reconcile one job; `None` if the job no longer exists (erased with its user or
+    its conversation).
+
+    Three steps, so no lock is held while the model answers (an erasure would wait on it):
+    1. claim the job in a short transaction (running, one more attempt); a worker that cannot
+       claim it (another one holds or runs it, or it is done) returns it as it is. A claim older
+       than the django-q timeout (`result["claimed_at"]`) is a dead worker's and is taken over;
+    2. run the extractor with no transaction open;
+    3. in one transaction, re-read the job under its lock: erased meanwhile → nothing is written;
+       payload scrubbed by an erasure meanwhile → the extractor runs again on what is left; else
+       the candidates are written through `memory_add` (a failure leaves nothing half-written)
+       and the job is done, its transcript payload dropped (the result stays).
+    On an `LLMError`, or any unexpected error, the job is marked failed with the reason, and the
+    error is re-raised while the job has run fewer than `MAX_ATTEMPTS` times, so django-q runs the
+    task again (bounded as well by Q_CLUSTER["max_attempts"]); after that the task ends normally
+    and the job stays failed until the range is submitted again.
+    """
+    job, claim = _claim(job_id)
+    if job is None or claim is None:
+        return job
+    messages = list(job.messages)
+    extractor: Extractor = get_extractor()
+    try:
+        for _ in range(_MAX_RERUNS + 1):
+            try:
+                candidates = extractor.extract(messages)
+            except OfflineMode:
+                extractor = RuleBasedExtractor()
+                candidates = extractor.extract(messages)
+            with transaction.atomic():
+                current = _lock(job_id)
+                if current is None or not _ours(current, claim):
+                    return current  # erased, or finished by an erasure or another worker
+                if current.namespace.memory_paused:
+                    return _finish(current, result={**_empty_result(), "skipped": "paused"})
+                if current.messages != messages:
+                    messages = list(current.messages)  # scrubbed meanwhile: extract from what is left
+                    continue
+                return _finish(
+                    current,
+                    result=_write_candidates(current, extractor, candidates),
+                    extractor=extractor.name,
+                )
+        failed = _fail(
+            job_id,
+            claim,
+            extractor=extractor.name,
+            error=f"Extraction with {extractor.name} gave up (attempt {job.attempts}): the conversation "
+            "kept changing while it ran. Submit it again.",
+        )
+        return failed
+    except LLMError as exc:
+        failure: Exception = exc
+        error = f"Extraction with {extractor.name} failed (attempt {job.attempts}): {exc.message}"
+    except Exception as exc:
+        # Never leave the job queued or running for ever. The message of an arbitrary exception
+        # may quote the transcript, so only its type goes into the job; the details go to the log.
+        logger.exception("extraction job %s failed unexpectedly", job_id)
+        failure = exc
+        error = (
+            f"Extraction with {extractor.name} failed (attempt {job.attempts}): unexpected "
+            f"{type(exc).__name__}; the details are in the server log."
+        )
+    failed = _fail(job_id, claim, extractor=extractor.name, error=error)
+    if failed is not None and failed.status == ExtractionStatus.FAILED and failed.attempts < MAX_ATTEMPTS:
+        raise failure
+    return failed
+

@@ -1,0 +1,1 @@
+"""The write path's guards: secrets that are never kept and rules that only an operator activates."""
