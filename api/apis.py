@@ -46,7 +46,7 @@ from api.services import memories_add, tenant_moderator
 from api.throttling import ApiKeyThrottle, ApiUserThrottle
 from chat.selectors import conversation_messages
 from chat.services import conversation_close, conversation_create, message_post, turn_reply
-from memory_core.errors import Conflict, MemoryServiceError, NotFound
+from memory_core.errors import MemoryServiceError, NotFound
 from memory_core.extraction import MAX_MESSAGES, extraction_enqueue
 from memory_core.lifecycle import memory_correct, memory_erase, memory_erase_all, memory_export
 from memory_core.models import ExtractionJob, MemoryEntry
@@ -139,11 +139,6 @@ def _outcome_out(outcome: Any, subject: Subject) -> dict[str, Any]:
         "entry": _entry_out(outcome.entry, subject),
         "replaced": outcome.replaced.pk if outcome.replaced is not None else None,
     }
-
-
-def _not_paused(subject: Subject) -> None:
-    if subject.namespace.memory_paused:
-        raise Conflict("Memory is paused for this user: nothing is stored or recalled until it is resumed.")
 
 
 # --- Memories ------------------------------------------------------------------------------------
@@ -336,7 +331,6 @@ class MemoriesApi(ApiView):
                 request, user_id=params.get("user_id"), agent_id=params.get("agent_id"), create=True
             )
             assert subject is not None
-            _not_paused(subject)
             outcomes = memories_add(subject=subject, items=items, api_key=tenant_of(request) is not None)
         results = [_outcome_out(outcome, subject) for outcome in outcomes]
         if "memories" in data:
@@ -581,7 +575,7 @@ class RecallApi(ApiView):
         subject = subject_for(
             request, user_id=params.get("user_id"), agent_id=params.get("agent_id"), create=False
         )
-        if subject is None or subject.namespace.memory_paused:
+        if subject is None:
             return Response({"items": [], "prompt_block": "", "tokens": 0, "turn_ref": ""})
         result = memory_recall(
             actor=subject.actor,

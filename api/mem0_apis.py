@@ -348,8 +348,6 @@ class AddApi(Mem0View):
             with transaction.atomic():
                 subject = subject_for(request, user_id=user_id, agent_id=agent_id, create=True)
                 assert subject is not None
-                if subject.namespace.memory_paused:
-                    raise Conflict("Memory is paused for this user.")
                 outcomes = memories_add(subject=subject, items=items, api_key=True)
             results = [
                 {"id": str(o.entry.pk), "memory": o.entry.content, "event": _EVENTS.get(o.action, "NONE")}
@@ -471,7 +469,7 @@ class SearchApi(Mem0View):
         params = valid(Mem0SearchSerializer, body)
         user_id, agent_id = _entity_from(body)
         subject = subject_for(request, user_id=user_id, agent_id=agent_id, create=False)
-        if subject is None or subject.namespace.memory_paused:
+        if subject is None:
             return Response({"results": []})
         key = request.auth
         assert isinstance(key, ApiKey)  # tenant_only: HasScope admits only tenant API keys here

@@ -21,7 +21,8 @@ from memory_core.embeddings import get_embedder
 from memory_core.errors import Conflict, MemoryServiceError, NotFound
 from memory_core.lifecycle import memory_erase_all
 from memory_core.models import ActorKind, Namespace, NamespaceKind, SourceKind
-from memory_core.services import AddOutcome, memory_add, namespace_create, namespace_for_user
+from memory_core.pipeline import AddOutcome, memory_add
+from memory_core.services import namespace_create, namespace_for_user
 
 KEY_PREFIX = "mk_"
 # A tenant's agent namespace is `agent/<slug>.<agent_id>`; the path allows at most 150 characters.
@@ -181,7 +182,8 @@ def tenant_entity_delete(*, link: TenantNamespace) -> None:
 
 def memories_add(*, subject: Any, items: list[dict[str, Any]], api_key: bool) -> list[AddOutcome]:
     """Reconcile validated statements into the subject's namespace, all in one transaction: if one
-    fails, none is kept."""
+    fails, none is kept. Stored as given (`exact`): a statement merges only into the same wording
+    of the same speaker; a known slot (key given or inferred) still supersedes its old value."""
     outcomes: list[AddOutcome] = []
     # One model call for the whole batch instead of one per statement (the bulk of the cost).
     texts = [str(item.get("content") or "").strip() for item in items]
@@ -196,6 +198,7 @@ def memories_add(*, subject: Any, items: list[dict[str, Any]], api_key: bool) ->
                         actor_kind=ActorKind.API if api_key else ActorKind.USER,
                         source_kind=SourceKind.API_IMPORT,
                         embedding=vector,
+                        exact=True,
                         **item,
                     )
                 )

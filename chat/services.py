@@ -17,11 +17,13 @@ from chat.models import Conversation, Message
 from chat.prompting import build_messages, offline_summary, recent_window
 from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction import candidate_start, extraction_enqueue, remember_requests
+from memory_core.guards.secrets import redact, redact_values, scan_secrets
 from memory_core.lifecycle import extraction_jobs_erase
 from memory_core.llm import LLMError, LLMOutputError, get_llm
 from memory_core.models import ExtractionJob, Namespace
+from memory_core.pipeline import AddOutcome, memory_add
 from memory_core.recall import RecallResult, memory_recall
-from memory_core.services import AddOutcome, memory_add, namespace_for_user
+from memory_core.services import namespace_for_user
 
 logger = logging.getLogger(__name__)
 
@@ -108,9 +110,10 @@ def _extract_pending(*, conversation: Conversation, trigger: str) -> ExtractionJ
         messages=[_payload(m) for m in batch],
         trigger=trigger,
     )
-    if job is not None:
-        conversation.extracted_upto = batch[-1].pk
-        conversation.save(update_fields=["extracted_upto"])
+    # None: nothing left to learn (said before an erase-all) or paused meanwhile; either way
+    # these messages are never handed over again.
+    conversation.extracted_upto = batch[-1].pk
+    conversation.save(update_fields=["extracted_upto"])
     return job
 
 
@@ -163,7 +166,8 @@ def message_post(*, conversation: Conversation, content: str) -> Message:
         conversation.closed_at = None
         fields = ["last_activity_at", "closed_at"]
         if not conversation.title:
-            conversation.title = text.splitlines()[0][:60]
+            # A title is derived text: shown in lists and exports, it never holds a secret.
+            conversation.title = redact(text.splitlines()[0])[:60]
             fields.append("title")
         conversation.save(update_fields=fields)
     return message
@@ -227,7 +231,9 @@ def _remember_now(*, user: Any, namespace: Namespace, message: Message) -> list[
                 metadata=metadata or None,
                 actor_kind="user",
                 actor=user,
-                excerpt=message.content[:300],
+                excerpt=message.content,
+                raw_text=message.content,
+                said_at=message.created_at,
             )
         except LLMError:
             raise  # e.g. embeddings failed: the turn fails and can be retried
@@ -252,6 +258,12 @@ def turn_prepare(*, user: Any, conversation: Conversation, user_message: Message
             if state == "incognito"
             else "Memory is paused, so I won't remember that. You can resume it on the privacy page."
         ]
+    secrets = scan_secrets(user_message.content)
+    if secrets.found and state == "on" and not any(a.startswith("I won't store that") for a in acks):
+        acks.append(
+            f"Your message looks like it contains a secret ({', '.join(secrets.kinds)}): "
+            "I won't remember it. Consider changing it if it was real."
+        )
 
     recall = None
     memory_note = ""
@@ -306,6 +318,8 @@ def turn_complete(*, prepared: PreparedTurn, text: str, offline: bool) -> Messag
     if offline and prepared.acknowledgements:
         text = "\n".join(prepared.acknowledgements) + "\n\n" + text
     conversation, user_message = prepared.conversation, prepared.user_message
+    # The reply is derived text: it never repeats a secret of the user's message.
+    text = redact_values(text, scan_secrets(user_message.content).values)
     try:
         with transaction.atomic():
             reply = Message.objects.create(
@@ -372,13 +386,14 @@ def turn_stream(*, user: Any, conversation: Conversation, user_message: Message)
         return
     llm = get_llm()
     parts: list[str] = []
+    secret_values = scan_secrets(user_message.content).values
     if llm.offline and prepared.acknowledgements:
         ack = "\n".join(prepared.acknowledgements) + "\n\n"
         yield ("delta", ack)
     try:
         for delta in llm.stream_chat(prepared.llm_messages):
             parts.append(delta)
-            yield ("delta", delta)
+            yield ("delta", redact_values(delta, secret_values))
         _usable("".join(parts))
     except LLMError as exc:
         turn_fail(prepared=prepared, error=exc)
@@ -409,7 +424,9 @@ def _maybe_summarise(conversation: Conversation) -> None:
     if len(older) < 4:
         return
     summary = _summarise(previous=conversation.summary, messages=older)
-    conversation.summary = summary
+    # Derived text, kept across turns: no secret of the summarised messages survives in it.
+    values = tuple(v for m in older for v in scan_secrets(m.content).values)
+    conversation.summary = redact_values(redact(summary), values)
     conversation.summary_upto = older[-1].pk
     conversation.save(update_fields=["summary", "summary_upto"])
 

@@ -8,15 +8,16 @@ Correction: a correction says the old statement was never true (an update, by co
 world changed). So the new version (source "user_correction", same type, category and key) takes
 over the old one's whole validity window, and the old window is closed at its own `valid_from`
 (empty): point-in-time recall then never answers with the wrong statement, for any instant.
-A correction that would weaken a policy ("refunds no longer need approval", see
-`guards.policy.weakens_policy`) is treated as `memory_add` treats one: the new version is a
-procedural entry pending operator review, with a flagged write, so no assistant uses it before an
-operator approved it (the old version is still superseded: the user said it was wrong). Kept
-rather than refused so the attempt is visible to operators and the user's wording is not lost.
+A correction that reads as a rule is treated as `memory_add` treats one (`guards.policy`): the new
+version is a procedural entry pending operator review, flagged when it would weaken a policy
+("refunds no longer need approval"), so no assistant uses it before an operator approved it (the
+old version is still superseded: the user said it was wrong). Kept rather than refused so the
+attempt is visible to operators and the user's wording is not lost.
 
-Hiding ("don't use this") keeps the entry, never recalled, until the user allows it again. Known
-limit: `memory_add` reconciles against active entries only, so if the user says the same thing
-again later it is learned again as a new active entry (visible on the page, next to the hidden one).
+Hiding ("don't use this") keeps the entry, never recalled, until the user allows it again; the
+same statement said again merges into the hidden entry (it stays hidden). Corrected-away and
+hidden statements leave content-free tombstones (`memory_core.tombstones`), so re-extracting the
+messages they came from does not learn them again.
 
 Erasure is a hard delete of an entry and of every OLDER version of it (what it superseded,
 transitively: they carry the same personal data, e.g. "lived in Beijing" behind "lives in
@@ -52,7 +53,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memory_core.errors import MemoryServiceError, PermissionDenied
-from memory_core.guards.policy import weakens_policy
+from memory_core.guards.policy import policy_check
 from memory_core.guards.secrets import scan_secrets
 from memory_core.models import (
     ActorKind,
@@ -69,9 +70,12 @@ from memory_core.models import (
     Namespace,
     RecallLog,
     SourceKind,
+    TombstoneReason,
 )
+from memory_core.pipeline import lock_namespace, scrub
 from memory_core.selectors import memory_access, memory_versions
-from memory_core.services import event_record, memory_create, namespace_for_user
+from memory_core.services import event_record, memory_create, namespace_for_user, supersede
+from memory_core.tombstones import tombstone_lift, tombstones_record
 from memory_core.validation import normalise, strip_nul
 
 CORRECTABLE_STATUSES = (MemoryStatus.ACTIVE, MemoryStatus.HIDDEN, MemoryStatus.PENDING_REVIEW)
@@ -88,7 +92,7 @@ def _own_entry(*, actor: Any, memory_id: Any) -> MemoryEntry:
 def _locked(*, actor: Any, memory_id: Any) -> MemoryEntry:
     """The actor's own entry, re-read under the namespace lock that `memory_add` takes too."""
     entry = _own_entry(actor=actor, memory_id=memory_id)
-    Namespace.objects.select_for_update().filter(pk=entry.namespace_id).first()
+    lock_namespace(entry.namespace_id)
     return MemoryEntry.objects.select_related("namespace").select_for_update(of=("self",)).get(pk=entry.pk)
 
 
@@ -112,48 +116,46 @@ def memory_correct(*, actor: Any, memory_id: Any, content: str, reason: str = ""
             f"Secrets are never stored ({', '.join(secrets.kinds)}).",
             field_errors={"content": ["This looks like a secret."]},
         )
-    # A rule that would weaken a policy waits for an operator, whatever the old entry was.
-    weakening = bool(text) and weakens_policy(text, type=old.type)
+    # A rule waits for an operator, whatever the old entry was (the pipeline's classify step).
+    check = policy_check(text, type=old.type) if text else None
+    as_rule = check is not None and (check.is_rule or old.type == MemoryType.PROCEDURAL)
     status = MemoryStatus.HIDDEN if old.status == MemoryStatus.HIDDEN else None
-    if weakening:
+    if as_rule:
         status = MemoryStatus.PENDING_REVIEW
+    why = scrub(reason, ()) or "Corrected by the user."
     new = memory_create(
         namespace=old.namespace,
         content=text,
-        type=MemoryType.PROCEDURAL if weakening else old.type,
-        category="sop" if weakening and old.type != MemoryType.PROCEDURAL else old.category,
-        key=old.key,
+        type=MemoryType.PROCEDURAL if as_rule else old.type,
+        category="sop" if as_rule else old.category,
+        key="" if as_rule else old.key,
         source_kind=SourceKind.USER_CORRECTION,
         confidence=1.0,
         importance=old.importance,
-        pinned=old.pinned,
+        pinned=old.pinned and not as_rule,
         valid_from=old.valid_from,
         valid_to=old.valid_to,
         expires_at=old.expires_at,
         metadata=dict(old.metadata or {}),
         actor_kind=ActorKind.USER,
         actor=actor,
-        reason=reason or "Corrected by the user.",
+        reason=why,
         # A hidden memory stays hidden: correcting it is not asking for it to be used again.
         status=status,
     )
-    new.supersedes = old
-    new.save(update_fields=["supersedes", "updated_at"])
-    old.status = MemoryStatus.SUPERSEDED
-    old.valid_to = old.valid_from  # never true: an empty window (see the module docstring)
-    old.expired_at = timezone.now()
-    old.superseded_by = new
-    old.save(update_fields=["status", "valid_to", "expired_at", "superseded_by", "updated_at"])
-    why = reason or "Corrected by the user."
-    # The new version's event does not quote the old text, so erasing the old one alone erases it.
-    event_record(
-        entry=old,
-        action=EventAction.CORRECTED,
+    # What the user corrected away is not learned again from the messages it came from.
+    tombstones_record(entries=[old], reason=TombstoneReason.CORRECTED)
+    # Never true: an empty window (see the module docstring).
+    supersede(
+        old,
+        by=new,
+        at=old.valid_from,
         actor_kind=ActorKind.USER,
         actor=actor,
         reason=why,
-        data={"status": old.status, "corrected_by": str(new.pk)},
+        action=EventAction.CORRECTED,
     )
+    # The new version's event does not quote the old text, so erasing the old one alone erases it.
     event_record(
         entry=new,
         action=EventAction.CORRECTED,
@@ -162,7 +164,7 @@ def memory_correct(*, actor: Any, memory_id: Any, content: str, reason: str = ""
         reason=why,
         data={"content": new.content, "corrects": str(old.pk)},
     )
-    if weakening:
+    if check is not None and check.weakens:
         FlaggedWrite.objects.create(
             namespace=new.namespace,
             kind=FlagKind.POLICY_WEAKENING,
@@ -174,7 +176,7 @@ def memory_correct(*, actor: Any, memory_id: Any, content: str, reason: str = ""
             entry=new,
             action=EventAction.FLAGGED,
             actor_kind=ActorKind.SYSTEM,
-            reason="This rule would weaken a policy; an operator must review it.",
+            reason=f"{check.reason} An operator must review it.",
         )
     return new
 
@@ -187,6 +189,7 @@ def memory_hide(*, actor: Any, memory_id: Any) -> MemoryEntry:
         return entry
     if entry.status != MemoryStatus.ACTIVE:
         raise MemoryServiceError("Only memories in use can be hidden.")
+    tombstones_record(entries=[entry], reason=TombstoneReason.HIDDEN)
     return _set_status(entry, MemoryStatus.HIDDEN, EventAction.HIDDEN, actor, "The user asked not to use it.")
 
 
@@ -197,6 +200,7 @@ def memory_unhide(*, actor: Any, memory_id: Any) -> MemoryEntry:
         return entry
     if entry.status != MemoryStatus.HIDDEN:
         raise MemoryServiceError("Only hidden memories can be used again.")
+    tombstone_lift(entry=entry, reason=TombstoneReason.HIDDEN)
     return _set_status(entry, MemoryStatus.ACTIVE, EventAction.RESTORED, actor, "The user allowed it again.")
 
 

@@ -53,6 +53,8 @@ class Namespace(models.Model):
         related_name="memory_namespaces",
     )
     memory_paused = models.BooleanField(default=False)
+    # "Do not mine before": set by erase-all, so messages said before it are never learned again.
+    mine_after = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = NamespaceQuerySet.as_manager()
@@ -391,3 +393,31 @@ class ExtractionJob(models.Model):
 
     def __str__(self) -> str:
         return f"extraction {self.pk} ({self.status})"
+
+
+class TombstoneReason(models.TextChoices):
+    CORRECTED = "corrected", "Corrected away by the user"
+    ERASED = "erased", "Erased by the user"
+    HIDDEN = "hidden", "Hidden by the user"
+    REJECTED = "rejected", "Rejected by an operator"
+
+
+class Tombstone(models.Model):
+    """A statement the user took back (or an operator rejected), kept without its content so that
+    no later extraction learns it again: a keyed hash of the normalised statement (and of its key
+    slot), and the ids of the messages it came from. See `memory_core.tombstones`."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="tombstones")
+    reason = models.CharField(max_length=12, choices=TombstoneReason.choices)
+    digest = models.CharField(max_length=64)
+    key_digest = models.CharField(max_length=64, blank=True, default="")
+    # "<conversation>:<message id>" of every message the statement rested on.
+    message_refs = ArrayField(models.CharField(max_length=130), default=list, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["namespace", "digest"], name="tombstone_ns_digest")]
+        constraints = [_choices_check("reason", TombstoneReason, "tombstone_reason_valid")]
+
+    def __str__(self) -> str:
+        return f"{self.reason} tombstone in {self.namespace_id}"

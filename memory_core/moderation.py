@@ -33,9 +33,12 @@ from memory_core.models import (
     Namespace,
     NamespaceKind,
     SourceKind,
+    TombstoneReason,
 )
+from memory_core.pipeline import lock_namespace
 from memory_core.selectors import _parse_uuid
-from memory_core.services import event_record, memory_create
+from memory_core.services import event_record, memory_create, supersede
+from memory_core.tombstones import tombstones_record
 from memory_core.validation import strip_nul
 
 MODERATE_PERMISSION = "memory_core.moderate_memories"
@@ -159,20 +162,13 @@ def _supersede_previous(new: MemoryEntry, operator: Any) -> None:
         .exclude(pk=new.pk)
     )
     for old in previous:
-        old.status = MemoryStatus.SUPERSEDED
-        old.valid_to = max(new.valid_from, old.valid_from)
-        old.expired_at = timezone.now()
-        old.superseded_by = new
-        old.save(update_fields=["status", "valid_to", "expired_at", "superseded_by", "updated_at"])
-        new.supersedes = old
-        new.save(update_fields=["supersedes", "updated_at"])
-        event_record(
-            entry=old,
-            action=EventAction.SUPERSEDED,
+        supersede(
+            old,
+            by=new,
+            at=new.valid_from,
             actor_kind=ActorKind.OPERATOR,
             actor=operator,
             reason=f"Replaced by a new version of {new.key!r}.",
-            data={"status": old.status, "superseded_by": str(new.pk)},
         )
 
 
@@ -269,6 +265,8 @@ def procedure_reject(*, operator: Any, memory_id: Any, reason: str) -> MemoryEnt
     entry.status = MemoryStatus.REJECTED
     entry.expired_at = timezone.now()
     entry.save(update_fields=["status", "expired_at", "updated_at"])
+    # A rejected rule is not queued again when the same conversation is mined again.
+    tombstones_record(entries=[entry], reason=TombstoneReason.REJECTED)
     event_record(
         entry=entry,
         action=EventAction.REJECTED,
@@ -288,7 +286,7 @@ def procedure_create(
     _require_operator(operator)
     target = _shared_namespace(namespace_path)
     text = _clean_content(content)
-    Namespace.objects.select_for_update().filter(pk=target.pk).first()
+    lock_namespace(target.pk)
     entry = memory_create(
         namespace=target,
         content=text,

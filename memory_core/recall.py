@@ -52,7 +52,7 @@ from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, Value
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
@@ -336,11 +336,24 @@ def _scope(*, actor: Any, namespaces: list[Namespace] | None) -> MemoryEntryQuer
     if (actor is None) == (namespaces is None):
         raise MemoryServiceError("Recall needs either an actor or a list of namespaces, not both.")
     if actor is not None:
-        owned = Namespace.objects.owned_by(actor).values_list("pk", flat=True)
-        shared = Namespace.objects.shared_with(actor).values_list("pk", flat=True)
-        ids = list(owned.union(shared))
+        # Pause is enforced here, not by each caller: a user who paused memory gets nothing
+        # recalled, not even the procedures shared with them.
+        owned = (
+            Namespace.objects.owned_by(actor)
+            .annotate(own=Value(True))
+            .values_list("pk", "memory_paused", "own")
+        )
+        shared = Namespace.objects.shared_with(actor).annotate(own=Value(False))
+        rows = list(owned.union(shared.values_list("pk", "memory_paused", "own")))
+        if any(paused and own for _, paused, own in rows):
+            return None
+        ids = list(dict.fromkeys(pk for pk, paused, _ in rows if not paused))
         return MemoryEntry.objects.visible_to(actor).in_namespaces(ids) if ids else None
-    ids = [namespace.pk for namespace in namespaces or []]
+    ids = list(
+        Namespace.objects.filter(pk__in=[n.pk for n in namespaces or []], memory_paused=False).values_list(
+            "pk", flat=True
+        )
+    )
     return MemoryEntry.objects.in_namespaces(ids) if ids else None
 
 
@@ -509,9 +522,18 @@ def _keyword_rank(entry: MemoryEntry) -> float:
 
 
 def _record(result: RecallResult) -> None:
-    """Access counts in one UPDATE and the recall log in one INSERT; no jobs, no per-row saves."""
+    """Access counts in one UPDATE and the recall log in one INSERT; no jobs, no per-row saves.
+
+    No lock cycle with the write path: the counted rows are locked in id order (two recalls
+    cannot take them in opposite orders), and the log rows' foreign keys take only a KEY SHARE
+    lock on the namespace, which the write pipeline's FOR NO KEY UPDATE does not block.
+    """
     now = timezone.now()
-    MemoryEntry.objects.filter(pk__in=[item.entry.pk for item in result.items]).update(
+    ids = sorted({item.entry.pk for item in result.items})
+    in_order = (
+        MemoryEntry.objects.filter(pk__in=ids).order_by("pk").select_for_update(no_key=True).values("pk")
+    )
+    MemoryEntry.objects.filter(pk__in=in_order).update(
         access_count=F("access_count") + 1, last_accessed_at=now
     )
     RecallLog.objects.bulk_create(

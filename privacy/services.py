@@ -11,7 +11,8 @@ from django.db import transaction
 from chat.models import Conversation
 from memory_core.lifecycle import extraction_jobs_erase, memory_erase, memory_erase_all, memory_export
 from memory_core.models import MemoryEntry, MemoryType, NamespaceKind, SourceKind
-from memory_core.services import AddOutcome, memory_add, namespace_for_user
+from memory_core.pipeline import AddOutcome, memory_add
+from memory_core.services import namespace_for_user
 from privacy.models import AuditEvent
 from privacy.selectors import conversations_for_memory
 

@@ -32,9 +32,11 @@ from memory_core.extraction.schema import (
     Extractor,
 )
 from memory_core.extraction.schema import parse_when as _parse_when
+from memory_core.guards.secrets import redact
 from memory_core.jobs import enqueue
 from memory_core.llm import LLMError, OfflineMode
 from memory_core.models import ActorKind, ExtractionJob, ExtractionStatus, Namespace, SourceKind
+from memory_core.tombstones import mined_too_early
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +76,8 @@ def _clean_messages(messages: Any) -> list[dict[str, Any]]:
             {
                 "id": message_id,
                 "role": str(message["role"]).strip().lower(),
-                "content": message["content"],
+                # The extractor needs no secret, and a job payload must not keep one.
+                "content": redact(message["content"]),
                 "created_at": parsed.isoformat() if parsed else None,
             }
         )
@@ -96,12 +99,15 @@ def _idempotency_key(namespace_id: int, conversation: str, messages: list[dict[s
 def extraction_enqueue(
     *, namespace: Namespace, source_conversation: str, messages: list[dict[str, Any]], trigger: str = "manual"
 ) -> ExtractionJob | None:
-    """One job per conversation range, queued after commit; `None` while the namespace's memory is paused.
+    """One job per conversation range, queued after commit; `None` while the namespace's memory is
+    paused, or when nothing is left to learn from (no user message said after the erase-all
+    watermark).
 
     Pausing is an ordinary user choice, not an error, so callers need no try/except for it; nothing
-    about the conversation is stored. Re-submitting the same range (same ids and contents) returns
-    the same job: a finished one is not queued again, an unfinished one is (the run is idempotent,
-    so a second task is a no-op, and a lost task is replaced).
+    about the conversation is stored. The stored payload is redacted: secrets never reach a job.
+    Re-submitting the same range (same ids and contents) returns the same job: a finished one is
+    not queued again, an unfinished one is (the run is idempotent, so a second task is a no-op,
+    and a lost task is replaced).
     """
     if namespace.memory_paused:
         return None
@@ -109,6 +115,10 @@ def extraction_enqueue(
     if len(conversation) > CONVERSATION_MAX_CHARS:
         raise MemoryServiceError(f"Conversation references are at most {CONVERSATION_MAX_CHARS} characters.")
     clean = _clean_messages(messages)
+    # Said before the user erased everything: never mined again (see memory_core.tombstones).
+    clean = [m for m in clean if not mined_too_early(namespace, _parse_when(m["created_at"]))]
+    if not any(m["role"] == "user" for m in clean):
+        return None
     key = _idempotency_key(namespace.pk, conversation, clean)
     with transaction.atomic():
         job, created = ExtractionJob.objects.get_or_create(
@@ -173,15 +183,14 @@ def _said_at(messages: list[dict[str, Any]], message_ids: list[str]) -> datetime
 def _write_candidates(
     job: ExtractionJob, extractor: Extractor, candidates: list[Candidate]
 ) -> dict[str, Any]:
-    from memory_core.services import memory_add
+    from memory_core.pipeline import memory_add
 
     texts = {m["id"]: m["content"] for m in job.messages if m["role"] == "user"}
     result = _empty_result()
     for candidate in candidates:
         excerpt = "\n".join(texts[i] for i in candidate.message_ids if i in texts)[:EXCERPT_MAX_CHARS]
-        valid_from, metadata = candidate_start(
-            candidate, said_at=_said_at(job.messages, candidate.message_ids)
-        )
+        said_at = _said_at(job.messages, candidate.message_ids)
+        valid_from, metadata = candidate_start(candidate, said_at=said_at)
         try:
             # A savepoint per candidate: one refused statement does not undo the others.
             with transaction.atomic():
@@ -204,6 +213,8 @@ def _write_candidates(
                     extractor_prompt_version=extractor.prompt_version,
                     actor_kind=ActorKind.EXTRACTION,
                     excerpt=excerpt,
+                    raw_text=excerpt,
+                    said_at=said_at,
                 )
         except LLMError:
             raise  # e.g. the embedding endpoint failed: the whole run fails and is retried

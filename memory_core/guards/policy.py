@@ -4,6 +4,7 @@ policy (and so are flagged). Pure functions over text, so they are cheap to call
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 _POLICY_WEAKENING = [
     re.compile(r"\bno longer (?:need|needs|require|requires|has to|have to|must)\b", re.I),
@@ -71,3 +72,20 @@ def weakens_policy(text: str, *, type: str | None = None) -> bool:
     if not any(pattern.search(text) for pattern in _POLICY_WEAKENING):
         return False
     return type == "procedural" or reads_as_rule(text)
+
+
+@dataclass(frozen=True)
+class PolicyCheck:
+    is_rule: bool
+    weakens: bool
+    control: str = ""
+    reason: str = ""
+
+
+def policy_check(text: str, *, type: str | None = None) -> PolicyCheck:
+    """Whether `text` is a rule (only an operator may activate it) and whether it relaxes a control."""
+    weakens = weakens_policy(text, type=type)
+    body = _RULE_LEAD.sub("", text.strip(), count=1)
+    is_rule = weakens or type == "procedural" or bool(_RULE_IMPERATIVE.match(body))
+    reason = "This rule would weaken a policy; an operator must review it." if weakens else ""
+    return PolicyCheck(is_rule=is_rule, weakens=weakens, reason=reason)

@@ -4,6 +4,7 @@ Pure functions over text, so they are cheap to call on every write."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 REDACTED = "[REDACTED]"
@@ -62,6 +63,7 @@ def _luhn_ok(digits: str) -> bool:
 class SecretScan:
     kinds: tuple[str, ...]
     redacted: str
+    values: tuple[str, ...] = ()
 
     @property
     def found(self) -> bool:
@@ -71,14 +73,35 @@ class SecretScan:
 def scan_secrets(text: str) -> SecretScan:
     """Find passwords, keys, tokens, one-time codes and card numbers; return them redacted."""
     kinds: list[str] = []
+    values: list[str] = []
     redacted = text
     for kind, pattern in _SECRET_PATTERNS:
-        if pattern.search(redacted):
+        for match in pattern.finditer(redacted):
             kinds.append(kind)
-            redacted = pattern.sub(REDACTED, redacted)
+            values.append(match.group().split()[-1])
+        redacted = pattern.sub(REDACTED, redacted)
     for match in _CARD_CANDIDATE.finditer(redacted):
         digits = re.sub(r"\D", "", match.group())
         if 13 <= len(digits) <= 19 and _luhn_ok(digits):
             kinds.append("card number")
+            values.append(match.group())
             redacted = redacted.replace(match.group(), REDACTED)
-    return SecretScan(kinds=tuple(dict.fromkeys(kinds)), redacted=redacted)
+    return SecretScan(
+        kinds=tuple(dict.fromkeys(kinds)), redacted=redacted, values=tuple(dict.fromkeys(values))
+    )
+
+
+def redact(text: str) -> str:
+    return scan_secrets(text).redacted
+
+
+def contains_values(text: str, values: Iterable[str]) -> bool:
+    folded = text.casefold()
+    return any(value and value.casefold() in folded for value in values)
+
+
+def redact_values(text: str, values: Iterable[str]) -> str:
+    for value in values:
+        if value:
+            text = re.sub(re.escape(value), REDACTED, text, flags=re.I)
+    return text

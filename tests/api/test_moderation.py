@@ -8,7 +8,8 @@ from django.contrib.auth.models import Permission
 
 from api.services import user_token_issue
 from memory_core.models import MemoryEntry, NamespaceKind
-from memory_core.services import memory_add, namespace_create, namespace_for_user
+from memory_core.pipeline import memory_add
+from memory_core.services import namespace_create, namespace_for_user
 from tests.api.conftest import client_with
 
 pytestmark = pytest.mark.django_db

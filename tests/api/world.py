@@ -22,7 +22,8 @@ from chat.models import Conversation
 from chat.services import conversation_create
 from memory_core.extraction import extraction_enqueue
 from memory_core.models import ExtractionJob, MemoryEntry, NamespaceKind
-from memory_core.services import memory_add, namespace_create, namespace_for_user
+from memory_core.pipeline import memory_add
+from memory_core.services import namespace_create, namespace_for_user
 
 TENANT_SECRET = "The user keeps a pet iguana named Zorblax."
 PERSON_SECRET = "The user collects antique barometers from Quillfield."

@@ -33,7 +33,8 @@ from memory_core.models import (
     MemoryEvidence,
     MemoryStatus,
 )
-from memory_core.services import memory_add, namespace_for_user
+from memory_core.pipeline import memory_add
+from memory_core.services import namespace_for_user
 from memory_core.tasks import extract_job
 from memory_core.validation import normalise
 

@@ -7,8 +7,9 @@ import re
 import pytest
 
 from memory_core.models import Namespace
+from memory_core.pipeline import memory_add
 from memory_core.selectors import memory_list
-from memory_core.services import memory_add, namespace_for_user
+from memory_core.services import namespace_for_user
 
 pytestmark = pytest.mark.django_db
 

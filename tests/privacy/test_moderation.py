@@ -23,9 +23,10 @@ from memory_core.moderation import (
     procedure_create,
     procedure_reject,
 )
+from memory_core.pipeline import memory_add
 from memory_core.recall import memory_recall
 from memory_core.selectors import memory_history
-from memory_core.services import memory_add, namespace_create, namespace_for_user
+from memory_core.services import namespace_create, namespace_for_user
 from tests.memory_core.helpers import remember
 
 pytestmark = pytest.mark.django_db

@@ -20,7 +20,8 @@ from memory_core.models import (
     MemoryStatus,
     NamespaceGrant,
 )
-from memory_core.services import memory_add, namespace_create, namespace_for_user
+from memory_core.pipeline import memory_add
+from memory_core.services import namespace_create, namespace_for_user
 from tests.memory_core.helpers import remember
 from tests.privacy.conftest import new_conversation, say
 

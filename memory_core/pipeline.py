@@ -1,0 +1,552 @@
+"""The write pipeline: every way a statement gets into memory passes through `memory_add`.
+
+REST single and batch adds, mem0 adds (infer true and false), chat's "remember that …",
+extraction jobs, the privacy page's "remember this" and imports all call it; corrections and
+operator edits use its guards. Its steps, in order:
+
+1. normalise — strip NULs and spacing, check the fields (`services.validate_fields`);
+2. guard     — pause (`MemoryPaused`, nothing stored); tombstones and the erase-all watermark
+               (what the user took back is not learned again: IGNORED); secrets in the
+               statement, its raw source text or anything derived (REJECTED, flagged redacted);
+               the evidence excerpt and metadata are stored redacted;
+3. classify  — a key slot inferred when the caller gave none (so "works at Fabrikam"
+               supersedes "works at Contoso" from any entry point); a statement that reads as
+               a rule or instruction from anyone but an operator becomes a procedural candidate
+               (`pending_review`), flagged with the reason when it relaxes a control;
+4. reconcile — under the namespace lock: ADD, MERGE into the same statement (`sameness`),
+               SUPERSEDE the current value of the same slot, or IGNORE (already recorded from
+               this source, below the confidence threshold, or tombstoned);
+5. persist   — the entry, its evidence (provenance) and its history, in one transaction.
+
+Reconciliation: a MERGE adds evidence to the existing entry (confidence combined as a noisy-or).
+A different statement for the same key SUPERSEDES the current one for objective facts (the newer
+in world time wins; older news arriving late is recorded as history); for preferences one
+contrary mention does not overturn a preference stated repeatedly: both are kept. Re-running the
+same source (same conversation, messages and text) is IGNORED, so jobs are idempotent.
+
+Locks: the namespace row is taken FOR NO KEY UPDATE, which serialises writers of one namespace
+but does not conflict with the FOR KEY SHARE locks that inserts referencing it take (recall's
+log rows), so recall and add on one user never deadlock.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from pgvector.django import CosineDistance
+
+from memory_core.errors import Conflict
+from memory_core.extraction.slots import infer_slot
+from memory_core.guards.policy import policy_check
+from memory_core.guards.secrets import REDACTED, contains_values, redact_values, scan_secrets
+from memory_core.models import (
+    ActorKind,
+    EventAction,
+    FlaggedWrite,
+    FlagKind,
+    MemoryEntry,
+    MemoryEvidence,
+    MemoryStatus,
+    MemoryType,
+    Namespace,
+    SourceKind,
+)
+from memory_core.sameness import same_statement, speaker
+from memory_core.services import event_record, memory_create, supersede, validate_fields
+from memory_core.tombstones import blocking_tombstone, mined_too_early
+
+PREFERENCE_CATEGORIES = {"preference"}
+EXCERPT_MAX_CHARS = 500
+PAUSED_MESSAGE = "Memory is paused for this user: nothing is stored or recalled until it is resumed."
+
+
+class MemoryPaused(Conflict):
+    """The user paused memory: nothing is learned (or recalled) until they resume it."""
+
+    code = "memory_paused"
+
+
+class AddAction(enum.StrEnum):
+    ADDED = "added"
+    MERGED = "merged"
+    SUPERSEDED = "superseded"
+    IGNORED = "ignored"
+    PENDING_REVIEW = "pending_review"
+    REJECTED = "rejected"
+
+
+@dataclass(frozen=True)
+class AddOutcome:
+    action: AddAction
+    entry: MemoryEntry | None
+    replaced: MemoryEntry | None = None
+    reason: str = ""
+    flagged: bool = False
+
+
+@dataclass(frozen=True)
+class WriteRequest:
+    """One statement and where it came from. `raw_text` is the user's own words it was derived
+    from (checked for secrets too); `exact` means "store as given": merge only the same wording."""
+
+    content: str
+    type: str = MemoryType.SEMANTIC
+    category: str = "general"
+    key: str = ""
+    source_kind: str = SourceKind.API_IMPORT
+    source_conversation: str = ""
+    source_message_ids: tuple[str, ...] = ()
+    excerpt: str = ""
+    raw_text: str = ""
+    said_at: datetime | None = None
+    confidence: float = 1.0
+    importance: float = 0.5
+    pinned: bool = False
+    is_inference: bool = False
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    expires_at: datetime | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    extractor_model: str = ""
+    extractor_prompt_version: str = ""
+    actor_kind: str = ActorKind.SYSTEM
+    actor: Any = None
+    embedding: list[float] | None = None
+    exact: bool = False
+    flag_reason: str = ""  # set by `classify` when the statement relaxes a control
+
+
+def memory_add(
+    *,
+    namespace: Namespace,
+    content: str,
+    type: str = MemoryType.SEMANTIC,
+    category: str = "general",
+    key: str = "",
+    source_kind: str = SourceKind.API_IMPORT,
+    source_conversation: str = "",
+    source_message_ids: list[str] | None = None,
+    confidence: float = 1.0,
+    importance: float = 0.5,
+    pinned: bool = False,
+    is_inference: bool = False,
+    valid_from: datetime | None = None,
+    valid_to: datetime | None = None,
+    expires_at: datetime | None = None,
+    metadata: dict[str, Any] | None = None,
+    extractor_model: str = "",
+    extractor_prompt_version: str = "",
+    actor_kind: str = ActorKind.SYSTEM,
+    actor: Any = None,
+    excerpt: str = "",
+    raw_text: str = "",
+    said_at: datetime | None = None,
+    embedding: list[float] | None = None,
+    exact: bool = False,
+) -> AddOutcome:
+    """Guard, classify and reconcile one statement into `namespace` (see the module docstring).
+
+    `embedding` lets batch callers embed many statements in one model call; it must be the
+    current embedder's vector of the stripped content.
+    """
+    return write(
+        namespace=namespace,
+        request=WriteRequest(
+            content=content,
+            type=type,
+            category=category or "general",
+            key=key or "",
+            source_kind=source_kind,
+            source_conversation=source_conversation or "",
+            source_message_ids=tuple(str(m) for m in (source_message_ids or [])),
+            excerpt=excerpt or "",
+            raw_text=raw_text or "",
+            said_at=said_at,
+            confidence=confidence,
+            importance=importance,
+            pinned=pinned,
+            is_inference=is_inference,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            expires_at=expires_at,
+            metadata=dict(metadata or {}),
+            extractor_model=extractor_model,
+            extractor_prompt_version=extractor_prompt_version,
+            actor_kind=actor_kind,
+            actor=actor,
+            embedding=embedding,
+            exact=exact,
+        ),
+    )
+
+
+def write(*, namespace: Namespace, request: WriteRequest) -> AddOutcome:
+    request = normalise(request)
+    fresh = Namespace.objects.only("memory_paused", "mine_after").get(pk=namespace.pk)
+    guard_pause(fresh)
+    ignored = guard_tombstones(fresh, request)
+    if ignored is not None:
+        return ignored
+    request, secret_outcome = guard_secrets(namespace, request)
+    if secret_outcome is not None:
+        return secret_outcome
+    if request.source_kind == SourceKind.EXTRACTED and request.confidence < _min_confidence():
+        return AddOutcome(
+            AddAction.IGNORED, None, reason=f"confidence {request.confidence:.2f} below the threshold"
+        )
+    request = classify(request)
+    if request.embedding is None:
+        from memory_core.embeddings import get_embedder
+
+        # Before taking the lock: keeps it short.
+        request = replace(request, embedding=get_embedder().embed_query(request.content))
+    with transaction.atomic():
+        locked = lock_namespace(namespace.pk)
+        guard_pause(locked)  # paused while we embedded: still nothing is stored
+        return reconcile(locked, request)
+
+
+# --- 1. normalise --------------------------------------------------------------------------------
+
+
+def normalise(request: WriteRequest) -> WriteRequest:
+    text = validate_fields(
+        content=request.content,
+        type=request.type,
+        source_kind=request.source_kind,
+        confidence=request.confidence,
+        importance=request.importance,
+    )
+    return replace(request, content=text)
+
+
+# --- 2. guard ------------------------------------------------------------------------------------
+
+
+def guard_pause(namespace: Namespace) -> None:
+    if namespace.memory_paused:
+        raise MemoryPaused(PAUSED_MESSAGE)
+
+
+def guard_tombstones(namespace: Namespace, request: WriteRequest) -> AddOutcome | None:
+    """What the user took back (or an operator rejected) is not learned again from the past."""
+    said_at = request.said_at
+    if request.source_kind == SourceKind.EXTRACTED and mined_too_early(namespace, said_at):
+        return AddOutcome(AddAction.IGNORED, None, reason="said before the user erased their memory")
+    tombstone = blocking_tombstone(
+        namespace=namespace,
+        content=request.content,
+        key=request.key,
+        source_kind=request.source_kind,
+        conversation=request.source_conversation,
+        message_ids=list(request.source_message_ids),
+        said_at=said_at,
+    )
+    if tombstone is None:
+        return None
+    return AddOutcome(AddAction.IGNORED, None, reason=f"taken back before ({tombstone.get_reason_display()})")
+
+
+def secret_values(*texts: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(kinds, values) of the secrets in any of `texts`."""
+    kinds: list[str] = []
+    values: list[str] = []
+    for text in texts:
+        if text:
+            scan = scan_secrets(text)
+            kinds += scan.kinds
+            values += scan.values
+    return tuple(dict.fromkeys(kinds)), tuple(dict.fromkeys(values))
+
+
+def scrub(text: str, values: tuple[str, ...]) -> str:
+    """A derived text (excerpt, title, reason) with every secret removed: its own and known ones."""
+    return redact_values(scan_secrets(text).redacted, values) if text else text
+
+
+def _scrub_metadata(value: Any, values: tuple[str, ...]) -> Any:
+    if isinstance(value, str):
+        return scrub(value, values)
+    if isinstance(value, dict):
+        return {k: _scrub_metadata(v, values) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub_metadata(v, values) for v in value]
+    return value
+
+
+def guard_secrets(namespace: Namespace, request: WriteRequest) -> tuple[WriteRequest, AddOutcome | None]:
+    """Refuse a statement that holds a secret — its own, or one of its source's (a rewrite may
+    have moved the digits away from the word "code") — and redact every derived text."""
+    kinds, values = secret_values(request.raw_text, request.excerpt)
+    own = scan_secrets(request.content)
+    # A statement holding a redaction mark was built from a secret (a redacted job payload).
+    if own.found or REDACTED in request.content or contains_values(request.content, values):
+        kinds = tuple(dict.fromkeys((*own.kinds, *kinds))) or ("a secret from its source",)
+        FlaggedWrite.objects.create(
+            namespace=namespace,
+            kind=FlagKind.SECRET_DROPPED,
+            excerpt=scrub(request.content, (*values, *own.values))[:EXCERPT_MAX_CHARS],
+            source_kind=request.source_kind,
+            source_conversation=request.source_conversation,
+            source_message_ids=list(request.source_message_ids),
+        )
+        return request, AddOutcome(
+            AddAction.REJECTED, None, reason=f"contains a secret ({', '.join(kinds)})", flagged=True
+        )
+    return (
+        replace(
+            request,
+            excerpt=scrub(request.excerpt, values)[:EXCERPT_MAX_CHARS],
+            metadata=_scrub_metadata(request.metadata, values),
+            raw_text="",  # used; never stored
+        ),
+        None,
+    )
+
+
+def _min_confidence() -> float:
+    return float(getattr(settings, "EXTRACTION_MIN_CONFIDENCE", 0.6))
+
+
+# --- 3. classify ---------------------------------------------------------------------------------
+
+
+def classify(request: WriteRequest) -> WriteRequest:
+    """Infer the key slot when none was given; turn rules into procedural candidates."""
+    if request.source_kind != SourceKind.OPERATOR:
+        check = policy_check(request.content, type=request.type)
+        if check.is_rule:
+            # A rule, whatever the caller called it: it waits for an operator like any procedure.
+            return replace(
+                request,
+                type=MemoryType.PROCEDURAL,
+                category="sop",
+                key="",
+                pinned=False,
+                flag_reason=(check.reason or "This rule would weaken a policy.") if check.weakens else "",
+            )
+    if request.key or request.type == MemoryType.PROCEDURAL:
+        return request
+    slot = infer_slot(request.content)
+    if slot is None:
+        return request
+    who = speaker(request.metadata)
+    return replace(
+        request,
+        # Two speakers of one imported conversation each have their own "home_city".
+        key=f"{slot.key}@{who}" if who else slot.key,
+        category=slot.category if request.category in ("", "general") else request.category,
+        pinned=request.pinned or slot.pinned,
+        importance=max(request.importance, slot.importance) if slot.pinned else request.importance,
+    )
+
+
+# --- 4. reconcile and 5. persist -----------------------------------------------------------------
+
+
+def lock_namespace(namespace_id: int) -> Namespace:
+    """The namespace row FOR NO KEY UPDATE: one writer per namespace, no deadlock with readers
+    whose inserts reference it (see the module docstring)."""
+    return Namespace.objects.select_for_update(no_key=True).get(pk=namespace_id)
+
+
+def _merge_similarity() -> float:
+    return float(getattr(settings, "MERGE_SIMILARITY", 0.9))
+
+
+def _find_duplicate(live: Any, request: WriteRequest) -> MemoryEntry | None:
+    """The entry that already says the same thing (hidden ones included: a hidden statement said
+    again stays hidden instead of coming back as a new entry)."""
+    same_key_threshold = float(getattr(settings, "MERGE_SIMILARITY_SAME_KEY", 0.97))
+    nearest = list(
+        live.exclude(embedding__isnull=True)
+        .annotate(distance=CosineDistance("embedding", request.embedding))
+        .order_by("distance")[:3]
+    )
+    nearest += list(live.filter(content__iexact=request.content)[:1])
+    for candidate in nearest:
+        similarity = 1 - float(getattr(candidate, "distance", 0.0) or 0.0)
+        threshold = (
+            same_key_threshold if request.key and candidate.key == request.key else _merge_similarity()
+        )
+        if same_statement(
+            candidate.content,
+            request.content,
+            similarity=similarity,
+            threshold=threshold,
+            a_metadata=candidate.metadata,
+            b_metadata=request.metadata,
+            exact=request.exact,
+        ):
+            return candidate
+    return None
+
+
+def _same_source(entry: MemoryEntry, request: WriteRequest) -> bool:
+    """Whether this exact observation is already part of the entry's evidence."""
+    if not request.source_conversation:
+        return False
+    return entry.evidence.filter(
+        source_conversation=request.source_conversation, source_message_ids=list(request.source_message_ids)
+    ).exists()
+
+
+def _create(
+    namespace: Namespace, request: WriteRequest, *, status: str | None = None, reason: str = ""
+) -> MemoryEntry:
+    return memory_create(
+        namespace=namespace,
+        content=request.content,
+        type=request.type,
+        category=request.category,
+        key=request.key,
+        source_kind=request.source_kind,
+        source_conversation=request.source_conversation,
+        source_message_ids=list(request.source_message_ids),
+        extractor_model=request.extractor_model,
+        extractor_prompt_version=request.extractor_prompt_version,
+        is_inference=request.is_inference,
+        confidence=request.confidence,
+        importance=request.importance,
+        pinned=request.pinned,
+        valid_from=request.valid_from or timezone.now(),
+        valid_to=request.valid_to,
+        expires_at=request.expires_at,
+        metadata=request.metadata,
+        actor_kind=request.actor_kind,
+        actor=request.actor,
+        reason=reason,
+        excerpt=request.excerpt,
+        status=status,
+        embedding=request.embedding,
+    )
+
+
+def _merge(entry: MemoryEntry, request: WriteRequest) -> AddOutcome:
+    MemoryEvidence.objects.create(
+        entry=entry,
+        source_kind=request.source_kind,
+        source_conversation=request.source_conversation,
+        source_message_ids=list(request.source_message_ids),
+        excerpt=request.excerpt,
+        confidence=request.confidence,
+    )
+    entry.evidence_count += 1
+    entry.confidence = round(1 - (1 - entry.confidence) * (1 - request.confidence), 4)
+    entry.importance = max(entry.importance, request.importance)
+    entry.pinned = entry.pinned or request.pinned
+    entry.save(update_fields=["evidence_count", "confidence", "importance", "pinned", "updated_at"])
+    event_record(
+        entry=entry,
+        action=EventAction.MERGED,
+        actor_kind=request.actor_kind,
+        actor=request.actor,
+        reason="The same statement was observed again.",
+        data={
+            "content": request.content,
+            "evidence_count": entry.evidence_count,
+            "confidence": entry.confidence,
+        },
+    )
+    return AddOutcome(AddAction.MERGED, entry, reason="duplicate of an existing memory")
+
+
+def _flag_policy(entry: MemoryEntry, request: WriteRequest) -> None:
+    FlaggedWrite.objects.create(
+        namespace_id=entry.namespace_id,
+        kind=FlagKind.POLICY_WEAKENING,
+        excerpt=entry.content[:EXCERPT_MAX_CHARS],
+        entry=entry,
+        source_kind=request.source_kind,
+        source_conversation=request.source_conversation,
+        source_message_ids=list(request.source_message_ids),
+    )
+    event_record(
+        entry=entry,
+        action=EventAction.FLAGGED,
+        actor_kind=ActorKind.SYSTEM,
+        reason=f"{request.flag_reason} An operator must review it.",
+    )
+
+
+def reconcile(namespace: Namespace, request: WriteRequest) -> AddOutcome:
+    """ADD, MERGE, SUPERSEDE or IGNORE, with the namespace locked by the caller."""
+    live = MemoryEntry.objects.in_namespaces([namespace.pk]).filter(type=request.type)
+    if request.type == MemoryType.PROCEDURAL:
+        live = live.filter(status__in=[MemoryStatus.ACTIVE, MemoryStatus.PENDING_REVIEW])
+        dup_scope = live
+    else:
+        live = live.current()
+        dup_scope = MemoryEntry.objects.in_namespaces([namespace.pk]).filter(type=request.type).filter(
+            pk__in=live.values("pk")
+        ) | MemoryEntry.objects.in_namespaces([namespace.pk]).filter(
+            type=request.type, status=MemoryStatus.HIDDEN
+        )
+
+    duplicate = _find_duplicate(dup_scope, request)
+    if duplicate is not None:
+        if _same_source(duplicate, request):
+            return AddOutcome(AddAction.IGNORED, duplicate, reason="already recorded from this source")
+        return _merge(duplicate, request)
+
+    if request.type == MemoryType.PROCEDURAL:
+        entry = _create(
+            namespace, request, status=MemoryStatus.PENDING_REVIEW, reason="Awaiting operator review."
+        )
+        if request.flag_reason:
+            _flag_policy(entry, request)
+        return AddOutcome(
+            AddAction.PENDING_REVIEW,
+            entry,
+            reason="procedures need operator approval",
+            flagged=bool(request.flag_reason),
+        )
+
+    key = request.key
+    slot = live.filter(key=key).exclude(key="").order_by("-valid_from").first() if key else None
+    if slot is None:
+        return AddOutcome(AddAction.ADDED, _create(namespace, request))
+
+    if (
+        request.category in PREFERENCE_CATEGORIES
+        and slot.evidence_count >= 2
+        and request.source_kind != SourceKind.USER_CORRECTION
+    ):
+        metadata = {**request.metadata, "contrasts_with": str(slot.pk)}
+        entry = _create(
+            namespace,
+            replace(request, metadata=metadata),
+            reason="A contrary mention of a repeated preference; both are kept with their scenario.",
+        )
+        return AddOutcome(AddAction.ADDED, entry, reason="kept alongside a repeated preference")
+
+    start = request.valid_from or timezone.now()
+    if start < slot.valid_from:
+        # Older news about the world arriving late: it held before the current entry, not after.
+        entry = _create(
+            namespace,
+            replace(request, valid_from=start, valid_to=slot.valid_from),
+            status=MemoryStatus.SUPERSEDED,
+            reason="Held before the current value.",
+        )
+        MemoryEntry.objects.filter(pk=entry.pk).update(superseded_by=slot, expired_at=timezone.now())
+        return AddOutcome(AddAction.ADDED, entry, reason="recorded as history: the current value is newer")
+
+    entry = _create(
+        namespace, replace(request, valid_from=start), reason=f"Replaces the previous value of {key!r}."
+    )
+    supersede(
+        slot,
+        by=entry,
+        at=start,
+        actor_kind=request.actor_kind,
+        actor=request.actor,
+        reason=f"Replaced by a newer {key!r}.",
+    )
+    return AddOutcome(AddAction.SUPERSEDED, entry, replaced=slot)

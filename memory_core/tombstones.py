@@ -1,0 +1,111 @@
+"""What the user took back stays taken back, without keeping what it said.
+
+When a statement is corrected away, erased or hidden by its user, or rejected by an operator, a
+`Tombstone` keeps only a keyed hash (HMAC-SHA256 with `TOMBSTONE_KEY`, by default the
+SECRET_KEY) of its normalised wording and of its key slot, and the ids of its source messages.
+The write pipeline then refuses the statement when it comes back from the past:
+- the same wording, learned from one of the tombstone's messages or from a message said before
+  the tombstone was made (a re-extraction of the old conversation);
+- the same key slot, from one of the tombstone's messages (the model worded it differently);
+- a rejected rule, from anyone but an operator, whenever it comes back.
+The user saying it again later, in a new message, is new information and is learned.
+Erase-all also sets the namespace's `mine_after` watermark: nothing said before it is mined again.
+Rotating the key makes old tombstones unmatchable (they then protect nothing but hold nothing).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterable
+from datetime import datetime
+
+from django.conf import settings
+from django.db.models import Q
+
+from memory_core.models import MemoryEntry, MemoryEvidence, Namespace, SourceKind, Tombstone, TombstoneReason
+from memory_core.validation import normalise
+
+
+def _key() -> bytes:
+    return str(getattr(settings, "TOMBSTONE_KEY", "") or settings.SECRET_KEY).encode()
+
+
+def statement_digest(text: str) -> str:
+    return hmac.new(_key(), b"statement:" + normalise(text).encode(), hashlib.sha256).hexdigest()
+
+
+def slot_digest(key: str) -> str:
+    return (
+        hmac.new(_key(), b"key:" + key.strip().casefold().encode(), hashlib.sha256).hexdigest() if key else ""
+    )
+
+
+def message_refs(conversation: str, message_ids: Iterable[str]) -> list[str]:
+    """Message ids are unique only within a conversation (mem0 transcripts number theirs 1, 2 …)."""
+    return [f"{conversation}:{m}" for m in message_ids] if conversation else []
+
+
+def tombstones_record(*, entries: Iterable[MemoryEntry], reason: str) -> int:
+    """One tombstone per entry (its wording, its slot, every message it rests on); no content."""
+    entries = list(entries)
+    if not entries:
+        return 0
+    refs: dict[object, set[str]] = {
+        e.pk: set(message_refs(e.source_conversation, e.source_message_ids)) for e in entries
+    }
+    for entry_id, conversation, ids in MemoryEvidence.objects.filter(
+        entry_id__in=[e.pk for e in entries]
+    ).values_list("entry_id", "source_conversation", "source_message_ids"):
+        refs[entry_id].update(message_refs(conversation, ids))
+    Tombstone.objects.bulk_create(
+        Tombstone(
+            namespace_id=e.namespace_id,
+            reason=reason,
+            digest=statement_digest(e.content),
+            key_digest=slot_digest(e.key),
+            message_refs=sorted(refs[e.pk]),
+        )
+        for e in entries
+    )
+    return len(entries)
+
+
+def tombstone_lift(*, entry: MemoryEntry, reason: str) -> None:
+    """The user allowed a hidden statement again: its tombstone goes."""
+    Tombstone.objects.filter(
+        namespace_id=entry.namespace_id, reason=reason, digest=statement_digest(entry.content)
+    ).delete()
+
+
+def mined_too_early(namespace: Namespace, said_at: datetime | None) -> bool:
+    """Said before the namespace's erase-all watermark: never learned again."""
+    return namespace.mine_after is not None and said_at is not None and said_at < namespace.mine_after
+
+
+def blocking_tombstone(
+    *,
+    namespace: Namespace,
+    content: str,
+    key: str,
+    source_kind: str,
+    conversation: str,
+    message_ids: list[str],
+    said_at: datetime | None,
+) -> Tombstone | None:
+    """The tombstone that forbids learning `content` from this source again, if any."""
+    digest = statement_digest(content)
+    refs = message_refs(conversation, message_ids)
+    match = Q(digest=digest)
+    if key and refs:
+        match |= Q(key_digest=slot_digest(key), message_refs__overlap=refs)
+    for tombstone in Tombstone.objects.filter(namespace=namespace).filter(match).order_by("-created_at"):
+        if tombstone.reason == TombstoneReason.REJECTED:
+            if source_kind != SourceKind.OPERATOR and tombstone.digest == digest:
+                return tombstone
+            continue
+        if set(refs) & set(tombstone.message_refs):
+            return tombstone
+        if tombstone.digest == digest and said_at is not None and said_at <= tombstone.created_at:
+            return tombstone
+    return None
