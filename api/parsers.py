@@ -1,5 +1,5 @@
 """JSON bodies only, and at most API_MAX_BODY_BYTES (2 MB by default) of them: a larger body is
-a 413 before any of it is parsed."""
+a 413 before any of it is parsed; one nested deeper than the parser recurses is a 400."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import io
 from typing import Any
 
 from django.conf import settings
+from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
 from api.errors import PayloadTooLarge
@@ -29,4 +30,7 @@ class LimitedJSONParser(JSONParser):
         data = stream.read(limit + 1)
         if len(data) > limit:
             raise too_large
-        return super().parse(io.BytesIO(data), media_type, parser_context)
+        try:
+            return super().parse(io.BytesIO(data), media_type, parser_context)
+        except RecursionError:
+            raise ParseError("JSON parse error - the body is nested too deeply.") from None

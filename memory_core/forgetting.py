@@ -27,7 +27,9 @@ run, and writes every change to the history with actor "job" and a reason (never
    rows and counts; the other is superseded with `superseded_by` pointing at it. Embeddings
    barely see negation ("allergic" / "not allergic" score 0.97 with MiniLM), so pairs that
    differ in negation words or in numbers are never merged, pinned entries merge only with the
-   same wording, and episodes more than a day apart are different events.
+   same wording, and episodes more than a day apart are different events. A close pair must
+   also be the same statement by `sameness.same_statement` (same speaker, same claim), the rule
+   write-time merging uses.
 
 Settings (read at call time, with these defaults): FORGET_DECAY_HALF_LIFE_DAYS = 30,
 FORGET_DECAY_THRESHOLD = 0.05, MEMORY_TTL_DAYS = {"episodic": 90, "semantic": None,
@@ -65,6 +67,7 @@ from memory_core.models import (
     MemoryType,
     Namespace,
 )
+from memory_core.sameness import same_statement
 from memory_core.services import event_record
 
 DEFAULT_HALF_LIFE_DAYS = 30.0
@@ -274,12 +277,12 @@ def _status_pass(
 def _lock_namespaces(namespace_ids: set[int]) -> set[int]:
     """Lock the namespaces no one is writing to right now; return their ids.
 
-    `memory_add` holds its namespace's row lock while it reads, decides and writes, so a pass
-    that holds it too never interleaves with a write (say, evidence added to an entry while it
-    is being merged away). Never waits: a busy namespace is left for the next run.
+    `memory_add` holds its namespace row lock (FOR NO KEY UPDATE, as here) while it decides and
+    writes, so a pass that holds it too never interleaves with a write (say, evidence added to an
+    entry while it is being merged away). Never waits: a busy namespace is left for the next run.
     """
     return set(
-        Namespace.objects.select_for_update(skip_locked=True)
+        Namespace.objects.select_for_update(skip_locked=True, no_key=True)
         .filter(pk__in=namespace_ids)
         .values_list("pk", flat=True)
     )
@@ -471,6 +474,7 @@ _MERGE_FIELDS = (
     "created_at",
     "valid_from",
     "valid_to",
+    "metadata",
 )
 
 
@@ -525,7 +529,23 @@ def _find_merges(
         pairs = [(a, b, float(similarity)) for a, b, similarity in cursor.fetchall()]
     ids = {pk for a, b, _ in pairs for pk in (a, b)}
     entries = MemoryEntry.objects.only(*_MERGE_FIELDS).in_bulk(list(ids))
-    return _plan_merges(pairs, entries, cap)
+    # The SQL finds close pairs cheaply; whether they say the same thing is decided where
+    # write-time merging decides it.
+    same = [
+        (a, b, similarity)
+        for a, b, similarity in pairs
+        if a in entries
+        and b in entries
+        and same_statement(
+            entries[a].content,
+            entries[b].content,
+            similarity=similarity,
+            threshold=threshold,
+            a_metadata=entries[a].metadata,
+            b_metadata=entries[b].metadata,
+        )
+    ]
+    return _plan_merges(same, entries, cap)
 
 
 def _merge(*, keeper: MemoryEntry, duplicate: MemoryEntry, similarity: float, now: datetime) -> str:

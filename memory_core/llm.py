@@ -124,7 +124,7 @@ class OpenAIProvider:
                 messages=_as_params(messages),
                 temperature=temperature,
             )
-        except openai.OpenAIError as exc:
+        except (openai.OpenAIError, ValueError) as exc:
             raise self._translate(exc) from exc
         if not completion.choices:
             raise LLMOutputError("The language model returned no answer.")
@@ -148,7 +148,7 @@ class OpenAIProvider:
                 for chunk in stream:
                     if chunk.choices and chunk.choices[0].delta.content:
                         yield chunk.choices[0].delta.content
-        except openai.OpenAIError as exc:
+        except (openai.OpenAIError, ValueError) as exc:
             raise self._translate(exc) from exc
 
     def complete_json(
@@ -180,7 +180,7 @@ class OpenAIProvider:
                     response_format=response_format,
                     temperature=0,
                 )
-            except openai.OpenAIError as exc:
+            except (openai.OpenAIError, ValueError) as exc:
                 raise self._translate(exc) from exc
             content = completion.choices[0].message.content if completion.choices else None
             try:
@@ -208,7 +208,7 @@ class OpenAIProvider:
             return []
         try:
             response = self.client.embeddings.create(model=model, input=texts, dimensions=dimensions)
-        except openai.OpenAIError as exc:
+        except (openai.OpenAIError, ValueError) as exc:
             raise self._translate(exc) from exc
         items = sorted(response.data, key=lambda item: item.index)
         if len(items) != len(texts):
@@ -223,8 +223,17 @@ class OpenAIProvider:
             )
         return vectors
 
-    def _translate(self, exc: openai.OpenAIError) -> LLMError:
-        """One place that turns the openai package's exceptions into ours, after its retries ran out."""
+    def _translate(self, exc: openai.OpenAIError | ValueError) -> LLMError:
+        """One place that turns the openai package's exceptions into ours, after its retries ran out.
+
+        A ValueError is the client failing to decode an HTTP 200 body (an HTML page from a proxy,
+        a truncated answer): the service answered, but not in the protocol.
+        """
+        if not isinstance(exc, openai.OpenAIError):
+            return LLMOutputError(
+                "The language model service answered with something that is not a valid API response "
+                "(not JSON); check OPENAI_BASE_URL and any proxy in between."
+            )
         attempts = 1 + self.max_retries
         tried = f"{attempts} attempt{'s' if attempts != 1 else ''}"
         # APITimeoutError subclasses APIConnectionError, so it is checked first.

@@ -49,6 +49,8 @@ class Step:
     headers: tuple[tuple[str, str], ...] = ()
     delay: float = 0.0
     out_of_order: bool = False
+    # Sent as it is with HTTP 200 (a proxy's HTML page, a truncated body): not the protocol.
+    raw_body: str | None = None
 
 
 def reply_text(text: str) -> Step:
@@ -72,6 +74,10 @@ def status(code: int, body: Any = None, headers: dict[str, str] | None = None) -
     if body is None:
         body = {"error": {"message": f"Scripted HTTP {code}", "type": "scripted_error", "code": None}}
     return Step(status=code, body=body, headers=tuple((headers or {}).items()))
+
+
+def raw_body(text: str) -> Step:
+    return Step(raw_body=text)
 
 
 def delay(seconds: float, then: Step | None = None) -> Step:
@@ -188,6 +194,9 @@ class ScriptedOpenAIServer:
     ) -> ScriptedOpenAIServer:
         return self.enqueue(status(code, body, headers), times=times)
 
+    def raw_body(self, text: str, *, times: int = 1) -> ScriptedOpenAIServer:
+        return self.enqueue(raw_body(text), times=times)
+
     def delay(self, seconds: float, then: Step | None = None, *, times: int = 1) -> ScriptedOpenAIServer:
         return self.enqueue(delay(seconds, then), times=times)
 
@@ -239,6 +248,9 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(step.delay)
         if step is not None and step.status != 200:
             self._send_json(step.status, step.body, dict(step.headers))
+            return
+        if step is not None and step.raw_body is not None:
+            self._send_json(200, step.raw_body)
             return
         path = self.path.split("?")[0].rstrip("/")
         if path.endswith("/chat/completions"):

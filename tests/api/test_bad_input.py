@@ -145,6 +145,24 @@ CASES: list[tuple[str, str, str, Any, str, int]] = [
     ("create-array-body", "post", "/api/v1/memories/", [OK_ITEM], "json", 400),
     ("create-not-json", "post", "/api/v1/memories/", "this is not json", "raw-json", 400),
     ("create-truncated-json", "post", "/api/v1/memories/", '{"content": "x', "raw-json", 400),
+    # Deeper than Python's JSON parser recurses: a clear 400, not a RecursionError.
+    ("create-deep-json", "post", "/api/v1/memories/", "[" * 50_000 + "]" * 50_000, "raw-json", 400),
+    (
+        "recall-deep-json",
+        "post",
+        "/api/v1/recall/",
+        '{"query": ' + "[" * 5000 + "]" * 5000 + "}",
+        "raw-json",
+        400,
+    ),
+    (
+        "mem0-add-deep-json",
+        "post",
+        "/v3/memories/add/",
+        '{"messages": ' + "[" * 9000 + "]" * 9000 + "}",
+        "raw-json",
+        400,
+    ),
     (
         "create-nan",
         "post",

@@ -110,3 +110,33 @@ def test_it_fails_the_message_when_recall_cannot_embed(owner, openai_server, set
     message = Message.objects.get()
     assert message.status == Message.Status.FAILED and "HTTP 500" in message.error
     assert not openai_server.requests_to("/chat/completions")
+
+
+@pytest.mark.parametrize("body", ["<html><body>502 Bad Gateway</body></html>", '{"choices": [', ""])
+def test_a_200_answer_that_is_not_json_fails_the_message_clearly(owner, openai_server, body):
+    openai_server.raw_body(body, times=3)
+    conv = conversation(owner)
+    response = client_for(owner).post(f"/c/{conv.pk}/send/", {"content": "Hello"}, follow=True)
+    assert response.status_code == 200
+    assert (
+        "No reply: The language model service answered with something that is not"
+        in response.content.decode()
+    )
+    message = Message.objects.get()
+    assert message.status == Message.Status.FAILED and message.content == "Hello"
+    assert not Message.objects.filter(role="assistant").exists()
+
+
+def test_a_200_answer_that_is_not_json_is_a_502_in_the_api(owner, openai_server):
+    from rest_framework.test import APIClient
+
+    from api.services import user_token_issue
+
+    openai_server.raw_body("<html>gateway</html>", times=3)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {user_token_issue(user=owner).key}")
+    cid = client.post("/api/v1/conversations/", {}, format="json").json()["id"]
+    response = client.post(f"/api/v1/conversations/{cid}/messages/", {"content": "Hi"}, format="json")
+    assert response.status_code == 502
+    assert "not a valid API response" in json.dumps(response.json())
+    assert Message.objects.get(role="user").status == Message.Status.FAILED

@@ -1,0 +1,92 @@
+"""Recall and add on one user at the same time, overlapped on purpose: no deadlock, no error.
+
+The write path holds its namespace lock while it merges into an entry; a recall of that entry
+updates the entry's counters and inserts log rows that reference the namespace. With a FOR UPDATE
+namespace lock those two waited on each other (PostgreSQL broke the cycle with a 500); the
+pipeline's FOR NO KEY UPDATE lets the recall finish first.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from django.db import connection, connections, transaction
+
+from memory_core.models import MemoryEntry, RecallLog
+from memory_core.pipeline import AddAction, memory_add
+from memory_core.recall import memory_recall
+from memory_core.services import namespace_for_user
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _backend_pid() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return int(cursor.fetchone()[0])
+
+
+def _waits_on_a_lock(pid: int) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", [pid])
+        row = cursor.fetchone()
+    return bool(row) and row[0] == "Lock"
+
+
+def test_recall_during_an_add_that_merges_into_the_recalled_entry(owner):
+    namespace = namespace_for_user(user=owner)
+    allergy = memory_add(namespace=namespace, content="The user is allergic to peanuts.", pinned=True).entry
+    writer_holds_lock = threading.Barrier(2, timeout=10)
+    recall_pid: list[int] = []
+    recall_done = threading.Event()
+    errors: list[BaseException] = []
+    outcomes: list[AddAction] = []
+
+    def writer() -> None:
+        try:
+            with transaction.atomic():
+                # First write: the namespace lock is now held until this transaction ends.
+                memory_add(namespace=namespace, content="The user lives in Porto.")
+                writer_holds_lock.wait()
+                # Wait until the recall has either finished or is blocked on a lock (with the old
+                # lock it blocks, holding the allergy row): then merge into that very row.
+                deadline = time.monotonic() + 10
+                while not recall_done.is_set() and time.monotonic() < deadline:
+                    if recall_pid and _waits_on_a_lock(recall_pid[0]):
+                        break
+                    time.sleep(0.01)
+                again = memory_add(
+                    namespace=namespace, content="The user is allergic to peanuts.", pinned=True
+                )
+                outcomes.append(again.action)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    def reader() -> None:
+        try:
+            recall_pid.append(_backend_pid())
+            writer_holds_lock.wait()
+            result = memory_recall(actor=owner, query="Can I eat satay sauce?")
+            assert [item.entry.pk for item in result.items] == [allergy.pk]
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            recall_done.set()
+            connections.close_all()
+
+    threads = [threading.Thread(target=writer), threading.Thread(target=reader)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+
+    assert errors == []
+    assert outcomes == [AddAction.MERGED]
+    allergy.refresh_from_db()
+    assert (allergy.evidence_count, allergy.access_count) == (2, 1)
+    assert RecallLog.objects.filter(entry=allergy).count() == 1
+    assert MemoryEntry.objects.count() == 2
