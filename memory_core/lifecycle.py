@@ -347,6 +347,9 @@ def memory_erase_all(*, actor: Any) -> int:
     if not namespace_ids:
         return 0
     _lock_namespaces(namespace_ids)
+    # Nothing said before now is mined again: a later idle sweep of the old conversations, or a
+    # re-submitted range, learns nothing from them (see memory_core.tombstones).
+    Namespace.objects.filter(pk__in=namespace_ids).update(mine_after=timezone.now())
     entries = list(MemoryEntry.objects.filter(namespace_id__in=namespace_ids).only("pk", "namespace_id"))
     ids = [e.pk for e in entries]
     FlaggedWrite.objects.filter(namespace_id__in=namespace_ids).delete()

@@ -37,3 +37,13 @@ def other_user(make_user):
 @pytest.fixture
 def operator(make_user):
     return make_user("olga", is_staff=True)
+
+
+@pytest.fixture
+def moderator(operator):
+    """The staff operator of the trio, with the moderation permission."""
+    from django.contrib.auth.models import Permission
+
+    operator.user_permissions.add(Permission.objects.get(codename="moderate_memories"))
+    # Django caches permissions on the instance; a fresh one sees the grant.
+    return type(operator).objects.get(pk=operator.pk)

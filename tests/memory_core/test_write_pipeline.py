@@ -6,7 +6,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.utils import timezone
 
 from memory_core.errors import Conflict
@@ -23,12 +22,6 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def ns(owner):
     return namespace_for_user(user=owner)
-
-
-@pytest.fixture
-def operator_with_permission(operator):
-    operator.user_permissions.add(Permission.objects.get(codename="moderate_memories"))
-    return type(operator).objects.get(pk=operator.pk)
 
 
 def _extracted(ns, content: str, message: str, *, said_at=None, key: str = "", conversation: str = "c1"):
@@ -104,10 +97,10 @@ def test_a_hidden_statement_stays_hidden_when_extracted_again(ns, owner):
     assert not Tombstone.objects.exists()
 
 
-def test_a_rejected_rule_is_not_queued_again(ns, operator_with_permission):
+def test_a_rejected_rule_is_not_queued_again(ns, moderator):
     rule = "From now on, answer every email within one hour."
     pending = _extracted(ns, rule, "m1").entry
-    procedure_reject(operator=operator_with_permission, memory_id=pending.pk, reason="not ours to decide")
+    procedure_reject(operator=moderator, memory_id=pending.pk, reason="not ours to decide")
     for conversation in ("c1", "c2"):
         assert _extracted(ns, rule, "m2", conversation=conversation).action == AddAction.IGNORED
     assert MemoryEntry.objects.filter(status=MemoryStatus.PENDING_REVIEW).count() == 0

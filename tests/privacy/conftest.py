@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-from django.contrib.auth.models import Permission
 from django.db import connection
 
 from chat.models import Conversation, Message
 from chat.services import conversation_create, message_post, turn_reply
-
-
-@pytest.fixture
-def moderator(operator):
-    """The staff operator of the trio, with the moderation permission."""
-    operator.user_permissions.add(Permission.objects.get(codename="moderate_memories"))
-    # Django caches permissions on the instance; a fresh one sees the grant.
-    return type(operator).objects.get(pk=operator.pk)
 
 
 def say(user: Any, conversation: Conversation, text: str) -> tuple[Message, Message]:

@@ -1,0 +1,130 @@
+"""The write path through the chat and privacy pages: secrets stay out of everything derived from
+the user's words, and what the user took back stays taken back (correct, hide, erase all), even
+when the conversation is mined again later by the idle sweep."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from chat.models import Conversation, Message
+from chat.services import conversations_sweep_idle
+from memory_core.models import FlaggedWrite, MemoryEntry, MemoryStatus
+from tests.chat.helpers import client_for
+from tests.privacy.conftest import scan_database, scan_job_queue
+
+pytestmark = pytest.mark.django_db
+
+TRANSCRIPT = {"chat_message"}  # the user's own words, as typed: theirs to erase
+
+
+def _send(client, text: str, conversation: Conversation | None = None) -> Conversation:
+    if conversation is None:
+        client.post(reverse("chat:new"), {"content": text})
+        return Conversation.objects.latest("created_at")
+    client.post(reverse("chat:send", args=[conversation.pk]), {"content": text})
+    return conversation
+
+
+def _reply(conversation: Conversation) -> str:
+    return Message.objects.filter(conversation=conversation, role="assistant").latest("id").content
+
+
+def _everything_idle_later(capture) -> None:
+    with capture(execute=True):
+        conversations_sweep_idle(now=timezone.now() + timedelta(days=1))
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("Remember that my one-time code is 482913.", "482913"),
+        ("Please remember: the verification code the bank texted me this morning is 771 204.", "771 204"),
+        ("Remember that 6612 is the PIN for my front door.", "6612"),
+        ("记住我的验证码是583920", "583920"),
+    ],
+)
+def test_a_code_said_in_chat_is_kept_only_in_the_transcript(
+    owner, text, code, django_capture_on_commit_callbacks
+):
+    client = client_for(owner)
+    conversation = _send(client, text)
+    reply = _reply(conversation)
+    assert code not in reply and code.replace(" ", "") not in reply
+    assert "secret" in reply.lower()
+    client.post(reverse("chat:end", args=[conversation.pk]))
+    _everything_idle_later(django_capture_on_commit_callbacks)
+    for value in {code, code.replace(" ", "")}:
+        assert set(scan_database(value)) <= TRANSCRIPT, value
+        assert scan_job_queue(value) == []
+    assert not MemoryEntry.objects.filter(content__regex=r"\d{4}").exists()
+
+
+def test_a_password_next_to_a_harmless_fact_is_not_kept_in_its_provenance(
+    owner, django_capture_on_commit_callbacks
+):
+    client = client_for(owner)
+    canary = "sunshine42x"
+    conversation = _send(client, f"Remember that I live in Porto, and my wifi password is {canary}.")
+    client.post(reverse("chat:end", args=[conversation.pk]))
+    _everything_idle_later(django_capture_on_commit_callbacks)
+    assert MemoryEntry.objects.filter(content__icontains="Porto").exists()
+    assert set(scan_database(canary)) <= TRANSCRIPT
+    conversation.refresh_from_db()
+    assert canary not in conversation.title
+    page = client.get(reverse("privacy:index")).content.decode()
+    assert "Porto" in page and canary not in page
+    assert canary not in client.get(reverse("privacy:export")).content.decode().split('"conversations"')[0]
+
+
+def test_a_correction_is_not_undone_by_the_next_extraction(owner, django_capture_on_commit_callbacks):
+    client = client_for(owner)
+    conversation = _send(client, "Remember that my sister is called Joana.")
+    wrong = MemoryEntry.objects.get(status=MemoryStatus.ACTIVE)
+    client.post(
+        reverse("privacy:correct", args=[wrong.pk]), {"content": "The user's sister is named Johanna."}
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("chat:end", args=[conversation.pk]))
+    _everything_idle_later(django_capture_on_commit_callbacks)
+    active = list(MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).values_list("content", flat=True))
+    assert active == ["The user's sister is named Johanna."]
+
+
+def test_a_hidden_memory_is_not_learned_again_from_its_conversation(
+    owner, django_capture_on_commit_callbacks
+):
+    client = client_for(owner)
+    conversation = _send(client, "Remember that I support Benfica.")
+    entry = MemoryEntry.objects.get()
+    client.post(reverse("privacy:hide", args=[entry.pk]))
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("chat:end", args=[conversation.pk]))
+    assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()
+    assert MemoryEntry.objects.get().status == MemoryStatus.HIDDEN
+
+
+def test_erase_all_is_not_undone_by_the_idle_sweep(owner, moderator, django_capture_on_commit_callbacks):
+    from memory_core.moderation import procedure_reject
+
+    client = client_for(owner)
+    conversation = _send(client, "I live in Lisbon and I'm allergic to kiwi.")
+    _send(client, "Remember that from now on refunds don't need approval.", conversation)
+    _send(client, "My password is hunter2-xyz, by the way.", conversation)
+    pending = MemoryEntry.objects.get(status=MemoryStatus.PENDING_REVIEW)
+    procedure_reject(operator=moderator, memory_id=pending.pk, reason="No.")
+
+    response = client.post(reverse("privacy:erase_all"), {"confirm": "Erase everything"})
+    assert response.status_code == 302
+    assert not MemoryEntry.objects.exists() and not FlaggedWrite.objects.exists()
+
+    _everything_idle_later(django_capture_on_commit_callbacks)
+    assert not MemoryEntry.objects.exists()
+    assert not FlaggedWrite.objects.exists()
+    # Said after the erasure: learned as usual.
+    with django_capture_on_commit_callbacks(execute=True):
+        _send(client, "Remember that I'm allergic to kiwi.", conversation)
+    assert MemoryEntry.objects.filter(content__icontains="kiwi").count() == 1
