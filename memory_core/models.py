@@ -20,6 +20,17 @@ from django.db.models.lookups import LessThanOrEqual
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
 
+from memory_core.choices import (
+    ActorKind,
+    EventAction,
+    ExtractionStatus,
+    FlagKind,
+    MemoryStatus,
+    MemoryType,
+    NamespaceKind,
+    SourceKind,
+    TombstoneReason,
+)
 from memory_core.querysets import MemoryEntryQuerySet, MemoryEventQuerySet, NamespaceQuerySet
 
 EMBEDDING_DIMENSIONS = 384
@@ -30,12 +41,6 @@ SEARCH_CONFIG = "english"
 
 def _choices_check(field: str, choices: type[models.TextChoices], name: str) -> models.CheckConstraint:
     return models.CheckConstraint(condition=Q(**{f"{field}__in": choices.values}), name=name)
-
-
-class NamespaceKind(models.TextChoices):
-    USER = "user", "User"
-    ORG = "org", "Organisation"
-    AGENT = "agent", "Agent"
 
 
 class Namespace(models.Model):
@@ -90,30 +95,6 @@ class NamespaceGrant(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} → {self.namespace}"
-
-
-class MemoryType(models.TextChoices):
-    SEMANTIC = "semantic", "Fact"
-    EPISODIC = "episodic", "Event"
-    PROCEDURAL = "procedural", "Procedure"
-
-
-class MemoryStatus(models.TextChoices):
-    ACTIVE = "active", "Active"
-    SUPERSEDED = "superseded", "Superseded"
-    PENDING_REVIEW = "pending_review", "Pending review"
-    REJECTED = "rejected", "Rejected"
-    ARCHIVED = "archived", "Archived"
-    EXPIRED = "expired", "Expired"
-    HIDDEN = "hidden", "Hidden by user"
-
-
-class SourceKind(models.TextChoices):
-    USER_EXPLICIT = "user_explicit", "Said explicitly by the user"
-    EXTRACTED = "extracted", "Extracted from a conversation"
-    USER_CORRECTION = "user_correction", "Corrected by the user"
-    OPERATOR = "operator", "Written by an operator"
-    API_IMPORT = "api_import", "Imported through the API"
 
 
 class MemoryEntry(models.Model):
@@ -256,31 +237,6 @@ class MemoryEvidence(models.Model):
         return f"evidence for {self.entry_id}"
 
 
-class EventAction(models.TextChoices):
-    CREATED = "created", "Created"
-    MERGED = "merged", "Merged"
-    SUPERSEDED = "superseded", "Superseded"
-    CORRECTED = "corrected", "Corrected"
-    APPROVED = "approved", "Approved"
-    REJECTED = "rejected", "Rejected"
-    ARCHIVED = "archived", "Archived"
-    EXPIRED = "expired", "Expired"
-    HIDDEN = "hidden", "Hidden"
-    RESTORED = "restored", "Restored"
-    REEMBEDDED = "reembedded", "Re-embedded"
-    ERASED = "erased", "Erased"
-    FLAGGED = "flagged", "Flagged"
-
-
-class ActorKind(models.TextChoices):
-    USER = "user", "User"
-    EXTRACTION = "extraction", "Assistant extraction"
-    OPERATOR = "operator", "Operator"
-    JOB = "job", "Scheduled job"
-    API = "api", "API client"
-    SYSTEM = "system", "System"
-
-
 class MemoryEvent(models.Model):
     """History of an entry. After erasure only a content-free tombstone (no `data`) remains."""
 
@@ -328,11 +284,6 @@ class RecallLog(models.Model):
         return f"{self.turn_ref} → {self.entry_id}"
 
 
-class FlagKind(models.TextChoices):
-    POLICY_WEAKENING = "policy_weakening", "Attempt to weaken a policy"
-    SECRET_DROPPED = "secret_dropped", "Secret not stored"
-
-
 class FlaggedWrite(models.Model):
     """A write attempt operators should see: a policy-weakening rule, or a secret that was dropped."""
 
@@ -358,13 +309,6 @@ class FlaggedWrite(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} in {self.namespace_id}"
-
-
-class ExtractionStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
 
 
 class ExtractionJob(models.Model):
@@ -393,13 +337,6 @@ class ExtractionJob(models.Model):
 
     def __str__(self) -> str:
         return f"extraction {self.pk} ({self.status})"
-
-
-class TombstoneReason(models.TextChoices):
-    CORRECTED = "corrected", "Corrected away by the user"
-    ERASED = "erased", "Erased by the user"
-    HIDDEN = "hidden", "Hidden by the user"
-    REJECTED = "rejected", "Rejected by an operator"
 
 
 class Tombstone(models.Model):

@@ -31,7 +31,6 @@ log rows), so recall and add on one user never deadlock.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -41,6 +40,7 @@ from django.db import transaction
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from memory_core.choices import AddAction
 from memory_core.errors import Conflict
 from memory_core.extraction.slots import infer_slot
 from memory_core.guards.policy import policy_check
@@ -70,15 +70,6 @@ class MemoryPaused(Conflict):
     """The user paused memory: nothing is learned (or recalled) until they resume it."""
 
     code = "memory_paused"
-
-
-class AddAction(enum.StrEnum):
-    ADDED = "added"
-    MERGED = "merged"
-    SUPERSEDED = "superseded"
-    IGNORED = "ignored"
-    PENDING_REVIEW = "pending_review"
-    REJECTED = "rejected"
 
 
 @dataclass(frozen=True)

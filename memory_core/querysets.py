@@ -9,11 +9,18 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from memory_core.choices import MemoryStatus, MemoryType, NamespaceKind
+
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
 # Statuses that describe what was true at some time; used for point-in-time recall.
-_HISTORICAL_STATUSES = ("active", "superseded", "expired")
+_HISTORICAL_STATUSES = (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED, MemoryStatus.EXPIRED)
+
+
+def _namespaces(model: type[models.Model]) -> NamespaceQuerySet:
+    """The Namespace manager, reached through the row's foreign key: no import of the models."""
+    return model._meta.get_field("namespace").related_model.objects.all()  # type: ignore[union-attr]
 
 
 def _is_real_user(user: Any) -> bool:
@@ -30,20 +37,20 @@ class NamespaceQuerySet(models.QuerySet):
         """Org / agent namespaces whose approved procedures the user's assistant may read."""
         if not _is_real_user(user):
             return self.none()
-        return self.filter(grants__user=user).exclude(kind="user")
+        return self.filter(grants__user=user).exclude(kind=NamespaceKind.USER)
 
 
 class MemoryEntryQuerySet(models.QuerySet):
     def visible_to(self, user: AbstractBaseUser | AnonymousUser | None) -> MemoryEntryQuerySet:
         """Entries of the user's own namespaces, plus approved procedures shared with them."""
-        from memory_core.models import Namespace
-
         if not _is_real_user(user):
             return self.none()
-        own = Namespace.objects.owned_by(user).values("id")
-        shared = Namespace.objects.shared_with(user).values("id")
+        namespaces = _namespaces(self.model)
+        own = namespaces.owned_by(user).values("id")
+        shared = namespaces.shared_with(user).values("id")
         return self.filter(
-            Q(namespace_id__in=own) | Q(namespace_id__in=shared, type="procedural", status="active")
+            Q(namespace_id__in=own)
+            | Q(namespace_id__in=shared, type=MemoryType.PROCEDURAL, status=MemoryStatus.ACTIVE)
         )
 
     def in_namespaces(self, namespace_ids: list[int]) -> MemoryEntryQuerySet:
@@ -60,14 +67,12 @@ class MemoryEntryQuerySet(models.QuerySet):
         window = Q(valid_from__lte=when) & (Q(valid_to__isnull=True) | Q(valid_to__gt=when))
         if at is None or at >= now:
             ttl = Q(expires_at__isnull=True) | Q(expires_at__gt=when)
-            return self.filter(window & ttl, status="active")
+            return self.filter(window & ttl, status=MemoryStatus.ACTIVE)
         return self.filter(window, status__in=_HISTORICAL_STATUSES)
 
 
 class MemoryEventQuerySet(models.QuerySet):
     def visible_to(self, user: AbstractBaseUser | AnonymousUser | None) -> MemoryEventQuerySet:
-        from memory_core.models import Namespace
-
         if not _is_real_user(user):
             return self.none()
-        return self.filter(namespace_id__in=Namespace.objects.owned_by(user).values("id"))
+        return self.filter(namespace_id__in=_namespaces(self.model).owned_by(user).values("id"))

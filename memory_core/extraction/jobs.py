@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from memory_core.choices import AddAction
 from memory_core.errors import MemoryServiceError
 from memory_core.extraction.llm_extractor import LLMExtractor
 from memory_core.extraction.rules import RuleBasedExtractor
@@ -41,7 +42,7 @@ from memory_core.tombstones import mined_too_early
 logger = logging.getLogger(__name__)
 
 _IDEMPOTENCY_KEY_MAX_CHARS = 200  # ExtractionJob.idempotency_key
-_CHANGING_ACTIONS = frozenset({"added", "merged", "superseded"})
+_CHANGING_ACTIONS = AddAction.changing()
 
 def get_extractor() -> Extractor:
     """The language model when an API key is configured, the rules otherwise."""

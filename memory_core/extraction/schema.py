@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError
 
+from memory_core.choices import AddAction
 from memory_core.models import CONTENT_MAX_CHARS
 
 PROMPT_VERSION = "extract-v1"
@@ -25,7 +26,7 @@ KEY_MAX_CHARS = 120  # Candidate.key
 # A failing job is re-raised (so django-q hands the task out again) until it has run this often.
 MAX_ATTEMPTS = 3
 
-OUTCOME_ACTIONS = ("added", "merged", "superseded", "ignored", "pending_review", "rejected")
+OUTCOME_ACTIONS = tuple(action.value for action in AddAction)
 
 CATEGORIES = ("profile", "preference", "safety", "event", "task_state", "sop", "relationship", "general")
 

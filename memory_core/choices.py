@@ -1,0 +1,98 @@
+"""The vocabularies of the memory model, in a leaf module: models, querysets and services all
+import them from here (stored values are the strings; the enums give them names)."""
+
+from __future__ import annotations
+
+import enum
+
+from django.db import models
+
+
+class NamespaceKind(models.TextChoices):
+    USER = "user", "User"
+    ORG = "org", "Organisation"
+    AGENT = "agent", "Agent"
+
+
+class MemoryType(models.TextChoices):
+    SEMANTIC = "semantic", "Fact"
+    EPISODIC = "episodic", "Event"
+    PROCEDURAL = "procedural", "Procedure"
+
+
+class MemoryStatus(models.TextChoices):
+    ACTIVE = "active", "Active"
+    SUPERSEDED = "superseded", "Superseded"
+    PENDING_REVIEW = "pending_review", "Pending review"
+    REJECTED = "rejected", "Rejected"
+    ARCHIVED = "archived", "Archived"
+    EXPIRED = "expired", "Expired"
+    HIDDEN = "hidden", "Hidden by user"
+
+
+class SourceKind(models.TextChoices):
+    USER_EXPLICIT = "user_explicit", "Said explicitly by the user"
+    EXTRACTED = "extracted", "Extracted from a conversation"
+    USER_CORRECTION = "user_correction", "Corrected by the user"
+    OPERATOR = "operator", "Written by an operator"
+    API_IMPORT = "api_import", "Imported through the API"
+
+
+class EventAction(models.TextChoices):
+    CREATED = "created", "Created"
+    MERGED = "merged", "Merged"
+    SUPERSEDED = "superseded", "Superseded"
+    CORRECTED = "corrected", "Corrected"
+    APPROVED = "approved", "Approved"
+    REJECTED = "rejected", "Rejected"
+    ARCHIVED = "archived", "Archived"
+    EXPIRED = "expired", "Expired"
+    HIDDEN = "hidden", "Hidden"
+    RESTORED = "restored", "Restored"
+    REEMBEDDED = "reembedded", "Re-embedded"
+    ERASED = "erased", "Erased"
+    FLAGGED = "flagged", "Flagged"
+
+
+class ActorKind(models.TextChoices):
+    USER = "user", "User"
+    EXTRACTION = "extraction", "Assistant extraction"
+    OPERATOR = "operator", "Operator"
+    JOB = "job", "Scheduled job"
+    API = "api", "API client"
+    SYSTEM = "system", "System"
+
+
+class FlagKind(models.TextChoices):
+    POLICY_WEAKENING = "policy_weakening", "Attempt to weaken a policy"
+    SECRET_DROPPED = "secret_dropped", "Secret not stored"
+
+
+class ExtractionStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class TombstoneReason(models.TextChoices):
+    CORRECTED = "corrected", "Corrected away by the user"
+    ERASED = "erased", "Erased by the user"
+    HIDDEN = "hidden", "Hidden by the user"
+    REJECTED = "rejected", "Rejected by an operator"
+
+
+class AddAction(enum.StrEnum):
+    """What the write pipeline did with a statement (`pipeline.AddOutcome.action`)."""
+
+    ADDED = "added"
+    MERGED = "merged"
+    SUPERSEDED = "superseded"
+    IGNORED = "ignored"
+    PENDING_REVIEW = "pending_review"
+    REJECTED = "rejected"
+
+    @classmethod
+    def changing(cls) -> frozenset[AddAction]:
+        """Outcomes that changed what the memory holds (an extraction's "memory updated")."""
+        return frozenset({cls.ADDED, cls.MERGED, cls.SUPERSEDED})
