@@ -16,12 +16,12 @@ from django.utils import timezone
 from chat.models import Conversation, Message
 from chat.prompting import build_messages, offline_summary, recent_window
 from memory_core.errors import Conflict, MemoryServiceError
-from memory_core.extraction import candidate_start, extraction_enqueue, remember_requests
+from memory_core.extraction import candidate_add, extraction_enqueue, remember_requests
 from memory_core.guards.secrets import redact, redact_values, scan_secrets
 from memory_core.lifecycle import extraction_jobs_erase
 from memory_core.llm import LLMError, LLMOutputError, get_llm
-from memory_core.models import ExtractionJob, Namespace
-from memory_core.pipeline import AddOutcome, memory_add
+from memory_core.models import ActorKind, ExtractionJob, Namespace, SourceKind
+from memory_core.pipeline import AddOutcome
 from memory_core.recall import RecallResult, memory_recall
 from memory_core.services import namespace_for_user
 
@@ -211,29 +211,18 @@ def _remember_now(*, user: Any, namespace: Namespace, message: Message) -> list[
     """An explicit "remember that …" is written at once and acknowledged in the reply."""
     acks = []
     for candidate in remember_requests(_payload(message)):
-        # It holds from when the user said it: a background extraction of an OLDER message of the
-        # same slot, finishing later, is then recorded as history instead of replacing it.
-        valid_from, metadata = candidate_start(candidate, said_at=message.created_at)
         try:
-            outcome = memory_add(
+            # It holds from when the user said it: a background extraction of an OLDER message of
+            # the same slot, finishing later, is then recorded as history instead of replacing it.
+            outcome = candidate_add(
                 namespace=namespace,
-                content=candidate.content,
-                type=candidate.type,
-                category=candidate.category,
-                key=candidate.key,
-                source_kind="user_explicit",
-                source_conversation=str(message.conversation_id),
-                source_message_ids=[str(message.pk)],
-                confidence=1.0,
-                importance=candidate.importance,
-                pinned=candidate.pinned,
-                valid_from=valid_from,
-                metadata=metadata or None,
-                actor_kind="user",
-                actor=user,
-                excerpt=message.content,
-                raw_text=message.content,
+                candidate=candidate,
+                source_kind=SourceKind.USER_EXPLICIT,
+                conversation=str(message.conversation_id),
                 said_at=message.created_at,
+                excerpt=message.content,
+                actor_kind=ActorKind.USER,
+                actor=user,
             )
         except LLMError:
             raise  # e.g. embeddings failed: the turn fails and can be retried

@@ -61,7 +61,6 @@ from memory_core.models import (
     ExtractionJob,
     ExtractionStatus,
     FlaggedWrite,
-    FlagKind,
     MemoryEntry,
     MemoryEvent,
     MemoryEvidence,
@@ -72,7 +71,7 @@ from memory_core.models import (
     SourceKind,
     TombstoneReason,
 )
-from memory_core.pipeline import lock_namespace, scrub
+from memory_core.pipeline import flag_policy, lock_namespace, scrub
 from memory_core.selectors import memory_access, memory_versions
 from memory_core.services import event_record, memory_create, namespace_for_user, supersede
 from memory_core.tombstones import tombstone_lift, tombstones_record
@@ -165,19 +164,7 @@ def memory_correct(*, actor: Any, memory_id: Any, content: str, reason: str = ""
         data={"content": new.content, "corrects": str(old.pk)},
     )
     if check is not None and check.weakens:
-        FlaggedWrite.objects.create(
-            namespace=new.namespace,
-            kind=FlagKind.POLICY_WEAKENING,
-            excerpt=new.content[:500],
-            entry=new,
-            source_kind=SourceKind.USER_CORRECTION,
-        )
-        event_record(
-            entry=new,
-            action=EventAction.FLAGGED,
-            actor_kind=ActorKind.SYSTEM,
-            reason=f"{check.reason} An operator must review it.",
-        )
+        flag_policy(new, reason=check.reason, source_kind=SourceKind.USER_CORRECTION)
     return new
 
 

@@ -448,21 +448,30 @@ def _merge(entry: MemoryEntry, request: WriteRequest) -> AddOutcome:
     return AddOutcome(AddAction.MERGED, entry, reason="duplicate of an existing memory")
 
 
-def _flag_policy(entry: MemoryEntry, request: WriteRequest) -> None:
+def flag_policy(
+    entry: MemoryEntry,
+    *,
+    reason: str,
+    source_kind: str,
+    source_conversation: str = "",
+    source_message_ids: tuple[str, ...] = (),
+) -> None:
+    """Operators see a rule that would relax a control: a flag and a history event (no secret can
+    be in `entry`: the guard ran first)."""
     FlaggedWrite.objects.create(
         namespace_id=entry.namespace_id,
         kind=FlagKind.POLICY_WEAKENING,
         excerpt=entry.content[:EXCERPT_MAX_CHARS],
         entry=entry,
-        source_kind=request.source_kind,
-        source_conversation=request.source_conversation,
-        source_message_ids=list(request.source_message_ids),
+        source_kind=source_kind,
+        source_conversation=source_conversation,
+        source_message_ids=list(source_message_ids),
     )
     event_record(
         entry=entry,
         action=EventAction.FLAGGED,
         actor_kind=ActorKind.SYSTEM,
-        reason=f"{request.flag_reason} An operator must review it.",
+        reason=f"{reason} An operator must review it.",
     )
 
 
@@ -491,7 +500,13 @@ def reconcile(namespace: Namespace, request: WriteRequest) -> AddOutcome:
             namespace, request, status=MemoryStatus.PENDING_REVIEW, reason="Awaiting operator review."
         )
         if request.flag_reason:
-            _flag_policy(entry, request)
+            flag_policy(
+                entry,
+                reason=request.flag_reason,
+                source_kind=request.source_kind,
+                source_conversation=request.source_conversation,
+                source_message_ids=request.source_message_ids,
+            )
         return AddOutcome(
             AddAction.PENDING_REVIEW,
             entry,

@@ -7,6 +7,7 @@
 """
 
 from memory_core.extraction.jobs import (
+    candidate_add,
     candidate_start,
     extraction_enqueue,
     extraction_run,
@@ -50,6 +51,7 @@ __all__ = [
     "LLMExtractor",
     "RuleBasedExtractor",
     "build_prompt",
+    "candidate_add",
     "candidate_start",
     "extraction_enqueue",
     "extraction_run",

@@ -12,7 +12,7 @@ import hashlib
 import json
 import logging
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
@@ -38,6 +38,9 @@ from memory_core.jobs import enqueue
 from memory_core.llm import LLMError, OfflineMode
 from memory_core.models import ActorKind, ExtractionJob, ExtractionStatus, Namespace, SourceKind
 from memory_core.tombstones import mined_too_early
+
+if TYPE_CHECKING:
+    from memory_core.pipeline import AddOutcome
 
 logger = logging.getLogger(__name__)
 
@@ -181,41 +184,69 @@ def _said_at(messages: list[dict[str, Any]], message_ids: list[str]) -> datetime
     return max(times, default=None)
 
 
+def candidate_add(
+    *,
+    namespace: Namespace,
+    candidate: Candidate,
+    source_kind: str,
+    conversation: str,
+    said_at: datetime | None,
+    excerpt: str,
+    actor_kind: str,
+    actor: Any = None,
+    extractor: Extractor | None = None,
+) -> AddOutcome:
+    """One candidate through the write pipeline: the one mapping of a candidate to an add, for
+    extraction jobs and for chat's "remember that …" alike. `excerpt` is the user's own text the
+    candidate came from: stored redacted as evidence and checked for secrets the rewrite moved."""
+    from memory_core.pipeline import memory_add
+
+    explicit = source_kind != SourceKind.EXTRACTED
+    valid_from, metadata = candidate_start(candidate, said_at=said_at)
+    return memory_add(
+        namespace=namespace,
+        content=candidate.content,
+        type=candidate.type,
+        category=candidate.category,
+        key=candidate.key,
+        source_kind=source_kind,
+        source_conversation=conversation,
+        source_message_ids=candidate.message_ids,
+        confidence=1.0 if explicit else candidate.confidence,
+        importance=candidate.importance,
+        pinned=candidate.pinned,
+        is_inference=candidate.is_inference,
+        valid_from=valid_from,
+        metadata=metadata or None,
+        extractor_model=extractor.name if extractor else "",
+        extractor_prompt_version=extractor.prompt_version if extractor else "",
+        actor_kind=actor_kind,
+        actor=actor,
+        excerpt=excerpt,
+        raw_text=excerpt,
+        said_at=said_at,
+    )
+
+
 def _write_candidates(
     job: ExtractionJob, extractor: Extractor, candidates: list[Candidate]
 ) -> dict[str, Any]:
-    from memory_core.pipeline import memory_add
-
     texts = {m["id"]: m["content"] for m in job.messages if m["role"] == "user"}
     result = _empty_result()
     for candidate in candidates:
         excerpt = "\n".join(texts[i] for i in candidate.message_ids if i in texts)[:EXCERPT_MAX_CHARS]
-        said_at = _said_at(job.messages, candidate.message_ids)
-        valid_from, metadata = candidate_start(candidate, said_at=said_at)
         try:
             # A savepoint per candidate: one refused statement does not undo the others.
             with transaction.atomic():
-                outcome = memory_add(
+                outcome = candidate_add(
                     namespace=job.namespace,
-                    content=candidate.content,
-                    type=candidate.type,
-                    category=candidate.category,
-                    key=candidate.key,
+                    candidate=candidate,
                     source_kind=SourceKind.EXTRACTED,
-                    source_conversation=job.source_conversation,
-                    source_message_ids=candidate.message_ids,
-                    confidence=candidate.confidence,
-                    importance=candidate.importance,
-                    pinned=candidate.pinned,
-                    is_inference=candidate.is_inference,
-                    valid_from=valid_from,
-                    metadata=metadata or None,
-                    extractor_model=extractor.name,
-                    extractor_prompt_version=extractor.prompt_version,
-                    actor_kind=ActorKind.EXTRACTION,
+                    conversation=job.source_conversation,
+                    said_at=_said_at(job.messages, candidate.message_ids),
                     excerpt=excerpt,
-                    raw_text=excerpt,
-                    said_at=said_at,
+                    actor_kind=ActorKind.EXTRACTION,
+                    extractor=extractor,
                 )
         except LLMError:
             raise  # e.g. the embedding endpoint failed: the whole run fails and is retried
