@@ -44,32 +44,40 @@ def _body(detail: str, code: str, errors: dict[str, Any] | None = None) -> dict[
     return {"detail": detail, "code": code, "errors": errors or {}}
 
 
-def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if isinstance(exc, MemoryServiceError):
-        return Response(_body(exc.message, exc.code, exc.field_errors), status=exc.status_code)
+def _as_api_exception(exc: Exception) -> Exception:
+    """Django's own errors as the DRF exceptions that describe them."""
     if isinstance(exc, RequestDataTooBig):
-        exc = PayloadTooLarge()
-    elif isinstance(exc, Http404):
-        exc = exceptions.NotFound()
-    elif isinstance(exc, DjangoPermissionDenied):
-        exc = exceptions.PermissionDenied()
+        return PayloadTooLarge()
+    if isinstance(exc, Http404):
+        return exceptions.NotFound()
+    if isinstance(exc, DjangoPermissionDenied):
+        return exceptions.PermissionDenied()
+    return exc
 
-    response = drf_exception_handler(exc, context)  # sets WWW-Authenticate and Retry-After
-    if response is None:
-        logger.exception("Unhandled error in %s", context.get("view").__class__.__name__, exc_info=exc)
-        return Response(_body("Internal server error.", "server_error"), status=500)
 
+def _describe(exc: exceptions.APIException) -> dict[str, Any]:
     if isinstance(exc, exceptions.ValidationError):
         errors = _flatten(exc.detail)
         if not isinstance(errors, dict):
             errors = {"non_field_errors": errors}
-        response.data = _body("Invalid input.", "invalid", errors)
-    elif isinstance(exc, exceptions.APIException):
-        detail = exc.detail if isinstance(exc.detail, str) else _flatten(exc.detail)
-        code = exc.get_codes() if isinstance(exc.detail, str) else exc.default_code
-        if isinstance(exc, exceptions.ParseError):
-            detail = f"The request body is not valid JSON ({detail})."
-        if isinstance(exc, exceptions.UnsupportedMediaType):
-            detail = f"{detail} Send JSON with 'Content-Type: application/json'."
-        response.data = _body(str(detail), str(code))
+        return _body("Invalid input.", "invalid", errors)
+    detail = exc.detail if isinstance(exc.detail, str) else _flatten(exc.detail)
+    code = exc.get_codes() if isinstance(exc.detail, str) else exc.default_code
+    if isinstance(exc, exceptions.ParseError):
+        detail = f"The request body is not valid JSON ({detail})."
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        detail = f"{detail} Send JSON with 'Content-Type: application/json'."
+    return _body(str(detail), str(code))
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, MemoryServiceError):
+        return Response(_body(exc.message, exc.code, exc.field_errors), status=exc.status_code)
+    exc = _as_api_exception(exc)
+    response = drf_exception_handler(exc, context)  # sets WWW-Authenticate and Retry-After
+    if response is None:
+        logger.exception("Unhandled error in %s", context.get("view").__class__.__name__, exc_info=exc)
+        return Response(_body("Internal server error.", "server_error"), status=500)
+    if isinstance(exc, exceptions.APIException):
+        response.data = _describe(exc)
     return response

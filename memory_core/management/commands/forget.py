@@ -38,7 +38,7 @@ def _instant(value: str) -> datetime:
         day = parse_date(value)
         if day is None:
             raise argparse.ArgumentTypeError("expected an ISO date or date-time, e.g. 2030-01-31T12:00Z")
-        moment = datetime(day.year, day.month, day.day)
+        moment = datetime(day.year, day.month, day.day, tzinfo=timezone.get_current_timezone())
     if timezone.is_naive(moment):
         moment = timezone.make_aware(moment)
     return moment
