@@ -98,20 +98,15 @@ def _extract_pending(*, conversation: Conversation, trigger: str) -> ExtractionJ
     batch = list(messages.order_by("id")[:500])
     if not any(m.role == Message.Role.USER for m in batch):
         return None
-    namespace = namespace_for_user(user=conversation.user)
-    if namespace.memory_paused:
-        # What was said while memory was paused is never learned, not even after resuming.
-        conversation.extracted_upto = batch[-1].pk
-        conversation.save(update_fields=["extracted_upto"])
-        return None
     job = extraction_enqueue(
-        namespace=namespace,
+        namespace=namespace_for_user(user=conversation.user),
         source_conversation=str(conversation.pk),
         messages=[_payload(m) for m in batch],
         trigger=trigger,
     )
-    # None: nothing left to learn (said before an erase-all) or paused meanwhile; either way
-    # these messages are never handed over again.
+    # None: memory is paused (what was said while paused is never learned, not even after
+    # resuming) or nothing is left to learn (said before an erase-all); either way these
+    # messages are never handed over again.
     conversation.extracted_upto = batch[-1].pk
     conversation.save(update_fields=["extracted_upto"])
     return job
