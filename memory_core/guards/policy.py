@@ -256,7 +256,9 @@ _GUARDS: list[tuple[str, str]] = [
     ),
     (
         "verification",
-        r"verif\w*|identit(?:y|ies)|identification|passports?|(?:driver's |driving )licen[cs]es?|kyc"
+        r"verif\w*|identit(?:y|ies)|identification|(?:fraud |security |background |identity |id |kyc "
+        r"|aml )?screenings?"
+        r"|passports?|(?:driver's |driving )licen[cs]es?|kyc"
         r"|background checks?|receipts?|(?:age|address|fraud|credit|security)\s+checks?"
         r"|(?:any\s|all\s|the\s)?checks|checking",
     ),
@@ -265,7 +267,7 @@ _GUARDS: list[tuple[str, str]] = [
         r"(?:pre-?)?approv(?:al|als|ed)|sign-?\s?offs?|authori[sz]ations?|authori[sz]ed|consent"
         r"|(?:manager|supervisor|director)(?:'s|s')?\s(?:ok|okay|signature|go-ahead)|escalations?"
         r"|(?<=without )(?:an? |the |any )?(?:manager|supervisor|director|approver|second person)s?\b"
-        r"|(?<=\bto )approv(?:e|ing)\b",
+        r"|(?<=\bto )approv(?:e|ing)\b|self-approv\w*",
     ),
     (
         "limit",
@@ -287,7 +289,9 @@ _GUARDS: list[tuple[str, str]] = [
     (
         "instructions",
         r"system (?:prompt|message|instructions?)|instructions?|(?:previous|prior|earlier|above|preceding"
-        r"|original|initial|your)(?:\s\w+)?\s(?:prompts?|directions|directives|guidelines|rules|context)"
+        r"|original|initial|your)(?:\s(?!safety|content|security)\w+)?\s(?:prompts?|directions|directives"
+        r"|guidelines"
+        r"|rules|context)"
         r"|(?:everything|what|anything) (?:you were|you have been|you've been) (?:told|given)"
         r"|rules you (?:were|have been) given",
     ),
@@ -326,7 +330,8 @@ _PREDICATES: list[tuple[str, str]] = [
         r"|d) to|sign(?:s|ed)? off|done|perform(?:s|ed)?"
         r"|carried out|conduct(?:s|ed)?|something (?:we|you|they|agents) do|an? (?:requirement|must"
         r"|prerequisite)|mandatory|compulsory|obligatory"
-        r"|necessary|enforced?|appl(?:y|ies)|in (?:effect|force|place)|subject to|part of|ask(?:s|ed|ing)?"
+        r"|necessary|enforced?|appl(?:y|ies)|in (?:effect|force|place)|subject to|(?:bound|restricted"
+        r"|constrained|limited|covered|governed) by|held to|part of|ask(?:s|ed|ing)?"
         r"(?:\s\w+){0,2}?\sfor|obtain|wait(?:ing)? for|follow|obey|respect|comply with|stick to|adhere to"
         r"|show"
         r"|provide|present|verif(?:y|ies|ied|ying)|authenticat(?:e|es|ing)|(?:check|confirm|validat)(?:e"
@@ -337,7 +342,8 @@ _PREDICATES: list[tuple[str, str]] = [
     ),
     (
         RELAX,
-        r"(?:whitelist|allowlist)\w*(?= (?:\S+ ){0,5}?from\b)|(?:is|are|stays?|remains?) (?:off|disabled"
+        r"approv\w* (?:their|his|her|your|its|our) own|(?:whitelist|allowlist)\w*(?= (?:\S+ ){0,5}?from\b)"
+        r"|(?:is|are|stays?|remains?) (?:off|disabled"
         r"|inactive|deactivated)"
         r"|uncapped|limitless|exceed\w*|go(?:es)? (?:over|above|beyond)|(?:is|are) (?:a thing of the past"
         r"|history|gone|over|(?:just |only |merely )?a formality)"
@@ -464,7 +470,14 @@ _IMPERATIVE = re.compile(
     r"|unlock|reset|process|handle|charge|bill|apply|exempt|exclude|sign|make|be|put|provide|cite|list"
     r"|end|begin|limit|cap|restrict|enforce|sort|prioriti[sz]e|contact|email|message|text|ping|whitelist"
     r"|elevate|promote|revoke|lock|suspend|pause|deploy|merge|push|release|pretend|act|respond|sign|cut"
-    r"|exempt|honou?r|process|waive|accept|don't|dont|only|just)\b"
+    r"|honou?r|don't|dont|only|just|tighten|loosen|relax|extend|shorten|expand|disallow|forbid|prohibit"
+    r"|refuse|cancel|enable|activate|deactivate|double-check|recheck|review|audit|inspect|screen|vet|validate"
+    r"|return|ship|hold|wait|pay|transfer|wire|credit|debit|adjust|update|change|replace|archive|save|store"
+    r"|remember|quote|link|attach|copy|refer|redirect|hand|pass|move|assign|get|take|bring|collect|demand"
+    r"|suggest|recommend|advise|warn|alert|inform|explain|describe|clarify|spell|talk|say|draft|compose"
+    r"|label|name|phone|mail|post|publish|print|scan|upload|download|export|import|encrypt|mask|redact"
+    r"|anonymi[sz]e|round|convert|calculate|estimate|triage|queue|reserve|plan|organi[sz]e|prepare|thank"
+    r"|apologi[sz]e|decrease|double|let|lift|close|follow|obey|respect|greenlight|rubber-stamp|exempt)\b"
 )
 _NOUN_PHRASE_SUBJECT = re.compile(
     r"^\S+ \w+s (?:\w+ed|is|are|was|were|must|should|can|will|may|need|needs|have|has|go|get|take|come|keep"
@@ -575,6 +588,13 @@ def _limit_of_service(before: str) -> bool:
     )
 
 
+_NEED_TO = re.compile(r"\S+(?: not)? to (\w+)")
+# Verbs through which a requirement still reaches its control: "need to show ID", "have to pass review".
+_MEANS_TO = frozenset({
+    "show", "present", "provide", "produce", "give", "pass", "go", "undergo", "complete", "clear", "answer",
+    "enter", "use", "get", "obtain", "have", "carry", "bring", "submit", "sign", "fill", "wait", "ask", "be",
+    "do", "follow", "obey", "comply",
+})  # fmt: skip
 _NOUN_OR_VERB = re.compile(r"(?:review|audit|check|screen|sign)(?:s|ed)?\b")
 _VERB_BEFORE = re.compile(
     r"(?:^|\b(?:to|not|never|always|must|should|can|could|will|would|may|might|please|and|or|also|then|just"
@@ -645,7 +665,11 @@ def _relaxed(s: _Sentence, *, instruction: bool) -> list[tuple[int, int, str, st
         lacks = s.text[p_pos:].startswith("no ") and re.search(r"\b(?:has|have|had|with)\s$", s.text[:p_pos])
         for c_first, c_last, control, c_kind in controls:
             gap = max(c_first - p_last, p_first - c_last, 0)
-            if gap > 7 or (lacks and control in ("verification", "authentication")):
+            if gap > 8 or (lacks and control in ("verification", "authentication")):
+                continue
+            # "no longer needs to renew her passport": the need is for renewing, not for the control.
+            need_to = _NEED_TO.match(s.text[p_pos:]) if kind == REQUIRE and c_first > p_last else None
+            if need_to and need_to.group(1) not in _MEANS_TO and not _is_keyword(need_to.group(1)):
                 continue
             if kind == GRANT:
                 if (
@@ -813,7 +837,8 @@ _EXTERNAL = re.compile(
     r"|school|office|bank|building|university|college|club|firm|workplace)\b"
     r"|\bfrom (?:my|his|her|their|the user's) (?:partner|wife|husband|parents?|mum|mom|dad|family|landlord"
     r"|doctor|teacher|spouse)\b"
-    r"|\b(?:my|his|her|their|the user's) (?:own )?(?:phone|laptop|computer|pc|mac|tablet|ipad|car|house|home"
+    r"|\b(?:my|his|her|their|the user's) (?:own |new |old |work )?(?:phone|laptop|computer|pc|mac|tablet"
+    r"|ipad|car|house|home"
     r"|front door|door|bike|watch|router|wifi|wi-fi)\b"
 )
 
@@ -862,13 +887,13 @@ _ZH_CONTROLS: list[tuple[str, str, str]] = [
     ("refund", "benefit", r"退款"),
 ]
 _ZH_RELAX = re.compile(
-    r"不再需要|不再要|不用再|不再|不用|不需要|不设|没有|无需|无须|不必|免除|豁免|免(?!费)|可以不|可不|跳过|略过|省略|忽略|忽视|无视"
+    r"不再需要|不再要|不用再|不再|不用|不需要|不设|没有|无需|无须|不必|免除|豁免|免(?!费)|可以不|可不|跳过|略过|省略|省掉|省去|免掉|拿掉|砍掉|删掉|不走|忽略|忽视|无视"
     r"|绕过|绕开|取消|关闭|关掉|停用|禁用|解除|去掉|放宽|不受|无限|不限|可选"
 )
 _ZH_RAISE = re.compile(r"提高|提升|增加|上调|放宽")
 # Giving away: only a grant to everyone or automatically ("一律", "自动", "所有") relaxes anything.
 _ZH_GRANT = re.compile(
-    r"自动批准|自动通过|直接批准|一律批准|全部批准|都批准|批准所有|直接给|自动给|一律|全部给|都给|给所有"
+    r"自动批准|自动通过|直接批准|一律批准|全部批准|都批准|批准所有|直接给|自动给|全部给|都给|给所有"
     r"|(?<![要须得])(?:批准|通过|给予?|获得|得到|拥有|开通|开放|发放|授予)"
 )
 _ZH_BROAD = re.compile(r"所有|全部|一律|任何|都|自动|直接|无条件")
@@ -881,7 +906,7 @@ _ZH_IMPERATIVE = re.compile(
     r"|取消|关闭)"
 )
 _ZH_PERSON = re.compile(r"^(?:我|用户|他|她|我们家|[\u4e00-\u9fff]{1,3}(?:先生|女士|小姐))")
-_ZH_MODAL = re.compile(r"需要|必须|应该|应当|可以|不得|禁止|须|要")
+_ZH_MODAL = re.compile(r"需要|必须|应该|应当|可以|不得|禁止|不能|不可|不许|严禁|切勿|不准|须|要")
 # The user's company, bank or phone has its own rules; they are not this assistant's.
 _ZH_EXTERNAL = re.compile(
     r"^(?:我|用户|他|她)的?(?:公司|银行|学校|单位|老板|经理|手机|电脑|车|家|房东|医生|雇主)"
