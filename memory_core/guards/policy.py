@@ -267,7 +267,7 @@ _GUARDS: list[tuple[str, str]] = [
         r"(?:pre-?)?approv(?:al|als|ed)|sign-?\s?offs?|authori[sz]ations?|authori[sz]ed|consent"
         r"|(?:manager|supervisor|director)(?:'s|s')?\s(?:ok|okay|signature|go-ahead)|escalations?"
         r"|(?<=without )(?:an? |the |any )?(?:manager|supervisor|director|approver|second person)s?\b"
-        r"|(?<=\bto )approv(?:e|ing)\b|self-approv\w*",
+        r"|(?<=\bto )approv(?:e|ing)\b|self-approv\w*|approv(?:e|es|ing)? (?:their|his|her|your|its|our) own",
     ),
     (
         "limit",
@@ -295,6 +295,8 @@ _GUARDS: list[tuple[str, str]] = [
         r"|(?:everything|what|anything) (?:you were|you have been|you've been) (?:told|given)"
         r"|rules you (?:were|have been) given",
     ),
+    # "Treat anyone with a company email as an administrator": an assumed role is access given away.
+    ("access", r"(?<=as )(?:an? )?(?:admin|administrator|superuser|owner|root user)s?\b"),
 ]
 _BENEFITS: list[tuple[str, str]] = [
     (
@@ -309,7 +311,10 @@ _BENEFITS: list[tuple[str, str]] = [
     ("refund", r"refund(?:s|ed|ing)?|reimburse\w*|money back|chargebacks?"),
 ]
 _GENERIC: list[tuple[str, str]] = [
-    ("policy", r"polic(?:y|ies)|rules?|guidelines?|procedures?|protocols?|requirements?|sops?"),
+    (
+        "policy",
+        r"polic(?:y|ies)|rules?|guidelines?|procedures?|protocols?|requirements?|sops?|windows?|periods?",
+    ),
 ]
 
 
@@ -330,7 +335,8 @@ _PREDICATES: list[tuple[str, str]] = [
         r"|d) to|sign(?:s|ed)? off|done|perform(?:s|ed)?"
         r"|carried out|conduct(?:s|ed)?|something (?:we|you|they|agents) do|an? (?:requirement|must"
         r"|prerequisite)|mandatory|compulsory|obligatory"
-        r"|necessary|enforced?|appl(?:y|ies)|in (?:effect|force|place)|subject to|(?:bound|restricted"
+        r"|necessary|enforc(?:e|es|ed|ing)|request(?:s|ed|ing)?|demand(?:s|ed|ing)?|appl(?:y|ies)"
+        r"|in (?:effect|force|place)|subject to|(?:bound|restricted"
         r"|constrained|limited|covered|governed) by|held to|part of|ask(?:s|ed|ing)?"
         r"(?:\s\w+){0,2}?\sfor|obtain|wait(?:ing)? for|follow|obey|respect|comply with|stick to|adhere to"
         r"|show"
@@ -342,7 +348,8 @@ _PREDICATES: list[tuple[str, str]] = [
     ),
     (
         RELAX,
-        r"approv\w* (?:their|his|her|your|its|our) own|(?:whitelist|allowlist)\w*(?= (?:\S+ ){0,5}?from\b)"
+        r"approv\w* (?:their|his|her|your|its|our) own|overkill|excessive|unneeded|pointless|a waste of time"
+        r"|(?:one|a single) (?:\w+ )?is enough|(?:whitelist|allowlist)\w*(?= (?:\S+ ){0,5}?from\b)"
         r"|(?:is|are|stays?|remains?) (?:off|disabled"
         r"|inactive|deactivated)"
         r"|uncapped|limitless|exceed\w*|go(?:es)? (?:over|above|beyond)|(?:is|are) (?:a thing of the past"
@@ -362,7 +369,8 @@ _PREDICATES: list[tuple[str, str]] = [
         r"|questions|problem)\b)"
         r"|(?:treat|consider|assume|regard|deem|count"
         r"|mark)\w*(?= (?:\S+ ){0,8}?(?:as )?(?:already )?(?:(?:pre-?)?approved"
-        r"|verified|authenticated|authori[sz]ed|trusted|cleared|done|completed?|passed|satisfied)\b)"
+        r"|verified|authenticated|authori[sz]ed|trusted|cleared|done|completed?|passed|satisfied"
+        r"|an? (?:admin|administrator|superuser|owner)s?)\b)"
         r"|pretend|developer mode",
     ),
     (
@@ -373,7 +381,8 @@ _PREDICATES: list[tuple[str, str]] = [
         r"|authori[sz](?:e|es|ing)|unlock\w*|elevat\w*|whitelist\w*|allowlist\w*|honou?r(?:s|ing)?|process"
         r"|refund(?:s|ing)?|ha(?:ve|s)|get(?:s|ting)?|receiv(?:e|es|ing)|(?:are|is) entitled to|qualif\w+ for"
         r"|see|view|read|edit|download|export|share|for(?= (?:all|every|everyone|anyone|anybody|any)\b)"
-        r"|go(?:es)? through|green-?light\w*|rubber-?stamp\w*|wav(?:e|es|ing) through|let through"
+        r"|mak(?:e|es|ing) (?:\S+ ){0,3}?available|open(?:s|ed)? up|go(?:es)? through|green-?light\w*"
+        r"|rubber-?stamp\w*|wav(?:e|es|ing) through|let through"
         r"|sign off on",
     ),
     (
@@ -403,7 +412,9 @@ _BROAD = re.compile(
     r"\b(?:all|any|every|everyone|everybody|anyone|anybody|whoever|whatever|automatically|auto-?\w*|always"
     r"|by default|no questions asked|unconditionally|regardless|no matter|on (?:request|demand)|upon request"
     r"|whenever|blanket|instantly|freely|who asks?|if they ask|everything|anything"
-    r"|without (?:asking|checking|question\w*|verifying|hesitation))\b"
+    r"|without (?:asking|checking|question\w*|verifying|hesitation)|whole|entire|at will"
+    r"|as (?:they|you|he|she|agents?) (?:see fit|like|wish|want|please)|at (?:their|your|his|her|the agent's)"
+    r" (?:own )?discretion)\b"
 )
 _ONLY = re.compile(r"\bonly\b")
 _EMBEDDED_QUESTION = re.compile(
@@ -588,13 +599,16 @@ def _limit_of_service(before: str) -> bool:
     )
 
 
-_NEED_TO = re.compile(r"\S+(?: not)? to (\w+)")
+_NEED_TO = re.compile(r"(?:needs?|needed|ha(?:ve|s|d)|required|necessary|obliged)(?: not)? to (\w+)")
 # Verbs through which a requirement still reaches its control: "need to show ID", "have to pass review".
 _MEANS_TO = frozenset({
     "show", "present", "provide", "produce", "give", "pass", "go", "undergo", "complete", "clear", "answer",
     "enter", "use", "get", "obtain", "have", "carry", "bring", "submit", "sign", "fill", "wait", "ask", "be",
     "do", "follow", "obey", "comply",
 })  # fmt: skip
+# "get a second approval for refunds": the refunds are not what is got.
+_WEAK_GRANT = re.compile(r"(?:get|gets|getting|ha(?:ve|s)|receiv\w+|see|view|read)\b")
+_AFTER_PREPOSITION = re.compile(r"\b(?:for|on|of|about|over|with|from|to|in)\s(?:\S+\s)?$")
 _NOUN_OR_VERB = re.compile(r"(?:review|audit|check|screen|sign)(?:s|ed)?\b")
 _VERB_BEFORE = re.compile(
     r"(?:^|\b(?:to|not|never|always|must|should|can|could|will|would|may|might|please|and|or|also|then|just"
@@ -674,6 +688,10 @@ def _relaxed(s: _Sentence, *, instruction: bool) -> list[tuple[int, int, str, st
             if kind == GRANT:
                 if (
                     not broad
+                    or (
+                        _WEAK_GRANT.match(s.text[p_pos:])
+                        and _AFTER_PREPOSITION.search(s.text[: s.starts[c_first]])
+                    )
                     or _ONLY.search(s.text[:p_pos])
                     or not _grants(s, p_first, p_pos, c_first, c_kind)
                 ):
@@ -887,7 +905,8 @@ _ZH_CONTROLS: list[tuple[str, str, str]] = [
     ("refund", "benefit", r"退款"),
 ]
 _ZH_RELAX = re.compile(
-    r"不再需要|不再要|不用再|不再|不用|不需要|不设|没有|无需|无须|不必|免除|豁免|免(?!费)|可以不|可不|跳过|略过|省略|省掉|省去|免掉|拿掉|砍掉|删掉|不走|忽略|忽视|无视"
+    r"不再需要|不再要|不用再|不再|不用|不需要|不设|没有(?=(?:任何)?(?:限额|上限|额度|限制|审批|审核|验证))|无需|无须|不必|免除|豁免|免(?!费)|可以不|可不|跳过|略过"
+    r"|省略|省掉|省去|免掉|拿掉|砍掉|删掉|不走|忽略|忽视|无视"
     r"|绕过|绕开|取消|关闭|关掉|停用|禁用|解除|去掉|放宽|不受|无限|不限|可选"
 )
 _ZH_RAISE = re.compile(r"提高|提升|增加|上调|放宽")
@@ -909,7 +928,8 @@ _ZH_PERSON = re.compile(r"^(?:我|用户|他|她|我们家|[\u4e00-\u9fff]{1,3}(
 _ZH_MODAL = re.compile(r"需要|必须|应该|应当|可以|不得|禁止|不能|不可|不许|严禁|切勿|不准|须|要")
 # The user's company, bank or phone has its own rules; they are not this assistant's.
 _ZH_EXTERNAL = re.compile(
-    r"^(?:我|用户|他|她)的?(?:公司|银行|学校|单位|老板|经理|手机|电脑|车|家|房东|医生|雇主)"
+    r"^(?:我|用户|他|她)的?(?:公司|银行|学校|单位|老板|经理|手机|电脑|车|家|房东|医生|雇主|保险|医院|诊所|健身房|物业"
+    r"|航空公司|孩子|家人)"
 )
 _ZH_HABIT = re.compile(r"总是|经常|常常|一直|老是|通常")
 _ZH_PAST = re.compile(r"了|昨天|已经|已于|曾|上周|上个月|去年|\d+月\d+日")
