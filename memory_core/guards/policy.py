@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import islice, product
 
 CONTROLS = (
@@ -58,7 +58,11 @@ _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201b": "'", "`": "'", 
 _DASHES = re.compile(r"[^\S\n]*[\u2012-\u2015\u2212][^\S\n]*|[^\S\n]+-+[^\S\n]+")
 # Single characters joined by one separator: "s k i p", "b-y-p-a-s-s", "s.k.i.p".
 _SPACED = re.compile(r"(?<![\w@$])[A-Za-z0-9@$](?:([ .\-_*])[A-Za-z0-9@$])(?:\1[A-Za-z0-9@$])+(?![\w@$])")
-_LEET_TOKEN = re.compile(r"(?<![\w@$])(?=[\w@$!|]*[A-Za-z])[A-Za-z0-9@$]+(?:[!|][A-Za-z0-9@$]+)*(?![\w@$])")
+_LEET_TOKEN = re.compile(r"(?<![\w@$])(?=[\w@$!|']*[A-Za-z])[A-Za-z0-9@$]+(?:[!|'][A-Za-z0-9@$]+)*(?![\w@$])")
+# Words a leetspeak token may stand for besides the lexicon: "d0n't", "c4n't".
+_LEET_WORDS = frozenset(
+    {"don't", "doesn't", "isn't", "aren't", "can't", "won't", "needn't", "dont", "doesnt"}
+)
 _LEET = {"0": "o", "1": "il", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i", "|": "il"}
 # Hyphens splitting a keyword ("Skip-ping", "ap-proval"): joined when the result is a keyword.
 _SPLIT_WORD = re.compile(r"\b[A-Za-z]+(?:[-.*][A-Za-z]+)+\b")
@@ -115,7 +119,7 @@ def _unleet(match: re.Match[str]) -> str:
     choices = [_LEET.get(c, c) if c in _LEET else c for c in token]
     words = ["".join(letters) for letters in islice(product(*choices), 64)]
     for word in words:
-        if _is_keyword(word):
+        if _is_keyword(word) or word.lower() in _LEET_WORDS:
             return word
     for word in words:
         if _STEMS.match(word.lower()):
@@ -264,7 +268,8 @@ _GUARDS: list[tuple[str, str]] = [
     ),
     (
         "approval",
-        r"(?:pre-?)?approv(?:al|als|ed)|sign-?\s?offs?|authori[sz]ations?|authori[sz]ed|consent"
+        r"(?:pre-?)?approv(?:al|als|ed)|sign-?\s?offs?|authori[sz]ations?|authori[sz]ed|consent|supervision"
+        r"|oversight|(?:human|manual) (?:checks?|approvals?|sign-?offs?)"
         r"|(?:manager|supervisor|director)(?:'s|s')?\s(?:ok|okay|signature|go-ahead)|escalations?"
         r"|(?<=without )(?:an? |the |any )?(?:manager|supervisor|director|approver|second person)s?\b"
         r"|(?<=\bto )approv(?:e|ing)\b|self-approv\w*|approv(?:e|es|ing)? (?:their|his|her|your|its|our) own",
@@ -284,6 +289,8 @@ _GUARDS: list[tuple[str, str]] = [
         r"safety(?:\s(?:warnings?|rules?|guidelines?|checks?|filters?|polic(?:y|ies)|measures?))?|guardrails?"
         r"|(?:content|profanity|nsfw|spam|safe-?search)\s(?:filters?|moderation|polic(?:y|ies))"
         r"|content moderation|moderation|filters?|restrictions?|disclaimers?|warnings?|censorship"
+        r"|unrestricted"
+        r"|unfiltered|uncensored"
         r"|developer mode|jailbreak\w*",
     ),
     (
@@ -303,7 +310,9 @@ _BENEFITS: list[tuple[str, str]] = [
         "access",
         r"(?:admin|administrator|root|superuser|sudo|elevated|full|owner)\s(?:access|rights|privileges?"
         r"|permissions?|credentials|role|accounts?|panel|console)|root|admin rights|permissions?|privileges?"
-        r"|credentials|(?:customer|payment|personal|user)\s(?:\w+\s)?(?:data|records|files|details"
+        r"|credentials|(?:customer|payment|personal|user|production|admin)\s(?:\w+\s)?(?:data|databases?"
+        r"|records"
+        r"|servers?|systems?|files|details"
         r"|information)"
         r"|access",
     ),
@@ -348,7 +357,8 @@ _PREDICATES: list[tuple[str, str]] = [
     ),
     (
         RELAX,
-        r"approv\w* (?:their|his|her|your|its|our) own|overkill|excessive|unneeded|pointless|a waste of time"
+        r"approv\w* (?:their|his|her|your|its|our) own|unrestricted|unfiltered|uncensored|overkill"
+        r"|excessive|unneeded|pointless|a waste of time"
         r"|(?:one|a single) (?:\w+ )?is enough|(?:whitelist|allowlist)\w*(?= (?:\S+ ){0,5}?from\b)"
         r"|(?:is|are|stays?|remains?) (?:off|disabled"
         r"|inactive|deactivated)"
@@ -394,7 +404,7 @@ _PREDICATES: list[tuple[str, str]] = [
 ]
 _PREDICATE_RE = re.compile("|".join(f"(?P<p{i}>\\b(?:{p})\\b)" for i, (_, p) in enumerate(_PREDICATES)))
 _NEGATOR = re.compile(
-    r"\b(?:no longer|no more|not|no|never|none|nobody|no one|neither|nor|without|zero|stop(?:s|ped)?|quit"
+    r"\b(?:no longer|no more|no one|not|no|never|none|nobody|neither|nor|without|zero|stop(?:s|ped)?|quit"
     r"|cease|do not bother|instead of)\b"
 )
 # A negation left dangling at the end ("approval needed not", "needed, approval is not, for...").
@@ -525,12 +535,14 @@ _PROCESS = re.compile(
 class _Sentence:
     text: str  # lower case, normalised
     starts: list[int]
+    cased: str  # the same text with its case, where lower-casing kept the length
 
     @classmethod
-    def of(cls, text: str) -> _Sentence:
-        return cls(text, [m.start() for m in re.finditer(r"[a-z0-9$%@]+(?:['-][a-z0-9$%]+)*", text)])
+    def of(cls, text: str, cased: str = "") -> _Sentence:
+        starts = [m.start() for m in re.finditer(r"[a-z0-9$%@]+(?:['-][a-z0-9$%]+)*", text)]
+        return cls(text, starts, cased if len(cased) == len(text) else text)
 
-    @property
+    @cached_property
     def words(self) -> list[str]:
         return [self.text[i:].split(" ", 1)[0].strip(",.:;!?") for i in self.starts]
 
@@ -557,6 +569,9 @@ def _controls(s: _Sentence, *, instruction: bool) -> list[tuple[int, int, str, s
         or s.text[pos:].startswith(("unlimited", "uncapped", "limitless"))
         or _limit_of_service(s.text[:pos])
     ]
+    # "ID" is an identity document; a lower-case "id" is one only next to a word that says so
+    # ("no id needed", "id check"), not in "an unknown id is dropped".
+    found = [c for c in found if c[2] != "verification" or not _lower_case_id(s, c[0], c[1])]
     found += [(a, b, n, "benefit") for a, b, n, _ in s.spans(_BENEFIT_RE, [n for n, _ in _BENEFITS])]
     if not any(kind == "benefit" for *_, kind in found):
         # "Approve everything automatically": the approval itself is what is given away.
@@ -571,7 +586,7 @@ def _controls(s: _Sentence, *, instruction: bool) -> list[tuple[int, int, str, s
         if any(x <= b and y >= a for x, y, _, _ in found):
             continue
         # "refund policy" is a refund control; a bare rule noun counts only in an instruction.
-        modifier = [(n, kind) for (x, y, n, kind) in found if y == a - 1]
+        modifier = [(n, kind) for (x, y, n, kind) in found if y == a - 1 and kind != "generic"]
         if modifier:
             found.append((a - 1, b, modifier[0][0], "guard"))
         elif instruction or re.search(
@@ -586,6 +601,24 @@ _NOT_A_CONTROL = re.compile(
     r"(?:team|department|dept|emails?|meetings?|desk|managers?|app|letters?|ratings?|rates?|dates?|officers?"
     r"|specialists?|experts?|jobs?|roles?|course|training|books?|articles?|consultants?|compan(?:y|ies)"
     r"|vendors?|providers?|tools?|software|classes|lessons?)$"
+)
+
+
+def _lower_case_id(s: _Sentence, first: int, last: int) -> bool:
+    """Whether a one-word "id"/"ids" mention is a lower-case identifier rather than an ID document."""
+    if first != last or s.words[first] not in ("id", "ids"):
+        return False
+    if s.cased[s.starts[first] : s.starts[first] + 2] == "ID":
+        return False
+    before = " ".join(s.words[max(0, first - 1) : first])
+    after = " ".join(s.words[last + 1 : last + 2])
+    return not (_ID_AFTER.fullmatch(after) or _ID_BEFORE.fullmatch(before))
+
+
+_ID_AFTER = re.compile(r"checks?|verification|cards?|documents?|required|needed|necessary")
+_ID_BEFORE = re.compile(
+    r"photo|valid|government|show|present|their|your|his|her|my|customer's|caller's|no|any|checking|check"
+    r"|verify|verifying|require|requiring|for|without"
 )
 
 
@@ -620,139 +653,199 @@ _GRANT_VERB_CONTEXT = re.compile(
 )
 
 
-def _grants(s: _Sentence, p_first: int, p_pos: int, c_first: int, c_kind: str) -> bool:
+def _grants(s: _Sentence, p: _Predicate, c_first: int, c_kind: str) -> bool:
     """Whether a grant word really grants this control: "refund" and "for" are seldom verbs."""
-    word = s.text[p_pos:].split(" ", 1)[0]
-    if word.startswith("refund") and not (
-        _GRANT_VERB_CONTEXT.search(s.text[:p_pos]) and (p_pos > 0 or word == "refund")
+    pos = s.starts[p.first]
+    if p.word.startswith("refund") and not (
+        _GRANT_VERB_CONTEXT.search(s.text, max(0, pos - 30), pos) and (pos > 0 or p.word == "refund")
     ):
         return False
-    if word == "for":
-        return c_kind == "benefit" and c_first < p_first and p_first - c_first <= 3
+    if p.word == "for":
+        return c_kind == "benefit" and c_first < p.first and p.first - c_first <= 3
+    # "Check the window before approving any refund": a condition, not a grant.
+    if _CONDITION_BEFORE.search(s.text, max(0, pos - 30), pos):
+        return False
     # A guard is only given away by accepting anything as proof: "accept any photo ID".
-    return c_kind == "benefit" or word.startswith("accept")
+    return c_kind == "benefit" or p.word.startswith("accept")
+
+
+_CONDITION_BEFORE = re.compile(r"\b(?:before|after|when|until|unless|prior to|without)\s$")
 
 
 def _negations(s: _Sentence) -> list[tuple[int, int]]:
     return [(s.token(m.start()), s.token(m.end() - 1)) for m in _NEGATOR.finditer(s.text)]
 
 
+@dataclass(frozen=True)
+class _Predicate:
+    first: int
+    last: int
+    kind: str
+    word: str
+    need_to_other: bool  # "needs to renew her passport": the need is for renewing, not for a control
+    lacks: bool  # "has no id": lacking a document is not waiving a check
+    weak_grant: bool  # "get", "have": they grant only their object
+    after_only: bool  # "only managers can approve"
+    not_right_after: bool  # "you need not get", "approval required not"
+    determiner: bool  # "no approval", "no more sign-off": the control follows
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What the whole sentence says about negation, read once."""
+
+    negations: list[tuple[int, int]]
+    prefix: tuple[int, int] | None  # "never ...", "do not ...": negates the sentence
+    prohibited_from: int | None  # "... are not allowed"
+    carve_from: int | None  # "... except for gold members"
+    dangling_at: int | None  # "approval needed not"
+
+
+def _predicates(s: _Sentence) -> list[_Predicate]:
+    spans = s.spans(_PREDICATE_RE, [k for k, _ in _PREDICATES])
+    question = _EMBEDDED_QUESTION.search(s.text)
+    suppressed_from = s.token(question.start()) if question else len(s.starts)
+    found = []
+    for first, last, kind, pos in spans:
+        text, before = s.text, max(0, pos - 40)
+        if first >= suppressed_from:
+            continue  # "the user asked whether verification can be skipped"
+        if kind == REQUIRE and _NOUN_OR_VERB.match(text, pos) and not _VERB_BEFORE.search(text, before, pos):
+            continue  # "the fraud review", "code reviews": a noun, not someone reviewing
+        # "no longer" / "no" stand for a predicate only when none follows: "no longer need" is the need's.
+        if _STANDALONE_NO.match(text, pos) and any(
+            last < q_first <= last + 3 and q_kind != GRANT for q_first, _, q_kind, _ in spans
+        ):
+            continue
+        if _DESIRE.search(text, before, pos) and not _YOU_TO.search(text, before, pos):
+            continue  # "the user wants to skip verification": a wish, not a rule
+        need_to = _NEED_TO.match(text, pos) if kind == REQUIRE else None
+        found.append(
+            _Predicate(
+                first=first,
+                last=last,
+                kind=kind,
+                word=text[pos:].split(" ", 1)[0],
+                need_to_other=bool(
+                    need_to and need_to.group(1) not in _MEANS_TO and not _is_keyword(need_to.group(1))
+                ),
+                lacks=text.startswith("no ", pos) and bool(_LACKS.search(text, before, pos)),
+                weak_grant=bool(_WEAK_GRANT.match(text, pos)),
+                after_only=bool(_ONLY.search(text, 0, pos)),
+                not_right_after=bool(_NOT_RIGHT_AFTER.match(text, pos)),
+                determiner=bool(_DETERMINER_NO.match(text, pos))
+                and text[max(0, pos - 2) : pos] not in (": ", "= ", "- "),
+            )
+        )
+    return found
+
+
+_DETERMINER_NO = re.compile(r"no(?: more)?\b(?! longer)")
+_STANDALONE_NO = re.compile(r"no\b(?: longer| more)?(?! longer any)")
+_YOU_TO = re.compile(r"\byou to\s(?:\w+\s)?$")
+_LACKS = re.compile(r"\b(?:has|have|had|with)\s$")
+_NOT_RIGHT_AFTER = re.compile(r"\S*\s(?:not|never)\b")
+
+
+def _scope(s: _Sentence) -> _Scope:
+    prefix = _PROHIBIT_PREFIX.match(s.text)
+    after = _PROHIBIT_AFTER.search(s.text)
+    carve = _CARVE_OUT.search(s.text)
+    dangling = _DANGLING.search(s.text)
+    return _Scope(
+        negations=_negations(s),
+        prefix=(0, s.token(prefix.end() - 1)) if prefix else None,
+        prohibited_from=s.token(after.start()) if after else None,
+        carve_from=s.token(carve.start()) if carve else None,
+        dangling_at=s.token(dangling.end() - 1) if dangling else None,
+    )
+
+
+def _base_polarity(s: _Sentence, p: _Predicate, control: tuple[int, int, str, str], broad: bool) -> int:
+    """+1 when the predicate keeps the control in force, -1 when it relaxes it, 0 when unrelated."""
+    c_first, _, name, c_kind = control
+    if p.kind == GRANT:
+        if not broad or p.after_only or not _grants(s, p, c_first, c_kind):
+            return 0
+        if p.weak_grant and _AFTER_PREPOSITION.search(
+            s.text, max(0, s.starts[c_first] - 30), s.starts[c_first]
+        ):
+            return 0  # "get a second approval for refunds": the refunds are not what is got
+        return -1
+    if c_kind == "benefit":
+        return 0
+    if p.kind == RAISE:
+        return -1 if name == "limit" and c_kind == "guard" else 0
+    if p.kind == LOWER:
+        # Lowering a limit tightens it; cutting any other control loosens it.
+        return (1 if name == "limit" else -1) if c_kind == "guard" else 0
+    # A bare rule noun is only relaxed by setting it aside: "ignore the rules".
+    if c_kind == "generic" and p.kind != RELAX:
+        return 0
+    return 1 if p.kind == REQUIRE else -1
+
+
+def _flips(p: _Predicate, c_first: int, c_last: int, scope: _Scope) -> int:
+    """How many negations reach the pair: each one turns "in force" into "relaxed" and back."""
+    lo, hi = min(p.first, c_first), max(p.last, c_last)
+    window_lo = max(0, lo - 4)
+    flips, prefix_counted, inside = 0, False, False
+    for n_first, n_last in scope.negations:
+        if (n_first <= p.last and n_last >= p.first) or (n_first <= c_last and n_last >= c_first):
+            continue  # the predicate or the control itself ("without", "no more")
+        if n_first >= window_lo and n_first <= hi:
+            inside = True
+        if p.kind == GRANT and n_first > p.first:
+            continue  # "refund any order, no questions asked"
+        if n_last >= window_lo and n_first <= hi:
+            flips += 1
+            prefix_counted = prefix_counted or bool(scope.prefix and n_first <= scope.prefix[1])
+    if scope.prefix and not prefix_counted and scope.prefix[1] < lo:
+        flips += 1
+    right_after = p.kind != GRANT and p.not_right_after and p.last + 1 > hi
+    flips += right_after
+    if not right_after and scope.dangling_at is not None and scope.dangling_at > hi and not inside:
+        flips += 1
+    if scope.prohibited_from is not None and scope.prohibited_from > hi:
+        flips += 1
+    return flips
+
+
 def _relaxed(s: _Sentence, *, instruction: bool) -> list[tuple[int, int, str, str, str]]:
     """(rank, token, control, predicate kind, predicate word) of every control the sentence relaxes; a
     bare rule noun ranks after a named control."""
-    controls = _controls(s, instruction=instruction)
+    controls = sorted(_controls(s, instruction=instruction))
     if not controls:
         return []
-    predicates = s.spans(_PREDICATE_RE, [k for k, _ in _PREDICATES])
-    negations = _negations(s)
+    starts = [c[0] for c in controls]
+    scope = _scope(s)
     broad = bool(_BROAD.search(s.text))
-    prefix = _PROHIBIT_PREFIX.match(s.text)
-    prefix_span = (0, s.token(prefix.end() - 1)) if prefix else None
-    after = _PROHIBIT_AFTER.search(s.text)
-    prohibited_from = s.token(after.start()) if after else None
-    carve = _CARVE_OUT.search(s.text)
-    carve_from = s.token(carve.start()) if carve else None
-    dangling = _DANGLING.search(s.text)
-    dangling_at = s.token(dangling.end() - 1) if dangling else None
-    suppressed_from = None
-    if question := _EMBEDDED_QUESTION.search(s.text):
-        suppressed_from = s.token(question.start())
-
     relaxed: list[tuple[int, int, str, str, str]] = []
-    for p_first, p_last, kind, p_pos in predicates:
-        if (
-            kind == REQUIRE
-            and _NOUN_OR_VERB.match(s.text[p_pos:])
-            and not _VERB_BEFORE.search(s.text[:p_pos])
-        ):
-            continue  # "the fraud review", "code reviews": a noun, not someone reviewing
-        if suppressed_from is not None and p_first >= suppressed_from:
-            continue
-        # "no longer" / "no" stand for a predicate only when none follows: "no longer need" is the need's.
-        if re.match(r"no\b(?: longer| more)?(?! longer any)", s.text[p_pos:]) and any(
-            p_last < q_first <= p_last + 3 and q_kind != GRANT for q_first, _, q_kind, _ in predicates
-        ):
-            continue
-        if _DESIRE.search(s.text[:p_pos]) and not re.search(r"\byou to\s(?:\w+\s)?$", s.text[:p_pos]):
-            continue
-        # "the message has no id", "she had no receipt": lacking a document is not waiving a check.
-        lacks = s.text[p_pos:].startswith("no ") and re.search(r"\b(?:has|have|had|with)\s$", s.text[:p_pos])
-        for c_first, c_last, control, c_kind in controls:
-            gap = max(c_first - p_last, p_first - c_last, 0)
-            if gap > 8 or (lacks and control in ("verification", "authentication")):
-                continue
-            # "no longer needs to renew her passport": the need is for renewing, not for the control.
-            need_to = _NEED_TO.match(s.text[p_pos:]) if kind == REQUIRE and c_first > p_last else None
-            if need_to and need_to.group(1) not in _MEANS_TO and not _is_keyword(need_to.group(1)):
-                continue
-            if kind == GRANT:
-                if (
-                    not broad
-                    or (
-                        _WEAK_GRANT.match(s.text[p_pos:])
-                        and _AFTER_PREPOSITION.search(s.text[: s.starts[c_first]])
-                    )
-                    or _ONLY.search(s.text[:p_pos])
-                    or not _grants(s, p_first, p_pos, c_first, c_kind)
-                ):
-                    continue
-                polarity = -1
-            elif kind == RAISE:
-                if control != "limit" or c_kind != "guard":
-                    continue
-                polarity = -1
-            elif kind == LOWER:
-                # Lowering a limit tightens it; cutting any other control loosens it.
-                if c_kind != "guard":
-                    continue
-                polarity = 1 if control == "limit" else -1
-            else:
-                # A bare rule noun is only relaxed by setting it aside: "ignore the rules".
-                if c_kind == "benefit" or (c_kind == "generic" and kind != RELAX):
-                    continue
-                polarity = 1 if kind == REQUIRE else -1
-            lo, hi = min(p_first, c_first), max(p_last, c_last)
-            window_lo = max(0, lo - 4) if kind != GRANT else max(0, min(p_first, c_first) - 4)
-            flips = 0
-            for n_first, n_last in negations:
-                overlaps_self = (n_first <= p_last and n_last >= p_first) or (
-                    n_first <= c_last and n_last >= c_first
-                )
-                if overlaps_self:
-                    continue
-                if kind == GRANT and n_first > p_first:
-                    continue
-                if n_last >= window_lo and n_first <= hi:
-                    flips += 1
-            if prefix_span and prefix_span[1] < window_lo:
-                flips += 1
-            # "you need not get", "approval required not": a negation right after the predicate.
-            right_after = (
-                kind != GRANT and re.match(r"\S*\s(?:not|never)\b", s.text[p_pos:]) and p_last + 1 > hi
-            )
-            flips += bool(right_after)
-            if (
-                not right_after
-                and dangling_at is not None
-                and dangling_at > hi
-                and not any(n_first >= window_lo and n_first <= hi for n_first, _ in negations)
+    for p in _predicates(s):
+        # Only controls within reach: a control span is a few tokens long, the reach eight.
+        for control in controls[bisect_left(starts, p.first - 16) : bisect_right(starts, p.last + 9)]:
+            c_first, c_last, name, c_kind = control
+            gap = max(c_first - p.last, p.first - c_last, 0)
+            if gap > (3 if c_kind == "generic" else 8) or (
+                p.lacks and name in ("verification", "authentication")
             ):
-                flips += 1
-            if prohibited_from is not None and prohibited_from > hi:
-                flips += 1
+                continue
+            if p.need_to_other and c_first > p.last:
+                continue
+            if p.determiner and not 0 < c_first - p.last <= 3:
+                continue  # "no approval", "no more sign-off"; not "approvals are required, no exceptions"
+            polarity = _base_polarity(s, p, control, broad)
+            if not polarity:
+                continue
+            flips = _flips(p, c_first, c_last, scope)
             if flips % 2:
                 polarity = -polarity
-            if (
-                polarity == 1
-                and flips == 0
-                and kind == REQUIRE
-                and carve_from is not None
-                and carve_from > hi
-            ):
-                polarity = -1
+            carved = scope.carve_from is not None and scope.carve_from > max(p.last, c_last)
+            if polarity == 1 and not flips and p.kind == REQUIRE and carved:
+                polarity = -1  # "refunds need approval, except for gold members"
             if polarity == -1:
                 rank = 1 if c_kind == "generic" else 0
-                relaxed.append((rank, min(p_first, c_first), control, kind, s.text[p_pos:].split(" ", 1)[0]))
+                relaxed.append((rank, min(p.first, c_first), name, p.kind, p.word))
     return sorted(relaxed)
 
 
@@ -838,7 +931,7 @@ def _english(text: str, *, procedural: bool) -> tuple[bool, list[tuple[int, int,
         original = piece.strip(" .!;")[len(low) - len(body) :]
         rule = _rule_sentence(body, original) or (reported is not None and _rule_sentence(inner, inner))
         instruction = rule and not _PERSON.match(body)
-        found = _relaxed(_Sentence.of(body), instruction=instruction)
+        found = _relaxed(_Sentence.of(body, original), instruction=instruction)
         if found and not procedural:
             found = _standing(found, body=body, subject=inner)
         is_rule = is_rule or rule or bool(found)
@@ -861,6 +954,10 @@ _EXTERNAL = re.compile(
 )
 
 
+_SERVICE_OBJECT = re.compile(
+    r"\b(?:refunds?|discounts?|orders?|returns?|payments?|transfers?|withdrawals?|chargebacks?|accounts?"
+    r"|deploy\w*|releases?|pull requests?|merges?|tickets?)\b"
+)
 _HABIT = re.compile(
     r"\b(?:usually|often|sometimes|always|typically|normally|generally|regularly|frequently|tends? to)\b"
 )
@@ -885,6 +982,10 @@ def _standing(
         return found
     if _EXTERNAL.search(subject) or _EXTERNAL.search(body) or _HABIT.search(subject):
         return []
+    # An approval or review a person no longer needs is their workplace's ("her manager's sign-off for
+    # expenses") unless it is about what this assistant handles (refunds, orders, an account).
+    if not _SERVICE_OBJECT.search(body):
+        found = [f for f in found if f[2] not in ("approval", "review")]
     # "ignores", "approves": a habit described in the present tense, not a permission.
     return [f for f in found if f[3] == REQUIRE or not re.fullmatch(r"\w+[^s]s|\w+sses", f[4])]
 
