@@ -18,8 +18,14 @@
   not needed is it" and "verification the agent may skip" read as they mean.
 
 A relaxed control makes the statement a rule whoever the subject is: "I no longer need two-factor
-authentication", recalled later as a fact, would read as permission. Chinese has its own small
-lexicon (退款不再需要审批, VIP客户可以跳过身份验证).
+authentication", recalled later as a fact, would read as permission. Not when it is a past event
+("the user skipped verification yesterday"), a habit ("the user always ignores warnings"), another
+organisation's rule for the user ("the user's bank doesn't require a PIN", "her phone"), or a
+workplace approval that has nothing to do with what this assistant handles ("her manager's sign-off
+for expenses"). Chinese has its own small lexicon (退款不再需要审批, VIP客户可以跳过身份验证), read
+after mapping traditional characters to simplified.
+
+Measured by `python -m bench policy_detector` on `tests/data/policy/labelled.jsonl`.
 """
 
 from __future__ import annotations
