@@ -320,7 +320,7 @@ def classify(request: WriteRequest) -> WriteRequest:
                 category="sop",
                 key="",
                 pinned=False,
-                flag_reason=(check.reason or "This rule would weaken a policy.") if check.weakens else "",
+                flag_reason=(check.reason or "would weaken a policy") if check.weakens else "",
             )
     if request.key or request.type == MemoryType.PROCEDURAL:
         return request
@@ -471,7 +471,7 @@ def flag_policy(
         entry=entry,
         action=EventAction.FLAGGED,
         actor_kind=ActorKind.SYSTEM,
-        reason=f"{reason} An operator must review it.",
+        reason=f"This rule {reason}; an operator must review it.",
     )
 
 
