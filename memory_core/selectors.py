@@ -12,6 +12,7 @@ from pgvector.django import CosineDistance
 
 from memory_core.errors import NotFound
 from memory_core.models import (
+    ErasureReceipt,
     ExtractionJob,
     MemoryEntry,
     MemoryEvent,
@@ -220,3 +221,10 @@ def extraction_job_access(*, namespace_ids: Any, job_id: Any) -> ExtractionJob:
     if job is None:
         raise NotFound("Extraction job not found.")
     return job
+
+
+def erasure_receipts(*, actor: Any) -> QuerySet[ErasureReceipt]:
+    """The receipts of erasures of the actor's data, newest first (content-free)."""
+    if actor is None or not getattr(actor, "is_authenticated", False):
+        return ErasureReceipt.objects.none()
+    return ErasureReceipt.objects.filter(subject=actor).select_related("requested_by")

@@ -40,7 +40,7 @@ from memory_core.moderation import (
     procedure_reject,
     shared_namespaces,
 )
-from memory_core.selectors import memory_access, memory_entries_by_ids, memory_versions
+from memory_core.selectors import erasure_receipts, memory_access, memory_entries_by_ids, memory_versions
 from memory_core.services import namespace_for_user
 from privacy.selectors import (
     GROUPS,
@@ -191,11 +191,12 @@ def erase(request: HttpRequest, memory_id: Any) -> HttpResponse:
         if entry.namespace.owner_id != request.user.pk:
             raise PermissionDenied("Shared procedures are read-only; an operator maintains them.")
         if request.method == "POST":
-            deleted = privacy_memory_erase(
+            receipt = privacy_memory_erase(
                 user=request.user,
                 memory_id=memory_id,
-                erase_conversations=request.POST.get("erase_conversations") == "on",
+                erase_sources=request.POST.get("erase_sources") == "on",
             )
+            deleted = receipt.conversations
             note = f" {deleted} conversation{'s' if deleted != 1 else ''} deleted too." if deleted else ""
             messages.success(request, "Erased for good, with its older versions." + note)
             return redirect("privacy:index")
@@ -217,9 +218,10 @@ def erase_all(request: HttpRequest) -> HttpResponse:
     error = ""
     if request.method == "POST":
         if request.POST.get("confirm", "").strip().casefold() == ERASE_ALL_PHRASE:
-            memories, conversations = privacy_erase_all(
-                user=request.user, erase_conversations=request.POST.get("erase_conversations") == "on"
+            receipt = privacy_erase_all(
+                user=request.user, erase_sources=request.POST.get("erase_sources") == "on"
             )
+            memories, conversations = receipt.entries, receipt.conversations
             messages.success(
                 request,
                 f"Erased {memories} memor{'y' if memories == 1 else 'ies'}"
@@ -268,7 +270,12 @@ def activity(request: HttpRequest) -> HttpResponse:
     items = activity_log(actor=request.user, limit=200)
     entries = memory_entries_by_ids(actor=request.user, ids=list({item.memory_id for item in items}))
     rows = [(item, entries.get(str(item.memory_id))) for item in items]
-    return render(request, "privacy/activity.html", {"rows": rows, "staff": staff_access(user=request.user)})
+    context = {
+        "rows": rows,
+        "staff": staff_access(user=request.user),
+        "erasures": list(erasure_receipts(actor=request.user)[:100]),
+    }
+    return render(request, "privacy/activity.html", context)
 
 
 # --- Moderation (operators) ------------------------------------------------------------------
