@@ -220,7 +220,7 @@ MEMORY_TTL_DAYS = {"episodic": env_int("EPISODIC_TTL_DAYS", 90), "semantic": Non
 
 # --- Erasure disk pass (memory_core.compaction; docs/privacy.md) ---------------------------------
 ERASURE_VACUUM_DELAY_SECONDS = env_int("ERASURE_VACUUM_DELAY_SECONDS", 60)  # debounce of the pass
-ERASURE_REWRITE_NOW_MAX_MB = env_int("ERASURE_REWRITE_NOW_MAX_MB", 64)  # rewritten at once up to this
+ERASURE_REWRITE_NOW_MAX_MB = env_int("ERASURE_REWRITE_NOW_MAX_MB", 32)  # rewritten at once up to this
 ERASURE_REWRITE_HOUR = env_int("ERASURE_REWRITE_HOUR", 3)  # nightly rewrite of every table (TIME_ZONE)
 ERASURE_REWRITE_MAX_HOURS = env_int("ERASURE_REWRITE_MAX_HOURS", 20)  # ... or once a receipt waited this
 ERASURE_LOCK_TIMEOUT_SECONDS = env_float("ERASURE_LOCK_TIMEOUT_SECONDS", 5.0)

@@ -112,11 +112,14 @@ def compaction_request() -> Schedule:
 
 def rewrite_due(*, now: datetime | None = None) -> bool:
     """The hourly check of the nightly rewrite: pending receipts, and the quiet hour or a deadline."""
+    hour = int(_setting("ERASURE_REWRITE_HOUR", 3))
+    if hour < 0:  # the operator runs `manage.py erasure_compact --rewrite` from cron instead
+        return False
     now = now or timezone.now()
     oldest = ErasureReceipt.objects.filter(rewritten_at__isnull=True).order_by("created_at").first()
     if oldest is None:
         return False
-    if timezone.localtime(now).hour == int(_setting("ERASURE_REWRITE_HOUR", 3)):
+    if timezone.localtime(now).hour == hour:
         return True
     return now - oldest.created_at >= timedelta(hours=_setting("ERASURE_REWRITE_MAX_HOURS", 20))
 
@@ -237,7 +240,7 @@ def compaction_run(*, rewrite_all: bool = False) -> PassReport:
     # Receipts visible now belong to committed erasures: their rows are dead for every later snapshot.
     cutoff = ErasureReceipt.objects.aggregate(last=Max("pk"))["last"] or 0
     snapshots_clear = _wait_for_older_snapshots(started, report)
-    limit = _setting("ERASURE_REWRITE_NOW_MAX_MB", 64) * 1024 * 1024
+    limit = _setting("ERASURE_REWRITE_NOW_MAX_MB", 32) * 1024 * 1024
     timeout_ms = int(_setting("ERASURE_LOCK_TIMEOUT_SECONDS", 5) * 1000)
     tables = erasable_tables()
     _execute("SET lock_timeout = %s", [f"{timeout_ms}ms"])

@@ -83,7 +83,7 @@ class Tally:
     conversations: int = 0
     messages: int = 0
 
-    def any(self) -> bool:
+    def removed_anything(self) -> bool:
         return any(getattr(self, f.name) for f in fields(self))
 
 
@@ -102,8 +102,10 @@ def erasure_receipt_record(
         api_key_prefix=requester.api_key_prefix[:20],
         **{f.name: getattr(tally, f.name) for f in fields(tally)},
     )
-    if tally.any():
-        transaction.on_commit(compaction_request)
+    if tally.removed_anything():
+        # robust: the erasure is committed either way; a failed request is logged, and the
+        # hourly rewrite check still finds the pending receipt.
+        transaction.on_commit(compaction_request, robust=True)
     return receipt
 
 
@@ -113,7 +115,7 @@ def erasure_receipt_add(*, receipt: ErasureReceipt, tally: Tally) -> ErasureRece
     if counts:
         ErasureReceipt.objects.filter(pk=receipt.pk).update(**counts)
         receipt.refresh_from_db()
-        transaction.on_commit(compaction_request)
+        transaction.on_commit(compaction_request, robust=True)
     return receipt
 
 

@@ -79,6 +79,9 @@ def test_the_rewrite_is_due_at_night_or_when_a_receipt_waited_too_long(owner, se
     assert rewrite_due(now=now)
     ErasureReceipt.objects.filter(pk=receipt.pk).update(rewritten_at=timezone.now())
     assert not rewrite_due(now=now + timedelta(days=3))
+    _erased(owner, canary())
+    settings.ERASURE_REWRITE_HOUR = -1  # cron runs `erasure_compact --rewrite` instead
+    assert not rewrite_due(now=now + timedelta(days=3))
     assert ("erasure-rewrite", "memory_core.tasks.run_erasure_rewrite", 60) in SCHEDULES
 
 

@@ -69,7 +69,7 @@ def live_history(user, marker: str) -> MemoryEntry:
     return current
 
 
-def test_the_page_erases_a_memory_with_its_sources_down_to_the_disk(owner, other_user):
+def test_the_page_erases_a_memory_with_its_sources_down_to_the_disk(owner, other_user, admin_user):
     marker, kept = canary(), canary("Kilimanjaro")
     current = live_history(owner, marker)
     say(other_user, new_conversation(other_user), f"Remember that my gym is {kept}.")
@@ -91,9 +91,16 @@ def test_the_page_erases_a_memory_with_its_sources_down_to_the_disk(owner, other
     # What was not erased is still found, in SQL and in the files: the scans do see live data.
     assert "memory_core_memoryentry" in scan_database(kept)
     assert any(path.startswith("base/") for path in files_with(kept))
-    # The user sees the receipt, without content.
+    # The user sees the receipt, without content, and exports it.
     page = client.get(reverse("privacy:activity")).content.decode()
     assert "Erasure receipts" in page and "3 memories" in page and "3 conversations" in page
+    [exported] = client.get(reverse("privacy:export")).json()["erasures"]
+    assert exported["counts"]["entries"] == 3 and exported["rewritten_at"] and exported["via"] == "app"
+    # Operators see it in the admin.
+    operator = Client()
+    operator.force_login(admin_user)
+    listing = operator.get("/admin/memory_core/erasurereceipt/")
+    assert listing.status_code == 200 and str(receipt.subject_ref) in listing.content.decode()
 
 
 def test_erase_all_while_an_extraction_runs_leaves_nothing(owner, monkeypatch):
