@@ -1,5 +1,6 @@
-"""Access logs without query strings: search terms (`/me/?q=…`, `/api/v1/memories/?q=…`), ids and
-anything else a URL carries must not reach a log line.
+"""Logs without user text. Access logs lose their query strings: search terms (`/me/?q=…`,
+`/api/v1/memories/?q=…`), ids and anything else a URL carries. Tracebacks of database errors lose
+their DETAIL lines, which quote row data ("Failing row contains (…)", "Key (…)=(…)").
 
 `install()` adds the filter to the access loggers of the servers that may serve the app: Django's
 `runserver` (`django.server`, what `make run` uses), gunicorn (`gunicorn.access`) and uvicorn
@@ -38,9 +39,28 @@ class StripQueryStrings(logging.Filter):
         return True
 
 
+_DETAIL = re.compile(r"(?m)^(\s*DETAIL:).*$")
+
+
+class RedactRowData(logging.Filter):
+    """On a handler: a record's traceback is formatted once, without DETAIL lines."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = _DETAIL.sub(r"\1 (left out: it may quote row data)", record.exc_text)
+        return True
+
+
 def install() -> None:
-    """Idempotent: a logger gets the filter once."""
+    """Idempotent: each logger or handler gets its filter once."""
     for name in ACCESS_LOGGERS:
         logger = logging.getLogger(name)
         if not any(isinstance(f, StripQueryStrings) for f in logger.filters):
             logger.addFilter(StripQueryStrings())
+    # Every handler configured so far (root's, Django's): records propagate to them from anywhere.
+    handlers = [h for name in ("", "django", "django.request") for h in logging.getLogger(name).handlers]
+    for handler in handlers:
+        if not any(isinstance(f, RedactRowData) for f in handler.filters):
+            handler.addFilter(RedactRowData())

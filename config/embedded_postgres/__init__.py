@@ -8,7 +8,7 @@ the data folder. `manage.py embedded_db stop` stops it.
 Two settings are applied to it (`SERVER_SETTINGS`). `wal_recycle = off`: a WAL segment no
 longer needed is deleted at the next checkpoint instead of being renamed for reuse with its old
 bytes inside, so the erasure disk pass can retire the WAL that held erased rows
-(`memory_core.compaction`, docs/privacy.md). `log_min_error_statement = panic`: see below.
+(`memory_core.compaction`, docs/privacy.md). The others keep user text out of the server log.
 """
 
 from __future__ import annotations
@@ -67,8 +67,9 @@ def stop_server(pgdata: str | Path) -> bool:
 
 # Server settings the app relies on; applied with ALTER SYSTEM (postgresql.auto.conf) and a reload.
 # `log_min_error_statement = panic`: a failed statement is not copied into the server log (with
-# client-side parameter binding it would quote the values: a user's message, a memory).
-SERVER_SETTINGS = {"wal_recycle": "off", "log_min_error_statement": "panic"}
+# client-side parameter binding it would quote the values: a user's message, a memory), and
+# `log_error_verbosity = terse` leaves out DETAIL lines ("Failing row contains (…)").
+SERVER_SETTINGS = {"wal_recycle": "off", "log_min_error_statement": "panic", "log_error_verbosity": "terse"}
 
 
 def _configure(socket_dir: str) -> None:

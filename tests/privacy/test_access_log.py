@@ -3,6 +3,7 @@ answers searches of the privacy page and the API, and its whole log output is re
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import socket
@@ -15,10 +16,11 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 
 from api.services import user_token_issue
-from config.log_filters import StripQueryStrings
+from chat.models import Message
+from config.log_filters import StripQueryStrings, install
 from memory_core.services import memory_add, namespace_for_user
 from tests.erasure_helpers import canary
 
@@ -103,3 +105,29 @@ def test_the_filter_strips_every_servers_request_lines():
     for item in (record, uvicorn):
         assert StripQueryStrings().filter(item)
         assert "secret" not in item.getMessage()
+
+
+def test_database_errors_quote_no_row_data_in_the_logs():
+    """A failed write whose DETAIL would quote the row: neither the app's log nor the server's."""
+    secret = canary("Peppercorn")
+    logger = logging.getLogger("tests.erasure")
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    logging.getLogger().addHandler(handler)
+    try:
+        install()  # what the app does at start, for the handlers it has
+        with pytest.raises(IntegrityError) as failed, transaction.atomic():
+            Message.objects.create(conversation_id=None, role="robot", content=f"my code is {secret}")
+        assert secret in str(failed.value)  # the driver's message does quote the row
+        try:
+            raise failed.value
+        except IntegrityError:
+            logger.exception("saving a message failed")
+    finally:
+        logging.getLogger().removeHandler(handler)
+
+    assert "saving a message failed" in stream.getvalue() and "IntegrityError" in stream.getvalue()
+    assert secret not in stream.getvalue()
+    server_log = Path(settings.DATABASES["default"]["PGDATA"]) / "log"
+    assert "violates" in server_log.read_text(errors="replace")  # the server did log the error
+    assert secret not in server_log.read_text(errors="replace")
