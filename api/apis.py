@@ -30,7 +30,7 @@ from rest_framework.views import APIView
 from api import serializers as s
 from api.auth import ApiKeyAuthentication, UserTokenAuthentication, tenant_of
 from api.errors import PayloadTooLarge
-from api.models import ApiScope
+from api.models import ApiKey, ApiScope
 from api.parsers import LimitedJSONParser
 from api.permissions import HasScope
 from api.selectors import (
@@ -44,15 +44,24 @@ from api.selectors import (
 )
 from api.services import memories_add, tenant_moderator
 from api.throttling import ApiKeyThrottle, ApiUserThrottle
+from chat.erasure import conversation_erase, memory_erase_all_with_sources, memory_erase_with_sources
 from chat.selectors import conversation_messages
 from chat.services import conversation_close, conversation_create, message_post, turn_reply
+from memory_core.erasure import Requester
 from memory_core.errors import MemoryServiceError, NotFound
+from memory_core.export import memory_export, receipt_dict
 from memory_core.extraction import MAX_MESSAGES, extraction_enqueue
-from memory_core.lifecycle import memory_correct, memory_erase, memory_erase_all, memory_export
-from memory_core.models import ExtractionJob, MemoryEntry
+from memory_core.lifecycle import memory_correct
+from memory_core.models import ErasureReceipt, ErasureVia, ExtractionJob, MemoryEntry
 from memory_core.moderation import pending_procedures, procedure_approve, procedure_reject
 from memory_core.recall import memory_recall
-from memory_core.selectors import memory_access_in, memory_history, memory_list, recalled_entry_ids
+from memory_core.selectors import (
+    erasure_receipts,
+    memory_access_in,
+    memory_history,
+    memory_list,
+    recalled_entry_ids,
+)
 
 READ, WRITE, ERASE, MODERATE = ApiScope.READ, ApiScope.WRITE, ApiScope.ERASE, ApiScope.MODERATE
 
@@ -123,6 +132,14 @@ def _address(request: Request) -> dict[str, Any]:
     return valid(s.AddressSerializer, request.query_params)
 
 
+def requester_of(request: Request, via: str = ErasureVia.API) -> Requester:
+    """Who asks, for an erasure's receipt: a tenant key by its prefix, else the signed-in person."""
+    key = request.auth
+    if isinstance(key, ApiKey):
+        return Requester(via=via, api_key_prefix=key.prefix)
+    return Requester(via=via, person=request.user)
+
+
 def _entry_out(entry: MemoryEntry | None, subject: Subject | None = None) -> Any:
     if entry is None:
         return None
@@ -185,6 +202,36 @@ _CREATE_ONE = {
 }
 
 
+def _memory_page(request: Request, params: dict[str, Any], *, links: bool = True) -> dict[str, Any]:
+    """A page of the subject's memories matching `params` (a validated MemoryListQuerySerializer)."""
+    subject = subject_for(
+        request, user_id=params.get("user_id"), agent_id=params.get("agent_id"), create=False
+    )
+    limit, offset = params["limit"], params["offset"]
+    if subject is None:
+        rows: list[MemoryEntry] = []
+        count = 0
+    else:
+        qs = memory_list(
+            actor=subject.actor,
+            types=params.get("type"),
+            statuses=params.get("status"),
+            category=params.get("category"),
+            current_only=params["current"],
+        )
+        qs = memories_filtered(
+            qs,
+            q=params.get("q"),
+            recorded_after=params.get("recorded_after"),
+            recorded_before=params.get("recorded_before"),
+        )
+        rows, count = list(qs[offset : offset + limit]), qs.count()
+    page = _page(request, rows, count=count, limit=limit, offset=offset, serializer=s.MemoryOutSerializer)
+    if not links:  # a POST search: the terms are in the body, a link could not carry them
+        page["next"] = page["previous"] = None
+    return page
+
+
 class MemoriesApi(ApiView):
     scopes = {"GET": READ, "POST": WRITE}
 
@@ -205,34 +252,7 @@ class MemoriesApi(ApiView):
         ],
     )
     def get(self, request: Request) -> Response:
-        params = valid(s.MemoryListQuerySerializer, request.query_params)
-        subject = subject_for(
-            request, user_id=params.get("user_id"), agent_id=params.get("agent_id"), create=False
-        )
-        limit, offset = params["limit"], params["offset"]
-        if subject is None:
-            return Response(
-                _page(request, [], count=0, limit=limit, offset=offset, serializer=s.MemoryOutSerializer)
-            )
-        qs = memory_list(
-            actor=subject.actor,
-            types=params.get("type"),
-            statuses=params.get("status"),
-            category=params.get("category"),
-            current_only=params["current"],
-        )
-        qs = memories_filtered(
-            qs,
-            q=params.get("q"),
-            recorded_after=params.get("recorded_after"),
-            recorded_before=params.get("recorded_before"),
-        )
-        rows = list(qs[offset : offset + limit])
-        return Response(
-            _page(
-                request, rows, count=qs.count(), limit=limit, offset=offset, serializer=s.MemoryOutSerializer
-            )
-        )
+        return Response(_memory_page(request, valid(s.MemoryListQuerySerializer, request.query_params)))
 
     @extend_schema(
         operation_id="memories_create",
@@ -340,6 +360,36 @@ class MemoriesApi(ApiView):
         return Response(results[0], status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
+class MemorySearchApi(ApiView):
+    scopes = {"POST": READ}
+
+    @extend_schema(
+        operation_id="memories_search",
+        summary="Search memories (terms in the body)",
+        description="The filters of `GET /api/v1/memories/`, sent as a JSON body so that search terms "
+        "never travel in a URL (URLs end up in access logs, proxies and browser history). Page with "
+        "`limit` and `offset` in the body; `next` and `previous` are null.",
+        tags=["memories"],
+        request=s.MemoryListQuerySerializer,
+        responses={200: s.MemoryPageSerializer, **errors(400)},
+        examples=[
+            OpenApiExample(
+                "Search",
+                value={"user_id": "customer-42", "q": "RF20260629001", "limit": 20},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "A page",
+                value={"count": 1, "next": None, "previous": None, "results": [_MEMORY_EXAMPLE]},
+                response_only=True,
+            ),
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        params = valid(s.MemoryListQuerySerializer, json_object(request))
+        return Response(_memory_page(request, params, links=False))
+
+
 _ADDRESS_PARAMS = [s.AddressSerializer]
 
 
@@ -391,14 +441,24 @@ class MemoryApi(ApiView):
         operation_id="memories_erase",
         summary="Erase a memory",
         description="Hard delete of the entry and its older versions, their embeddings, recall log and "
-        "every copy of the text; the history keeps a content-free tombstone.",
+        "every copy of the text; the history keeps a content-free tombstone. `erase_sources=true` also "
+        "deletes the conversations it came from or was used in (messages, titles) and the extraction "
+        "payloads of its sources, as the privacy page's option does. The erasure's receipt is listed by "
+        "`GET /api/v1/erasures/`; the database files are cleaned by the disk pass that follows.",
         tags=["memories"],
-        parameters=_ADDRESS_PARAMS,
+        parameters=[s.EraseOneQuerySerializer],
         responses={204: OpenApiResponse(description="Erased."), **errors(400, 404)},
     )
     def delete(self, request: Request, memory_id: str) -> Response:
-        actor, entry = memory_for(request, memory_id=memory_id, **_address(request))
-        memory_erase(actor=actor, memory_id=entry.pk)
+        params = valid(s.EraseOneQuerySerializer, request.query_params)
+        address = {k: params[k] for k in ("user_id", "agent_id") if k in params}
+        actor, entry = memory_for(request, memory_id=memory_id, **address)
+        memory_erase_with_sources(
+            user=actor,
+            memory_id=entry.pk,
+            erase_sources=params["erase_sources"],
+            requester=requester_of(request),
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -445,19 +505,52 @@ class MemoryHistoryApi(ApiView):
         return Response(s.MemoryEventOutSerializer(events, many=True).data)
 
 
+_RECEIPT = {
+    "id": 7,
+    "scope": "all",
+    "via": "api",
+    "requested_by": None,
+    "api_key": "mk_1a2b3c4d",
+    "at": "2026-07-03T12:00:00Z",
+    "counts": {
+        "entries": 12,
+        "evidence": 15,
+        "history": 31,
+        "recalls": 4,
+        "flags": 0,
+        "jobs": 2,
+        "conversations": 3,
+        "messages": 40,
+    },
+    "vacuumed_at": None,
+    "rewritten_at": None,
+}
+
+
 class EraseAllApi(ApiView):
     scopes = {"POST": ERASE}
 
     @extend_schema(
         operation_id="memories_erase_all",
         summary="Erase every memory of a user (or agent)",
-        description='Irreversible; needs `{"confirm": true}`.',
+        description='Irreversible; needs `{"confirm": true}`. Extraction jobs queued or running for the '
+        "user are erased with their payloads. `erase_sources: true` also deletes every conversation of "
+        "the user (messages, titles). `receipt` is the erasure's content-free receipt; `receipt` is null "
+        "for a tenant id never used (nothing held).",
         tags=["memories"],
         request=s.EraseAllSerializer,
         responses={200: s.ErasedSerializer, **errors(400, 404)},
         examples=[
-            OpenApiExample("Request", value={"user_id": "customer-42", "confirm": True}, request_only=True),
-            OpenApiExample("Result", value={"erased": 12}, response_only=True),
+            OpenApiExample(
+                "Request",
+                value={"user_id": "customer-42", "confirm": True, "erase_sources": True},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "Result",
+                value={"erased": 12, "conversations": 3, "receipt": _RECEIPT},
+                response_only=True,
+            ),
         ],
     )
     def post(self, request: Request) -> Response:
@@ -465,8 +558,18 @@ class EraseAllApi(ApiView):
         subject = subject_for(
             request, user_id=params.get("user_id"), agent_id=params.get("agent_id"), create=False
         )
-        erased = memory_erase_all(actor=subject.actor) if subject is not None else 0
-        return Response({"erased": erased})
+        if subject is None:
+            return Response({"erased": 0, "conversations": 0, "receipt": None})
+        receipt = memory_erase_all_with_sources(
+            user=subject.actor, erase_sources=params["erase_sources"], requester=requester_of(request)
+        )
+        return Response(
+            {
+                "erased": receipt.entries,
+                "conversations": receipt.conversations,
+                "receipt": receipt_dict(receipt),
+            }
+        )
 
 
 class ExportApi(ApiView):
@@ -514,6 +617,45 @@ class ExportApi(ApiView):
         if subject is None:
             raise NotFound("No memories are held for this id.")
         return Response(memory_export(actor=subject.actor))
+
+
+class ErasuresApi(ApiView):
+    scopes = {"GET": READ}
+
+    @extend_schema(
+        operation_id="erasures_list",
+        summary="Erasure receipts of a user (or agent)",
+        description="One receipt per erasure (a memory, everything, a conversation), newest first: who "
+        "asked, when, how many rows of each kind went, and when the disk pass made the bytes "
+        "unreadable in the database files (`vacuumed_at`, then `rewritten_at`). Never what was erased.",
+        tags=["memories"],
+        parameters=[s.AddressSerializer, s.PageQuerySerializer],
+        responses={200: s.ErasureReceiptPageSerializer, **errors(400)},
+        examples=[
+            OpenApiExample(
+                "Receipts",
+                value={"count": 1, "next": None, "previous": None, "results": [_RECEIPT]},
+                response_only=True,
+            )
+        ],
+    )
+    def get(self, request: Request) -> Response:
+        address = _address(request)
+        page = valid(s.PageQuerySerializer, request.query_params)
+        subject = subject_for(
+            request, user_id=address.get("user_id"), agent_id=address.get("agent_id"), create=False
+        )
+        limit, offset = page["limit"], page["offset"]
+        qs = erasure_receipts(actor=subject.actor) if subject is not None else ErasureReceipt.objects.none()
+        rows = [receipt_dict(r) for r in qs[offset : offset + limit]]
+        return Response(_page(request, rows, count=qs.count(), limit=limit, offset=offset, serializer=_AsIs))
+
+
+class _AsIs(serializers.Serializer):
+    """Rows already shaped (receipt_dict): `_page` serialises them as they are."""
+
+    def to_representation(self, instance: Any) -> Any:
+        return instance
 
 
 # --- Recall --------------------------------------------------------------------------------------
@@ -664,6 +806,27 @@ class ConversationsApi(ApiView):
                 user=subject.actor, incognito=params["incognito"], title=params["title"]
             )
         return Response(s.ConversationOutSerializer(conversation).data, status=status.HTTP_201_CREATED)
+
+
+class ConversationApi(ApiView):
+    scopes = {"DELETE": ERASE}
+
+    @extend_schema(
+        operation_id="conversations_delete",
+        summary="Delete a conversation",
+        description="The conversation, its messages and the extraction jobs of its transcript, for good; "
+        "memories learned from it stay (erase them with `erase_sources` to take those back too). Leaves "
+        "an erasure receipt (`GET /api/v1/erasures/`).",
+        tags=["conversations"],
+        request=None,
+        responses={204: OpenApiResponse(description="Deleted."), **errors(404)},
+    )
+    def delete(self, request: Request, conversation_id: str) -> Response:
+        user, conversation = conversation_for(request, conversation_id=conversation_id)
+        conversation_erase(
+            user=user, conversation_id=conversation.pk, requester=requester_of(request)
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class ConversationMessagesApi(ApiView):

@@ -10,6 +10,7 @@ Tenant API keys only.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 from datetime import UTC, datetime, time
@@ -25,7 +26,7 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 
 from api import serializers as s
-from api.apis import ERASE, READ, WRITE, ApiView, errors, json_object, valid
+from api.apis import ERASE, READ, WRITE, ApiView, errors, json_object, requester_of, valid
 from api.auth import tenant_of
 from api.errors import PayloadTooLarge
 from api.models import ApiKey, EntityKind
@@ -40,10 +41,11 @@ from api.selectors import (
     tenant_namespace_ids,
 )
 from api.services import memories_add, tenant_entity_delete
+from chat.erasure import memory_erase_all_with_sources, memory_erase_with_sources
 from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction import MAX_MESSAGES, extraction_enqueue
-from memory_core.lifecycle import memory_correct, memory_erase, memory_erase_all
-from memory_core.models import ExtractionJob, ExtractionStatus, MemoryEntry
+from memory_core.lifecycle import memory_correct
+from memory_core.models import ErasureVia, ExtractionJob, ExtractionStatus, MemoryEntry
 from memory_core.recall import MAX_LIMIT as RECALL_MAX_LIMIT
 from memory_core.recall import memory_recall
 from memory_core.selectors import (
@@ -564,6 +566,11 @@ def _link_for(entry: MemoryEntry) -> tuple[str, str] | None:
     return entity_of(namespace_id=entry.namespace_id)
 
 
+class Mem0EraseQuerySerializer(serializers.Serializer):
+    erase_sources = serializers.BooleanField(required=False, default=False)
+    delete_linked = serializers.BooleanField(required=False, default=False)
+
+
 class MemoryApi(Mem0View):
     scopes = {"GET": READ, "PUT": WRITE, "DELETE": ERASE}
 
@@ -606,17 +613,27 @@ class MemoryApi(Mem0View):
     @extend_schema(
         operation_id="mem0_delete",
         summary="mem0: delete a memory",
-        description="An erasure (with its older versions, whatever `delete_linked` says).",
+        description="An erasure (with its older versions, whatever `delete_linked` says). Ours: "
+        "`erase_sources=true` also deletes the conversations and transcripts it came from or was used in.",
         tags=TAG,
-        parameters=[OpenApiParameter("delete_linked", bool)],
+        parameters=[
+            OpenApiParameter("delete_linked", bool),
+            OpenApiParameter("erase_sources", bool, description=s.ERASE_SOURCES_HELP),
+        ],
         responses={200: OpenApiResponse(OpenApiTypes.OBJECT), **errors(404)},
         examples=[
             OpenApiExample("Deleted", value={"message": "Memory deleted successfully!"}, response_only=True)
         ],
     )
     def delete(self, request: Request, memory_id: str) -> Response:
+        params = valid(Mem0EraseQuerySerializer, request.query_params)
         actor, entry = memory_for(request, memory_id=memory_id)
-        memory_erase(actor=actor, memory_id=entry.pk)
+        memory_erase_with_sources(
+            user=actor,
+            memory_id=entry.pk,
+            erase_sources=params["erase_sources"],
+            requester=requester_of(request, ErasureVia.MEM0),
+        )
         return Response({"message": "Memory deleted successfully!"})
 
 
@@ -698,9 +715,32 @@ class HistoryApi(Mem0View):
         return Response(rows)
 
 
+def _filters_param(value: str) -> dict[str, Any]:
+    """mem0's `delete_all(filters={...})` puts the dict in the query string as the client's HTTP
+    library writes it: Python's repr (`{'user_id': 'alice'}`). JSON is accepted too. Parsed as a
+    literal, never evaluated."""
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        try:
+            parsed = ast.literal_eval(value)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            parsed = None
+    if not isinstance(parsed, dict):
+        raise MemoryServiceError(
+            'filters must be an object, e.g. {"user_id": "alice"}.',
+            field_errors={"filters": ["Must be a JSON object (or the mem0 client's form of one)."]},
+        )
+    return parsed
+
+
 class DeleteAllQuerySerializer(serializers.Serializer):
     user_id = s.StrictCharField(required=False)
     agent_id = s.StrictCharField(required=False)
+    filters = serializers.CharField(
+        required=False, max_length=2000, help_text="{'user_id': …}, as mem0 sends it."
+    )
+    erase_sources = serializers.BooleanField(required=False, default=False, help_text=s.ERASE_SOURCES_HELP)
 
 
 class DeleteAllApi(Mem0View):
@@ -709,18 +749,30 @@ class DeleteAllApi(Mem0View):
     @extend_schema(
         operation_id="mem0_delete_all",
         summary="mem0: delete all memories of a user or agent",
+        description="The entity as `user_id` / `agent_id`, or inside `filters` (what `delete_all(filters="
+        "{'user_id': …})` of the mem0 client sends). Extraction jobs queued or running for it go too. "
+        "Ours: `erase_sources=true` (the client passes it through: `delete_all(filters=…, "
+        "erase_sources=True)`) also deletes the entity's conversations.",
         tags=TAG,
-        parameters=[OpenApiParameter("user_id", str), OpenApiParameter("agent_id", str)],
+        parameters=[DeleteAllQuerySerializer],
         responses={200: OpenApiResponse(OpenApiTypes.OBJECT), **errors(400)},
         examples=[
             OpenApiExample("Deleted", value={"message": "Memories deleted successfully!"}, response_only=True)
         ],
     )
     def delete(self, request: Request) -> Response:
-        user_id, agent_id = _entity_from(request.query_params.dict())
+        params = valid(DeleteAllQuerySerializer, request.query_params)
+        ids: dict[str, Any] = {k: params[k] for k in ("user_id", "agent_id") if k in params}
+        if "filters" in params:
+            ids["filters"] = _filters_param(params["filters"])
+        user_id, agent_id = _entity_from(ids)
         subject = subject_for(request, user_id=user_id, agent_id=agent_id, create=False)
         if subject is not None:
-            memory_erase_all(actor=subject.actor)
+            memory_erase_all_with_sources(
+                user=subject.actor,
+                erase_sources=params["erase_sources"],
+                requester=requester_of(request, ErasureVia.MEM0),
+            )
         return Response({"message": "Memories deleted successfully!"})
 
 
@@ -788,6 +840,8 @@ class EntityApi(Mem0View):
     @extend_schema(
         operation_id="mem0_delete_user",
         summary="mem0: delete a user or agent and everything about it",
+        description="Its memories, their history text, its conversations and transcripts (extraction "
+        "payloads), then the entity itself. A content-free erasure receipt stays for operators.",
         tags=TAG,
         responses={200: OpenApiResponse(OpenApiTypes.OBJECT), **errors(404)},
         examples=[
@@ -802,5 +856,5 @@ class EntityApi(Mem0View):
                 "Only user and agent entities exist here.", field_errors={"type": ["Use user or agent."]}
             )
         link = tenant_entity(tenant, kind=entity_type, external_id=name)
-        tenant_entity_delete(link=link)
+        tenant_entity_delete(link=link, requester=requester_of(request, ErasureVia.MEM0))
         return Response({"message": "Entity deleted successfully."})

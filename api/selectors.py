@@ -10,7 +10,6 @@ Missing and someone else's are answered alike (404).
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,7 +26,7 @@ from chat.models import Conversation
 from chat.selectors import conversation_access
 from memory_core.errors import MemoryServiceError, NotFound
 from memory_core.models import SEARCH_CONFIG, ExtractionJob, MemoryEntry, Namespace
-from memory_core.selectors import extraction_job_access, memory_access, memory_access_in
+from memory_core.selectors import extraction_job_access, memory_access, memory_access_in, parse_uuid
 from memory_core.services import namespace_for_user
 
 
@@ -168,10 +167,9 @@ def conversation_for(request: Request, *, conversation_id: Any) -> tuple[Any, Co
     tenant = tenant_of(request)
     if tenant is None:
         return request.user, conversation_access(user=request.user, conversation_id=conversation_id)
-    try:
-        pk = uuid.UUID(str(conversation_id))
-    except ValueError:
-        raise NotFound("Conversation not found.") from None
+    pk = parse_uuid(conversation_id)
+    if pk is None:
+        raise NotFound("Conversation not found.")
     owner = (
         TenantUser.objects.filter(tenant=tenant, user__conversations__pk=pk).select_related("user").first()
     )

@@ -18,7 +18,7 @@ from rest_framework import serializers
 
 from api.services import AGENT_ID_PATTERN, EXTERNAL_ID_MAX_CHARS
 from memory_core.extraction import MAX_MESSAGES, OUTCOME_ACTIONS
-from memory_core.models import CONTENT_MAX_CHARS, MemoryStatus, MemoryType
+from memory_core.models import CONTENT_MAX_CHARS, ErasureScope, ErasureVia, MemoryStatus, MemoryType
 from memory_core.recall import MAX_LIMIT as RECALL_MAX_LIMIT
 
 MAX_BATCH = 1000
@@ -281,8 +281,19 @@ class MemoryEventOutSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+ERASE_SOURCES_HELP = (
+    "Also delete the conversations the erased memories came from or were used in, with their messages, "
+    "and the extraction payloads of their sources (erase-all: every conversation of the user)."
+)
+
+
+class EraseOneQuerySerializer(AddressSerializer):
+    erase_sources = serializers.BooleanField(required=False, default=False, help_text=ERASE_SOURCES_HELP)
+
+
 class EraseAllSerializer(AddressSerializer):
     confirm = StrictBooleanField(help_text="Must be true: every memory of the user is erased for good.")
+    erase_sources = StrictBooleanField(required=False, default=False, help_text=ERASE_SOURCES_HELP)
 
     def validate_confirm(self, value: bool) -> bool:
         if value is not True:
@@ -290,8 +301,46 @@ class EraseAllSerializer(AddressSerializer):
         return value
 
 
+class ErasureCountsSerializer(serializers.Serializer):
+    entries = serializers.IntegerField(help_text="Memory entries deleted (with older versions).")
+    evidence = serializers.IntegerField(help_text="Evidence rows deleted or blanked.")
+    history = serializers.IntegerField(help_text="History rows emptied to content-free tombstones.")
+    recalls = serializers.IntegerField(help_text="Recall-log rows deleted.")
+    flags = serializers.IntegerField(help_text="Flagged writes deleted.")
+    jobs = serializers.IntegerField(help_text="Extraction payloads deleted or scrubbed.")
+    conversations = serializers.IntegerField()
+    messages = serializers.IntegerField()
+
+
+class ErasureReceiptSerializer(serializers.Serializer):
+    """Documents `memory_core.export.receipt_dict`: counts and times, never content."""
+
+    id = serializers.IntegerField()
+    scope = serializers.ChoiceField(choices=ErasureScope.choices)
+    via = serializers.ChoiceField(choices=ErasureVia.choices)
+    requested_by = serializers.CharField(allow_null=True, help_text="The person who asked, if not a key.")
+    api_key = serializers.CharField(allow_null=True, help_text="The prefix of the API key that asked.")
+    at = serializers.DateTimeField()
+    counts = ErasureCountsSerializer()
+    vacuumed_at = serializers.DateTimeField(
+        allow_null=True, help_text="Dead rows vacuumed, statistics redone."
+    )
+    rewritten_at = serializers.DateTimeField(
+        allow_null=True, help_text="Table files rewritten and WAL retired: no erased byte left on disk."
+    )
+
+
+class ErasureReceiptPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = ErasureReceiptSerializer(many=True)
+
+
 class ErasedSerializer(serializers.Serializer):
-    erased = serializers.IntegerField()
+    erased = serializers.IntegerField(help_text="Memory entries erased.")
+    conversations = serializers.IntegerField(help_text="Conversations deleted (with erase_sources).")
+    receipt = ErasureReceiptSerializer()
 
 
 # --- Recall ------------------------------------------------------------------------------------------

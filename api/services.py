@@ -17,10 +17,11 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from api.models import SLUG_PATTERN, ApiKey, ApiScope, EntityKind, Tenant, TenantNamespace, TenantUser
+from chat.erasure import memory_erase_all_with_sources
 from memory_core.embeddings import get_embedder
+from memory_core.erasure import Requester
 from memory_core.errors import Conflict, MemoryServiceError, NotFound
-from memory_core.lifecycle import memory_erase_all
-from memory_core.models import ActorKind, Namespace, NamespaceKind, SourceKind
+from memory_core.models import ActorKind, ErasureScope, Namespace, NamespaceKind, SourceKind
 from memory_core.pipeline import AddOutcome, memory_add
 from memory_core.services import namespace_create, namespace_for_user
 
@@ -167,16 +168,19 @@ def tenant_agent_ensure(*, tenant: Tenant, agent_id: str) -> tuple[Any, Namespac
     )
 
 
-def tenant_entity_delete(*, link: TenantNamespace) -> None:
-    """Forget a tenant's user or agent entirely: erase its memories the way the user would (every
-    copy of their text), then delete its shadow user, and with it (by cascade) its namespace,
-    tombstones, conversations and tokens."""
+def tenant_entity_delete(*, link: TenantNamespace, requester: Requester | None = None) -> None:
+    """Forget a tenant's user or agent entirely: erase its memories and its conversations the way
+    the user would (every copy of their text, transcripts included), then delete its shadow user,
+    and with it (by cascade) its namespace, tombstones and tokens. The erasure's receipt stays, for
+    operators, without the account."""
     owner = link.namespace.owner
     with transaction.atomic():
         if owner is None:
             link.delete()
             return
-        memory_erase_all(actor=owner)
+        memory_erase_all_with_sources(
+            user=owner, erase_sources=True, requester=requester, scope=ErasureScope.ENTITY
+        )
         owner.delete()
 
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import sys
 
-from bench import api_load, chat_turn, locomo, policy_detector, recall_latency, write_throughput
+from bench import (
+    api_load,
+    chat_turn,
+    erasure_rewrite,
+    locomo,
+    policy_detector,
+    recall_latency,
+    write_throughput,
+)
 
 BENCHMARKS = {
     "locomo": locomo.main,
@@ -13,6 +21,7 @@ BENCHMARKS = {
     "chat_turn": chat_turn.main,
     "api_load": api_load.main,
     "policy_detector": policy_detector.main,
+    "erasure_rewrite": erasure_rewrite.main,
 }
 
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from chat.models import Conversation, Message
 from memory_core.errors import NotFound
@@ -14,17 +13,16 @@ from memory_core.models import ExtractionJob, ExtractionStatus, MemoryEntry, Rec
 from memory_core.selectors import (
     extraction_jobs_for_conversation,
     memory_entries_by_ids,
+    memory_sources,
+    parse_uuid,
     recalled_entries_for_turns,
 )
 
 
 def conversation_access(*, user: Any, conversation_id: Any) -> Conversation:
     """The user's conversation; NotFound alike for missing and for someone else's."""
-    try:
-        pk = uuid.UUID(str(conversation_id))
-    except (TypeError, ValueError):
-        raise NotFound("Conversation not found.") from None
-    conversation = Conversation.objects.owned_by(user).filter(pk=pk).first()
+    pk = parse_uuid(conversation_id)
+    conversation = Conversation.objects.owned_by(user).filter(pk=pk).first() if pk else None
     if conversation is None:
         raise NotFound("Conversation not found.")
     return conversation
@@ -147,3 +145,13 @@ def conversation_notices(*, user: Any, conversation: Conversation) -> Notices:
         jobs and jobs[-1].status == ExtractionStatus.DONE and not jobs[-1].result.get("changed")
     )
     return notices
+
+
+def conversations_for_memory(*, user: Any, memory_id: Any) -> QuerySet[Conversation]:
+    """The user's conversations a memory (or an older version of it) came from or was used in."""
+    sources = memory_sources(actor=user, memory_id=memory_id)
+    learned = [pk for pk in (parse_uuid(ref) for ref in sources.conversations) if pk is not None]
+    used = Message.objects.filter(conversation__user=user, recall_ref__in=list(sources.turn_refs)).values(
+        "conversation_id"
+    )
+    return Conversation.objects.owned_by(user).filter(Q(pk__in=learned) | Q(pk__in=used))

@@ -4,7 +4,7 @@ memory extraction. Memories are reached only through memory_core's services and 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -15,12 +15,12 @@ from django.utils import timezone
 
 from chat.models import Conversation, Message
 from chat.prompting import build_messages, offline_summary, recent_window
+from memory_core.erasure import Requester, Tally, erasure_receipt_record, extraction_jobs_erase
 from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction import candidate_add, extraction_enqueue, remember_requests
 from memory_core.guards.secrets import redact, redact_values, scan_secrets
-from memory_core.lifecycle import extraction_jobs_erase
 from memory_core.llm import LLMError, LLMOutputError, get_llm
-from memory_core.models import ActorKind, ExtractionJob, Namespace, SourceKind
+from memory_core.models import ActorKind, ErasureReceipt, ErasureScope, ExtractionJob, Namespace, SourceKind
 from memory_core.pipeline import AddOutcome
 from memory_core.recall import RecallResult, memory_recall
 from memory_core.services import namespace_for_user
@@ -71,14 +71,27 @@ def conversation_rename(*, conversation: Conversation, title: str) -> Conversati
 
 
 @transaction.atomic
-def conversation_delete(*, conversation: Conversation) -> None:
-    """Deletes the conversation and its messages; memories learned from it stay (their source is gone).
+def conversations_erase(*, user: Any, conversation_ids: Collection[Any]) -> Tally:
+    """Delete the user's conversations among `conversation_ids`, their messages and their
+    extraction jobs (the transcript payloads; a queued job must not learn from them). Memories
+    learned from them stay. Returns the counts, for the erasure's receipt."""
+    conversations = Conversation.objects.owned_by(user).filter(pk__in=list(conversation_ids))
+    refs = [str(pk) for pk in conversations.values_list("pk", flat=True)]
+    if not refs:
+        return Tally()
+    jobs = extraction_jobs_erase(actor=user, source_conversations=refs)
+    messages = Message.objects.filter(conversation_id__in=refs).count()
+    conversations.delete()
+    return Tally(conversations=len(refs), messages=messages, jobs=jobs)
 
-    Its extraction jobs go too: their payload is the transcript, and a job still queued must not
-    learn from a conversation the user deleted.
-    """
-    extraction_jobs_erase(actor=conversation.user, source_conversations=[str(conversation.pk)])
-    conversation.delete()
+
+@transaction.atomic
+def conversation_delete(*, conversation: Conversation, requester: Requester | None = None) -> ErasureReceipt:
+    """Delete one conversation (see `conversations_erase`), with a receipt."""
+    tally = conversations_erase(user=conversation.user, conversation_ids=[conversation.pk])
+    return erasure_receipt_record(
+        subject=conversation.user, scope=ErasureScope.CONVERSATION, tally=tally, requester=requester
+    )
 
 
 def conversation_close(*, conversation: Conversation) -> ExtractionJob | None:

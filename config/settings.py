@@ -218,6 +218,14 @@ FORGET_MAX_CHANGES_PER_PASS = env_int("FORGET_MAX_CHANGES_PER_PASS", 500)
 CONSOLIDATE_SIMILARITY = env_float("CONSOLIDATE_SIMILARITY", 0.92)
 MEMORY_TTL_DAYS = {"episodic": env_int("EPISODIC_TTL_DAYS", 90), "semantic": None, "procedural": None}
 
+# --- Erasure disk pass (memory_core.compaction; docs/privacy.md) ---------------------------------
+ERASURE_VACUUM_DELAY_SECONDS = env_int("ERASURE_VACUUM_DELAY_SECONDS", 60)  # debounce of the pass
+ERASURE_REWRITE_NOW_MAX_MB = env_int("ERASURE_REWRITE_NOW_MAX_MB", 32)  # rewritten at once up to this
+ERASURE_REWRITE_HOUR = env_int("ERASURE_REWRITE_HOUR", 3)  # nightly rewrite of every table (TIME_ZONE)
+ERASURE_REWRITE_MAX_HOURS = env_int("ERASURE_REWRITE_MAX_HOURS", 20)  # ... or once a receipt waited this
+ERASURE_LOCK_TIMEOUT_SECONDS = env_float("ERASURE_LOCK_TIMEOUT_SECONDS", 5.0)
+ERASURE_SNAPSHOT_WAIT_SECONDS = env_float("ERASURE_SNAPSHOT_WAIT_SECONDS", 30.0)
+
 # --- Chat -----------------------------------------------------------------------------------
 CHAT_MEMORY_TOKENS = env_int("CHAT_MEMORY_TOKENS", 600)  # budget of the recalled-memory block
 CHAT_HISTORY_TOKENS = env_int("CHAT_HISTORY_TOKENS", 1500)  # recent turns sent verbatim

@@ -2,7 +2,7 @@
 
 Memory entries change only through the services (history, embeddings, moderation): what they say,
 where they live and their lifecycle are read-only here, and deleting one is an erasure
-(`lifecycle.memory_erase`), never a bare row delete. Admin log rows name entries by id only.
+(`erasure.memory_erase`), never a bare row delete. Admin log rows name entries by id only.
 """
 
 from __future__ import annotations
@@ -22,9 +22,17 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils.safestring import SafeString
 
+from memory_core.erasure import Requester, memory_erase
 from memory_core.errors import NotFound
-from memory_core.lifecycle import memory_erase
-from memory_core.models import MemoryEntry, MemoryEvent, MemoryEvidence, Namespace, NamespaceGrant
+from memory_core.models import (
+    ErasureReceipt,
+    ErasureVia,
+    MemoryEntry,
+    MemoryEvent,
+    MemoryEvidence,
+    Namespace,
+    NamespaceGrant,
+)
 
 
 class NamespaceGrantInline(admin.TabularInline):
@@ -137,21 +145,25 @@ class MemoryEntryAdmin(admin.ModelAdmin):
             return False
         return super().has_delete_permission(request, obj)
 
-    def _erase(self, entry: MemoryEntry) -> None:
+    def _erase(self, request: HttpRequest, entry: MemoryEntry) -> None:
         owner = _erasable_by(entry)
         if owner is None:
             raise PermissionDenied
         # NotFound: already erased, as an older version of an entry erased just before.
         with contextlib.suppress(NotFound):
-            memory_erase(actor=owner, memory_id=entry.pk)
+            memory_erase(
+                actor=owner,
+                memory_id=entry.pk,
+                requester=Requester(via=ErasureVia.ADMIN, person=request.user),
+            )
 
     def delete_model(self, request: HttpRequest, obj: MemoryEntry) -> None:
-        self._erase(obj)
+        self._erase(request, obj)
 
     @transaction.atomic
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[MemoryEntry]) -> None:
         for entry in queryset.select_related("namespace__owner"):
-            self._erase(entry)
+            self._erase(request, entry)
 
     def get_deleted_objects(self, objs: Any, request: HttpRequest) -> tuple[Any, Any, Any, Any]:
         # The confirmation page lists entries by id: the bulk action would otherwise show the
@@ -197,3 +209,25 @@ class MemoryEventAdmin(ReadOnlyAdmin):
     list_filter = ["action", "actor_kind"]
     search_fields = ["entry_ref", "namespace__path"]
     list_select_related = ["namespace", "actor"]
+
+
+@admin.register(ErasureReceipt)
+class ErasureReceiptAdmin(ReadOnlyAdmin):
+    """Receipts for operators: counts and times only, and whether the disk pass has run."""
+
+    list_display = [
+        "created_at",
+        "scope",
+        "via",
+        "subject_ref",
+        "requested_by",
+        "api_key_prefix",
+        "entries",
+        "messages",
+        "conversations",
+        "vacuumed_at",
+        "rewritten_at",
+    ]
+    list_filter = ["scope", "via", ("rewritten_at", admin.EmptyFieldListFilter)]
+    search_fields = ["subject_ref", "api_key_prefix"]
+    list_select_related = ["requested_by"]

@@ -82,6 +82,21 @@ class TombstoneReason(models.TextChoices):
     REJECTED = "rejected", "Rejected by an operator"
 
 
+class ErasureScope(models.TextChoices):
+    ONE = "one", "A memory and its older versions"
+    ALL = "all", "Every memory"
+    CONVERSATION = "conversation", "A conversation"
+    ENTITY = "entity", "A user or agent, entirely"
+
+
+class ErasureVia(models.TextChoices):
+    APP = "app", "The user, in the app"
+    API = "api", "The REST API"
+    MEM0 = "mem0", "The mem0-compatible API"
+    ADMIN = "admin", "An operator, in the admin"
+    COMMAND = "command", "A management command"
+
+
 class AddAction(enum.StrEnum):
     """What the write pipeline did with a statement (`pipeline.AddOutcome.action`)."""
 

@@ -22,6 +22,8 @@ from pgvector.django import HnswIndex, VectorField
 
 from memory_core.choices import (
     ActorKind,
+    ErasureScope,
+    ErasureVia,
     EventAction,
     ExtractionStatus,
     FlagKind,
@@ -358,3 +360,62 @@ class Tombstone(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reason} tombstone in {self.namespace_id}"
+
+
+class ErasureReceipt(models.Model):
+    """Content-free proof of an erasure: whose, by whom, when, how many rows of each kind, and when
+    the disk pass made the bytes unreadable. Never what was erased (`memory_core.erasure`)."""
+
+    # Whose data; the account may be deleted afterwards (an API entity), `subject_ref` stays.
+    subject = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="erasure_receipts",
+    )
+    subject_ref = models.BigIntegerField(help_text="The subject's account id, kept after it is deleted.")
+    scope = models.CharField(max_length=12, choices=ErasureScope.choices)
+    via = models.CharField(max_length=8, choices=ErasureVia.choices)
+    # Who asked: the user themself or an operator; an API key is named by its prefix instead.
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    api_key_prefix = models.CharField(max_length=20, blank=True, default="")
+    entries = models.PositiveIntegerField(default=0)
+    evidence = models.PositiveIntegerField(default=0, help_text="Evidence rows deleted or blanked.")
+    history = models.PositiveIntegerField(default=0, help_text="History rows emptied to tombstones.")
+    recalls = models.PositiveIntegerField(default=0, help_text="Recall-log rows deleted.")
+    flags = models.PositiveIntegerField(default=0, help_text="Flagged writes deleted.")
+    jobs = models.PositiveIntegerField(default=0, help_text="Extraction payloads deleted or scrubbed.")
+    conversations = models.PositiveIntegerField(default=0)
+    messages = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    # The disk pass (`memory_core.compaction`): dead rows vacuumed and statistics re-analysed …
+    vacuumed_at = models.DateTimeField(null=True, blank=True)
+    # … and every table file that held the rows rewritten, the WAL that held them removed.
+    rewritten_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            _choices_check("scope", ErasureScope, "erasure_scope_valid"),
+            _choices_check("via", ErasureVia, "erasure_via_valid"),
+            models.CheckConstraint(
+                condition=Q(vacuumed_at__isnull=True) | Q(vacuumed_at__gte=F("created_at")),
+                name="erasure_vacuumed_after",
+            ),
+            models.CheckConstraint(
+                condition=Q(rewritten_at__isnull=True) | Q(rewritten_at__gte=F("created_at")),
+                name="erasure_rewritten_after",
+            ),
+        ]
+        # The disk pass looks for receipts whose bytes may still be on disk.
+        indexes = [
+            models.Index(
+                fields=["created_at"], condition=Q(rewritten_at__isnull=True), name="erasure_disk_pending"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"erasure {self.pk} ({self.scope}, {self.entries} entries)"

@@ -36,7 +36,7 @@ from memory_core.models import (
     TombstoneReason,
 )
 from memory_core.pipeline import lock_namespace
-from memory_core.selectors import _parse_uuid
+from memory_core.selectors import parse_uuid
 from memory_core.services import event_record, memory_create, supersede
 from memory_core.tombstones import tombstones_record
 from memory_core.validation import strip_nul
@@ -126,7 +126,7 @@ def flagged_writes(*, operator: Any, include_dismissed: bool = False) -> QuerySe
 
 
 def _pending_for_update(memory_id: Any) -> MemoryEntry:
-    pk = _parse_uuid(memory_id)
+    pk = parse_uuid(memory_id)
     entry = (
         MemoryEntry.objects.select_for_update(of=("self",))
         .select_related("namespace")

@@ -16,6 +16,8 @@ ScheduleSpec = tuple[str, str, int]
 
 SCHEDULES: list[ScheduleSpec] = [
     ("memory-forgetting", "memory_core.tasks.run_forgetting", 60),
+    # Acts at night (ERASURE_REWRITE_HOUR) or when an erasure has waited too long; see compaction.
+    ("erasure-rewrite", "memory_core.tasks.run_erasure_rewrite", 60),
 ]
 
 

@@ -12,6 +12,7 @@ from pgvector.django import CosineDistance
 
 from memory_core.errors import NotFound
 from memory_core.models import (
+    ErasureReceipt,
     ExtractionJob,
     MemoryEntry,
     MemoryEvent,
@@ -21,7 +22,7 @@ from memory_core.models import (
 )
 
 
-def _parse_uuid(value: Any) -> uuid.UUID | None:
+def parse_uuid(value: Any) -> uuid.UUID | None:
     try:
         return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
     except (TypeError, ValueError, AttributeError):
@@ -30,7 +31,7 @@ def _parse_uuid(value: Any) -> uuid.UUID | None:
 
 def memory_access(*, actor: Any, memory_id: Any) -> MemoryEntry:
     """The entry with this id if `actor` may see it; NotFound alike for missing and forbidden."""
-    pk = _parse_uuid(memory_id)
+    pk = parse_uuid(memory_id)
     entry = (
         MemoryEntry.objects.visible_to(actor).select_related("namespace").filter(pk=pk).first()
         if pk is not None
@@ -121,7 +122,7 @@ def extraction_jobs_for_conversation(*, actor: Any, source_conversation: str) ->
 
 def memory_entries_by_ids(*, actor: Any, ids: list[Any]) -> dict[str, MemoryEntry]:
     """The entries among `ids` that `actor` may see, by id as a string; unknown ids are left out."""
-    pks = [pk for pk in (_parse_uuid(value) for value in ids) if pk is not None]
+    pks = [pk for pk in (parse_uuid(value) for value in ids) if pk is not None]
     if not pks:
         return {}
     entries = MemoryEntry.objects.visible_to(actor).filter(pk__in=pks).defer("embedding", "search_vector")
@@ -178,7 +179,7 @@ def memory_sources(*, actor: Any, memory_id: Any) -> MemorySources:
 def memory_access_in(*, namespace_ids: Any, memory_id: Any) -> MemoryEntry:
     """The entry with this id inside `namespace_ids` (ids or a values() subquery); NotFound alike
     for missing and outside."""
-    pk = _parse_uuid(memory_id)
+    pk = parse_uuid(memory_id)
     entry = (
         MemoryEntry.objects.in_namespaces(namespace_ids).select_related("namespace").filter(pk=pk).first()
         if pk is not None
@@ -220,3 +221,10 @@ def extraction_job_access(*, namespace_ids: Any, job_id: Any) -> ExtractionJob:
     if job is None:
         raise NotFound("Extraction job not found.")
     return job
+
+
+def erasure_receipts(*, actor: Any) -> QuerySet[ErasureReceipt]:
+    """The receipts of erasures of the actor's data, newest first (content-free)."""
+    if actor is None or not getattr(actor, "is_authenticated", False):
+        return ErasureReceipt.objects.none()
+    return ErasureReceipt.objects.filter(subject=actor).select_related("requested_by")

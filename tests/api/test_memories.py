@@ -181,7 +181,9 @@ def test_it_erases_all_and_exports(key_client):
     assert key_client.get("/api/v1/memories/export/", {"user_id": "nobody"}).status_code == 404
 
     erased = key_client.post("/api/v1/memories/erase-all/", {"user_id": "u1", "confirm": True}, format="json")
-    assert erased.json() == {"erased": 2}
+    body = erased.json()
+    assert body["erased"] == 2 and body["conversations"] == 0
+    assert body["receipt"]["scope"] == "all" and body["receipt"]["counts"]["entries"] == 2
     assert list(MemoryEntry.objects.values_list("content", flat=True)) == ["The user plays chess."]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memory_core.models import FlaggedWrite, FlagKind, MemoryEntry, MemoryStatus
-from tests.privacy.conftest import scan_database
+from memory_core.scan import scan_database
 
 pytestmark = pytest.mark.django_db
 

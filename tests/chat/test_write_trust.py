@@ -13,8 +13,8 @@ from django.utils import timezone
 from chat.models import Conversation, Message
 from chat.services import conversations_sweep_idle
 from memory_core.models import FlaggedWrite, MemoryEntry, MemoryStatus
+from memory_core.scan import scan_database, scan_job_queue
 from tests.chat.helpers import client_for
-from tests.privacy.conftest import scan_database, scan_job_queue
 
 pytestmark = pytest.mark.django_db
 

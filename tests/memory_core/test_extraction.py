@@ -9,6 +9,7 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
+from memory_core.erasure import extraction_jobs_erase
 from memory_core.errors import MemoryServiceError
 from memory_core.extraction import (
     MAX_ATTEMPTS,
@@ -22,7 +23,6 @@ from memory_core.extraction import (
     get_extractor,
     remember_requests,
 )
-from memory_core.lifecycle import extraction_jobs_erase
 from memory_core.llm import LLMOutputError
 from memory_core.models import (
     ExtractionJob,

@@ -8,6 +8,7 @@ from django.contrib.admin.models import CHANGE, LogEntry
 from django_q.conf import Conf
 from django_q.models import OrmQ
 
+from chat.erasure import memory_erase_all_with_sources, memory_erase_with_sources
 from chat.services import conversation_close
 from memory_core.extraction import extraction_run
 from memory_core.lifecycle import memory_correct
@@ -21,7 +22,6 @@ from memory_core.models import (
     RecallLog,
 )
 from memory_core.recall import memory_recall
-from privacy.services import privacy_erase_all, privacy_memory_erase
 from tests.privacy.conftest import new_conversation, say, scan_database, scan_job_queue
 
 pytestmark = pytest.mark.django_db
@@ -90,9 +90,9 @@ def history(owner, django_capture_on_commit_callbacks, monkeypatch):
     return {"current": current, "locker": locker, "rule": rule, "queued": queued}
 
 
-def _erase_marked(owner, history, *, erase_conversations: bool) -> None:
+def _erase_marked(owner, history, *, erase_sources: bool) -> None:
     for name in ("current", "locker", "rule"):
-        privacy_memory_erase(user=owner, memory_id=history[name].pk, erase_conversations=erase_conversations)
+        memory_erase_with_sources(user=owner, memory_id=history[name].pk, erase_sources=erase_sources)
 
 
 def _assert_queued_job_learns_nothing_back(owner, history) -> None:
@@ -104,7 +104,7 @@ def _assert_queued_job_learns_nothing_back(owner, history) -> None:
 def test_it_erases_one_memory_everywhere_but_in_the_conversations_kept(owner, history):
     erased = [history["current"].pk, history["current"].supersedes_id or history["current"].pk]
 
-    _erase_marked(owner, history, erase_conversations=False)
+    _erase_marked(owner, history, erase_sources=False)
 
     assert set(scan_database(MARK)) <= CHAT_TABLES
     assert scan_job_queue(MARK) == []
@@ -121,7 +121,7 @@ def test_it_erases_one_memory_everywhere_but_in_the_conversations_kept(owner, hi
 
 
 def test_it_erases_one_memory_and_the_conversations_it_came_from_or_was_used_in(owner, history):
-    _erase_marked(owner, history, erase_conversations=True)
+    _erase_marked(owner, history, erase_sources=True)
 
     assert scan_database(MARK) == {}
     _assert_queued_job_learns_nothing_back(owner, history)
@@ -129,7 +129,8 @@ def test_it_erases_one_memory_and_the_conversations_it_came_from_or_was_used_in(
 
 
 def test_it_erases_everything_but_the_conversations_kept(owner, history):
-    erased, conversations = privacy_erase_all(user=owner, erase_conversations=False)
+    receipt = memory_erase_all_with_sources(user=owner, erase_sources=False)
+    erased, conversations = receipt.entries, receipt.conversations
 
     assert erased >= 5 and conversations == 0
     assert set(scan_database(MARK)) <= CHAT_TABLES
@@ -142,7 +143,7 @@ def test_it_erases_everything_but_the_conversations_kept(owner, history):
 
 
 def test_it_erases_everything_with_the_conversations(owner, history):
-    privacy_erase_all(user=owner, erase_conversations=True)
+    memory_erase_all_with_sources(user=owner, erase_sources=True)
 
     assert scan_database(MARK) == {}
     assert scan_database(KEEP) == {}

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memory_core', '0004_always_recall_index'),
+        ('memory_core', '0005_erasure_receipts'),
     ]
 
     operations = [

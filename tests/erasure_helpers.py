@@ -1,0 +1,65 @@
+"""Shared checks of the erasure tests: a canary nobody else writes, the every-column scan, and the
+disk pass with a grep of the embedded server's files before and after it."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from pathlib import Path
+
+from django.db import connection
+from django_q.models import Schedule
+
+from memory_core.compaction import VACUUM_SCHEDULE
+from memory_core.models import ErasureReceipt
+from memory_core.scan import data_directory, scan_database, scan_files, scan_job_queue, scan_statistics
+from memory_core.tasks import run_erasure_vacuum
+
+
+def canary(prefix: str = "Zanzibar") -> str:
+    """A word found nowhere else, in this run or any other sharing the server's WAL."""
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def server_root() -> Path:
+    root = data_directory()
+    assert root is not None, "the tests run on the embedded server, whose files are on this machine"
+    return root
+
+
+def files_with(marker: str) -> list[str]:
+    """The server's files holding `marker`, after a CHECKPOINT wrote every dirty page to them."""
+    with connection.cursor() as cursor:
+        cursor.execute("CHECKPOINT")
+    return scan_files(marker, server_root())
+
+
+def analyze() -> None:
+    """Fresh planner statistics, as autovacuum would take them: they sample the text columns."""
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+
+
+def assert_nothing_in_sql(marker: str) -> None:
+    assert scan_database(marker) == {}
+    assert scan_job_queue(marker) == []
+
+
+def disk_pass_leaves_nothing(
+    markers: str | list[str], receipts: Iterable[ErasureReceipt]
+) -> dict[str, object]:
+    """The erased rows are still in the table files until the debounced pass runs (once for the
+    whole burst); then neither the files, the WAL, nor the statistics hold the markers."""
+    markers = [markers] if isinstance(markers, str) else markers
+    for marker in markers:
+        before = files_with(marker)
+        assert any(path.startswith("base/") for path in before), before  # dead rows, not rewritten yet
+    assert Schedule.objects.filter(name=VACUUM_SCHEDULE).count() == 1
+    result = run_erasure_vacuum()  # what the cluster runs when the schedule is due
+    for marker in markers:
+        assert scan_statistics(marker) == []
+        assert files_with(marker) == []
+    for receipt in receipts:
+        receipt.refresh_from_db()
+        assert receipt.vacuumed_at is not None and receipt.rewritten_at is not None
+    return result
