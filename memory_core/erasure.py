@@ -18,7 +18,7 @@ Locks: the namespace's unfinished extraction jobs, then the namespace (the order
 uses). Extraction holds no lock while the model answers; it re-reads its job before writing, so
 a payload scrubbed meanwhile is never written back into memory.
 
-With sources (`privacy.services`, which the pages and the API call): the conversations the entries
+With sources (`chat.erasure`, which the pages and the API call): the conversations the entries
 came from or were used in are deleted too, with their messages and extraction jobs.
 
 Every erasure leaves an `ErasureReceipt`: whose, by whom, when and how many rows of each kind,
