@@ -21,11 +21,13 @@ from memory_core.models import (
 )
 from memory_core.moderation import procedure_create
 from memory_core.recall import memory_recall
+from memory_core.scan import scan_database
 from memory_core.services import namespace_create
 from privacy.models import AuditAction, AuditEvent
 from privacy.selectors import staff_access
+from tests.chat.helpers import conversation as new_conversation
+from tests.chat.helpers import say
 from tests.memory_core.helpers import remember
-from tests.privacy.conftest import new_conversation, say, scan_database
 
 pytestmark = pytest.mark.django_db
 

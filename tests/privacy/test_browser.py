@@ -10,7 +10,8 @@ from memory_core.models import MemoryEntry, NamespaceGrant
 from memory_core.pipeline import memory_add
 from memory_core.recall import memory_recall
 from memory_core.services import namespace_create, namespace_for_user
-from tests.privacy.conftest import new_conversation, say
+from tests.chat.helpers import conversation as new_conversation
+from tests.chat.helpers import say
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

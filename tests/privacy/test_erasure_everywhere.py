@@ -31,6 +31,8 @@ from memory_core.models import (
 )
 from memory_core.scan import scan_database, scan_statistics
 from memory_core.services import namespace_for_user
+from tests.chat.helpers import conversation as new_conversation
+from tests.chat.helpers import say
 from tests.erasure_helpers import (
     analyze,
     assert_nothing_in_sql,
@@ -38,7 +40,6 @@ from tests.erasure_helpers import (
     disk_pass_leaves_nothing,
     files_with,
 )
-from tests.privacy.conftest import new_conversation, say
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -22,7 +22,9 @@ from memory_core.models import (
     RecallLog,
 )
 from memory_core.recall import memory_recall
-from tests.privacy.conftest import new_conversation, say, scan_database, scan_job_queue
+from memory_core.scan import scan_database, scan_job_queue
+from tests.chat.helpers import conversation as new_conversation
+from tests.chat.helpers import say
 
 pytestmark = pytest.mark.django_db
 

@@ -34,8 +34,9 @@ from memory_core.recall import memory_recall
 from memory_core.selectors import memory_history
 from memory_core.services import memory_create, namespace_create, namespace_for_user
 from privacy.services import privacy_export
+from tests.chat.helpers import conversation as new_conversation
+from tests.chat.helpers import say
 from tests.memory_core.helpers import remember
-from tests.privacy.conftest import new_conversation, say
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,8 @@ from memory_core.models import MemoryEvidence, NamespaceGrant, SourceKind
 from memory_core.moderation import procedure_create
 from memory_core.services import namespace_create
 from privacy.selectors import memory_cards
-from tests.privacy.conftest import new_conversation, say
+from tests.chat.helpers import conversation as new_conversation
+from tests.chat.helpers import say
 
 pytestmark = pytest.mark.django_db
 

@@ -22,8 +22,9 @@ from memory_core.models import (
 )
 from memory_core.pipeline import memory_add
 from memory_core.services import namespace_create, namespace_for_user
+from tests.chat.helpers import conversation as new_conversation
+from tests.chat.helpers import say
 from tests.memory_core.helpers import remember
-from tests.privacy.conftest import new_conversation, say
 
 pytestmark = pytest.mark.django_db
 
