@@ -92,7 +92,7 @@ def seed(clients: int, per_client: int, rng: random.Random) -> World:
     from api.selectors import Subject
     from api.services import api_key_issue, tenant_create, tenant_user_ensure
     from memory_core.embeddings import get_embedder
-    from memory_core.services import memory_create
+    from memory_core.services import EntryDraft, memory_create
 
     tenant = tenant_create(name="Bench", slug="bench")
     embedder = get_embedder()
@@ -103,7 +103,7 @@ def seed(clients: int, per_client: int, rng: random.Random) -> World:
         world.subjects.append(Subject(user, namespace, EntityKind.USER, f"client-{n}", tenant))
         texts = statements(rng, per_client)
         for text, vector in zip(texts, embedder.embed(texts), strict=True):
-            memory_create(namespace=namespace, content=text, embedding=vector)
+            memory_create(namespace=namespace, embedding=vector, draft=EntryDraft(content=text))
     return world
 
 

@@ -25,10 +25,12 @@ def _texts(count: int) -> list[str]:
 
 
 def one_by_one(namespace: Namespace, texts: list[str]) -> None:
-    from memory_core.services import memory_create
+    from memory_core.services import EntryDraft, memory_create
 
     for text in texts:
-        memory_create(namespace=namespace, content=text, type="episodic", source_kind="extracted")
+        memory_create(
+            namespace=namespace, draft=EntryDraft(content=text, type="episodic", source_kind="extracted")
+        )
 
 
 def batched(namespace: Namespace, texts: list[str]) -> tuple[float, float]:

@@ -48,7 +48,7 @@ from memory_core.models import (
 )
 from memory_core.pipeline import flag_policy, lock_namespace, scrub
 from memory_core.selectors import memory_access
-from memory_core.services import event_record, memory_create, namespace_for_user, supersede
+from memory_core.services import EntryDraft, event_record, memory_create, namespace_for_user, supersede
 from memory_core.tombstones import tombstone_lift, tombstones_record
 from memory_core.validation import normalise, strip_nul
 
@@ -96,25 +96,27 @@ def memory_correct(*, actor: Any, memory_id: Any, content: str, reason: str = ""
     if as_rule:
         status = MemoryStatus.PENDING_REVIEW
     why = scrub(reason, ()) or "Corrected by the user."
+    # A hidden memory stays hidden: correcting it is not asking for it to be used again.
     new = memory_create(
         namespace=old.namespace,
-        content=text,
-        type=MemoryType.PROCEDURAL if as_rule else old.type,
-        category="sop" if as_rule else old.category,
-        key="" if as_rule else old.key,
-        source_kind=SourceKind.USER_CORRECTION,
-        confidence=1.0,
-        importance=old.importance,
-        pinned=old.pinned and not as_rule,
-        valid_from=old.valid_from,
-        valid_to=old.valid_to,
-        expires_at=old.expires_at,
-        metadata=dict(old.metadata or {}),
-        actor_kind=ActorKind.USER,
-        actor=actor,
         reason=why,
-        # A hidden memory stays hidden: correcting it is not asking for it to be used again.
         status=status,
+        draft=EntryDraft(
+            content=text,
+            type=MemoryType.PROCEDURAL if as_rule else old.type,
+            category="sop" if as_rule else old.category,
+            key="" if as_rule else old.key,
+            source_kind=SourceKind.USER_CORRECTION,
+            confidence=1.0,
+            importance=old.importance,
+            pinned=old.pinned and not as_rule,
+            valid_from=old.valid_from,
+            valid_to=old.valid_to,
+            expires_at=old.expires_at,
+            metadata=dict(old.metadata or {}),
+            actor_kind=ActorKind.USER,
+            actor=actor,
+        ),
     )
     # What the user corrected away is not learned again from the messages it came from.
     tombstones_record(entries=[old], reason=TombstoneReason.CORRECTED)

@@ -37,7 +37,7 @@ from memory_core.models import (
 )
 from memory_core.pipeline import lock_namespace
 from memory_core.selectors import parse_uuid
-from memory_core.services import event_record, memory_create, supersede
+from memory_core.services import EntryDraft, event_record, memory_create, supersede
 from memory_core.tombstones import tombstones_record
 from memory_core.validation import strip_nul
 
@@ -211,17 +211,19 @@ def procedure_approve(
     else:
         approved = memory_create(
             namespace=target,
-            content=text,
-            type=MemoryType.PROCEDURAL,
-            category=entry.category or "sop",
-            key=entry.key,
-            source_kind=SourceKind.OPERATOR,
-            importance=entry.importance,
-            # The id only: the org's copy must not point into a user's conversations.
-            metadata={"proposed_as": str(entry.pk)},
-            actor_kind=ActorKind.OPERATOR,
-            actor=operator,
             reason="Approved from a proposal.",
+            draft=EntryDraft(
+                content=text,
+                type=MemoryType.PROCEDURAL,
+                category=entry.category or "sop",
+                key=entry.key,
+                source_kind=SourceKind.OPERATOR,
+                importance=entry.importance,
+                # The id only: the org's copy must not point into a user's conversations.
+                metadata={"proposed_as": str(entry.pk)},
+                actor_kind=ActorKind.OPERATOR,
+                actor=operator,
+            ),
         )
     _activate(approved, operator)
     _supersede_previous(approved, operator)
@@ -289,15 +291,17 @@ def procedure_create(
     lock_namespace(target.pk)
     entry = memory_create(
         namespace=target,
-        content=text,
-        type=MemoryType.PROCEDURAL,
-        category=strip_nul(category or "sop").strip()[:40],
-        key=strip_nul(key or "").strip()[:120],
-        source_kind=SourceKind.OPERATOR,
-        importance=0.7,
-        actor_kind=ActorKind.OPERATOR,
-        actor=operator,
         reason="Written by an operator.",
+        draft=EntryDraft(
+            content=text,
+            type=MemoryType.PROCEDURAL,
+            category=strip_nul(category or "sop").strip()[:40],
+            key=strip_nul(key or "").strip()[:120],
+            source_kind=SourceKind.OPERATOR,
+            importance=0.7,
+            actor_kind=ActorKind.OPERATOR,
+            actor=operator,
+        ),
     )
     _activate(entry, operator)
     _supersede_previous(entry, operator)

@@ -31,7 +31,7 @@ log rows), so recall and add on one user never deadlock.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -58,7 +58,7 @@ from memory_core.models import (
     SourceKind,
 )
 from memory_core.sameness import same_statement, speaker
-from memory_core.services import event_record, memory_create, supersede, validate_fields
+from memory_core.services import EntryDraft, event_record, memory_create, supersede, validate_fields
 from memory_core.tombstones import blocking_tombstone, mined_too_early
 
 PREFERENCE_CATEGORIES = {"preference"}
@@ -82,32 +82,13 @@ class AddOutcome:
 
 
 @dataclass(frozen=True)
-class WriteRequest:
-    """One statement and where it came from. `raw_text` is the user's own words it was derived
-    from (checked for secrets too); `exact` means "store as given": merge only the same wording."""
+class WriteRequest(EntryDraft):
+    """A statement on its way in: what `memory_create` stores (`EntryDraft`), plus what the
+    guards need. `raw_text` is the user's own words it was derived from (checked for secrets too,
+    never stored); `exact` means "store as given": merge only the same wording."""
 
-    content: str
-    type: str = MemoryType.SEMANTIC
-    category: str = "general"
-    key: str = ""
-    source_kind: str = SourceKind.API_IMPORT
-    source_conversation: str = ""
-    source_message_ids: tuple[str, ...] = ()
-    excerpt: str = ""
     raw_text: str = ""
     said_at: datetime | None = None
-    confidence: float = 1.0
-    importance: float = 0.5
-    pinned: bool = False
-    is_inference: bool = False
-    valid_from: datetime | None = None
-    valid_to: datetime | None = None
-    expires_at: datetime | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
-    extractor_model: str = ""
-    extractor_prompt_version: str = ""
-    actor_kind: str = ActorKind.SYSTEM
-    actor: Any = None
     embedding: list[float] | None = None
     exact: bool = False
     flag_reason: str = ""  # set by `classify` when the statement relaxes a control
@@ -391,31 +372,10 @@ def _same_source(entry: MemoryEntry, request: WriteRequest) -> bool:
 def _create(
     namespace: Namespace, request: WriteRequest, *, status: str | None = None, reason: str = ""
 ) -> MemoryEntry:
+    if request.valid_from is None:
+        request = replace(request, valid_from=timezone.now())
     return memory_create(
-        namespace=namespace,
-        content=request.content,
-        type=request.type,
-        category=request.category,
-        key=request.key,
-        source_kind=request.source_kind,
-        source_conversation=request.source_conversation,
-        source_message_ids=list(request.source_message_ids),
-        extractor_model=request.extractor_model,
-        extractor_prompt_version=request.extractor_prompt_version,
-        is_inference=request.is_inference,
-        confidence=request.confidence,
-        importance=request.importance,
-        pinned=request.pinned,
-        valid_from=request.valid_from or timezone.now(),
-        valid_to=request.valid_to,
-        expires_at=request.expires_at,
-        metadata=request.metadata,
-        actor_kind=request.actor_kind,
-        actor=request.actor,
-        reason=reason,
-        excerpt=request.excerpt,
-        status=status,
-        embedding=request.embedding,
+        namespace=namespace, draft=request, reason=reason, status=status, embedding=request.embedding
     )
 
 

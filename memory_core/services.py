@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -135,31 +136,39 @@ def validate_fields(
     return text
 
 
+@dataclass(frozen=True)
+class EntryDraft:
+    """A statement to store with its provenance, validity window and author: the parameters of
+    `memory_create`, travelling together (the write pipeline's request extends it)."""
+
+    content: str
+    type: str = MemoryType.SEMANTIC
+    category: str = "general"
+    key: str = ""
+    source_kind: str = SourceKind.API_IMPORT
+    source_conversation: str = ""
+    source_message_ids: tuple[str, ...] = ()
+    excerpt: str = ""
+    extractor_model: str = ""
+    extractor_prompt_version: str = ""
+    is_inference: bool = False
+    confidence: float = 1.0
+    importance: float = 0.5
+    pinned: bool = False
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    expires_at: datetime | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    actor_kind: str = ActorKind.SYSTEM
+    actor: Any = None
+
+
 @transaction.atomic
 def memory_create(
     *,
     namespace: Namespace,
-    content: str,
-    type: str = MemoryType.SEMANTIC,
-    category: str = "general",
-    key: str = "",
-    source_kind: str = SourceKind.API_IMPORT,
-    source_conversation: str = "",
-    source_message_ids: list[str] | None = None,
-    extractor_model: str = "",
-    extractor_prompt_version: str = "",
-    is_inference: bool = False,
-    confidence: float = 1.0,
-    importance: float = 0.5,
-    pinned: bool = False,
-    valid_from: datetime | None = None,
-    valid_to: datetime | None = None,
-    expires_at: datetime | None = None,
-    metadata: dict[str, Any] | None = None,
-    actor_kind: str = ActorKind.SYSTEM,
-    actor: Any = None,
+    draft: EntryDraft,
     reason: str = "",
-    excerpt: str = "",
     status: str | None = None,
     embedding: list[float] | None = None,
 ) -> MemoryEntry:
@@ -168,11 +177,15 @@ def memory_create(
     Procedural entries always start as pending review: only an operator makes them active.
     """
     text = validate_fields(
-        content=content, type=type, source_kind=source_kind, confidence=confidence, importance=importance
+        content=draft.content,
+        type=draft.type,
+        source_kind=draft.source_kind,
+        confidence=draft.confidence,
+        importance=draft.importance,
     )
     now = timezone.now()
-    start = valid_from or now
-    if valid_to is not None and valid_to < start:
+    start = draft.valid_from or now
+    if draft.valid_to is not None and draft.valid_to < start:
         raise MemoryServiceError(
             "Invalid memory.", field_errors={"valid_to": ["Must not be before valid_from."]}
         )
@@ -180,49 +193,50 @@ def memory_create(
 
     embedder = get_embedder()
     if status is None:
-        status = MemoryStatus.PENDING_REVIEW if type == MemoryType.PROCEDURAL else MemoryStatus.ACTIVE
-    elif type == MemoryType.PROCEDURAL and status == MemoryStatus.ACTIVE:
+        status = MemoryStatus.PENDING_REVIEW if draft.type == MemoryType.PROCEDURAL else MemoryStatus.ACTIVE
+    elif draft.type == MemoryType.PROCEDURAL and status == MemoryStatus.ACTIVE:
         raise MemoryServiceError("A procedure becomes active only when an operator approves it.")
+    message_ids = [str(m) for m in draft.source_message_ids]
     entry = MemoryEntry(
         namespace=namespace,
-        type=type,
-        category=category or "general",
-        key=key or "",
+        type=draft.type,
+        category=draft.category or "general",
+        key=draft.key or "",
         content=text,
-        source_kind=source_kind,
-        source_conversation=source_conversation or "",
-        source_message_ids=[str(m) for m in (source_message_ids or [])],
-        extractor_model=extractor_model,
-        extractor_prompt_version=extractor_prompt_version,
-        is_inference=is_inference,
-        confidence=confidence,
-        importance=importance,
-        pinned=pinned,
+        source_kind=draft.source_kind,
+        source_conversation=draft.source_conversation or "",
+        source_message_ids=message_ids,
+        extractor_model=draft.extractor_model,
+        extractor_prompt_version=draft.extractor_prompt_version,
+        is_inference=draft.is_inference,
+        confidence=draft.confidence,
+        importance=draft.importance,
+        pinned=draft.pinned,
         status=status,
         valid_from=start,
-        valid_to=valid_to,
+        valid_to=draft.valid_to,
         recorded_at=now,
-        expires_at=expires_at,
-        metadata=metadata or {},
+        expires_at=draft.expires_at,
+        metadata=dict(draft.metadata or {}),
         embedding=embedding if embedding is not None else embedder.embed_query(text),
         embedding_model=embedder.name,
     )
     entry.save(force_insert=True)
     MemoryEvidence.objects.create(
         entry=entry,
-        source_kind=source_kind,
+        source_kind=draft.source_kind,
         source_conversation=entry.source_conversation,
-        source_message_ids=entry.source_message_ids,
-        excerpt=excerpt[:500],
-        confidence=confidence,
+        source_message_ids=message_ids,
+        excerpt=draft.excerpt[:500],
+        confidence=draft.confidence,
     )
     event_record(
         entry=entry,
         action=EventAction.CREATED,
-        actor_kind=actor_kind,
-        actor=actor,
+        actor_kind=draft.actor_kind,
+        actor=draft.actor,
         reason=reason,
-        data={"content": text, "status": entry.status, "type": type, "key": entry.key},
+        data={"content": text, "status": entry.status, "type": draft.type, "key": entry.key},
     )
     return entry
 

@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from api.services import tenant_user_ensure
-from memory_core.services import memory_create
+from memory_core.services import EntryDraft, memory_create
 
 pytestmark = pytest.mark.django_db
 
@@ -31,11 +31,11 @@ def _queries(client, method: str, url: str, body=None) -> int:
 def test_it_does_not_query_per_memory(key_client, tenant, method, url, body):
     _user, namespace = tenant_user_ensure(tenant=tenant, external_id="u1")
     for n in range(2):
-        memory_create(namespace=namespace, content=f"The user plays instrument number {n}.")
+        memory_create(namespace=namespace, draft=EntryDraft(content=f"The user plays instrument number {n}."))
     _queries(key_client, method, url, body)  # the first call of a key also records its use
     few = _queries(key_client, method, url, body)
     for n in range(2, 25):
-        memory_create(namespace=namespace, content=f"The user plays instrument number {n}.")
+        memory_create(namespace=namespace, draft=EntryDraft(content=f"The user plays instrument number {n}."))
     assert _queries(key_client, method, url, body) == few
 
 

@@ -9,7 +9,7 @@ from django.test import Client
 from chat.models import Conversation, Message
 from chat.services import conversation_create, message_post, turn_reply
 from memory_core.models import MemoryEntry
-from memory_core.services import memory_create, namespace_for_user
+from memory_core.services import EntryDraft, memory_create, namespace_for_user
 
 
 def client_for(user: Any, **kwargs: Any) -> Client:
@@ -31,7 +31,10 @@ def say(user: Any, conv: Conversation, text: str) -> tuple[Message, Message]:
 
 
 def remember(user: Any, content: str, **fields: Any) -> MemoryEntry:
-    return memory_create(namespace=namespace_for_user(user=user), content=content, **fields)
+    outer = {name: fields.pop(name) for name in ("reason", "status", "embedding") if name in fields}
+    return memory_create(
+        namespace=namespace_for_user(user=user), draft=EntryDraft(content=content, **fields), **outer
+    )
 
 
 def pause_memory(user: Any) -> None:

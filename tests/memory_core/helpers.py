@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from memory_core.models import MemoryEntry
-from memory_core.services import memory_create, namespace_for_user
+from memory_core.services import EntryDraft, memory_create, namespace_for_user
 
 
 def remember(user: Any, content: str, **fields: Any) -> MemoryEntry:
-    return memory_create(namespace=namespace_for_user(user=user), content=content, **fields)
+    outer = {name: fields.pop(name) for name in ("reason", "status", "embedding") if name in fields}
+    return memory_create(
+        namespace=namespace_for_user(user=user), draft=EntryDraft(content=content, **fields), **outer
+    )

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from memory_core.errors import MemoryServiceError
 from memory_core.models import MemoryEntry, MemoryEvent, Namespace
-from memory_core.services import memory_create, namespace_for_user
+from memory_core.services import EntryDraft, memory_create, namespace_for_user
 
 pytestmark = pytest.mark.django_db
 
@@ -71,10 +71,9 @@ def test_it_rejects_a_badly_formed_namespace_path(owner):
     ],
 )
 def test_the_service_explains_bad_input_field_by_field(ns, fields, field):
-    values = {"namespace": ns, "content": "I like tea"}
-    values.update(fields)
+    values = {"content": "I like tea", **fields}
     with pytest.raises(MemoryServiceError) as err:
-        memory_create(**values)
+        memory_create(namespace=ns, draft=EntryDraft(**values))
     assert field in err.value.field_errors
     assert MemoryEntry.objects.count() == 0
     assert MemoryEvent.objects.count() == 0
@@ -83,13 +82,13 @@ def test_the_service_explains_bad_input_field_by_field(ns, fields, field):
 def test_a_failure_late_in_a_write_leaves_nothing_behind(ns):
     # The history row is refused (unknown actor kind) after the entry was inserted: both roll back.
     with pytest.raises(IntegrityError, match="event_actor_kind_valid"):
-        memory_create(namespace=ns, content="I live in Lisbon", actor_kind="robot")
+        memory_create(namespace=ns, draft=EntryDraft(content="I live in Lisbon", actor_kind="robot"))
     assert MemoryEntry.objects.count() == 0
     assert MemoryEvent.objects.count() == 0
 
 
 def test_a_good_write_is_embedded_and_recorded(ns):
-    entry = memory_create(namespace=ns, content="  I live in Lisbon  ", key="home_city")
+    entry = memory_create(namespace=ns, draft=EntryDraft(content="  I live in Lisbon  ", key="home_city"))
     entry.refresh_from_db()
     assert entry.content == "I live in Lisbon"
     assert len(entry.embedding) == 384
@@ -100,5 +99,7 @@ def test_a_good_write_is_embedded_and_recorded(ns):
 
 
 def test_procedures_start_pending_review(ns):
-    entry = memory_create(namespace=ns, content="Always answer in bullet points", type="procedural")
+    entry = memory_create(
+        namespace=ns, draft=EntryDraft(content="Always answer in bullet points", type="procedural")
+    )
     assert entry.status == "pending_review"

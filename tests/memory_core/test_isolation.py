@@ -12,7 +12,7 @@ from memory_core.embeddings import get_embedder
 from memory_core.errors import NotFound
 from memory_core.models import MemoryEntry, MemoryStatus, NamespaceGrant
 from memory_core.selectors import memory_access, memory_history, memory_list, memory_nearest
-from memory_core.services import memory_create, namespace_create
+from memory_core.services import EntryDraft, memory_create, namespace_create
 from tests.memory_core.helpers import remember
 
 pytestmark = pytest.mark.django_db
@@ -64,9 +64,12 @@ def test_it_shares_only_approved_procedures_of_granted_namespaces(owner, other_u
     agent = namespace_create(path="agent/support", kind="agent")
     NamespaceGrant.objects.create(namespace=agent, user=owner)
     sop = memory_create(
-        namespace=agent, content="Refunds above 100 EUR need a second approver", type="procedural"
+        namespace=agent,
+        draft=EntryDraft(content="Refunds above 100 EUR need a second approver", type="procedural"),
     )
-    fact = memory_create(namespace=agent, content="The support agent runs on weekdays", type="semantic")
+    fact = memory_create(
+        namespace=agent, draft=EntryDraft(content="The support agent runs on weekdays", type="semantic")
+    )
 
     # Pending review: nobody's assistant sees it yet.
     assert not memory_list(actor=owner).filter(pk=sop.pk).exists()

@@ -12,7 +12,7 @@ from memory_core.embeddings import get_embedder
 from memory_core.errors import MemoryServiceError
 from memory_core.models import MemoryEntry, MemoryStatus, Namespace, NamespaceGrant, RecallLog, SourceKind
 from memory_core.recall import INSTRUCTION, memory_recall
-from memory_core.services import memory_create, namespace_create, namespace_for_user
+from memory_core.services import EntryDraft, memory_create, namespace_create, namespace_for_user
 from tests.memory_core.helpers import remember
 
 pytestmark = pytest.mark.django_db
@@ -166,10 +166,12 @@ def test_it_recalls_approved_procedures_of_granted_namespaces_only(owner, other_
     support = namespace_create(path="org/acme", kind="org")
     NamespaceGrant.objects.create(namespace=support, user=owner)
     approved = memory_create(
-        namespace=support, type="procedural", content="Refunds over 100 EUR need a manager"
+        namespace=support, draft=EntryDraft(type="procedural", content="Refunds over 100 EUR need a manager")
     )
     MemoryEntry.objects.filter(pk=approved.pk).update(status=MemoryStatus.ACTIVE, approved_at=timezone.now())
-    memory_create(namespace=support, type="procedural", content="Refunds are paid in cash (draft)")
+    memory_create(
+        namespace=support, draft=EntryDraft(type="procedural", content="Refunds are paid in cash (draft)")
+    )
 
     granted = memory_recall(actor=owner, query="how are refunds handled?", record=False)
     outsider = memory_recall(actor=other_user, query="how are refunds handled?", record=False)

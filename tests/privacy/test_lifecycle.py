@@ -32,7 +32,7 @@ from memory_core.models import (
 from memory_core.moderation import procedure_create
 from memory_core.recall import memory_recall
 from memory_core.selectors import memory_history
-from memory_core.services import memory_create, namespace_create, namespace_for_user
+from memory_core.services import EntryDraft, memory_create, namespace_create, namespace_for_user
 from privacy.services import privacy_export
 from tests.chat.helpers import conversation as new_conversation
 from tests.chat.helpers import say
@@ -185,9 +185,9 @@ def test_it_pauses_recall_and_extraction(owner):
 def test_the_activity_log_says_who_did_what(owner, moderator):
     entry = memory_create(
         namespace=namespace_for_user(user=owner),
-        content="The user lives in Lisbon.",
-        source_kind=SourceKind.EXTRACTED,
-        actor_kind="extraction",
+        draft=EntryDraft(
+            content="The user lives in Lisbon.", source_kind=SourceKind.EXTRACTED, actor_kind="extraction"
+        ),
     )
     memory_recall(actor=owner, query="Lisbon", record=True)
     memory_hide(actor=owner, memory_id=entry.pk)
