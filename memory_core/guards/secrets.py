@@ -9,13 +9,17 @@ A value is a secret when
   blocks, a password inside a URL), long random strings, card numbers (Luhn), IBANs (mod 97),
   PRC resident ids (ISO 7064 MOD 11-2), dashed US SSNs (SSA rules); or
 - a secret keyword (English, Chinese and a few other languages) and a value of the right shape
-  share a sentence, in either order and at any distance. A plain word counts only right after
-  "is" / ":" ("my password is sunshine"); digits and credential-shaped strings count anywhere.
+  share a sentence, in either order, up to _REACH characters apart. A plain word counts only after
+  "is" / ":" ("my password is sunshine") or as the clause's last word ("the password tulip"); digits
+  and credential-shaped strings count anywhere in the sentence.
 
 Decided on purpose: UUIDs and hex strings are identifiers unless a secret keyword is in the
 sentence; a hex string in a sentence about a commit, hash or checksum is not a secret; years,
 dates, prices, counts, phone numbers and numbers owned by an identifier ("order 88231", "card
-ending 4242") are never values; a card number tied to a card keyword counts even without Luhn.
+ending 4242", "PR 4412") are never values; parcel pickup codes are delivery facts, not secrets; a
+card number tied to a card keyword counts even without Luhn. A value found by several keywords is
+named after the one tied to it most closely ("my PIN is 4821 and the wifi password is x1").
+_REACH (300 characters) covers any real sentence and keeps long inputs linear.
 """
 
 from __future__ import annotations
@@ -658,20 +662,24 @@ def _keyword_hits(text: str, sentences: list[tuple[int, int]]) -> list[tuple[int
         sentence = text[s_start:s_end]
         lock = bool(_LOCK_CONTEXT.search(sentence))  # a bare "code" that opens a door is a PIN
         sent_or_typed = bool(_CODE_CONTEXT.search(sentence))
-        found_here = False
-        taken: set[tuple[int, int]] = set()  # a value needs naming once
+        # Each value is named by its best keyword: a tight link beats a loose one, then the nearest.
+        best: dict[tuple[int, int], tuple[int, int, str]] = {}
         for kw in here:
             kind = "pin" if kw.cls == "code" and lock else kw.kind
             if kw.cls in ("phrase", "password") and (span := _phrase_value(text, kw, s_end)):
-                hits.append((*span, kind))
-                found_here = True
+                best.setdefault(span, (0, 0, kind))
             for cand in _near(cands_of(index), kw):
-                if (cand.start, cand.end) in taken or (kw.start < cand.end and cand.start < kw.end):
+                if kw.start < cand.end and cand.start < kw.end:
                     continue
-                if _accepts(kw, cand, _link(text, kw, cand), text, sent_or_typed):
-                    hits.append((cand.start, cand.end, kind))
-                    taken.add((cand.start, cand.end))
-                    found_here = True
+                span, distance = (cand.start, cand.end), max(cand.start - kw.end, kw.start - cand.end)
+                if span in best and best[span][:2] <= (0, distance):
+                    continue  # already tied to a nearer keyword
+                link = _link(text, kw, cand)
+                if _accepts(kw, cand, link, text, sent_or_typed):
+                    ranked = (0 if link != "loose" else 1, distance, kind)
+                    best[span] = min(best.get(span, ranked), ranked)
+        hits += [(start, end, kind) for (start, end), (_, _, kind) in best.items()]
+        found_here = bool(best)
         # "the wifi pw? it's sunshine42": the answer may be the next sentence.
         nxt = index + 1
         if found_here or nxt >= len(sentences):
