@@ -168,7 +168,8 @@ _OWNED_BY = re.compile(
     r"|ssid|username|user|handle|named|called|phone|mobile|cell|tel|fax|call|number|support|hotline"
     r"|helpline|from|at|via|pr|account|acct)\b"
     r"(?:\s*(?:number|no\.?|num|id|#|in|with|at|:))*\s*#?\s*"
-    r"|(?:订单号?|单号|工号|尾号|学号|编号|手机号?|电话|房间号?|航班号?|快递单?号|票号|邮编)\s*(?:是|为|:)?\s*)$",
+    r"|(?:订单号?|单号|工号|尾号|学号|编号|手机号?|电话|房间号?|航班号?|快递单?号|票号|邮编|客服|热线|拨打|致电)"
+    r"\s*(?:是|为|:)?\s*)$",
     re.I,
 )
 _HASH_CONTEXT = re.compile(
@@ -621,7 +622,7 @@ def _phrase_value(text: str, kw: _Keyword, limit: int) -> tuple[int, int] | None
         words = re.match(r"[^\W\d_][^,;:.!?—\u2013()\"”]*", text[start:limit])
         if not words:
             continue
-        value = words.group().rstrip()
+        value = words.group().rstrip().rstrip(_STRIP_RIGHT)
         parts = value.split()
         if len(parts) < 3 or parts[0].lower() in _PHRASE_STOP or _WORD_SUFFIX_STOP.search(parts[0]):
             continue
@@ -753,7 +754,7 @@ def _value_pattern(value: str) -> re.Pattern[str] | None:
     """A pattern for `value` as a rewrite may spell it: digit-led values ("482913", an IBAN, an id)
     with any spacing or punctuation between characters and digits possibly spelled out, others
     with any whitespace and case."""
-    core = value.translate(_FULLWIDTH).strip()
+    core = value.translate(_FULLWIDTH).strip().strip("\"'\u201c\u201d\u2018\u2019`")
     if len(core.rstrip("!.?,;:")) >= 4:
         core = core.rstrip("!.?,;:")
     compact = _spelled_digits(core) or re.sub(r"[\s\-\u2013—.·_/,]", "", core)

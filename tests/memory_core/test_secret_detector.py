@@ -274,6 +274,14 @@ def test_redact_values_follows_passwords_passphrases_and_ibans_into_rewrites():
     )
 
 
+def test_redact_values_finds_a_quoted_passphrase_without_its_quotes():
+    values = scan_secrets("User shared their home Wi-Fi passphrase: 'correct horse battery staple'.").values
+
+    assert redact_values("The Wi-Fi passphrase is correct horse battery staple.", values) == (
+        "The Wi-Fi passphrase is [REDACTED]."
+    )
+
+
 def test_redact_values_leaves_other_numbers_and_texts_without_the_value_alone():
     values = ("482913",)
     other = "order 14829130 shipped on 2026-06-29"
