@@ -11,6 +11,7 @@ from bench import (
     locomo,
     policy_detector,
     recall_latency,
+    secret_detector,
     write_throughput,
 )
 
@@ -22,6 +23,7 @@ BENCHMARKS = {
     "api_load": api_load.main,
     "policy_detector": policy_detector.main,
     "erasure_rewrite": erasure_rewrite.main,
+    "secret_detector": secret_detector.main,
 }
 
 
