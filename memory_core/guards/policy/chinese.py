@@ -1,0 +1,105 @@
+"""Chinese statements clause by clause: a small lexicon of controls and of what relaxes them."""
+
+from __future__ import annotations
+
+import re
+
+HAN = re.compile(r"[\u4e00-\u9fff]")
+_ZH_CONTROLS: list[tuple[str, str, str]] = [
+    ("authentication", "guard", r"双重认证|双因素|两步验证|二次验证|验证码|密码|登录验证|安全问题|认证"),
+    ("verification", "guard", r"身份验证|验证身份|核实身份|核验|核实|实名|身份|验证|收据|凭证|证件|背景调查"),
+    ("approval", "guard", r"审批|批准|签字|签批|授权|复核"),
+    ("limit", "guard", r"限额|上限|额度|限制|封顶"),
+    ("review", "guard", r"代码审查|审查|评审|审计|审核"),
+    ("safety", "guard", r"安全|过滤|内容审核"),
+    ("instructions", "guard", r"指令|指示|提示词|系统提示|规则|设定"),
+    ("access", "benefit", r"管理员权限|权限|管理员|访问"),
+    ("discount", "benefit", r"折扣|优惠|打折|打[一二三四五六七八九\d]+折|[一二三四五六七八九\d]+折"),
+    ("refund", "benefit", r"退款"),
+]
+_ZH_RELAX = re.compile(
+    r"不再需要|不再要|不用再|不再|不用|不需要|不设|没有(?=(?:任何)?(?:限额|上限|额度|限制|审批|审核|验证))|无需|无须|不必|免除|豁免|免(?!费)|可以不|可不|跳过|略过"
+    r"|省略|省掉|省去|免掉|拿掉|砍掉|删掉|不走|忽略|忽视|无视"
+    r"|绕过|绕开|取消|关闭|关掉|停用|禁用|解除|去掉|放宽|不受|无限|不限|可选"
+)
+_ZH_RAISE = re.compile(r"提高|提升|增加|上调|放宽")
+# Giving away: only a grant to everyone or automatically ("一律", "自动", "所有") relaxes anything.
+_ZH_GRANT = re.compile(
+    r"自动批准|自动通过|直接批准|一律批准|全部批准|都批准|批准所有|直接给|自动给|全部给|都给|给所有"
+    r"|(?<![要须得])(?:批准|通过|给予?|获得|得到|拥有|开通|开放|发放|授予)"
+)
+_ZH_BROAD = re.compile(r"所有|全部|一律|任何|都|自动|直接|无条件")
+_ZH_PROHIBIT = re.compile(r"(?:不要|不得|禁止|不能|不可以|不可|不许|严禁|切勿|别|不准|绝不|决不|绝对不)$")
+_ZH_STANDING = re.compile(
+    r"以后|从现在起|从现在开始|今后|从今以后|往后|从今天起|从今天开始|一律|总是|永远|始终|每次|默认|务必|一定要|请"
+)
+_ZH_IMPERATIVE = re.compile(
+    r"^(?:请|不要|别|不得|禁止|务必|一定要|总是|永远|始终|用|使用|回答|回复|给|批准|跳过|忽略|绕过|安排|发送|保持|提高"
+    r"|取消|关闭)"
+)
+_ZH_PERSON = re.compile(r"^(?:我|用户|他|她|我们家|[\u4e00-\u9fff]{1,3}(?:先生|女士|小姐))")
+_ZH_MODAL = re.compile(r"需要|必须|应该|应当|可以|不得|禁止|不能|不可|不许|严禁|切勿|不准|须|要")
+# The user's company, bank or phone has its own rules; they are not this assistant's.
+_ZH_EXTERNAL = re.compile(
+    r"^(?:我|用户|他|她)的?(?:公司|银行|学校|单位|老板|经理|手机|电脑|车|家|房东|医生|雇主|保险|医院|诊所|健身房|物业"
+    r"|航空公司|孩子|家人)"
+)
+_ZH_HABIT = re.compile(r"总是|经常|常常|一直|老是|通常")
+_ZH_PAST = re.compile(r"了|昨天|已经|已于|曾|上周|上个月|去年|\d+月\d+日")
+
+
+# Traditional characters of the lexicon, read as simplified.
+_ZH_TRADITIONAL = str.maketrans(
+    "審驗證認權額過繞無從現後須準碼雙戶資購據實經規則員給動關閉護問題設開啟單態應該們會議時間預覆歷來這個為對說請讓許嚴級稅費優條檢覈減價"
+    "亂憑銷報賬帳戶務擬簽發寬",
+    "审验证认权额过绕无从现后须准码双户资购据实经规则员给动关闭护问题设开启单态应该们会议时间预复历来这个为对说请让许严级税费优条检核减价"
+    "乱凭销报账账户务拟签发宽",
+)
+
+
+def chinese(text: str, *, procedural: bool) -> tuple[bool, list[tuple[int, int, str]]]:
+    """(reads as a rule, relaxed controls) of the Chinese clauses of a text."""
+    text = text.translate(_ZH_TRADITIONAL)
+    is_rule, relaxed = False, []
+    for offset, clause in enumerate(
+        c for c in re.split(r"[\uff0c\u3002\uff1b\uff01\uff1f,.;!?\s]+", text) if c
+    ):
+        person = bool(_ZH_PERSON.match(clause)) and not procedural
+        if person and _ZH_EXTERNAL.match(clause):
+            continue
+        relaxed += [(0, offset * 1000 + pos, name) for pos, name in _clause_relaxed(clause)]
+        past = _ZH_PAST.search(clause) and not _ZH_STANDING.search(clause)
+        if person and (past or _ZH_HABIT.search(clause)):
+            relaxed = [r for r in relaxed if r[1] // 1000 != offset]
+        if not person and (
+            _ZH_STANDING.search(clause) or _ZH_IMPERATIVE.match(clause) or _ZH_MODAL.search(clause)
+        ):
+            is_rule = True
+    return is_rule or bool(relaxed), relaxed
+
+
+def _clause_relaxed(clause: str) -> list[tuple[int, str]]:
+    """(position, control) of every control a clause relaxes: each relaxing, granting or raising word
+    not under a prohibition is paired with the nearest control it can relax."""
+    controls = [(m.start(), name, kind) for name, kind, p in _ZH_CONTROLS for m in re.finditer(p, clause)]
+    found = []
+    for m in (
+        list(_ZH_RELAX.finditer(clause)) + list(_ZH_GRANT.finditer(clause)) + list(_ZH_RAISE.finditer(clause))
+    ):
+        if _ZH_PROHIBIT.search(clause[: m.start()]):
+            continue
+        word = m.group(0)
+        for pos, name, kind in sorted(controls, key=lambda c: abs(c[0] - m.start())):
+            if _pairs(word, name, kind, clause):
+                found.append((min(pos, m.start()), name))
+                break
+    return found
+
+
+def _pairs(word: str, name: str, kind: str, clause: str) -> bool:
+    """Whether a relaxing, granting or raising word relaxes this control."""
+    if _ZH_RAISE.fullmatch(word):
+        return name == "limit"
+    if _ZH_GRANT.fullmatch(word):
+        return kind == "benefit" and bool(_ZH_BROAD.search(clause))
+    return kind == "guard"
