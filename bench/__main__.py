@@ -9,6 +9,7 @@ from bench import (
     chat_turn,
     erasure_rewrite,
     locomo,
+    mixed_load,
     policy_detector,
     recall_latency,
     secret_detector,
@@ -24,6 +25,7 @@ BENCHMARKS = {
     "policy_detector": policy_detector.main,
     "erasure_rewrite": erasure_rewrite.main,
     "secret_detector": secret_detector.main,
+    "mixed_load": mixed_load.main,
 }
 
 

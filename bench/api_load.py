@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from bench import common
 
@@ -59,11 +59,11 @@ def statements(rng: random.Random, count: int) -> list[str]:
     ]
 
 
-def setup() -> None:
-    """Django on the embedded server's `bench_api` database, migrated and empty."""
+def setup(db_name: str = DB_NAME) -> None:
+    """Django on the embedded server's `db_name` database (default `bench_api`), migrated and empty."""
     if os.environ.get("DATABASE_URL"):
         sys.exit("api_load: unset DATABASE_URL; the benchmark uses the embedded server's own database.")
-    os.environ["EMBEDDED_DB_NAME"] = DB_NAME
+    os.environ["EMBEDDED_DB_NAME"] = db_name
     os.environ.setdefault("DEBUG", "true")  # only for the development secret key
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
@@ -73,7 +73,7 @@ def setup() -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    if connection.settings_dict["NAME"] != DB_NAME:
+    if connection.settings_dict["NAME"] != db_name:
         sys.exit(f"api_load: refusing to run against database {connection.settings_dict['NAME']!r}.")
     settings.DEBUG = False  # no query log inside the measured loops
     call_command("migrate", verbosity=0, interactive=False)
@@ -116,11 +116,14 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(workers: int) -> tuple[subprocess.Popen[bytes], int]:
+def start_server(
+    workers: int, *, db_name: str = DB_NAME, log: IO[bytes] | None = None
+) -> tuple[subprocess.Popen[bytes], int]:
+    """gunicorn on a free loopback port over `db_name`; its stderr (tracebacks) goes to `log` if given."""
     port = _free_port()
     env = {
         **os.environ,
-        "EMBEDDED_DB_NAME": DB_NAME,
+        "EMBEDDED_DB_NAME": db_name,
         "DEBUG": "true",
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "API_RATE_PER_KEY": "100000000/min",
@@ -130,7 +133,7 @@ def start_server(workers: int) -> tuple[subprocess.Popen[bytes], int]:
         sys.executable, "-m", "gunicorn", "config.wsgi", "--workers", str(workers),
         "--bind", f"127.0.0.1:{port}", "--timeout", "120", "--log-level", "warning",
     ]  # fmt: skip
-    server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+    server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True, stderr=log)
     return server, port
 
 
@@ -155,7 +158,9 @@ def call(port: int, key: str, method: str, path: str, body: Any = None) -> tuple
         connection.close()
 
 
-def wait_ready(port: int, key: str, server: subprocess.Popen[bytes], workers: int) -> None:
+def wait_ready(
+    port: int, key: str, server: subprocess.Popen[bytes], workers: int, *, user_id: str = "client-0"
+) -> None:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if server.poll() is not None:
@@ -169,7 +174,7 @@ def wait_ready(port: int, key: str, server: subprocess.Popen[bytes], workers: in
         sys.exit("api_load: the server did not answer within 120 s")
     # Every worker loads the embedding model on its first recall: do that before measuring.
     warm = [threading.Thread(target=call, args=(port, key, "POST", "/api/v1/recall/",
-                                                {"user_id": "client-0", "query": "warm up"}))
+                                                {"user_id": user_id, "query": "warm up"}))
             for _ in range(workers * 3)]  # fmt: skip
     for thread in warm:
         thread.start()
