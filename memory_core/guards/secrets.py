@@ -366,7 +366,7 @@ def _iban_spans(text: str) -> list[tuple[int, int, bool]]:
     return spans
 
 
-def _form_hits(text: str, sentences: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+def _form_hits(text: str, sentences: list[tuple[int, int]]) -> list[tuple[int, int, str]]:  # noqa: C901
     hits: list[tuple[int, int, str]] = []
     for pattern, kind in ((_PREFIXED, "api key or token"), (_PRIVATE_KEY, "api key or token")):
         hits += [(m.start(), m.end(), kind) for m in pattern.finditer(text)]
@@ -447,7 +447,7 @@ def _is_year(value: str) -> bool:
     return bool(re.fullmatch(r"(?:19|20)\d\d", value))
 
 
-def _candidates(s: str, base: int) -> list[_Cand]:
+def _candidates(s: str, base: int) -> list[_Cand]:  # noqa: C901
     """Every span of sentence `s` that could be a secret value, with its shape."""
     blocked = [(m.start(), m.end()) for m in _NOT_A_VALUE.finditer(s)]
 
@@ -561,7 +561,7 @@ def _names_it(kw: _Keyword, cand: _Cand, link: str, text: str) -> bool:
     return link == "adjacent" and bool(ends and owner) and not noun
 
 
-def _accepts(kw: _Keyword, cand: _Cand, link: str, text: str, code_context: bool) -> bool:
+def _accepts(kw: _Keyword, cand: _Cand, link: str, text: str, code_context: bool) -> bool:  # noqa: C901
     """Whether keyword `kw` takes `cand` as its value, given how the two are linked; `code_context`
     says whether the sentence speaks of codes being sent or typed."""
     cls, shape, n = kw.cls, cand.shape, cand.ndigits
@@ -642,7 +642,7 @@ def _near(cands: list[_Cand], kw: _Keyword) -> list[_Cand]:
     return cands[low:high]
 
 
-def _keyword_hits(text: str, sentences: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+def _keyword_hits(text: str, sentences: list[tuple[int, int]]) -> list[tuple[int, int, str]]:  # noqa: C901
     hits: list[tuple[int, int, str]] = []
     keywords = _keywords(text)
     cache: dict[int, list[_Cand]] = {}
