@@ -524,14 +524,19 @@ def _keyword_rank(entry: MemoryEntry) -> float:
 def _record(result: RecallResult) -> None:
     """Access counts in one UPDATE and the recall log in one INSERT; no jobs, no per-row saves.
 
-    No lock cycle with the write path: the counted rows are locked in id order (two recalls
-    cannot take them in opposite orders), and the log rows' foreign keys take only a KEY SHARE
-    lock on the namespace, which the write pipeline's FOR NO KEY UPDATE does not block.
+    Recording never waits on a writer, so it can never be part of a lock cycle with the write
+    path: the counted rows are locked in id order with SKIP LOCKED (a row a write is changing
+    right now — a merge of a batch, an extraction — is simply not counted by this one recall),
+    and the log rows' foreign keys take only KEY SHARE locks, which neither the write pipeline's
+    FOR NO KEY UPDATE on the namespace nor its row updates block. The log records every item.
     """
     now = timezone.now()
     ids = sorted({item.entry.pk for item in result.items})
     in_order = (
-        MemoryEntry.objects.filter(pk__in=ids).order_by("pk").select_for_update(no_key=True).values("pk")
+        MemoryEntry.objects.filter(pk__in=ids)
+        .order_by("pk")
+        .select_for_update(no_key=True, skip_locked=True)
+        .values("pk")
     )
     MemoryEntry.objects.filter(pk__in=in_order).update(
         access_count=F("access_count") + 1, last_accessed_at=now

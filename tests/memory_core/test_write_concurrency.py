@@ -90,3 +90,58 @@ def test_recall_during_an_add_that_merges_into_the_recalled_entry(owner):
     assert (allergy.evidence_count, allergy.access_count) == (2, 1)
     assert RecallLog.objects.filter(entry=allergy).count() == 1
     assert MemoryEntry.objects.count() == 2
+
+
+def test_recall_during_a_batch_that_merges_into_several_recalled_entries(owner):
+    """A batch (one transaction) merging into two entries in the opposite order of recall's
+    counter update: recall never waits on the writer, so there is no cycle."""
+    namespace = namespace_for_user(user=owner)
+    texts = ["The user is allergic to peanuts.", "The user is allergic to shellfish."]
+    entries = [memory_add(namespace=namespace, content=t, pinned=True).entry for t in texts]
+    low, high = sorted(entries, key=lambda e: e.pk)
+    writer_holds_high = threading.Barrier(2, timeout=10)
+    recall_pid: list[int] = []
+    recall_done = threading.Event()
+    errors: list[BaseException] = []
+
+    def writer() -> None:
+        try:
+            with transaction.atomic():
+                memory_add(namespace=namespace, content=high.content, pinned=True)  # locks `high`
+                writer_holds_high.wait()
+                deadline = time.monotonic() + 10
+                while not recall_done.is_set() and time.monotonic() < deadline:
+                    if recall_pid and _waits_on_a_lock(recall_pid[0]):
+                        break
+                    time.sleep(0.01)
+                memory_add(namespace=namespace, content=low.content, pinned=True)  # then `low`
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    def reader() -> None:
+        try:
+            recall_pid.append(_backend_pid())
+            writer_holds_high.wait()
+            result = memory_recall(actor=owner, query="What am I allergic to?")
+            assert {item.entry.pk for item in result.items} == {low.pk, high.pk}
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            recall_done.set()
+            connections.close_all()
+
+    threads = [threading.Thread(target=writer), threading.Thread(target=reader)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+
+    assert errors == []
+    low.refresh_from_db()
+    high.refresh_from_db()
+    assert (low.evidence_count, high.evidence_count) == (2, 2)
+    # Both recalled items are in the log; the row the writer held was not counted this time.
+    assert RecallLog.objects.filter(entry__in=[low, high]).count() == 2
+    assert (low.access_count, high.access_count) == (1, 0)

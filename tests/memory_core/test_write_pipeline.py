@@ -118,6 +118,8 @@ def test_the_erase_all_watermark_stops_mining_older_messages(ns):
     ("raw", "derived"),
     [
         ("Remember that my one-time code is 482913", "The user's one-time code is 482913."),
+        ("the code they texted me, which expires in ten minutes, is 771204", "The user got 771204 by text."),
+        ("记住我的验证码是 583920", "用户的验证码是583920。"),
     ],
 )
 def test_a_secret_moved_by_a_rewrite_is_still_refused(ns, raw, derived):
