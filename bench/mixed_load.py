@@ -133,7 +133,7 @@ def seed(memories: int, rng: random.Random) -> World:
     """One tenant, one key, one end user with the safety facts, every slot and plain facts."""
     from api.services import api_key_issue, tenant_create, tenant_user_ensure
     from memory_core.embeddings import get_embedder
-    from memory_core.services import memory_create
+    from memory_core.services import EntryDraft, memory_create
 
     tenant = tenant_create(name="Bench mixed", slug="bench-mixed")
     key = api_key_issue(tenant=tenant, scopes=["read", "write"])[1]
@@ -146,7 +146,7 @@ def seed(memories: int, rng: random.Random) -> World:
     rows += [{"content": text} for text in plain]
     vectors = get_embedder().embed([row["content"] for row in rows])
     for row, vector in zip(rows, vectors, strict=True):
-        memory_create(namespace=namespace, embedding=vector, **row)
+        memory_create(namespace=namespace, embedding=vector, draft=EntryDraft(**row))
     return World(key=key, plain=plain, namespace_id=namespace.pk)
 
 
