@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memory_core.models import FlaggedWrite, FlagKind, MemoryEntry, MemoryStatus
-from memory_core.scan import scan_database
+from memory_core.scan import scan_database, scan_job_queue
 
 pytestmark = pytest.mark.django_db
 
@@ -116,7 +116,7 @@ def test_a_secret_is_refused_and_kept_nowhere(key_client):
     assert response.json()["action"] == "rejected" and response.json()["entry"] is None
     mem0 = _mem0_add(key_client, f"the wifi pw? it's {canary}")
     assert mem0.status_code == 200
-    assert scan_database(canary) == {}
+    assert scan_database(canary) == {} and scan_job_queue(canary) == []
 
 
 def test_a_secret_in_metadata_is_redacted(key_client):
