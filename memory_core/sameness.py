@@ -6,7 +6,7 @@ really insightful" (cosine 0.93), "34 years old" next to "35", "allergic" next t
 Two statements are the same when they make the same claim about the same subject:
 - the same wording (case, spacing and final punctuation aside) — always the same; or
 - a paraphrase: similar vectors AND the same speaker (metadata), the same mood (a question is
-  not an answer), the same numbers, the same polarity, and largely the same content words (so
+  not an answer), the same numbers and names, the same polarity, and largely the same content words (so
   one that adds a second claim — "Thanks. … I'll keep pushing forward" — is not absorbed).
 `exact` callers (adds documented as "stored as given") accept only the first rule.
 """
@@ -110,10 +110,34 @@ def numbers(text: str) -> set[str]:
     return set(_NUMBER.findall(text))
 
 
+_SUFFIXES = ("ies", "ing", "ed", "es", "ic", "ly", "s", "y")
+
+
+def _stem(word: str) -> str:
+    """A light stem: "allergic", "allergy" and "allergies" agree; names stay whole."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
 def content_words(text: str) -> set[str]:
-    """Stems of the content words (first five letters), or the characters of CJK text."""
-    words = {w[:5] for w in _WORD.findall(text.casefold()) if w not in _STOPWORDS and not _CJK.search(w)}
+    """Stems of the content words, or the characters of CJK text."""
+    words = {
+        _stem(w)
+        for w in _WORD.findall(text.casefold())
+        if len(w) > 1 and w not in _STOPWORDS and not _CJK.search(w)
+    }
     return words | set(_CJK.findall(text))
+
+
+_NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'\u2019-]*|\b\w*\d\w*")
+
+
+def names(text: str) -> set[str]:
+    """Capitalised words inside a sentence and words with digits: the values a claim is about
+    ("Contoso", "Zanzibar", "RF20260629001"). Two statements naming different ones differ."""
+    return {match.casefold().rstrip("'\u2019s") for match in _NAME.findall(text.strip())}
 
 
 def word_overlap(a: str, b: str) -> float:
@@ -146,5 +170,7 @@ def same_statement(
     if exact or similarity < threshold:
         return False
     if is_question(a) != is_question(b) or negated(a) != negated(b) or numbers(a) != numbers(b):
+        return False
+    if names(a) != names(b):
         return False
     return word_overlap(a, b) >= MIN_WORD_OVERLAP

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def _erased(owner, marker: str) -> ErasureReceipt:
     namespace = namespace_for_user(user=owner)
-    entry = memory_add(namespace=namespace, content=f"My locker code is {marker}.").entry
+    entry = memory_add(namespace=namespace, content=f"My locker is in the {marker} building.").entry
     # A row that stays, on the same page: VACUUM would otherwise drop the emptied page altogether.
     memory_add(namespace=namespace, content="The user prefers tea to coffee.")
     assert entry is not None
