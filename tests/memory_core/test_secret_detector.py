@@ -314,7 +314,8 @@ def test_it_refuses_what_is_not_text_with_a_clear_error():
 @pytest.mark.django_db
 def test_the_write_path_refuses_a_code_that_a_rewrite_moved_away_from_its_keyword(owner):
     from memory_core.models import FlaggedWrite, MemoryEntry
-    from memory_core.services import memory_add, namespace_for_user
+    from memory_core.pipeline import memory_add
+    from memory_core.services import namespace_for_user
 
     namespace = namespace_for_user(user=owner)
 
