@@ -1,0 +1,146 @@
+"""The spans of a sentence that could be a secret value, each with its shape (digits, a
+credential-like or id-like token, a plain word, a quoted string, an IBAN…); the keywords decide,
+in `linking`, which of them they take."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from .forms import iban_spans
+from .lexicon import (
+    FILE_OR_HOST,
+    HTML_ENTITY,
+    ID_LIKE,
+    MEASURE,
+    NOT_A_VALUE,
+    SPECIAL,
+    SPELLED,
+    STOPWORDS,
+    STRIP_LEFT,
+    STRIP_RIGHT,
+    TOKEN,
+    UNIT_AFTER,
+    VERSION,
+    WORD_FOLLOW,
+    WORD_SUFFIX_STOP,
+)
+from .text import digit_chains, owned, spelled_digits
+
+
+@dataclass(frozen=True)
+class Cand:
+    start: int
+    end: int
+    shape: str  # digits | credential | idlike | word | quoted | phrase | nino | iban
+    ndigits: int = 0
+    loose_ok: bool = True  # may stand anywhere in the sentence, not only next to the keyword
+
+
+def _phone_like(s: str, start: int, end: int) -> bool:
+    """+44 20 7946 0958, 415-555-0123, 020 7946 0958, 13812345678: numbers to call, not secrets."""
+    digits = re.sub(r"\D", "", s[start:end])
+    if re.search(r"(?:\+\d{1,3}|\(\d{2,4}\))[\s-]?$", s[max(0, start - 7) : start]):
+        return True
+    grouped = re.fullmatch(r"\d{3}[\s-]\d{3}[\s-]\d{4}", s[start:end])
+    return bool(grouped or re.fullmatch(r"1[3-9]\d{9}|0\d{9,10}", digits))
+
+
+def _is_year(value: str) -> bool:
+    return bool(re.fullmatch(r"(?:19|20)\d\d", value))
+
+
+def candidates(s: str, base: int) -> list[Cand]:
+    """Every span of sentence `s` that could be a secret value, with its shape; `base` is where
+    `s` starts in the text, and the spans are offsets in the text."""
+    blocked = [(m.start(), m.end()) for m in NOT_A_VALUE.finditer(s)]
+    cands = _digit_cands(s, blocked) + _token_cands(s, blocked) + _other_cands(s)
+    # a number owned by an identifier ("order 88231") is never taken from afar
+    return [
+        replace(c, start=base + c.start, end=base + c.end, loose_ok=c.loose_ok and not owned(s, c.start))
+        for c in cands
+    ]
+
+
+def _free(blocked: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Whether the span overlaps none of the never-a-value spans (dates, prices, times…)."""
+    return not any(a < end and start < b for a, b in blocked)
+
+
+def _digit_cands(s: str, blocked: list[tuple[int, int]]) -> list[Cand]:
+    cands = []
+    for start, end, n in digit_chains(s):
+        before, after = s[max(0, start - 3) : start], s[end : end + 3]
+        glued = re.search(r"[A-Za-z]$|[A-Za-z]{2}-$|[+#$€£¥]$|\d[.,:/]$", before)
+        if glued or re.match(r"[A-Za-z%]|[.,:/]\d", after):  # part of a word, price, decimal, time
+            continue
+        if _free(blocked, start, end) and not UNIT_AFTER.match(s, end) and not _phone_like(s, start, end):
+            cands.append(Cand(start, end, "digits", n, not _is_year(s[start:end])))
+    return cands
+
+
+def _token_cands(s: str, blocked: list[tuple[int, int]]) -> list[Cand]:
+    cands = []
+    for m in TOKEN.finditer(s):
+        token = m.group().lstrip(STRIP_LEFT)
+        start = m.start() + len(m.group()) - len(token)
+        token = token.rstrip(STRIP_RIGHT)
+        end = start + len(token)
+        if _never_a_value(token) or not _free(blocked, start, end):
+            continue
+        if (cand := _token_cand(s, start, end, token)) is not None:
+            cands.append(cand)
+    return cands
+
+
+def _never_a_value(token: str) -> bool:
+    """Nothing left, a file name or host, a version, a measure ("8-digit"), or escaped text
+    ("Bob&#x27;s")."""
+    if not token or FILE_OR_HOST.search(token) or VERSION.match(token) or MEASURE.match(token):
+        return True
+    return bool(HTML_ENTITY.search(token))
+
+
+def _token_cand(s: str, start: int, end: int, token: str) -> Cand | None:
+    letters = sum(c.isalpha() for c in token)
+    digits = sum(c.isdigit() for c in token)
+    if letters and (digits or SPECIAL.search(token)) and len(token) >= 4:
+        if ID_LIKE.match(token):
+            return Cand(start, end, "idlike", digits, False)
+        loose = len(token) >= 6 and bool(re.search(r"[a-z]", token) or SPECIAL.search(token))
+        return Cand(start, end, "credential", digits, loose)
+    if letters and "_" in token and len(token) >= 6:  # "my_secret_pass", only next to a keyword
+        return Cand(start, end, "credential", 0, False)
+    if letters == len(token) - token.count("-") - token.count("'") and letters >= 3:
+        return _word_cand(s, start, end, token)
+    return None
+
+
+def _word_cand(s: str, start: int, end: int, token: str) -> Cand | None:
+    """A plain word that is no stopword, does not read as an adjective or participle, and ends
+    its clause; one after a stopword ("the tulip") counts only next to its keyword."""
+    preceding = s[max(0, start - 30) : start].split()
+    follows_det = bool(preceding) and preceding[-1].lower() in STOPWORDS
+    if (
+        token.lower() not in STOPWORDS
+        and (token.isupper() or not WORD_SUFFIX_STOP.search(token))
+        and WORD_FOLLOW.match(s, end)
+    ):
+        return Cand(start, end, "word", 0, not follows_det)
+    return None
+
+
+def _other_cands(s: str) -> list[Cand]:
+    """Spelled-out digits, quoted strings, Chinese words after a colon, NINOs and IBAN shapes."""
+    cands = []
+    for m in SPELLED.finditer(s):  # "four-eight-two-nine-one-three", "四八二九一三"
+        cands.append(Cand(m.start(), m.end(), "digits", len(spelled_digits(m.group()))))
+    for m in re.finditer(r"[\"“\u2018'`「]([^\"”\u2019'`」]{3,64})[\"”\u2019'`」]", s):
+        cands.append(Cand(m.start(1), m.end(1), "quoted"))
+    for m in re.finditer(r"(?<=:)\s*([\u4e00-\u9fff]{2,12})", s):
+        if not re.match(r"[忘不没已在要是请错输重修无空]", m.group(1)):
+            cands.append(Cand(m.start(1), m.end(1), "word"))
+    for m in re.finditer(r"(?<![A-Za-z])[A-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D](?![A-Za-z0-9])", s):
+        cands.append(Cand(m.start(), m.end(), "nino"))
+    cands += [Cand(a, b, "iban") for a, b, _ in iban_spans(s)]
+    return cands
