@@ -325,3 +325,12 @@ def test_the_write_path_refuses_a_code_that_a_rewrite_moved_away_from_its_keywor
     assert not MemoryEntry.objects.filter(namespace=namespace).exists()
     flag = FlaggedWrite.objects.get(namespace=namespace)
     assert "482913" not in flag.excerpt and REDACTED in flag.excerpt
+
+
+@pytest.mark.parametrize("wrapped", ['"{}"', "({})", "'{}'", "«{}»", "[{}]."])
+def test_a_generated_token_in_quotes_or_brackets_is_redacted_whole(wrapped):
+    token = "aB3dE5fG7hJ9kL1mN3pQ5rS7tUw"
+    scan = scan_secrets(f"see {wrapped.format(token)} here")
+    assert scan.values == (token,)
+    assert token[-3:] not in scan.redacted and token[:3] not in scan.redacted
+    assert scan.redacted == f"see {wrapped.format('[REDACTED]')} here"

@@ -20,6 +20,7 @@ from .lexicon import (
     PREFIXED,
     PRIVATE_KEY,
     SSN,
+    STRIP_LEFT,
     STRIP_RIGHT,
     TOKEN,
     URL_PASSWORD,
@@ -111,9 +112,13 @@ def _random_hits(s_start: int, sentence: str) -> list[tuple[int, int, str]]:
     hashes_here = bool(HASH_CONTEXT.search(sentence))
     hits = []
     for m in TOKEN.finditer(sentence):
-        token = m.group().strip(STRIP_RIGHT)
+        # Quotes and brackets around the token are not part of it, on either side.
+        raw = m.group()
+        left = raw.lstrip(STRIP_LEFT)
+        token = left.rstrip(STRIP_RIGHT)
+        start = s_start + m.start() + len(raw) - len(left)
         if _random_looking(token) and not UUID.match(token):
             is_hex = bool(re.fullmatch(r"[0-9a-fA-F]+", token))
             if not (is_hex and hashes_here):
-                hits.append((s_start + m.start(), s_start + m.start() + len(token), "api key or token"))
+                hits.append((start, start + len(token), "api key or token"))
     return hits
