@@ -34,21 +34,23 @@ from api.models import ApiKey, ApiScope
 from api.parsers import LimitedJSONParser
 from api.permissions import HasScope
 from api.selectors import (
-    Subject,
     conversation_for,
     extraction_job_for,
     memories_filtered,
     memory_for,
+    moderation_target,
+    procedure_in_scope,
     subject_for,
     tenant_namespace_ids,
 )
-from api.services import memories_add, tenant_moderator
+from api.services import memories_add, subject_ensure, tenant_moderator
+from api.subjects import Subject
 from api.throttling import ApiKeyThrottle, ApiUserThrottle
 from chat.erasure import conversation_erase, memory_erase_all_with_sources, memory_erase_with_sources
 from chat.selectors import conversation_messages
 from chat.services import conversation_close, conversation_create, message_post, turn_reply
 from memory_core.erasure import Requester
-from memory_core.errors import MemoryServiceError, NotFound
+from memory_core.errors import NotFound
 from memory_core.export import memory_export, receipt_dict
 from memory_core.extraction import MAX_MESSAGES, extraction_enqueue
 from memory_core.lifecycle import memory_correct
@@ -57,7 +59,6 @@ from memory_core.moderation import pending_procedures, procedure_approve, proced
 from memory_core.recall import memory_recall
 from memory_core.selectors import (
     erasure_receipts,
-    memory_access_in,
     memory_history,
     memory_list,
     recalled_entry_ids,
@@ -204,9 +205,7 @@ _CREATE_ONE = {
 
 def _memory_page(request: Request, params: dict[str, Any], *, links: bool = True) -> dict[str, Any]:
     """A page of the subject's memories matching `params` (a validated MemoryListQuerySerializer)."""
-    subject = subject_for(
-        request, user_id=params.get("user_id"), agent_id=params.get("agent_id"), create=False
-    )
+    subject = subject_for(request, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
     limit, offset = params["limit"], params["offset"]
     if subject is None:
         rows: list[MemoryEntry] = []
@@ -346,12 +345,15 @@ class MemoriesApi(ApiView):
         else:
             params = valid(s.MemoryCreateSerializer, data)
             items = [{k: v for k, v in params.items() if k not in ("user_id", "agent_id")}]
+        tenant = tenant_of(request)
         with transaction.atomic():  # the shadow user too: a failed batch leaves nothing behind
-            subject = subject_for(
-                request, user_id=params.get("user_id"), agent_id=params.get("agent_id"), create=True
+            subject = subject_ensure(
+                tenant=tenant,
+                person=request.user,
+                user_id=params.get("user_id"),
+                agent_id=params.get("agent_id"),
             )
-            assert subject is not None
-            outcomes = memories_add(subject=subject, items=items, api_key=tenant_of(request) is not None)
+            outcomes = memories_add(subject=subject, items=items, api_key=tenant is not None)
         results = [_outcome_out(outcome, subject) for outcome in outcomes]
         if "memories" in data:
             counts = Counter(outcome.action for outcome in outcomes)
@@ -555,9 +557,7 @@ class EraseAllApi(ApiView):
     )
     def post(self, request: Request) -> Response:
         params = valid(s.EraseAllSerializer, json_object(request))
-        subject = subject_for(
-            request, user_id=params.get("user_id"), agent_id=params.get("agent_id"), create=False
-        )
+        subject = subject_for(request, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
         if subject is None:
             return Response({"erased": 0, "conversations": 0, "receipt": None})
         receipt = memory_erase_all_with_sources(
@@ -611,9 +611,7 @@ class ExportApi(ApiView):
     )
     def get(self, request: Request) -> Response:
         address = _address(request)
-        subject = subject_for(
-            request, user_id=address.get("user_id"), agent_id=address.get("agent_id"), create=False
-        )
+        subject = subject_for(request, user_id=address.get("user_id"), agent_id=address.get("agent_id"))
         if subject is None:
             raise NotFound("No memories are held for this id.")
         return Response(memory_export(actor=subject.actor))
@@ -642,9 +640,7 @@ class ErasuresApi(ApiView):
     def get(self, request: Request) -> Response:
         address = _address(request)
         page = valid(s.PageQuerySerializer, request.query_params)
-        subject = subject_for(
-            request, user_id=address.get("user_id"), agent_id=address.get("agent_id"), create=False
-        )
+        subject = subject_for(request, user_id=address.get("user_id"), agent_id=address.get("agent_id"))
         limit, offset = page["limit"], page["offset"]
         qs = erasure_receipts(actor=subject.actor) if subject is not None else ErasureReceipt.objects.none()
         rows = [receipt_dict(r) for r in qs[offset : offset + limit]]
@@ -714,9 +710,7 @@ class RecallApi(ApiView):
     )
     def post(self, request: Request) -> Response:
         params = valid(s.RecallInSerializer, json_object(request))
-        subject = subject_for(
-            request, user_id=params.get("user_id"), agent_id=params.get("agent_id"), create=False
-        )
+        subject = subject_for(request, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
         if subject is None:
             return Response({"items": [], "prompt_block": "", "tokens": 0, "turn_ref": ""})
         result = memory_recall(
@@ -798,10 +792,13 @@ class ConversationsApi(ApiView):
     def post(self, request: Request) -> Response:
         params = valid(s.ConversationCreateSerializer, json_object(request))
         with transaction.atomic():
-            subject = subject_for(
-                request, user_id=params.get("user_id"), agent_id=None, create=True, agents=False
+            subject = subject_ensure(
+                tenant=tenant_of(request),
+                person=request.user,
+                user_id=params.get("user_id"),
+                agent_id=None,
+                agents=False,
             )
-            assert subject is not None
             conversation = conversation_create(
                 user=subject.actor, incognito=params["incognito"], title=params["title"]
             )
@@ -823,9 +820,7 @@ class ConversationApi(ApiView):
     )
     def delete(self, request: Request, conversation_id: str) -> Response:
         user, conversation = conversation_for(request, conversation_id=conversation_id)
-        conversation_erase(
-            user=user, conversation_id=conversation.pk, requester=requester_of(request)
-        )
+        conversation_erase(user=user, conversation_id=conversation.pk, requester=requester_of(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -982,10 +977,12 @@ class ExtractionsApi(ApiView):
             }
             for position, m in enumerate(params["messages"], start=1)
         ]
-        subject = subject_for(
-            request, user_id=params.get("user_id"), agent_id=params.get("agent_id"), create=True
+        subject = subject_ensure(
+            tenant=tenant_of(request),
+            person=request.user,
+            user_id=params.get("user_id"),
+            agent_id=params.get("agent_id"),
         )
-        assert subject is not None
         job = extraction_enqueue(
             namespace=subject.namespace,
             source_conversation=params["conversation"],
@@ -1099,34 +1096,6 @@ def operator_for(request: Request) -> Any:
     return tenant_moderator(tenant=tenant) if tenant is not None else request.user
 
 
-def moderation_target(request: Request, *, namespace_path: str | None, agent_id: str | None) -> str | None:
-    """Where an approved SOP goes. A tenant key may only name one of its own agents."""
-    tenant = tenant_of(request)
-    if tenant is None:
-        if agent_id:
-            raise MemoryServiceError(
-                "agent_id is for tenant keys.", field_errors={"agent_id": ["Use namespace_path."]}
-            )
-        return namespace_path
-    if namespace_path:
-        raise MemoryServiceError(
-            "Tenant keys name the target agent.", field_errors={"namespace_path": ["Use agent_id."]}
-        )
-    if not agent_id:
-        return None
-    subject = subject_for(request, user_id=None, agent_id=agent_id, create=False)
-    if subject is None:
-        raise MemoryServiceError("Unknown agent.", field_errors={"agent_id": [f"No agent {agent_id!r}."]})
-    return subject.namespace.path
-
-
-def _pending_in_scope(request: Request, memory_id: str) -> Any:
-    tenant = tenant_of(request)
-    if tenant is not None:
-        memory_access_in(namespace_ids=tenant_namespace_ids(tenant), memory_id=memory_id)
-    return memory_id
-
-
 class ApproveApi(ApiView):
     scopes = {"POST": MODERATE}
 
@@ -1153,7 +1122,7 @@ class ApproveApi(ApiView):
     )
     def post(self, request: Request, memory_id: str) -> Response:
         params = valid(s.ApproveSerializer, json_object(request))
-        _pending_in_scope(request, memory_id)
+        procedure_in_scope(request, memory_id=memory_id)
         target = moderation_target(
             request, namespace_path=params.get("namespace_path"), agent_id=params.get("agent_id")
         )
@@ -1182,7 +1151,7 @@ class RejectApi(ApiView):
     )
     def post(self, request: Request, memory_id: str) -> Response:
         params = valid(s.RejectSerializer, json_object(request))
-        _pending_in_scope(request, memory_id)
+        procedure_in_scope(request, memory_id=memory_id)
         rejected = procedure_reject(
             operator=operator_for(request), memory_id=memory_id, reason=params["reason"]
         )

@@ -31,7 +31,6 @@ from api.auth import tenant_of
 from api.errors import PayloadTooLarge
 from api.models import ApiKey, EntityKind
 from api.selectors import (
-    Subject,
     entity_of,
     memory_for,
     namespace_subject,
@@ -40,7 +39,8 @@ from api.selectors import (
     tenant_entity,
     tenant_namespace_ids,
 )
-from api.services import memories_add, tenant_entity_delete
+from api.services import memories_add, subject_ensure, tenant_entity_delete
+from api.subjects import Subject
 from chat.erasure import memory_erase_all_with_sources, memory_erase_with_sources
 from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction import MAX_MESSAGES, extraction_enqueue
@@ -348,8 +348,9 @@ class AddApi(Mem0View):
                 for m in messages
             ]
             with transaction.atomic():
-                subject = subject_for(request, user_id=user_id, agent_id=agent_id, create=True)
-                assert subject is not None
+                subject = subject_ensure(
+                    tenant=tenant_of(request), person=request.user, user_id=user_id, agent_id=agent_id
+                )
                 outcomes = memories_add(subject=subject, items=items, api_key=True)
             results = [
                 {"id": str(o.entry.pk), "memory": o.entry.content, "event": _EVENTS.get(o.action, "NONE")}
@@ -360,8 +361,9 @@ class AddApi(Mem0View):
                 {"message": "Memories stored", "status": "SUCCEEDED", "event_id": None, "results": results}
             )
 
-        subject = subject_for(request, user_id=user_id, agent_id=agent_id, create=True)
-        assert subject is not None
+        subject = subject_ensure(
+            tenant=tenant_of(request), person=request.user, user_id=user_id, agent_id=agent_id
+        )
         created_at = (when or timezone.now()).isoformat()
         # mem0 has no conversation ids: name the transcript by its text, so a re-sent add is the same
         # source (idempotent) and another add is a new one (its facts merge as new evidence).
@@ -470,7 +472,7 @@ class SearchApi(Mem0View):
         body = json_object(request)
         params = valid(Mem0SearchSerializer, body)
         user_id, agent_id = _entity_from(body)
-        subject = subject_for(request, user_id=user_id, agent_id=agent_id, create=False)
+        subject = subject_for(request, user_id=user_id, agent_id=agent_id)
         if subject is None:
             return Response({"results": []})
         key = request.auth
@@ -530,7 +532,7 @@ class ListApi(Mem0View):
         params = valid(Mem0ListSerializer, body)
         page = valid(Mem0PageQuerySerializer, request.query_params)
         user_id, agent_id = _entity_from(body)
-        subject = subject_for(request, user_id=user_id, agent_id=agent_id, create=False)
+        subject = subject_for(request, user_id=user_id, agent_id=agent_id)
         number, size = page["page"], page["page_size"]
         if subject is None:
             return Response({"count": 0, "next": None, "previous": None, "results": []})
@@ -766,7 +768,7 @@ class DeleteAllApi(Mem0View):
         if "filters" in params:
             ids["filters"] = _filters_param(params["filters"])
         user_id, agent_id = _entity_from(ids)
-        subject = subject_for(request, user_id=user_id, agent_id=agent_id, create=False)
+        subject = subject_for(request, user_id=user_id, agent_id=agent_id)
         if subject is not None:
             memory_erase_all_with_sources(
                 user=subject.actor,
