@@ -26,10 +26,11 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 
 from api import serializers as s
-from api.apis import ERASE, READ, WRITE, ApiView, errors, json_object, requester_of, valid
 from api.auth import tenant_of
+from api.base import ERASE, READ, WRITE, ApiView, json_object, requester_of, valid
 from api.errors import PayloadTooLarge
 from api.models import ApiKey, EntityKind
+from api.schema import errors
 from api.selectors import (
     entity_of,
     memory_for,
