@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,7 +15,6 @@ from api.schema import errors
 from api.selectors import subject_for
 from chat.erasure import memory_erase_all_with_sources
 from memory_core.export import receipt_dict
-from memory_core.models import ErasureReceipt
 from memory_core.selectors import erasure_receipts
 
 
@@ -68,6 +69,9 @@ class ErasuresApi(ApiView):
         params = valid(s.PageQuerySerializer, request.query_params)
         subject = subject_for(request, user_id=address.get("user_id"), agent_id=address.get("agent_id"))
         limit, offset = params["limit"], params["offset"]
-        qs = erasure_receipts(actor=subject.actor) if subject is not None else ErasureReceipt.objects.none()
-        rows = [receipt_dict(r) for r in qs[offset : offset + limit]]
-        return Response(page(request, rows, count=qs.count(), limit=limit, offset=offset, serializer=AsIs))
+        rows: list[dict[str, Any]] = []
+        count = 0
+        if subject is not None:  # a tenant id never used has had nothing to erase
+            qs = erasure_receipts(actor=subject.actor)
+            rows, count = [receipt_dict(r) for r in qs[offset : offset + limit]], qs.count()
+        return Response(page(request, rows, count=count, limit=limit, offset=offset, serializer=AsIs))
