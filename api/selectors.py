@@ -11,7 +11,6 @@ Missing and someone else's are answered alike (404).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -20,8 +19,8 @@ from django.db.models import Q, QuerySet
 from rest_framework.request import Request
 
 from api.auth import tenant_of
-from api.models import EntityKind, Tenant, TenantNamespace, TenantUser
-from api.services import tenant_agent_ensure, tenant_user_ensure
+from api.models import Tenant, TenantNamespace, TenantUser
+from api.subjects import Subject, address_error, subject_address
 from chat.models import Conversation
 from chat.selectors import conversation_access
 from memory_core.errors import MemoryServiceError, NotFound
@@ -30,47 +29,17 @@ from memory_core.selectors import extraction_job_access, memory_access, memory_a
 from memory_core.services import namespace_for_user
 
 
-@dataclass(frozen=True)
-class Subject:
-    """Whose memories: `actor` owns `namespace` (a person, or a tenant's shadow user)."""
-
-    actor: Any
-    namespace: Namespace
-    kind: str = EntityKind.USER
-    external_id: str = ""  # the tenant's id for it; "" for a person acting on their own memories
-    tenant: Tenant | None = None
-
-
-def _address_error(message: str, field: str = "user_id") -> MemoryServiceError:
-    return MemoryServiceError(message, field_errors={field: [message]})
-
-
 def subject_for(
-    request: Request, *, user_id: str | None, agent_id: str | None, create: bool, agents: bool = True
+    request: Request, *, user_id: str | None, agent_id: str | None, agents: bool = True
 ) -> Subject | None:
-    """The subject a request addresses; None for a tenant id never used before (when not `create`)."""
+    """The subject a request addresses; None for a tenant id never used before. Creates no tenant
+    entity (writes use `api.services.subject_ensure`); a person's own namespace is made on first use
+    by the engine, as on every page."""
     tenant = tenant_of(request)
-    if tenant is None:
-        if user_id or agent_id:
-            raise _address_error(
-                "user_id and agent_id are for tenant API keys; "
-                "a personal token reaches only your own memories.",
-                "user_id" if user_id else "agent_id",
-            )
+    address = subject_address(tenant=tenant, user_id=user_id, agent_id=agent_id, agents=agents)
+    if tenant is None or address is None:
         return Subject(actor=request.user, namespace=namespace_for_user(user=request.user))
-    if bool(user_id) == bool(agent_id):
-        raise _address_error(
-            "Give either user_id or agent_id." if not user_id else "Give user_id or agent_id, not both."
-        )
-    if agent_id and not agents:
-        raise _address_error("This endpoint is for end users: give user_id.", "agent_id")
-    if create:
-        if user_id:
-            actor, namespace = tenant_user_ensure(tenant=tenant, external_id=user_id)
-            return Subject(actor, namespace, EntityKind.USER, user_id, tenant)
-        actor, namespace = tenant_agent_ensure(tenant=tenant, agent_id=str(agent_id))
-        return Subject(actor, namespace, EntityKind.AGENT, str(agent_id), tenant)
-    kind, external_id = (EntityKind.USER, user_id) if user_id else (EntityKind.AGENT, str(agent_id))
+    kind, external_id = address
     link = (
         TenantNamespace.objects.select_related("namespace__owner")
         .filter(tenant=tenant, kind=kind, external_id=external_id)
@@ -92,12 +61,12 @@ def memory_for(
     tenant = tenant_of(request)
     if tenant is None:
         if user_id or agent_id:
-            raise _address_error("user_id and agent_id are for tenant API keys.")
+            raise address_error("user_id and agent_id are for tenant API keys.")
         return request.user, memory_access(actor=request.user, memory_id=memory_id)
     entry = memory_access_in(namespace_ids=tenant_namespace_ids(tenant), memory_id=memory_id)
     if user_id or agent_id:
         # Narrowed to one user or agent: someone else's entry is "not found" too.
-        subject = subject_for(request, user_id=user_id, agent_id=agent_id, create=False)
+        subject = subject_for(request, user_id=user_id, agent_id=agent_id)
         if subject is None or subject.namespace.pk != entry.namespace_id:
             raise NotFound("Memory not found.")
     if entry.namespace.owner is None:
@@ -186,3 +155,32 @@ def extraction_job_for(request: Request, *, job_id: Any) -> ExtractionJob:
     else:
         scope = tenant_namespace_ids(tenant)
     return extraction_job_access(namespace_ids=scope, job_id=job_id)
+
+
+def procedure_in_scope(request: Request, *, memory_id: Any) -> None:
+    """A tenant key moderates only its own tenant's proposals: anyone else's is "not found" (404).
+    Operators reach every namespace, as the moderation page does."""
+    tenant = tenant_of(request)
+    if tenant is not None:
+        memory_access_in(namespace_ids=tenant_namespace_ids(tenant), memory_id=memory_id)
+
+
+def moderation_target(request: Request, *, namespace_path: str | None, agent_id: str | None) -> str | None:
+    """Where an approved SOP goes. A tenant key may only name one of its own agents."""
+    tenant = tenant_of(request)
+    if tenant is None:
+        if agent_id:
+            raise MemoryServiceError(
+                "agent_id is for tenant keys.", field_errors={"agent_id": ["Use namespace_path."]}
+            )
+        return namespace_path
+    if namespace_path:
+        raise MemoryServiceError(
+            "Tenant keys name the target agent.", field_errors={"namespace_path": ["Use agent_id."]}
+        )
+    if not agent_id:
+        return None
+    subject = subject_for(request, user_id=None, agent_id=agent_id)
+    if subject is None:
+        raise MemoryServiceError("Unknown agent.", field_errors={"agent_id": [f"No agent {agent_id!r}."]})
+    return subject.namespace.path

@@ -17,6 +17,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from api.models import SLUG_PATTERN, ApiKey, ApiScope, EntityKind, Tenant, TenantNamespace, TenantUser
+from api.subjects import Subject, subject_address
 from chat.erasure import memory_erase_all_with_sources
 from memory_core.embeddings import get_embedder
 from memory_core.erasure import Requester
@@ -168,6 +169,23 @@ def tenant_agent_ensure(*, tenant: Tenant, agent_id: str) -> tuple[Any, Namespac
     )
 
 
+def subject_ensure(
+    *, tenant: Tenant | None, person: Any, user_id: str | None, agent_id: str | None, agents: bool = True
+) -> Subject:
+    """The subject a write addresses, created on first use: the tenant's end user `user_id` or agent
+    `agent_id` (a shadow user and its namespace), or for a person (`tenant` None) their own namespace.
+    The same address rules (`api.subjects`) as `api.selectors.subject_for`, which only reads."""
+    address = subject_address(tenant=tenant, user_id=user_id, agent_id=agent_id, agents=agents)
+    if tenant is None or address is None:
+        return Subject(actor=person, namespace=namespace_for_user(user=person))
+    kind, external_id = address
+    if kind == EntityKind.USER:
+        actor, namespace = tenant_user_ensure(tenant=tenant, external_id=external_id)
+    else:
+        actor, namespace = tenant_agent_ensure(tenant=tenant, agent_id=external_id)
+    return Subject(actor, namespace, kind, external_id, tenant)
+
+
 def tenant_entity_delete(*, link: TenantNamespace, requester: Requester | None = None) -> None:
     """Forget a tenant's user or agent entirely: erase its memories and its conversations the way
     the user would (every copy of their text, transcripts included), then delete its shadow user,
@@ -184,7 +202,7 @@ def tenant_entity_delete(*, link: TenantNamespace, requester: Requester | None =
         owner.delete()
 
 
-def memories_add(*, subject: Any, items: list[dict[str, Any]], api_key: bool) -> list[AddOutcome]:
+def memories_add(*, subject: Subject, items: list[dict[str, Any]], api_key: bool) -> list[AddOutcome]:
     """Reconcile validated statements into the subject's namespace, all in one transaction: if one
     fails, none is kept. Stored as given (`exact`): a statement merges only into the same wording
     of the same speaker; a known slot (key given or inferred) still supersedes its old value."""

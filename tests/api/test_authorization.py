@@ -3,20 +3,28 @@ person's token, another tenant's key, revoked key, a key without the scope, anon
 
 Someone else's object is 404, exactly like a missing one; a collection read or write by someone else
 reaches only their own (empty) data. After every call by someone else, the owner's memory and
-procedure are untouched and their text and ids appear nowhere in the response."""
+procedure are untouched and their text and ids appear nowhere in the response.
+
+The rows are checked against the URLconf: an API or mem0 route (or a method of one) without a row
+fails the suite."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
+from django.urls import resolve
+from rest_framework.views import APIView
 
+from api.base import ApiView
 from chat.models import Conversation
 from memory_core.models import MemoryEntry
 from tests.api.conftest import client_with
 from tests.api.world import World
+from tests.routes import Route, declared_methods, routes
 
 OK = {200, 201, 202, 204}
 CALLERS = [
@@ -324,3 +332,39 @@ def test_it_enforces_who_may_call(db, world: World, endpoint: Endpoint, caller: 
         assert Conversation.objects.filter(pk=mine.conversation.pk).exists()
         for needle in (mine.secret, str(mine.memory.pk), str(mine.pending.pk), str(mine.conversation.pk)):
             assert needle not in response.content.decode()
+
+
+# --- The matrix against the URLconf --------------------------------------------------------------
+
+# The schema and its docs are public and hold no one's data.
+PUBLIC = {"api-schema", "api-docs", "api-redoc"}
+
+
+def _api_routes() -> list[Route]:
+    """Every DRF view anywhere, and anything else the api app serves (the mem0 routes included)."""
+    return [
+        route
+        for route in routes()
+        if (route.view_class is not None and issubclass(route.view_class, APIView))
+        or route.callback.__module__.startswith("api.")
+    ]
+
+
+def test_every_api_route_and_method_has_a_row(db, world: World) -> None:
+    exposed: set[tuple[str, str]] = set()
+    for route in _api_routes():
+        if route.name in PUBLIC:
+            continue
+        assert route.name, f"{route.route} has no name"  # rows are matched to routes by name
+        view = route.view_class
+        # An ApiView brings the authentication, the scopes and the throttles this matrix checks.
+        assert view is not None and issubclass(view, ApiView), f"{route.route} is not an ApiView"
+        exposed |= {(route.name, method) for method in declared_methods(view)}
+    rows = {
+        (resolve(urlsplit(endpoint.path(world, side)).path).view_name, endpoint.method.upper())
+        for endpoint in ENDPOINTS
+        for side in ("tenant", "user")
+    }
+    assert sorted(exposed - rows) == [], "API routes without a row in ENDPOINTS"
+    assert sorted(rows - exposed) == [], "rows in ENDPOINTS for no API route"
+    assert {route.name for route in routes()} >= PUBLIC, "a public route listed here no longer exists"

@@ -1,5 +1,6 @@
 """The pages: authorization matrix (owner / other user / operator / anonymous), CSRF on every
-state change, and what a user sees and can do there."""
+state change, and what a user sees and can do there. The matrix is checked against the URLconf: a
+privacy route (or a method of one) that it does not cover fails the suite."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
-from django.urls import reverse
+from django.urls import resolve, reverse
 
 from memory_core.models import (
     EventAction,
@@ -25,6 +26,7 @@ from memory_core.services import namespace_create, namespace_for_user
 from tests.chat.helpers import conversation as new_conversation
 from tests.chat.helpers import say
 from tests.memory_core.helpers import remember
+from tests.routes import answered_methods, routes
 
 pytestmark = pytest.mark.django_db
 
@@ -32,6 +34,8 @@ SECRET = "The user is allergic to peanuts."
 ENTRY_POSTS = ["privacy:correct", "privacy:hide", "privacy:unhide", "privacy:erase"]
 USER_POSTS = ["privacy:remember", "privacy:pause", "privacy:erase_all"]
 USER_GETS = ["privacy:index", "privacy:activity", "privacy:export", "privacy:erase_all"]
+ENTRY_GETS = ["privacy:erase"]
+OPERATOR_GETS = ["privacy:moderation"]
 
 
 def client_for(user) -> Client:
@@ -76,6 +80,12 @@ def test_anonymous_is_sent_to_sign_in(name):
     assert response.status_code == 302 and response.url.startswith(reverse("login"))
 
 
+@pytest.mark.parametrize("name", ENTRY_GETS)
+def test_anonymous_cannot_see_a_memory(entry, name):
+    response = Client().get(reverse(name, args=[entry.pk]))
+    assert response.status_code == 302 and response.url.startswith(reverse("login"))
+
+
 @pytest.mark.parametrize("name", ENTRY_POSTS)
 def test_anonymous_cannot_change_a_memory(entry, name):
     response = Client().post(reverse(name, args=[entry.pk]), {"content": "x"})
@@ -102,7 +112,8 @@ def test_nobody_else_changes_a_memory(request, entry, name, intruder):
 @pytest.mark.parametrize("intruder", ["other_user", "operator", "moderator"])
 def test_nobody_else_sees_a_memory(request, entry, intruder):
     client = client_for(request.getfixturevalue(intruder))
-    assert client.get(reverse("privacy:erase", args=[entry.pk])).status_code == 404
+    for name in ENTRY_GETS:
+        assert client.get(reverse(name, args=[entry.pk])).status_code == 404
     for name in ("privacy:index", "privacy:activity", "privacy:export"):
         response = client.get(reverse(name) + "?status=all&q=allergic")
         assert response.status_code == 200
@@ -112,11 +123,12 @@ def test_nobody_else_sees_a_memory(request, entry, intruder):
 @pytest.mark.parametrize("user", ["owner", "other_user", "operator", None])
 def test_only_operators_see_moderation(request, proposal, user):
     client = client_for(request.getfixturevalue(user) if user else None)
-    response = client.get(reverse("privacy:moderation"))
-    if user is None:
-        assert response.status_code == 302 and response.url.startswith(reverse("login"))
-    else:
-        assert response.status_code == 403
+    for name in OPERATOR_GETS:
+        response = client.get(reverse(name))
+        if user is None:
+            assert response.status_code == 302 and response.url.startswith(reverse("login"))
+        else:
+            assert response.status_code == 403
     for url, data in moderation_posts(proposal):
         assert client.post(url, data).status_code == (302 if user is None else 403)
     proposal.refresh_from_db()
@@ -152,6 +164,23 @@ def test_a_rejection_without_reason_is_refused_with_a_message(moderator, proposa
     response = client_for(moderator).post(url, {"reason": ""}, follow=True)
     assert b"needs a reason" in response.content
     assert MemoryEntry.objects.get(pk=proposal.pk).status == MemoryStatus.PENDING_REVIEW
+
+
+def test_every_privacy_route_and_method_is_in_the_matrix(other_user, proposal):
+    """The routes and methods the matrix above calls, against those privacy/urls.py serves (asked
+    of each view by a signed-in user without memories, so nothing of anyone's changes)."""
+    rows = {(name, "POST") for name in ENTRY_POSTS + USER_POSTS}
+    rows |= {(name, "GET") for name in USER_GETS + ENTRY_GETS + OPERATOR_GETS}
+    rows |= {(resolve(url).view_name, "POST") for url, _data in moderation_posts(proposal)}
+    client = client_for(other_user)
+    served = {
+        (route.name, method)
+        for route in routes()
+        if route.name.startswith("privacy:")
+        for method in answered_methods(client, route)
+    }
+    assert sorted(served - rows) == [], "privacy routes the authorization matrix does not cover"
+    assert sorted(rows - served) == [], "matrix rows for no privacy route"
 
 
 # --- CSRF ------------------------------------------------------------------------------------------

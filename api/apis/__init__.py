@@ -1,0 +1,8 @@
+"""REST API `/api/v1/`: thin views over the memory_core, lifecycle, moderation and chat services.
+
+Each view validates its input with a small serializer, resolves whose memories the call is about
+(`api.selectors`, or `api.services.subject_ensure` for writes), calls one service and serialises
+the result. Errors are JSON (`api.errors`). One module per resource: `memories`, `erasures`,
+`recall`, `conversations`, `extractions`, `moderation`; what they share is in `api.base`, their
+OpenAPI examples in `api.examples`.
+"""

@@ -1,0 +1,92 @@
+"""Extraction for callers that run their own model: queue a transcript, poll the job."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api import examples as ex
+from api import serializers as s
+from api.auth import tenant_of
+from api.base import READ, WRITE, ApiView, job_out, json_object, valid
+from api.errors import PayloadTooLarge
+from api.schema import errors
+from api.selectors import extraction_job_for
+from api.services import subject_ensure
+from memory_core.extraction import MAX_MESSAGES, extraction_enqueue
+
+
+class ExtractionsApi(ApiView):
+    scopes = {"POST": WRITE}
+
+    @extend_schema(
+        operation_id="extractions_create",
+        summary="Extract memories from a transcript",
+        description="For callers that run their own model: the transcript is queued for extraction "
+        "(only user messages count as evidence). Idempotent: the same transcript returns the same job. "
+        "Poll `GET /api/v1/extractions/{id}/`. When the user paused memory nothing is queued "
+        "(`status: skipped`).",
+        tags=["extraction"],
+        request=s.ExtractionInSerializer,
+        responses={202: s.JobOutSerializer, 200: s.JobOutSerializer, **errors(400, 413)},
+        examples=ex.EXTRACTIONS_CREATE,
+    )
+    def post(self, request: Request) -> Response:
+        data = json_object(request)
+        if isinstance(data.get("messages"), list) and len(data["messages"]) > MAX_MESSAGES:
+            raise PayloadTooLarge(
+                f"At most {MAX_MESSAGES} messages per extraction (got {len(data['messages'])})."
+            )
+        params = valid(s.ExtractionInSerializer, data)
+        messages = [
+            {
+                "id": m.get("id") or str(position),
+                "role": m["role"],
+                "content": m["content"],
+                "created_at": m["created_at"].isoformat() if m.get("created_at") else None,
+            }
+            for position, m in enumerate(params["messages"], start=1)
+        ]
+        subject = subject_ensure(
+            tenant=tenant_of(request),
+            person=request.user,
+            user_id=params.get("user_id"),
+            agent_id=params.get("agent_id"),
+        )
+        job = extraction_enqueue(
+            namespace=subject.namespace,
+            source_conversation=params["conversation"],
+            messages=messages,
+            trigger="api",
+        )
+        if job is None:
+            skipped = {
+                "id": None,
+                "status": "skipped",
+                "trigger": "api",
+                "conversation": params["conversation"],
+                "result": {"skipped": "paused"},
+                "error": "",
+                "extractor": "",
+                "created_at": None,
+                "finished_at": None,
+            }
+            return Response(skipped)
+        job.refresh_from_db()
+        return Response(job_out(job), status=status.HTTP_202_ACCEPTED)
+
+
+class ExtractionApi(ApiView):
+    scopes = {"GET": READ}
+
+    @extend_schema(
+        operation_id="extractions_retrieve",
+        summary="Status and result of an extraction",
+        tags=["extraction"],
+        responses={200: s.JobOutSerializer, **errors(404)},
+        examples=ex.EXTRACTIONS_RETRIEVE,
+    )
+    def get(self, request: Request, job_id: str) -> Response:
+        return Response(job_out(extraction_job_for(request, job_id=job_id)))

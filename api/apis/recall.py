@@ -1,0 +1,64 @@
+"""Recall: the memories that matter for a query, ranked and fitted into a token budget."""
+
+from __future__ import annotations
+
+import uuid
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api import examples as ex
+from api import serializers as s
+from api.base import READ, ApiView, entry_out, json_object, valid
+from api.schema import errors
+from api.selectors import subject_for
+from memory_core.recall import memory_recall
+
+
+class RecallApi(ApiView):
+    scopes = {"POST": READ}
+
+    @extend_schema(
+        operation_id="recall",
+        summary="Recall memories for a query",
+        description="Vector + keyword + always-recall candidates, reranked (`breakdown` shows the 0..1 "
+        "components), filled into `budget_tokens`; `prompt_block` is ready to put in a system prompt. "
+        "Recalls are logged where the user can see them.",
+        tags=["recall"],
+        request=s.RecallInSerializer,
+        responses={200: s.RecallOutSerializer, **errors(400)},
+        examples=ex.RECALL,
+    )
+    def post(self, request: Request) -> Response:
+        params = valid(s.RecallInSerializer, json_object(request))
+        subject = subject_for(request, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
+        if subject is None:
+            return Response({"items": [], "prompt_block": "", "tokens": 0, "turn_ref": ""})
+        result = memory_recall(
+            actor=subject.actor,
+            query=params["query"],
+            budget_tokens=params["budget_tokens"],
+            limit=params["limit"],
+            at=params.get("at"),
+            types=params.get("types") or None,
+            turn_ref=f"api:{uuid.uuid4()}",
+        )
+        items = [
+            {
+                "entry": entry_out(item.entry, subject),
+                "score": item.score,
+                "breakdown": item.breakdown,
+                "reasons": list(item.reasons),
+                "tokens": item.tokens,
+            }
+            for item in result.items
+        ]
+        return Response(
+            {
+                "items": items,
+                "prompt_block": result.prompt_block,
+                "tokens": result.tokens,
+                "turn_ref": result.turn_ref,
+            }
+        )

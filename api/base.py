@@ -1,0 +1,111 @@
+"""What every API view shares: the `ApiView` base, input helpers, the page shape, who asks for an
+erasure, and the output of entries, outcomes and jobs used by several endpoints."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rest_framework import serializers
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.utils.urls import replace_query_param
+from rest_framework.views import APIView
+
+from api import serializers as s
+from api.auth import ApiKeyAuthentication, UserTokenAuthentication
+from api.models import ApiKey, ApiScope
+from api.parsers import LimitedJSONParser
+from api.permissions import HasScope
+from api.selectors import Subject
+from api.throttling import ApiKeyThrottle, ApiUserThrottle
+from memory_core.erasure import Requester
+from memory_core.models import ErasureVia, ExtractionJob, MemoryEntry
+
+READ, WRITE, ERASE, MODERATE = ApiScope.READ, ApiScope.WRITE, ApiScope.ERASE, ApiScope.MODERATE
+
+
+class ApiView(APIView):
+    """Tenant key, personal token or session; JSON in and out; scopes per method; rate limited."""
+
+    # drf-spectacular uses this docstring as the description of operations that give none.
+    authentication_classes = [ApiKeyAuthentication, UserTokenAuthentication, SessionAuthentication]
+    permission_classes = [HasScope]
+    parser_classes = [LimitedJSONParser]
+    renderer_classes = [JSONRenderer]
+    throttle_classes = [ApiKeyThrottle, ApiUserThrottle]
+    scopes: ClassVar[dict[str, str | None]] = {}  # HTTP method → the scope it needs (None: any)
+
+
+# --- Input ---------------------------------------------------------------------------------------
+
+
+def valid(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+def json_object(request: Request) -> dict[str, Any]:
+    if not isinstance(request.data, dict):
+        raise serializers.ValidationError({"non_field_errors": ["Expected a JSON object."]})
+    return request.data
+
+
+def address_of(request: Request) -> dict[str, Any]:
+    """`user_id` / `agent_id` from the query string, validated."""
+    return valid(s.AddressSerializer, request.query_params)
+
+
+def requester_of(request: Request, via: str = ErasureVia.API) -> Requester:
+    """Who asks, for an erasure's receipt: a tenant key by its prefix, else the signed-in person."""
+    key = request.auth
+    if isinstance(key, ApiKey):
+        return Requester(via=via, api_key_prefix=key.prefix)
+    return Requester(via=via, person=request.user)
+
+
+# --- Output --------------------------------------------------------------------------------------
+
+
+def page(
+    request: Request, rows: Any, *, count: int, limit: int, offset: int, serializer: Any
+) -> dict[str, Any]:
+    """DRF's limit/offset page shape; links keep the caller's filters."""
+    url = replace_query_param(request.build_absolute_uri(), "limit", limit)
+    following, preceding = offset + limit, max(0, offset - limit)
+    return {
+        "count": count,
+        "next": replace_query_param(url, "offset", following) if following < count else None,
+        "previous": None if offset == 0 else replace_query_param(url, "offset", preceding),
+        "results": serializer(rows, many=True).data,
+    }
+
+
+class AsIs(serializers.Serializer):
+    """Rows already shaped (receipt_dict): `page` serialises them as they are."""
+
+    def to_representation(self, instance: Any) -> Any:
+        return instance
+
+
+def entry_out(entry: MemoryEntry | None, subject: Subject | None = None) -> Any:
+    if entry is None:
+        return None
+    if subject is not None and entry.namespace_id == subject.namespace.pk:
+        entry.namespace = subject.namespace  # saves a query per entry on merged/ignored outcomes
+    return s.MemoryOutSerializer(entry).data
+
+
+def outcome_out(outcome: Any, subject: Subject) -> dict[str, Any]:
+    return {
+        "action": outcome.action,
+        "reason": outcome.reason,
+        "flagged": outcome.flagged,
+        "entry": entry_out(outcome.entry, subject),
+        "replaced": outcome.replaced.pk if outcome.replaced is not None else None,
+    }
+
+
+def job_out(job: ExtractionJob | None) -> dict[str, Any] | None:
+    return s.JobOutSerializer(job).data if job is not None else None
