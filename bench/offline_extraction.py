@@ -38,7 +38,26 @@ DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "extraction"
 SENT_AT = "2026-11-20T10:00:00+00:00"
 CATEGORIES = ("safety", "profile", "preference", "relationship", "event", "task_state", "general", "sop")
 _CLOSE = 0.6
-_NOT_CONTENT = frozenset("the user user's users a an is are was of to their them on in at".split())
+_NOT_CONTENT = frozenset(
+    [
+        "the",
+        "user",
+        "user's",
+        "users",
+        "a",
+        "an",
+        "is",
+        "are",
+        "was",
+        "of",
+        "to",
+        "their",
+        "them",
+        "on",
+        "in",
+        "at",
+    ]
+)
 
 
 def load(name: str) -> list[dict[str, Any]]:
