@@ -383,7 +383,7 @@ def _conjugate(verb: str) -> str:
     lower = verb.lower().replace("\u2019", "'")
     if lower in _IRREGULAR:
         return _IRREGULAR[lower]
-    if lower in _UNCHANGED_AFTER_I or lower.endswith(("ed", "n't")):
+    if lower in _UNCHANGED_AFTER_I or (lower.endswith("ed") and not lower.endswith("eed")) or lower.endswith("n't"):
         return verb
     if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
         return verb + "es"
@@ -440,9 +440,17 @@ def _clean_object(text: str) -> str:
     return text.strip(" ,;:-\u2014.!?")
 
 
+_IE_WORDS = _words(
+    "movies cookies brownies pies ties lies smoothies zombies calories selfies rookies hoodies veggies "
+    "foodies aunties goalies"
+)
+
+
 def _singular(token: str) -> str:
     if len(token) <= 3 or token.endswith(("ss", "us", "is")):
         return token
+    if token in _IE_WORDS:
+        return token[:-1]
     if token.endswith("ies") and len(token) > 4:
         return token[:-3] + "y"
     if token.endswith(("sses", "shes", "ches", "xes", "zes")) or token in ("tomatoes", "potatoes", "mangoes"):
@@ -647,6 +655,7 @@ class _Clause:
     first_person: bool = False  # the subject was "I" / "we"
     possessive: bool = False  # "my …" / "the user's …"
     fragment: bool = False
+    replaces: bool = False  # re-reads the previous clause with this one appended ("hiking and cooking")
 
 
 @dataclass
@@ -749,10 +758,12 @@ _DIET_IS = re.compile(
     rf"(?i)^{_ADV}is\s+{_ADV}(?:an?\s+|strictly\s+|fully\s+|mostly\s+|strict\s+|a\s+strict\s+)*"
     rf"(?P<diet>{_alternation(_DIETS)})\b(?P<rest>.*)$"
 )
-_DIET_REST = re.compile(
-    r"(?i)^(?:\s+(?:now|too|as\s+well|these\s+days|nowadays|anymore|any\s+more|lol|since\s+.*|for\s+.*"
-    r"(?:years?|months?|weeks?)|all\s+my\s+life))*\s*$"
+_TIME_TAIL = (
+    r"now|too|as\s+well|these\s+days|nowadays|anymore|any\s+more|lol|since\s+.*|for\s+.*(?:years?|months?|weeks?)|"
+    r"all\s+(?:my|their)\s+life|recently|a\s+while\s+ago|(?:last|this)\s+(?:year|month|week)|"
+    r"(?:a|one|two|three|four|five|a\s+few|\d+)\s+(?:years?|months?|weeks?)\s+ago"
 )
+_DIET_REST = re.compile(rf"(?i)^(?:\s+(?:{_TIME_TAIL}))*\s*$")
 _DIET_DO = re.compile(
     rf"(?i)^{_ADV}(?P<pred>(?:only\s+eats|eats\s+only|eats|keeps|follows|is\s+on|sticks\s+to|does|"
     r"maintains|observes|eats\s+strictly)\s+(?:an?\s+|the\s+|strictly\s+|a\s+strict\s+)?"
@@ -774,7 +785,7 @@ _AVOID = re.compile(
     r"cuts\s+out|has\s+cut\s+out)\s+(?P<what>.+)$"
 )
 _NOT_FOOD_OBJECT = re.compile(
-    r"(?i)^(?:right\s+now|now|today|tonight|yet|much|more|that|this|it|them|enough|too|so|a\s+lot|any\s+more|"
+    r"(?i)^(?:right|now|today|tonight|yet|much|more|that|this|it|them|enough|too|so|a\s+lot|any\s+more|"
     r"anymore|there|here|out|in|at|while|before|after|until|with|without|alone|late|early|kids|children|"
     r"time|fun|sex|visitors|guests|people)\b"
 )
@@ -1168,9 +1179,9 @@ def _avoidances(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
             verb = re.sub(r"(?:e?s)$", "", verb) if verb not in ("eat", "drink") else verb
             verb = {"consum": "consume", "touch": "touch"}.get(verb, verb)
         found = []
-        what = _clean_object(match.group("what"))
-        if _NOT_FOOD_OBJECT.match(what):
+        if _NOT_FOOD_OBJECT.match(match.group("what").strip()):
             return []
+        what = _clean_object(match.group("what"))
         for item in _items(what):
             item = _resolve(_object_item(item), ctx)
             if not item or item.lower() in _VAGUE or _NOT_FOOD_OBJECT.match(item):
@@ -1441,9 +1452,12 @@ def _split_clauses(sentence: str) -> list[tuple[str, str]]:
     for match in _CLAUSE_SPLIT.finditer(sentence):
         piece = sentence[position : match.start()]
         nxt = sentence[match.end() : match.end() + 40]
-        if match.group("sep").strip() == "," and re.search(r"[A-Z][\w.'-]*$", piece) and re.match(
-            r"[A-Z][\w'-]*", nxt
-        ) and not re.match(r"(?:I|I'm|My|We|Our|The user)\b", nxt):
+        comma = match.group("sep").strip() == ","
+        if comma and re.search(r"[A-Z][\w.'-]*$", piece) and re.match(r"[A-Z][\w'-]*", nxt) and not re.match(
+            r"(?:I|I'm|My|We|Our|The user)\b", nxt
+        ):
+            continue
+        if comma and re.match(r"\d{4}\b", nxt):  # "June 14, 2019"
             continue
         parts.append((separator, piece))
         separator = match.group("sep").strip() or "and"
@@ -1471,6 +1485,13 @@ _RELATIVE_SUBJECT = re.compile(
     rf"(?P<rel>(?i:{_REL_ALT}))(?![\w-])(?P<rest>.*)$",
     re.S,
 )
+# "I think I might be …", "I found out last week that I'm …": the fact is the second clause.
+_REPORTING = re.compile(
+    r"(?i)^(?:'m\s+|\s+am\s+|'ve\s+|\s+have\s+|\s+)?(?:just\s+|recently\s+)?(?:think|believe|guess|suspect|"
+    r"found\s+out|learned|learnt|discovered|realized|realised|know|been\s+told|was\s+told|pretty\s+sure|sure|"
+    r"feel\s+like|heard|read|noticed|forgot\s+to\s+mention|should\s+mention|should\s+say|want\s+to\s+say|"
+    r"have\s+to\s+say|must\s+say)\b"
+)
 _POSSESSIVE_SUBJECT = re.compile(r"^(?i:my|our|(?:the\s+)?user's)\s+(?P<rest>.+)$", re.S)
 
 
@@ -1485,8 +1506,10 @@ def _we_to_i(text: str) -> str:
 
 
 def _first_person_predicate(rest: str) -> str:
-    """ "'m allergic to nuts" (after "I") -> "is allergic to nuts"."""
-    third = _third_person("I" + rest, possessive="their")
+    """ "'m allergic to my meds" (after "I") -> "is allergic to their meds"; "you" stays "you"."""
+    third = _PRONOUN_I.sub(lambda m: _third_person(m.group(0)), "I" + rest)
+    for pattern, replacement in _OBJECT_PRONOUNS[:4]:
+        third = pattern.sub({"the user's": "their", "the user": "them"}.get(replacement, replacement), third)
     third = re.sub(r"^the user\s*", "", third)
     return _expand_negations(third).strip()
 
@@ -1502,6 +1525,9 @@ def _subject(raw: str, ctx: _Context) -> _Clause:
             return _Clause(raw, USER, _expand_negations(match.group("rest").strip()))
     relative = _RELATIVE_SUBJECT.match(text)
     user = _USER_SUBJECT.search(text)
+    if user and _REPORTING.match(user.group("rest")):
+        inner = _USER_SUBJECT.search(text, user.end("subj"))
+        user = inner or user
     if user and (relative is None or user.start() < len(relative.group("lead")) or not _real_relative(relative)):
         lead = text[: user.start()].strip()
         if not _HYPOTHETICAL.search(lead) and len(lead.split()) <= 8 and not re.search(r"(?i)\byou\b\W*$", lead):
@@ -1558,6 +1584,10 @@ def _continuation(sep: str, raw: str, previous: _Clause, ctx: _Context) -> _Clau
     if first in _COMPLEMENT_WORDS:
         return _Clause(raw, who, "is " + _expand_negations(text), first_person=previous.first_person)
     if ctx.frame and sep in _LIST_SEPARATORS and ctx.frame[0] == who:
+        if ctx.frame[2] == "preference":
+            # One taste, one statement: "loves hiking and cooking".
+            joined = f"{previous.predicate} {'and' if sep == ',' else sep} {text}"
+            return _Clause(raw, who, joined, lead=previous.lead, first_person=previous.first_person, replaces=True)
         return _Clause(raw, who, ctx.frame[1] + text, first_person=previous.first_person)
     return None
 
@@ -1606,6 +1636,7 @@ class _Reader:
             # "I'm vegan, can you suggest a recipe?": keep the statement, drop the question.
             clauses = clauses[:-1]
         previous: _Clause | None = None
+        last: list[Fact] = []
         for index, (sep, raw) in enumerate(clauses):
             if _SECRET_WORDS.search(raw) or scan_secrets(raw).found:
                 previous = None
@@ -1616,10 +1647,13 @@ class _Reader:
             if re.match(r"(?i)^(?:which|who|that)\b", raw) and index:
                 continue
             clause = _subject(raw, ctx)
-            if clause.who is None and previous is not None:
+            if (clause.who is None or clause.fragment) and previous is not None:
                 clause = _continuation(sep, raw, previous, ctx) or clause
+            if clause.replaces:
+                found = [f for f in found if all(f is not g for g in last)]
             facts = self._clause(clause, ctx, remembered=remembered)
             found += facts
+            last = facts
             antecedent = _ANTECEDENT.match(raw)
             ctx.antecedent = (
                 antecedent.group("np")
@@ -1658,6 +1692,9 @@ class _Reader:
             found += facts
         if who is not None and who.user and not predicate and clause.possessive:
             found += self._possessive(clause, ctx)
+        inverted = _ALLERGY_INVERTED.match(_LEAD_WORDS.sub("", raw)) if who is None else None
+        if inverted:
+            found += _allergies(USER, "is allergic to " + inverted.group("what"), ctx)
         put_on = _PUT_ON.search(raw)
         if put_on and not any(f["category"] == "safety" for f in found):
             what = _clean_object(put_on.group("what") or put_on.group("what2") or "")
@@ -1704,7 +1741,6 @@ class _Reader:
         match = _BIRTHDAY.search(raw)
         if match:
             return _birthday(USER, match.group("when"), ctx)
-        match = _ALLERGY_INVERTED.match(_LEAD_WORDS.sub("", raw))
         return []
 
     def _user_only(self, clause: _Clause, ctx: _Context) -> list[Fact]:
@@ -1736,6 +1772,19 @@ class _Reader:
             return False
         return bool(_find_date(clause.raw, ctx.today) or _IDENTIFIER.search(clause.raw))
 
+    @staticmethod
+    def _not_an_event(clause: _Clause, when: _When) -> bool:
+        """ "I'm tired today", "I'm on vacation until Monday", "I'd rather … today": a state or a
+        request of the moment, not something that happens on a date."""
+        if (when.match.group("rel") or "").lower() in ("today", "this morning", "this afternoon", "this evening",
+                                                        "tonight"):  # fmt: skip
+            return True
+        predicate = clause.predicate
+        if re.match(rf"(?i)^{_ADV}(?:is|are|am|feels?|seems?)\s+(?!going\b)(?![a-z]+ing\b)", predicate):
+            return bool(clause.who is not None and clause.who.user)
+        return bool(re.match(rf"(?i)^{_ADV}(?:would\s+like|wants|would\s+rather|would\s+prefer|needs|will\s+have)\b",
+                             predicate))  # fmt: skip
+
     def _event(self, clause: _Clause, ctx: _Context, *, remembered: bool) -> Fact | None:
         raw = clause.raw
         if clause.who is None and not re.search(r"(?i)\b(?:my|our|I|we)\b", raw):
@@ -1748,6 +1797,8 @@ class _Reader:
         past = _is_past(raw)
         when = _find_date(raw, ctx.today, future=not past)
         if when is None and not (past_action and _IDENTIFIER.search(raw)):
+            return None
+        if not past_action and when is not None and self._not_an_event(clause, when):
             return None
         if when is None:
             when = _When(ctx.today, "day", re.match(r"", raw))  # type: ignore[arg-type]
@@ -1898,7 +1949,7 @@ def _read_chinese(sentence: str, today: date, *, statement: bool = False) -> lis
     if _ZH_QUESTION.search(text):
         return []
     previous: Who | None = None
-    for raw in re.split(r"[，,；;：:]|(?:而且|并且|但是|不过|可是|另外|同时)", text):
+    for raw in re.split(r"[，,；;：:]|(?:而且|并且|但是|不过(?!敏)|可是|另外|同时)", text):
         raw = raw.strip()
         if not raw or _SECRET_WORDS.search(raw) or scan_secrets(raw).found:
             continue
