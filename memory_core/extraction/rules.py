@@ -1404,8 +1404,8 @@ def _identifiers(clause: _Clause, ctx: _Context) -> list[Fact]:
     key = f"{kind}.{re.sub(r'[^a-z0-9]+', '_', ident.lower()).strip('_')}"
     before = text[: match.start()].strip()
     after = text[match.end() :].strip()
-    if clause.who is not None and clause.who.user and clause.first_person and clause.predicate:
-        content = f"{clause.who.label} {_third_person(clause.predicate, possessive='their')}"
+    if clause.who is not None and clause.who.user and clause.predicate and not clause.fragment:
+        content = f"{clause.who.label} {clause.predicate}"
     else:
         lead = re.sub(r"(?i)^(?:(?:and|but|so|also|oh|btw|well|plus|ok|okay)\s+)*", "", before)
         if not re.fullmatch(r"(?i)(?:my|our|the\s+user's|user's|the|a)?", lead.strip()):
