@@ -3,7 +3,9 @@ labelled utterances, with the original extractor (commit ce8e8c4, `bench/baselin
 the baseline in the same run; and slot inference (`infer_slot`) on the labelled statements.
 
 Data: `tests/data/extraction/utterances.jsonl` (each message sent at 2026-11-20T10:00:00+00:00)
-and `tests/data/extraction/slots.jsonl`; see `tests/data/extraction/README.md`.
+and `tests/data/extraction/slots.jsonl`; see `tests/data/extraction/README.md`. Splits: `dev`
+(tuned on), `heldout` (written with dev, before tuning) and `fresh` (new wordings written after
+the rules were tuned on the other two); each is scored apart.
 
 Matching, one expected statement to at most one predicted candidate of the same utterance:
 - an expected statement with a key matches a candidate of the same category and the same key;
@@ -204,7 +206,7 @@ def main(argv: list[str]) -> None:
     utterances = load("utterances.jsonl")
     runs = {"rules (now)": extractor(rules), "baseline ce8e8c4": extractor(baseline_rules)}
     print(f"offline extraction: {len(utterances)} labelled utterances, sent at {SENT_AT}")
-    for split in ("dev", "heldout"):
+    for split in dict.fromkeys(row["split"] for row in utterances):
         rows = [row for row in utterances if row["split"] == split]
         results = {name: score(rows, run) for name, run in runs.items()}
         _table(f"{split} ({len(rows)} utterances)", {name: counts for name, (counts, _) in results.items()})

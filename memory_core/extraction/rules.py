@@ -61,6 +61,7 @@ def _alternation(words: str | list[str] | tuple[str, ...]) -> str:
 # --- vocabulary ----------------------------------------------------------------------------------
 
 _NAME = r"[A-Z][\w'\u00c0-\u024f-]*(?:\s+[A-Z][\w'\u00c0-\u024f-]*){0,2}"
+_TITLED_NAME = rf"(?:(?:Dr|Mr|Mrs|Ms|Mx|Miss|Prof|Professor|Sir|Dame|Captain|Coach|Auntie|Uncle)\.?\s+)?{_NAME}"
 _PLACE = r"[A-Z][\w'.\u00c0-\u024f-]*(?:(?:\s+|,\s*)[A-Z][\w'.\u00c0-\u024f-]*){0,3}"
 _ORG = r"[A-Z0-9][\w&'.\u00c0-\u024f-]*(?:\s+(?:&\s+)?[A-Z0-9][\w&'.\u00c0-\u024f-]*){0,4}"
 _CJK = r"\u4e00-\u9fff"
@@ -78,9 +79,15 @@ _NOUN_DEGREE = r"severe|mild|serious|bad|strong|life-threatening|deadly|slight|m
 # Objects that name no particular thing: "allergic to anything" gives no fact.
 _VAGUE = _words(
     "anything everything nothing something it them this that those these stuff things any lots much "
-    "everything else anything else a lot some any food any foods all food"
+    "everything else anything else a lot some any food any foods all food none no n/a nothing else"
 )
 _PRONOUN_OBJECTS = _words("it them that this those these")
+# Not allergens, whatever the joke says ("allergic to Mondays").
+_NOT_ALLERGENS = _words(
+    "monday mondays tuesday tuesdays wednesday wednesdays thursday thursdays friday fridays saturday "
+    "saturdays sunday sundays morning mornings work homework people meetings meeting exercise effort "
+    "adulting nonsense drama mondays responsibility responsibilities deadlines you him her math stupidity"
+)
 _OBJECT_END = re.compile(
     r"[,\s]+(?:so|but|because|which|when|whenever|if|since|though|although|while|and\s+(?:I|i|my|we|you)|"
     r"please|can|could|would|do|who|that\s+(?:is|was|makes|gives))\b.*$",
@@ -92,7 +99,7 @@ _TRAILING_FILLER = re.compile(
     re.I,
 )
 _LEADING_DETERMINER = re.compile(
-    r"^(?:(?:all|any|some|most|certain|many|the|a|an|kinds?\s+of|types?\s+of|sorts?\s+of|"
+    r"^(?:(?:all|any|some|most|certain|many|the|a|an|both|either|neither|just|only|kinds?\s+of|types?\s+of|sorts?\s+of|"
     r"all\s+kinds\s+of|most\s+kinds\s+of)\s+)+",
     re.I,
 )
@@ -264,8 +271,8 @@ _ID_KINDS = {
 }
 _IDENTIFIER = re.compile(
     rf"(?i:\b(?P<kind>{_alternation(list(_ID_KINDS))})s?)"
-    r"(?:\s+(?i:number|no\.?|num|nr|id|ref(?:erence)?|#))?(?:\s+(?i:is|was|=)|\s*[:=])?\s*"
-    r"(?P<id>#\s?\d{3,}|(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,}[A-Za-z0-9])(?![\w-])"
+    r"(?:\s+(?i:number|no\.?|num|nr|id|ref(?:erence)?|#))?(?:\s+(?i:is|was|=)|\s*[:=])?\s*\(?"
+    r"(?P<id>#\s?\d{3,}|\d{4,}|(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,}[A-Za-z0-9])(?![\w-])\)?"
 )
 # What may never reach a statement. The write pipeline refuses secrets too; leaving the clause
 # out keeps the rest of the sentence ("my order is 88231 and my PIN is 4321").
@@ -323,7 +330,8 @@ _DATE = re.compile(
     r"|\b(?P<month_when>last|next)\s+month\b"
     r"|\b(?P<ago>\d{1,2}|a|one|two|three|four|five|six)\s+days?\s+ago\b"
     rf"|(?:(?<=\bin\s)|(?<=\bsince\s)|(?<=\buntil\s)|(?<=\bby\s)|(?<=\bfrom\s))(?P<mo_month>{_MONTH})\b(?!\s+\d)(?:\s+(?P<mo_year>\d{{4}})\b)?"
-    rf"|\b(?P<my_month>{_MONTH})\s+(?P<my_year>\d{{4}})\b)"
+    rf"|\b(?P<my_month>{_MONTH})\s+(?P<my_year>\d{{4}})\b"
+    rf"|\b(?P<nm_when>next|this|last|coming)\s+(?P<nm_month>{_MONTH})\b(?!\s+\d))"
 )
 
 # --- text helpers -------------------------------------------------------------------------------
@@ -468,10 +476,18 @@ def _article(noun: str) -> str:
     return "an" if noun[:1].lower() in "aeiou" else "a"
 
 
+_SHARED_HEADS = _words("stings sting bites bite venom hair dander fur feathers")
+
+
 def _items(text: str) -> list[str]:
-    """The items of a list object ("peanuts, tree nuts and sesame")."""
+    """The items of a list object ("peanuts, tree nuts and sesame"; "bee and wasp stings" shares
+    its last word)."""
     parts = re.split(r"\s*(?:,|;|&|/|\band\b|\bor\b|\bnor\b|\bplus\b|\bas well as\b)\s*", text, flags=re.I)
-    return [part.strip() for part in parts if part and part.strip()]
+    items = [part.strip() for part in parts if part and part.strip()]
+    head = items[-1].split()[-1] if items and len(items[-1].split()) > 1 else ""
+    if head.lower() in _SHARED_HEADS:
+        items = [item if len(item.split()) > 1 else f"{item} {head}" for item in items]
+    return items
 
 
 def _object_item(text: str) -> str:
@@ -532,6 +548,14 @@ def _to_date(match: re.Match[str], today: date, *, future: bool) -> tuple[date, 
         shift = {"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1,
                  "the day after tomorrow": 2}.get(relative, 0)  # fmt: skip
         return today + timedelta(days=shift), "day"
+    if groups["nm_month"]:
+        month = _MONTHS[groups["nm_month"].lower()]
+        when = groups["nm_when"].lower()
+        year = today.year + (1 if when == "next" and month <= today.month else 0)
+        year -= 1 if when == "last" and month >= today.month else 0
+        if when in ("this", "coming") and month < today.month:
+            year += 1
+        return date(year, month, 1), "month"
     weekday = groups["weekday"] or groups["bare_weekday"]
     if weekday:
         index = _WEEKDAYS.index(weekday.lower())
@@ -713,8 +737,9 @@ _ALLERGIC = re.compile(
     rf"(?i)^{_ADV}(?P<be>is|are|was|may\s+be|might\s+be|could\s+be|is\s+probably|is\s+possibly|"
     rf"has\s+been|became|got)\s+{_ADV}(?:(?P<degree>{_DEGREE})\s+)?allergic\b(?:\s+(?:to|of)\s+(?P<what>.+))?$"
 )
+_INTENSIFIER = r"(?:(?:really|very|super|pretty|quite|extremely|rather|fairly)\s+)?"
 _ALLERGY_NOUN = re.compile(
-    rf"(?i)^{_ADV}(?:has|have|has\s+got|suffers\s+from|carries)\s+(?:an?\s+)?(?:(?P<degree>{_NOUN_DEGREE})\s+)?"
+    rf"(?i)^{_ADV}(?:has|have|has\s+got|suffers\s+from|carries)\s+(?:an?\s+)?(?:(?P<degree>{_INTENSIFIER}(?:{_NOUN_DEGREE}))\s+)?"
     r"(?P<what>[a-z][a-z' -]{1,40}?)\s+allerg(?:y|ies)$"
 )
 _ALLERGY_TO = re.compile(
@@ -733,7 +758,7 @@ _INTOLERANCE_NOUN = re.compile(
 )
 _INTOLERANCE_TO = re.compile(rf"(?i)^{_ADV}has\s+(?:an?\s+)?intolerances?\s+(?:to|of)\s+(?P<what>.+)$")
 _CONDITION = re.compile(
-    rf"(?i)^{_ADV}(?P<verb>has|has\s+got|suffers\s+from|lives\s+with|is\s+living\s+with|was\s+diagnosed\s+with|"
+    rf"(?i)^{_ADV}(?P<verb>has|has\s+got|has\s+had|has\s+always\s+had|suffers\s+from|lives\s+with|is\s+living\s+with|was\s+diagnosed\s+with|"
     r"has\s+been\s+diagnosed\s+with|got\s+diagnosed\s+with|is\s+being\s+treated\s+for|deals\s+with|"
     r"struggles\s+with|was\s+born\s+with)\s+(?P<cond>(?:(?:an?|chronic|severe|mild|bad|early|late|"
     rf"stage\s+\d)\s+)*(?:{_CONDITION_ALT}))\b(?P<rest>.*)$"
@@ -768,7 +793,7 @@ _DIET_DO = re.compile(
     rf"(?i)^{_ADV}(?P<pred>(?:only\s+eats|eats\s+only|eats|keeps|follows|is\s+on|sticks\s+to|does|"
     r"maintains|observes|eats\s+strictly)\s+(?:an?\s+|the\s+|strictly\s+|a\s+strict\s+)?"
     r"(?P<diet>halal|kosher|vegan|vegetarian|plant-based|(?P<plan>[a-z-]+(?:\s+[a-z-]+)?)\s+diet)"
-    r"(?:\s+(?:food|meals|only|foods))*)$"
+    r"(?:\s+(?:food|meals|only|foods|at\s+home|strictly|religiously|now|too|mostly))*)$"
 )
 _CANNOT = re.compile(
     rf"(?i)^{_ADV}(?P<modal>cannot|can\s+not|must\s+not|is\s+not\s+allowed\s+to|should\s+not|is\s+unable\s+to|"
@@ -780,9 +805,9 @@ _DONT_EAT = re.compile(
     r"\s+(?P<what>.+)$"
 )
 _AVOID = re.compile(
-    rf"(?i)^{_ADV}(?P<modal>avoids|needs\s+to\s+avoid|has\s+to\s+avoid|must\s+avoid|tries\s+to\s+avoid|"
-    r"should\s+avoid|stays\s+away\s+from|steers\s+clear\s+of|is\s+avoiding|was\s+told\s+to\s+avoid|"
-    r"cuts\s+out|has\s+cut\s+out)\s+(?P<what>.+)$"
+    rf"(?i)^{_ADV}(?P<modal>(?:(?:needs|has|tries|is\s+trying|was\s+told|is\s+supposed|is\s+meant|is\s+told)\s+to\s+|"
+    r"must\s+|should\s+|)(?:avoids?|stays?\s+away\s+from|steers?\s+clear\s+of|cuts?\s+out|keeps?\s+away\s+from|"
+    r"is\s+avoiding|has\s+cut\s+out|is\s+staying\s+away\s+from))\s+(?P<what>.+)$"
 )
 _NOT_FOOD_OBJECT = re.compile(
     r"(?i)^(?:right|now|today|tonight|yet|much|more|that|this|it|them|enough|too|so|a\s+lot|any\s+more|"
@@ -807,8 +832,10 @@ _JOB_WORDS = (
 _TITLE = r"ceo|cto|cfo|coo|cio|cmo|vp(?:\s+of\s+[\w ]+?)?|head\s+of\s+[\w ]+?|director(?:\s+of\s+[\w ]+?)?|(?:team\s+|tech\s+)?lead|manager|owner|founder|co-founder|president|chair"
 _JOB_TEXT = r"[A-Za-z][\w -]{1,60}?"
 _AT_ORG = rf"(?:\s+(?i:at|for|with)\s+(?:the\s+)?(?P<org>{_ORG}))?"
+_NEW_JOB = r"(?:a\s+|an\s+|the\s+)?(?:new\s+)?(?:job|position|role|offer|gig)"
 _WORKS_AS = re.compile(
-    rf"^(?i:{_ADV}(?:works|is\s+working|is\s+employed|has\s+worked|is\s+now\s+working)\s+as\s+(?:an?\s+|the\s+)?)"
+    rf"^(?i:{_ADV}(?:works|is\s+working|is\s+employed|has\s+worked|is\s+now\s+working|"
+    rf"(?:got|landed|took|accepted|started|has|is\s+starting|found)\s+{_NEW_JOB})\s+as\s+(?:an?\s+|the\s+)?)"
     rf"(?P<job>{_JOB_TEXT}){_AT_ORG}(?=$|[.,;!?]|\s+(?:and|but|so|since|because|now|currently|these\s+days)\b)"
 )
 _WORKS_AT_AS = re.compile(
@@ -844,7 +871,8 @@ _EMPLOYER = re.compile(
     r"a\s+job|work|working|a\s+new\s+position|a\s+position|a\s+new\s+role|a\s+role)|got\s+(?:a\s+|the\s+)?"
     r"(?:new\s+)?(?:job|position|role|offer)|got\s+hired|was\s+hired|has\s+been\s+hired|is\s+starting\s+"
     r"(?:a\s+new\s+job|work|a\s+job)|joined|is\s+joining|accepted\s+(?:an?\s+|the\s+)?(?:job\s+)?offer|"
-    r"took\s+a\s+job|switched\s+(?:jobs\s+)?|moved\s+to\s+a\s+(?:new\s+)?job)\s+(?:at|for|with|by|from|to)?"
+    r"took\s+a\s+job|switched\s+(?:jobs\s+)?|moved\s+to\s+a\s+(?:new\s+)?job|"
+    r"(?:started|starts|is\s+starting|will\s+start)(?=\s+(?:at|with)\b))\s+(?:at|for|with|by|from|to)?"
     rf"\s*(?:the\s+)?)(?P<org>{_ORG})"
 )
 _EMPLOYER_JOINED = re.compile(rf"^(?i:{_ADV}(?:joined|is\s+joining)\s+(?:the\s+)?)(?P<org>{_ORG})")
@@ -857,11 +885,16 @@ _EMPLOYER_ENDED = re.compile(
 )
 _LIVES = re.compile(
     rf"^(?i:{_ADV}(?:lives|resides|is\s+{_ADV}living|is\s+staying|has\s+lived|has\s+been\s+living|"
-    rf"is\s+{_ADV}based|is\s+located|is\s+settled)\s+in\s+(?:the\s+)?)(?P<place>{_PLACE})"
+    rf"is\s+{_ADV}based|is\s+located|is\s+settled)\s+(?P<prep>in|near|outside(?:\s+of)?|just\s+outside(?:\s+of)?|"
+    rf"close\s+to|in\s+the\s+suburbs\s+of)\s+(?:the\s+)?)(?P<place>{_PLACE})"
 )
 _MOVED = re.compile(
-    rf"^(?i:{_ADV}(?:has\s+)?{_ADV}(?:moved|relocated|moved\s+back|relocated\s+back|moved\s+house)\s+"
-    rf"(?:back\s+)?(?:to|into)\s+(?:the\s+)?)(?P<place>{_PLACE})"
+    rf"^(?i:{_ADV}(?:has\s+)?{_ADV}(?:moved|relocated)(?:\s+(?:back|house|over))?\s+(?:back\s+)?(?:to|into)\s+"
+    rf"(?:the\s+)?)(?P<place>{_PLACE})"
+)
+# "relocated from Berlin to Munich" is a home; "moved from Contoso to Fabrikam" may be a job change.
+_RELOCATED_FROM = re.compile(
+    rf"^(?i:{_ADV}(?:has\s+)?{_ADV}relocated\s+from\s+(?:the\s+)?){_PLACE}(?i:\s+to\s+(?:the\s+)?)(?P<place>{_PLACE})"
 )
 _HOME_ENDED = re.compile(
     rf"^(?i:{_ADV}(?:moved\s+away\s+from|moved\s+out\s+of|left)\s+(?:the\s+)?)(?P<place>{_PLACE})"
@@ -884,23 +917,31 @@ _RELATIVE_LIST = re.compile(
 )
 _CALLED = re.compile(rf"^(?i:{_ADV}is\s+called\s+)(?P<name>{_NAME})(?=$|[\s.,!?])")
 _GOES_BY = re.compile(
-    rf"^(?i:{_ADV}(?:goes\s+by|prefers\s+to\s+be\s+called|would\s+like\s+to\s+be\s+called|likes\s+to\s+be\s+called|"
-    r"wants\s+to\s+be\s+called|prefers\s+being\s+called|would\s+prefer\s+to\s+be\s+called|"
-    rf"asks\s+to\s+be\s+called)\s+)(?P<name>{_NAME})(?=$|[\s.,!?])"
+    rf"^(?i:{_ADV}(?:goes\s+by|prefers\s+to\s+be\s+(?:called|addressed\s+as)|would\s+like\s+to\s+be\s+called|"
+    r"likes\s+to\s+be\s+called|wants\s+to\s+be\s+called|prefers\s+being\s+called|would\s+prefer\s+to\s+be\s+called|"
+    rf"asks\s+to\s+be\s+called)\s+)(?P<name>{_TITLED_NAME})(?=$|[\s.,!?])"
 )
+# "call me Sam", "everyone calls me Jo", "address me as Dr. Lee" (not "don't call me …").
 _CALL_ME = re.compile(
-    rf"(?:^|(?i:\b(?:please|just|you\s+can|you\s+may|feel\s+free\s+to|everyone|people|friends|"
-    rf"(?:my|the\s+user's)\s+friends|most\s+people|they|everybody|folks)\s+))(?i:call(?:s)?\s+me\s+)(?P<name>{_NAME})"
+    rf"(?<![\w'])(?i:calls?|address|refer\s+to)\s+(?i:me|the\s+user)\s+(?:(?i:as)\s+)?(?P<name>{_TITLED_NAME})"
     r"(?=$|[\s.,!?])"
 )
+_NOT_CALLED = re.compile(r"(?i)(?:\bnot|n't|\bnever|\bstop|\bno\s+one|\bnobody)\s+(?:\w+\s+)?$")
+_NICKNAME = re.compile(
+    rf"(?:^|(?i:\b(?:my|the\s+user's|user's)\s+))(?i:nick\s*name\s+is\s+)(?P<name>{_TITLED_NAME})(?=$|[\s.,!?])"
+)
 _MY_NAME = re.compile(
-    rf"(?:^|(?i:\b(?:my|the\s+user's|user's|our)\s+))(?i:(?:full\s+|first\s+|real\s+|given\s+)?name"
-    rf"(?:\s+is|'s)\s+)(?P<name>{_NAME})(?=$|[\s.,!?])"
+    rf"(?:^|(?i:\b(?:my|the\s+user's|user's|our)\s+)|(?i:^the\s+(?=name's)))(?i:(?:full\s+|first\s+|real\s+|given\s+)?"
+    rf"name(?:\s+is|'s)\s+)(?P<name>{_NAME})(?=$|[\s.,!?])"
 )
 _IM_NAME = re.compile(rf"^I'm\s+(?P<name>{_NAME})$")
 _BLOOD_TYPE = re.compile(
     r"(?i)(?:^|\b(?:my|the\s+user's|user's)\s+)blood\s+(?:type|group)\s+is\s+"
     r"(?P<bt>(?:AB|A|B|O)\s*(?:positive|negative|pos|neg|\+|-))"
+)
+_MY_JOB = re.compile(
+    rf"(?:^|(?i:\b(?:my|the\s+user's|user's)\s+))(?i:(?:new\s+|current\s+)?(?:job|work|workplace|employer|office)\s+"
+    rf"is\s+(?:(?:at|with|for)\s+)?(?:the\s+)?)(?P<org>{_ORG})"
 )
 _BIRTHDAY = re.compile(r"(?i)(?:^|\b(?:my|the\s+user's|user's)\s+|^'s\s+)birthday\s+is\s+(?P<when>.+)$")
 _BORN_ON = re.compile(rf"(?i)^{_ADV}was\s+born\s+on\s+(?P<when>.+)$")
@@ -983,8 +1024,13 @@ def _is_food(item: str) -> bool:
 
 def _resolve(item: str, ctx: _Context) -> str:
     if item.lower() in _PRONOUN_OBJECTS and ctx.antecedent:
-        return ctx.antecedent
+        return _lower_first(ctx.antecedent)
     return item
+
+
+def _lower_first(text: str) -> str:
+    """A sentence-initial word as it would be mid-sentence ("Peanuts" -> "peanuts"; "NSAIDs" stays)."""
+    return text[0].lower() + text[1:] if text[:2].istitle() or (text[:1].isupper() and text[1:2].islower()) else text
 
 
 def _allergies(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
@@ -1004,7 +1050,7 @@ def _allergies(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         verb = {"ended": "is no longer", "not": "is not"}.get(negation, "may be" if hedged else "is")
         for item in items:
             item = _resolve(_object_item(item), ctx)
-            if not item or item.lower() in _VAGUE or len(item.split()) > 5:
+            if not item or item.lower() in _VAGUE or item.lower() in _NOT_ALLERGENS or len(item.split()) > 5:
                 continue
             item = _third_person(item, possessive="their")
             found.append(
@@ -1051,6 +1097,42 @@ def _allergies(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     return found
 
 
+_SYMPTOM = (
+    r"hives|a\s+rash|rashes|welts|swelling|anaphylaxis|anaphylactic\s+shock|an\s+allergic\s+reaction|"
+    r"allergic\s+reactions|a\s+reaction|reactions"
+)
+_REACTION = re.compile(
+    rf"(?i)^(?:gets|breaks\s+out\s+in|comes\s+out\s+in|has|goes\s+into|went\s+into|got|had)\s+(?:{_INTENSIFIER}(?:bad|severe|serious)\s+)?"
+    rf"(?:{_SYMPTOM})\s+(?:from|with|after|to|when\s+(?:eating|taking|touching|exposed\s+to)|"
+    r"if\s+(?:they\s+)?(?:eats?|takes?|touch(?:es)?))\s+(?P<what>.+)$"
+    r"|^reacts\s+(?:badly\s+|severely\s+|strongly\s+)?to\s+(?P<what2>.+)$"
+)
+# "Shellfish makes my throat swell up", "Penicillin gives me hives".
+_REACTION_CAUSE = re.compile(
+    r"(?i)^(?P<what>[a-z][a-z' -]{1,30}?)\s+(?:makes?|made|gives?|gave|sends?|sent|puts?|put|causes?|caused|triggers?)\s+"
+    r"(?:me|them|the\s+user|my|their|the\s+user's)\s*(?:\w+\s+)?(?:hives|a\s+rash|rashes|welts|swell(?:s|ing)?(?:\s+up)?|"
+    r"close\s+up|break\s+out|into\s+anaphyla\w+(?:\s+shock)?|anaphyla\w+|an\s+allergic\s+reaction)\b"
+)
+
+
+def _reactions(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
+    """A reaction said instead of the word "allergic" ("I get hives from penicillin")."""
+    match = _REACTION.match(predicate)
+    if not match:
+        return []
+    what = match.group("what") or match.group("what2")
+    items = [_resolve(_object_item(item), ctx) for item in _items(_clean_object(what))]
+    items = [item for item in items if item and item.lower() not in _VAGUE and len(item.split()) <= 4]
+    return [
+        _safety(
+            who,
+            f"health.allergy.{_allergen_key(item)}",
+            _sentence(f"{who.label} {_plain(predicate)}" if len(items) == 1 else f"{who.label} reacts to {item}"),
+        )
+        for item in items
+    ]
+
+
 def _intolerances(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     negation, p = _negation(predicate)
     verb = {"ended": "is no longer", "not": "is not"}.get(negation, "is")
@@ -1094,6 +1176,13 @@ def _condition_key(condition: str) -> str:
     return slug(text, words=3)
 
 
+# What may follow "is pregnant" / "is diabetic" without making it describe a noun ("a diabetic cook").
+_ADJECTIVE_REST = re.compile(
+    rf"(?i)^\s*(?:$|(?:with|since|for|at|in|from|and|but|so|though|again|already|too|now|right\s+now|"
+    rf"these\s+days|{_TIME_TAIL})\b|[,;.!?(])"
+)
+
+
 def _conditions(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     negation, p = _negation(predicate)
     match = _CONDITION.match(p)
@@ -1110,7 +1199,7 @@ def _conditions(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         ctx.frame = (who, "has ", "have")
         return [_safety(who, key, content, negated=bool(negation))]
     match = _CONDITION_IS.match(p)
-    if match and not re.match(r"\s*[a-z]", match.group("rest").replace("now", "").strip() or "", re.I):
+    if match and _ADJECTIVE_REST.match(match.group("rest")):
         condition = re.sub(r"\s+", " ", match.group("cond"))
         article = "a " if re.search(rf"(?i)^{_ADV}is\s+{_ADV}an?\s+", p) else ""
         verb = {"ended": "is no longer", "not": "is not"}.get(negation, "is")
@@ -1191,15 +1280,30 @@ def _avoidances(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
                 continue
             item = _third_person(item, possessive="their")
             content = f"{who.label} {modal} {verb} {item}." if verb else f"{who.label} {modal} {item}."
-            found.append(_safety(who, f"diet.avoid.{_food_key(item)}", re.sub(r"\s+", " ", content)))
+            # "can't tolerate lactose" is an intolerance, not a choice.
+            kind = "health.intolerance" if verb in ("tolerate", "digest") else "diet.avoid"
+            found.append(_safety(who, f"{kind}.{_food_key(item)}", re.sub(r"\s+", " ", content)))
         if found:
             ctx.frame = (who, predicate[: len(predicate) - len(match.group("what"))], "avoid")
         return found
     return []
 
 
+_FILLER_ADVERBS = (
+    r"currently|now|still|also|really|just|actually|definitely|recently|finally|already|officially|basically|"
+    r"honestly|seriously|unfortunately|apparently|technically|sadly|luckily|totally|absolutely|even|both|all"
+)
+
+
+def _plain(predicate: str) -> str:
+    """Without the adverbs that change nothing: "is currently taking X" -> "is taking X"."""
+    predicate = re.sub(rf"(?i)^(?:(?:{_FILLER_ADVERBS})\s+)+", "", predicate)
+    return re.sub(rf"(?i)\b(is|are|was|has|have|had|does|do|been)\s+(?:(?:{_FILLER_ADVERBS})\s+)+", r"\1 ", predicate)
+
+
 def _health(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
-    for rule in (_allergies, _intolerances, _diets, _conditions, _medications, _avoidances):
+    predicate = _plain(predicate)
+    for rule in (_allergies, _reactions, _intolerances, _diets, _conditions, _medications, _avoidances):
         found = rule(who, predicate, ctx)
         if found:
             return found
@@ -1208,6 +1312,11 @@ def _health(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
 
 def _org(text: str) -> str:
     return re.sub(r"(?i)\s+(?:now|too)$", "", text.rstrip(".")).strip()
+
+
+def _is_org(text: str) -> bool:
+    """A name, not a time ("started at 9am")."""
+    return bool(re.search(r"[A-Z]", text)) and not re.fullmatch(r"(?i)\d+(?::\d+)?\s*(?:am|pm)?", text)
 
 
 def _work(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
@@ -1239,6 +1348,12 @@ def _work(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         return [_fact(who, "job", content, "profile", valid_from=_dated(predicate, ctx), **profile)]
     if _RETIRED.match(predicate):
         return [_fact(who, "job", f"{who.label} is retired.", "profile", **profile)]
+    match = _TEACHES.match(predicate) or _RUNS.match(predicate)
+    if match:
+        where = match.groupdict().get("where")
+        verb = re.sub(r"\s+", " ", match.group("verb").lower())
+        content = f"{who.label} {verb} {match.group('what')}" + (f" at {where.strip()}" if where else "")
+        return [_fact(who, "job", _sentence(content), "profile", **profile)]
     found = []
     match = _EMPLOYER_ENDED.match(predicate)
     if match:
@@ -1247,7 +1362,7 @@ def _work(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         return found
     negation, p = _negation(predicate)
     match = _EMPLOYER.match(p) or _EMPLOYER_JOINED.match(p)
-    if match:
+    if match and _is_org(match.group("org")):
         org = _org(match.group("org"))
         if negation:
             return [_fact(who, "employer", f"{who.label} no longer works at {org}.", "profile", **profile)]
@@ -1255,6 +1370,17 @@ def _work(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         valid_from = _dated(predicate, ctx) if changed else None
         return [_fact(who, "employer", f"{who.label} works at {org}.", "profile", valid_from=valid_from, **profile)]
     return []
+
+
+_TEACHES = re.compile(
+    rf"(?i)^{_ADV}(?P<verb>teaches|tutors|lectures\s+in|coaches)\s+(?P<what>[a-z][\w -]{{1,40}}?)"
+    r"(?:\s+(?:at|in|for)\s+(?P<where>[^,;.!?]+))?$"
+)
+_RUNS = re.compile(
+    rf"(?i)^{_ADV}(?P<verb>runs|owns|manages|started|founded|co-founded)\s+(?P<what>(?:a|an|their\s+own|the\s+user's\s+own)\s+"
+    r"(?:[\w-]+\s+){0,2}?(?:business|company|startup|shop|store|bakery|restaurant|cafe|caf\u00e9|bar|firm|practice|"
+    r"clinic|agency|farm|salon|studio|consultancy|daycare))\b"
+)
 
 
 def _dated(text: str, ctx: _Context) -> str | None:
@@ -1265,7 +1391,7 @@ def _dated(text: str, ctx: _Context) -> str | None:
 def _home(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     profile = {"importance": 0.7}
     negation, p = _negation(predicate)
-    match = _MOVED.match(predicate)
+    match = _MOVED.match(predicate) or _RELOCATED_FROM.match(predicate)
     if match:
         place = match.group("place").rstrip(".")
         when = _find_date(predicate[match.end() :], ctx.today) or _find_date(ctx.sentence, ctx.today)
@@ -1278,9 +1404,10 @@ def _home(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     match = _LIVES.match(p)
     if match:
         place = match.group("place").rstrip(".")
+        prep = re.sub(r"\s+", " ", match.group("prep").lower())
         if negation:
-            return [_fact(who, "home_city", f"{who.label} no longer lives in {place}.", "profile", **profile)]
-        return [_fact(who, "home_city", f"{who.label} lives in {place}.", "profile", **profile)]
+            return [_fact(who, "home_city", f"{who.label} no longer lives {prep} {place}.", "profile", **profile)]
+        return [_fact(who, "home_city", f"{who.label} lives {prep} {place}.", "profile", **profile)]
     match = _HOME_ENDED.match(predicate)
     if match and re.match(rf"(?i)^{_ADV}moved", predicate):
         place = match.group("place").rstrip(".")
@@ -1459,6 +1586,8 @@ def _split_clauses(sentence: str) -> list[tuple[str, str]]:
             continue
         if comma and re.match(r"\d{4}\b", nxt):  # "June 14, 2019"
             continue
+        if match.group("sep").strip() == ":" and re.match(r"#?[A-Za-z0-9-]*\d", nxt):  # "Ticket number: INC-1"
+            continue
         parts.append((separator, piece))
         separator = match.group("sep").strip() or "and"
         position = match.end()
@@ -1554,7 +1683,7 @@ def _subject(raw: str, ctx: _Context) -> _Clause:
     possessive = _POSSESSIVE_SUBJECT.match(text)
     if possessive:
         return _Clause(raw, USER, "", possessive=True)
-    first = text.split(" ", 1)[0].lower().strip(",.!") if text else ""
+    first = re.sub(rf"(?i)^{_ADV}", "", text).split(" ", 1)[0].lower().strip(",.!") if text else ""
     if first in _FRAGMENT_VERBS:
         return _Clause(raw, USER, _expand_negations(text[0].lower() + text[1:]), fragment=True)
     if first in _COMPLEMENT_WORDS and first not in ("not", "based", "originally"):
@@ -1577,6 +1706,11 @@ def _continuation(sep: str, raw: str, previous: _Clause, ctx: _Context) -> _Clau
     if first in _SUBJECT_WORDS or _USER_SUBJECT.match(text) or _RELATIVE_SUBJECT.match(text):
         return None
     who = previous.who
+    contrast = re.match(r"(?i)^(?:just|only|but|except(?:\s+for)?)\s+", text)
+    if contrast and ctx.frame and ctx.frame[0] == who and re.search(r"(?i)\b(?:not|no\s+longer)\s+", ctx.frame[1]):
+        # "not allergic to shellfish, just iodine": the second item is the positive one.
+        frame = re.sub(r"(?i)\b(?:not|no\s+longer)\s+", "", ctx.frame[1], count=1)
+        return _Clause(raw, who, frame + text[contrast.end() :], first_person=previous.first_person)
     if first in _CONTINUE_VERBS or (first.endswith("ed") and len(first) > 3):
         if previous.first_person:
             return _Clause(raw, who, _first_person_predicate(" " + text), first_person=True)
@@ -1665,7 +1799,9 @@ class _Reader:
             if not facts or all(f.get("incidental") for f in facts):
                 if clause.who is None or sep not in _LIST_SEPARATORS:
                     ctx.frame = None if clause.who is not None else ctx.frame
-        return found
+        # One statement per slot and sentence: "Penicillin gives me hives, I'm allergic to it."
+        last_of = {f["key"]: index for index, f in enumerate(found) if f.get("key")}
+        return [f for index, f in enumerate(found) if not f.get("key") or last_of[f["key"]] == index]
 
     def _clause(self, clause: _Clause, ctx: _Context, *, remembered: bool) -> list[Fact]:
         raw = clause.raw
@@ -1694,7 +1830,12 @@ class _Reader:
             found += self._possessive(clause, ctx)
         inverted = _ALLERGY_INVERTED.match(_LEAD_WORDS.sub("", raw)) if who is None else None
         if inverted:
-            found += _allergies(USER, "is allergic to " + inverted.group("what"), ctx)
+            found += _allergies(USER, "is allergic to " + _lower_first(inverted.group("what")), ctx)
+        cause = _REACTION_CAUSE.match(_LEAD_WORDS.sub("", raw)) if who is None else None
+        if cause and cause.group("what").split()[0].lower() not in _NOT_ANTECEDENT:
+            item = _lower_first(_object_item(cause.group("what")))
+            content = _sentence(_third_person(_LEAD_WORDS.sub("", raw), possessive="the user's"))
+            found.append(_safety(USER, f"health.allergy.{_allergen_key(item)}", content))
         put_on = _PUT_ON.search(raw)
         if put_on and not any(f["category"] == "safety" for f in found):
             what = _clean_object(put_on.group("what") or put_on.group("what2") or "")
@@ -1716,11 +1857,16 @@ class _Reader:
         my_name = _MY_NAME.search(raw) if (clause.possessive or clause.who is None or not clause.predicate) else None
         if my_name and my_name.group("name").split()[0].lower() not in _NOT_NAMES:
             found.append(_fact(USER, "name", f"The user's name is {my_name.group('name')}.", "profile", importance=0.8))
-        call_me = _CALL_ME.search(raw)
-        if call_me and call_me.group("name").split()[0].lower() not in _NOT_NAMES:
+        call_me = _CALL_ME.search(raw) or _NICKNAME.search(raw)
+        if (
+            call_me
+            and call_me.group("name").split()[0].lower() not in _NOT_NAMES
+            and not _NOT_CALLED.search(raw[: call_me.start()])
+        ):
             content = f"The user prefers to be called {call_me.group('name')}."
             found.append(_fact(USER, "preferred_name", content, "profile", importance=0.8))
-        im_name = _IM_NAME.match(_LEAD_WORDS.sub("", raw).strip(" ,.!"))
+        bare = re.sub(r"(?i)\s+(?:by\s+the\s+way|btw|here|again|lol|haha)$", "", _LEAD_WORDS.sub("", raw).strip(" ,.!"))
+        im_name = _IM_NAME.match(bare)
         if im_name and not found and im_name.group("name").split()[0].lower() not in _NOT_NAMES:
             found.append(_fact(USER, "name", f"The user's name is {im_name.group('name')}.", "profile", importance=0.8))
         who = clause.who
@@ -1741,6 +1887,9 @@ class _Reader:
         match = _BIRTHDAY.search(raw)
         if match:
             return _birthday(USER, match.group("when"), ctx)
+        match = _MY_JOB.search(raw)
+        if match and _is_org(match.group("org")):
+            return [_fact(USER, "employer", f"The user works at {_org(match.group('org'))}.", "profile")]
         return []
 
     def _user_only(self, clause: _Clause, ctx: _Context) -> list[Fact]:
@@ -1856,6 +2005,17 @@ def _birthday_rel(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     return _birthday(who, match.group("when"), ctx) if match else []
 
 
+# "Allergies: peanuts, shellfish", "My medications are X and Y": a header and a list, read as the
+# sentence it stands for.
+_HEADER_LIST = re.compile(
+    r"(?i)^(?:(?:my|the\s+user's|user's|our)\s+)?(?:known\s+|food\s+|drug\s+|current\s+|main\s+)?"
+    r"(?P<kind>allerg(?:y|ies)|intolerances?|medications?|meds|medicines?|prescriptions?|"
+    r"(?:medical\s+|health\s+)?conditions?|diagnos[ie]s)\s*(?:are|is|include|includes|:|-|\u2013|\u2014|=)\s*"
+    r"(?P<list>.+)$"
+)
+_HEADER_AS = {"allerg": "I'm allergic to", "intoler": "I'm intolerant to", "med": "I take", "pres": "I take"}
+
+
 def _normalise(sentence: str) -> str:
     text = sentence.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
     text = re.sub(r"(?<![\w.])i(?=['\s]|$)(?!\.e)", "I", text)
@@ -1866,11 +2026,29 @@ def _normalise(sentence: str) -> str:
     # "My wife and I live …", "Tom and I moved …": the user is one of the subject.
     text = re.sub(r"(^|[,;:]\s*)(?:[Mm]y\s+[a-z]+|[A-Z][a-z]+)\s+and\s+I\b(?!')", r"\1we", text)
     text = re.sub(r"(^|[,;:]\s*)[Mm]e\s+and\s+my\s+[a-z]+\b", r"\1we", text)
+    # "bee and wasp stings" -> "bee stings and wasp stings": each item keeps the shared noun.
+    text = re.sub(
+        r"(?i)\b([a-z]+)\s+(and|or|&)\s+([a-z]+)\s+(stings?|bites?|venom|hair|dander|fur|feathers)\b",
+        r"\1 \4 \2 \3 \4",
+        text,
+    )
+    header = _HEADER_LIST.match(text.strip())
+    if header:
+        kind = header.group("kind").lower()
+        lead = next((v for k, v in _HEADER_AS.items() if kind.startswith(k)), "I have")
+        text = f"{lead} {header.group('list')}"
     return re.sub(r"\s+", " ", text).strip()
 
 
+# Where a sentence may end: not after "Dr." or "St." ("Dr. Chen", "St. Mary's").
+_SENTENCE_END = (
+    r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)(?<!\bJr\.)(?<!\bSr\.)"
+    r"(?<!\bNo\.)(?<!\bvs\.)(?<!\bMt\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s+"
+)
+
+
 def _sentences(text: str) -> list[str]:
-    parts = re.split(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])|\s*\n+\s*", text)
+    parts = re.split(rf"{_SENTENCE_END}|(?<=[\u3002\uff01\uff1f])|\s*\n+\s*", text)
     return [part.strip() for part in parts if part and part.strip()]
 
 
@@ -1958,7 +2136,9 @@ def _read_chinese(sentence: str, today: date, *, statement: bool = False) -> lis
         if facts:
             found += facts
             continue
-        call_me = re.match(rf"^(?:你|您)?(?:可以|就|请)?叫我(?P<name>[{_CJK}A-Za-z]{{1,8}})$", clause)
+        call_me = re.match(
+            rf"^(?:你|您|大家|朋友们|朋友|别人|他们|家人|同事们?)?(?:都|也)?(?:可以|就|请)?叫我(?P<name>[{_CJK}A-Za-z]{{1,8}})$", clause
+        )
         if call_me:
             found.append(_fact(USER, "preferred_name", f"用户希望被称为{call_me.group('name')}。", "profile",
                                importance=0.8))  # fmt: skip
@@ -2007,10 +2187,19 @@ def _zh_predicate(who: Who, p: str, possessive: bool, today: date) -> list[Fact]
     if match:
         key = f"health.intolerance.{_zh_key(match.group('what'))}"
         return [_safety(who, key, f"{who.zh}{match.group('what')}不耐受。")]
-    match = re.match(rf"^(?P<neg>没有)?(?P<verb>患有|有|得了|确诊了?)(?P<cond>{_ZH_CONDITIONS})$", p)
+    match = re.match(r"^(?P<neg>没有)?(?P<verb>患有|有|得了|确诊了?)(?P<conds>.+)$", p)
+    items = _zh_items(match.group("conds")) if match else []
+    if match and items and all(re.fullmatch(rf"(?:{_ZH_CONDITIONS})|[{_CJK}]{{1,6}}[病症]", item) for item in items):
+        verb = ("没有" if match.group("neg") else "") + match.group("verb")
+        return [
+            _safety(who, f"health.{_zh_key(item)}", f"{who.zh}{verb}{item}。", negated=bool(match.group("neg")))
+            for item in items
+        ]
+    match = re.match(rf"^是(?:一名|一个|一位)?(?P<cond>(?:{_ZH_CONDITIONS})|[{_CJK}]{{1,6}}[病症])(?:患者|病人)$", p)
     if match:
-        key = f"health.{_zh_key(match.group('cond'))}"
-        return [_safety(who, key, f"{who.zh}{p}。", negated=bool(match.group("neg")))]
+        return [_safety(who, f"health.{_zh_key(match.group('cond'))}", f"{who.zh}{p}。")]
+    if re.match(r"^(?:已经)?(?:不再|不)吃素了?$", p):
+        return [_fact(who, "diet", f"{who.zh}不再吃素。", "safety", importance=0.8)]
     if re.match(r"^怀孕了?$", p):
         return [_safety(who, "health.pregnant", f"{who.zh}怀孕了。")]
     if re.match(r"^(?:是)?(?:一名|一个|一位)?(?:素食者|素食主义者|纯素食者|纯素主义者)$", p) or re.match(
