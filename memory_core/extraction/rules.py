@@ -472,6 +472,11 @@ def slug(text: str, *, words: int = 4) -> str:
     return "_".join(_singular(t) for t in tokens[:words])
 
 
+def _name_slug(name: str) -> str:
+    """A name in a key, as written ("Whiskers" stays "whiskers")."""
+    return "_".join(re.findall(rf"[a-z0-9]+|[{_CJK}]+", name.lower())[:3])
+
+
 def _article(noun: str) -> str:
     return "an" if noun[:1].lower() in "aeiou" else "a"
 
@@ -490,8 +495,16 @@ def _items(text: str) -> list[str]:
     return items
 
 
+# Where an item's name ends: "pollen in spring", "shrimp last week", "peanuts (anaphylaxis)".
+_QUALIFIER = re.compile(
+    r"(?i)\s*\(.*$|\s+(?:in|during|at|after|before|when|every|all|since|for|last|this|each|from|on|"
+    r"unless|until|whenever|if|while|except|especially|mostly|mainly)\b.*$"
+)
+
+
 def _object_item(text: str) -> str:
     text = _LEADING_DETERMINER.sub("", _clean_object(text))
+    text = _QUALIFIER.sub("", text) if not _CONTAINING.match(text) else text
     return _TRAILING_FILLER.sub("", text).strip(" ,;:-.!?")
 
 
@@ -619,11 +632,11 @@ def _relative(word: str, name: str = "", *, zh: str = "") -> Who:
     word_lower = word.lower().replace("\u00e9", "e")
     if word_lower in _PETS or word in _ZH_PETS:
         animal = _PETS.get(word_lower) or _ZH_PETS[word]
-        key = f"pet.{animal}.{slug(name)}" if name else f"pet.{animal}"
+        key = f"pet.{animal}.{_name_slug(name)}" if name else f"pet.{animal}"
         relation = animal
     else:
         relation = _RELATIONS.get(word_lower) or _ZH_RELATIONS[word]
-        key = f"family.{relation}" if relation in _PARTNERS or not name else f"family.{relation}.{slug(name)}"
+        key = f"family.{relation}" if relation in _PARTNERS or not name else f"family.{relation}.{_name_slug(name)}"
     label = f"The user's {word.lower()}" + (f" {name}" if name else "")
     return Who(label=label, zh=f"用户的{zh or word}", key=key, relation=relation, name=name)
 
@@ -780,7 +793,7 @@ _PUT_ON = re.compile(
     r"|\bprescribed\s+(?:me|the\s+user)\s+(?P<what2>.+)$"
 )
 _DIET_IS = re.compile(
-    rf"(?i)^{_ADV}is\s+{_ADV}(?:an?\s+|strictly\s+|fully\s+|mostly\s+|strict\s+|a\s+strict\s+)*"
+    rf"(?i)^{_ADV}(?:is|has\s+been)\s+{_ADV}(?:an?\s+|strictly\s+|fully\s+|mostly\s+|strict\s+|a\s+strict\s+)*"
     rf"(?P<diet>{_alternation(_DIETS)})\b(?P<rest>.*)$"
 )
 _TIME_TAIL = (
@@ -868,11 +881,11 @@ _CHANGE_AS = re.compile(
 )
 _EMPLOYER = re.compile(
     rf"^(?i:{_ADV}(?:works|is\s+{_ADV}working|is\s+employed|has\s+been\s+working|started\s+(?:a\s+new\s+job|"
-    r"a\s+job|work|working|a\s+new\s+position|a\s+position|a\s+new\s+role|a\s+role)|got\s+(?:a\s+|the\s+)?"
-    r"(?:new\s+)?(?:job|position|role|offer)|got\s+hired|was\s+hired|has\s+been\s+hired|is\s+starting\s+"
+    r"a\s+job|work|working|a\s+new\s+position|a\s+position|a\s+new\s+role|a\s+role)(?:\s+with)?|got\s+(?:a\s+|the\s+)?"
+    r"(?:new\s+)?(?:job|position|role|offer)(?:\s+with)?|got\s+hired|was\s+hired|has\s+been\s+hired|is\s+starting\s+"
     r"(?:a\s+new\s+job|work|a\s+job)|joined|is\s+joining|accepted\s+(?:an?\s+|the\s+)?(?:job\s+)?offer|"
     r"took\s+a\s+job|switched\s+(?:jobs\s+)?|moved\s+to\s+a\s+(?:new\s+)?job|"
-    r"(?:started|starts|is\s+starting|will\s+start)(?=\s+(?:at|with)\b))\s+(?:at|for|with|by|from|to)?"
+    r"(?:started|starts|is\s+starting|will\s+start)(?=\s+(?:at|with)\b)(?:\s+with)?)\s+(?:at|for|by|from|to)?"
     rf"\s*(?:the\s+)?)(?P<org>{_ORG})"
 )
 _EMPLOYER_JOINED = re.compile(rf"^(?i:{_ADV}(?:joined|is\s+joining)\s+(?:the\s+)?)(?P<org>{_ORG})")
@@ -886,7 +899,7 @@ _EMPLOYER_ENDED = re.compile(
 _LIVES = re.compile(
     rf"^(?i:{_ADV}(?:lives|resides|is\s+{_ADV}living|is\s+staying|has\s+lived|has\s+been\s+living|"
     rf"is\s+{_ADV}based|is\s+located|is\s+settled)\s+(?P<prep>in|near|outside(?:\s+of)?|just\s+outside(?:\s+of)?|"
-    rf"close\s+to|in\s+the\s+suburbs\s+of)\s+(?:the\s+)?)(?P<place>{_PLACE})"
+    rf"close\s+to|in\s+the\s+suburbs\s+of)\s+)(?P<place>(?:the\s+)?{_PLACE})"
 )
 _MOVED = re.compile(
     rf"^(?i:{_ADV}(?:has\s+)?{_ADV}(?:moved|relocated)(?:\s+(?:back|house|over))?\s+(?:back\s+)?(?:to|into)\s+"
@@ -901,7 +914,7 @@ _HOME_ENDED = re.compile(
 )
 _HOMETOWN = re.compile(
     rf"^(?i:{_ADV}(?P<verb>grew\s+up|was\s+raised|was\s+born|is\s+{_ADV}from|comes\s+from|hails\s+from)\s+"
-    rf"(?:in\s+)?(?:the\s+)?)(?P<place>{_PLACE})"
+    rf"(?:in\s+)?)(?P<place>(?:the\s+)?{_PLACE})"
 )
 _MARITAL = re.compile(
     rf"(?i)^{_ADV}(?P<verb>is|got|has\s+been|was)\s+{_ADV}(?:happily\s+|recently\s+|newly\s+)?"
@@ -1246,6 +1259,7 @@ def _diets(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     if match and _DIET_REST.match(match.group("rest")):
         diet = match.group("diet").lower()
         verb = {"ended": "is no longer", "not": "is not"}.get(negation, "is")
+        ctx.frame = (who, predicate[: max(predicate.lower().rfind(diet), 0)], "diet")  # "not vegan, just vegetarian"
         return [_fact(who, "diet", f"{who.label} {verb} {diet}.", "safety", importance=0.9,
                       pinned=not negation)]  # fmt: skip
     match = _DIET_DO.match(p)
@@ -1424,8 +1438,10 @@ def _home(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
 
 def _personal(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     match = _MARITAL.match(predicate)
-    if match and not re.match(r"\s*(?:to|with)\b", match.group("rest") or ""):
+    if match:
         status = match.group("status").lower()
+        partner = re.match(rf"\s+to\s+(?P<name>{_NAME})", match.group("rest"))
+        status += f" to {partner.group('name')}" if partner else ""
         return [_fact(who, "marital_status", f"{who.label} is {status}.", "relationship", importance=0.6,
                       incidental=match.group("verb").lower() == "got")]  # fmt: skip
     match = _BORN_ON.match(predicate)
@@ -1808,7 +1824,7 @@ class _Reader:
         found: list[Fact] = []
         if clause.lead and _HYPOTHETICAL.search(clause.lead):
             return []
-        named = self._names(clause)
+        named = self._names(clause, ctx)
         found += named
         who, predicate = clause.who, clause.predicate
         event_first = self._past_event(clause, ctx)
@@ -1851,7 +1867,7 @@ class _Reader:
         return found + ([event] if event else [])
 
     @staticmethod
-    def _names(clause: _Clause) -> list[Fact]:
+    def _names(clause: _Clause, ctx: _Context) -> list[Fact]:
         raw = clause.raw
         found: list[Fact] = []
         my_name = _MY_NAME.search(raw) if (clause.possessive or clause.who is None or not clause.predicate) else None
@@ -1875,6 +1891,7 @@ class _Reader:
         match = _HAS_RELATIVE.match(clause.predicate) if who is not None and who.user else None
         if match:
             found.append(_name_fact(_relative(match.group("rel"), ""), match.group("name")))
+            ctx.frame = (USER, "has ", "have")  # "… and a dog named Rex"
         return found
 
     @staticmethod
