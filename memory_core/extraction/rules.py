@@ -52,6 +52,11 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+def _pairs(text: str) -> dict[str, str]:
+    """ "mom=mother son" -> {"mom": "mother", "son": "son"}: a word list that maps some words."""
+    return {word: target or word for word, _, target in (item.partition("=") for item in text.split())}
+
+
 def _alternation(words: str | list[str] | tuple[str, ...]) -> str:
     """A regex alternation of phrases, longest first (so "type 1 diabetes" wins over "diabetes")."""
     items = words.split("|") if isinstance(words, str) else list(words)
@@ -206,17 +211,15 @@ _DRUG_SUFFIXES = (
     r"mab|tinib|vir|zodone|pramine|tyline|dipine|semide|thiazide|fenac)"
 )
 _DRUG = re.compile(rf"(?i)\b(?P<drug>{_DRUG_NAMES}|{_DRUG_SUFFIXES})\b")
-_DRUG_KEYS = {
-    "coumadin": "warfarin", "tylenol": "paracetamol", "acetaminophen": "paracetamol", "advil": "ibuprofen",
-    "zoloft": "sertraline", "prozac": "fluoxetine", "lexapro": "escitalopram", "synthroid": "levothyroxine",
-    "lipitor": "atorvastatin", "crestor": "rosuvastatin", "lasix": "furosemide", "plavix": "clopidogrel",
-    "eliquis": "apixaban", "xarelto": "rivaroxaban", "ventolin": "salbutamol", "albuterol": "salbutamol",
-    "keppra": "levetiracetam", "ritalin": "methylphenidate", "valium": "diazepam", "ativan": "lorazepam",
-    "xanax": "alprazolam", "januvia": "sitagliptin", "ozempic": "semaglutide", "wegovy": "semaglutide",
-    "humira": "adalimumab", "accutane": "isotretinoin", "plaquenil": "hydroxychloroquine",
-    "anticoagulant": "blood_thinner", "chemo": "chemotherapy", "the_pill": "pill", "birth_control": "pill",
-    "epinephrine": "epipen", "adrenaline": "epipen", "cpap_machine": "cpap", "med": "medication",
-}
+_DRUG_KEYS = _pairs(
+    "coumadin=warfarin tylenol=paracetamol acetaminophen=paracetamol advil=ibuprofen zoloft=sertraline "
+    "prozac=fluoxetine lexapro=escitalopram synthroid=levothyroxine lipitor=atorvastatin crestor=rosuvastatin "
+    "lasix=furosemide plavix=clopidogrel eliquis=apixaban xarelto=rivaroxaban ventolin=salbutamol "
+    "albuterol=salbutamol keppra=levetiracetam ritalin=methylphenidate valium=diazepam ativan=lorazepam "
+    "xanax=alprazolam januvia=sitagliptin ozempic=semaglutide wegovy=semaglutide humira=adalimumab "
+    "accutane=isotretinoin plaquenil=hydroxychloroquine anticoagulant=blood_thinner chemo=chemotherapy "
+    "the_pill=pill birth_control=pill epinephrine=epipen adrenaline=epipen cpap_machine=cpap med=medication"
+)
 # Foods and drinks, for the avoidance rules whose verb says little by itself ("I don't eat …").
 _FOODS = _words(
     "pork beef lamb mutton veal chicken poultry turkey duck meat fish seafood shellfish shrimp prawn crab "
@@ -231,23 +234,15 @@ _FOODS = _words(
     "yeast vinegar fodmap cinnamon"
 )
 
-_RELATIONS = {
-    "wife": "wife", "husband": "husband", "partner": "partner", "spouse": "spouse",
-    "girlfriend": "girlfriend", "boyfriend": "boyfriend", "fiancee": "fiance", "fiancée": "fiance",
-    "fiance": "fiance", "fiancé": "fiance", "son": "son", "daughter": "daughter", "child": "child",
-    "kid": "child", "baby": "baby", "mother": "mother", "mom": "mother", "mum": "mother", "mommy": "mother",
-    "mama": "mother", "father": "father", "dad": "father", "daddy": "father", "papa": "father",
-    "brother": "brother", "sister": "sister", "grandmother": "grandmother", "grandma": "grandmother",
-    "granny": "grandmother", "nana": "grandmother", "grandfather": "grandfather", "grandpa": "grandfather",
-    "granddad": "grandfather", "aunt": "aunt", "uncle": "uncle", "cousin": "cousin", "niece": "niece",
-    "nephew": "nephew", "grandson": "grandson", "granddaughter": "granddaughter", "stepson": "stepson",
-    "stepdaughter": "stepdaughter", "stepmother": "stepmother", "stepfather": "stepfather",
-    "mother-in-law": "mother_in_law", "father-in-law": "father_in_law",
-}
-_PETS = {
-    "dog": "dog", "puppy": "dog", "cat": "cat", "kitten": "cat", "parrot": "parrot", "rabbit": "rabbit",
-    "bunny": "rabbit", "hamster": "hamster", "horse": "horse", "bird": "bird", "turtle": "turtle",
-}
+_RELATIONS = _pairs(
+    "wife husband partner spouse girlfriend boyfriend fiancee=fiance fianc\u00e9e=fiance fiance "
+    "fianc\u00e9=fiance son daughter child kid=child baby mother mom=mother mum=mother mommy=mother "
+    "mama=mother father dad=father daddy=father papa=father brother sister grandmother grandma=grandmother "
+    "granny=grandmother nana=grandmother grandfather grandpa=grandfather granddad=grandfather aunt uncle "
+    "cousin niece nephew grandson granddaughter stepson stepdaughter stepmother stepfather "
+    "mother-in-law=mother_in_law father-in-law=father_in_law"
+)
+_PETS = _pairs("dog puppy=dog cat kitten=cat parrot rabbit bunny=rabbit hamster horse bird turtle")
 # One of each: the name is not needed to tell them apart (v1's key for "my wife's name is Mei").
 _PARTNERS = frozenset({"wife", "husband", "partner", "spouse", "girlfriend", "boyfriend", "fiance"})
 _REL_ALT = _alternation(list(_RELATIONS) + list(_PETS))
@@ -260,15 +255,12 @@ _NOT_NAMES = _words(
     "ready good sorry sure done new later tomorrow now maybe please when if gen god"
 )
 
-_ID_KINDS = {
-    "order": "order", "ticket": "ticket", "incident": "ticket", "case": "case", "booking": "booking",
-    "reservation": "booking", "confirmation": "booking", "tracking": "tracking", "shipment": "tracking",
-    "parcel": "tracking", "package": "tracking", "invoice": "invoice", "claim": "claim", "refund": "refund",
-    "return": "return", "rma": "return", "policy": "policy", "request": "request", "issue": "issue",
-    "flight": "flight", "application": "application", "membership": "membership", "member": "membership",
-    "customer": "customer", "reference": "reference", "ref": "reference", "appointment": "appointment",
-    "subscription": "subscription", "pnr": "booking", "transaction": "transaction", "contract": "contract",
-}
+_ID_KINDS = _pairs(
+    "order ticket incident=ticket case booking reservation=booking confirmation=booking pnr=booking tracking "
+    "shipment=tracking parcel=tracking package=tracking invoice claim refund return rma=return policy request "
+    "issue flight application membership member=membership customer reference ref=reference appointment "
+    "subscription transaction contract"
+)
 _IDENTIFIER = re.compile(
     rf"(?i:\b(?P<kind>{_alternation(list(_ID_KINDS))})s?)"
     r"(?:\s+(?i:number|no\.?|num|nr|id|ref(?:erence)?|#))?(?:\s+(?i:is|was|=)|\s*[:=])?\s*\(?"
@@ -313,9 +305,8 @@ _MONTHS = {
     )
     for name in names
 }
-_MONTH_NAMES = (
-    "January February March April May June July August September October November December".split()
-)
+_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+                "October", "November", "December")  # fmt: skip
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH = _alternation(list(_MONTHS))
 _DATE = re.compile(
@@ -379,12 +370,6 @@ _TOPIC_STOPWORDS = _words(
     "kind sort just all any having getting"
 )
 _NO_TOPIC_START = _words("it that this you them those these how what when where who why")
-_NEGATIONS = (
-    ("isn't", "is not"), ("aren't", "are not"), ("wasn't", "was not"), ("doesn't", "does not"),
-    ("don't", "do not"), ("didn't", "did not"), ("can't", "cannot"), ("won't", "will not"),
-    ("hasn't", "has not"), ("haven't", "have not"), ("shouldn't", "should not"), ("mustn't", "must not"),
-    ("couldn't", "could not"), ("wouldn't", "would not"),
-)
 
 
 def _conjugate(verb: str) -> str:
@@ -424,9 +409,10 @@ def _third_person(text: str, *, possessive: str = "the user's") -> str:
 
 
 def _expand_negations(text: str) -> str:
-    for short, long in _NEGATIONS:
-        text = re.sub(rf"\b{short}\b", long, text, flags=re.I)
-    return text
+    """ "doesn't" -> "does not", "can't" -> "cannot": one spelling for the rules to read."""
+    text = re.sub(r"(?i)\bcan't\b", "cannot", text)
+    text = re.sub(r"(?i)\bwon't\b", "will not", text)
+    return re.sub(r"(?i)\b(\w+)n't\b", r"\1 not", text)
 
 
 def _sentence(text: str) -> str:
@@ -435,11 +421,6 @@ def _sentence(text: str) -> str:
         return text
     text = text[0].upper() + text[1:]
     return text if text[-1] in ".!?\u3002" else text + "."
-
-
-def _zh_sentence(text: str) -> str:
-    text = text.strip(" ，,；;：:")
-    return text if text.endswith(("。", "！", "？")) else text + "。"
 
 
 def _clean_object(text: str) -> str:
@@ -614,7 +595,8 @@ class Who:
     label: str = "The user"  # how statements name them
     zh: str = "用户"
     key: str = ""  # key prefix: "" for the user, "family.son", "family.daughter.mia", "pet.dog.rex"
-    relation: str = ""  # the canonical relation ("son"), empty for the user
+    relation: str = ""  # the canonical relation ("mother"), empty for the user
+    word: str = ""  # the relation as said ("mom", "老婆")
     name: str = ""
 
     @property
@@ -638,7 +620,7 @@ def _relative(word: str, name: str = "", *, zh: str = "") -> Who:
         relation = _RELATIONS.get(word_lower) or _ZH_RELATIONS[word]
         key = f"family.{relation}" if relation in _PARTNERS or not name else f"family.{relation}.{_name_slug(name)}"
     label = f"The user's {word.lower()}" + (f" {name}" if name else "")
-    return Who(label=label, zh=f"用户的{zh or word}", key=key, relation=relation, name=name)
+    return Who(label=label, zh=f"用户的{zh or word}", key=key, relation=relation, word=word.lower(), name=name)
 
 
 def _fact(
@@ -1464,11 +1446,10 @@ def _birthday(who: Who, text: str, ctx: _Context, *, born: bool = False) -> list
         return []
     groups = when.match.groupdict()
     has_year = bool(groups.get("md_year") or groups.get("dm_year") or groups.get("iso"))
-    possessive = f"{who.label}'s" if who.user else f"{who.label}'s"
     if born and has_year:
         content = f"{who.label} was born on {when.day.isoformat()}."
     else:
-        content = f"{possessive} birthday is {_MONTH_NAMES[when.day.month - 1]} {when.day.day}."
+        content = f"{who.label}'s birthday is {_MONTH_NAMES[when.day.month - 1]} {when.day.day}."
     return [_fact(who, "birthday", content, "profile", importance=0.6)]
 
 
@@ -1481,27 +1462,14 @@ def _relative_names(who: Who, predicate: str) -> list[Fact]:
     )
     if not match or match.group("name").split()[0].lower() in _NOT_NAMES:
         return []
-    return [_name_fact(who.relation_word if hasattr(who, "relation_word") else who, match.group("name"))]
+    return [_name_fact(who, match.group("name"))]
 
 
 def _name_fact(who: Who, name: str, *, incidental: bool = False) -> Fact:
-    named = _relative(_label_word(who), name)
-    return _fact(
-        USER,
-        named.key,
-        f"{_label_of(who)} is named {name}.",
-        "relationship",
-        importance=0.6,
-        incidental=incidental,
-    )
-
-
-def _label_word(who: Who) -> str:
-    return who.label.removeprefix("The user's ").split(" ")[0]
-
-
-def _label_of(who: Who) -> str:
-    return f"The user's {_label_word(who)}"
+    """ "The user's daughter is named Mia." under family.daughter.mia (a partner: family.wife)."""
+    key = _relative(who.word, name).key
+    content = f"The user's {who.word} is named {name}."
+    return _fact(USER, key, content, "relationship", importance=0.6, incidental=incidental)
 
 
 def _preferences(who: Who, predicate: str, ctx: _Context, lead: str) -> list[Fact]:
@@ -1537,7 +1505,7 @@ def _preferences(who: Who, predicate: str, ctx: _Context, lead: str) -> list[Fac
     return [_fact(who, f"preference.{topic}", statement, "preference", importance=0.5)]
 
 
-def _identifiers(clause: _Clause, ctx: _Context) -> list[Fact]:
+def _identifiers(clause: _Clause) -> list[Fact]:
     text = clause.raw
     match = _IDENTIFIER.search(text)
     if match is None:
@@ -1659,15 +1627,19 @@ def _first_person_predicate(rest: str) -> str:
     return _expand_negations(third).strip()
 
 
-def _subject(raw: str, ctx: _Context) -> _Clause:
+def _subject(raw: str) -> _Clause:
+    """Who the clause is about, and what it says of them in the third person.
+
+    The user ("I …", "we …", "The user …", or a fragment such as "Allergic to nuts"), a relative
+    ("my son …", "the user's wife …"), the user's possessions ("my ticket …"), or nobody we track.
+    """
     text = raw
     lead_match = _LEAD_WORDS.match(text)
     if lead_match:
         text = text[lead_match.end() :]
-    if ctx.statement or True:
-        match = _STATEMENT_SUBJECT.match(text)
-        if match:
-            return _Clause(raw, USER, _expand_negations(match.group("rest").strip()))
+    match = _STATEMENT_SUBJECT.match(text)
+    if match:
+        return _Clause(raw, USER, _expand_negations(match.group("rest").strip()))
     relative = _RELATIVE_SUBJECT.match(text)
     user = _USER_SUBJECT.search(text)
     if user and _REPORTING.match(user.group("rest")):
@@ -1796,11 +1768,12 @@ class _Reader:
                 continue
             if re.match(r"(?i)^(?:which|who|that)\b", raw) and index:
                 continue
-            clause = _subject(raw, ctx)
+            clause = _subject(raw)
             if (clause.who is None or clause.fragment) and previous is not None:
                 clause = _continuation(sep, raw, previous, ctx) or clause
             if clause.replaces:
                 found = [f for f in found if all(f is not g for g in last)]
+            ctx.frame = None  # a rule that reads a list object sets it again for the next clause
             facts = self._clause(clause, ctx, remembered=remembered)
             found += facts
             last = facts
@@ -1812,212 +1785,201 @@ class _Reader:
             )
             if clause.who is not None:
                 previous = clause
-            if not facts or all(f.get("incidental") for f in facts):
-                if clause.who is None or sep not in _LIST_SEPARATORS:
-                    ctx.frame = None if clause.who is not None else ctx.frame
         # One statement per slot and sentence: "Penicillin gives me hives, I'm allergic to it."
         last_of = {f["key"]: index for index, f in enumerate(found) if f.get("key")}
         return [f for index, f in enumerate(found) if not f.get("key") or last_of[f["key"]] == index]
 
     def _clause(self, clause: _Clause, ctx: _Context, *, remembered: bool) -> list[Fact]:
-        raw = clause.raw
-        found: list[Fact] = []
         if clause.lead and _HYPOTHETICAL.search(clause.lead):
             return []
-        named = self._names(clause, ctx)
-        found += named
-        who, predicate = clause.who, clause.predicate
-        event_first = self._past_event(clause, ctx)
-        if who is not None and predicate and not event_first:
-            facts = (
-                _health(who, predicate, ctx)
-                or _work(who, predicate, ctx)
-                or _home(who, predicate, ctx)
-                or _personal(who, predicate, ctx)
-            )
-            if not facts and who.user:
-                facts = self._user_only(clause, ctx)
-            if not facts and not who.user:
-                facts = _relative_names(who, predicate) if not clause.possessive else []
-                if clause.possessive:
-                    facts = _relative_names(who, predicate) or _birthday_rel(who, predicate, ctx)
-            found += facts
-        if who is not None and who.user and not predicate and clause.possessive:
-            found += self._possessive(clause, ctx)
-        inverted = _ALLERGY_INVERTED.match(_LEAD_WORDS.sub("", raw)) if who is None else None
-        if inverted:
-            found += _allergies(USER, "is allergic to " + _lower_first(inverted.group("what")), ctx)
-        cause = _REACTION_CAUSE.match(_LEAD_WORDS.sub("", raw)) if who is None else None
-        if cause and cause.group("what").split()[0].lower() not in _NOT_ANTECEDENT:
-            item = _lower_first(_object_item(cause.group("what")))
-            content = _sentence(_third_person(_LEAD_WORDS.sub("", raw), possessive="the user's"))
-            found.append(_safety(USER, f"health.allergy.{_allergen_key(item)}", content))
-        put_on = _PUT_ON.search(raw)
-        if put_on and not any(f["category"] == "safety" for f in found):
-            what = _clean_object(put_on.group("what") or put_on.group("what2") or "")
-            drug = _DRUG.search(what)
-            if drug:
-                key = f"health.medication.{_drug_key(drug.group('drug'))}"
-                found.append(_safety(USER, key, f"The user takes {drug.group('drug')}."))
-        if not event_first and not [f for f in found if not f.get("incidental")]:
-            found += _identifiers(clause, ctx) if not self._request(clause) else []
-        if [f for f in found if not f.get("incidental")] or self._request(clause):
+        found = self._names(clause, ctx)
+        past_action = _past_action(clause, ctx.today)
+        if not past_action:
+            found += _facts(clause, ctx)
+        stated = [fact for fact in found if not fact.get("incidental")]
+        request = _is_request(clause)
+        if not stated and not past_action and not request:
+            found += _identifiers(clause)
+            stated = [fact for fact in found if not fact.get("incidental")]
+        if stated or request:
             return found
-        event = self._event(clause, ctx, remembered=remembered)
+        event = _event(clause, ctx.today, past_action=past_action, remembered=remembered)
         return found + ([event] if event else [])
 
     @staticmethod
     def _names(clause: _Clause, ctx: _Context) -> list[Fact]:
+        """The user's name and preferred name; a relative's name said in passing."""
         raw = clause.raw
         found: list[Fact] = []
-        my_name = _MY_NAME.search(raw) if (clause.possessive or clause.who is None or not clause.predicate) else None
-        if my_name and my_name.group("name").split()[0].lower() not in _NOT_NAMES:
+        my_name = _MY_NAME.search(raw) if clause.possessive or not clause.predicate else None
+        if my_name and _is_name(my_name.group("name")):
             found.append(_fact(USER, "name", f"The user's name is {my_name.group('name')}.", "profile", importance=0.8))
         call_me = _CALL_ME.search(raw) or _NICKNAME.search(raw)
-        if (
-            call_me
-            and call_me.group("name").split()[0].lower() not in _NOT_NAMES
-            and not _NOT_CALLED.search(raw[: call_me.start()])
-        ):
+        if call_me and _is_name(call_me.group("name")) and not _NOT_CALLED.search(raw[: call_me.start()]):
             content = f"The user prefers to be called {call_me.group('name')}."
             found.append(_fact(USER, "preferred_name", content, "profile", importance=0.8))
-        bare = re.sub(r"(?i)\s+(?:by\s+the\s+way|btw|here|again|lol|haha)$", "", _LEAD_WORDS.sub("", raw).strip(" ,.!"))
+        bare = _GREETING_TAIL.sub("", _LEAD_WORDS.sub("", raw).strip(" ,.!"))
         im_name = _IM_NAME.match(bare)
-        if im_name and not found and im_name.group("name").split()[0].lower() not in _NOT_NAMES:
+        if im_name and not found and _is_name(im_name.group("name")):
             found.append(_fact(USER, "name", f"The user's name is {im_name.group('name')}.", "profile", importance=0.8))
         who = clause.who
-        if who is not None and who.name and not who.user:
+        if who is not None and who.name:
             found.append(_name_fact(who, who.name, incidental=True))
-        match = _HAS_RELATIVE.match(clause.predicate) if who is not None and who.user else None
+        match = _HAS_RELATIVE.match(clause.predicate) if who is USER else None
         if match:
-            found.append(_name_fact(_relative(match.group("rel"), ""), match.group("name")))
+            found.append(_name_fact(_relative(match.group("rel")), match.group("name")))
             ctx.frame = (USER, "has ", "have")  # "… and a dog named Rex"
         return found
 
-    @staticmethod
-    def _possessive(clause: _Clause, ctx: _Context) -> list[Fact]:
-        raw = clause.raw
-        match = _BLOOD_TYPE.search(raw)
-        if match:
-            blood = re.sub(r"\s+", " ", match.group("bt"))
-            return [_safety(USER, "health.blood_type", f"The user's blood type is {blood}.")]
-        match = _BIRTHDAY.search(raw)
-        if match:
-            return _birthday(USER, match.group("when"), ctx)
-        match = _MY_JOB.search(raw)
-        if match and _is_org(match.group("org")):
-            return [_fact(USER, "employer", f"The user works at {_org(match.group('org'))}.", "profile")]
-        return []
 
-    def _user_only(self, clause: _Clause, ctx: _Context) -> list[Fact]:
-        predicate = clause.predicate
-        found = _preferences(USER, predicate, ctx, clause.lead)
-        if found:
-            return found
-        if ctx.frame and ctx.frame[2] == "preference":
-            return []
-        return []
+def _is_name(name: str) -> bool:
+    return name.split()[0].lower() not in _NOT_NAMES
 
-    @staticmethod
-    def _request(clause: _Clause) -> bool:
-        raw = _LEAD_WORDS.sub("", clause.raw)
-        return bool(_REQUEST_LEAD.match(raw)) and not _STANDING.search(raw)
 
-    def _past_event(self, clause: _Clause, ctx: _Context) -> bool:
-        """A first-person past action with a date or an identifier: an event, not a state."""
-        if clause.who is None or not clause.who.user or not clause.predicate or clause.fragment:
-            return False
-        head = re.match(rf"(?i)^{_ADV}(?P<verb>[a-z]+)", clause.predicate)
-        if head is None:
-            return False
-        verb = head.group("verb").lower()
-        if not ((verb.endswith("ed") and not verb.endswith("eed")) or verb in _PAST) or verb in (
-            "was", "were", "had", "used", "based", "married", "retired", "moved", "relocated", "grew",
-            "joined", "started", "quit", "left", "became", "got", "stopped", "diagnosed", "prescribed",
-        ):  # fmt: skip
-            return False
-        return bool(_find_date(clause.raw, ctx.today) or _IDENTIFIER.search(clause.raw))
+_GREETING_TAIL = re.compile(r"(?i)\s+(?:by\s+the\s+way|btw|here|again|lol|haha)$")
 
-    @staticmethod
-    def _not_an_event(clause: _Clause, when: _When) -> bool:
-        """ "I'm tired today", "I'm on vacation until Monday", "I'd rather … today": a state or a
-        request of the moment, not something that happens on a date."""
-        if (when.match.group("rel") or "").lower() in ("today", "this morning", "this afternoon", "this evening",
-                                                        "tonight"):  # fmt: skip
-            return True
-        predicate = clause.predicate
-        if re.match(rf"(?i)^{_ADV}(?:is|are|am|feels?|seems?)\s+(?!going\b)(?![a-z]+ing\b)", predicate):
-            return bool(clause.who is not None and clause.who.user)
-        return bool(re.match(rf"(?i)^{_ADV}(?:would\s+like|wants|would\s+rather|would\s+prefer|needs|will\s+have)\b",
-                             predicate))  # fmt: skip
 
-    def _event(self, clause: _Clause, ctx: _Context, *, remembered: bool) -> Fact | None:
-        raw = clause.raw
-        if clause.who is None and not re.search(r"(?i)\b(?:my|our|I|we)\b", raw):
+def _facts(clause: _Clause, ctx: _Context) -> list[Fact]:
+    """The keyed facts of one clause, by whom it is about."""
+    who, predicate, raw = clause.who, clause.predicate, clause.raw
+    if who is not None and predicate:
+        found = _health(who, predicate, ctx) or _work(who, predicate, ctx) or _home(who, predicate, ctx)
+        found = found or _personal(who, predicate, ctx)
+        if not found and who.user:
+            found = _preferences(who, predicate, ctx, clause.lead)
+        if not found and not who.user:
+            found = _relative_names(who, predicate) or _birthday_of(who, predicate, ctx)
+        return found
+    if who is USER and clause.possessive:
+        return _possessions(raw, ctx) or _subjectless(raw, ctx)
+    if who is None:
+        return _subjectless(raw, ctx)
+    return []
+
+
+def _possessions(raw: str, ctx: _Context) -> list[Fact]:
+    """ "My blood type is …", "my birthday is …", "my new job is at …"."""
+    match = _BLOOD_TYPE.search(raw)
+    if match:
+        blood = re.sub(r"\s+", " ", match.group("bt"))
+        return [_safety(USER, "health.blood_type", f"The user's blood type is {blood}.")]
+    match = _BIRTHDAY.search(raw)
+    if match:
+        return _birthday(USER, match.group("when"), ctx)
+    match = _MY_JOB.search(raw)
+    if match and _is_org(match.group("org")):
+        return [_fact(USER, "employer", f"The user works at {_org(match.group('org'))}.", "profile")]
+    return []
+
+
+def _subjectless(raw: str, ctx: _Context) -> list[Fact]:
+    """Safety facts whose subject is the allergen or the doctor: "Sesame is my allergy",
+    "Shellfish makes my throat swell up", "My doctor put me on levothyroxine"."""
+    text = _LEAD_WORDS.sub("", raw)
+    inverted = _ALLERGY_INVERTED.match(text)
+    if inverted:
+        return _allergies(USER, "is allergic to " + _lower_first(inverted.group("what")), ctx)
+    cause = _REACTION_CAUSE.match(text)
+    if cause and cause.group("what").split()[0].lower() not in _NOT_ANTECEDENT:
+        item = _lower_first(_object_item(cause.group("what")))
+        content = _sentence(_third_person(text, possessive="the user's"))
+        return [_safety(USER, f"health.allergy.{_allergen_key(item)}", content)]
+    put_on = _PUT_ON.search(raw)
+    drug = _DRUG.search(_clean_object(put_on.group("what") or put_on.group("what2") or "")) if put_on else None
+    if drug:
+        key = f"health.medication.{_drug_key(drug.group('drug'))}"
+        return [_safety(USER, key, f"The user takes {drug.group('drug')}.")]
+    return []
+
+
+def _is_request(clause: _Clause) -> bool:
+    """ "Please …", "Can you …", "I'd like …": asked now, not a fact to keep."""
+    raw = _LEAD_WORDS.sub("", clause.raw)
+    return bool(_REQUEST_LEAD.match(raw)) and not _STANDING.search(raw)
+
+
+# Past verbs that begin a state rather than an event ("I moved to …" is where the user lives).
+_STATE_VERBS = _words(
+    "was were had used based married retired moved relocated grew joined started quit left became got "
+    "stopped diagnosed prescribed"
+)
+
+
+def _past_action(clause: _Clause, today: date) -> bool:
+    """A first-person past action with a date or an identifier ("Yesterday I booked flight CA1234"):
+    an event, even when it names an order or a ticket."""
+    if clause.who is not USER or not clause.predicate or clause.fragment:
+        return False
+    head = re.match(rf"(?i)^{_ADV}(?P<verb>[a-z]+)", clause.predicate)
+    verb = head.group("verb").lower() if head else ""
+    if verb in _STATE_VERBS or not ((verb.endswith("ed") and not verb.endswith("eed")) or verb in _PAST):
+        return False
+    return bool(_find_date(clause.raw, today) or _IDENTIFIER.search(clause.raw))
+
+
+_MOMENT = ("today", "this morning", "this afternoon", "this evening", "tonight")
+
+
+def _not_an_event(clause: _Clause, when: _When) -> bool:
+    """ "I'm tired today", "I'm on vacation until Monday", "I'd rather … today": a state or a
+    request of the moment, not something that happens on a date."""
+    if (when.match.group("rel") or "").lower() in _MOMENT:
+        return True
+    predicate = clause.predicate
+    if clause.who is USER and re.match(rf"(?i)^{_ADV}(?:is|feels?|seems?)\s+(?!going\b)(?![a-z]+ing\b)", predicate):
+        return True
+    return bool(re.match(rf"(?i)^{_ADV}(?:would\s+like|wants|would\s+rather|would\s+prefer|needs|will\s+have)\b", predicate))
+
+
+_EVENT_LEAD = re.compile(r"^\W*(?:(?:also|so|and|oh|btw|well|then|anyway)\b\W*)*")
+
+
+def _event(clause: _Clause, today: date, *, past_action: bool, remembered: bool) -> Fact | None:
+    """A dated event ("I had knee surgery on October 3", "My daughter starts school in September"),
+    or a past action naming an identifier, dated the day it was said."""
+    raw = clause.raw
+    if clause.fragment or (clause.who is None and not re.search(r"(?i)\b(?:my|our|I|we)\b", raw)):
+        return None
+    # An explicit "remember that …" of a plan is kept as said, not as an event that expires.
+    if remembered and not past_action:
+        return None
+    when = _find_date(raw, today, future=not _is_past(raw))
+    if when is None:
+        if not (past_action and _IDENTIFIER.search(raw)):
             return None
-        if clause.fragment or self._request(clause):
-            return None
-        past_action = self._past_event(clause, ctx)
-        if remembered and not past_action:
-            return None
-        past = _is_past(raw)
-        when = _find_date(raw, ctx.today, future=not past)
-        if when is None and not (past_action and _IDENTIFIER.search(raw)):
-            return None
-        if not past_action and when is not None and self._not_an_event(clause, when):
-            return None
-        if when is None:
-            when = _When(ctx.today, "day", re.match(r"", raw))  # type: ignore[arg-type]
-            start = 0
-            rest = raw
-            prefix = True
+        day, text = today, f"on {today.isoformat()} {_EVENT_LEAD.sub('', raw)}"
+    elif not past_action and _not_an_event(clause, when):
+        return None
+    else:
+        day = when.day
+        start, end = when.match.span()
+        if _EVENT_LEAD.sub("", raw[:start]).strip():
+            text = raw[:start] + _date_replacement(when) + raw[end:]  # "… on 2026-10-03"
         else:
-            span = when.match.span()
-            start = span[0]
-            before = re.sub(r"^\W*(?:(?:also|so|and|oh|btw|well|then|anyway)\b\W*)*", "", raw[: span[0]]).strip()
-            prefix = not before
-            rest = raw[: span[0]] + " " + raw[span[1] :] if prefix else raw
-        possessive = "their" if clause.first_person else "the user's"
-        if prefix:
-            rest = re.sub(r"^\W*(?:(?:also|so|and|oh|btw|well|then|anyway)\b\W*)*", "", rest.strip())
-            body = _third_person(_we_to_i(rest.strip(" ,;:.!")), possessive=possessive).strip()
-            if not body:
-                return None
-            on = when.phrase()
-            content = f"{on[0].upper()}{on[1:]} {body}"
-        else:
-            assert when is not None
-            replaced = raw[: when.match.start()] + _date_replacement(when) + raw[when.match.end() :]
-            content = _third_person(_we_to_i(replaced.strip(" ,;:.!")), possessive=possessive).strip()
-        del start
-        return {
-            "type": "episodic",
-            "category": "event",
-            "content": _sentence(_expand_negations_keep(content)),
-            "valid_from": when.day.isoformat(),
-            "importance": 0.6,
-            "confidence": 0.9,
-        }
-
-
-def _expand_negations_keep(text: str) -> str:
-    return text
+            text = f"{when.phrase()} {_EVENT_LEAD.sub('', raw[end:])}"  # "On 2026-11-19 the user …"
+    possessive = "their" if clause.first_person else "the user's"
+    content = _third_person(_we_to_i(text.strip(" ,;:.!")), possessive=possessive).strip()
+    if len(content.split()) < 3:
+        return None
+    return {
+        "type": "episodic",
+        "category": "event",
+        "content": _sentence(content),
+        "valid_from": day.isoformat(),
+        "importance": 0.6,
+        "confidence": 0.9,
+    }
 
 
 def _date_replacement(when: _When) -> str:
-    groups = when.match.groupdict()
-    prep = (groups.get("prep") or "").strip().lower()
+    """The date phrase as written in a statement: "on 2026-10-03", "from 2026-12-10", "in June 2027"."""
+    prep = (when.match.group("prep") or "").strip().lower()
     if when.precision == "month":
-        month_year = f"{_MONTH_NAMES[when.day.month - 1]} {when.day.year}"
-        return f" {prep} {month_year}" if prep and prep != "on" else f" in {month_year}"
-    if prep and prep != "in":
-        return f" {prep} {when.day.isoformat()}"
-    if groups.get("iso") or groups.get("md_month") or groups.get("dm_month"):
-        return f" on {when.day.isoformat()}"
-    return f" on {when.day.isoformat()}"
+        return f" {prep if prep and prep != 'on' else 'in'} {_MONTH_NAMES[when.day.month - 1]} {when.day.year}"
+    return f" {prep if prep and prep != 'in' else 'on'} {when.day.isoformat()}"
 
 
-def _birthday_rel(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
+def _birthday_of(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     match = re.match(r"^(?:'s|s)\s+birthday\s+is\s+(?P<when>.+)$", predicate, re.I)
     return _birthday(who, match.group("when"), ctx) if match else []
 
@@ -2259,7 +2221,7 @@ def _zh_predicate(who: Who, p: str, possessive: bool, today: date) -> list[Fact]
         name = match.group("name")
         if who.user:
             return [_fact(USER, "name", f"用户的名字是{name}。", "profile", importance=0.8)]
-        named = _relative(_zh_word(who), name, zh=_zh_word(who))
+        named = _relative(who.word, name, zh=who.word)
         return [_fact(USER, named.key, f"{who.zh}叫{name}。", "relationship", importance=0.6)]
     match = re.match(rf"^希望被(?:称为|叫做|叫)(?P<name>[{_CJK}A-Za-z]{{1,8}})$", p)
     if match and who.user:
@@ -2269,10 +2231,6 @@ def _zh_predicate(who: Who, p: str, possessive: bool, today: date) -> list[Fact]
         key = f"preference.{slug(match.group('what'), words=3)}"
         return [_fact(USER, key, f"用户{p}。", "preference", importance=0.5)]
     return []
-
-
-def _zh_word(who: Who) -> str:
-    return who.zh.removeprefix("用户的")
 
 
 _ZH_ID_KINDS = {
