@@ -66,7 +66,9 @@ def _alternation(words: str | list[str] | tuple[str, ...]) -> str:
 # --- vocabulary ----------------------------------------------------------------------------------
 
 _NAME = r"[A-Z][\w'\u00c0-\u024f-]*(?:\s+[A-Z][\w'\u00c0-\u024f-]*){0,2}"
-_TITLED_NAME = rf"(?:(?:Dr|Mr|Mrs|Ms|Mx|Miss|Prof|Professor|Sir|Dame|Captain|Coach|Auntie|Uncle)\.?\s+)?{_NAME}"
+_TITLED_NAME = (
+    rf"(?:(?:Dr|Mr|Mrs|Ms|Mx|Miss|Prof|Professor|Sir|Dame|Captain|Coach|Auntie|Uncle)\.?\s+)?{_NAME}"
+)
 _PLACE = r"[A-Z][\w'.\u00c0-\u024f-]*(?:(?:\s+|,\s*)[A-Z][\w'.\u00c0-\u024f-]*){0,3}"
 _ORG = r"[A-Z0-9][\w&'.\u00c0-\u024f-]*(?:\s+(?:&\s+)?[A-Z0-9][\w&'.\u00c0-\u024f-]*){0,4}"
 _CJK = r"\u4e00-\u9fff"
@@ -126,8 +128,11 @@ _CONDITIONS: tuple[tuple[str, str], ...] = (
     (r"c(?:o)?eliac(?:\s+disease)?|c(?:o)?eliac\s+sprue", "celiac"),
     (r"hypertension|hypertensive|high\s+blood\s+pressure", "hypertension"),
     (r"low\s+blood\s+pressure|hypotension", "hypotension"),
-    (r"(?:a\s+)?heart\s+(?:condition|disease|problem|problems|defect)|heart\s+failure|arrhythmia|"
-     r"atrial\s+fibrillation|afib|a\s+heart\s+murmur|coronary\s+artery\s+disease", "heart_condition"),
+    (
+        r"(?:a\s+)?heart\s+(?:condition|disease|problem|problems|defect)|heart\s+failure|arrhythmia|"
+        r"atrial\s+fibrillation|afib|a\s+heart\s+murmur|coronary\s+artery\s+disease",
+        "heart_condition",
+    ),
     (r"(?:chronic\s+)?kidney\s+disease|ckd|kidney\s+problems|renal\s+failure", "kidney_disease"),
     (r"(?:fatty\s+)?liver\s+disease|cirrhosis", "liver_disease"),
     (r"gout", "gout"),
@@ -213,7 +218,8 @@ _DRUG_SUFFIXES = (
 _DRUG = re.compile(rf"(?i)\b(?P<drug>{_DRUG_NAMES}|{_DRUG_SUFFIXES})\b")
 _DRUG_KEYS = _pairs(
     "coumadin=warfarin tylenol=paracetamol acetaminophen=paracetamol advil=ibuprofen zoloft=sertraline "
-    "prozac=fluoxetine lexapro=escitalopram synthroid=levothyroxine lipitor=atorvastatin crestor=rosuvastatin "
+    "prozac=fluoxetine lexapro=escitalopram synthroid=levothyroxine lipitor=atorvastatin "
+    "crestor=rosuvastatin "
     "lasix=furosemide plavix=clopidogrel eliquis=apixaban xarelto=rivaroxaban ventolin=salbutamol "
     "albuterol=salbutamol keppra=levetiracetam ritalin=methylphenidate valium=diazepam ativan=lorazepam "
     "xanax=alprazolam januvia=sitagliptin ozempic=semaglutide wegovy=semaglutide humira=adalimumab "
@@ -257,7 +263,8 @@ _NOT_NAMES = _words(
 
 _ID_KINDS = _pairs(
     "order ticket incident=ticket case booking reservation=booking confirmation=booking pnr=booking tracking "
-    "shipment=tracking parcel=tracking package=tracking invoice claim refund return rma=return policy request "
+    "shipment=tracking parcel=tracking package=tracking invoice claim refund return rma=return policy "
+    "request "
     "issue flight application membership member=membership customer reference ref=reference appointment "
     "subscription transaction contract"
 )
@@ -376,7 +383,11 @@ def _conjugate(verb: str) -> str:
     lower = verb.lower().replace("\u2019", "'")
     if lower in _IRREGULAR:
         return _IRREGULAR[lower]
-    if lower in _UNCHANGED_AFTER_I or (lower.endswith("ed") and not lower.endswith("eed")) or lower.endswith("n't"):
+    if (
+        lower in _UNCHANGED_AFTER_I
+        or (lower.endswith("ed") and not lower.endswith("eed"))
+        or lower.endswith("n't")
+    ):
         return verb
     if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
         return verb + "es"
@@ -618,9 +629,15 @@ def _relative(word: str, name: str = "", *, zh: str = "") -> Who:
         relation = animal
     else:
         relation = _RELATIONS.get(word_lower) or _ZH_RELATIONS[word]
-        key = f"family.{relation}" if relation in _PARTNERS or not name else f"family.{relation}.{_name_slug(name)}"
+        key = (
+            f"family.{relation}"
+            if relation in _PARTNERS or not name
+            else f"family.{relation}.{_name_slug(name)}"
+        )
     label = f"The user's {word.lower()}" + (f" {name}" if name else "")
-    return Who(label=label, zh=f"用户的{zh or word}", key=key, relation=relation, word=word.lower(), name=name)
+    return Who(
+        label=label, zh=f"用户的{zh or word}", key=key, relation=relation, word=word.lower(), name=name
+    )
 
 
 def _fact(
@@ -741,7 +758,10 @@ _ALLERGY_TO = re.compile(
     rf"(?i)^{_ADV}(?:has|have|has\s+got)\s+(?:an?\s+)?(?:(?P<degree>{_NOUN_DEGREE})\s+)?"
     r"allerg(?:y|ies)\s+(?:to|of)\s+(?P<what>.+)$"
 )
-_ALLERGY_INVERTED = re.compile(r"(?i)^(?P<what>[a-z][a-z' -]{1,40}?)\s+(?:is|are)\s+(?:my|the\s+user's)\s+(?:only\s+|main\s+)?allerg(?:y|ies)\b")
+_ALLERGY_INVERTED = re.compile(
+    r"(?i)^(?P<what>[a-z][a-z' -]{1,40}?)\s+(?:is|are)\s+(?:my|the\s+user's)\s+(?:only\s+|main\s+)?"
+    r"allerg(?:y|ies)\b"
+)
 _INTOLERANT = re.compile(
     rf"(?i)^{_ADV}is\s+{_ADV}(?:(?P<degree>{_DEGREE})\s+)?(?P<what>[a-z]+)[\s-]intolerant\b(?P<rest>.*)$"
 )
@@ -758,9 +778,7 @@ _CONDITION = re.compile(
     r"struggles\s+with|was\s+born\s+with)\s+(?P<cond>(?:(?:an?|chronic|severe|mild|bad|early|late|"
     rf"stage\s+\d)\s+)*(?:{_CONDITION_ALT}))\b(?P<rest>.*)$"
 )
-_DIAGNOSED = re.compile(
-    rf"(?i)^{_ADV}(?:was|has\s+been|got|just\s+got)\s+diagnosed\s+with\s+(?P<what>.+)$"
-)
+_DIAGNOSED = re.compile(rf"(?i)^{_ADV}(?:was|has\s+been|got|just\s+got)\s+diagnosed\s+with\s+(?P<what>.+)$")
 _CONDITION_IS = re.compile(
     rf"(?i)^{_ADV}is\s+{_ADV}(?:an?\s+)?(?P<cond>{_CONDITION_ADJECTIVES})\b(?P<rest>.*)$"
 )
@@ -824,7 +842,10 @@ _JOB_WORDS = (
     r"hairdresser|barber|tailor|baker|butcher|builder|welder|machinist|programmer|sysadmin|devops|"
     r"ceo|cto|cfo|coo|vp|owner|partner|contractor|postdoc|phd\s+student|resident|professor|pastor|priest"
 )
-_TITLE = r"ceo|cto|cfo|coo|cio|cmo|vp(?:\s+of\s+[\w ]+?)?|head\s+of\s+[\w ]+?|director(?:\s+of\s+[\w ]+?)?|(?:team\s+|tech\s+)?lead|manager|owner|founder|co-founder|president|chair"
+_TITLE = (
+    r"ceo|cto|cfo|coo|cio|cmo|vp(?:\s+of\s+[\w ]+?)?|head\s+of\s+[\w ]+?|director(?:\s+of\s+[\w ]+?)?|"
+    r"(?:team\s+|tech\s+)?lead|manager|owner|founder|co-founder|president|chair"
+)
 _JOB_TEXT = r"[A-Za-z][\w -]{1,60}?"
 _AT_ORG = rf"(?:\s+(?i:at|for|with)\s+(?:the\s+)?(?P<org>{_ORG}))?"
 _NEW_JOB = r"(?:a\s+|an\s+|the\s+)?(?:new\s+)?(?:job|position|role|offer|gig)"
@@ -949,11 +970,23 @@ _PREFERENCE = re.compile(
     r"is\s+not\s+into|favou?rs)\s+(?P<what>.+)$"
 )
 _PREFERENCE_VERBS = {
-    "prefers": "prefers", "likes": "likes", "loves": "loves", "enjoys": "enjoys", "hates": "hates",
-    "dislikes": "dislikes", "detests": "detests", "adores": "adores", "does not like": "does not like",
-    "do not like": "does not like", "cannot stand": "cannot stand", "can not stand": "cannot stand",
-    "does not enjoy": "does not enjoy", "is into": "is into", "is not into": "is not into",
-    "favors": "favours", "favours": "favours",
+    "prefers": "prefers",
+    "likes": "likes",
+    "loves": "loves",
+    "enjoys": "enjoys",
+    "hates": "hates",
+    "dislikes": "dislikes",
+    "detests": "detests",
+    "adores": "adores",
+    "does not like": "does not like",
+    "do not like": "does not like",
+    "cannot stand": "cannot stand",
+    "can not stand": "cannot stand",
+    "does not enjoy": "does not enjoy",
+    "is into": "is into",
+    "is not into": "is not into",
+    "favors": "favours",
+    "favours": "favours",
 }
 _REQUEST_VERBS = ("would like", "wants", "would prefer", "would rather", "will have", "will take", "needs")
 _STANDING = re.compile(
@@ -1025,7 +1058,11 @@ def _resolve(item: str, ctx: _Context) -> str:
 
 def _lower_first(text: str) -> str:
     """A sentence-initial word as it would be mid-sentence ("Peanuts" -> "peanuts"; "NSAIDs" stays)."""
-    return text[0].lower() + text[1:] if text[:2].istitle() or (text[:1].isupper() and text[1:2].islower()) else text
+    return (
+        text[0].lower() + text[1:]
+        if text[:2].istitle() or (text[:1].isupper() and text[1:2].islower())
+        else text
+    )
 
 
 def _allergies(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
@@ -1104,7 +1141,8 @@ _REACTION = re.compile(
 )
 # "Shellfish makes my throat swell up", "Penicillin gives me hives".
 _REACTION_CAUSE = re.compile(
-    r"(?i)^(?P<what>[a-z][a-z' -]{1,30}?)\s+(?:makes?|made|gives?|gave|sends?|sent|puts?|put|causes?|caused|triggers?)\s+"
+    r"(?i)^(?P<what>[a-z][a-z' -]{1,30}?)\s+"
+    r"(?:makes?|made|gives?|gave|sends?|sent|puts?|put|causes?|caused|triggers?)\s+"
     r"(?:me|them|the\s+user|my|their|the\s+user's)\s*(?:\w+\s+)?(?:hives|a\s+rash|rashes|welts|swell(?:s|ing)?(?:\s+up)?|"
     r"close\s+up|break\s+out|into\s+anaphyla\w+(?:\s+shock)?|anaphyla\w+|an\s+allergic\s+reaction)\b"
 )
@@ -1122,7 +1160,9 @@ def _reactions(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         _safety(
             who,
             f"health.allergy.{_allergen_key(item)}",
-            _sentence(f"{who.label} {_plain(predicate)}" if len(items) == 1 else f"{who.label} reacts to {item}"),
+            _sentence(
+                f"{who.label} {_plain(predicate)}" if len(items) == 1 else f"{who.label} reacts to {item}"
+            ),
         )
         for item in items
     ]
@@ -1217,15 +1257,23 @@ def _medications(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         return []
     what = _clean_object(match.group("what"))
     drug = _DRUG.search(what)
-    if drug is None or (drug.group("drug").lower() in ("medication", "meds") and not negation and drug.start() > 0):
+    if drug is None or (
+        drug.group("drug").lower() in ("medication", "meds") and not negation and drug.start() > 0
+    ):
         return []
     verb = re.sub(r"\s+", " ", match.group("verb").lower())
-    name = re.sub(r"(?i)^(?:an?|the)\s+", "", drug.group("drug")) if drug.group("drug").lower() != "the pill" else "the pill"
+    name = (
+        re.sub(r"(?i)^(?:an?|the)\s+", "", drug.group("drug"))
+        if drug.group("drug").lower() != "the pill"
+        else "the pill"
+    )
     key = f"health.medication.{_drug_key(drug.group('drug'))}"
     what_third = _third_person(what, possessive="their")
     if negation:
         content = (
-            f"{who.label} is no longer on {name}." if verb.endswith(" on") else f"{who.label} no longer takes {name}."
+            f"{who.label} is no longer on {name}."
+            if verb.endswith(" on")
+            else f"{who.label} no longer takes {name}."
         )
     else:
         content = f"{who.label} {verb} {what_third}."
@@ -1241,7 +1289,11 @@ def _diets(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     if match and _DIET_REST.match(match.group("rest")):
         diet = match.group("diet").lower()
         verb = {"ended": "is no longer", "not": "is not"}.get(negation, "is")
-        ctx.frame = (who, predicate[: max(predicate.lower().rfind(diet), 0)], "diet")  # "not vegan, just vegetarian"
+        ctx.frame = (
+            who,
+            predicate[: max(predicate.lower().rfind(diet), 0)],
+            "diet",
+        )  # "not vegan, just vegetarian"
         return [_fact(who, "diet", f"{who.label} {verb} {diet}.", "safety", importance=0.9,
                       pinned=not negation)]  # fmt: skip
     match = _DIET_DO.match(p)
@@ -1272,7 +1324,9 @@ def _avoidances(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
             if not item or item.lower() in _VAGUE or _NOT_FOOD_OBJECT.match(item):
                 continue
             # "can't eat" says it is food; "don't eat", "avoid", "can't have" need a food to say so.
-            if not (pattern is _CANNOT and verb in ("eat", "drink", "consume", "digest")) and not _is_food(item):
+            if not (pattern is _CANNOT and verb in ("eat", "drink", "consume", "digest")) and not _is_food(
+                item
+            ):
                 continue
             item = _third_person(item, possessive="their")
             content = f"{who.label} {modal} {verb} {item}." if verb else f"{who.label} {modal} {item}."
@@ -1294,7 +1348,9 @@ _FILLER_ADVERBS = (
 def _plain(predicate: str) -> str:
     """Without the adverbs that change nothing: "is currently taking X" -> "is taking X"."""
     predicate = re.sub(rf"(?i)^(?:(?:{_FILLER_ADVERBS})\s+)+", "", predicate)
-    return re.sub(rf"(?i)\b(is|are|was|has|have|had|does|do|been)\s+(?:(?:{_FILLER_ADVERBS})\s+)+", r"\1 ", predicate)
+    return re.sub(
+        rf"(?i)\b(is|are|was|has|have|had|does|do|been)\s+(?:(?:{_FILLER_ADVERBS})\s+)+", r"\1 ", predicate
+    )
 
 
 def _health(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
@@ -1316,7 +1372,6 @@ def _is_org(text: str) -> bool:
 
 
 def _work(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
-    profile = {"importance": 0.7}
     for pattern in (_WORKS_AT_AS, _WORKS_AS, _CHANGE_AS, _STUDENT, _IS_TITLE, _IS_JOB):
         match = pattern.match(predicate)
         if not match:
@@ -1333,38 +1388,38 @@ def _work(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         else:
             content = f"{who.label} works as {_article(job)} {job}{at}."
         valid_from = _dated(predicate, ctx) if pattern is _CHANGE_AS else None
-        return [_fact(who, "job", content, "profile", valid_from=valid_from, **profile)]
+        return [_fact(who, "job", content, "profile", valid_from=valid_from)]
     match = _PROMOTED.match(predicate)
     if match:
-        return [_fact(who, "job", f"{who.label} was promoted to {match.group('job')}.", "profile", **profile)]
+        return [_fact(who, "job", f"{who.label} was promoted to {match.group('job')}.", "profile")]
     match = _BECAME.match(predicate)
     if match:
         job = match.group("job")
         content = f"{who.label} became {_article(job)} {job}."
-        return [_fact(who, "job", content, "profile", valid_from=_dated(predicate, ctx), **profile)]
+        return [_fact(who, "job", content, "profile", valid_from=_dated(predicate, ctx))]
     if _RETIRED.match(predicate):
-        return [_fact(who, "job", f"{who.label} is retired.", "profile", **profile)]
+        return [_fact(who, "job", f"{who.label} is retired.", "profile")]
     match = _TEACHES.match(predicate) or _RUNS.match(predicate)
     if match:
         where = match.groupdict().get("where")
         verb = re.sub(r"\s+", " ", match.group("verb").lower())
         content = f"{who.label} {verb} {match.group('what')}" + (f" at {where.strip()}" if where else "")
-        return [_fact(who, "job", _sentence(content), "profile", **profile)]
+        return [_fact(who, "job", _sentence(content), "profile")]
     found = []
     match = _EMPLOYER_ENDED.match(predicate)
     if match:
         org = _org(match.group("org"))
-        found.append(_fact(who, "employer", f"{who.label} no longer works at {org}.", "profile", **profile))
+        found.append(_fact(who, "employer", f"{who.label} no longer works at {org}.", "profile"))
         return found
     negation, p = _negation(predicate)
     match = _EMPLOYER.match(p) or _EMPLOYER_JOINED.match(p)
     if match and _is_org(match.group("org")):
         org = _org(match.group("org"))
         if negation:
-            return [_fact(who, "employer", f"{who.label} no longer works at {org}.", "profile", **profile)]
+            return [_fact(who, "employer", f"{who.label} no longer works at {org}.", "profile")]
         changed = not re.match(rf"(?i)^{_ADV}(?:works|is\s+{_ADV}working|is\s+employed)", p)
         valid_from = _dated(predicate, ctx) if changed else None
-        return [_fact(who, "employer", f"{who.label} works at {org}.", "profile", valid_from=valid_from, **profile)]
+        return [_fact(who, "employer", f"{who.label} works at {org}.", "profile", valid_from=valid_from)]
     return []
 
 
@@ -1385,7 +1440,6 @@ def _dated(text: str, ctx: _Context) -> str | None:
 
 
 def _home(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
-    profile = {"importance": 0.7}
     negation, p = _negation(predicate)
     match = _MOVED.match(predicate) or _RELOCATED_FROM.match(predicate)
     if match:
@@ -1395,26 +1449,26 @@ def _home(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
             moved = "in" if when.precision == "month" else "on"
             text = when.phrase().split(" ", 1)[1]
             content = f"{who.label} lives in {place} (moved there {moved} {text})."
-            return [_fact(who, "home_city", content, "profile", valid_from=when.day.isoformat(), **profile)]
-        return [_fact(who, "home_city", f"{who.label} moved to {place} and lives there now.", "profile", **profile)]
+            return [_fact(who, "home_city", content, "profile", valid_from=when.day.isoformat())]
+        return [_fact(who, "home_city", f"{who.label} moved to {place} and lives there now.", "profile")]
     match = _LIVES.match(p)
     if match:
         place = match.group("place").rstrip(".")
         prep = re.sub(r"\s+", " ", match.group("prep").lower())
         if negation:
-            return [_fact(who, "home_city", f"{who.label} no longer lives {prep} {place}.", "profile", **profile)]
-        return [_fact(who, "home_city", f"{who.label} lives {prep} {place}.", "profile", **profile)]
+            return [_fact(who, "home_city", f"{who.label} no longer lives {prep} {place}.", "profile")]
+        return [_fact(who, "home_city", f"{who.label} lives {prep} {place}.", "profile")]
     match = _HOME_ENDED.match(predicate)
     if match and re.match(rf"(?i)^{_ADV}moved", predicate):
         place = match.group("place").rstrip(".")
-        return [_fact(who, "home_city", f"{who.label} no longer lives in {place}.", "profile", **profile)]
+        return [_fact(who, "home_city", f"{who.label} no longer lives in {place}.", "profile")]
     match = _HOMETOWN.match(predicate)
     if match:
         place = match.group("place").rstrip(".")
         verb = re.sub(r"\s+", " ", match.group("verb").lower())
         verb = "is from" if verb.startswith("is") or verb.endswith(" from") else verb
         connector = "" if verb == "is from" else " in"
-        return [_fact(who, "hometown", f"{who.label} {verb}{connector} {place}.", "profile", **profile)]
+        return [_fact(who, "hometown", f"{who.label} {verb}{connector} {place}.", "profile")]
     return []
 
 
@@ -1432,7 +1486,9 @@ def _personal(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     if who.user:
         match = _CALLED.match(predicate)
         if match and match.group("name").split()[0].lower() not in _NOT_NAMES:
-            return [_fact(who, "name", f"The user's name is {match.group('name')}.", "profile", importance=0.8)]
+            return [
+                _fact(who, "name", f"The user's name is {match.group('name')}.", "profile", importance=0.8)
+            ]
         match = _GOES_BY.match(predicate)
         if match and match.group("name").split()[0].lower() not in _NOT_NAMES:
             content = f"The user prefers to be called {match.group('name')}."
@@ -1495,7 +1551,9 @@ def _preferences(who: Who, predicate: str, ctx: _Context, lead: str) -> list[Fac
     else:
         phrase = _PREFERENCE_VERBS.get(verb, verb)
     what = _STANDING_TAIL.sub("", what).strip()
-    what = re.sub(r"(?i)^to\s+", "", what) if verb in _REQUEST_VERBS and what.lower().startswith("to ") else what
+    what = (
+        re.sub(r"(?i)^to\s+", "", what) if verb in _REQUEST_VERBS and what.lower().startswith("to ") else what
+    )
     first = what.split()[0].lower() if what else ""
     topic = slug(what, words=3)
     if not topic or first in _NO_TOPIC_START:
@@ -1531,11 +1589,9 @@ def _identifiers(clause: _Clause) -> list[Fact]:
             tail = f" ({after.strip('()')})" if after else ""
             content = f"The user's {head} is {ident}{tail}"
         else:
-            content = f"The user's {_third_person(text[match.start():], possessive='their')}"
+            content = f"The user's {_third_person(text[match.start() :], possessive='their')}"
             content = content[:11] + content[11].lower() + content[12:]
-    return [
-        _fact(USER, key, _sentence(content), "task_state", importance=0.6, type_="episodic")
-    ]
+    return [_fact(USER, key, _sentence(content), "task_state", importance=0.6, type_="episodic")]
 
 
 # --- clauses -------------------------------------------------------------------------------------
@@ -1564,13 +1620,18 @@ def _split_clauses(sentence: str) -> list[tuple[str, str]]:
         piece = sentence[position : match.start()]
         nxt = sentence[match.end() : match.end() + 40]
         comma = match.group("sep").strip() == ","
-        if comma and re.search(r"[A-Z][\w.'-]*$", piece) and re.match(r"[A-Z][\w'-]*", nxt) and not re.match(
-            r"(?:I|I'm|My|We|Our|The user)\b", nxt
+        if (
+            comma
+            and re.search(r"[A-Z][\w.'-]*$", piece)
+            and re.match(r"[A-Z][\w'-]*", nxt)
+            and not re.match(r"(?:I|I'm|My|We|Our|The user)\b", nxt)
         ):
             continue
         if comma and re.match(r"\d{4}\b", nxt):  # "June 14, 2019"
             continue
-        if match.group("sep").strip() == ":" and re.match(r"#?[A-Za-z0-9-]*\d", nxt):  # "Ticket number: INC-1"
+        if match.group("sep").strip() == ":" and re.match(
+            r"#?[A-Za-z0-9-]*\d", nxt
+        ):  # "Ticket number: INC-1"
             continue
         parts.append((separator, piece))
         separator = match.group("sep").strip() or "and"
@@ -1645,9 +1706,15 @@ def _subject(raw: str) -> _Clause:
     if user and _REPORTING.match(user.group("rest")):
         inner = _USER_SUBJECT.search(text, user.end("subj"))
         user = inner or user
-    if user and (relative is None or user.start() < len(relative.group("lead")) or not _real_relative(relative)):
+    if user and (
+        relative is None or user.start() < len(relative.group("lead")) or not _real_relative(relative)
+    ):
         lead = text[: user.start()].strip()
-        if not _HYPOTHETICAL.search(lead) and len(lead.split()) <= 8 and not re.search(r"(?i)\byou\b\W*$", lead):
+        if (
+            not _HYPOTHETICAL.search(lead)
+            and len(lead.split()) <= 8
+            and not re.search(r"(?i)\byou\b\W*$", lead)
+        ):
             rest = user.group("rest")
             if user.group("subj").lower() == "we":
                 rest = _we_to_i("we" + rest)[1:]
@@ -1695,7 +1762,12 @@ def _continuation(sep: str, raw: str, previous: _Clause, ctx: _Context) -> _Clau
         return None
     who = previous.who
     contrast = re.match(r"(?i)^(?:just|only|but|except(?:\s+for)?)\s+", text)
-    if contrast and ctx.frame and ctx.frame[0] == who and re.search(r"(?i)\b(?:not|no\s+longer)\s+", ctx.frame[1]):
+    if (
+        contrast
+        and ctx.frame
+        and ctx.frame[0] == who
+        and re.search(r"(?i)\b(?:not|no\s+longer)\s+", ctx.frame[1])
+    ):
         # "not allergic to shellfish, just iodine": the second item is the positive one.
         frame = re.sub(r"(?i)\b(?:not|no\s+longer)\s+", "", ctx.frame[1], count=1)
         return _Clause(raw, who, frame + text[contrast.end() :], first_person=previous.first_person)
@@ -1709,7 +1781,9 @@ def _continuation(sep: str, raw: str, previous: _Clause, ctx: _Context) -> _Clau
         if ctx.frame[2] == "preference":
             # One taste, one statement: "loves hiking and cooking".
             joined = f"{previous.predicate} {'and' if sep == ',' else sep} {text}"
-            return _Clause(raw, who, joined, lead=previous.lead, first_person=previous.first_person, replaces=True)
+            return _Clause(
+                raw, who, joined, lead=previous.lead, first_person=previous.first_person, replaces=True
+            )
         return _Clause(raw, who, ctx.frame[1] + text, first_person=previous.first_person)
     return None
 
@@ -1720,7 +1794,9 @@ _ANTECEDENT = re.compile(
     r"(?i)^(?P<np>(?:[a-z-]+\s+){0,2}?[a-z-]+)\s+(?:could|can|will|would|may|might|gives?|gave|makes?|made|"
     r"causes?|caused|triggers?|triggered|does|do|is|are|was|were|sends?|sent|puts?)\b"
 )
-_NOT_ANTECEDENT = _words("i my it this that we you he she they there what which who the a an some his her our")
+_NOT_ANTECEDENT = _words(
+    "i my it this that we you he she they there what which who the a an some his her our"
+)
 _REQUEST_LEAD = re.compile(
     r"(?i)^(?:please|can\s+(?:i|you|we)|could\s+(?:i|you|we)|would\s+you|will\s+you|let's|let\s+me|i'd\s+like|"
     r"i\s+would\s+like|i\s+want|i'll\s+have|i\s+need|give\s+me|get\s+me|book|make|send|show|tell|find|remind)\b"
@@ -1813,7 +1889,9 @@ class _Reader:
         found: list[Fact] = []
         my_name = _MY_NAME.search(raw) if clause.possessive or not clause.predicate else None
         if my_name and _is_name(my_name.group("name")):
-            found.append(_fact(USER, "name", f"The user's name is {my_name.group('name')}.", "profile", importance=0.8))
+            found.append(
+                _fact(USER, "name", f"The user's name is {my_name.group('name')}.", "profile", importance=0.8)
+            )
         call_me = _CALL_ME.search(raw) or _NICKNAME.search(raw)
         if call_me and _is_name(call_me.group("name")) and not _NOT_CALLED.search(raw[: call_me.start()]):
             content = f"The user prefers to be called {call_me.group('name')}."
@@ -1821,7 +1899,9 @@ class _Reader:
         bare = _GREETING_TAIL.sub("", _LEAD_WORDS.sub("", raw).strip(" ,.!"))
         im_name = _IM_NAME.match(bare)
         if im_name and not found and _is_name(im_name.group("name")):
-            found.append(_fact(USER, "name", f"The user's name is {im_name.group('name')}.", "profile", importance=0.8))
+            found.append(
+                _fact(USER, "name", f"The user's name is {im_name.group('name')}.", "profile", importance=0.8)
+            )
         who = clause.who
         if who is not None and who.name:
             found.append(_name_fact(who, who.name, incidental=True))
@@ -1885,7 +1965,9 @@ def _subjectless(raw: str, ctx: _Context) -> list[Fact]:
         content = _sentence(_third_person(text, possessive="the user's"))
         return [_safety(USER, f"health.allergy.{_allergen_key(item)}", content)]
     put_on = _PUT_ON.search(raw)
-    drug = _DRUG.search(_clean_object(put_on.group("what") or put_on.group("what2") or "")) if put_on else None
+    drug = (
+        _DRUG.search(_clean_object(put_on.group("what") or put_on.group("what2") or "")) if put_on else None
+    )
     if drug:
         key = f"health.medication.{_drug_key(drug.group('drug'))}"
         return [_safety(USER, key, f"The user takes {drug.group('drug')}.")]
@@ -1926,9 +2008,15 @@ def _not_an_event(clause: _Clause, when: _When) -> bool:
     if (when.match.group("rel") or "").lower() in _MOMENT:
         return True
     predicate = clause.predicate
-    if clause.who is USER and re.match(rf"(?i)^{_ADV}(?:is|feels?|seems?)\s+(?!going\b)(?![a-z]+ing\b)", predicate):
+    if clause.who is USER and re.match(
+        rf"(?i)^{_ADV}(?:is|feels?|seems?)\s+(?!going\b)(?![a-z]+ing\b)", predicate
+    ):
         return True
-    return bool(re.match(rf"(?i)^{_ADV}(?:would\s+like|wants|would\s+rather|would\s+prefer|needs|will\s+have)\b", predicate))
+    return bool(
+        re.match(
+            rf"(?i)^{_ADV}(?:would\s+like|wants|would\s+rather|would\s+prefer|needs|will\s+have)\b", predicate
+        )
+    )
 
 
 _EVENT_LEAD = re.compile(r"^\W*(?:(?:also|so|and|oh|btw|well|then|anyway)\b\W*)*")
@@ -1975,7 +2063,9 @@ def _date_replacement(when: _When) -> str:
     """The date phrase as written in a statement: "on 2026-10-03", "from 2026-12-10", "in June 2027"."""
     prep = (when.match.group("prep") or "").strip().lower()
     if when.precision == "month":
-        return f" {prep if prep and prep != 'on' else 'in'} {_MONTH_NAMES[when.day.month - 1]} {when.day.year}"
+        return (
+            f" {prep if prep and prep != 'on' else 'in'} {_MONTH_NAMES[when.day.month - 1]} {when.day.year}"
+        )
     return f" {prep if prep and prep != 'in' else 'on'} {when.day.isoformat()}"
 
 
@@ -1996,7 +2086,9 @@ _HEADER_AS = {"allerg": "I'm allergic to", "intoler": "I'm intolerant to", "med"
 
 
 def _normalise(sentence: str) -> str:
-    text = sentence.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    text = (
+        sentence.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    )
     text = re.sub(r"(?<![\w.])i(?=['\s]|$)(?!\.e)", "I", text)
     text = re.sub(r"(?i)\bim\b", "I'm", text)
     text = re.sub(r"(?i)\bive\b", "I've", text)
@@ -2035,44 +2127,127 @@ def _sentences(text: str) -> list[str]:
 
 # Chinese words to the English key words, so both languages share a slot.
 _ZH_TERMS = {
-    "花生": "peanut", "坚果": "nut", "海鲜": "seafood", "虾": "shrimp", "贝类": "shellfish", "螃蟹": "crab",
-    "牛奶": "milk", "乳糖": "lactose", "鸡蛋": "egg", "蛋": "egg", "青霉素": "penicillin", "麸质": "gluten",
-    "小麦": "wheat", "大豆": "soy", "芒果": "mango", "花粉": "pollen", "酒精": "alcohol", "阿司匹林": "aspirin",
-    "芝麻": "sesame", "鱼": "fish", "猫": "cat", "狗": "dog", "尘螨": "dust_mite", "乳制品": "dairy",
-    "奶制品": "dairy", "布洛芬": "ibuprofen", "磺胺": "sulfa", "头孢": "cephalosporin", "果糖": "fructose",
-    "猪肉": "pork", "牛肉": "beef", "羊肉": "lamb", "肉": "meat", "辣": "spicy_food", "辣的": "spicy_food",
-    "辣椒": "chili", "酒": "alcohol", "咖啡": "coffee", "糖": "sugar", "香菜": "cilantro", "葱": "onion",
-    "蒜": "garlic", "生鱼片": "raw_fish", "内脏": "offal", "鸡肉": "chicken",
-    "二甲双胍": "metformin", "胰岛素": "insulin", "华法林": "warfarin", "降压药": "blood_pressure_medication",
-    "抗凝药": "blood_thinner", "抗凝血药": "blood_thinner", "他汀": "statin", "抗抑郁药": "antidepressant",
-    "避孕药": "pill", "安眠药": "sleeping_pill", "激素": "steroid",
-    "糖尿病": "diabetic", "一型糖尿病": "diabetic", "二型糖尿病": "diabetic", "1型糖尿病": "diabetic",
-    "2型糖尿病": "diabetic", "高血压": "hypertension", "低血压": "hypotension", "哮喘": "asthma",
-    "心脏病": "heart_condition", "癫痫": "epilepsy", "乳糜泻": "celiac", "痛风": "gout", "偏头痛": "migraine",
-    "抑郁症": "depression", "焦虑症": "anxiety", "肾病": "kidney_disease", "贫血": "anemia",
-    "关节炎": "arthritis", "甲减": "hypothyroidism", "甲亢": "hyperthyroidism", "高血脂": "high_cholesterol",
-    "癌症": "cancer", "肝病": "liver_disease",
+    "花生": "peanut",
+    "坚果": "nut",
+    "海鲜": "seafood",
+    "虾": "shrimp",
+    "贝类": "shellfish",
+    "螃蟹": "crab",
+    "牛奶": "milk",
+    "乳糖": "lactose",
+    "鸡蛋": "egg",
+    "蛋": "egg",
+    "青霉素": "penicillin",
+    "麸质": "gluten",
+    "小麦": "wheat",
+    "大豆": "soy",
+    "芒果": "mango",
+    "花粉": "pollen",
+    "酒精": "alcohol",
+    "阿司匹林": "aspirin",
+    "芝麻": "sesame",
+    "鱼": "fish",
+    "猫": "cat",
+    "狗": "dog",
+    "尘螨": "dust_mite",
+    "乳制品": "dairy",
+    "奶制品": "dairy",
+    "布洛芬": "ibuprofen",
+    "磺胺": "sulfa",
+    "头孢": "cephalosporin",
+    "果糖": "fructose",
+    "猪肉": "pork",
+    "牛肉": "beef",
+    "羊肉": "lamb",
+    "肉": "meat",
+    "辣": "spicy_food",
+    "辣的": "spicy_food",
+    "辣椒": "chili",
+    "酒": "alcohol",
+    "咖啡": "coffee",
+    "糖": "sugar",
+    "香菜": "cilantro",
+    "葱": "onion",
+    "蒜": "garlic",
+    "生鱼片": "raw_fish",
+    "内脏": "offal",
+    "鸡肉": "chicken",
+    "二甲双胍": "metformin",
+    "胰岛素": "insulin",
+    "华法林": "warfarin",
+    "降压药": "blood_pressure_medication",
+    "抗凝药": "blood_thinner",
+    "抗凝血药": "blood_thinner",
+    "他汀": "statin",
+    "抗抑郁药": "antidepressant",
+    "避孕药": "pill",
+    "安眠药": "sleeping_pill",
+    "激素": "steroid",
+    "糖尿病": "diabetic",
+    "一型糖尿病": "diabetic",
+    "二型糖尿病": "diabetic",
+    "1型糖尿病": "diabetic",
+    "2型糖尿病": "diabetic",
+    "高血压": "hypertension",
+    "低血压": "hypotension",
+    "哮喘": "asthma",
+    "心脏病": "heart_condition",
+    "癫痫": "epilepsy",
+    "乳糜泻": "celiac",
+    "痛风": "gout",
+    "偏头痛": "migraine",
+    "抑郁症": "depression",
+    "焦虑症": "anxiety",
+    "肾病": "kidney_disease",
+    "贫血": "anemia",
+    "关节炎": "arthritis",
+    "甲减": "hypothyroidism",
+    "甲亢": "hyperthyroidism",
+    "高血脂": "high_cholesterol",
+    "癌症": "cancer",
+    "肝病": "liver_disease",
 }
 _ZH_RELATIONS = {
-    "妻子": "wife", "老婆": "wife", "太太": "wife", "丈夫": "husband", "老公": "husband", "爱人": "spouse",
-    "儿子": "son", "女儿": "daughter", "孩子": "child", "妈妈": "mother", "母亲": "mother", "爸爸": "father",
-    "父亲": "father", "哥哥": "brother", "弟弟": "brother", "姐姐": "sister", "妹妹": "sister",
-    "男朋友": "boyfriend", "女朋友": "girlfriend", "爷爷": "grandfather", "外公": "grandfather",
-    "奶奶": "grandmother", "外婆": "grandmother",
+    "妻子": "wife",
+    "老婆": "wife",
+    "太太": "wife",
+    "丈夫": "husband",
+    "老公": "husband",
+    "爱人": "spouse",
+    "儿子": "son",
+    "女儿": "daughter",
+    "孩子": "child",
+    "妈妈": "mother",
+    "母亲": "mother",
+    "爸爸": "father",
+    "父亲": "father",
+    "哥哥": "brother",
+    "弟弟": "brother",
+    "姐姐": "sister",
+    "妹妹": "sister",
+    "男朋友": "boyfriend",
+    "女朋友": "girlfriend",
+    "爷爷": "grandfather",
+    "外公": "grandfather",
+    "奶奶": "grandmother",
+    "外婆": "grandmother",
 }
 _ZH_PETS = {"狗": "dog", "小狗": "dog", "猫": "cat", "小猫": "cat"}
 _ZH_REL_ALT = _alternation(list(_ZH_RELATIONS) + list(_ZH_PETS))
 _ZH_OTHERS = r"朋友|同事|同学|老板|邻居|室友|他们|她们|他|她|它|别人|客人"
-_ZH_CONDITIONS = _alternation([k for k, v in _ZH_TERMS.items() if v in {
-    "diabetic", "hypertension", "hypotension", "asthma", "heart_condition", "epilepsy", "celiac", "gout",
-    "migraine", "depression", "anxiety", "kidney_disease", "anemia", "arthritis", "hypothyroidism",
-    "hyperthyroidism", "high_cholesterol", "cancer", "liver_disease"}])  # fmt: skip
-_ZH_DRUGS = _alternation([k for k, v in _ZH_TERMS.items() if k.endswith("药") or v in {
-    "metformin", "insulin", "warfarin", "aspirin", "ibuprofen", "statin", "steroid", "penicillin"}])  # fmt: skip
-_ZH_FOODS = _alternation([k for k, v in _ZH_TERMS.items() if v in {
-    "peanut", "nut", "seafood", "shrimp", "shellfish", "crab", "milk", "egg", "gluten", "wheat", "soy",
-    "mango", "alcohol", "sesame", "fish", "dairy", "pork", "beef", "lamb", "meat", "spicy_food", "chili",
-    "coffee", "sugar", "cilantro", "onion", "garlic", "raw_fish", "offal", "chicken"}])  # fmt: skip
+_ZH_CONDITION_KEYS = _words(
+    "diabetic hypertension hypotension asthma heart_condition epilepsy celiac gout migraine depression "
+    "anxiety kidney_disease anemia arthritis hypothyroidism hyperthyroidism high_cholesterol cancer "
+    "liver_disease"
+)
+_ZH_DRUG_KEYS = _words("metformin insulin warfarin aspirin ibuprofen statin steroid penicillin")
+_ZH_FOOD_KEYS = _words(
+    "peanut nut seafood shrimp shellfish crab milk egg gluten wheat soy mango alcohol sesame fish dairy pork "
+    "beef lamb meat spicy_food chili coffee sugar cilantro onion garlic raw_fish offal chicken"
+)
+_ZH_CONDITIONS = _alternation([k for k, v in _ZH_TERMS.items() if v in _ZH_CONDITION_KEYS])
+_ZH_DRUGS = _alternation([k for k, v in _ZH_TERMS.items() if k.endswith("药") or v in _ZH_DRUG_KEYS])
+_ZH_FOODS = _alternation([k for k, v in _ZH_TERMS.items() if v in _ZH_FOOD_KEYS])
 _ZH_JOBS = _alternation(
     "医生|护士|老师|教师|工程师|程序员|设计师|律师|会计|会计师|学生|研究生|大学生|中学生|经理|记者|厨师|司机|"
     "药剂师|分析师|数据分析师|研究员|教授|销售|警察|军人|公务员|作家|演员|画家|歌手|主管|总监|老板|创业者|"
@@ -2085,8 +2260,10 @@ _ZH_PLACES = (
     "旧金山|多伦多|温哥华|国外|海外|外地|本地|家|家里|这里|那里|老家|附近|市区|郊区"
 )
 _ZH_ONE_OFF = re.compile(r"今天|今晚|这次|这一次|现在|这顿|明天|这回|这个|那个|这份")
-_ZH_QUESTION = re.compile(r"[吗呢？?]\s*$|什么|怎么|哪|谁|几|多少|是否")
-_ZH_LEAD = re.compile(r"^(?:而且|并且|但是|但|不过|可是|另外|同时|还有|其实|对了|顺便说一下|哦|嗯|也|还|并|都)+")
+_ZH_QUESTION = re.compile(r"[吗呢\uff1f?]\s*$|什么|怎么|哪|谁|几|多少|是否")
+_ZH_LEAD = re.compile(
+    r"^(?:而且|并且|但是|但|不过|可是|另外|同时|还有|其实|对了|顺便说一下|哦|嗯|也|还|并|都)+"
+)
 _ZH_SUBJECT = re.compile(
     rf"^(?P<subj>用户|该用户|我们|我)(?P<of>的)?(?:(?P<rel>{_ZH_REL_ALT}))?(?P<rest>.*)$"
 )
@@ -2097,16 +2274,16 @@ def _zh_key(term: str) -> str:
 
 
 def _zh_items(text: str) -> list[str]:
-    return [item for item in re.split(r"和|与|及|以及|、|跟|还有|,|，", text) if item]
+    return [item for item in re.split(r"和|与|及|以及|、|跟|还有|,|\uff0c", text) if item]
 
 
 def _read_chinese(sentence: str, today: date, *, statement: bool = False) -> list[Fact]:
     found: list[Fact] = []
-    text = sentence.strip().rstrip("。！!.")
+    text = sentence.strip().rstrip("。\uff01!.")
     if _ZH_QUESTION.search(text):
         return []
     previous: Who | None = None
-    for raw in re.split(r"[，,；;：:]|(?:而且|并且|但是|不过(?!敏)|可是|另外|同时)", text):
+    for raw in re.split(r"[\uff0c,\uff1b;\uff1a:]|(?:而且|并且|但是|不过(?!敏)|可是|另外|同时)", text):
         raw = raw.strip()
         if not raw or _SECRET_WORDS.search(raw) or scan_secrets(raw).found:
             continue
@@ -2116,7 +2293,8 @@ def _read_chinese(sentence: str, today: date, *, statement: bool = False) -> lis
             found += facts
             continue
         call_me = re.match(
-            rf"^(?:你|您|大家|朋友们|朋友|别人|他们|家人|同事们?)?(?:都|也)?(?:可以|就|请)?叫我(?P<name>[{_CJK}A-Za-z]{{1,8}})$", clause
+            rf"^(?:你|您|大家|朋友们|朋友|别人|他们|家人|同事们?)?(?:都|也)?(?:可以|就|请)?叫我(?P<name>[{_CJK}A-Za-z]{{1,8}})$",
+            clause,
         )
         if call_me:
             found.append(_fact(USER, "preferred_name", f"用户希望被称为{call_me.group('name')}。", "profile",
@@ -2128,10 +2306,7 @@ def _read_chinese(sentence: str, today: date, *, statement: bool = False) -> lis
             if re.match(rf"^(?:{_ZH_OTHERS})", rest):
                 previous = None
                 continue
-            if match.group("rel"):
-                who = _relative(match.group("rel"), zh=match.group("rel"))
-            else:
-                who = USER
+            who = _relative(match.group("rel"), zh=match.group("rel")) if match.group("rel") else USER
             possessive = bool(match.group("of")) and not match.group("rel")
         elif previous is not None:
             who, rest, possessive = previous, clause, False
@@ -2148,9 +2323,14 @@ def _zh_predicate(who: Who, p: str, possessive: bool, today: date) -> list[Fact]
         if match:
             return [_fact(USER, "name", f"用户的名字是{match.group('name')}。", "profile", importance=0.8)]
         return []
-    match = re.match(r"^(?P<n1>不再|不|没有|从不)?对(?P<what>.+?)(?P<n2>不再|不|没有)?(?P<deg>严重|非常|很|有点|轻微|特别)?过敏(?P<le>了)?$", p)
+    match = re.match(
+        r"^(?P<n1>不再|不|没有|从不)?对(?P<what>.+?)(?P<n2>不再|不|没有)?(?P<deg>严重|非常|很|有点|轻微|特别)?过敏(?P<le>了)?$",
+        p,
+    )
     if match is None:
-        match = re.match(rf"^(?P<n1>)(?P<what>{_alternation(list(_ZH_TERMS))})(?P<n2>不再|不)?(?P<deg>)过敏(?P<le>了)?$", p)
+        match = re.match(
+            rf"^(?P<n1>)(?P<what>{_alternation(list(_ZH_TERMS))})(?P<n2>不再|不)?(?P<deg>)过敏(?P<le>了)?$", p
+        )
     if match:
         negation = match.group("n1") or match.group("n2")
         ended = negation and (match.group("le") or negation == "不再")
@@ -2168,13 +2348,21 @@ def _zh_predicate(who: Who, p: str, possessive: bool, today: date) -> list[Fact]
         return [_safety(who, key, f"{who.zh}{match.group('what')}不耐受。")]
     match = re.match(r"^(?P<neg>没有)?(?P<verb>患有|有|得了|确诊了?)(?P<conds>.+)$", p)
     items = _zh_items(match.group("conds")) if match else []
-    if match and items and all(re.fullmatch(rf"(?:{_ZH_CONDITIONS})|[{_CJK}]{{1,6}}[病症]", item) for item in items):
+    if (
+        match
+        and items
+        and all(re.fullmatch(rf"(?:{_ZH_CONDITIONS})|[{_CJK}]{{1,6}}[病症]", item) for item in items)
+    ):
         verb = ("没有" if match.group("neg") else "") + match.group("verb")
         return [
-            _safety(who, f"health.{_zh_key(item)}", f"{who.zh}{verb}{item}。", negated=bool(match.group("neg")))
+            _safety(
+                who, f"health.{_zh_key(item)}", f"{who.zh}{verb}{item}。", negated=bool(match.group("neg"))
+            )
             for item in items
         ]
-    match = re.match(rf"^是(?:一名|一个|一位)?(?P<cond>(?:{_ZH_CONDITIONS})|[{_CJK}]{{1,6}}[病症])(?:患者|病人)$", p)
+    match = re.match(
+        rf"^是(?:一名|一个|一位)?(?P<cond>(?:{_ZH_CONDITIONS})|[{_CJK}]{{1,6}}[病症])(?:患者|病人)$", p
+    )
     if match:
         return [_safety(who, f"health.{_zh_key(match.group('cond'))}", f"{who.zh}{p}。")]
     if re.match(r"^(?:已经)?(?:不再|不)吃素了?$", p):
@@ -2186,7 +2374,7 @@ def _zh_predicate(who: Who, p: str, possessive: bool, today: date) -> list[Fact]
     ):
         text = p if p.startswith(("是", "只", "一直", "平时", "吃")) else "是" + p
         return [_fact(who, "diet", f"{who.zh}{text}。", "safety", importance=0.9, pinned=True)]
-    match = re.match(rf"^(?P<m>从不|不能|不可以|不敢|不会|不再|不|忌)(?P<v>吃|喝)(?P<what>.+)$", p)
+    match = re.match(r"^(?P<m>从不|不能|不可以|不敢|不会|不再|不|忌)(?P<v>吃|喝)(?P<what>.+)$", p)
     if match:
         found = []
         for item in _zh_items(match.group("what")):
@@ -2225,21 +2413,41 @@ def _zh_predicate(who: Who, p: str, possessive: bool, today: date) -> list[Fact]
         return [_fact(USER, named.key, f"{who.zh}叫{name}。", "relationship", importance=0.6)]
     match = re.match(rf"^希望被(?:称为|叫做|叫)(?P<name>[{_CJK}A-Za-z]{{1,8}})$", p)
     if match and who.user:
-        return [_fact(USER, "preferred_name", f"用户希望被称为{match.group('name')}。", "profile", importance=0.8)]
-    match = re.match(r"^(?P<adv>很|非常|最|更|特别|比较|也|还|都|一直)?(?P<v>不喜欢|喜欢|偏爱|讨厌|受不了|爱)(?P<what>.+)$", p)
-    if match and who.user and not _ZH_ONE_OFF.search(p) and not re.match(r"^(?:你|他|她|它|这|那)", match.group("what")):
+        return [
+            _fact(USER, "preferred_name", f"用户希望被称为{match.group('name')}。", "profile", importance=0.8)
+        ]
+    match = re.match(
+        r"^(?P<adv>很|非常|最|更|特别|比较|也|还|都|一直)?(?P<v>不喜欢|喜欢|偏爱|讨厌|受不了|爱)(?P<what>.+)$",
+        p,
+    )
+    if (
+        match
+        and who.user
+        and not _ZH_ONE_OFF.search(p)
+        and not re.match(r"^(?:你|他|她|它|这|那)", match.group("what"))
+    ):
         key = f"preference.{slug(match.group('what'), words=3)}"
         return [_fact(USER, key, f"用户{p}。", "preference", importance=0.5)]
     return []
 
 
 _ZH_ID_KINDS = {
-    "订单": "order", "工单": "ticket", "案件": "case", "案例": "case", "预订": "booking", "预约": "booking",
-    "快递": "tracking", "运单": "tracking", "物流": "tracking", "退款": "refund", "发票": "invoice",
-    "航班": "flight", "保单": "policy",
+    "订单": "order",
+    "工单": "ticket",
+    "案件": "case",
+    "案例": "case",
+    "预订": "booking",
+    "预约": "booking",
+    "快递": "tracking",
+    "运单": "tracking",
+    "物流": "tracking",
+    "退款": "refund",
+    "发票": "invoice",
+    "航班": "flight",
+    "保单": "policy",
 }
 _ZH_IDENTIFIER = re.compile(
-    rf"(?P<kind>{_alternation(list(_ZH_ID_KINDS))})(?:号码|编号|单号|号)?(?:是|为|：|:)?\s*"
+    rf"(?P<kind>{_alternation(list(_ZH_ID_KINDS))})(?:号码|编号|单号|号)?(?:是|为|\uff1a|:)?\s*"
     r"(?P<id>(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,})"
 )
 
@@ -2253,7 +2461,9 @@ def _zh_identifiers(clause: str) -> list[Fact]:
         return []
     ident = match.group("id")
     key = f"{_ZH_ID_KINDS[match.group('kind')]}.{re.sub(r'[^a-z0-9]+', '_', ident.lower()).strip('_')}"
-    return [_fact(USER, key, f"用户的{clause[match.start():]}。", "task_state", importance=0.6, type_="episodic")]
+    return [
+        _fact(USER, key, f"用户的{clause[match.start() :]}。", "task_state", importance=0.6, type_="episodic")
+    ]
 
 
 # --- the extractor -------------------------------------------------------------------------------
