@@ -11,9 +11,11 @@ statements ("The user works at Fabrikam.", "Lives in Paris", "用户在腾讯工
 rules (`read_statement`), so both give one fact the same key.
 
 Decisions (the labelled cases are in tests/data/extraction/):
-- A negated or ended fact keeps the slot of the fact it ends, so it supersedes it: "I'm not
-  allergic to peanuts anymore" → "The user is no longer allergic to peanuts." (safety,
-  health.allergy.peanut, not pinned); "not allergic to anything" gives nothing (no slot to end).
+- An ended fact keeps the slot of the fact it ends, so it supersedes it: "I'm not allergic to
+  peanuts anymore" → "The user is no longer allergic to peanuts." (safety, health.allergy.peanut,
+  not pinned). A plain denial ("I'm not allergic to penicillin") is kept without a slot, beside
+  the fact rather than in its place: it may correct a mistake or concern someone else, and a
+  pinned allergy should not vanish on a guess. "not allergic to anything" gives nothing.
 - A one-off request ("I'd like X today", "this time", "I'll have …") is never a preference; "I'd
   like" / "I want" become one only with a standing marker ("from now on", "always", "in general").
 - A clause naming a secret (password, PIN, code, card or account number …) is left out. An
@@ -615,7 +617,7 @@ class Who:
         return not self.key
 
     def scoped(self, key: str) -> str:
-        return f"{self.key}.{key}" if self.key and key else key or self.key
+        return f"{self.key}.{key}" if self.key and key else key
 
 
 USER = Who()
@@ -672,12 +674,19 @@ def _fact(
     return fields
 
 
-def _safety(who: Who, key: str, content: str, *, negated: bool = False, confidence: float = 0.9) -> Fact:
-    # An ended fact ("no longer allergic") supersedes the pinned one but is not pinned itself.
+def _safety(who: Who, key: str, content: str, *, negation: str = "", confidence: float = 0.9) -> Fact:
+    """A safety fact: pinned; when ended ("no longer allergic") it keeps the slot, so it supersedes
+    the fact it ends, but is not pinned itself."""
     return _fact(
-        who, key, content, "safety", importance=0.8 if negated else 0.95, pinned=not negated,
-        confidence=confidence,
+        who, _unless_denied(negation, key), content, "safety", importance=0.8 if negation else 0.95,
+        pinned=not negation, confidence=confidence,
     )  # fmt: skip
+
+
+def _unless_denied(negation: str, key: str) -> str:
+    """No slot for a plain denial ("I'm not allergic to penicillin"): it may be about a mistake or
+    someone else, so it is kept beside the fact, never in its place; "no longer" ends the fact."""
+    return "" if negation == "not" else key
 
 
 @dataclass
@@ -1090,7 +1099,7 @@ def _allergies(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
                     who,
                     f"health.allergy.{_allergen_key(item)}",
                     f"{who.label} {verb} {degree}allergic to {item}.",
-                    negated=bool(negation),
+                    negation=negation,
                     confidence=0.7 if hedged else 0.9,
                 )
             )
@@ -1114,7 +1123,7 @@ def _allergies(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
                 content = f"{who.label} has {_article(degree or item)} {degree}{item} allergy."
             else:
                 content = f"{who.label} is {degree}allergic to {item}."
-            found.append(_safety(who, key, content, negated=bool(negation)))
+            found.append(_safety(who, key, content, negation=negation))
         if found and pattern is _ALLERGY_TO:
             ctx.frame = (who, predicate[: len(predicate) - len(match.group("what"))], "allergy")
         elif found:
@@ -1176,7 +1185,7 @@ def _intolerances(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         what = match.group("what").lower()
         degree = f"{match.group('degree').lower()} " if match.group("degree") else ""
         key = f"health.intolerance.{_allergen_key(what)}"
-        return [_safety(who, key, f"{who.label} {verb} {degree}{what} intolerant.", negated=bool(negation))]
+        return [_safety(who, key, f"{who.label} {verb} {degree}{what} intolerant.", negation=negation)]
     found: list[Fact] = []
     for pattern in (_INTOLERANT_TO, _INTOLERANCE_NOUN, _INTOLERANCE_TO):
         match = pattern.match(p)
@@ -1191,7 +1200,7 @@ def _intolerances(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
                 content = f"{who.label} {verb} intolerant to {item}."
             else:
                 content = f"{who.label} has {_article(item)} {item} intolerance."
-            found.append(_safety(who, key, content, negated=bool(negation)))
+            found.append(_safety(who, key, content, negation=negation))
         if found:
             ctx.frame = (
                 (who, "has ", "have")
@@ -1232,14 +1241,14 @@ def _conditions(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         else:
             content = f"{who.label} {verb} {condition}."
         ctx.frame = (who, "has ", "have")
-        return [_safety(who, key, content, negated=bool(negation))]
+        return [_safety(who, key, content, negation=negation)]
     match = _CONDITION_IS.match(p)
     if match and _ADJECTIVE_REST.match(match.group("rest")):
         condition = re.sub(r"\s+", " ", match.group("cond"))
         article = "a " if re.search(rf"(?i)^{_ADV}is\s+{_ADV}an?\s+", p) else ""
         verb = {"ended": "is no longer", "not": "is not"}.get(negation, "is")
         key = f"health.{_condition_key(condition)}"
-        return [_safety(who, key, f"{who.label} {verb} {article}{condition}.", negated=bool(negation))]
+        return [_safety(who, key, f"{who.label} {verb} {article}{condition}.", negation=negation)]
     match = _DIAGNOSED.match(p)
     if match and not negation:
         what = _object_item(match.group("what"))
@@ -1269,7 +1278,11 @@ def _medications(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     )
     key = f"health.medication.{_drug_key(drug.group('drug'))}"
     what_third = _third_person(what, possessive="their")
-    if negation:
+    if negation == "not":
+        content = (
+            f"{who.label} is not on {name}." if verb.endswith(" on") else f"{who.label} does not take {name}."
+        )
+    elif negation:
         content = (
             f"{who.label} is no longer on {name}."
             if verb.endswith(" on")
@@ -1278,7 +1291,7 @@ def _medications(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     else:
         content = f"{who.label} {verb} {what_third}."
     ctx.frame = (who, predicate[: len(predicate) - len(match.group("what"))], "medication")
-    return [_safety(who, key, content, negated=bool(negation))]
+    return [_safety(who, key, content, negation=negation)]
 
 
 def _diets(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
@@ -1294,8 +1307,8 @@ def _diets(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
             predicate[: max(predicate.lower().rfind(diet), 0)],
             "diet",
         )  # "not vegan, just vegetarian"
-        return [_fact(who, "diet", f"{who.label} {verb} {diet}.", "safety", importance=0.9,
-                      pinned=not negation)]  # fmt: skip
+        key = _unless_denied(negation, "diet")
+        return [_fact(who, key, f"{who.label} {verb} {diet}.", "safety", importance=0.9, pinned=not negation)]
     match = _DIET_DO.match(p)
     if match and not negation:
         pred = _third_person(match.group("pred"), possessive="their")
@@ -1415,6 +1428,8 @@ def _work(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     match = _EMPLOYER.match(p) or _EMPLOYER_JOINED.match(p)
     if match and _is_org(match.group("org")):
         org = _org(match.group("org"))
+        if negation == "not":
+            return [_fact(who, "", f"{who.label} does not work at {org}.", "profile")]
         if negation:
             return [_fact(who, "employer", f"{who.label} no longer works at {org}.", "profile")]
         changed = not re.match(rf"(?i)^{_ADV}(?:works|is\s+{_ADV}working|is\s+employed)", p)
@@ -1455,6 +1470,8 @@ def _home(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     if match:
         place = match.group("place").rstrip(".")
         prep = re.sub(r"\s+", " ", match.group("prep").lower())
+        if negation == "not":
+            return [_fact(who, "", f"{who.label} does not live {prep} {place}.", "profile")]
         if negation:
             return [_fact(who, "home_city", f"{who.label} no longer lives {prep} {place}.", "profile")]
         return [_fact(who, "home_city", f"{who.label} lives {prep} {place}.", "profile")]
@@ -2340,7 +2357,8 @@ def _zh_predicate(who: Who, p: str, possessive: bool, today: date) -> list[Fact]
                 continue
             verb = "不再过敏" if ended else ("不过敏" if negation else f"{match.group('deg') or ''}过敏")
             key = f"health.allergy.{_zh_key(item)}"
-            found.append(_safety(who, key, f"{who.zh}对{item}{verb}。", negated=bool(negation)))
+            denial = "ended" if ended else ("not" if negation else "")
+            found.append(_safety(who, key, f"{who.zh}对{item}{verb}。", negation=denial))
         return found
     match = re.match(rf"^(?P<what>[{_CJK}]{{1,4}}?)不耐受?$", p)
     if match:
@@ -2356,7 +2374,10 @@ def _zh_predicate(who: Who, p: str, possessive: bool, today: date) -> list[Fact]
         verb = ("没有" if match.group("neg") else "") + match.group("verb")
         return [
             _safety(
-                who, f"health.{_zh_key(item)}", f"{who.zh}{verb}{item}。", negated=bool(match.group("neg"))
+                who,
+                f"health.{_zh_key(item)}",
+                f"{who.zh}{verb}{item}。",
+                negation="not" if match.group("neg") else "",
             )
             for item in items
         ]

@@ -15,8 +15,10 @@ It is conservative, because a wrong key makes one fact supersede another (data l
   them ("My sister lives in Rome" → family.sister.home_city, "The user's son is allergic to
   peanuts" → family.son.health.allergy.peanut); friends, colleagues and named strangers ("Alice is
   allergic to peanuts", "Tom works at Fabrikam") get None;
-- hedges ("might move to Paris"), questions, one-off requests and rules get None. A possible
-  allergy ("might be allergic to latex") is the exception: it keeps the allergy slot (safety first).
+- hedges ("might move to Paris"), plain denials ("The user is not allergic to peanuts"),
+  questions, one-off requests and rules get None; an ended fact ("no longer allergic to
+  peanuts") keeps its slot and so supersedes the fact. A possible allergy ("might be allergic to
+  latex") keeps the allergy slot (safety first).
 
 Import rule: this module imports only `rules` (and through it `schema` and `guards`), never
 anything that imports `memory_core.pipeline`, which imports this module.

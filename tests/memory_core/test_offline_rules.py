@@ -36,11 +36,13 @@ SAFETY_ROWS = [row for row in ROWS if any(e["category"] == "safety" for e in row
 
 @pytest.mark.parametrize("row", SAFETY_ROWS, ids=[row["text"][:60] for row in SAFETY_ROWS])
 def test_no_sentence_of_the_set_loses_a_safety_fact_it_states(row):
-    found = {(c.category, c.key) for c in extract(row["text"])}
+    found = extract(row["text"])
 
     for expected in row["expected"]:
-        if expected["category"] == "safety":
-            assert ("safety", expected["key"]) in found, expected["content"]
+        if expected["category"] == "safety" and expected["key"]:
+            assert ("safety", expected["key"]) in {(c.category, c.key) for c in found}, expected["content"]
+        elif expected["category"] == "safety":  # a denial, kept without a slot
+            assert expected["content"] in [c.content for c in found if c.category == "safety" and not c.key]
 
 
 NOTHING_ROWS = [row for row in ROWS if not row["expected"]]
@@ -107,6 +109,13 @@ def test_a_negated_allergy_ends_the_allergy_instead_of_stating_it():
     # Same slot, so it supersedes "allergic to peanuts"; never itself "allergic to peanuts".
     assert candidate.key == "health.allergy.peanut"
     assert candidate.content == "The user is no longer allergic to peanuts."
+    assert candidate.category == "safety" and not candidate.pinned
+
+
+def test_a_plain_denial_is_kept_beside_the_fact_not_in_its_place():
+    (candidate,) = extract("I'm not allergic to penicillin, that was my brother")
+
+    assert (candidate.content, candidate.key) == ("The user is not allergic to penicillin.", "")
     assert candidate.category == "safety" and not candidate.pinned
 
 
