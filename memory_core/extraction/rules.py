@@ -79,10 +79,7 @@ _ADV = (
     r"already|officially|basically|honestly|seriously|unfortunately|apparently|technically|"
     r"originally|sadly|luckily|totally|absolutely|generally|usually|always|mostly|pretty\s+much)\s+)*"
 )
-_DEGREE = (
-    r"very|severely|highly|deathly|mildly|extremely|seriously|slightly|quite|super|really|so|badly|"
-    r"a\s+bit|a\s+little|terribly|dangerously|somewhat|incredibly|life-threateningly"
-)
+_DEGREE = r"very|quite|super|really|so|deadly|a\s+bit|a\s+little|somewhat|[a-z-]+ly"
 _NOUN_DEGREE = r"severe|mild|serious|bad|strong|life-threatening|deadly|slight|minor|major|terrible"
 
 # Objects that name no particular thing: "allergic to anything" gives no fact.
@@ -136,6 +133,8 @@ _CONDITIONS: tuple[tuple[str, str], ...] = (
         "heart_condition",
     ),
     (r"(?:chronic\s+)?kidney\s+disease|ckd|kidney\s+problems|renal\s+failure", "kidney_disease"),
+    (r"(?:a\s+)?heart\s+attacks?|(?:a\s+)?myocardial\s+infarction", "heart_condition"),
+    (r"(?:a\s+)?strokes?|(?:a\s+)?mini[ -]stroke|(?:a\s+)?tia", "stroke"),
     (r"(?:fatty\s+)?liver\s+disease|cirrhosis", "liver_disease"),
     (r"gout", "gout"),
     (r"migraines?|chronic\s+migraines?", "migraine"),
@@ -210,7 +209,7 @@ _DRUG_NAMES = (
     r"antipsychotics?|anticonvulsants?|diuretics?|painkillers?|opioids?|birth[ -]control|the\s+pill|"
     r"inhalers?|cpap(?:\s+machine)?|hrt|hormone\s+replacement(?:\s+therapy)?|"
     r"(?:thyroid|blood\s+pressure|heart|diabetes|seizure|anxiety|allergy)\s+(?:medication|meds|pills|tablets)|"
-    r"medication|meds"
+    r"dialysis|oxygen(?:\s+therapy)?|radiation(?:\s+therapy)?|medication|meds"
 )
 _DRUG_SUFFIXES = (
     r"[a-z]+(?:statin|pril|sartan|olol|azepam|azolam|cillin|mycin|cycline|floxacin|prazole|tidine|formin|"
@@ -271,7 +270,7 @@ _ID_KINDS = _pairs(
     "subscription transaction contract"
 )
 _IDENTIFIER = re.compile(
-    rf"(?i:\b(?P<kind>{_alternation(list(_ID_KINDS))})s?)"
+    rf"(?i:\b(?P<kind>{_alternation(list(_ID_KINDS))})s?(?:\s+(?:{_alternation(list(_ID_KINDS))}))?)"
     r"(?:\s+(?i:number|no\.?|num|nr|id|ref(?:erence)?|#))?(?:\s+(?i:is|was|=)|\s*[:=])?\s*\(?"
     r"(?P<id>#\s?\d{3,}|\d{4,}|(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,}[A-Za-z0-9])(?![\w-])\)?"
 )
@@ -364,7 +363,9 @@ _PAST = _words(
     "woke wore broke chose drove flew forgot froze hid rode rose shook spoke stole swam threw ate drank "
     "sang sat fell quit put set let cut hit hurt shut read got began grew became"
 )
-_UNCHANGED_AFTER_I = _PAST | _words("can could will would shall should may might must used and or but too")
+_UNCHANGED_AFTER_I = _PAST | _words(
+    "can cannot could will would shall should may might must used and or but too"
+)
 _OBJECT_PRONOUNS = (
     (re.compile(r"\bmyself\b", re.I), "themselves"),
     (re.compile(r"\bmine\b", re.I), "the user's"),
@@ -674,12 +675,14 @@ def _fact(
     return fields
 
 
-def _safety(who: Who, key: str, content: str, *, negation: str = "", confidence: float = 0.9) -> Fact:
+def _safety(
+    who: Who, key: str, content: str, *, negation: str = "", confidence: float = 0.9, incidental: bool = False
+) -> Fact:
     """A safety fact: pinned; when ended ("no longer allergic") it keeps the slot, so it supersedes
     the fact it ends, but is not pinned itself."""
     return _fact(
         who, _unless_denied(negation, key), content, "safety", importance=0.8 if negation else 0.95,
-        pinned=not negation, confidence=confidence,
+        pinned=not negation, confidence=confidence, incidental=incidental,
     )  # fmt: skip
 
 
@@ -756,7 +759,8 @@ def _third_person_verb(predicate: str) -> str:
 
 _ALLERGIC = re.compile(
     rf"(?i)^{_ADV}(?P<be>is|are|was|may\s+be|might\s+be|could\s+be|is\s+probably|is\s+possibly|"
-    rf"has\s+been|became|got)\s+{_ADV}(?:(?P<degree>{_DEGREE})\s+)?allergic\b(?:\s+(?:to|of)\s+(?P<what>.+))?$"
+    rf"has\s+been|became|got)\s+{_ADV}(?:(?P<degree>{_DEGREE})\s+)?(?:allergic|anaphylactic|hypersensitive)\b"
+    r"(?:\s+(?:to|of)\s+(?P<what>.+))?$"
 )
 _INTENSIFIER = r"(?:(?:really|very|super|pretty|quite|extremely|rather|fairly)\s+)?"
 _ALLERGY_NOUN = re.compile(
@@ -780,9 +784,12 @@ _INTOLERANT_TO = re.compile(
 _INTOLERANCE_NOUN = re.compile(
     rf"(?i)^{_ADV}has\s+(?:an?\s+)?(?:(?P<degree>{_NOUN_DEGREE})\s+)?(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+intolerance$"
 )
-_INTOLERANCE_TO = re.compile(rf"(?i)^{_ADV}has\s+(?:an?\s+)?intolerances?\s+(?:to|of)\s+(?P<what>.+)$")
+_INTOLERANCE_TO = re.compile(
+    rf"(?i)^{_ADV}has\s+(?:an?\s+)?(?:{_INTENSIFIER}(?:{_NOUN_DEGREE})\s+)?intolerances?\s+(?:to|of)\s+(?P<what>.+)$"
+)
 _CONDITION = re.compile(
-    rf"(?i)^{_ADV}(?P<verb>has|has\s+got|has\s+had|has\s+always\s+had|suffers\s+from|lives\s+with|is\s+living\s+with|was\s+diagnosed\s+with|"
+    rf"(?i)^{_ADV}(?P<verb>has|has\s+got|has\s+had|has\s+always\s+had|had(?=\s+(?:an?\s+|two\s+|several\s+)?"
+    r"(?:heart\s+attack|stroke|mini|tia|myocardial))|suffers\s+from|lives\s+with|is\s+living\s+with|was\s+diagnosed\s+with|"
     r"has\s+been\s+diagnosed\s+with|got\s+diagnosed\s+with|is\s+being\s+treated\s+for|deals\s+with|"
     r"struggles\s+with|was\s+born\s+with)\s+(?P<cond>(?:(?:an?|chronic|severe|mild|bad|early|late|"
     rf"stage\s+\d)\s+)*(?:{_CONDITION_ALT}))\b(?P<rest>.*)$"
@@ -910,7 +917,7 @@ _EMPLOYER_ENDED = re.compile(
 )
 _LIVES = re.compile(
     rf"^(?i:{_ADV}(?:lives|resides|is\s+{_ADV}living|is\s+staying|has\s+lived|has\s+been\s+living|"
-    rf"is\s+{_ADV}based|is\s+located|is\s+settled)\s+(?P<prep>in|near|outside(?:\s+of)?|just\s+outside(?:\s+of)?|"
+    rf"is\s+{_ADV}based|is\s+located|is\s+settled)\s+(?P<prep>in|out\s+of|near|outside(?:\s+of)?|just\s+outside(?:\s+of)?|"
     rf"close\s+to|in\s+the\s+suburbs\s+of)\s+)(?P<place>(?:the\s+)?{_PLACE})"
 )
 _MOVED = re.compile(
@@ -1087,7 +1094,11 @@ def _allergies(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
             negation = "ended"
         degree = re.sub(r"\s+", " ", match.group("degree").lower()) + " " if match.group("degree") else ""
         what = match.group("what")
-        items = _items(_clean_object(what)) if what else ([ctx.antecedent] if ctx.antecedent else [])
+        items = (
+            _items(_clean_object(what))
+            if what
+            else ([_lower_first(ctx.antecedent)] if ctx.antecedent else [])
+        )
         verb = {"ended": "is no longer", "not": "is not"}.get(negation, "may be" if hedged else "is")
         for item in items:
             item = _resolve(_object_item(item), ctx)
@@ -1122,7 +1133,7 @@ def _allergies(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
             elif pattern is _ALLERGY_NOUN:
                 content = f"{who.label} has {_article(degree or item)} {degree}{item} allergy."
             else:
-                content = f"{who.label} is {degree}allergic to {item}."
+                content = f"{who.label} has {_article(degree or 'allergy')} {degree}allergy to {item}."
             found.append(_safety(who, key, content, negation=negation))
         if found and pattern is _ALLERGY_TO:
             ctx.frame = (who, predicate[: len(predicate) - len(match.group("what"))], "allergy")
@@ -1248,7 +1259,9 @@ def _conditions(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         article = "a " if re.search(rf"(?i)^{_ADV}is\s+{_ADV}an?\s+", p) else ""
         verb = {"ended": "is no longer", "not": "is not"}.get(negation, "is")
         key = f"health.{_condition_key(condition)}"
-        return [_safety(who, key, f"{who.label} {verb} {article}{condition}.", negation=negation)]
+        rest = match.group("rest").strip(" ,.")
+        rest = f" {_third_person(rest, possessive='their')}" if re.match(r"(?i)(?:in|with)\b", rest) else ""
+        return [_safety(who, key, f"{who.label} {verb} {article}{condition}{rest}.", negation=negation)]
     match = _DIAGNOSED.match(p)
     if match and not negation:
         what = _object_item(match.group("what"))
@@ -1469,7 +1482,7 @@ def _home(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     match = _LIVES.match(p)
     if match:
         place = match.group("place").rstrip(".")
-        prep = re.sub(r"\s+", " ", match.group("prep").lower())
+        prep = re.sub(r"\s+", " ", match.group("prep").lower()).replace("out of", "in")
         if negation == "not":
             return [_fact(who, "", f"{who.label} does not live {prep} {place}.", "profile")]
         if negation:
@@ -1585,7 +1598,7 @@ def _identifiers(clause: _Clause) -> list[Fact]:
     match = _IDENTIFIER.search(text)
     if match is None:
         return []
-    kind = _ID_KINDS[match.group("kind").lower()]
+    kind = _ID_KINDS[match.group("kind").split()[0].lower()]
     ident = match.group("id").replace(" ", "")
     key = f"{kind}.{re.sub(r'[^a-z0-9]+', '_', ident.lower()).strip('_')}"
     before = text[: match.start()].strip()
@@ -1597,10 +1610,10 @@ def _identifiers(clause: _Clause) -> list[Fact]:
         if not re.fullmatch(r"(?i)(?:my|our|the\s+user's|user's|the|a)?", lead.strip()):
             return []
         phrase = text[match.start() : match.end()]
-        verbless = not re.search(r"(?i)\b(?:is|was|=)\b|[:=]", phrase) and (
+        verbless = not re.search(r"(?i)\b(?:is|was)\b|=", phrase) and (
             not after or re.match(r"(?i)^(?:for|on|at|from|to|in|with|\()\b", after)
         )
-        head = text[match.start() : match.start("id")].strip()
+        head = text[match.start() : match.start("id")].strip(" :=(")
         head = head[0].lower() + head[1:]
         if verbless:
             tail = f" ({after.strip('()')})" if after else ""
@@ -1615,7 +1628,7 @@ def _identifiers(clause: _Clause) -> list[Fact]:
 
 _CLAUSE_SPLIT = re.compile(
     r"(?P<sep>\s*[,;]\s*|\s+[\u2013\u2014-]\s+|\s*:\s+|"
-    r"\s+(?=(?:and|but|so|because|although|though|whereas|while|plus|or|which|since|also|yet)\s))"
+    r"\s+(?=(?:and|but|so|because|although|though|whereas|while|plus|or|which|since)\s))"
 )
 _LIST_SEPARATORS = ("and", "or", "plus", ",", "&", "as well as")
 _CONJUNCTION = re.compile(
@@ -1885,7 +1898,7 @@ class _Reader:
     def _clause(self, clause: _Clause, ctx: _Context, *, remembered: bool) -> list[Fact]:
         if clause.lead and _HYPOTHETICAL.search(clause.lead):
             return []
-        found = self._names(clause, ctx)
+        found = self._names(clause, ctx) + _mentions(clause)
         past_action = _past_action(clause, ctx.today)
         if not past_action:
             found += _facts(clause, ctx)
@@ -1927,6 +1940,38 @@ class _Reader:
             found.append(_name_fact(_relative(match.group("rel")), match.group("name")))
             ctx.frame = (USER, "has ", "have")  # "… and a dog named Rex"
         return found
+
+
+# "… because of my peanut allergy", "… for my asthma": a safety fact said in passing.
+_MY_ALLERGY = re.compile(
+    rf"(?i)\b(?:my|their|the\s+user's)\s+(?:(?P<degree>{_INTENSIFIER}(?:{_NOUN_DEGREE}))\s+)?"
+    r"(?P<what>[a-z][a-z-]{1,20}(?:\s+[a-z][a-z-]{1,20})?)\s+(?P<kind>allerg(?:y|ies)|intolerance)\b"
+)
+_MY_CONDITION = re.compile(rf"(?i)\b(?:my|their|the\s+user's)\s+(?P<cond>{_CONDITION_ALT})\b")
+_NOT_MENTIONED = _words("food seasonal drug skin no other own new old known")
+
+
+def _mentions(clause: _Clause) -> list[Fact]:
+    """Safety facts a user's clause takes for granted; said in passing, so never its slot."""
+    if clause.who is not USER and not (
+        clause.who is None and re.search(r"(?i)\b(?:my|the\s+user's)\b", clause.raw)
+    ):
+        return []
+    found = []
+    for match in _MY_ALLERGY.finditer(clause.raw):
+        what = match.group("what").lower()
+        if what.split()[0] in _NOT_MENTIONED:
+            continue
+        kind = "intolerance" if match.group("kind").lower() == "intolerance" else "allergy"
+        key = f"health.{kind}.{_allergen_key(what)}"
+        found.append(_safety(USER, key, f"The user has {_article(what)} {what} {kind}.", incidental=True))
+    for match in _MY_CONDITION.finditer(clause.raw):
+        condition = match.group("cond")
+        if condition.lower().startswith(("pregnan", "a ")):
+            continue
+        key = f"health.{_condition_key(condition)}"
+        found.append(_safety(USER, key, f"The user has {condition}.", incidental=True))
+    return found
 
 
 def _is_name(name: str) -> bool:
@@ -2163,6 +2208,7 @@ _ZH_TERMS = {
     "酒精": "alcohol",
     "阿司匹林": "aspirin",
     "芝麻": "sesame",
+    "阿莫西林": "amoxicillin",
     "鱼": "fish",
     "猫": "cat",
     "狗": "dog",
@@ -2300,7 +2346,11 @@ def _read_chinese(sentence: str, today: date, *, statement: bool = False) -> lis
     if _ZH_QUESTION.search(text):
         return []
     previous: Who | None = None
-    for raw in re.split(r"[\uff0c,\uff1b;\uff1a:]|(?:而且|并且|但是|不过(?!敏)|可是|另外|同时)", text):
+    clauses = re.split(
+        r"[\uff0c,\uff1b;\uff1a:]|(?:而且|并且|但是|不过(?!敏)|可是|另外|同时)|(?<=.)(?=也(?:不|没|是|有|对))",
+        text,
+    )
+    for raw in clauses:
         raw = raw.strip()
         if not raw or _SECRET_WORDS.search(raw) or scan_secrets(raw).found:
             continue
@@ -2325,6 +2375,13 @@ def _read_chinese(sentence: str, today: date, *, statement: bool = False) -> lis
                 continue
             who = _relative(match.group("rel"), zh=match.group("rel")) if match.group("rel") else USER
             possessive = bool(match.group("of")) and not match.group("rel")
+        elif previous is not None and (bare := re.match(rf"^(?P<rel>{_ZH_REL_ALT})(?P<rest>.+)$", clause)):
+            # "my son is allergic to peanuts, daughter to milk": the second relative is the user's too.
+            who, rest, possessive = (
+                _relative(bare.group("rel"), zh=bare.group("rel")),
+                bare.group("rest"),
+                False,
+            )
         elif previous is not None:
             who, rest, possessive = previous, clause, False
         else:
@@ -2360,7 +2417,7 @@ def _zh_predicate(who: Who, p: str, possessive: bool, today: date) -> list[Fact]
             denial = "ended" if ended else ("not" if negation else "")
             found.append(_safety(who, key, f"{who.zh}对{item}{verb}。", negation=denial))
         return found
-    match = re.match(rf"^(?P<what>[{_CJK}]{{1,4}}?)不耐受?$", p)
+    match = re.match(rf"^(?:有)?(?:轻微的?|严重的?|一点)?(?P<what>[{_CJK}]{{1,4}}?)不耐受?$", p)
     if match:
         key = f"health.intolerance.{_zh_key(match.group('what'))}"
         return [_safety(who, key, f"{who.zh}{match.group('what')}不耐受。")]
@@ -2408,6 +2465,15 @@ def _zh_predicate(who: Who, p: str, possessive: bool, today: date) -> list[Fact]
         drug = re.search(rf"{_ZH_DRUGS}|[{_CJK}]+药", match.group("what"))
         if drug:
             return [_safety(who, f"health.medication.{_zh_key(drug.group(0))}", f"{who.zh}{p}。")]
+    match = re.match(
+        rf"^(?:现在|目前|正在)?在(?P<org>.+?)(?:做|当|担任)(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p
+    )
+    if match and not re.fullmatch(rf"(?:{_ZH_PLACES})|.+[市省区县国]", match.group("org")):
+        # "在字节跳动做产品经理": the employer and the role, each in its own slot.
+        return [
+            _fact(who, "employer", f"{who.zh}在{match.group('org')}工作。", "profile"),
+            _fact(who, "job", f"{who.zh}是{match.group('job')}。", "profile"),
+        ]
     match = re.match(r"^(?:现在|目前|正在)?在(?P<org>.+?)(?:工作|上班|任职|就职)(?:了)?$", p) or re.match(
         r"^(?:已经|刚)?(?:从.+?)?(?:跳槽到了?|跳槽去了?|加入了?|入职了?)(?P<org>.+?)(?:工作|上班)?$", p
     )
