@@ -258,7 +258,11 @@ _NOT_NAMES = _words(
     "american british english french german japanese chinese korean indian italian spanish canadian "
     "australian russian mexican brazilian dutch swiss swedish irish polish turkish vietnamese thai "
     "greek portuguese scottish welsh african asian european latino latina jewish muslim christian "
-    "catholic buddhist hindu atheist here there home away sick ill pregnant okay ok fine great back "
+    "catholic buddhist hindu atheist filipino pakistani nigerian egyptian israeli iranian ukrainian kenyan "
+    "ethiopian argentinian colombian peruvian chilean cuban jamaican norwegian danish finnish austrian "
+    "belgian czech hungarian romanian indonesian malaysian singaporean taiwanese cantonese bengali punjabi "
+    "sikh mormon protestant orthodox gay straight bi trans introvert extrovert "
+    "here there home away sick ill pregnant okay ok fine great back "
     "ready good sorry sure done new later tomorrow now maybe please when if gen god"
 )
 
@@ -492,7 +496,7 @@ def _items(text: str) -> list[str]:
 
 # Where an item's name ends: "pollen in spring", "shrimp last week", "peanuts (anaphylaxis)".
 _QUALIFIER = re.compile(
-    r"(?i)\s*\(.*$|\s+(?:in|during|at|after|before|when|every|all|since|for|last|this|each|from|on|"
+    r"(?i)\s*\(.*$|\s+(?:in|during|at|after|before|when|every|all|since|for|last|this|each|from|on|as|like|"
     r"unless|until|whenever|if|while|except|especially|mostly|mainly)\b.*$"
 )
 
@@ -904,7 +908,8 @@ _EMPLOYER = re.compile(
     r"(?:new\s+)?(?:job|position|role|offer)(?:\s+with)?|got\s+hired|was\s+hired|has\s+been\s+hired|is\s+starting\s+"
     r"(?:a\s+new\s+job|work|a\s+job)|joined|is\s+joining|accepted\s+(?:an?\s+|the\s+)?(?:job\s+)?offer|"
     r"took\s+a\s+job|switched\s+(?:jobs\s+)?|moved\s+to\s+a\s+(?:new\s+)?job|"
-    r"(?:started|starts|is\s+starting|will\s+start)(?=\s+(?:at|with)\b)(?:\s+with)?)\s+(?:at|for|by|from|to)?"
+    r"(?:started|starts|is\s+starting|will\s+start)(?=\s+(?:at|with)\b)(?:\s+with)?|"
+    r"will\s+be\s+working|will\s+work|is\s+going\s+to\s+(?:be\s+)?work(?:ing)?)\s+(?:at|for|by|from|to)?"
     rf"\s*(?:the\s+)?)(?P<org>{_ORG})"
 )
 _EMPLOYER_JOINED = re.compile(rf"^(?i:{_ADV}(?:joined|is\s+joining)\s+(?:the\s+)?)(?P<org>{_ORG})")
@@ -1102,7 +1107,13 @@ def _allergies(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         verb = {"ended": "is no longer", "not": "is not"}.get(negation, "may be" if hedged else "is")
         for item in items:
             item = _resolve(_object_item(item), ctx)
-            if not item or item.lower() in _VAGUE or item.lower() in _NOT_ALLERGENS or len(item.split()) > 5:
+            if (
+                not item
+                or item.lower() in _VAGUE
+                or item.lower() in _NOT_ALLERGENS
+                or len(item.split()) > 5
+                or re.match(r"(?i)(?:this|that|these|those|such|your|his|her)\b", item)
+            ):
                 continue
             item = _third_person(item, possessive="their")
             found.append(
@@ -1567,7 +1578,10 @@ def _preferences(who: Who, predicate: str, ctx: _Context, lead: str) -> list[Fac
     verb = re.sub(r"\s+", " ", match.group("verb").lower())
     what = _clean_object(match.group("what"))
     whole = f"{lead} {predicate}"
-    if re.match(r"(?i)^to\s+be\s+(?:called|named|addressed)\b", what):
+    if re.match(
+        r"(?i)^(?:to\s+be\s+(?:called|named|addressed)|not\s+to\s+(?:say|answer|share|tell|discuss|comment))\b",
+        what,
+    ):
         return []
     standing = bool(_STANDING.search(whole))
     if _ONE_OFF.search(whole) or _ONE_OFF.search(what):
@@ -1975,7 +1989,8 @@ def _mentions(clause: _Clause) -> list[Fact]:
 
 
 def _is_name(name: str) -> bool:
-    return name.split()[0].lower() not in _NOT_NAMES
+    """A name, not a nationality or a state ("Italian-American", "Ready")."""
+    return not any(part.lower() in _NOT_NAMES for part in re.split(r"[\s-]+", name))
 
 
 _GREETING_TAIL = re.compile(r"(?i)\s+(?:by\s+the\s+way|btw|here|again|lol|haha)$")
@@ -2104,7 +2119,12 @@ def _event(clause: _Clause, today: date, *, past_action: bool, remembered: bool)
         day = when.day
         start, end = when.match.span()
         if _EVENT_LEAD.sub("", raw[:start]).strip():
-            text = raw[:start] + _date_replacement(when) + raw[end:]  # "… on 2026-10-03"
+            after_preposition = re.search(
+                r"(?i)\b(?:to|until|till|before|after|by|from|since|starting)\s*$", raw[:start]
+            )
+            text = (
+                raw[:start] + _date_replacement(when, bare=bool(after_preposition)) + raw[end:]
+            )  # "… on 2026-10-03"
         else:
             text = f"{when.phrase()} {_EVENT_LEAD.sub('', raw[end:])}"  # "On 2026-11-19 the user …"
     possessive = "their" if clause.first_person else "the user's"
@@ -2121,8 +2141,15 @@ def _event(clause: _Clause, today: date, *, past_action: bool, remembered: bool)
     }
 
 
-def _date_replacement(when: _When) -> str:
-    """The date phrase as written in a statement: "on 2026-10-03", "from 2026-12-10", "in June 2027"."""
+def _date_replacement(when: _When, *, bare: bool = False) -> str:
+    """The date phrase as written in a statement: "on 2026-10-03", "from 2026-12-10", "in June 2027";
+    only the date after a preposition of its own ("moving it to 2026-11-26")."""
+    if bare:
+        return (
+            f" {when.day.isoformat()}"
+            if when.precision == "day"
+            else f" {_MONTH_NAMES[when.day.month - 1]} {when.day.year}"
+        )
     prep = (when.match.group("prep") or "").strip().lower()
     if when.precision == "month":
         return (
