@@ -1785,7 +1785,7 @@ def _subject(raw: str) -> _Clause:
     first = re.sub(rf"(?i)^{_ADV}", "", text).split(" ", 1)[0].lower().strip(",.!") if text else ""
     if first in _FRAGMENT_VERBS:
         return _Clause(raw, USER, _expand_negations(text[0].lower() + text[1:]), fragment=True)
-    if first in _COMPLEMENT_WORDS and first not in ("not", "based", "originally"):
+    if first in _COMPLEMENT_WORDS:
         return _Clause(raw, USER, "is " + _expand_negations(text[0].lower() + text[1:]), fragment=True)
     return _Clause(raw, None, "")
 
