@@ -26,13 +26,20 @@ Decisions (the labelled cases are in tests/data/extraction/):
   English and a Chinese statement of one fact share a slot.
 - A relative's fact is scoped to the relative: family.<relation>[.<name>].<key> (a partner is
   unique, so family.wife needs no name); friends and strangers are not tracked.
-- A role at an employer ("works as a nurse at Contoso") keeps the single `job` slot of v1.
+- A role at an employer ("works as a nurse at Contoso") keeps the single `job` slot of v1 (a
+  test pins it); "quit Contoso", "laid off from Contoso" end the `employer` slot.
+- An order, ticket, case or booking named in any tense is a task state keyed by kind and
+  identifier (order.88231); a first-person past action with a date or an identifier ("Yesterday
+  I booked flight CA1234") is an event instead, without a key. Events carry resolved dates
+  ("on 2026-10-03", "in September 2027") and a state of the moment ("I'm tired today") is none.
+- A safety fact said in passing ("… because of my peanut allergy") is its own statement, but
+  marked incidental: it is never the slot of the sentence that mentions it (`infer_slot`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
@@ -712,12 +719,12 @@ class _Clause:
 
 @dataclass
 class _Context:
+    """What one sentence's clauses pass on to the next."""
+
     today: date
-    statement: bool = False  # reading a written statement (infer_slot), not a message
     sentence: str = ""
     antecedent: str = ""  # the noun a later "it" may stand for ("Penicillin gives me hives, …")
     frame: tuple[Who, str, str] | None = None  # (who, predicate prefix, kind) for list continuations
-    facts: list[Fact] = field(default_factory=list)
 
 
 # --- English predicate rules ---------------------------------------------------------------------
@@ -1850,9 +1857,8 @@ _REQUEST_LEAD = re.compile(
 class _Reader:
     """Reads sentences into facts (see the module docstring)."""
 
-    def __init__(self, today: date, *, statement: bool = False) -> None:
+    def __init__(self, today: date) -> None:
         self.today = today
-        self.statement = statement
 
     def read(self, text: str, *, remembered: bool = False) -> list[Fact]:
         found: list[Fact] = []
@@ -1862,10 +1868,10 @@ class _Reader:
 
     def sentence(self, sentence: str, *, remembered: bool = False) -> list[Fact]:
         if re.search(f"[{_CJK}]", sentence) and not re.search(r"[A-Za-z]{3,}\s+[A-Za-z]{3,}", sentence):
-            return _read_chinese(sentence, self.today, statement=self.statement)
+            return _read_chinese(sentence)
         sentence = _normalise(sentence)
         question = sentence.rstrip().endswith("?")
-        ctx = _Context(today=self.today, statement=self.statement, sentence=sentence)
+        ctx = _Context(today=self.today, sentence=sentence)
         found: list[Fact] = []
         listed = _RELATIVE_LIST.search(sentence)
         if listed:
@@ -2367,7 +2373,7 @@ def _zh_items(text: str) -> list[str]:
     return [item for item in re.split(r"和|与|及|以及|、|跟|还有|,|\uff0c", text) if item]
 
 
-def _read_chinese(sentence: str, today: date, *, statement: bool = False) -> list[Fact]:
+def _read_chinese(sentence: str) -> list[Fact]:
     found: list[Fact] = []
     text = sentence.strip().rstrip("。\uff01!.")
     if _ZH_QUESTION.search(text):
@@ -2414,11 +2420,11 @@ def _read_chinese(sentence: str, today: date, *, statement: bool = False) -> lis
         else:
             who, rest, possessive = USER, clause, False
         previous = who
-        found += _zh_predicate(who, rest, possessive, today)
+        found += _zh_predicate(who, rest, possessive)
     return found
 
 
-def _zh_predicate(who: Who, p: str, possessive: bool, today: date) -> list[Fact]:
+def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:
     if possessive:
         match = re.match(rf"^名字(?:是|叫)(?P<name>[{_CJK}A-Za-z ]{{1,12}})$", p)
         if match:
@@ -2597,7 +2603,7 @@ _PROCEDURAL = re.compile(
 
 def read_statement(statement: str, today: date | None = None) -> list[Fact]:
     """The facts a written statement states, as the extractor would have keyed them (`infer_slot`)."""
-    return _Reader(today or timezone.localdate(), statement=True).read(statement)
+    return _Reader(today or timezone.localdate()).read(statement)
 
 
 class RuleBasedExtractor:
