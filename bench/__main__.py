@@ -10,6 +10,7 @@ from bench import (
     erasure_rewrite,
     locomo,
     mixed_load,
+    offline_extraction,
     policy_detector,
     recall_latency,
     secret_detector,
@@ -26,6 +27,7 @@ BENCHMARKS = {
     "erasure_rewrite": erasure_rewrite.main,
     "secret_detector": secret_detector.main,
     "mixed_load": mixed_load.main,
+    "offline_extraction": offline_extraction.main,
 }
 
 

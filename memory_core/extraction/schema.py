@@ -15,7 +15,7 @@ from memory_core.choices import AddAction
 from memory_core.models import CONTENT_MAX_CHARS
 
 PROMPT_VERSION = "extract-v1"
-RULES_VERSION = "rules-v1"
+RULES_VERSION = "rules-v2"
 RULES_NAME = "rule-based"
 
 MAX_MESSAGES = 500

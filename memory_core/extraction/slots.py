@@ -1,27 +1,58 @@
-"""Placeholder: replaced by the slot-inference module (see branch h/rules)."""
+"""Slot inference for statements that arrive without a key (REST and mem0 adds, imports), so that
+"The user works at Fabrikam." supersedes "The user works at Contoso." whatever the entry point.
+
+`infer_slot` reads the statement with the offline extractor's own rules (`rules.read_statement`),
+so a fact gets the key the extractor would have given it: "The user is allergic to peanuts.",
+"Allergic to peanuts", "I'm allergic to peanuts" and "用户对花生过敏" all give
+health.allergy.peanut. It accepts third-person statements ("The user …", "User …"), mem0-style
+fragments without a subject ("Works at Fabrikam", "Name is Alex", "Is vegetarian"), first-person
+ones and Chinese ones.
+
+It is conservative, because a wrong key makes one fact supersede another (data loss):
+- no slot unless exactly one fact with a key is read: "The user works at Contoso and lives in
+  Lyon." has two, "The user's passport expires in March 2027." none, and a dated event never has one;
+- someone else's fact gets no slot of the user's: a relative the user names gets a key scoped to
+  them ("My sister lives in Rome" → family.sister.home_city, "The user's son is allergic to
+  peanuts" → family.son.health.allergy.peanut); friends, colleagues and named strangers ("Alice is
+  allergic to peanuts", "Tom works at Fabrikam") get None;
+- hedges ("might move to Paris"), plain denials ("The user is not allergic to peanuts"),
+  questions, one-off requests and rules get None; an ended fact ("no longer allergic to
+  peanuts") keeps its slot and so supersedes the fact. A possible allergy ("might be allergic to
+  latex") keeps the allergy slot (safety first).
+
+Import rule: this module imports only `rules` (and through it `schema` and `guards`), never
+anything that imports `memory_core.pipeline`, which imports this module.
+"""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from memory_core.extraction.rules import read_statement
 
 
 @dataclass(frozen=True)
 class Slot:
     key: str
     category: str
-    type: str = "semantic"
+    type: str = "semantic"  # "semantic" or "episodic" (an order's or a ticket's state)
     pinned: bool = False
     importance: float = 0.5
 
 
-_EMPLOYER = re.compile(r"^(?:the user|user|i)\s+(?:now\s+)?works?\s+(?:at|for)\s+\S", re.I)
-_HOME = re.compile(r"^(?:the user|user|i)\s+(?:now\s+)?lives?\s+in\s+\S", re.I)
-
-
 def infer_slot(statement: str) -> Slot | None:
-    if _EMPLOYER.search(statement.strip()):
-        return Slot(key="employer", category="profile", importance=0.7)
-    if _HOME.search(statement.strip()):
-        return Slot(key="home_city", category="profile", importance=0.7)
-    return None
+    """The key slot an already written statement fills, or None when there is no stable one."""
+    if not isinstance(statement, str) or not statement.strip():
+        return None
+    facts = [fact for fact in read_statement(statement) if not fact.get("incidental")]
+    keys = {fact.get("key", "") for fact in facts}
+    if len(keys) != 1 or "" in keys:
+        return None
+    fact = facts[0]
+    return Slot(
+        key=fact["key"],
+        category=fact["category"],
+        type="episodic" if fact.get("type") == "episodic" else "semantic",
+        pinned=bool(fact.get("pinned")),
+        importance=float(fact.get("importance", 0.5)),
+    )
