@@ -125,7 +125,7 @@ def stored_items(messages: list[dict[str, Any]], params: dict[str, Any]) -> list
     too_long = [i for i, m in enumerate(messages) if len(m["content"].strip()) > s.CONTENT_MAX_CHARS]
     if too_long:
         raise MemoryServiceError(
-            "A memory is at most 2000 characters.",
+            f"A memory is at most {s.CONTENT_MAX_CHARS} characters.",
             field_errors={
                 "messages": [f"Message {i} is longer than {s.CONTENT_MAX_CHARS}." for i in too_long]
             },

@@ -80,6 +80,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "chat.context_processors.offline_mode",
+                "chat.context_processors.limits",
             ],
         },
     },

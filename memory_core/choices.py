@@ -29,6 +29,11 @@ class MemoryStatus(models.TextChoices):
     EXPIRED = "expired", "Expired"
     HIDDEN = "hidden", "Hidden by user"
 
+    @classmethod
+    def correctable(cls) -> frozenset[str]:
+        """Statuses a user may correct: what is in use, hidden, or waiting for review."""
+        return frozenset({cls.ACTIVE, cls.HIDDEN, cls.PENDING_REVIEW})
+
 
 class SourceKind(models.TextChoices):
     USER_EXPLICIT = "user_explicit", "Said explicitly by the user"

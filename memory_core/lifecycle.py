@@ -52,8 +52,6 @@ from memory_core.services import EntryDraft, event_record, memory_create, namesp
 from memory_core.tombstones import tombstone_lift, tombstones_record
 from memory_core.validation import normalise, strip_nul
 
-CORRECTABLE_STATUSES = (MemoryStatus.ACTIVE, MemoryStatus.HIDDEN, MemoryStatus.PENDING_REVIEW)
-
 
 def _own_entry(*, actor: Any, memory_id: Any) -> MemoryEntry:
     entry = memory_access(actor=actor, memory_id=memory_id)
@@ -76,7 +74,7 @@ def _locked(*, actor: Any, memory_id: Any) -> MemoryEntry:
 def memory_correct(*, actor: Any, memory_id: Any, content: str, reason: str = "") -> MemoryEntry:
     """Replace a wrong statement by the user's own wording: a new version, the old one superseded."""
     old = _locked(actor=actor, memory_id=memory_id)
-    if old.status not in CORRECTABLE_STATUSES:
+    if old.status not in MemoryStatus.correctable():
         raise MemoryServiceError("Only current memories can be corrected; erase old versions instead.")
     text = strip_nul(content or "").strip()
     if text and normalise(text) == normalise(old.content):

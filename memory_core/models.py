@@ -214,6 +214,10 @@ class MemoryEntry(models.Model):
     def __str__(self) -> str:
         return f"{self.namespace.path}: {self.content[:60]}"
 
+    @property
+    def correctable(self) -> bool:
+        return self.status in MemoryStatus.correctable()
+
 
 class MemoryEvidence(models.Model):
     """One observation supporting an entry; merges add evidence instead of a second copy."""
