@@ -28,6 +28,53 @@ def _event_dict(event: MemoryEvent) -> dict[str, Any]:
     }
 
 
+def _entry_dict(e: MemoryEntry, history: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "id": str(e.pk),
+        "namespace": e.namespace.path,
+        "type": e.type,
+        "category": e.category,
+        "key": e.key,
+        "content": e.content,
+        "status": e.status,
+        "confidence": e.confidence,
+        "importance": e.importance,
+        "pinned": e.pinned,
+        "is_inference": e.is_inference,
+        "evidence_count": e.evidence_count,
+        "valid_from": _iso(e.valid_from),
+        "valid_to": _iso(e.valid_to),
+        "recorded_at": _iso(e.recorded_at),
+        "expired_at": _iso(e.expired_at),
+        "expires_at": _iso(e.expires_at),
+        "access_count": e.access_count,
+        "last_accessed_at": _iso(e.last_accessed_at),
+        "supersedes": str(e.supersedes_id) if e.supersedes_id else None,
+        "superseded_by": str(e.superseded_by_id) if e.superseded_by_id else None,
+        "metadata": e.metadata,
+        "provenance": {
+            "source_kind": e.source_kind,
+            "source_conversation": e.source_conversation,
+            "source_message_ids": e.source_message_ids,
+            "extractor_model": e.extractor_model,
+            "extractor_prompt_version": e.extractor_prompt_version,
+            "embedding_model": e.embedding_model,
+            "evidence": [
+                {
+                    "source_kind": ev.source_kind,
+                    "source_conversation": ev.source_conversation,
+                    "source_message_ids": ev.source_message_ids,
+                    "excerpt": ev.excerpt,
+                    "confidence": ev.confidence,
+                    "at": _iso(ev.created_at),
+                }
+                for ev in e.evidence.all()
+            ],
+        },
+        "history": history,
+    }
+
+
 def memory_export(*, actor: Any) -> dict[str, Any]:
     """Everything the memory system holds about the actor, as JSON-serialisable data.
 
@@ -50,54 +97,7 @@ def memory_export(*, actor: Any) -> dict[str, Any]:
     history: dict[uuid.UUID, list[dict[str, Any]]] = {}
     for event in events:
         history.setdefault(event.entry_ref, []).append(_event_dict(event))
-    memories = []
-    for e in entries:
-        memories.append(
-            {
-                "id": str(e.pk),
-                "namespace": e.namespace.path,
-                "type": e.type,
-                "category": e.category,
-                "key": e.key,
-                "content": e.content,
-                "status": e.status,
-                "confidence": e.confidence,
-                "importance": e.importance,
-                "pinned": e.pinned,
-                "is_inference": e.is_inference,
-                "evidence_count": e.evidence_count,
-                "valid_from": _iso(e.valid_from),
-                "valid_to": _iso(e.valid_to),
-                "recorded_at": _iso(e.recorded_at),
-                "expired_at": _iso(e.expired_at),
-                "expires_at": _iso(e.expires_at),
-                "access_count": e.access_count,
-                "last_accessed_at": _iso(e.last_accessed_at),
-                "supersedes": str(e.supersedes_id) if e.supersedes_id else None,
-                "superseded_by": str(e.superseded_by_id) if e.superseded_by_id else None,
-                "metadata": e.metadata,
-                "provenance": {
-                    "source_kind": e.source_kind,
-                    "source_conversation": e.source_conversation,
-                    "source_message_ids": e.source_message_ids,
-                    "extractor_model": e.extractor_model,
-                    "extractor_prompt_version": e.extractor_prompt_version,
-                    "embedding_model": e.embedding_model,
-                    "evidence": [
-                        {
-                            "source_kind": ev.source_kind,
-                            "source_conversation": ev.source_conversation,
-                            "source_message_ids": ev.source_message_ids,
-                            "excerpt": ev.excerpt,
-                            "confidence": ev.confidence,
-                            "at": _iso(ev.created_at),
-                        }
-                        for ev in e.evidence.all()
-                    ],
-                },
-                "history": history.pop(e.pk, []),
-            }
-        )
+    memories = [_entry_dict(e, history.pop(e.pk, [])) for e in entries]
     recall_log = RecallLog.objects.filter(namespace_id__in=namespace_ids).order_by("created_at", "rank")
     return {
         "format": "memory-export-v1",

@@ -479,6 +479,13 @@ def reconcile(namespace: Namespace, request: WriteRequest) -> AddOutcome:
     if slot is None:
         return AddOutcome(AddAction.ADDED, _create(namespace, request))
 
+    return _update_slot(namespace, request, slot)
+
+
+def _update_slot(namespace: Namespace, request: WriteRequest, slot: MemoryEntry) -> AddOutcome:
+    """A new statement for a key slot that holds `slot`: supersede it, keep both (a repeated
+    preference), or record the newcomer as history (older news arriving late)."""
+    key = request.key
     if (
         request.category in PREFERENCE_CATEGORIES
         and slot.evidence_count >= 2
