@@ -111,6 +111,8 @@ EMBEDDED_PGDATA = Path(env_str("EMBEDDED_PGDATA", str(BASE_DIR / "var" / "pgdata
 DATABASES: dict[str, dict[str, Any]]
 if DATABASE_URL:
     DATABASES = {"default": dict(dj_database_url.parse(DATABASE_URL, conn_max_age=60))}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        DATABASES["default"]["ENGINE"] = "config.postgres"  # fails fast while the server is down
 else:
     DATABASES = {
         "default": {
