@@ -6,7 +6,9 @@ import pytest
 from django.core.management import call_command
 from django.test import override_settings
 
-PRODUCTION_CACHE = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "cache"}}
+PRODUCTION_CACHE = {
+    "default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "cache"}
+}
 
 
 @pytest.fixture(scope="session", autouse=True)

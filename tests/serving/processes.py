@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -100,10 +100,8 @@ class Process:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
-        try:
+        with suppress(ProcessLookupError):
             os.killpg(self.proc.pid, signal.SIGKILL)  # anything of ours left in the session
-        except ProcessLookupError:
-            pass
 
     def tail(self, chars: int = 4000) -> str:
         return self.log.read_text(errors="replace")[-chars:]
@@ -114,7 +112,14 @@ class WebServer(Process):
         self.port = free_port()
         env = {**(env or production_env()), "WEB_WORKERS": str(workers), "PORT": str(self.port)}
         env.pop("BIND", None)
-        command = [sys.executable, "-m", "gunicorn", "-c", "python:config.gunicorn", "config.asgi:application"]
+        command = [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "-c",
+            "python:config.gunicorn",
+            "config.asgi:application",
+        ]
         super().__init__(command, env, log)
 
     def wait_ready(self, timeout: float = 120) -> None:

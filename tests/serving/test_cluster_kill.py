@@ -48,13 +48,17 @@ def _kill_and_take_over(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, redis_u
     monkeypatch.setattr(Conf, "REDIS", redis_url or {})
     broker = get_broker()
     env = production_env(Q_CLUSTER_NAME=name, Q_WORKERS="1", Q_LEASE_SECONDS=str(LEASE_SECONDS),
-                         EMBEDDING_BACKEND="openai", **({"REDIS_URL": redis_url} if redis_url else {}))  # fmt: skip
+                         EMBEDDING_BACKEND="openai")  # fmt: skip
+    if redis_url:
+        env["REDIS_URL"] = redis_url
     clusters = [Cluster(tmp_path / f"cluster-{n}.log", env=env) for n in range(2)]
     marks = tmp_path / "marks.txt"
     try:
         with running(*clusters):
             # Both clusters up (each has its sentinel, pusher, monitor and worker) before the task.
-            _wait_for(lambda: all(len(descendants(c.pid)) >= 4 for c in clusters), 60, "cluster start", clusters)
+            _wait_for(
+                lambda: all(len(descendants(c.pid)) >= 4 for c in clusters), 60, "cluster start", clusters
+            )
             task_id = async_task("tests.serving.tasks.mark_and_wait", str(marks), TASK_SECONDS,
                                  broker=broker, sync=False)  # fmt: skip
             _wait_for(lambda: len(_lines(marks)) == 1, 30, "the first run", clusters)
@@ -64,7 +68,9 @@ def _kill_and_take_over(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, redis_u
             victims = [victim.pid, *descendants(victim.pid)]
 
             os.kill(victim.pid, signal.SIGKILL)
-            _wait_for(lambda: not any(pid_alive(pid) for pid in victims), 5, "the victim's processes exit", clusters)
+            _wait_for(
+                lambda: not any(pid_alive(pid) for pid in victims), 5, "the victim's processes exit", clusters
+            )
             taken_over_after = _wait_for(lambda: len(_lines(marks)) >= 2, 30, "the take-over", clusters)
             _wait_for(lambda: Task.objects.filter(id=task_id).exists(), 30, "the result", clusters)
             time.sleep(2 * LEASE_SECONDS)  # time enough for a wrongful third run to show

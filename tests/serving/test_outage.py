@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from pathlib import Path
 
-import pytest
-
 from config.embedded_postgres import ensure_server, stop_server
 from tests.serving.processes import ROOT, WebServer, descendants, production_env, running
 
@@ -72,8 +70,9 @@ def _client(port: int, kind: str, headers: dict[str, str], load: Load, started: 
         try:
             conn.request("GET", path, headers=headers)
             response = conn.getresponse()
-            answer = Answer(time.monotonic() - started, kind, response.status, response.getheader("Retry-After"),
-                            response.getheader("Content-Type") or "", response.read())  # fmt: skip
+            answer = Answer(time.monotonic() - started, kind, response.status,
+                            response.getheader("Retry-After"), response.getheader("Content-Type") or "",
+                            response.read())  # fmt: skip
             with load.lock:
                 load.answers.append(answer)
         except OSError as exc:
@@ -123,7 +122,11 @@ def test_it_answers_503_while_the_database_is_down_and_recovers_by_itself(tmp_pa
                 time.sleep(1)
                 with load.lock:
                     recent = [a for a in load.answers if a.at > time.monotonic() - started - 2]
-                if recent and all(a.status == 200 for a in recent) and {a.kind for a in recent} == {"api", "page"}:
+                if (
+                    recent
+                    and all(a.status == 200 for a in recent)
+                    and {a.kind for a in recent} == {"api", "page"}
+                ):
                     break
             load.stop.set()
             for thread in clients:
