@@ -158,6 +158,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False  # lockouts are still logged; each login and reset is not
 # The client address is REMOTE_ADDR: the ASGI server sets it from X-Forwarded-For only for the
 # proxies listed in FORWARDED_ALLOW_IPS (config/gunicorn.py), so it cannot be forged by a client.
 AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]
