@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from bench import api_load, chat_turn, locomo, recall_latency, write_throughput
+from bench import api_load, chat_turn, locomo, recall_latency, serving, write_throughput
 
 BENCHMARKS = {
     "locomo": locomo.main,
@@ -12,6 +12,7 @@ BENCHMARKS = {
     "write_throughput": write_throughput.main,
     "chat_turn": chat_turn.main,
     "api_load": api_load.main,
+    "serving": serving.main,
 }
 
 
