@@ -7,14 +7,16 @@ REQUEST_TIMEOUT_SECONDS, GRACEFUL_TIMEOUT_SECONDS, FORWARDED_ALLOW_IPS, WEB_MAX_
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
-from config.env import env_int, env_str
+from config.env import env_int, env_str, load_dotenv
 
+load_dotenv(Path(__file__).resolve().parent.parent / ".env")  # as the settings do, read before them
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Each ASGI request runs in its own thread context, where persistent connections would leak:
-# the web processes use psycopg's connection pool (config/settings.py).
-os.environ.setdefault("DB_POOL", "true")
+# the web processes always use psycopg's connection pool (config/settings.py).
+os.environ["DB_POOL"] = "true"
 
 bind = [env_str("BIND") or f"{env_str('HOST', '127.0.0.1')}:{env_int('PORT', 8000)}"]
 workers = env_int("WEB_WORKERS", 2)
