@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
+from django.db.backends.base.base import NO_DB_ALIAS  # type: ignore[attr-defined]  # not in the stubs
 from django.db.backends.postgresql import base
 from psycopg_pool import ConnectionPool, PoolTimeout
 
@@ -20,6 +21,10 @@ _PROBE_KEYS = ("host", "port", "dbname", "user", "password", "sslmode", "sslroot
 
 
 class FailFastPool(ConnectionPool):
+    def __init__(self, *args: Any, probe_params: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.probe_params = probe_params
+
     def getconn(self, timeout: float | None = None) -> Any:
         total = self.timeout if timeout is None else timeout
         first = min(_FIRST_WAIT_SECONDS, total)
@@ -30,9 +35,8 @@ class FailFastPool(ConnectionPool):
             return super().getconn(timeout=max(0.0, total - first))
 
     def _probe(self) -> None:
-        kwargs = {key: self.kwargs[key] for key in _PROBE_KEYS if self.kwargs.get(key) not in (None, "")}
         try:
-            psycopg.connect(self.conninfo, **kwargs, connect_timeout=2, autocommit=True).close()
+            psycopg.connect(**self.probe_params, connect_timeout=2, autocommit=True).close()
         except psycopg.Error as exc:
             raise psycopg.OperationalError(f"the database server cannot be reached: {exc}") from exc
 
@@ -42,18 +46,24 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def pool(self) -> ConnectionPool | None:
         """Django's pool property, building a `FailFastPool` (same options, same lifetime)."""
         pool_options = self.settings_dict["OPTIONS"].get("pool")
-        if self.alias == base.NO_DB_ALIAS or not pool_options:
+        if self.alias == NO_DB_ALIAS or not pool_options:
             return None
-        if self.alias not in self._connection_pools:
+        wrapper: Any = self  # Django's private pool attributes are not in the stubs
+        pools: dict[str, ConnectionPool] = wrapper._connection_pools
+        if self.alias not in pools:
             pool_options = {} if pool_options is True else pool_options
             connect_kwargs = self.get_connection_params()
             connect_kwargs["autocommit"] = True  # Django sets it properly later on, as in its own
+            probe = {
+                key: connect_kwargs[key] for key in _PROBE_KEYS if connect_kwargs.get(key) not in (None, "")
+            }
             pool = FailFastPool(
                 kwargs=connect_kwargs,
                 open=False,
-                configure=self._configure_connection,
+                configure=wrapper._configure_connection,
                 check=ConnectionPool.check_connection if self.settings_dict["CONN_HEALTH_CHECKS"] else None,
+                probe_params=probe,
                 **pool_options,
             )
-            self._connection_pools.setdefault(self.alias, pool)
-        return self._connection_pools[self.alias]
+            pools.setdefault(self.alias, pool)
+        return pools[self.alias]
