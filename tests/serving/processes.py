@@ -37,6 +37,7 @@ def production_env(**extra: str) -> dict[str, str]:
         "ACCESS_LOG": "false",
     }
     env.pop("REDIS_URL", None)
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # tests/conftest.py's, for Playwright; not production's
     db = connection.settings_dict
     if db["ENGINE"] == "config.embedded_postgres":
         env["EMBEDDED_DB_NAME"] = db["NAME"]
