@@ -12,9 +12,8 @@ import json
 import os
 from typing import Any
 
+from django.conf import settings
 from django.core.asgi import get_asgi_application
-
-from config.env import env_float
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -64,4 +63,5 @@ class RequestTimeout:
         await send({"type": "http.response.body", "body": body})
 
 
-application = RequestTimeout(get_asgi_application(), env_float("REQUEST_TIMEOUT_SECONDS", 120.0))
+django_application = get_asgi_application()
+application = RequestTimeout(django_application, float(settings.REQUEST_TIMEOUT_SECONDS))

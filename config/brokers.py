@@ -5,7 +5,8 @@ the longest task), and its Redis broker not at all: a task popped by a cluster t
 lost. Here a claim belongs to one cluster (its *owner* id, set by `manage.py qcluster`) and holds
 only while that cluster renews it (`heartbeat`, every Q_LEASE_SECONDS / 3). Any cluster's pusher
 returns the claims of an owner that stopped renewing to the head of the queue (`reap`), where the
-next free worker takes them once. A task that finishes is acknowledged (deleted) as before.
+next free worker takes them once. A task that finishes is acknowledged (deleted) as before; so is
+one that fails or exceeds Q_TIMEOUT (django-q2 records it as failed, `ack_failures` being on).
 
 `leased_broker` is the `broker_class` of settings.Q_CLUSTER: the Redis flavour when django-q2 is
 configured with Redis, the database (ORM) flavour otherwise.

@@ -254,6 +254,8 @@ else:
 # Called once by the server before it opens its port and forks its workers, so that no request
 # and no respawned worker pays for them (the local embedding model takes seconds to load).
 WARM_UP: list[str] = []
+# A request that has not started its answer by then gets a 504 (config.asgi.RequestTimeout).
+REQUEST_TIMEOUT_SECONDS = env_float("REQUEST_TIMEOUT_SECONDS", 120.0)
 
 # --- LLM (OpenAI-compatible) ----------------------------------------------------------------
 OPENAI_API_KEY = env_str("OPENAI_API_KEY")
