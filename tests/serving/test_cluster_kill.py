@@ -99,3 +99,24 @@ def test_a_killed_clusters_task_runs_once_more_on_another_cluster_orm(monkeypatc
 @pytest.mark.redis
 def test_a_killed_clusters_task_runs_once_more_on_another_cluster_redis(monkeypatch, tmp_path):
     _kill_and_take_over(monkeypatch, tmp_path, REDIS_URL)
+
+
+@pytest.mark.parametrize("whole_group", [False, True], ids=["to-qcluster", "to-the-process-group"])
+def test_sigterm_stops_the_cluster_and_all_its_processes(tmp_path, whole_group):
+    """SIGTERM to qcluster alone (systemd's KillMode=mixed) or to its whole process group (`timeout`,
+    KillMode=control-group): it exits within seconds and leaves nothing behind."""
+    env = production_env(
+        Q_CLUSTER_NAME=f"term-{uuid.uuid4().hex[:10]}", Q_WORKERS="2", EMBEDDING_BACKEND="openai"
+    )
+    cluster = Cluster(tmp_path / "cluster.log", env=env)
+    with running(cluster):
+        _wait_for(lambda: len(descendants(cluster.pid)) >= 5, 60, "cluster start", [cluster])
+        processes = [cluster.pid, *descendants(cluster.pid)]
+
+        if whole_group:
+            os.killpg(cluster.pid, signal.SIGTERM)
+        else:
+            os.kill(cluster.pid, signal.SIGTERM)
+        _wait_for(lambda: not cluster.alive(), 20, "qcluster's exit", [cluster])
+
+    assert not any(pid_alive(pid) for pid in processes)

@@ -6,7 +6,10 @@ Replaces django-q2's command (the `config` app comes first in INSTALLED_APPS). T
   leaves no orphan worker behind, so a restart never runs two clusters;
 - this process renews the cluster's task leases (config.brokers) until the cluster has stopped,
   graceful shutdown included; once it is gone, other clusters take its tasks over within
-  Q_LEASE_SECONDS.
+  Q_LEASE_SECONDS;
+- SIGTERM / SIGINT only ask for the graceful stop, which runs beside the main thread: django-q2's own
+  handler stops inside the signal handler and hangs for good when the sentinel was killed by the
+  same signal (a SIGTERM to the whole process group, as `timeout` or a service manager send it).
 """
 
 from __future__ import annotations
@@ -71,17 +74,25 @@ class Command(DjangoQCommand):
         connections.close_all()  # nothing of ours crosses the fork
 
         cluster = Cluster()
+        stop_requested = threading.Event()
+        for signum in (signal.SIGTERM, signal.SIGINT):  # replaces the handlers Cluster() installed
+            signal.signal(signum, lambda *_: stop_requested.set())
         cluster.start()
         stopped = threading.Event()
         renewer = threading.Thread(target=_renew_leases, args=(owner, stopped), daemon=True)
         renewer.start()
+        if options.get("run_once", False):
+            stop_requested.set()
+        stopper: threading.Thread | None = None
         try:
-            if options.get("run_once", False):
-                cluster.stop()
-            # SIGTERM / SIGINT make django-q2 stop the sentinel gracefully; leases are renewed
-            # until its last task has finished.
+            # Leases are renewed until the sentinel has finished its last task and exited.
             while cluster.sentinel is not None and cluster.sentinel.is_alive():
-                time.sleep(0.5)
+                if stop_requested.is_set() and stopper is None:
+                    # Graceful stop, on a daemon thread: if the sentinel died meanwhile, waking it
+                    # blocks forever, and this loop still sees it gone and exits.
+                    stopper = threading.Thread(target=cluster.stop, daemon=True)
+                    stopper.start()
+                time.sleep(0.2)
         finally:
             stopped.set()
             renewer.join(timeout=5)
