@@ -1,5 +1,7 @@
-"""Django admin for tenants and keys (staff only). Keys are issued by `manage.py issue_api_key`,
-which prints the secret once; the admin shows only prefixes and can revoke."""
+"""Django admin for tenants, keys and personal tokens (staff only). Keys and tokens are issued by
+`manage.py issue_api_key` / `issue_user_token`, which print the secret once; only its SHA-256 is
+stored, so the admin shows prefixes, can revoke, and every issue and revocation is in the audit
+trail ("Recent actions")."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
-from api.models import ApiKey, Tenant, TenantNamespace, TenantUser
+from api.models import ApiKey, Tenant, TenantNamespace, TenantUser, UserToken
+from api.services import user_token_revoke
 
 
 class ApiKeyInline(admin.TabularInline):
@@ -52,6 +55,29 @@ class ApiKeyAdmin(admin.ModelAdmin):
     actions = [revoke]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.action(description="Revoke the selected personal tokens")
+def revoke_tokens(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[UserToken]) -> None:
+    for token in queryset.filter(revoked_at__isnull=True):
+        user_token_revoke(prefix=token.prefix, actor=request.user, reason="revoked in the admin")
+
+
+@admin.register(UserToken)
+class UserTokenAdmin(admin.ModelAdmin):
+    """Lists and revokes; there is no secret to show (only a hash is stored, and not shown either)."""
+
+    list_display = ["prefix", "user", "name", "created_at", "last_used_at", "revoked_at"]
+    list_filter = [("revoked_at", admin.EmptyFieldListFilter)]
+    search_fields = ["prefix", "user__username"]
+    fields = readonly_fields = ("prefix", "user", "name", "created_at", "last_used_at", "revoked_at")
+    actions = [revoke_tokens]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 

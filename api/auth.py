@@ -1,6 +1,7 @@
-"""Who is calling: a tenant API key (`Authorization: Token mk_…`), a personal DRF token, or a session.
+"""Who is calling: a tenant API key (`Authorization: Token mk_…`), a personal token (`pt_…`), or a session.
 
-Tenant keys and DRF user tokens share mem0's `Token` header; the `mk_` prefix tells them apart.
+Tenant keys and personal tokens share mem0's `Token` header; the prefix tells them apart. Both are
+stored as SHA-256 digests only.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from django.contrib.auth.models import AnonymousUser
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
-from api.models import ApiKey, Tenant
-from api.services import KEY_PREFIX, api_key_touch, hash_key
+from api.models import ApiKey, Tenant, UserToken
+from api.services import KEY_PREFIX, USER_TOKEN_PREFIX, api_key_touch, hash_key, user_token_touch
 
 _KEYWORDS = ("token", "bearer")
 
@@ -60,14 +61,32 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         return 'Token realm="api"'
 
 
-class UserTokenAuthentication(authentication.TokenAuthentication):
-    """DRF's personal tokens; leaves `mk_` keys (and `Bearer`) to `ApiKeyAuthentication`."""
+class UserTokenAuthentication(authentication.BaseAuthentication):
+    """Personal tokens: `pt_<8 hex>_<secret>` looked up by prefix and compared by SHA-256 in constant
+    time; a token from before hashing (40 hex characters) is found by its SHA-256. `mk_` keys are
+    left to `ApiKeyAuthentication`."""
 
-    def authenticate(self, request: Request) -> Any:
+    def authenticate(self, request: Request) -> tuple[Any, UserToken] | None:
         raw = _bearer(request)
-        if raw is not None and raw.startswith(KEY_PREFIX):
+        if raw is None or raw.startswith(KEY_PREFIX):
             return None
-        return super().authenticate(request)
+        digest = hash_key(raw)
+        tokens = UserToken.objects.select_related("user")
+        if raw.startswith(USER_TOKEN_PREFIX):
+            token = tokens.filter(prefix=raw[: len(USER_TOKEN_PREFIX) + 8]).first()
+        else:
+            token = tokens.filter(secret_hash=digest).first()
+        if token is None or not hmac.compare_digest(token.secret_hash, digest):
+            raise exceptions.AuthenticationFailed("Invalid token.")
+        if token.revoked_at is not None:
+            raise exceptions.AuthenticationFailed("This token has been revoked.")
+        if not token.user.is_active:
+            raise exceptions.AuthenticationFailed("User inactive or deleted.")
+        user_token_touch(token=token)
+        return token.user, token
+
+    def authenticate_header(self, request: Request) -> str:
+        return 'Token realm="api"'
 
 
 def tenant_of(request: Request) -> Tenant | None:

@@ -1,8 +1,8 @@
 """JSON errors for every API failure: `{"detail": "...", "code": "...", "errors": {field: [...]}}`.
 
 The engine's `MemoryServiceError` carries its own status (400, 403, 404, 409, 502 …); DRF's errors
-keep theirs (401 with a challenge, 429 with `Retry-After`); anything unexpected is a logged 500
-that says nothing about the internals.
+keep theirs (401 with a challenge, 429 with `Retry-After`); a database outage is a 503 with
+`Retry-After` (config.outage); anything unexpected is a logged 500 that says nothing about the internals.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from config.outage import MESSAGE as UNAVAILABLE_MESSAGE
+from config.outage import is_database_unavailable, note_outage, retry_after
 from memory_core.errors import MemoryServiceError
 
 logger = logging.getLogger(__name__)
@@ -74,6 +76,14 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, MemoryServiceError):
         return Response(_body(exc.message, exc.code, exc.field_errors), status=exc.status_code)
     exc = _as_api_exception(exc)
+    if is_database_unavailable(exc):
+        # An outage, not a bug: 503 with Retry-After, and the broken connection dropped.
+        note_outage(context["request"], exc)
+        return Response(
+            _body(UNAVAILABLE_MESSAGE, "service_unavailable"),
+            status=503,
+            headers={"Retry-After": retry_after()},
+        )
     response = drf_exception_handler(exc, context)  # sets WWW-Authenticate and Retry-After
     if response is None:
         logger.exception("Unhandled error in %s", context.get("view").__class__.__name__, exc_info=exc)

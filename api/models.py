@@ -79,6 +79,41 @@ class ApiKey(models.Model):
         return self.revoked_at is None
 
 
+class UserToken(models.Model):
+    """A person's API token (`Authorization: Token pt_…`), reaching only that person's memories.
+
+    Stored like a tenant key: a SHA-256 of a 256-bit secret, the plaintext shown once at issue. One
+    active token per user; a revoked one is kept (with when it was last used) for the audit trail.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100, blank=True, default="")
+    # "pt_" + 8 hex characters: the public part, shown in lists and used to revoke it.
+    prefix = models.CharField(max_length=16, unique=True)
+    secret_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "personal API token"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(prefix__regex=r"^pt_[0-9a-f]{8}$"), name="usertoken_prefix_format"
+            ),
+            models.UniqueConstraint(
+                fields=["user"], condition=Q(revoked_at__isnull=True), name="usertoken_one_active_per_user"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.user})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+
 class TenantUser(models.Model):
     """A tenant's end user, known to the tenant by its own `external_id` (its `user_id`)."""
 

@@ -1,5 +1,6 @@
-"""What the OpenAPI schema says beyond each view: the tenant-key security scheme (a drf-spectacular
-extension, registered when the app is ready) and the error responses every operation lists."""
+"""What the OpenAPI schema says beyond each view: the tenant-key and personal-token security schemes
+(drf-spectacular extensions, registered when the app is ready) and the error responses every
+operation lists."""
 
 from __future__ import annotations
 
@@ -20,7 +21,21 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
             "in": "header",
             "name": "Authorization",
             "description": "A tenant API key: `Token mk_…` (the header mem0's client sends). "
-            "Personal tokens use the same header with a DRF token instead.",
+            "Personal tokens use the same header with `Token pt_…` instead.",
+        }
+
+
+class UserTokenScheme(OpenApiAuthenticationExtension):
+    target_class = "api.auth.UserTokenAuthentication"
+    name = "personalToken"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, Any]:
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "A personal token: `Token pt_…` (issued by `manage.py issue_user_token`, "
+            "shown once); it reaches only its owner's memories.",
         }
 
 

@@ -8,15 +8,26 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
+from django.contrib.contenttypes.models import ContentType
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
-from api.models import SLUG_PATTERN, ApiKey, ApiScope, EntityKind, Tenant, TenantNamespace, TenantUser
+from api.models import (
+    SLUG_PATTERN,
+    ApiKey,
+    ApiScope,
+    EntityKind,
+    Tenant,
+    TenantNamespace,
+    TenantUser,
+    UserToken,
+)
 from api.subjects import Subject, subject_address
 from chat.erasure import memory_erase_all_with_sources
 from memory_core.embeddings import get_embedder
@@ -27,6 +38,7 @@ from memory_core.pipeline import AddOutcome, memory_add
 from memory_core.services import namespace_create, namespace_for_user
 
 KEY_PREFIX = "mk_"
+USER_TOKEN_PREFIX = "pt_"  # noqa: S105  # a label, not a secret
 # A tenant's agent namespace is `agent/<slug>.<agent_id>`; the path allows at most 150 characters.
 AGENT_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.@+-]{1,100}$")
 EXTERNAL_ID_MAX_CHARS = 200
@@ -85,11 +97,69 @@ def api_key_touch(*, key: ApiKey) -> None:
         key.last_used_at = now
 
 
-def user_token_issue(*, user: Any) -> Token:
-    """A fresh personal token (any previous one stops working); DRF stores it as given."""
+@dataclass(frozen=True)
+class IssuedToken:
+    """A personal token just issued: `key` is the plaintext, shown once and stored nowhere."""
+
+    token: UserToken
+    key: str
+
+
+def _audit(*, actor: Any, token: UserToken, flag: int, message: str) -> None:
+    """The admin's audit trail (LogEntry, "Recent actions"): who issued or revoked which token."""
+    LogEntry.objects.create(
+        user_id=actor.pk,
+        content_type_id=ContentType.objects.get_for_model(UserToken).pk,
+        object_id=str(token.pk),
+        object_repr=str(token)[:200],
+        action_flag=flag,
+        change_message=message,
+    )
+
+
+def user_token_issue(*, user: Any, actor: Any = None, name: str = "") -> IssuedToken:
+    """A fresh personal token for `user`; their previous one is revoked. Only its SHA-256 is kept."""
+    actor = actor or user
+    for _attempt in range(3):
+        prefix = USER_TOKEN_PREFIX + secrets.token_hex(4)
+        plaintext = f"{prefix}_{secrets.token_urlsafe(32)}"
+        try:
+            with transaction.atomic():
+                for old in UserToken.objects.select_for_update().filter(user=user, revoked_at__isnull=True):
+                    _token_revoke(token=old, actor=actor, reason="replaced by a new token")
+                token = UserToken.objects.create(
+                    user=user, name=name[:100], prefix=prefix, secret_hash=hash_key(plaintext)
+                )
+                _audit(actor=actor, token=token, flag=ADDITION, message="Issued a personal API token.")
+                return IssuedToken(token=token, key=plaintext)
+        except IntegrityError:
+            continue  # a prefix already taken (1 in 4 billion), or a concurrent issue: try again
+    raise Conflict("Could not issue a token; retry.")
+
+
+def _token_revoke(*, token: UserToken, actor: Any, reason: str) -> None:
+    token.revoked_at = timezone.now()
+    token.save(update_fields=["revoked_at"])
+    _audit(actor=actor, token=token, flag=CHANGE, message=f"Revoked ({reason}).")
+
+
+def user_token_revoke(*, prefix: str, actor: Any, reason: str = "revoked") -> UserToken:
+    """Stop a personal token working at once; revoking a revoked one changes nothing."""
     with transaction.atomic():
-        Token.objects.filter(user=user).delete()
-        return Token.objects.create(user=user)
+        token = UserToken.objects.select_for_update().filter(prefix=prefix).first()
+        if token is None:
+            raise NotFound(f"No personal token with prefix {prefix!r}.")
+        if token.revoked_at is None:
+            _token_revoke(token=token, actor=actor, reason=reason)
+    return token
+
+
+def user_token_touch(*, token: UserToken) -> None:
+    """Record use at most once a minute, like `api_key_touch`."""
+    now = timezone.now()
+    if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
+        UserToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        token.last_used_at = now
 
 
 def _shadow_user(*, tenant: Tenant, kind: str, external_id: str) -> Any:

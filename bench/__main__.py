@@ -14,6 +14,7 @@ from bench import (
     policy_detector,
     recall_latency,
     secret_detector,
+    serving,
     write_throughput,
 )
 
@@ -28,6 +29,7 @@ BENCHMARKS = {
     "secret_detector": secret_detector.main,
     "mixed_load": mixed_load.main,
     "offline_extraction": offline_extraction.main,
+    "serving": serving.main,
 }
 
 

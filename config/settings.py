@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +26,18 @@ load_dotenv(BASE_DIR / ".env")
 DEBUG = env_bool("DEBUG", False)
 _INSECURE_KEY = "insecure-development-key-do-not-use-in-production"
 SECRET_KEY = env_str("SECRET_KEY") or (_INSECURE_KEY if DEBUG else "")
-if not DEBUG and (not SECRET_KEY or SECRET_KEY == _INSECURE_KEY or len(SECRET_KEY) < 32):
+# Django's own deploy check (security.W009) asks for 50+ characters, 5+ distinct, no
+# "django-insecure-" prefix; with DEBUG off a key that fails it is refused, not warned about.
+if not DEBUG and (
+    SECRET_KEY == _INSECURE_KEY
+    or len(SECRET_KEY) < 50
+    or len(set(SECRET_KEY)) < 5
+    or SECRET_KEY.startswith("django-insecure-")
+):
     raise ImproperlyConfigured(
-        "SECRET_KEY must be set to a random string of at least 32 characters when DEBUG is off "
-        "(for local development set DEBUG=true)."
+        "SECRET_KEY must be a random string of at least 50 characters when DEBUG is off; generate one "
+        "with `python -c 'import secrets; print(secrets.token_urlsafe(50))'` (for local development "
+        "set DEBUG=true)."
     )
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -41,11 +50,14 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
+    # Before django_q: its `qcluster` command replaces django-q2's (workers die with the cluster).
+    "config",
+    "axes",
+    "csp",
     "django_htmx",
     "template_partials",
     "django_q",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "memory_core",
@@ -56,6 +68,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -64,6 +77,10 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # A database outage answers 503 with Retry-After instead of a 500 (config.outage).
+    "config.outage.DatabaseUnavailableMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -95,6 +112,8 @@ EMBEDDED_PGDATA = Path(env_str("EMBEDDED_PGDATA", str(BASE_DIR / "var" / "pgdata
 DATABASES: dict[str, dict[str, Any]]
 if DATABASE_URL:
     DATABASES = {"default": dict(dj_database_url.parse(DATABASE_URL, conn_max_age=60))}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        DATABASES["default"]["ENGINE"] = "config.postgres"  # fails fast while the server is down
 else:
     DATABASES = {
         "default": {
@@ -106,9 +125,45 @@ else:
             "CONN_MAX_AGE": 60,
         }
     }
+# A connection that died with the server is noticed and replaced, not reused for the next request.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# The ASGI server (config/gunicorn.py turns this on) serves each request in its own thread context,
+# where Django's persistent connections would leak one connection per request: its processes use
+# psycopg's pool instead. A request waits at most DB_POOL_TIMEOUT_SECONDS for a connection, then
+# gets a 503 (config.outage) — the same answer as when the database is down.
+DB_POOL = env_bool("DB_POOL", False)
+if DB_POOL:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": env_int("DB_POOL_MIN", 1),
+        "max_size": env_int("DB_POOL_MAX", 8),
+        "timeout": env_float("DB_POOL_TIMEOUT_SECONDS", 5.0),
+        # While the server is down the pool keeps trying in the background; requests in between
+        # fail fast with a 503 instead of queueing behind it.
+        "reconnect_timeout": 0,
+    }
+# Seconds a 503 tells clients to wait (Retry-After) while the database cannot be reached.
+DATABASE_RETRY_AFTER_SECONDS = env_int("DATABASE_RETRY_AFTER_SECONDS", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth, i18n, static ---------------------------------------------------------------------
+# django-axes counts failed logins in the database (shared by every process and machine) and
+# refuses a username from an address after LOGIN_FAILURE_LIMIT failures, for LOGIN_COOLOFF_MINUTES.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+# Per username and address: a wrong password typed from elsewhere cannot lock the owner out.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False  # lockouts are still logged; each login and reset is not
+# The client address is REMOTE_ADDR: the ASGI server sets it from X-Forwarded-For only for the
+# proxies listed in FORWARDED_ALLOW_IPS (config/gunicorn.py), so it cannot be forged by a client.
+AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -131,9 +186,37 @@ STATIC_ROOT = BASE_DIR / "var" / "staticfiles"
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
-if not DEBUG:
-    SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
-    CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
+# --- HTTPS and browser security -------------------------------------------------------------
+# SECURE_COOKIES (on by default with DEBUG off) means "served over HTTPS": secure cookies, a
+# redirect of plain HTTP and HSTS. Behind a proxy that terminates TLS, the ASGI server reads the
+# scheme from X-Forwarded-Proto of the proxies in FORWARDED_ALLOW_IPS.
+SECURE_COOKIES = env_bool("SECURE_COOKIES", not DEBUG)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_COOKIES
+SECURE_SSL_REDIRECT = SECURE_COOKIES and env_bool("SECURE_SSL_REDIRECT", True)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000) if SECURE_COOKIES else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# Health checks from the proxy or the orchestrator may speak plain HTTP on the loopback.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp): scripts, styles, images and connections from this site
+# only; no inline script or style, no framing. htmx and the pages are served from static/.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 
 # --- Jobs (django-q2) -----------------------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL")
@@ -150,12 +233,30 @@ Q_CLUSTER: dict[str, object] = {
     "sync": env_bool("Q_SYNC", False),
     "label": "Jobs",
 }
+# A cluster claims a task with a lease that its `qcluster` process renews every Q_LEASE_SECONDS / 3;
+# when the cluster dies (crash, kill -9, lost machine) its tasks go back to the queue once the lease
+# runs out, and the next free cluster runs them (config.brokers). Q_RETRY stays the ceiling.
+Q_LEASE_SECONDS = env_int("Q_LEASE_SECONDS", 10)
+Q_CLUSTER["broker_class"] = "config.brokers.leased_broker"
 if REDIS_URL:
     Q_CLUSTER["redis"] = REDIS_URL
-    # A shared cache, so API rate limits hold across web workers and machines.
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
     Q_CLUSTER["orm"] = "default"
+
+# The cache holds the API rate-limit counters: shared by every process (the database by default,
+# Redis when REDIS_URL is set), so a limit holds however many web workers and machines serve.
+# `manage.py createcachetable` (run by `make run` and the deploy steps) creates the table.
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "cache"}}
+
+# --- Serving (config/gunicorn.py, config/server.py) ------------------------------------------
+# Called once by the server before it opens its port and forks its workers, so that no request
+# and no respawned worker pays for them (the local embedding model takes seconds to load).
+WARM_UP: list[str] = []
+# A request that has not started its answer by then gets a 504 (config.asgi.RequestTimeout).
+REQUEST_TIMEOUT_SECONDS = env_float("REQUEST_TIMEOUT_SECONDS", 120.0)
 
 # --- LLM (OpenAI-compatible) ----------------------------------------------------------------
 OPENAI_API_KEY = env_str("OPENAI_API_KEY")
@@ -176,6 +277,8 @@ EMBEDDING_MODEL = env_str(
 EMBEDDING_DIMENSIONS = 384
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64)
 EMBEDDING_TORCH_THREADS = env_int("EMBEDDING_TORCH_THREADS", 1)
+if EMBEDDING_BACKEND == "local":
+    WARM_UP.append("memory_core.embeddings.load_local_model")
 
 # --- REST API -------------------------------------------------------------------------------
 REST_FRAMEWORK = {

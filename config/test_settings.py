@@ -13,3 +13,7 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 # A test database per run, so concurrent runs (developers, CI, helpers) never drop each other's.
 DATABASES["default"]["TEST"] = {"NAME": f"test_memory_{os.getpid()}"}  # noqa: F405
+
+# Each test starts from empty throttle counters (tests/api clears the cache without a database);
+# the shared database cache of production is exercised across real server processes by tests/serving.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

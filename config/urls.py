@@ -4,7 +4,13 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from config.outage import healthz
+
+# An exception outside a view that is a database outage still answers 503 (config.outage).
+handler500 = "config.outage.server_error"
+
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
     path("", include("chat.urls")),
     path("me/", include("privacy.urls")),
     path("api/", include("config.api_urls")),

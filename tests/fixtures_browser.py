@@ -33,13 +33,32 @@ def browser() -> Iterator[Any]:
         instance.close()
 
 
+# Every page reports its Content-Security-Policy violations to the console, where they are collected.
+_REPORT_CSP_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || "inline"}`
+                + ` at ${event.sourceFile || document.location.pathname}:${event.lineNumber}`);
+});
+"""
+
+
 @pytest.fixture
 def page(browser: Any, live_server: Any) -> Iterator[Any]:
+    """A tab on the live server; the test fails if any page broke the Content-Security-Policy."""
     context = browser.new_context(base_url=live_server.url)
     context.set_default_timeout(15_000)
+    context.add_init_script(_REPORT_CSP_VIOLATIONS)
+    violations: list[str] = []
+
+    def collect(message: Any) -> None:
+        if "CSP violation" in message.text or "Content Security Policy" in message.text:
+            violations.append(message.text)
+
     tab = context.new_page()
+    tab.on("console", collect)
     yield tab
     context.close()
+    assert not violations, f"Content-Security-Policy violations: {violations}"
 
 
 @pytest.fixture

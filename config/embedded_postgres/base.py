@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.backends.postgresql import base
-
 from config.embedded_postgres import ensure_server
+from config.postgres import base
 
 
 class DatabaseWrapper(base.DatabaseWrapper):

@@ -20,6 +20,9 @@ class Command(BaseCommand):
         user = get_user_model().objects.filter(username=options["username"], is_active=True).first()
         if user is None:
             raise CommandError(f"No active user {options['username']!r}.")
-        token = user_token_issue(user=user)
-        self.stderr.write(f"Token for {user.get_username()} (any previous one no longer works):")
-        self.stdout.write(token.key)
+        issued = user_token_issue(user=user)
+        self.stderr.write(
+            f"Token {issued.token.prefix}… for {user.get_username()} (shown once, stored only as a hash; "
+            "any previous one no longer works):"
+        )
+        self.stdout.write(issued.key)

@@ -1,0 +1,202 @@
+"""django-q2 brokers whose claims are leases, so that a dead cluster's tasks run again within seconds.
+
+django-q2's own brokers hand a task out again only after `Q_RETRY` (minutes, since it must exceed
+the longest task), and its Redis broker not at all: a task popped by a cluster that then dies is
+lost. Here a claim belongs to one cluster (its *owner* id, set by `manage.py qcluster`) and holds
+only while that cluster renews it (`heartbeat`, every Q_LEASE_SECONDS / 3). Any cluster's pusher
+returns the claims of an owner that stopped renewing to the head of the queue (`reap`), where the
+next free worker takes them once. A task that finishes is acknowledged (deleted) as before; so is
+one that fails or exceeds Q_TIMEOUT (django-q2 records it as failed, `ack_failures` being on).
+
+`leased_broker` is the `broker_class` of settings.Q_CLUSTER: the Redis flavour when django-q2 is
+configured with Redis, the database (ORM) flavour otherwise.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+from django_q.brokers import Broker
+from django_q.brokers.orm import ORM
+from django_q.brokers.redis_broker import Redis
+from django_q.conf import Conf
+
+logger = logging.getLogger(__name__)
+
+OWNER_ENV = "Q_LEASE_OWNER"
+
+
+def lease_owner() -> str:
+    """This cluster's owner id: inherited from `manage.py qcluster` by its forked processes; a
+    process started some other way gets its own (and renews its claims from its pusher)."""
+    owner = os.environ.get(OWNER_ENV)
+    if not owner:
+        owner = os.environ[OWNER_ENV] = uuid.uuid4().hex[:12]
+    return owner
+
+
+def lease_seconds() -> float:
+    return max(1.0, float(getattr(settings, "Q_LEASE_SECONDS", 10)))
+
+
+class _Leases:
+    """Heartbeat and reaping paced for a pusher loop that calls `dequeue` several times a second."""
+
+    _last_beat = 0.0
+    _last_reap = 0.0
+
+    def heartbeat(self, owner: str | None = None) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def reap(self) -> int:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _paced_upkeep(self) -> None:
+        now = time.monotonic()
+        if now - self._last_beat >= lease_seconds() / 3:
+            self.heartbeat()
+            self._last_beat = now
+        if now - self._last_reap >= min(2.0, lease_seconds() / 3):
+            returned = self.reap()
+            self._last_reap = now
+            if returned:
+                logger.warning("returned %d task(s) of a stopped cluster to the queue", returned)
+
+
+class LeasedORM(_Leases, ORM):
+    """Database broker. A claimed row's key becomes `<queue>@<owner>` and its `lock` the lease's end."""
+
+    def _claimed_key(self, owner: str | None = None) -> str:
+        return f"{self.list_key}@{owner or lease_owner()}"
+
+    def heartbeat(self, owner: str | None = None) -> None:
+        until = timezone.now() + timedelta(seconds=lease_seconds())
+        self.get_connection().filter(key=self._claimed_key(owner)).update(lock=until)
+
+    def reap(self) -> int:
+        return (
+            self.get_connection()
+            .filter(key__startswith=f"{self.list_key}@", lock__lt=timezone.now())
+            .update(key=self.list_key, lock=timezone.now() - timedelta(seconds=1))
+        )
+
+    def dequeue(self) -> list[tuple[Any, Any]] | None:
+        self._paced_upkeep()
+        now = timezone.now()
+        claimed_key = self._claimed_key()
+        claimed: list[tuple[Any, Any]] = []
+        for task in (
+            self.get_connection().filter(key=self.list_key, lock__lt=now).order_by("lock", "id")[: Conf.BULK]
+        ):
+            # Compare-and-set on (key, lock): of two clusters racing for a row, one update wins.
+            won = (
+                self.get_connection()
+                .filter(id=task.id, key=self.list_key, lock=task.lock)
+                .update(key=claimed_key, lock=now + timedelta(seconds=lease_seconds()))
+            )
+            if won:
+                claimed.append((task.pk, task.payload))
+        if claimed:
+            return claimed
+        time.sleep(Conf.POLL)  # an empty queue: spare the database
+        return None
+
+    def queue_size(self) -> int:
+        return self.get_connection().filter(key=self.list_key, lock__lte=timezone.now()).count()
+
+    def lock_size(self) -> int:
+        return self.get_connection().filter(key__startswith=f"{self.list_key}@").count()
+
+    def purge_queue(self) -> Any:
+        self.get_connection().filter(key__startswith=f"{self.list_key}@").delete()
+        return super().purge_queue()
+
+
+# Pops up to ARGV[2] payloads and records each under a new id with its owner ARGV[1].
+_CLAIM = """
+local out = {}
+for _ = 1, tonumber(ARGV[2]) do
+  local payload = redis.call('LPOP', KEYS[1])
+  if not payload then break end
+  local id = redis.call('INCR', KEYS[4])
+  redis.call('HSET', KEYS[2], id, payload)
+  redis.call('HSET', KEYS[3], id, ARGV[1])
+  table.insert(out, id)
+  table.insert(out, payload)
+end
+return out
+"""
+
+# Puts the claims of every owner whose alive key (ARGV[1] .. owner) has expired back at the head.
+_REAP = """
+local claims = redis.call('HGETALL', KEYS[3])
+local returned = 0
+for i = 1, #claims, 2 do
+  local id, owner = claims[i], claims[i + 1]
+  if redis.call('EXISTS', ARGV[1] .. owner) == 0 then
+    local payload = redis.call('HGET', KEYS[2], id)
+    if payload then
+      redis.call('LPUSH', KEYS[1], payload)
+      returned = returned + 1
+    end
+    redis.call('HDEL', KEYS[2], id)
+    redis.call('HDEL', KEYS[3], id)
+  end
+end
+return returned
+"""
+
+
+class LeasedRedis(_Leases, Redis):
+    """Redis broker. The queue stays django-q2's list; claims live in two hashes (id → payload,
+    id → owner), and an owner is alive while its key `…:alive:<owner>` has not expired."""
+
+    @property
+    def _keys(self) -> tuple[str, str, str, str]:
+        return (self.list_key, f"{self.list_key}:claimed", f"{self.list_key}:owner", f"{self.list_key}:seq")
+
+    def heartbeat(self, owner: str | None = None) -> None:
+        alive = f"{self.list_key}:alive:{owner or lease_owner()}"
+        self.connection.set(alive, "1", px=int(lease_seconds() * 1000))
+
+    def reap(self) -> int:
+        queue, claimed, owners, _ = self._keys
+        return int(self.connection.eval(_REAP, 3, queue, claimed, owners, f"{self.list_key}:alive:"))
+
+    def dequeue(self) -> list[tuple[Any, Any]] | None:
+        self._paced_upkeep()
+        flat = self.connection.eval(_CLAIM, 4, *self._keys, lease_owner(), Conf.BULK)
+        if flat:
+            return [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+        time.sleep(Conf.POLL)
+        return None
+
+    def acknowledge(self, task_id: Any) -> None:
+        _, claimed, owners, _ = self._keys
+        pipe = self.connection.pipeline()
+        pipe.hdel(claimed, task_id)
+        pipe.hdel(owners, task_id)
+        pipe.execute()
+
+    def fail(self, task_id: Any) -> None:
+        self.acknowledge(task_id)
+
+    def lock_size(self) -> int:
+        return int(self.connection.hlen(self._keys[1]))
+
+    def delete_queue(self) -> Any:
+        return self.connection.delete(*self._keys)
+
+
+def leased_broker(list_key: str | None = None) -> Broker:
+    """`Q_CLUSTER["broker_class"]`: Redis when django-q2 has a Redis configuration, else the database."""
+    if Conf.REDIS and not Conf.ORM:
+        return LeasedRedis(list_key=list_key)
+    return LeasedORM(list_key=list_key)
