@@ -114,12 +114,31 @@ def _read_chinese(sentence: str) -> list[Fact]:
     return found
 
 
-def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:  # noqa: C901
+def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:
     if possessive:
         match = re.match(rf"^名字(?:是|叫)(?P<name>[{_CJK}A-Za-z ]{{1,12}})$", p)
         if match:
             return [_fact(USER, "name", f"用户的名字是{match.group('name')}。", "profile", importance=0.8)]
         return []
+    # Each rule answers None when it does not apply; a list, even empty, ends the reading.
+    for rule in (
+        _zh_allergy,
+        _zh_condition,
+        _zh_diet,
+        _zh_medication,
+        _zh_work,
+        _zh_home,
+        _zh_name,
+        _zh_preference,
+    ):
+        found = rule(who, p)
+        if found is not None:
+            return found
+    return []
+
+
+def _zh_allergy(who: Who, p: str) -> list[Fact] | None:
+    """Allergies: "对花生过敏", "不再对虾过敏了", "花生过敏"."""
     match = re.match(
         r"^(?P<n1>不再|不|没有|从不)?对(?P<what>.+?)(?P<n2>不再|不|没有)?(?P<deg>严重|非常|很|有点|轻微|特别)?过敏(?P<le>了)?$",
         p,
@@ -140,6 +159,11 @@ def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:  # noqa: C9
             denial = "ended" if ended else ("not" if negation else "")
             found.append(_safety(who, key, f"{who.zh}对{item}{verb}。", negation=denial))
         return found
+    return None
+
+
+def _zh_condition(who: Who, p: str) -> list[Fact] | None:
+    """Intolerances and conditions: "乳糖不耐受", "有糖尿病", "是哮喘患者", "怀孕了"."""
     match = re.match(rf"^(?:有)?(?:轻微的?|严重的?|一点)?(?P<what>[{_CJK}]{{1,4}}?)不耐受?$", p)
     if match:
         key = f"health.intolerance.{_zh_key(match.group('what'))}"
@@ -166,10 +190,15 @@ def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:  # noqa: C9
     )
     if match:
         return [_safety(who, f"health.{_zh_key(match.group('cond'))}", f"{who.zh}{p}。")]
-    if re.match(r"^(?:已经)?(?:不再|不)吃素了?$", p):
-        return [_fact(who, "diet", f"{who.zh}不再吃素。", "safety", importance=0.8)]
     if re.match(r"^怀孕了?$", p):
         return [_safety(who, "health.pregnant", f"{who.zh}怀孕了。")]
+    return None
+
+
+def _zh_diet(who: Who, p: str) -> list[Fact] | None:
+    """Diets and foods avoided: "吃素", "是素食者", "不吃猪肉"."""
+    if re.match(r"^(?:已经)?(?:不再|不)吃素了?$", p):
+        return [_fact(who, "diet", f"{who.zh}不再吃素。", "safety", importance=0.8)]
     if re.match(r"^(?:是)?(?:一名|一个|一位)?(?:素食者|素食主义者|纯素食者|纯素主义者)$", p) or re.match(
         r"^(?:只|一直|平时)?吃(?:素|清真|纯素)(?:食)?$", p
     ):
@@ -183,11 +212,21 @@ def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:  # noqa: C9
                 key = f"diet.avoid.{_zh_key(item)}"
                 found.append(_safety(who, key, f"{who.zh}{match.group('m')}{match.group('v')}{item}。"))
         return found
+    return None
+
+
+def _zh_medication(who: Who, p: str) -> list[Fact] | None:
+    """Medications: "每天服用二甲双胍"."""
     match = re.match(r"^(?:每天|每日|一直|正在|目前|现在|长期)?(?:在)?(?:服用|吃|打|注射|用)(?P<what>.+)$", p)
     if match:
         drug = re.search(rf"{_ZH_DRUGS}|[{_CJK}]+药", match.group("what"))
         if drug:
             return [_safety(who, f"health.medication.{_zh_key(drug.group(0))}", f"{who.zh}{p}。")]
+    return None
+
+
+def _zh_work(who: Who, p: str) -> list[Fact] | None:
+    """Employer and job: "在腾讯工作", "在字节跳动做产品经理", "是医生"."""
     match = re.match(
         rf"^(?:现在|目前|正在)?在(?P<org>.+?)(?:做|当|担任)(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p
     )
@@ -208,12 +247,22 @@ def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:  # noqa: C9
     match = re.match(rf"^是(?P<art>一名|一个|一位|个|名)?(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p)
     if match:
         return [_fact(who, "job", f"{who.zh}{p}。", "profile", importance=0.7)]
+    return None
+
+
+def _zh_home(who: Who, p: str) -> list[Fact] | None:
+    """Home: "住在上海", "搬到了杭州"."""
     match = re.match(r"^(?:现在|目前|一直)?住在(?P<place>.+?)(?:了)?$", p)
     if match:
         return [_fact(who, "home_city", f"{who.zh}住在{match.group('place')}。", "profile", importance=0.7)]
     match = re.match(r"^(?:已经|刚|刚刚)?搬(?:家)?到了?(?P<place>.+?)(?:了|去了)?$", p)
     if match:
         return [_fact(who, "home_city", f"{who.zh}搬到了{match.group('place')}。", "profile", importance=0.7)]
+    return None
+
+
+def _zh_name(who: Who, p: str) -> list[Fact] | None:
+    """Names: "叫小明", a relative's "叫Leo", "希望被称为小李"."""
     match = re.match(rf"^叫(?P<name>[{_CJK}A-Za-z]{{1,8}})$", p)
     if match:
         name = match.group("name")
@@ -226,6 +275,11 @@ def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:  # noqa: C9
         return [
             _fact(USER, "preferred_name", f"用户希望被称为{match.group('name')}。", "profile", importance=0.8)
         ]
+    return None
+
+
+def _zh_preference(who: Who, p: str) -> list[Fact] | None:
+    """A standing taste ("喜欢辣的"); said of this once ("今天…", "这次…"), none."""
     match = re.match(
         r"^(?P<adv>很|非常|最|更|特别|比较|也|还|都|一直)?(?P<v>不喜欢|喜欢|偏爱|讨厌|受不了|爱)(?P<what>.+)$",
         p,
@@ -238,7 +292,7 @@ def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:  # noqa: C9
     ):
         key = f"preference.{slug(match.group('what'), words=3)}"
         return [_fact(USER, key, f"用户{p}。", "preference", importance=0.5)]
-    return []
+    return None
 
 
 _ZH_ID_KINDS = {

@@ -124,7 +124,7 @@ def _first_person_predicate(rest: str) -> str:
     return _expand_negations(third).strip()
 
 
-def _subject(raw: str) -> _Clause:  # noqa: C901
+def _subject(raw: str) -> _Clause:
     """Who the clause is about, and what it says of them in the third person.
 
     The user ("I …", "we …", "The user …", or a fragment such as "Allergic to nuts"), a relative
@@ -145,32 +145,43 @@ def _subject(raw: str) -> _Clause:  # noqa: C901
     if user and (
         relative is None or user.start() < len(relative.group("lead")) or not _real_relative(relative)
     ):
-        lead = text[: user.start()].strip()
-        if (
-            not _HYPOTHETICAL.search(lead)
-            and len(lead.split()) <= 8
-            and not re.search(r"(?i)\byou\b\W*$", lead)
-        ):
-            rest = user.group("rest")
-            if user.group("subj").lower() == "we":
-                rest = _we_to_i("we" + rest)[1:]
-            return _Clause(raw, USER, _first_person_predicate(rest), lead=lead, first_person=True)
-        return _Clause(raw, None, "")
+        return _user_clause(raw, text, user)
     if relative and _real_relative(relative):
-        lead = relative.group("lead").strip()
-        if _HYPOTHETICAL.search(lead) or len(lead.split()) > 8:
-            return _Clause(raw, None, "")
-        rel = relative.group("rel")
-        rest = relative.group("rest")
-        name_match = re.match(rf"^\s+(?P<name>{_NAME})(?=\s+[a-z]|\s*$|[.,;!?])", rest)
-        name = ""
-        if name_match and name_match.group("name").split()[0].lower() not in _NOT_NAMES:
-            name = name_match.group("name")
-            rest = rest[name_match.end() :]
-        who = _relative(rel, name)
-        if not re.match(r"(?i)^(?:my|our|the\s+user's|user's)", text[len(relative.group("lead")) :].strip()):
-            return _Clause(raw, None, "")
-        return _Clause(raw, who, _expand_negations(rest.strip()), lead=lead, possessive=rest.startswith("'s"))
+        return _relative_clause(raw, text, relative)
+    return _fragment_clause(raw, text)
+
+
+def _user_clause(raw: str, text: str, user: re.Match[str]) -> _Clause:
+    """ "I …" / "we …", unless what leads to it makes it hypothetical or someone else's words."""
+    lead = text[: user.start()].strip()
+    if _HYPOTHETICAL.search(lead) or len(lead.split()) > 8 or re.search(r"(?i)\byou\b\W*$", lead):
+        return _Clause(raw, None, "")
+    rest = user.group("rest")
+    if user.group("subj").lower() == "we":
+        rest = _we_to_i("we" + rest)[1:]
+    return _Clause(raw, USER, _first_person_predicate(rest), lead=lead, first_person=True)
+
+
+def _relative_clause(raw: str, text: str, relative: re.Match[str]) -> _Clause:
+    """ "my son …", "the user's wife Mei …": the relative, named when a name follows."""
+    lead = relative.group("lead").strip()
+    if _HYPOTHETICAL.search(lead) or len(lead.split()) > 8:
+        return _Clause(raw, None, "")
+    rel = relative.group("rel")
+    rest = relative.group("rest")
+    name_match = re.match(rf"^\s+(?P<name>{_NAME})(?=\s+[a-z]|\s*$|[.,;!?])", rest)
+    name = ""
+    if name_match and name_match.group("name").split()[0].lower() not in _NOT_NAMES:
+        name = name_match.group("name")
+        rest = rest[name_match.end() :]
+    who = _relative(rel, name)
+    if not re.match(r"(?i)^(?:my|our|the\s+user's|user's)", text[len(relative.group("lead")) :].strip()):
+        return _Clause(raw, None, "")
+    return _Clause(raw, who, _expand_negations(rest.strip()), lead=lead, possessive=rest.startswith("'s"))
+
+
+def _fragment_clause(raw: str, text: str) -> _Clause:
+    """No subject said: "my ticket …" (the user's possession), "Allergic to nuts" (the user), or nobody."""
     possessive = _POSSESSIVE_SUBJECT.match(text)
     if possessive:
         return _Clause(raw, USER, "", possessive=True)

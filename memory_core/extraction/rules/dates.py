@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import Any
 
 from memory_core.extraction.rules.lexicon import _alternation
 from memory_core.extraction.rules.text import _PAST
@@ -72,51 +73,51 @@ def _shift_year(found: date, today: date, *, future: bool) -> date:
     return found
 
 
-def _to_date(match: re.Match[str], today: date, *, future: bool) -> tuple[date, str] | None:  # noqa: C901
+Dated = tuple[date, str]  # the day, and its precision: "day" or "month"
+
+
+def _to_date(match: re.Match[str], today: date, *, future: bool) -> Dated | None:
     groups = match.groupdict()
     try:
-        if groups["iso"]:
-            year, month, day = (int(part) for part in re.split(r"[-/]", groups["iso"]))
-            return date(year, month, day), "day"
-        if groups["md_month"] or groups["dm_month"]:
-            month = _MONTHS[(groups["md_month"] or groups["dm_month"]).lower()]
-            day = int(groups["md_day"] or groups["dm_day"])
-            year_text = groups["md_year"] or groups["dm_year"]
-            found = date(int(year_text) if year_text else today.year, month, day)
-            return (found if year_text else _shift_year(found, today, future=future)), "day"
-        if groups["mo_month"] or groups["my_month"]:
-            month = _MONTHS[(groups["mo_month"] or groups["my_month"]).lower()]
-            year_text = groups["mo_year"] or groups["my_year"]
-            found = date(int(year_text) if year_text else today.year, month, 1)
-            if not year_text:
-                this_month = today.replace(day=1)
-                if future and found < this_month:
-                    found = found.replace(year=found.year + 1)
-                elif not future and found > this_month:
-                    found = found.replace(year=found.year - 1)
-            return found, "month"
-    except ValueError:
+        found = _calendar_date(groups, today, future=future)
+    except ValueError:  # "February 30"
         return None
+    return found or _relative_date(groups, today, future=future)
+
+
+def _calendar_date(groups: dict[str, Any], today: date, *, future: bool) -> Dated | None:
+    """A date written with its month ("2026-10-03", "October 3", "in May 2027")."""
+    if groups["iso"]:
+        year, month, day = (int(part) for part in re.split(r"[-/]", groups["iso"]))
+        return date(year, month, day), "day"
+    if groups["md_month"] or groups["dm_month"]:
+        month = _MONTHS[(groups["md_month"] or groups["dm_month"]).lower()]
+        day = int(groups["md_day"] or groups["dm_day"])
+        year_text = groups["md_year"] or groups["dm_year"]
+        found = date(int(year_text) if year_text else today.year, month, day)
+        return (found if year_text else _shift_year(found, today, future=future)), "day"
+    if groups["mo_month"] or groups["my_month"]:
+        month = _MONTHS[(groups["mo_month"] or groups["my_month"]).lower()]
+        year_text = groups["mo_year"] or groups["my_year"]
+        found = date(int(year_text) if year_text else today.year, month, 1)
+        if not year_text:
+            found = _shift_year(found, today.replace(day=1), future=future)
+        return found, "month"
+    return None
+
+
+def _relative_date(groups: dict[str, Any], today: date, *, future: bool) -> Dated | None:
+    """A date said from today ("yesterday", "next March", "last Friday", "three days ago")."""
     if groups["rel"]:
         relative = re.sub(r"\s+", " ", groups["rel"].lower())
         shift = {"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1,
                  "the day after tomorrow": 2}.get(relative, 0)  # fmt: skip
         return today + timedelta(days=shift), "day"
     if groups["nm_month"]:
-        month = _MONTHS[groups["nm_month"].lower()]
-        when = groups["nm_when"].lower()
-        year = today.year + (1 if when == "next" and month <= today.month else 0)
-        year -= 1 if when == "last" and month >= today.month else 0
-        if when in ("this", "coming") and month < today.month:
-            year += 1
-        return date(year, month, 1), "month"
+        return _named_month(groups["nm_when"].lower(), _MONTHS[groups["nm_month"].lower()], today), "month"
     weekday = groups["weekday"] or groups["bare_weekday"]
     if weekday:
-        index = _WEEKDAYS.index(weekday.lower())
-        when = (groups["wd_when"] or "").lower()
-        if when == "last" or (not when and not future):
-            return today - timedelta(days=(today.weekday() - index) % 7 or 7), "day"
-        return today + timedelta(days=(index - today.weekday()) % 7 or 7), "day"
+        return _weekday(weekday, (groups["wd_when"] or "").lower(), today, future=future), "day"
     if groups["month_when"]:
         first = today.replace(day=1)
         if groups["month_when"].lower() == "last":
@@ -126,6 +127,23 @@ def _to_date(match: re.Match[str], today: date, *, future: bool) -> tuple[date, 
         words = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
         return today - timedelta(days=words.get(groups["ago"].lower()) or int(groups["ago"])), "day"
     return None
+
+
+def _named_month(when: str, month: int, today: date) -> date:
+    """ "next March", "this coming June", "last May": the first of that month."""
+    year = today.year + (1 if when == "next" and month <= today.month else 0)
+    year -= 1 if when == "last" and month >= today.month else 0
+    if when in ("this", "coming") and month < today.month:
+        year += 1
+    return date(year, month, 1)
+
+
+def _weekday(name: str, when: str, today: date, *, future: bool) -> date:
+    """ "last Friday", "next Monday", a bare "Tuesday" (the past one, unless the date is ahead)."""
+    index = _WEEKDAYS.index(name.lower())
+    if when == "last" or (not when and not future):
+        return today - timedelta(days=(today.weekday() - index) % 7 or 7)
+    return today + timedelta(days=(index - today.weekday()) % 7 or 7)
 
 
 def _find_date(text: str, today: date, *, future: bool = False) -> _When | None:

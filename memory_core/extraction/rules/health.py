@@ -159,77 +159,92 @@ def _is_food(item: str) -> bool:
     return any(_singular(token) in _FOODS for token in re.findall(r"[a-z]+", item.lower()))
 
 
-def _allergies(who: Who, predicate: str, ctx: _Context) -> list[Fact]:  # noqa: C901
+def _allergies(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     negation, p = _negation(predicate)
     if _ENDED_WORDS.search(predicate) and negation == "not":
         negation = "ended"
-    found: list[Fact] = []
     match = _ALLERGIC.match(p)
     if match:
-        be = re.sub(r"\s+", " ", match.group("be").lower())
-        hedged = be in ("may be", "might be", "could be", "is probably", "is possibly")
-        if be == "was" and not negation:
-            negation = "ended"
-        degree = re.sub(r"\s+", " ", match.group("degree").lower()) + " " if match.group("degree") else ""
-        what = match.group("what")
-        items = (
-            _items(_clean_object(what))
-            if what
-            else ([_lower_first(ctx.antecedent)] if ctx.antecedent else [])
-        )
-        verb = {"ended": "is no longer", "not": "is not"}.get(negation, "may be" if hedged else "is")
-        for item in items:
-            item = _resolve(_object_item(item), ctx)
-            if (
-                not item
-                or item.lower() in _VAGUE
-                or item.lower() in _NOT_ALLERGENS
-                or len(item.split()) > 5
-                or re.match(r"(?i)(?:this|that|these|those|such|your|his|her)\b", item)
-            ):
-                continue
-            item = _third_person(item, possessive="their")
-            found.append(
-                _safety(
-                    who,
-                    f"health.allergy.{_allergen_key(item)}",
-                    f"{who.label} {verb} {degree}allergic to {item}.",
-                    negation=negation,
-                    confidence=0.7 if hedged else 0.9,
-                )
-            )
-        if what and found:
-            ctx.frame = (who, predicate[: len(predicate) - len(what)], "allergy")
-        return found
+        return _allergic(who, predicate, match, negation, ctx)
     for pattern in (_ALLERGY_NOUN, _ALLERGY_TO):
         match = pattern.match(p)
-        if not match:
-            continue
-        degree = f"{match.group('degree').lower()} " if match.group("degree") else ""
-        for item in _items(_clean_object(match.group("what"))):
-            item = _resolve(_object_item(item), ctx)
-            if not item or item.lower() in _VAGUE or item.lower() in ("food", "drug", "seasonal", "no"):
-                continue
-            key = f"health.allergy.{_allergen_key(item)}"
-            if negation:
-                verb = "is no longer" if negation == "ended" else "is not"
-                content = f"{who.label} {verb} allergic to {item}."
-            elif pattern is _ALLERGY_NOUN:
-                content = f"{who.label} has {_article(degree or item)} {degree}{item} allergy."
-            else:
-                content = f"{who.label} has {_article(degree or 'allergy')} {degree}allergy to {item}."
-            found.append(_safety(who, key, content, negation=negation))
-        if found and pattern is _ALLERGY_TO:
-            ctx.frame = (who, predicate[: len(predicate) - len(match.group("what"))], "allergy")
-        elif found:
-            ctx.frame = (who, "has ", "have")
-        return found
+        if match:
+            return _allergy_nouns(who, predicate, pattern, match, negation, ctx)
     match = _ALLERGY_INVERTED.match(predicate)
     if match and who.user:
         item = _object_item(match.group("what"))
         if item and item.lower() not in _VAGUE:
             key = f"health.allergy.{_allergen_key(item)}"
-            found.append(_safety(who, key, f"{who.label} is allergic to {item}."))
+            return [_safety(who, key, f"{who.label} is allergic to {item}.")]
+    return []
+
+
+def _allergic(who: Who, predicate: str, match: re.Match[str], negation: str, ctx: _Context) -> list[Fact]:
+    """ "is (severely) allergic to X and Y", "may be allergic to X", "was allergic to X" (ended)."""
+    be = re.sub(r"\s+", " ", match.group("be").lower())
+    hedged = be in ("may be", "might be", "could be", "is probably", "is possibly")
+    if be == "was" and not negation:
+        negation = "ended"
+    degree = re.sub(r"\s+", " ", match.group("degree").lower()) + " " if match.group("degree") else ""
+    what = match.group("what")
+    items = (
+        _items(_clean_object(what)) if what else ([_lower_first(ctx.antecedent)] if ctx.antecedent else [])
+    )
+    verb = {"ended": "is no longer", "not": "is not"}.get(negation, "may be" if hedged else "is")
+    found: list[Fact] = []
+    for item in items:
+        item = _resolve(_object_item(item), ctx)
+        if not _is_allergen(item):
+            continue
+        item = _third_person(item, possessive="their")
+        found.append(
+            _safety(
+                who,
+                f"health.allergy.{_allergen_key(item)}",
+                f"{who.label} {verb} {degree}allergic to {item}.",
+                negation=negation,
+                confidence=0.7 if hedged else 0.9,
+            )
+        )
+    if what and found:
+        ctx.frame = (who, predicate[: len(predicate) - len(what)], "allergy")
+    return found
+
+
+def _is_allergen(item: str) -> bool:
+    """Something one can be allergic to: not "anything", "Mondays" or "this stuff"."""
+    return not (
+        not item
+        or item.lower() in _VAGUE
+        or item.lower() in _NOT_ALLERGENS
+        or len(item.split()) > 5
+        or re.match(r"(?i)(?:this|that|these|those|such|your|his|her)\b", item)
+    )
+
+
+def _allergy_nouns(
+    who: Who, predicate: str, pattern: re.Pattern[str], match: re.Match[str], negation: str, ctx: _Context
+) -> list[Fact]:
+    """ "has a (severe) peanut allergy" (_ALLERGY_NOUN), "has an allergy to X" (_ALLERGY_TO)."""
+    found: list[Fact] = []
+    degree = f"{match.group('degree').lower()} " if match.group("degree") else ""
+    for item in _items(_clean_object(match.group("what"))):
+        item = _resolve(_object_item(item), ctx)
+        if not item or item.lower() in _VAGUE or item.lower() in ("food", "drug", "seasonal", "no"):
+            continue
+        key = f"health.allergy.{_allergen_key(item)}"
+        if negation:
+            verb = "is no longer" if negation == "ended" else "is not"
+            content = f"{who.label} {verb} allergic to {item}."
+        elif pattern is _ALLERGY_NOUN:
+            content = f"{who.label} has {_article(degree or item)} {degree}{item} allergy."
+        else:
+            content = f"{who.label} has {_article(degree or 'allergy')} {degree}allergy to {item}."
+        found.append(_safety(who, key, content, negation=negation))
+    if found and pattern is _ALLERGY_TO:
+        ctx.frame = (who, predicate[: len(predicate) - len(match.group("what"))], "allergy")
+    elif found:
+        ctx.frame = (who, "has ", "have")
     return found
 
 

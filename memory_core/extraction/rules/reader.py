@@ -53,19 +53,13 @@ class _Reader:
             found += self.sentence(sentence, remembered=remembered)
         return found
 
-    def sentence(self, sentence: str, *, remembered: bool = False) -> list[Fact]:  # noqa: C901
+    def sentence(self, sentence: str, *, remembered: bool = False) -> list[Fact]:
         if re.search(f"[{_CJK}]", sentence) and not re.search(r"[A-Za-z]{3,}\s+[A-Za-z]{3,}", sentence):
             return _read_chinese(sentence)
         sentence = _normalise(sentence)
         question = sentence.rstrip().endswith("?")
         ctx = _Context(today=self.today, sentence=sentence)
-        found: list[Fact] = []
-        listed = _RELATIVE_LIST.search(sentence)
-        if listed:
-            for name in re.split(r"\s*,\s*|\s+and\s+", listed.group("names")):
-                if name and name.split()[0].lower() not in _NOT_NAMES:
-                    found.append(_name_fact(_relative(listed.group("rel"), ""), name))
-            sentence = (sentence[: listed.start()] + sentence[listed.end() :]).strip()
+        found, sentence = _listed_relatives(sentence)
         clauses = _split_clauses(sentence)
         if question:
             # "I'm vegan, can you suggest a recipe?": keep the statement, drop the question.
@@ -73,10 +67,7 @@ class _Reader:
         previous: _Clause | None = None
         last: list[Fact] = []
         for index, (sep, raw) in enumerate(clauses):
-            if _SECRET_WORDS.search(raw) or scan_secrets(raw).found:
-                previous = None
-                continue
-            if _QUESTION_START.match(raw) and (question or raw.rstrip().endswith("?")):
+            if _left_out(raw, question=question):
                 previous = None
                 continue
             if re.match(r"(?i)^(?:which|who|that)\b", raw) and index:
@@ -90,12 +81,7 @@ class _Reader:
             facts = self._clause(clause, ctx, remembered=remembered)
             found += facts
             last = facts
-            antecedent = _ANTECEDENT.match(raw)
-            ctx.antecedent = (
-                antecedent.group("np")
-                if antecedent and antecedent.group("np").split()[0].lower() not in _NOT_ANTECEDENT
-                else ""
-            )
+            ctx.antecedent = _antecedent(raw)
             if clause.who is not None:
                 previous = clause
         # One statement per slot and sentence: "Penicillin gives me hives, I'm allergic to it."
@@ -118,6 +104,34 @@ class _Reader:
             return found
         event = _event(clause, ctx.today, past_action=past_action, remembered=remembered)
         return found + ([event] if event else [])
+
+
+def _listed_relatives(sentence: str) -> tuple[list[Fact], str]:
+    """ "I have two sons, Leo and Max": their names, and the sentence without the list."""
+    listed = _RELATIVE_LIST.search(sentence)
+    if not listed:
+        return [], sentence
+    found = [
+        _name_fact(_relative(listed.group("rel"), ""), name)
+        for name in re.split(r"\s*,\s*|\s+and\s+", listed.group("names"))
+        if name and name.split()[0].lower() not in _NOT_NAMES
+    ]
+    return found, (sentence[: listed.start()] + sentence[listed.end() :]).strip()
+
+
+def _left_out(raw: str, *, question: bool) -> bool:
+    """A clause naming a secret, or the question of a sentence: read nothing, continue nothing."""
+    if _SECRET_WORDS.search(raw) or scan_secrets(raw).found:
+        return True
+    return bool(_QUESTION_START.match(raw) and (question or raw.rstrip().endswith("?")))
+
+
+def _antecedent(raw: str) -> str:
+    """The noun a later "it" in the sentence may stand for ("Penicillin gives me hives, …")."""
+    antecedent = _ANTECEDENT.match(raw)
+    if antecedent and antecedent.group("np").split()[0].lower() not in _NOT_ANTECEDENT:
+        return antecedent.group("np")
+    return ""
 
 
 def _facts(clause: _Clause, ctx: _Context) -> list[Fact]:

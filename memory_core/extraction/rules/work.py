@@ -96,7 +96,16 @@ def _is_org(text: str) -> bool:
     return bool(re.search(r"[A-Z]", text)) and not re.fullmatch(r"(?i)\d+(?::\d+)?\s*(?:am|pm)?", text)
 
 
-def _work(who: Who, predicate: str, ctx: _Context) -> list[Fact]:  # noqa: C901
+def _work(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
+    for rule in (_job, _job_change, _employer):
+        found = rule(who, predicate, ctx)
+        if found:
+            return found
+    return []
+
+
+def _job(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
+    """A role, with its employer when named: "works as a nurse at Contoso", "is the CTO of Fabrikam"."""
     for pattern in (_WORKS_AT_AS, _WORKS_AS, _CHANGE_AS, _STUDENT, _IS_TITLE, _IS_JOB):
         match = pattern.match(predicate)
         if not match:
@@ -114,6 +123,11 @@ def _work(who: Who, predicate: str, ctx: _Context) -> list[Fact]:  # noqa: C901
             content = f"{who.label} works as {_article(job)} {job}{at}."
         valid_from = _dated(predicate, ctx) if pattern is _CHANGE_AS else None
         return [_fact(who, "job", content, "profile", valid_from=valid_from)]
+    return []
+
+
+def _job_change(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
+    """Promoted, became, retired; teaches a subject or runs a business."""
     match = _PROMOTED.match(predicate)
     if match:
         return [_fact(who, "job", f"{who.label} was promoted to {match.group('job')}.", "profile")]
@@ -130,12 +144,15 @@ def _work(who: Who, predicate: str, ctx: _Context) -> list[Fact]:  # noqa: C901
         verb = re.sub(r"\s+", " ", match.group("verb").lower())
         content = f"{who.label} {verb} {match.group('what')}" + (f" at {where.strip()}" if where else "")
         return [_fact(who, "job", _sentence(content), "profile")]
-    found = []
+    return []
+
+
+def _employer(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
+    """Where the user works, started or stopped working: the `employer` slot."""
     match = _EMPLOYER_ENDED.match(predicate)
     if match:
         org = _org(match.group("org"))
-        found.append(_fact(who, "employer", f"{who.label} no longer works at {org}.", "profile"))
-        return found
+        return [_fact(who, "employer", f"{who.label} no longer works at {org}.", "profile")]
     negation, p = _negation(predicate)
     match = _EMPLOYER.match(p) or _EMPLOYER_JOINED.match(p)
     if match and _is_org(match.group("org")):
