@@ -1,0 +1,159 @@
+"""The offline extractor: rules over the user's own messages, used without a model, and for
+explicit "remember that …" requests in chat.
+
+How a message is read: sentences, then clauses (split at commas and conjunctions; a clause naming
+a secret is left out), then each clause as a subject (the user, a relative the user names, or
+nobody we track) and a predicate in the third person ("I'm allergic to nuts" → the user + "is
+allergic to nuts"), which the predicate rules read. A clause without a subject continues the one
+before it: "… and allergic to nuts" borrows "is", "… and work as a pharmacist" the subject, and
+"… penicillin and shellfish" the frame "is allergic to". `slots.infer_slot` reads already written
+statements ("The user works at Fabrikam.", "Lives in Paris", "用户在腾讯工作") with these same
+rules (`read_statement`), so both give one fact the same key.
+
+Decisions (the labelled cases are in tests/data/extraction/):
+- An ended fact keeps the slot of the fact it ends, so it supersedes it: "I'm not allergic to
+  peanuts anymore" → "The user is no longer allergic to peanuts." (safety, health.allergy.peanut,
+  not pinned). A plain denial ("I'm not allergic to penicillin") is kept without a slot, beside
+  the fact rather than in its place: it may correct a mistake or concern someone else, and a
+  pinned allergy should not vanish on a guess. "not allergic to anything" gives nothing.
+- A one-off request ("I'd like X today", "this time", "I'll have …") is never a preference; "I'd
+  like" / "I want" become one only with a standing marker ("from now on", "always", "in general").
+- A clause naming a secret (password, PIN, code, card or account number …) is left out. An
+  explicit "remember that …" of a secret is passed on whole instead, so that the write pipeline
+  refuses it and flags the refusal where the user sees it.
+- Chinese messages give Chinese statements ("用户对花生过敏。"): the user's own words, in the
+  language the assistant answers in. Keys stay English (花生 → health.allergy.peanut), so an
+  English and a Chinese statement of one fact share a slot.
+- A relative's fact is scoped to the relative: family.<relation>[.<name>].<key> (a partner is
+  unique, so family.wife needs no name); friends and strangers are not tracked.
+- A role at an employer ("works as a nurse at Contoso") keeps the single `job` slot of v1 (a
+  test pins it); "quit Contoso", "laid off from Contoso" end the `employer` slot.
+- An order, ticket, case or booking named in any tense is a task state keyed by kind and
+  identifier (order.88231); a first-person past action with a date or an identifier ("Yesterday
+  I booked flight CA1234") is an event instead, without a key. Events carry resolved dates
+  ("on 2026-10-03", "in September 2027") and a state of the moment ("I'm tired today") is none.
+- A safety fact said in passing ("… because of my peanut allergy") is its own statement, but
+  marked incidental: it is never the slot of the sentence that mentions it (`infer_slot`).
+
+The package: `lexicon` (word lists, shared with Chinese keys), `text` (first to third person,
+sentences), `dates`, `facts` (whose fact, a fact's fields, negation), `clauses` (splitting and
+subjects), the English rules by topic (`health`, `work`, `home`, `people`, `preferences`,
+`events`), `reader` (a sentence through them), `chinese`; this module is the public API.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any
+
+from django.utils import timezone
+
+from memory_core.extraction.rules.facts import USER, Who
+from memory_core.extraction.rules.lexicon import _SECRET_WORDS, Fact
+from memory_core.extraction.rules.reader import _Reader
+from memory_core.extraction.rules.text import _sentence, _sentences, _third_person, slug
+from memory_core.extraction.schema import RULES_NAME, RULES_VERSION, Candidate, rule_candidate
+from memory_core.extraction.schema import parse_when as _parse_when
+from memory_core.guards.secrets import scan_secrets
+
+__all__ = ["USER", "Fact", "RuleBasedExtractor", "Who", "read_statement", "remember_requests", "slug"]
+
+_REMEMBER = re.compile(
+    r"(?i:(?:^|[,;:(\u2014-]\s*|\b(?:and|but|so|also|actually|honestly|btw|oh|well|because|since|now|plus|hi|hey)\s+)"
+    r"(?:(?:can|could|will|would)\s+you\s+)?(?:please\s+)?(?:remember|don't\s+forget|don\u2019t\s+forget|do\s+not\s+forget|"
+    r"keep\s+in\s+mind)(?:\s+that\b|\s*[:,\u2014-])?\s*)(?!(?:when|what|who|where|how|why|if|whether|to|me|this|"
+    r"it)\b)(?P<what>\S.*)"
+)
+_PROCEDURAL = re.compile(
+    r"(?i)^(?:always|never|from now on|don't|do not|make sure|you should|you must|you need to|"
+    r"stop|only)\b|\bno longer needs?\b|\bfrom now on\b|\b(?:should|must)\s+(?:always|never)\b|"
+    r"\bwithout\s+(?:approval|asking|checking|confirmation)\b|\bdo(?:es)?n[o']t\s+need\s+(?:approval|to\s+be)\b"
+)
+
+
+def read_statement(statement: str, today: date | None = None) -> list[Fact]:
+    """The facts a written statement states, as the extractor would have keyed them (`infer_slot`)."""
+    return _Reader(today or timezone.localdate()).read(statement)
+
+
+class RuleBasedExtractor:
+    """Rules over the user's own messages, for offline mode; explicit statements only."""
+
+    name = RULES_NAME
+    prompt_version = RULES_VERSION
+
+    def extract(self, messages: list[dict[str, Any]]) -> list[Candidate]:
+        candidates: list[Candidate] = []
+        seen: set[tuple[str, str]] = set()
+        for message in messages:
+            if message["role"] != "user":
+                continue
+            when = _parse_when(message.get("created_at")) or timezone.now()
+            today = timezone.localtime(when).date()
+            for sentence in _sentences(str(message["content"])):
+                for fields in self._from_sentence(sentence, today):
+                    marker = (fields["content"].lower(), fields.get("key", ""))
+                    if marker in seen:
+                        continue
+                    seen.add(marker)
+                    candidate = rule_candidate(str(message["id"]), fields)
+                    if candidate is not None:
+                        candidates.append(candidate)
+        return candidates
+
+    def _from_sentence(self, sentence: str, today: date) -> list[Fact]:
+        remember = _REMEMBER.search(sentence)
+        if remember:
+            return self._remembered(remember.group("what"), today)
+        return _Reader(today).sentence(sentence)
+
+    def _remembered(self, what: str, today: date) -> list[Fact]:
+        """ "Remember that …": said on purpose, so it is kept even when no finer rule fits."""
+        what = what.strip().rstrip(".!? ")
+        if not what:
+            return []
+        if _PROCEDURAL.search(what):
+            return [
+                {
+                    "content": _sentence(what),
+                    "type": "procedural",
+                    "category": "sop",
+                    "importance": 0.7,
+                    "confidence": 1.0,
+                }
+            ]
+        whole = {"content": _sentence(_third_person(what)), "importance": 0.7, "confidence": 1.0}
+        specific = [
+            {**fields, "confidence": 1.0, "importance": max(fields.get("importance", 0.5), 0.7)}
+            for fields in _Reader(today).read(what, remembered=True)
+            if not fields.get("incidental")
+        ]
+        if _SECRET_WORDS.search(what) or scan_secrets(what).found:
+            # The reader leaves the secret's clause out and keeps the facts beside it; the secret
+            # goes on whole as well, so the pipeline refuses it and flags it for operators.
+            return [*specific, whole]
+        return specific or [whole]
+
+
+def remember_requests(message: dict[str, Any]) -> list[Candidate]:
+    """The statements of an explicit "remember that …" in one user message (written at once by chat).
+
+    Empty when the message asks nothing to be remembered; the rest of the message is left to the
+    background extraction of the conversation.
+    """
+    if message.get("role") != "user":
+        return []
+    when = _parse_when(message.get("created_at")) or timezone.now()
+    today = timezone.localtime(when).date()
+    rules = RuleBasedExtractor()
+    found: list[Candidate] = []
+    for sentence in _sentences(str(message.get("content", ""))):
+        match = _REMEMBER.search(sentence)
+        if match:
+            found += [
+                candidate
+                for fields in rules._remembered(match.group("what"), today)
+                if (candidate := rule_candidate(str(message["id"]), fields)) is not None
+            ]
+    return found

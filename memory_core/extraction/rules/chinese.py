@@ -1,0 +1,330 @@
+"""The Chinese reader of the offline extractor: Chinese statements ("用户对花生过敏。") under the
+same English keys as the English rules."""
+
+from __future__ import annotations
+
+import re
+
+from memory_core.extraction.rules.facts import USER, Who, _fact, _relative, _safety
+from memory_core.extraction.rules.lexicon import (
+    _CJK,
+    _SECRET_WORDS,
+    _ZH_PETS,
+    _ZH_RELATIONS,
+    _ZH_TERMS,
+    Fact,
+    _alternation,
+    _words,
+)
+from memory_core.extraction.rules.text import slug
+from memory_core.guards.secrets import scan_secrets
+
+_ZH_REL_ALT = _alternation(list(_ZH_RELATIONS) + list(_ZH_PETS))
+_ZH_OTHERS = r"朋友|同事|同学|老板|邻居|室友|他们|她们|他|她|它|别人|客人"
+_ZH_CONDITION_KEYS = _words(
+    "diabetic hypertension hypotension asthma heart_condition epilepsy celiac gout migraine depression "
+    "anxiety kidney_disease anemia arthritis hypothyroidism hyperthyroidism high_cholesterol cancer "
+    "liver_disease"
+)
+_ZH_DRUG_KEYS = _words("metformin insulin warfarin aspirin ibuprofen statin steroid penicillin")
+_ZH_FOOD_KEYS = _words(
+    "peanut nut seafood shrimp shellfish crab milk egg gluten wheat soy mango alcohol sesame fish dairy pork "
+    "beef lamb meat spicy_food chili coffee sugar cilantro onion garlic raw_fish offal chicken"
+)
+_ZH_CONDITIONS = _alternation([k for k, v in _ZH_TERMS.items() if v in _ZH_CONDITION_KEYS])
+_ZH_DRUGS = _alternation([k for k, v in _ZH_TERMS.items() if k.endswith("药") or v in _ZH_DRUG_KEYS])
+_ZH_FOODS = _alternation([k for k, v in _ZH_TERMS.items() if v in _ZH_FOOD_KEYS])
+_ZH_JOBS = _alternation(
+    "医生|护士|老师|教师|工程师|程序员|设计师|律师|会计|会计师|学生|研究生|大学生|中学生|经理|记者|厨师|司机|"
+    "药剂师|分析师|数据分析师|研究员|教授|销售|警察|军人|公务员|作家|演员|画家|歌手|主管|总监|老板|创业者|"
+    "自由职业者|店员|服务员|快递员|外卖员|保安|农民|工人|科学家|产品经理|项目经理|顾问|翻译|编辑|摄影师|"
+    "建筑师|飞行员|消防员|秘书|实习生|博士生|牙医|兽医|心理咨询师|咨询师|运营|产品|前端|后端"
+)
+_ZH_PLACES = (
+    "北京|上海|广州|深圳|杭州|南京|成都|重庆|武汉|西安|天津|苏州|长沙|郑州|青岛|厦门|大连|沈阳|哈尔滨|"
+    "昆明|福州|济南|合肥|宁波|无锡|香港|澳门|台北|东京|大阪|首尔|纽约|伦敦|巴黎|柏林|悉尼|新加坡|洛杉矶|"
+    "旧金山|多伦多|温哥华|国外|海外|外地|本地|家|家里|这里|那里|老家|附近|市区|郊区"
+)
+_ZH_ONE_OFF = re.compile(r"今天|今晚|这次|这一次|现在|这顿|明天|这回|这个|那个|这份")
+_ZH_QUESTION = re.compile(r"[吗呢\uff1f?]\s*$|什么|怎么|哪|谁|几|多少|是否")
+_ZH_LEAD = re.compile(
+    r"^(?:而且|并且|但是|但|不过|可是|另外|同时|还有|其实|对了|顺便说一下|哦|嗯|也|还|并|都)+"
+)
+_ZH_SUBJECT = re.compile(
+    rf"^(?P<subj>用户|该用户|我们|我)(?P<of>的)?(?:(?P<rel>{_ZH_REL_ALT}))?(?P<rest>.*)$"
+)
+
+
+def _zh_key(term: str) -> str:
+    return _ZH_TERMS.get(term) or slug(term, words=3)
+
+
+def _zh_items(text: str) -> list[str]:
+    return [item for item in re.split(r"和|与|及|以及|、|跟|还有|,|\uff0c", text) if item]
+
+
+def _read_chinese(sentence: str) -> list[Fact]:
+    found: list[Fact] = []
+    text = sentence.strip().rstrip("。\uff01!.")
+    if _ZH_QUESTION.search(text):
+        return []
+    previous: Who | None = None
+    clauses = re.split(
+        r"[\uff0c,\uff1b;\uff1a:]|(?:而且|并且|但是|不过(?!敏)|可是|另外|同时)|(?<=.)(?=也(?:不|没|是|有|对))",
+        text,
+    )
+    for raw in clauses:
+        raw = raw.strip()
+        if not raw or _SECRET_WORDS.search(raw) or scan_secrets(raw).found:
+            continue
+        clause = _ZH_LEAD.sub("", raw)
+        facts = _zh_identifiers(clause)
+        if facts:
+            found += facts
+            continue
+        call_me = re.match(
+            rf"^(?:你|您|大家|朋友们|朋友|别人|他们|家人|同事们?)?(?:都|也)?(?:可以|就|请)?叫我(?P<name>[{_CJK}A-Za-z]{{1,8}})$",
+            clause,
+        )
+        if call_me:
+            found.append(_fact(USER, "preferred_name", f"用户希望被称为{call_me.group('name')}。", "profile",
+                               importance=0.8))  # fmt: skip
+            continue
+        match = _ZH_SUBJECT.match(clause)
+        if match:
+            rest = match.group("rest")
+            if re.match(rf"^(?:{_ZH_OTHERS})", rest):
+                previous = None
+                continue
+            who = _relative(match.group("rel"), zh=match.group("rel")) if match.group("rel") else USER
+            possessive = bool(match.group("of")) and not match.group("rel")
+        elif previous is not None and (bare := re.match(rf"^(?P<rel>{_ZH_REL_ALT})(?P<rest>.+)$", clause)):
+            # "my son is allergic to peanuts, daughter to milk": the second relative is the user's too.
+            who, rest, possessive = (
+                _relative(bare.group("rel"), zh=bare.group("rel")),
+                bare.group("rest"),
+                False,
+            )
+        elif previous is not None:
+            who, rest, possessive = previous, clause, False
+        else:
+            who, rest, possessive = USER, clause, False
+        previous = who
+        found += _zh_predicate(who, rest, possessive)
+    return found
+
+
+def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:
+    if possessive:
+        match = re.match(rf"^名字(?:是|叫)(?P<name>[{_CJK}A-Za-z ]{{1,12}})$", p)
+        if match:
+            return [_fact(USER, "name", f"用户的名字是{match.group('name')}。", "profile", importance=0.8)]
+        return []
+    # Each rule answers None when it does not apply; a list, even empty, ends the reading.
+    for rule in (
+        _zh_allergy,
+        _zh_condition,
+        _zh_diet,
+        _zh_medication,
+        _zh_work,
+        _zh_home,
+        _zh_name,
+        _zh_preference,
+    ):
+        found = rule(who, p)
+        if found is not None:
+            return found
+    return []
+
+
+def _zh_allergy(who: Who, p: str) -> list[Fact] | None:
+    """Allergies: "对花生过敏", "不再对虾过敏了", "花生过敏"."""
+    match = re.match(
+        r"^(?P<n1>不再|不|没有|从不)?对(?P<what>.+?)(?P<n2>不再|不|没有)?(?P<deg>严重|非常|很|有点|轻微|特别)?过敏(?P<le>了)?$",
+        p,
+    )
+    if match is None:
+        match = re.match(
+            rf"^(?P<n1>)(?P<what>{_alternation(list(_ZH_TERMS))})(?P<n2>不再|不)?(?P<deg>)过敏(?P<le>了)?$", p
+        )
+    if match:
+        negation = match.group("n1") or match.group("n2")
+        ended = negation and (match.group("le") or negation == "不再")
+        found = []
+        for item in _zh_items(match.group("what")):
+            if item in ("任何东西", "任何", "什么", "东西", "任何食物"):
+                continue
+            verb = "不再过敏" if ended else ("不过敏" if negation else f"{match.group('deg') or ''}过敏")
+            key = f"health.allergy.{_zh_key(item)}"
+            denial = "ended" if ended else ("not" if negation else "")
+            found.append(_safety(who, key, f"{who.zh}对{item}{verb}。", negation=denial))
+        return found
+    return None
+
+
+def _zh_condition(who: Who, p: str) -> list[Fact] | None:
+    """Intolerances and conditions: "乳糖不耐受", "有糖尿病", "是哮喘患者", "怀孕了"."""
+    match = re.match(rf"^(?:有)?(?:轻微的?|严重的?|一点)?(?P<what>[{_CJK}]{{1,4}}?)不耐受?$", p)
+    if match:
+        key = f"health.intolerance.{_zh_key(match.group('what'))}"
+        return [_safety(who, key, f"{who.zh}{match.group('what')}不耐受。")]
+    match = re.match(r"^(?P<neg>没有)?(?P<verb>患有|有|得了|确诊了?)(?P<conds>.+)$", p)
+    items = _zh_items(match.group("conds")) if match else []
+    if (
+        match
+        and items
+        and all(re.fullmatch(rf"(?:{_ZH_CONDITIONS})|[{_CJK}]{{1,6}}[病症]", item) for item in items)
+    ):
+        verb = ("没有" if match.group("neg") else "") + match.group("verb")
+        return [
+            _safety(
+                who,
+                f"health.{_zh_key(item)}",
+                f"{who.zh}{verb}{item}。",
+                negation="not" if match.group("neg") else "",
+            )
+            for item in items
+        ]
+    match = re.match(
+        rf"^是(?:一名|一个|一位)?(?P<cond>(?:{_ZH_CONDITIONS})|[{_CJK}]{{1,6}}[病症])(?:患者|病人)$", p
+    )
+    if match:
+        return [_safety(who, f"health.{_zh_key(match.group('cond'))}", f"{who.zh}{p}。")]
+    if re.match(r"^怀孕了?$", p):
+        return [_safety(who, "health.pregnant", f"{who.zh}怀孕了。")]
+    return None
+
+
+def _zh_diet(who: Who, p: str) -> list[Fact] | None:
+    """Diets and foods avoided: "吃素", "是素食者", "不吃猪肉"."""
+    if re.match(r"^(?:已经)?(?:不再|不)吃素了?$", p):
+        return [_fact(who, "diet", f"{who.zh}不再吃素。", "safety", importance=0.8)]
+    if re.match(r"^(?:是)?(?:一名|一个|一位)?(?:素食者|素食主义者|纯素食者|纯素主义者)$", p) or re.match(
+        r"^(?:只|一直|平时)?吃(?:素|清真|纯素)(?:食)?$", p
+    ):
+        text = p if p.startswith(("是", "只", "一直", "平时", "吃")) else "是" + p
+        return [_fact(who, "diet", f"{who.zh}{text}。", "safety", importance=0.9, pinned=True)]
+    match = re.match(r"^(?P<m>从不|不能|不可以|不敢|不会|不再|不|忌)(?P<v>吃|喝)(?P<what>.+)$", p)
+    if match:
+        found = []
+        for item in _zh_items(match.group("what")):
+            if re.fullmatch(_ZH_FOODS, item):
+                key = f"diet.avoid.{_zh_key(item)}"
+                found.append(_safety(who, key, f"{who.zh}{match.group('m')}{match.group('v')}{item}。"))
+        return found
+    return None
+
+
+def _zh_medication(who: Who, p: str) -> list[Fact] | None:
+    """Medications: "每天服用二甲双胍"."""
+    match = re.match(r"^(?:每天|每日|一直|正在|目前|现在|长期)?(?:在)?(?:服用|吃|打|注射|用)(?P<what>.+)$", p)
+    if match:
+        drug = re.search(rf"{_ZH_DRUGS}|[{_CJK}]+药", match.group("what"))
+        if drug:
+            return [_safety(who, f"health.medication.{_zh_key(drug.group(0))}", f"{who.zh}{p}。")]
+    return None
+
+
+def _zh_work(who: Who, p: str) -> list[Fact] | None:
+    """Employer and job: "在腾讯工作", "在字节跳动做产品经理", "是医生"."""
+    match = re.match(
+        rf"^(?:现在|目前|正在)?在(?P<org>.+?)(?:做|当|担任)(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p
+    )
+    if match and not re.fullmatch(rf"(?:{_ZH_PLACES})|.+[市省区县国]", match.group("org")):
+        # "在字节跳动做产品经理": the employer and the role, each in its own slot.
+        return [
+            _fact(who, "employer", f"{who.zh}在{match.group('org')}工作。", "profile"),
+            _fact(who, "job", f"{who.zh}是{match.group('job')}。", "profile"),
+        ]
+    match = re.match(r"^(?:现在|目前|正在)?在(?P<org>.+?)(?:工作|上班|任职|就职)(?:了)?$", p) or re.match(
+        r"^(?:已经|刚)?(?:从.+?)?(?:跳槽到了?|跳槽去了?|加入了?|入职了?)(?P<org>.+?)(?:工作|上班)?$", p
+    )
+    if match:
+        org = match.group("org")
+        if not re.fullmatch(rf"(?:{_ZH_PLACES})|.+[市省区县国]", org):
+            return [_fact(who, "employer", f"{who.zh}在{org}工作。", "profile", importance=0.7)]
+        return []
+    match = re.match(rf"^是(?P<art>一名|一个|一位|个|名)?(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p)
+    if match:
+        return [_fact(who, "job", f"{who.zh}{p}。", "profile", importance=0.7)]
+    return None
+
+
+def _zh_home(who: Who, p: str) -> list[Fact] | None:
+    """Home: "住在上海", "搬到了杭州"."""
+    match = re.match(r"^(?:现在|目前|一直)?住在(?P<place>.+?)(?:了)?$", p)
+    if match:
+        return [_fact(who, "home_city", f"{who.zh}住在{match.group('place')}。", "profile", importance=0.7)]
+    match = re.match(r"^(?:已经|刚|刚刚)?搬(?:家)?到了?(?P<place>.+?)(?:了|去了)?$", p)
+    if match:
+        return [_fact(who, "home_city", f"{who.zh}搬到了{match.group('place')}。", "profile", importance=0.7)]
+    return None
+
+
+def _zh_name(who: Who, p: str) -> list[Fact] | None:
+    """Names: "叫小明", a relative's "叫Leo", "希望被称为小李"."""
+    match = re.match(rf"^叫(?P<name>[{_CJK}A-Za-z]{{1,8}})$", p)
+    if match:
+        name = match.group("name")
+        if who.user:
+            return [_fact(USER, "name", f"用户的名字是{name}。", "profile", importance=0.8)]
+        named = _relative(who.word, name, zh=who.word)
+        return [_fact(USER, named.key, f"{who.zh}叫{name}。", "relationship", importance=0.6)]
+    match = re.match(rf"^希望被(?:称为|叫做|叫)(?P<name>[{_CJK}A-Za-z]{{1,8}})$", p)
+    if match and who.user:
+        return [
+            _fact(USER, "preferred_name", f"用户希望被称为{match.group('name')}。", "profile", importance=0.8)
+        ]
+    return None
+
+
+def _zh_preference(who: Who, p: str) -> list[Fact] | None:
+    """A standing taste ("喜欢辣的"); said of this once ("今天…", "这次…"), none."""
+    match = re.match(
+        r"^(?P<adv>很|非常|最|更|特别|比较|也|还|都|一直)?(?P<v>不喜欢|喜欢|偏爱|讨厌|受不了|爱)(?P<what>.+)$",
+        p,
+    )
+    if (
+        match
+        and who.user
+        and not _ZH_ONE_OFF.search(p)
+        and not re.match(r"^(?:你|他|她|它|这|那)", match.group("what"))
+    ):
+        key = f"preference.{slug(match.group('what'), words=3)}"
+        return [_fact(USER, key, f"用户{p}。", "preference", importance=0.5)]
+    return None
+
+
+_ZH_ID_KINDS = {
+    "订单": "order",
+    "工单": "ticket",
+    "案件": "case",
+    "案例": "case",
+    "预订": "booking",
+    "预约": "booking",
+    "快递": "tracking",
+    "运单": "tracking",
+    "物流": "tracking",
+    "退款": "refund",
+    "发票": "invoice",
+    "航班": "flight",
+    "保单": "policy",
+}
+_ZH_IDENTIFIER = re.compile(
+    rf"(?P<kind>{_alternation(list(_ZH_ID_KINDS))})(?:号码|编号|单号|号)?(?:是|为|\uff1a|:)?\s*"
+    r"(?P<id>(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,})"
+)
+
+
+def _zh_identifiers(clause: str) -> list[Fact]:
+    match = _ZH_IDENTIFIER.search(clause)
+    if match is None:
+        return []
+    before = clause[: match.start()]
+    if before not in ("", "我的", "我们的", "用户的", "该用户的"):
+        return []
+    ident = match.group("id")
+    key = f"{_ZH_ID_KINDS[match.group('kind')]}.{re.sub(r'[^a-z0-9]+', '_', ident.lower()).strip('_')}"
+    return [
+        _fact(USER, key, f"用户的{clause[match.start() :]}。", "task_state", importance=0.6, type_="episodic")
+    ]

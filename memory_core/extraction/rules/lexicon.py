@@ -1,0 +1,359 @@
+"""The offline extractor's vocabulary: word lists, name and place patterns, conditions, drugs,
+foods, relations, identifier kinds, secret words, and the Chinese words that share English keys."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+Fact = dict[str, Any]
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+def _pairs(text: str) -> dict[str, str]:
+    """ "mom=mother son" -> {"mom": "mother", "son": "son"}: a word list that maps some words."""
+    return {word: target or word for word, _, target in (item.partition("=") for item in text.split())}
+
+
+def _alternation(words: str | list[str] | tuple[str, ...]) -> str:
+    """A regex alternation of phrases, longest first (so "type 1 diabetes" wins over "diabetes")."""
+    items = words.split("|") if isinstance(words, str) else list(words)
+    return "|".join(sorted((item for item in items if item), key=len, reverse=True))
+
+
+_NAME = r"[A-Z][\w'\u00c0-\u024f-]*(?:\s+[A-Z][\w'\u00c0-\u024f-]*){0,2}"
+_TITLED_NAME = (
+    rf"(?:(?:Dr|Mr|Mrs|Ms|Mx|Miss|Prof|Professor|Sir|Dame|Captain|Coach|Auntie|Uncle)\.?\s+)?{_NAME}"
+)
+_PLACE = r"[A-Z][\w'.\u00c0-\u024f-]*(?:(?:\s+|,\s*)[A-Z][\w'.\u00c0-\u024f-]*){0,3}"
+_ORG = r"[A-Z0-9][\w&'.\u00c0-\u024f-]*(?:\s+(?:&\s+)?[A-Z0-9][\w&'.\u00c0-\u024f-]*){0,4}"
+_CJK = r"\u4e00-\u9fff"
+_ADV = (
+    r"(?:(?:also|still|now|currently|really|actually|definitely|both|all|just|even|recently|finally|"
+    r"already|officially|basically|honestly|seriously|unfortunately|apparently|technically|"
+    r"originally|sadly|luckily|totally|absolutely|generally|usually|always|mostly|pretty\s+much)\s+)*"
+)
+_DEGREE = r"very|quite|super|really|so|deadly|a\s+bit|a\s+little|somewhat|[a-z-]+ly"
+_NOUN_DEGREE = r"severe|mild|serious|bad|strong|life-threatening|deadly|slight|minor|major|terrible"
+# Objects that name no particular thing: "allergic to anything" gives no fact.
+_VAGUE = _words(
+    "anything everything nothing something it them this that those these stuff things any lots much "
+    "everything else anything else a lot some any food any foods all food none no n/a nothing else"
+)
+_PRONOUN_OBJECTS = _words("it them that this those these")
+# Not allergens, whatever the joke says ("allergic to Mondays").
+_NOT_ALLERGENS = _words(
+    "monday mondays tuesday tuesdays wednesday wednesdays thursday thursdays friday fridays saturday "
+    "saturdays sunday sundays morning mornings work homework people meetings meeting exercise effort "
+    "adulting nonsense drama mondays responsibility responsibilities deadlines you him her math stupidity"
+)
+_OBJECT_END = re.compile(
+    r"[,\s]+(?:so|but|because|which|when|whenever|if|since|though|although|while|and\s+(?:I|i|my|we|you)|"
+    r"please|can|could|would|do|who|that\s+(?:is|was|makes|gives))\b.*$",
+    re.S,
+)
+_TRAILING_FILLER = re.compile(
+    r"(?:\s+(?:too|as well|a lot|so much|very much|really|though|lol|haha|apparently|anymore|any more|"
+    r"these days|nowadays|now|at all|for sure|btw|honestly|originally|like crazy|unfortunately))+$",
+    re.I,
+)
+_LEADING_DETERMINER = re.compile(
+    r"^(?:(?:all|any|some|most|certain|many|the|a|an|both|either|neither|just|only|kinds?\s+of|types?\s+of|sorts?\s+of|"
+    r"all\s+kinds\s+of|most\s+kinds\s+of)\s+)+",
+    re.I,
+)
+_CONTAINING = re.compile(
+    r"^(?:anything|foods?|things|stuff|dishes|products|meals)\s+(?:with|containing|that\s+contains?|made\s+with)\s+",
+    re.I,
+)
+_DIETS = (
+    "vegan|vegetarian|pescatarian|pescetarian|lacto-vegetarian|lacto-ovo vegetarian|ovo-vegetarian|"
+    "flexitarian|plant-based|halal|kosher|fruitarian|raw vegan"
+)
+# Conditions: what the user may say, and the one slot each is kept under. Any diabetes is
+# "diabetic": the key v1 stored for "I am diabetic".
+_CONDITIONS: tuple[tuple[str, str], ...] = (
+    (r"(?:type[ -]?(?:1|2|one|two|i|ii)\s+)?diabet(?:es|ic)|t[12]d|pre-?diabetes", "diabetic"),
+    (r"asthma|asthmatic", "asthma"),
+    (r"epilepsy|epileptic|a\s+seizure\s+disorder|seizures", "epilepsy"),
+    (r"c(?:o)?eliac(?:\s+disease)?|c(?:o)?eliac\s+sprue", "celiac"),
+    (r"hypertension|hypertensive|high\s+blood\s+pressure", "hypertension"),
+    (r"low\s+blood\s+pressure|hypotension", "hypotension"),
+    (
+        r"(?:a\s+)?heart\s+(?:condition|disease|problem|problems|defect)|heart\s+failure|arrhythmia|"
+        r"atrial\s+fibrillation|afib|a\s+heart\s+murmur|coronary\s+artery\s+disease",
+        "heart_condition",
+    ),
+    (r"(?:chronic\s+)?kidney\s+disease|ckd|kidney\s+problems|renal\s+failure", "kidney_disease"),
+    (r"(?:a\s+)?heart\s+attacks?|(?:a\s+)?myocardial\s+infarction", "heart_condition"),
+    (r"(?:a\s+)?strokes?|(?:a\s+)?mini[ -]stroke|(?:a\s+)?tia", "stroke"),
+    (r"(?:fatty\s+)?liver\s+disease|cirrhosis", "liver_disease"),
+    (r"gout", "gout"),
+    (r"migraines?|chronic\s+migraines?", "migraine"),
+    (r"(?:rheumatoid\s+|osteo)?arthritis", "arthritis"),
+    (r"copd|emphysema", "copd"),
+    (r"adhd|add", "adhd"),
+    (r"autism|asd|asperger'?s", "autism"),
+    (r"(?:clinical\s+)?depression", "depression"),
+    (r"(?:an\s+)?anxiety(?:\s+disorder)?|panic\s+disorder", "anxiety"),
+    (r"bipolar(?:\s+disorder)?", "bipolar"),
+    (r"ptsd", "ptsd"),
+    (r"ocd", "ocd"),
+    (r"ibs|irritable\s+bowel\s+syndrome", "ibs"),
+    (r"crohn'?s(?:\s+disease)?", "crohn"),
+    (r"(?:ulcerative\s+)?colitis", "colitis"),
+    (r"lupus", "lupus"),
+    (r"multiple\s+sclerosis", "multiple_sclerosis"),
+    (r"parkinson'?s(?:\s+disease)?", "parkinson"),
+    (r"alzheimer'?s(?:\s+disease)?|dementia", "dementia"),
+    (r"(?:\w+\s+)?cancer|leukemia|leukaemia|lymphoma", "cancer"),
+    (r"hiv", "hiv"),
+    (r"hepatitis(?:\s+[abc])?", "hepatitis"),
+    (r"sleep\s+apn(?:o)?ea", "sleep_apnea"),
+    (r"pcos|polycystic\s+ovary\s+syndrome", "pcos"),
+    (r"endometriosis", "endometriosis"),
+    (r"an(?:a)?emia|an(?:a)?emic", "anemia"),
+    (r"hypothyroidism|an\s+underactive\s+thyroid", "hypothyroidism"),
+    (r"hyperthyroidism|an\s+overactive\s+thyroid", "hyperthyroidism"),
+    (r"psoriasis", "psoriasis"),
+    (r"eczema", "eczema"),
+    (r"gerd|acid\s+reflux", "acid_reflux"),
+    (r"dyslexia|dyslexic", "dyslexia"),
+    (r"fibromyalgia", "fibromyalgia"),
+    (r"glaucoma", "glaucoma"),
+    (r"(?:a\s+)?pacemaker", "pacemaker"),
+    (r"high\s+cholesterol", "high_cholesterol"),
+    (r"osteoporosis", "osteoporosis"),
+    (r"tinnitus", "tinnitus"),
+    (r"insomnia", "insomnia"),
+    (r"hemophilia|haemophilia", "hemophilia"),
+    (r"sickle\s+cell(?:\s+disease|\s+anemia)?", "sickle_cell"),
+    (r"cystic\s+fibrosis", "cystic_fibrosis"),
+    (r"(?:a\s+)?bleeding\s+disorder", "bleeding_disorder"),
+    (r"pregnant", "pregnant"),
+    (r"colou?r[ -]?blind(?:ness)?", "colorblind"),
+)
+_CONDITION_ALT = _alternation([pattern for pattern, _ in _CONDITIONS])
+_CONDITION_ADJECTIVES = (
+    r"(?:type[ -]?(?:1|2|one|two|i|ii)\s+)?diabetic|pre-?diabetic|asthmatic|epileptic|c(?:o)?eliac|"
+    r"an(?:a)?emic|hypertensive|(?:\d+\s+(?:weeks?|months?)\s+)?pregnant|colou?r[ -]?blind|dyslexic|"
+    r"autistic|bipolar|immunocompromised|hard\s+of\s+hearing|deaf|blind|hemophiliac|haemophiliac"
+)
+# Medicines: names, classes and devices; a word with a drug-name ending counts too.
+_DRUG_NAMES = (
+    r"metformin|insulin|lisinopril|warfarin|coumadin|aspirin|ibuprofen|paracetamol|acetaminophen|tylenol|"
+    r"advil|naproxen|sertraline|zoloft|fluoxetine|prozac|citalopram|escitalopram|lexapro|paroxetine|"
+    r"venlafaxine|bupropion|wellbutrin|lithium|lamotrigine|levetiracetam|keppra|valproate|carbamazepine|"
+    r"gabapentin|pregabalin|levothyroxine|synthroid|prednisone|prednisolone|hydrocortisone|methotrexate|"
+    r"adalimumab|humira|amoxicillin|penicillin|doxycycline|azithromycin|ciprofloxacin|atorvastatin|"
+    r"lipitor|simvastatin|rosuvastatin|crestor|amlodipine|losartan|metoprolol|propranolol|atenolol|"
+    r"bisoprolol|furosemide|lasix|hydrochlorothiazide|spironolactone|clopidogrel|plavix|apixaban|eliquis|"
+    r"rivaroxaban|xarelto|dabigatran|heparin|omeprazole|pantoprazole|esomeprazole|ranitidine|famotidine|"
+    r"montelukast|salbutamol|albuterol|ventolin|symbicort|seretide|fluticasone|budesonide|cetirizine|"
+    r"loratadine|antihistamines?|epipens?|epinephrine|adrenaline|methylphenidate|ritalin|adderall|"
+    r"vyvanse|melatonin|zolpidem|diazepam|valium|lorazepam|ativan|alprazolam|xanax|clonazepam|tramadol|"
+    r"codeine|oxycodone|morphine|methadone|buprenorphine|suboxone|semaglutide|ozempic|wegovy|"
+    r"liraglutide|trulicity|jardiance|empagliflozin|dapagliflozin|glipizide|gliclazide|sitagliptin|"
+    r"januvia|allopurinol|colchicine|digoxin|nitroglycerin|tamoxifen|letrozole|finasteride|sildenafil|"
+    r"isotretinoin|accutane|hydroxychloroquine|plaquenil|estradiol|progesterone|testosterone|"
+    r"blood[ -]thinners?|anticoagulants?|beta[ -]blockers?|ace[ -]inhibitors?|statins?|antidepressants?|"
+    r"ssris?|antibiotics?|steroids?|corticosteroids?|immunosuppressants?|chemotherapy|chemo|"
+    r"antipsychotics?|anticonvulsants?|diuretics?|painkillers?|opioids?|birth[ -]control|the\s+pill|"
+    r"inhalers?|cpap(?:\s+machine)?|hrt|hormone\s+replacement(?:\s+therapy)?|"
+    r"(?:thyroid|blood\s+pressure|heart|diabetes|seizure|anxiety|allergy)\s+(?:medication|meds|pills|tablets)|"
+    r"dialysis|oxygen(?:\s+therapy)?|radiation(?:\s+therapy)?|medication|meds"
+)
+_DRUG_SUFFIXES = (
+    r"[a-z]+(?:statin|pril|sartan|olol|azepam|azolam|cillin|mycin|cycline|floxacin|prazole|tidine|formin|"
+    r"gliptin|glutide|xaban|parin|oxetine|triptan|codone|profen|dronate|lukast|terol|solone|thyroxine|"
+    r"mab|tinib|vir|zodone|pramine|tyline|dipine|semide|thiazide|fenac)"
+)
+_DRUG = re.compile(rf"(?i)\b(?P<drug>{_DRUG_NAMES}|{_DRUG_SUFFIXES})\b")
+_DRUG_KEYS = _pairs(
+    "coumadin=warfarin tylenol=paracetamol acetaminophen=paracetamol advil=ibuprofen zoloft=sertraline "
+    "prozac=fluoxetine lexapro=escitalopram synthroid=levothyroxine lipitor=atorvastatin "
+    "crestor=rosuvastatin "
+    "lasix=furosemide plavix=clopidogrel eliquis=apixaban xarelto=rivaroxaban ventolin=salbutamol "
+    "albuterol=salbutamol keppra=levetiracetam ritalin=methylphenidate valium=diazepam ativan=lorazepam "
+    "xanax=alprazolam januvia=sitagliptin ozempic=semaglutide wegovy=semaglutide humira=adalimumab "
+    "accutane=isotretinoin plaquenil=hydroxychloroquine anticoagulant=blood_thinner chemo=chemotherapy "
+    "the_pill=pill birth_control=pill epinephrine=epipen adrenaline=epipen cpap_machine=cpap med=medication"
+)
+# Foods and drinks, for the avoidance rules whose verb says little by itself ("I don't eat …").
+_FOODS = _words(
+    "pork beef lamb mutton veal chicken poultry turkey duck meat fish seafood shellfish shrimp prawn crab "
+    "lobster oyster clam mussel scallop squid octopus sushi egg dairy milk cheese butter cream yogurt "
+    "yoghurt lactose gluten wheat bread pasta soy tofu nut peanut almond cashew walnut pecan pistachio "
+    "hazelnut macadamia sesame mustard celery lupin corn sugar sweet candy chocolate caffeine coffee tea "
+    "alcohol beer wine liquor spirit soda carb carbohydrate salt sodium fat spicy spice chili chilli "
+    "pepper garlic onion tomato potato mushroom grapefruit citrus orange strawberry banana kiwi mango "
+    "avocado pineapple apple peach berry grape coconut bean legume lentil chickpea pea fruit vegetable "
+    "msg sweetener aspartame gelatin gelatine honey animal product red raw processed fried junk fast "
+    "sulfite sulphite nightshade cilantro coriander ham bacon sausage salami gravy rice oat barley rye "
+    "yeast vinegar fodmap cinnamon"
+)
+_RELATIONS = _pairs(
+    "wife husband partner spouse girlfriend boyfriend fiancee=fiance fianc\u00e9e=fiance fiance "
+    "fianc\u00e9=fiance son daughter child kid=child baby mother mom=mother mum=mother mommy=mother "
+    "mama=mother father dad=father daddy=father papa=father brother sister grandmother grandma=grandmother "
+    "granny=grandmother nana=grandmother grandfather grandpa=grandfather granddad=grandfather aunt uncle "
+    "cousin niece nephew grandson granddaughter stepson stepdaughter stepmother stepfather "
+    "mother-in-law=mother_in_law father-in-law=father_in_law"
+)
+_PETS = _pairs("dog puppy=dog cat kitten=cat parrot rabbit bunny=rabbit hamster horse bird turtle")
+# One of each: the name is not needed to tell them apart (v1's key for "my wife's name is Mei").
+_PARTNERS = frozenset({"wife", "husband", "partner", "spouse", "girlfriend", "boyfriend", "fiance"})
+_REL_ALT = _alternation(list(_RELATIONS) + list(_PETS))
+# "My wife is Chinese" says nothing about her name.
+_NOT_NAMES = _words(
+    "american british english french german japanese chinese korean indian italian spanish canadian "
+    "australian russian mexican brazilian dutch swiss swedish irish polish turkish vietnamese thai "
+    "greek portuguese scottish welsh african asian european latino latina jewish muslim christian "
+    "catholic buddhist hindu atheist filipino pakistani nigerian egyptian israeli iranian ukrainian kenyan "
+    "ethiopian argentinian colombian peruvian chilean cuban jamaican norwegian danish finnish austrian "
+    "belgian czech hungarian romanian indonesian malaysian singaporean taiwanese cantonese bengali punjabi "
+    "sikh mormon protestant orthodox gay straight bi trans introvert extrovert "
+    "here there home away sick ill pregnant okay ok fine great back "
+    "ready good sorry sure done new later tomorrow now maybe please when if gen god"
+)
+_ID_KINDS = _pairs(
+    "order ticket incident=ticket case booking reservation=booking confirmation=booking pnr=booking tracking "
+    "shipment=tracking parcel=tracking package=tracking invoice claim refund return rma=return policy "
+    "request "
+    "issue flight application membership member=membership customer reference ref=reference appointment "
+    "subscription transaction contract"
+)
+_IDENTIFIER = re.compile(
+    rf"(?i:\b(?P<kind>{_alternation(list(_ID_KINDS))})s?(?:\s+(?:{_alternation(list(_ID_KINDS))}))?)"
+    r"(?:\s+(?i:number|no\.?|num|nr|id|ref(?:erence)?|#))?(?:\s+(?i:is|was|=)|\s*[:=])?\s*\(?"
+    r"(?P<id>#\s?\d{3,}|\d{4,}|(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,}[A-Za-z0-9])(?![\w-])\)?"
+)
+# What may never reach a statement. The write pipeline refuses secrets too; leaving the clause
+# out keeps the rest of the sentence ("my order is 88231 and my PIN is 4321").
+_SECRET_WORDS = re.compile(
+    r"(?i)\b(?:passwords?|passwd|passcodes?|passphrases?|pins?|pin\s+codes?|codes?|otp|2fa|cvv|cvc|"
+    r"security\s+(?:questions?|answers?)|verification|tokens?|api[\s_-]?keys?|secrets?|ssn|"
+    r"social\s+security|logins?|credentials?|card\s+numbers?|credit\s+cards?|debit\s+cards?|"
+    r"account\s+numbers?|bank\s+accounts?|routing\s+numbers?|iban|sort\s+codes?|passport\s+numbers?)\b"
+    r"|密码|验证码|口令|卡号|银行卡|身份证号|护照号"
+)
+_HYPOTHETICAL = re.compile(
+    r"(?i)\b(?:if|whether|unless|in\s+case|suppose|supposing|imagine|pretend|wonder|wondering|what|which|"
+    r"who|how|why|where|when|would\s+be|were)\b"
+)
+_QUESTION_START = re.compile(
+    r"(?i)^(?:what|who|where|when|why|how|which|can|could|would|should|do|does|did|is|are|will|shall|may|"
+    r"am|was|were|have|has|had)(?:'s|\s|$)"
+)
+# Chinese words to the English key words, so both languages share a slot.
+_ZH_TERMS = {
+    "花生": "peanut",
+    "坚果": "nut",
+    "海鲜": "seafood",
+    "虾": "shrimp",
+    "贝类": "shellfish",
+    "螃蟹": "crab",
+    "牛奶": "milk",
+    "乳糖": "lactose",
+    "鸡蛋": "egg",
+    "蛋": "egg",
+    "青霉素": "penicillin",
+    "麸质": "gluten",
+    "小麦": "wheat",
+    "大豆": "soy",
+    "芒果": "mango",
+    "花粉": "pollen",
+    "酒精": "alcohol",
+    "阿司匹林": "aspirin",
+    "芝麻": "sesame",
+    "阿莫西林": "amoxicillin",
+    "鱼": "fish",
+    "猫": "cat",
+    "狗": "dog",
+    "尘螨": "dust_mite",
+    "乳制品": "dairy",
+    "奶制品": "dairy",
+    "布洛芬": "ibuprofen",
+    "磺胺": "sulfa",
+    "头孢": "cephalosporin",
+    "果糖": "fructose",
+    "猪肉": "pork",
+    "牛肉": "beef",
+    "羊肉": "lamb",
+    "肉": "meat",
+    "辣": "spicy_food",
+    "辣的": "spicy_food",
+    "辣椒": "chili",
+    "酒": "alcohol",
+    "咖啡": "coffee",
+    "糖": "sugar",
+    "香菜": "cilantro",
+    "葱": "onion",
+    "蒜": "garlic",
+    "生鱼片": "raw_fish",
+    "内脏": "offal",
+    "鸡肉": "chicken",
+    "二甲双胍": "metformin",
+    "胰岛素": "insulin",
+    "华法林": "warfarin",
+    "降压药": "blood_pressure_medication",
+    "抗凝药": "blood_thinner",
+    "抗凝血药": "blood_thinner",
+    "他汀": "statin",
+    "抗抑郁药": "antidepressant",
+    "避孕药": "pill",
+    "安眠药": "sleeping_pill",
+    "激素": "steroid",
+    "糖尿病": "diabetic",
+    "一型糖尿病": "diabetic",
+    "二型糖尿病": "diabetic",
+    "1型糖尿病": "diabetic",
+    "2型糖尿病": "diabetic",
+    "高血压": "hypertension",
+    "低血压": "hypotension",
+    "哮喘": "asthma",
+    "心脏病": "heart_condition",
+    "癫痫": "epilepsy",
+    "乳糜泻": "celiac",
+    "痛风": "gout",
+    "偏头痛": "migraine",
+    "抑郁症": "depression",
+    "焦虑症": "anxiety",
+    "肾病": "kidney_disease",
+    "贫血": "anemia",
+    "关节炎": "arthritis",
+    "甲减": "hypothyroidism",
+    "甲亢": "hyperthyroidism",
+    "高血脂": "high_cholesterol",
+    "癌症": "cancer",
+    "肝病": "liver_disease",
+}
+_ZH_RELATIONS = {
+    "妻子": "wife",
+    "老婆": "wife",
+    "太太": "wife",
+    "丈夫": "husband",
+    "老公": "husband",
+    "爱人": "spouse",
+    "儿子": "son",
+    "女儿": "daughter",
+    "孩子": "child",
+    "妈妈": "mother",
+    "母亲": "mother",
+    "爸爸": "father",
+    "父亲": "father",
+    "哥哥": "brother",
+    "弟弟": "brother",
+    "姐姐": "sister",
+    "妹妹": "sister",
+    "男朋友": "boyfriend",
+    "女朋友": "girlfriend",
+    "爷爷": "grandfather",
+    "外公": "grandfather",
+    "奶奶": "grandmother",
+    "外婆": "grandmother",
+}
+_ZH_PETS = {"狗": "dog", "小狗": "dog", "猫": "cat", "小猫": "cat"}

@@ -1,0 +1,152 @@
+"""The English reader: a sentence into clauses, each clause through the rules by topic, one
+statement per slot and sentence."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from memory_core.extraction.rules.chinese import _read_chinese
+from memory_core.extraction.rules.clauses import (
+    _ANTECEDENT,
+    _NOT_ANTECEDENT,
+    _continuation,
+    _split_clauses,
+    _subject,
+)
+from memory_core.extraction.rules.events import _event, _identifiers, _past_action
+from memory_core.extraction.rules.facts import USER, _Clause, _Context, _relative
+from memory_core.extraction.rules.health import _health, _mentions, _subjectless
+from memory_core.extraction.rules.home import _home
+from memory_core.extraction.rules.lexicon import (
+    _CJK,
+    _HYPOTHETICAL,
+    _NOT_NAMES,
+    _QUESTION_START,
+    _SECRET_WORDS,
+    Fact,
+)
+from memory_core.extraction.rules.people import (
+    _RELATIVE_LIST,
+    _birthday_of,
+    _name_fact,
+    _names,
+    _personal,
+    _possessions,
+    _relative_names,
+)
+from memory_core.extraction.rules.preferences import _is_request, _preferences
+from memory_core.extraction.rules.text import _normalise, _sentences
+from memory_core.extraction.rules.work import _work
+from memory_core.guards.secrets import scan_secrets
+
+
+class _Reader:
+    """Reads sentences into facts (see the module docstring)."""
+
+    def __init__(self, today: date) -> None:
+        self.today = today
+
+    def read(self, text: str, *, remembered: bool = False) -> list[Fact]:
+        found: list[Fact] = []
+        for sentence in _sentences(text):
+            found += self.sentence(sentence, remembered=remembered)
+        return found
+
+    def sentence(self, sentence: str, *, remembered: bool = False) -> list[Fact]:
+        if re.search(f"[{_CJK}]", sentence) and not re.search(r"[A-Za-z]{3,}\s+[A-Za-z]{3,}", sentence):
+            return _read_chinese(sentence)
+        sentence = _normalise(sentence)
+        question = sentence.rstrip().endswith("?")
+        ctx = _Context(today=self.today, sentence=sentence)
+        found, sentence = _listed_relatives(sentence)
+        clauses = _split_clauses(sentence)
+        if question:
+            # "I'm vegan, can you suggest a recipe?": keep the statement, drop the question.
+            clauses = clauses[:-1]
+        previous: _Clause | None = None
+        last: list[Fact] = []
+        for index, (sep, raw) in enumerate(clauses):
+            if _left_out(raw, question=question):
+                previous = None
+                continue
+            if re.match(r"(?i)^(?:which|who|that)\b", raw) and index:
+                continue
+            clause = _subject(raw)
+            if (clause.who is None or clause.fragment) and previous is not None:
+                clause = _continuation(sep, raw, previous, ctx) or clause
+            if clause.replaces:
+                found = [f for f in found if all(f is not g for g in last)]
+            ctx.frame = None  # a rule that reads a list object sets it again for the next clause
+            facts = self._clause(clause, ctx, remembered=remembered)
+            found += facts
+            last = facts
+            ctx.antecedent = _antecedent(raw)
+            if clause.who is not None:
+                previous = clause
+        # One statement per slot and sentence: "Penicillin gives me hives, I'm allergic to it."
+        last_of = {f["key"]: index for index, f in enumerate(found) if f.get("key")}
+        return [f for index, f in enumerate(found) if not f.get("key") or last_of[f["key"]] == index]
+
+    def _clause(self, clause: _Clause, ctx: _Context, *, remembered: bool) -> list[Fact]:
+        if clause.lead and _HYPOTHETICAL.search(clause.lead):
+            return []
+        found = _names(clause, ctx) + _mentions(clause)
+        past_action = _past_action(clause, ctx.today)
+        if not past_action:
+            found += _facts(clause, ctx)
+        stated = [fact for fact in found if not fact.get("incidental")]
+        request = _is_request(clause)
+        if not stated and not past_action and not request:
+            found += _identifiers(clause)
+            stated = [fact for fact in found if not fact.get("incidental")]
+        if stated or request:
+            return found
+        event = _event(clause, ctx.today, past_action=past_action, remembered=remembered)
+        return found + ([event] if event else [])
+
+
+def _listed_relatives(sentence: str) -> tuple[list[Fact], str]:
+    """ "I have two sons, Leo and Max": their names, and the sentence without the list."""
+    listed = _RELATIVE_LIST.search(sentence)
+    if not listed:
+        return [], sentence
+    found = [
+        _name_fact(_relative(listed.group("rel"), ""), name)
+        for name in re.split(r"\s*,\s*|\s+and\s+", listed.group("names"))
+        if name and name.split()[0].lower() not in _NOT_NAMES
+    ]
+    return found, (sentence[: listed.start()] + sentence[listed.end() :]).strip()
+
+
+def _left_out(raw: str, *, question: bool) -> bool:
+    """A clause naming a secret, or the question of a sentence: read nothing, continue nothing."""
+    if _SECRET_WORDS.search(raw) or scan_secrets(raw).found:
+        return True
+    return bool(_QUESTION_START.match(raw) and (question or raw.rstrip().endswith("?")))
+
+
+def _antecedent(raw: str) -> str:
+    """The noun a later "it" in the sentence may stand for ("Penicillin gives me hives, …")."""
+    antecedent = _ANTECEDENT.match(raw)
+    if antecedent and antecedent.group("np").split()[0].lower() not in _NOT_ANTECEDENT:
+        return antecedent.group("np")
+    return ""
+
+
+def _facts(clause: _Clause, ctx: _Context) -> list[Fact]:
+    """The keyed facts of one clause, by whom it is about."""
+    who, predicate, raw = clause.who, clause.predicate, clause.raw
+    if who is not None and predicate:
+        found = _health(who, predicate, ctx) or _work(who, predicate, ctx) or _home(who, predicate, ctx)
+        found = found or _personal(who, predicate, ctx)
+        if not found and who.user:
+            found = _preferences(who, predicate, ctx, clause.lead)
+        if not found and not who.user:
+            found = _relative_names(who, predicate) or _birthday_of(who, predicate, ctx)
+        return found
+    if who is USER and clause.possessive:
+        return _possessions(raw, ctx) or _subjectless(raw, ctx)
+    if who is None:
+        return _subjectless(raw, ctx)
+    return []
