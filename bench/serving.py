@@ -394,7 +394,12 @@ def topology_main(args: argparse.Namespace) -> None:
 
         webs = [start_web(env, 1, folder / f"web-{n}.log") for n in range(2)]
         clusters = [
-            Child([sys.executable, "manage.py", "qcluster"], env, folder / f"cluster-{n}.log")
+            # LOG_LEVEL=INFO: each processed task is a line of its cluster's log, counted below.
+            Child(
+                [sys.executable, "manage.py", "qcluster"],
+                {**env, "LOG_LEVEL": "INFO"},
+                folder / f"cluster-{n}.log",
+            )
             for n in range(2)
         ]
         children = [web for web, _ in webs] + clusters

@@ -6,7 +6,9 @@ lost. Here a claim belongs to one cluster (its *owner* id, set by `manage.py qcl
 only while that cluster renews it (`heartbeat`, every Q_LEASE_SECONDS / 3). Any cluster's pusher
 returns the claims of an owner that stopped renewing to the head of the queue (`reap`), where the
 next free worker takes them once. A task that finishes is acknowledged (deleted) as before; so is
-one that fails or exceeds Q_TIMEOUT (django-q2 records it as failed, `ack_failures` being on).
+one that fails or exceeds Q_TIMEOUT (django-q2 records it as failed, `ack_failures` being on). A
+failure enqueued with `ack_failure=False` (extraction) is released instead: back to the queue after
+Q_RETRY seconds, as django-q2's own brokers do, until Q_MAX_ATTEMPTS.
 
 `leased_broker` is the `broker_class` of settings.Q_CLUSTER: the Redis flavour when django-q2 is
 configured with Redis, the database (ORM) flavour otherwise.
@@ -23,10 +25,11 @@ from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
-from django_q.brokers import Broker
+from django_q.brokers import Broker, get_broker
 from django_q.brokers.orm import ORM
 from django_q.brokers.redis_broker import Redis
 from django_q.conf import Conf
+from django_q.signals import post_execute_in_worker
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +61,10 @@ class _Leases:
     def reap(self) -> int:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    def release(self, task_id: Any, delay: float) -> None:  # pragma: no cover - overridden
+        """Give up a claim: the task goes back to the queue, to be taken again after `delay` seconds."""
+        raise NotImplementedError
+
     def _paced_upkeep(self) -> None:
         now = time.monotonic()
         if now - self._last_beat >= lease_seconds() / 3:
@@ -85,6 +92,12 @@ class LeasedORM(_Leases, ORM):
             self.get_connection()
             .filter(key__startswith=f"{self.list_key}@", lock__lt=timezone.now())
             .update(key=self.list_key, lock=timezone.now() - timedelta(seconds=1))
+        )
+
+    def release(self, task_id: Any, delay: float) -> None:
+        # A queued row is taken once its lock is in the past: the delay is a lock in the future.
+        self.get_connection().filter(pk=task_id, key__startswith=f"{self.list_key}@").update(
+            key=self.list_key, lock=timezone.now() + timedelta(seconds=delay)
         )
 
     def dequeue(self) -> list[tuple[Any, Any]] | None:
@@ -134,10 +147,17 @@ end
 return out
 """
 
-# Puts the claims of every owner whose alive key (ARGV[1] .. owner) has expired back at the head.
+# Puts the claims of every owner whose alive key (ARGV[1] .. owner) has expired back at the head,
+# and the released tasks whose delay (score in KEYS[4]) is over (ARGV[2], ms) at the tail.
 _REAP = """
-local claims = redis.call('HGETALL', KEYS[3])
 local returned = 0
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ARGV[2])) do
+  local payload = redis.call('HGET', KEYS[2], id)
+  if payload then redis.call('RPUSH', KEYS[1], payload) end
+  redis.call('HDEL', KEYS[2], id)
+  redis.call('ZREM', KEYS[4], id)
+end
+local claims = redis.call('HGETALL', KEYS[3])
 for i = 1, #claims, 2 do
   local id, owner = claims[i], claims[i + 1]
   if redis.call('EXISTS', ARGV[1] .. owner) == 0 then
@@ -153,6 +173,14 @@ end
 return returned
 """
 
+# Releases claim ARGV[1]: no longer owned, due again at ARGV[2] (ms); its payload stays in KEYS[1].
+_RELEASE = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
+end
+"""
+
 
 class LeasedRedis(_Leases, Redis):
     """Redis broker. The queue stays django-q2's list; claims live in two hashes (id → payload,
@@ -166,9 +194,20 @@ class LeasedRedis(_Leases, Redis):
         alive = f"{self.list_key}:alive:{owner or lease_owner()}"
         self.connection.set(alive, "1", px=int(lease_seconds() * 1000))
 
+    @property
+    def _delayed(self) -> str:
+        return f"{self.list_key}:delayed"
+
     def reap(self) -> int:
         queue, claimed, owners, _ = self._keys
-        return int(self.connection.eval(_REAP, 3, queue, claimed, owners, f"{self.list_key}:alive:"))
+        now_ms = int(time.time() * 1000)
+        alive = f"{self.list_key}:alive:"
+        return int(self.connection.eval(_REAP, 4, queue, claimed, owners, self._delayed, alive, now_ms))
+
+    def release(self, task_id: Any, delay: float) -> None:
+        _, claimed, owners, _ = self._keys
+        due_ms = int((time.time() + delay) * 1000)
+        self.connection.eval(_RELEASE, 3, claimed, owners, self._delayed, task_id, due_ms)
 
     def dequeue(self) -> list[tuple[Any, Any]] | None:
         self._paced_upkeep()
@@ -183,6 +222,7 @@ class LeasedRedis(_Leases, Redis):
         pipe = self.connection.pipeline()
         pipe.hdel(claimed, task_id)
         pipe.hdel(owners, task_id)
+        pipe.zrem(self._delayed, task_id)
         pipe.execute()
 
     def fail(self, task_id: Any) -> None:
@@ -192,7 +232,7 @@ class LeasedRedis(_Leases, Redis):
         return int(self.connection.hlen(self._keys[1]))
 
     def delete_queue(self) -> Any:
-        return self.connection.delete(*self._keys)
+        return self.connection.delete(*self._keys, self._delayed)
 
 
 def leased_broker(list_key: str | None = None) -> Broker:
@@ -200,3 +240,18 @@ def leased_broker(list_key: str | None = None) -> Broker:
     if Conf.REDIS and not Conf.ORM:
         return LeasedRedis(list_key=list_key)
     return LeasedORM(list_key=list_key)
+
+
+def _release_unacknowledged_failure(sender: Any, func: Any, task: dict[str, Any], **kwargs: Any) -> None:
+    """In the worker, after a run: a failure that django-q2 will not acknowledge (`ack_failure` off)
+    would otherwise stay claimed while its cluster lives; hand it back for a retry after Q_RETRY.
+    (At Q_MAX_ATTEMPTS the monitor then acknowledges, that is deletes, it.)"""
+    ack_id = task.get("ack_id")
+    if not ack_id or task.get("success") or task.get("ack_failure") or task.get("sync"):
+        return
+    broker = get_broker()
+    if isinstance(broker, _Leases):
+        broker.release(ack_id, delay=float(Conf.RETRY))
+
+
+post_execute_in_worker.connect(_release_unacknowledged_failure, dispatch_uid="config.brokers.release")

@@ -14,3 +14,10 @@ def mark_and_wait(path: str, seconds: float) -> str:
     with open(path, "a") as out:
         out.write(f"done {os.getpid()}\n")
     return "done"
+
+
+def mark_and_fail(path: str) -> None:
+    """Write who ran, then fail."""
+    with open(path, "a") as out:
+        out.write(f"fail {os.getpid()}\n")
+    raise RuntimeError("failed on purpose")

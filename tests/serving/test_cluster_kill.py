@@ -120,3 +120,43 @@ def test_sigterm_stops_the_cluster_and_all_its_processes(tmp_path, whole_group):
         _wait_for(lambda: not cluster.alive(), 20, "qcluster's exit", [cluster])
 
     assert not any(pid_alive(pid) for pid in processes)
+
+
+@pytest.mark.parametrize(
+    "redis_url", [None, pytest.param(REDIS_URL, marks=pytest.mark.redis)], ids=["orm", "redis"]
+)
+def test_a_failure_left_unacknowledged_is_retried_after_q_retry_up_to_max_attempts(
+    monkeypatch, tmp_path, redis_url
+):
+    """Extraction enqueues with ack_failure=False so that a failure is retried: the lease must not
+    keep such a task claimed for as long as its cluster lives."""
+    name = f"retry-{uuid.uuid4().hex[:10]}"
+    monkeypatch.setattr(Conf, "SECRET_KEY", SECRET)
+    monkeypatch.setattr(Conf, "PREFIX", name)
+    monkeypatch.setattr(Conf, "CLUSTER_NAME", name)
+    monkeypatch.setattr(Conf, "ORM", None if redis_url else "default")
+    monkeypatch.setattr(Conf, "REDIS", redis_url or {})
+    broker = get_broker()
+    env = production_env(Q_CLUSTER_NAME=name, Q_WORKERS="1", Q_TIMEOUT="2", Q_RETRY="3", Q_MAX_ATTEMPTS="2",
+                         EMBEDDING_BACKEND="openai")  # fmt: skip
+    if redis_url:
+        env["REDIS_URL"] = redis_url
+    cluster = Cluster(tmp_path / "cluster.log", env=env)
+    marks = tmp_path / "marks.txt"
+    with running(cluster):
+        _wait_for(lambda: len(descendants(cluster.pid)) >= 4, 60, "cluster start", [cluster])
+        task_id = async_task("tests.serving.tasks.mark_and_fail", str(marks), broker=broker, sync=False,
+                             ack_failure=False)  # fmt: skip
+        _wait_for(lambda: len(_lines(marks)) == 1, 30, "the first run", [cluster])
+        retried_after = _wait_for(lambda: len(_lines(marks)) == 2, 30, "the retry", [cluster])
+        time.sleep(8)  # a third run would show by now
+
+    assert len(_lines(marks)) == 2  # Q_MAX_ATTEMPTS
+    assert retried_after > 2  # Q_RETRY after the failure, not at once
+    task = Task.objects.get(id=task_id)
+    assert (task.success, task.attempt_count) == (False, 2)
+    if redis_url:
+        assert broker.queue_size() == 0 and broker.lock_size() == 0  # type: ignore[attr-defined]
+        broker.delete_queue()
+    else:
+        assert not OrmQ.objects.filter(key__startswith=name).exists()
