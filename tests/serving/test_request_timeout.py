@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from config.asgi import RequestTimeout
@@ -23,7 +24,9 @@ def _serve(app: Any, seconds: float) -> list[dict[str, Any]]:
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    asyncio.run(RequestTimeout(app, seconds)(SCOPE, _receive, send))
+    # On a thread of its own: Playwright's tests leave an event loop running in this one.
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, RequestTimeout(app, seconds)(SCOPE, _receive, send)).result()
     return sent
 
 
