@@ -24,8 +24,8 @@ def _serve(app: Any, seconds: float) -> list[dict[str, Any]]:
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    # Its own thread and event loop: the browser tests' Playwright may leave one running here.
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    # On a thread of its own: Playwright's tests leave an event loop running in this one.
+    with ThreadPoolExecutor(1) as pool:
         pool.submit(asyncio.run, RequestTimeout(app, seconds)(SCOPE, _receive, send)).result()
     return sent
 
