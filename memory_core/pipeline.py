@@ -298,8 +298,9 @@ def classify(request: WriteRequest) -> WriteRequest:
             return replace(
                 request,
                 type=MemoryType.PROCEDURAL,
-                category="sop",
-                key="",
+                category="sop" if request.type != MemoryType.PROCEDURAL else request.category,
+                # A procedure proposed with its SOP key keeps it; a fact's slot is not a rule's.
+                key=request.key if request.type == MemoryType.PROCEDURAL else "",
                 pinned=False,
                 flag_reason=(check.reason or "would weaken a policy") if check.weakens else "",
             )
