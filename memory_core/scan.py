@@ -46,18 +46,25 @@ class ScanReport:
         return out
 
 
-def scan_database(marker: str) -> dict[str, list[str]]:
-    """Every table and column of the schema whose text form contains `marker` (any case)."""
+# Column types that can hold someone's words (a short number can also be part of a timestamp).
+TEXT_TYPES = ("text", "character varying", "character", "json", "jsonb", "ARRAY", "tsvector", "bytea")
+
+
+def scan_database(marker: str, *, text_only: bool = False) -> dict[str, list[str]]:
+    """Every table and column of the schema whose text form contains `marker` (any case);
+    with `text_only`, only columns that can hold text (for short markers such as a PIN)."""
     hits: dict[str, list[str]] = {}
     pattern = "%" + marker.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     with connection.cursor() as cursor:
         for table in connection.introspection.table_names():
             cursor.execute(
-                "SELECT column_name FROM information_schema.columns "
+                "SELECT column_name, data_type FROM information_schema.columns "
                 "WHERE table_schema = current_schema() AND table_name = %s",
                 [table],
             )
-            for (column,) in cursor.fetchall():
+            for column, data_type in cursor.fetchall():
+                if text_only and data_type not in TEXT_TYPES:
+                    continue
                 q = connection.ops.quote_name
                 cursor.execute(
                     f"SELECT EXISTS (SELECT 1 FROM {q(table)} WHERE {q(column)}::text ILIKE %s)",  # noqa: S608

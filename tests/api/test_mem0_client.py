@@ -115,7 +115,7 @@ def test_the_write_path_holds_through_the_mem0_client(mem0):
         user_id="carol",
     )
     mem0.add(f"The user's one-time code is {canary}.", user_id="carol", infer=False)
-    assert scan_database(canary) == {} and scan_job_queue(canary) == []
+    assert scan_database(canary, text_only=True) == {} and scan_job_queue(canary) == []
 
     # No key sent: the inferred slot still makes the new employer replace the old one.
     mem0.add("The user works at Contoso.", user_id="carol", infer=False)
