@@ -39,6 +39,8 @@ class PreparedTurn:
     recall: RecallResult | None
     memory_state: str  # "on" | "incognito" | "paused"
     acknowledgements: list[str] = field(default_factory=list)
+    # The secret values of the user's message, scanned once: the reply must never repeat them.
+    secret_values: tuple[str, ...] = ()
 
 
 def _clean_text(text: str) -> str:
@@ -295,7 +297,7 @@ def turn_prepare(*, user: Any, conversation: Conversation, user_message: Message
         llm_messages.insert(
             1, {"role": "system", "content": "Tell the user, in your reply: " + " ".join(acks)}
         )
-    return PreparedTurn(conversation, user_message, llm_messages, recall, state, acks)
+    return PreparedTurn(conversation, user_message, llm_messages, recall, state, acks, secrets.values)
 
 
 def _usable(text: str) -> str:
@@ -316,7 +318,7 @@ def turn_complete(*, prepared: PreparedTurn, text: str, offline: bool) -> Messag
         text = "\n".join(prepared.acknowledgements) + "\n\n" + text
     conversation, user_message = prepared.conversation, prepared.user_message
     # The reply is derived text: it never repeats a secret of the user's message.
-    text = redact_values(text, scan_secrets(user_message.content).values)
+    text = redact_values(text, prepared.secret_values)
     try:
         with transaction.atomic():
             reply = Message.objects.create(
@@ -383,14 +385,13 @@ def turn_stream(*, user: Any, conversation: Conversation, user_message: Message)
         return
     llm = get_llm()
     parts: list[str] = []
-    secret_values = scan_secrets(user_message.content).values
     if llm.offline and prepared.acknowledgements:
         ack = "\n".join(prepared.acknowledgements) + "\n\n"
         yield ("delta", ack)
     try:
         for delta in llm.stream_chat(prepared.llm_messages):
             parts.append(delta)
-            yield ("delta", redact_values(delta, secret_values))
+            yield ("delta", redact_values(delta, prepared.secret_values))
         _usable("".join(parts))
     except LLMError as exc:
         turn_fail(prepared=prepared, error=exc)

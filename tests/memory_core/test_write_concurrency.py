@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 from django.db import connection, connections, transaction
@@ -35,32 +36,28 @@ def _waits_on_a_lock(pid: int) -> bool:
     return bool(row) and row[0] == "Lock"
 
 
-def test_recall_during_an_add_that_merges_into_the_recalled_entry(owner):
-    namespace = namespace_for_user(user=owner)
-    allergy = memory_add(namespace=namespace, content="The user is allergic to peanuts.", pinned=True).entry
-    writer_holds_lock = threading.Barrier(2, timeout=10)
+def _overlap(
+    *, first_write: Callable[[], object], second_write: Callable[[], object], read: Callable[[], object]
+) -> list[BaseException]:
+    """Overlap a writer and a recall on purpose: the writer's transaction does `first_write`
+    (holding its locks), the recall starts, and once it has finished or blocks on a lock the
+    writer does `second_write` in the same transaction. Returns what either side raised."""
+    writer_holds_locks = threading.Barrier(2, timeout=10)
     recall_pid: list[int] = []
     recall_done = threading.Event()
     errors: list[BaseException] = []
-    outcomes: list[AddAction] = []
 
     def writer() -> None:
         try:
             with transaction.atomic():
-                # First write: the namespace lock is now held until this transaction ends.
-                memory_add(namespace=namespace, content="The user lives in Porto.")
-                writer_holds_lock.wait()
-                # Wait until the recall has either finished or is blocked on a lock (with the old
-                # lock it blocks, holding the allergy row): then merge into that very row.
+                first_write()
+                writer_holds_locks.wait()
                 deadline = time.monotonic() + 10
                 while not recall_done.is_set() and time.monotonic() < deadline:
                     if recall_pid and _waits_on_a_lock(recall_pid[0]):
                         break
                     time.sleep(0.01)
-                again = memory_add(
-                    namespace=namespace, content="The user is allergic to peanuts.", pinned=True
-                )
-                outcomes.append(again.action)
+                second_write()
         except BaseException as exc:
             errors.append(exc)
         finally:
@@ -69,9 +66,8 @@ def test_recall_during_an_add_that_merges_into_the_recalled_entry(owner):
     def reader() -> None:
         try:
             recall_pid.append(_backend_pid())
-            writer_holds_lock.wait()
-            result = memory_recall(actor=owner, query="Can I eat satay sauce?")
-            assert [item.entry.pk for item in result.items] == [allergy.pk]
+            writer_holds_locks.wait()
+            read()
         except BaseException as exc:
             errors.append(exc)
         finally:
@@ -83,6 +79,27 @@ def test_recall_during_an_add_that_merges_into_the_recalled_entry(owner):
         thread.start()
     for thread in threads:
         thread.join(timeout=30)
+    return errors
+
+
+def test_recall_during_an_add_that_merges_into_the_recalled_entry(owner):
+    namespace = namespace_for_user(user=owner)
+    allergy = memory_add(namespace=namespace, content="The user is allergic to peanuts.", pinned=True).entry
+    outcomes: list[AddAction] = []
+
+    def recall() -> None:
+        result = memory_recall(actor=owner, query="Can I eat satay sauce?")
+        assert [item.entry.pk for item in result.items] == [allergy.pk]
+
+    errors = _overlap(
+        # The namespace lock is held from the first write; with the old FOR UPDATE lock the
+        # recall blocks holding the allergy row, and the merge into that row closes the cycle.
+        first_write=lambda: memory_add(namespace=namespace, content="The user lives in Porto."),
+        second_write=lambda: outcomes.append(
+            memory_add(namespace=namespace, content=allergy.content, pinned=True).action
+        ),
+        read=recall,
+    )
 
     assert errors == []
     assert outcomes == [AddAction.MERGED]
@@ -99,44 +116,16 @@ def test_recall_during_a_batch_that_merges_into_several_recalled_entries(owner):
     texts = ["The user is allergic to peanuts.", "The user is allergic to shellfish."]
     entries = [memory_add(namespace=namespace, content=t, pinned=True).entry for t in texts]
     low, high = sorted(entries, key=lambda e: e.pk)
-    writer_holds_high = threading.Barrier(2, timeout=10)
-    recall_pid: list[int] = []
-    recall_done = threading.Event()
-    errors: list[BaseException] = []
 
-    def writer() -> None:
-        try:
-            with transaction.atomic():
-                memory_add(namespace=namespace, content=high.content, pinned=True)  # locks `high`
-                writer_holds_high.wait()
-                deadline = time.monotonic() + 10
-                while not recall_done.is_set() and time.monotonic() < deadline:
-                    if recall_pid and _waits_on_a_lock(recall_pid[0]):
-                        break
-                    time.sleep(0.01)
-                memory_add(namespace=namespace, content=low.content, pinned=True)  # then `low`
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connections.close_all()
+    def recall() -> None:
+        result = memory_recall(actor=owner, query="What am I allergic to?")
+        assert {item.entry.pk for item in result.items} == {low.pk, high.pk}
 
-    def reader() -> None:
-        try:
-            recall_pid.append(_backend_pid())
-            writer_holds_high.wait()
-            result = memory_recall(actor=owner, query="What am I allergic to?")
-            assert {item.entry.pk for item in result.items} == {low.pk, high.pk}
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            recall_done.set()
-            connections.close_all()
-
-    threads = [threading.Thread(target=writer), threading.Thread(target=reader)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    errors = _overlap(
+        first_write=lambda: memory_add(namespace=namespace, content=high.content, pinned=True),
+        second_write=lambda: memory_add(namespace=namespace, content=low.content, pinned=True),
+        read=recall,
+    )
 
     assert errors == []
     low.refresh_from_db()
