@@ -183,15 +183,15 @@ def parse_when(value: Any, name: str) -> datetime | date:
         except (OverflowError, OSError, ValueError):
             raise bad(f"{name}: {value} is not a valid Unix time.") from None
     if isinstance(value, str) and len(value) <= 40:
-        try:
-            moment = parse_datetime(value)
-            day = parse_date(value) if moment is None else None
+        try:  # a date first: parse_datetime reads "2026-07-20" as its midnight
+            day = parse_date(value)
+            moment = parse_datetime(value) if day is None else None
         except ValueError:
             moment = day = None
-        if moment is not None:
-            return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
         if day is not None:
             return day
+        if moment is not None:
+            return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
     raise bad(f"{name}: {value!r} is not a date (YYYY-MM-DD), an ISO 8601 date-time or Unix seconds.")
 
 

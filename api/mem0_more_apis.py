@@ -314,7 +314,7 @@ class ProjectApi(Mem0View):
     )
     def get(self, request: Request, org_id: str, project_id: str) -> Response:
         tenant = self._tenant(request, org_id, project_id)
-        reject_unknown(request.query_params, ("fields",), what="a project")
+        reject_unknown(request.query_params, ("fields", "org_id", "project_id"), what="a project")
         project = {
             "id": tenant.slug,
             "name": tenant.name,
