@@ -73,7 +73,8 @@ class Mem0SearchSerializer(serializers.Serializer):
         required=False, help_text="true (always: the recall blend); false is a 400."
     )
     keyword_search = s.StrictBooleanField(required=False, help_text="true (always blended); false is a 400.")
-    fields = serializers.ListField(
+    # mem0's name; DRF's metaclass moves declared fields aside, so it does not shadow `.fields`.
+    fields = serializers.ListField(  # type: ignore[assignment]
         child=serializers.ChoiceField(choices=MEMORY_FIELDS), required=False, max_length=len(MEMORY_FIELDS)
     )
     show_expired = s.StrictBooleanField(required=False, help_text="false; true is a 400 (use get_all).")
