@@ -329,7 +329,7 @@ class ProjectApi(Mem0View):
             )
         return Response({k: v for k, v in project.items() if k in fields} if fields else project)
 
-    @extend_schema(operation_id="mem0_project_update", summary="mem0: update the project (501)", tags=TAG)
+    @extend_schema(exclude=True)  # not a feature: docs/api.md lists what answers 501
     def patch(self, request: Request, org_id: str, project_id: str) -> Response:
         self._tenant(request, org_id, project_id)
         raise NotServed(
@@ -337,7 +337,7 @@ class ProjectApi(Mem0View):
             "instructions are the operator's, not the API's."
         )
 
-    @extend_schema(operation_id="mem0_project_delete", summary="mem0: delete the project (501)", tags=TAG)
+    @extend_schema(exclude=True)
     def delete(self, request: Request, org_id: str, project_id: str) -> Response:
         self._tenant(request, org_id, project_id)
         raise NotServed("Deleting a project is not served: an operator removes tenants.")
@@ -351,12 +351,7 @@ def not_served(slug: str, feature: str, methods: dict[str, str | None]) -> type[
 
     attrs: dict[str, Any] = {"scopes": methods, "__doc__": f"mem0: {feature} (not served, 501)."}
     for method in methods:
-        attrs[method.lower()] = extend_schema(
-            operation_id=f"mem0_{slug}_{method.lower()}",
-            summary=f"mem0: {feature} (501)",
-            tags=TAG,
-            responses={501: OpenApiResponse(OpenApiTypes.OBJECT)},
-        )(handler)
+        attrs[method.lower()] = extend_schema(exclude=True)(handler)  # listed in docs/api.md
     return type(f"NotServed_{slug}", (Mem0View,), attrs)
 
 
