@@ -260,7 +260,7 @@ class FeedbackApi(Mem0View):
         operation_id="mem0_feedback",
         summary="mem0: feedback on a memory",
         description="Kept as a `feedback` event in the memory's history (`GET /api/v1/memories/{id}/"
-        "history/`, the user's page, the export); `feedback: null` withdraws it. The reason has its "
+        "history/`, the exports); `feedback: null` withdraws it. The reason has its "
         "secrets redacted and goes when the memory is erased. It does not change recall.",
         tags=TAG,
         request=Mem0FeedbackSerializer,

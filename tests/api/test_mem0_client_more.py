@@ -313,6 +313,8 @@ def test_feedback_is_kept_in_the_memorys_history(mem0, other_mem0, tenant, make_
     [event] = [e for e in history if e["action"] == "feedback"]
     assert event["data"] == {"feedback": "NEGATIVE"} and event["actor_kind"] == "api"
     assert "738291" not in event["reason"] and event["reason"].startswith("Outdated")
+    [exported] = mem0.get_memory_export(filters={"user_id": "alice"})["memories"]
+    assert [e["data"] for e in exported["history"] if e["action"] == "feedback"] == [{"feedback": "NEGATIVE"}]
     # mem0's history lists changes of the memory; feedback is not one.
     assert [h["event"] for h in mem0.history(memory_id)] == ["ADD"]
     mem0.feedback(memory_id, feedback=None)  # withdrawn: a second event
