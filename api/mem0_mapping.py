@@ -284,8 +284,10 @@ def history_rows(
     for change in events:
         data = change.data or {}
         ref = str(change.entry_ref)
-        if change.action == "superseded" or (change.action == "corrected" and "corrects" not in data):
-            continue
+        if change.action in ("superseded", "feedback") or (
+            change.action == "corrected" and "corrects" not in data
+        ):
+            continue  # feedback is not a change of the memory (our own history lists it)
         if change.action == "created" and change.entry_ref in corrected:
             continue
         old = contents.get(data["corrects"]) if change.action == "corrected" else None

@@ -57,6 +57,7 @@ class EventAction(models.TextChoices):
     REEMBEDDED = "reembedded", "Re-embedded"
     ERASED = "erased", "Erased"
     FLAGGED = "flagged", "Flagged"
+    FEEDBACK = "feedback", "Feedback"
 
 
 class ActorKind(models.TextChoices):

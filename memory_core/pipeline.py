@@ -242,13 +242,13 @@ def scrub(text: str, values: tuple[str, ...]) -> str:
     return redact_values(scan_secrets(text).redacted, values) if text else text
 
 
-def _scrub_metadata(value: Any, values: tuple[str, ...]) -> Any:
+def scrub_metadata(value: Any, values: tuple[str, ...]) -> Any:
     if isinstance(value, str):
         return scrub(value, values)
     if isinstance(value, dict):
-        return {k: _scrub_metadata(v, values) for k, v in value.items()}
+        return {k: scrub_metadata(v, values) for k, v in value.items()}
     if isinstance(value, list):
-        return [_scrub_metadata(v, values) for v in value]
+        return [scrub_metadata(v, values) for v in value]
     return value
 
 
@@ -275,7 +275,7 @@ def guard_secrets(namespace: Namespace, request: WriteRequest) -> tuple[WriteReq
         replace(
             request,
             excerpt=scrub(request.excerpt, values)[:EXCERPT_MAX_CHARS],
-            metadata=_scrub_metadata(request.metadata, values),
+            metadata=scrub_metadata(request.metadata, values),
             raw_text="",  # used; never stored
         ),
         None,

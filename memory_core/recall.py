@@ -394,12 +394,15 @@ def memory_recall(
     turn_ref: str = "",
     record: bool = True,
     query_embedding: list[float] | None = None,
+    where: Q | None = None,
 ) -> RecallResult:
     """The memories for `query` within `budget_tokens`, ranked as the module docstring describes.
 
     Scope is `actor`'s visible entries, or `namespaces` for trusted callers that authorised them.
     A blank query still returns the always-recall entries. With `record`, the recalled entries'
     access counts and the recall log are written (one UPDATE, one INSERT). About eight queries.
+    `where` narrows the candidates before ranking (a caller's filter on dates, categories, metadata),
+    so a filtered search still fills `limit`.
     """
     _validate(budget_tokens=budget_tokens, limit=limit, at=at, types=types)
     base = _scope(actor=actor, namespaces=namespaces)
@@ -411,6 +414,8 @@ def memory_recall(
     scope = base.current(at=at)
     if types:
         scope = scope.filter(type__in=types)
+    if where is not None:
+        scope = scope.filter(where)
     embedding = _query_embedding(text, query_embedding) if text else None
 
     k = max(CANDIDATES_PER_SOURCE, limit)
