@@ -29,7 +29,7 @@ class Received:
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length)
         receiver = self.server.receiver

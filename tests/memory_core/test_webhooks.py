@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from memory_core.erasure import memory_erase
 from memory_core.errors import MemoryServiceError
-from memory_core.extraction import extraction_enqueue, extraction_run
+from memory_core.extraction import extraction_run
 from memory_core.lifecycle import memory_correct
 from memory_core.models import ExtractionJob, MemoryEntry
 from memory_core.moderation import procedure_approve, procedure_reject
@@ -396,7 +396,7 @@ def test_loopback_is_refused_unless_allowed(db, settings):
 
 
 def test_it_refuses_unknown_event_types_by_name(db):
-    with pytest.raises(MemoryServiceError, match="'memory.deleted'") as error:
+    with pytest.raises(MemoryServiceError, match=r"'memory\.deleted'") as error:
         events_check(["memory.added", "memory.deleted"])
     assert "memory.erased" in error.value.field_errors["events"][0]  # the known ones are listed
     with pytest.raises(MemoryServiceError, match="non-empty"):
@@ -427,7 +427,6 @@ def test_the_retry_sweep_is_installed(db):
 def test_an_old_delivery_whose_task_was_lost_is_queued_again(
     owner, hook, receiver, django_capture_on_commit_callbacks
 ):
-    endpoint, _ = hook
     namespace = namespace_for_user(user=owner)
     memory_add(namespace=namespace, content="The user likes green tea.")  # committed callbacks never run
     delivery = WebhookDelivery.objects.get()
