@@ -239,3 +239,28 @@ def test_bad_updates_change_nothing(key_client, receiver):
     assert key_client.post(f"{url}deliveries/not-a-uuid/replay/").status_code == 404
     assert key_client.get(f"{url}deliveries/?status=sideways").status_code == 400
     assert MemoryEntry.objects.count() == 0
+
+
+def test_the_documented_verification_accepts_a_delivery_and_refuses_its_replay(
+    key_client, receiver, django_capture_on_commit_callbacks
+):
+    """The Python snippet of docs/api.md, run as a receiver would run it."""
+    from pathlib import Path
+
+    from django.conf import settings
+
+    docs = (Path(settings.BASE_DIR) / "docs" / "api.md").read_text(encoding="utf-8")
+    snippet = docs.split("### Verifying a delivery", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    namespace: dict = {}
+    exec(compile(snippet, "docs/api.md", "exec"), namespace)  # noqa: S102 (our own documentation)
+    created = register(key_client, receiver.url)
+    with django_capture_on_commit_callbacks(execute=True):
+        key_client.post(f"{HOOKS}{created['id']}/ping/")
+    (request,) = receiver.received
+    headers = {name.title(): value for name, value in request.headers.items()}
+
+    assert namespace["verify"](created["secret"], headers, request.body) is True
+    assert namespace["verify"](created["secret"], headers, request.body) is False  # the same id again
+    namespace["seen"].clear()
+    assert namespace["verify"](created["secret"], headers, request.body + b" ") is False
+    assert namespace["verify"]("whsec_wrong", headers, request.body) is False
