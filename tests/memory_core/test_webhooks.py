@@ -29,6 +29,10 @@ from memory_core.webhooks.models import WebhookDelivery, WebhookEndpoint, Webhoo
 from memory_core.webhooks.services import endpoint_create, events_check
 from memory_core.webhooks.signing import SignatureError, signature_verify
 from tests.erasure_helpers import canary
+from tests.memory_core.test_job_cluster import (
+    REDIS_URL,
+    cluster,  # noqa: F401 (a fixture)
+)
 from tests.webhook_receiver import Received
 
 ALL = WebhookEventType.subscribable()
@@ -438,3 +442,32 @@ def test_an_old_delivery_whose_task_was_lost_is_queued_again(
     delivery.refresh_from_db()
     assert delivery.status == "succeeded" and len(receiver.received) == 1
     assert MemoryEntry.objects.count() == 1
+
+
+# --- Through a real cluster ----------------------------------------------------------------------
+
+
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)
+def test_a_cluster_process_delivers_through_the_redis_broker(cluster, receiver, tmp_path):  # noqa: F811
+    """The task as production runs it: queued on Redis, taken by a `qcluster` process, signed and
+    sent to the receiver in this process."""
+    from django_q.tasks import async_task
+
+    broker = cluster(REDIS_URL)
+    endpoint, secret = endpoint_create(audience=OPERATORS, url=receiver.url, events=ALL)
+    event = WebhookEvent.objects.create(type=WebhookEventType.PING, audience=OPERATORS, payload={"data": {}})
+    delivery = WebhookDelivery.objects.create(event=event, endpoint=endpoint, next_attempt_at=timezone.now())
+    try:
+        async_task("memory_core.tasks.webhook_deliver", str(delivery.pk), sync=False, broker=broker)
+        assert receiver.arrived.wait(60), "\n".join(p.read_text()[-2000:] for p in tmp_path.glob("*.log"))
+        for _ in range(100):
+            delivery.refresh_from_db()
+            if delivery.status != "pending":
+                break
+            threading.Event().wait(0.2)
+    finally:
+        broker.delete_queue()
+    assert delivery.status == "succeeded"
+    (request,) = receiver.received
+    assert verified(request, secret) == {"data": {}}
