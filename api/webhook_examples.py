@@ -107,6 +107,7 @@ WEBHOOKS_REPLAY = [
             "attempt_log": _DELIVERY["attempt_log"][2:],
         },
         response_only=True,
+        status_codes=["202"],
     )
 ]
 WEBHOOKS_PING = [
@@ -120,5 +121,6 @@ WEBHOOKS_PING = [
             "attempt_log": _DELIVERY["attempt_log"][2:],
         },
         response_only=True,
+        status_codes=["202"],
     )
 ]
