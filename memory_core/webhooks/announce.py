@@ -9,6 +9,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from memory_core.choices import AddAction, ExtractionStatus, MemoryStatus
+from memory_core.guards.secrets import scan_secrets
 from memory_core.webhooks.dispatch import payloads_erase, webhook_emit
 from memory_core.webhooks.events import WebhookEventType, erased_data, job_data, memory_data
 
@@ -72,7 +73,8 @@ def announce_approved(*, approved: MemoryEntry, proposal: MemoryEntry | None = N
 
 
 def announce_rejected(*, entry: MemoryEntry, reason: str) -> None:
-    _memory(WebhookEventType.MEMORY_REJECTED, entry, reason=reason)
+    # The operator's own words: redacted like every derived text, in case they quote a secret.
+    _memory(WebhookEventType.MEMORY_REJECTED, entry, reason=scan_secrets(reason).redacted)
 
 
 def announce_erased(
