@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from api.apis import conversations, erasures, extractions, memories, moderation, recall
+from api.apis import conversations, erasures, extractions, memories, moderation, recall, webhooks
 
 urlpatterns = [
     path("memories/", memories.MemoriesApi.as_view(), name="api-memories"),
@@ -41,5 +41,23 @@ urlpatterns = [
         "moderation/procedures/<str:memory_id>/reject/",
         moderation.RejectApi.as_view(),
         name="api-moderation-reject",
+    ),
+    path("webhooks/", webhooks.WebhooksApi.as_view(), name="api-webhooks"),
+    path("webhooks/<str:webhook_id>/", webhooks.WebhookApi.as_view(), name="api-webhook"),
+    path(
+        "webhooks/<str:webhook_id>/rotate-secret/",
+        webhooks.WebhookRotateSecretApi.as_view(),
+        name="api-webhook-rotate-secret",
+    ),
+    path("webhooks/<str:webhook_id>/ping/", webhooks.WebhookPingApi.as_view(), name="api-webhook-ping"),
+    path(
+        "webhooks/<str:webhook_id>/deliveries/",
+        webhooks.WebhookDeliveriesApi.as_view(),
+        name="api-webhook-deliveries",
+    ),
+    path(
+        "webhooks/<str:webhook_id>/deliveries/<str:delivery_id>/replay/",
+        webhooks.WebhookReplayApi.as_view(),
+        name="api-webhook-replay",
     ),
 ]

@@ -330,6 +330,18 @@ ERASURE_REWRITE_MAX_HOURS = env_int("ERASURE_REWRITE_MAX_HOURS", 20)  # ... or o
 ERASURE_LOCK_TIMEOUT_SECONDS = env_float("ERASURE_LOCK_TIMEOUT_SECONDS", 5.0)
 ERASURE_SNAPSHOT_WAIT_SECONDS = env_float("ERASURE_SNAPSHOT_WAIT_SECONDS", 30.0)
 
+# --- Webhooks (memory_core.webhooks; docs/api.md) ----------------------------------------------
+WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 10.0)  # per attempt
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 8)  # per delivery, then it has failed
+WEBHOOK_RETRY_BASE_SECONDS = env_int("WEBHOOK_RETRY_BASE_SECONDS", 60)  # doubled after each failure
+WEBHOOK_RETRY_MAX_SECONDS = env_int("WEBHOOK_RETRY_MAX_SECONDS", 6 * 3600)
+WEBHOOK_DISABLE_AFTER_FAILURES = env_int("WEBHOOK_DISABLE_AFTER_FAILURES", 20)  # in a row; 0: never
+# Plain-HTTP and HTTPS endpoints on this machine (tests, development); never in production.
+WEBHOOK_ALLOW_LOOPBACK = env_bool("WEBHOOK_ALLOW_LOOPBACK", DEBUG)
+WEBHOOK_ALLOW_PRIVATE_NETWORKS = env_bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", False)
+# Which tenant hears about a namespace: the engine asks the API layer through this function.
+WEBHOOK_AUDIENCE_RESOLVER = "api.webhooks.namespace_audiences"
+
 # --- Chat -----------------------------------------------------------------------------------
 CHAT_MEMORY_TOKENS = env_int("CHAT_MEMORY_TOKENS", 600)  # budget of the recalled-memory block
 CHAT_HISTORY_TOKENS = env_int("CHAT_HISTORY_TOKENS", 1500)  # recent turns sent verbatim

@@ -58,6 +58,7 @@ from memory_core.models import (
 )
 from memory_core.selectors import memory_versions
 from memory_core.tombstones import tombstones_record
+from memory_core.webhooks.announce import announce_erased
 
 ERASED_REASON = "Erased at the user's request."
 
@@ -253,6 +254,7 @@ def memory_erase(*, actor: Any, memory_id: Any, requester: Requester | None = No
     tally.recalls = RecallLog.objects.filter(entry_id__in=ids).count()
     MemoryEntry.objects.filter(pk__in=ids).delete()  # evidence and recall logs cascade
     _erased_events(versions, actor)
+    announce_erased(entries=versions, scope=ErasureScope.ONE)
     return erasure_receipt_record(subject=actor, scope=ErasureScope.ONE, tally=tally, requester=requester)
 
 
@@ -285,6 +287,7 @@ def memory_erase_all(
         )
         MemoryEntry.objects.filter(pk__in=ids).delete()
         _erased_events(entries, actor)
+        announce_erased(entries=entries, scope=scope, namespace_ids=namespace_ids)
     return erasure_receipt_record(subject=actor, scope=scope, tally=tally, requester=requester)
 
 

@@ -51,6 +51,7 @@ from memory_core.selectors import memory_access
 from memory_core.services import EntryDraft, event_record, memory_create, namespace_for_user, supersede
 from memory_core.tombstones import tombstone_lift, tombstones_record
 from memory_core.validation import normalise, strip_nul
+from memory_core.webhooks.announce import announce_corrected
 
 
 def _own_entry(*, actor: Any, memory_id: Any) -> MemoryEntry:
@@ -142,6 +143,7 @@ def memory_correct(
     )
     if check is not None and check.weakens:
         flag_policy(new, reason=check.reason, source_kind=SourceKind.USER_CORRECTION)
+    announce_corrected(new=new, old=old)
     return new
 
 

@@ -423,3 +423,13 @@ class ErasureReceipt(models.Model):
 
     def __str__(self) -> str:
         return f"erasure {self.pk} ({self.scope}, {self.entries} entries)"
+
+
+# The webhook rows live in their own module (memory_core.webhooks.models); imported here so that
+# Django registers them with this app.
+from memory_core.webhooks.models import (  # noqa: E402, F401
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEvent,
+)

@@ -60,6 +60,7 @@ from memory_core.models import (
 from memory_core.sameness import same_statement, speaker
 from memory_core.services import EntryDraft, event_record, memory_create, supersede, validate_fields
 from memory_core.tombstones import blocking_tombstone, mined_too_early
+from memory_core.webhooks.announce import announce_outcome
 
 PREFERENCE_CATEGORIES = {"preference"}
 EXCERPT_MAX_CHARS = 500
@@ -181,7 +182,9 @@ def write(*, namespace: Namespace, request: WriteRequest) -> AddOutcome:
     with transaction.atomic():
         locked = lock_namespace(namespace.pk)
         guard_pause(locked)  # paused while we embedded: still nothing is stored
-        return reconcile(locked, request)
+        outcome = reconcile(locked, request)
+        announce_outcome(outcome)
+        return outcome
 
 
 # --- 1. normalise --------------------------------------------------------------------------------

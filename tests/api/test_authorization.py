@@ -53,6 +53,7 @@ class Endpoint:
     moderation: bool = False
     not_served: bool = False  # a mem0 feature answered 501 (after authentication and scoping)
     world_body: Callable[[World, str], Any] | None = None  # a body naming the world's objects
+    operators: bool = False  # tenant keys and operators manage these; other people get 403
 
 
 def _who(side: str) -> dict[str, str]:
@@ -73,6 +74,14 @@ def conversation(w: World, side: str) -> str:
 
 def pending(w: World, side: str) -> str:
     return str(w.sides[side].pending.pk)
+
+
+def webhook(w: World, side: str) -> str:
+    return f"/api/v1/webhooks/{w.sides[side].webhook.pk}/"  # type: ignore[union-attr]
+
+
+def delivery(w: World, side: str) -> str:
+    return f"{webhook(w, side)}deliveries/{w.sides[side].delivery.pk}/"  # type: ignore[union-attr]
 
 
 ENDPOINTS = [
@@ -197,6 +206,55 @@ ENDPOINTS = [
         "moderate",
         by_id=True,
         moderation=True,
+    ),
+    # webhooks (tenant keys and operators)
+    Endpoint("webhooks_list", "get", lambda w, side: "/api/v1/webhooks/", operators=True),
+    Endpoint(
+        "webhooks_create",
+        "post",
+        lambda w, side: "/api/v1/webhooks/",
+        lambda side: {"url": "https://hooks.example.com/new", "events": ["memory.added"]},
+        "write",
+        operators=True,
+    ),
+    Endpoint("webhook_get", "get", webhook, by_id=True, operators=True),
+    Endpoint(
+        "webhook_update", "patch", webhook, lambda side: {"description": "CRM"}, "write", True, operators=True
+    ),
+    Endpoint("webhook_delete", "delete", webhook, None, "write", True, operators=True),
+    Endpoint(
+        "webhook_rotate",
+        "post",
+        lambda w, side: webhook(w, side) + "rotate-secret/",
+        lambda side: {},
+        "write",
+        True,
+        operators=True,
+    ),
+    Endpoint(
+        "webhook_ping",
+        "post",
+        lambda w, side: webhook(w, side) + "ping/",
+        lambda side: {},
+        "write",
+        True,
+        operators=True,
+    ),
+    Endpoint(
+        "webhook_deliveries",
+        "get",
+        lambda w, side: webhook(w, side) + "deliveries/",
+        by_id=True,
+        operators=True,
+    ),
+    Endpoint(
+        "webhook_replay",
+        "post",
+        lambda w, side: delivery(w, side) + "replay/",
+        lambda side: {},
+        "write",
+        True,
+        operators=True,
     ),
     # mem0-compatible surface (tenant keys only)
     Endpoint("mem0_ping", "get", lambda w, side: "/v1/ping/", scope=None, tenant_only=True),
@@ -394,7 +452,7 @@ def expected(endpoint: Endpoint, caller: str) -> set[int]:
         return {403}
     if caller in ("person", "operator", "other_person") and endpoint.tenant_only:
         return {403}
-    if caller in ("person", "other_person") and endpoint.moderation:
+    if caller in ("person", "other_person") and (endpoint.moderation or endpoint.operators):
         return {403}
     if caller in ("other_person", "other_tenant") and endpoint.by_id:
         return {404}
@@ -420,7 +478,7 @@ CASES = [
     pytest.param(endpoint, caller, id=f"{endpoint.name}-{caller}")
     for endpoint in ENDPOINTS
     for caller in CALLERS
-    if not (caller == "operator" and not endpoint.moderation)
+    if not (caller == "operator" and not (endpoint.moderation or endpoint.operators))
     if not (caller == "wrong_scope" and endpoint.scope is None)
 ]
 
