@@ -58,3 +58,11 @@ def run_erasure_rewrite() -> dict[str, object]:
     if not rewrite_due():
         return {"due": False}
     return {"due": True, **compaction_run(rewrite_all=True).as_dict()}
+
+
+def import_job(job_id: str) -> dict[str, object]:
+    """Write one import job (`memory_core.imports`); a finished one is left as it is."""
+    from memory_core.imports import import_run
+
+    job = import_run(job_id=job_id)
+    return {"status": job.status, "done": job.done, "total": job.total} if job is not None else {}
