@@ -245,6 +245,8 @@ def import_preview(*, namespace: Namespace, format: Any, data: Any, actor_kind: 
             elif row.entry and row.action in _CREATING:
                 new[row.entry] = row.line
                 row = replace(row, entry=None)  # rolled back below: the id will not exist
+            if row.replaces in new:  # a newer value than an earlier line of this import
+                row = replace(row, replaces=None, reason=f"replaces line {new[row.replaces]}")
             rows.append(row)
         transaction.set_rollback(True)
     return rows
