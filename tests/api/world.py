@@ -21,7 +21,8 @@ from api.services import (
 from chat.models import Conversation
 from chat.services import conversation_create
 from memory_core.extraction import extraction_enqueue
-from memory_core.models import ExtractionJob, MemoryEntry, NamespaceKind
+from memory_core.imports import import_create
+from memory_core.models import ExtractionJob, ImportJob, MemoryEntry, NamespaceKind
 from memory_core.pipeline import memory_add
 from memory_core.services import namespace_create, namespace_for_user
 
@@ -39,6 +40,7 @@ class Side:
     job: ExtractionJob
     pending: MemoryEntry
     secret: str
+    import_job: ImportJob | None = None
 
 
 @dataclass
@@ -63,7 +65,9 @@ def _side(user: Any, namespace: Any, secret: str, conversation_ref: str) -> Side
         messages=[{"id": "1", "role": "user", "content": "I live in Lisbon."}],
     )
     assert memory is not None and pending is not None and job is not None
-    return Side(user, memory, conversation_create(user=user, title="Hello"), job, pending, secret)
+    imported = import_create(namespace=namespace, format="text", data="Likes green tea", actor_kind="user")
+    conversation = conversation_create(user=user, title="Hello")
+    return Side(user, memory, conversation, job, pending, secret, imported)
 
 
 def build_world(*, alice: Any, bob: Any, olga: Any) -> World:
