@@ -30,7 +30,8 @@ class ImportInSerializer(s.AddressSerializer):
         help_text="mem0: a mem0 export or get_all result; text: a saved-memories list, one a line; "
         "transcript: messages with role, content and created_at.",
     )
-    data = serializers.JSONField(
+    # Declared fields are popped from the class, so `Serializer.data` still works.
+    data = serializers.JSONField(  # type: ignore[assignment]
         help_text="The file's content: JSON (or its text) for mem0 and transcript, text for text."
     )
     dry_run = serializers.BooleanField(
@@ -74,7 +75,8 @@ class ImportJobOutSerializer(serializers.Serializer):
 
 
 def _job_out(job: ImportJob) -> dict[str, Any]:
-    data = {field: getattr(job, field) for field in ImportJobOutSerializer().fields if field != "results"}
+    names = ("id", "format", "status", "total", "done", "counts", "error", "created_at", "finished_at")
+    data: dict[str, Any] = {name: getattr(job, name) for name in names}
     data["results"] = [asdict(row) for row in import_results(job)]
     return dict(ImportJobOutSerializer(data).data)
 
@@ -150,11 +152,13 @@ class ImportsApi(ApiView):
         params = valid(ImportInSerializer, json_object(request))
         tenant = tenant_of(request)
         actor_kind = ActorKind.API if tenant is not None else ActorKind.USER
-        address = {"user_id": params.get("user_id"), "agent_id": params.get("agent_id")}
+        user_id, agent_id = params.get("user_id"), params.get("agent_id")
         if params["dry_run"]:
             # Even a tenant's first sight of a user (its namespace) is rolled back with the rest.
             with transaction.atomic():
-                subject = subject_ensure(tenant=tenant, person=request.user, **address)
+                subject = subject_ensure(
+                    tenant=tenant, person=request.user, user_id=user_id, agent_id=agent_id
+                )
                 rows = import_preview(
                     namespace=subject.namespace,
                     format=params["format"],
@@ -166,7 +170,7 @@ class ImportsApi(ApiView):
             body = {"dry_run": True, "counts": dict(counts), "results": [asdict(row) for row in rows]}
             return Response(PreviewOutSerializer(body).data)
         with transaction.atomic():  # input refused: not even the namespace is created
-            subject = subject_ensure(tenant=tenant, person=request.user, **address)
+            subject = subject_ensure(tenant=tenant, person=request.user, user_id=user_id, agent_id=agent_id)
             job = import_create(
                 namespace=subject.namespace,
                 format=params["format"],
