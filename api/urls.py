@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from api.apis import conversations, erasures, extractions, memories, moderation, recall, webhooks
+from api.apis import conversations, erasures, extractions, imports, memories, moderation, recall, webhooks
 
 urlpatterns = [
     path("memories/", memories.MemoriesApi.as_view(), name="api-memories"),
@@ -31,6 +31,8 @@ urlpatterns = [
     ),
     path("extractions/", extractions.ExtractionsApi.as_view(), name="api-extractions"),
     path("extractions/<str:job_id>/", extractions.ExtractionApi.as_view(), name="api-extraction"),
+    path("imports/", imports.ImportsApi.as_view(), name="api-imports"),
+    path("imports/<str:import_id>/", imports.ImportApi.as_view(), name="api-import"),
     path("moderation/procedures/", moderation.PendingProceduresApi.as_view(), name="api-moderation-pending"),
     path(
         "moderation/procedures/<str:memory_id>/approve/",

@@ -322,6 +322,11 @@ FORGET_MAX_CHANGES_PER_PASS = env_int("FORGET_MAX_CHANGES_PER_PASS", 500)
 CONSOLIDATE_SIMILARITY = env_float("CONSOLIDATE_SIMILARITY", 0.92)
 MEMORY_TTL_DAYS = {"episodic": env_int("EPISODIC_TTL_DAYS", 90), "semantic": None, "procedural": None}
 
+# --- Imports (memory_core.imports; docs/api.md) -------------------------------------------------
+IMPORT_MAX_BYTES = env_int("IMPORT_MAX_BYTES", 2 * 1024 * 1024)  # a file or paste larger is refused
+IMPORT_MAX_ITEMS = env_int("IMPORT_MAX_ITEMS", 5000)  # statements (or transcript messages) per import
+IMPORT_JOB_THRESHOLD = env_int("IMPORT_JOB_THRESHOLD", 100)  # larger imports run as a background job
+
 # --- Erasure disk pass (memory_core.compaction; docs/privacy.md) ---------------------------------
 ERASURE_VACUUM_DELAY_SECONDS = env_int("ERASURE_VACUUM_DELAY_SECONDS", 60)  # debounce of the pass
 ERASURE_REWRITE_NOW_MAX_MB = env_int("ERASURE_REWRITE_NOW_MAX_MB", 32)  # rewritten at once up to this

@@ -81,6 +81,19 @@ class ExtractionStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
+class ImportFormat(models.TextChoices):
+    MEM0 = "mem0", "A mem0 export (JSON)"
+    TEXT = "text", "A saved-memories list (ChatGPT, Claude), one per line"
+    TRANSCRIPT = "transcript", "A transcript with timestamps (JSON messages)"
+
+
+class ImportStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
 class TombstoneReason(models.TextChoices):
     CORRECTED = "corrected", "Corrected away by the user"
     ERASED = "erased", "Erased by the user"

@@ -49,6 +49,7 @@ from memory_core.models import (
     ExtractionJob,
     ExtractionStatus,
     FlaggedWrite,
+    ImportJob,
     MemoryEntry,
     MemoryEvent,
     MemoryEvidence,
@@ -277,6 +278,8 @@ def memory_erase_all(
         tally.evidence = MemoryEvidence.objects.filter(entry__namespace_id__in=namespace_ids).count()
         tally.flags, _ = FlaggedWrite.objects.filter(namespace_id__in=namespace_ids).delete()
         tally.jobs, _ = ExtractionJob.objects.filter(namespace_id__in=namespace_ids).delete()
+        imports, _ = ImportJob.objects.filter(namespace_id__in=namespace_ids).delete()
+        tally.jobs += imports  # their pending statements are the user's words
         tally.recalls, _ = RecallLog.objects.filter(namespace_id__in=namespace_ids).delete()
         _scrub_admin_log(ids)
         # Every event of these namespaces, including tombstones of entries erased before.

@@ -27,6 +27,8 @@ from memory_core.choices import (
     EventAction,
     ExtractionStatus,
     FlagKind,
+    ImportFormat,
+    ImportStatus,
     MemoryStatus,
     MemoryType,
     NamespaceKind,
@@ -343,6 +345,42 @@ class ExtractionJob(models.Model):
 
     def __str__(self) -> str:
         return f"extraction {self.pk} ({self.status})"
+
+
+class ImportJob(models.Model):
+    """Memories brought from elsewhere (`memory_core.imports`), written through the pipeline in
+    chunks. The pending statements (redacted) are dropped when it is done and erased with the
+    user's data; the results name lines, outcomes and entry ids, never the text."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="import_jobs")
+    format = models.CharField(max_length=20, choices=ImportFormat.choices)
+    status = models.CharField(max_length=10, choices=ImportStatus.choices, default=ImportStatus.QUEUED)
+    actor_kind = models.CharField(max_length=20, choices=ActorKind.choices, default=ActorKind.USER)
+    # A transcript waiting for extraction: its messages (redacted); emptied once extracted.
+    messages = models.JSONField(default=list, blank=True)
+    # The statements still to write (`imports.ImportItem` as JSON, redacted); emptied when done.
+    items = models.JSONField(default=list, blank=True)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    counts = models.JSONField(default=dict, blank=True)  # outcome → how many
+    # [{"line", "action", "reason", "entry", "replaces", "valid_from"}] in import order.
+    results = models.JSONField(default=list, blank=True)
+    error = models.TextField(blank=True, default="")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["namespace", "-created_at"], name="import_job_recent")]
+        constraints = [
+            _choices_check("status", ImportStatus, "import_status_valid"),
+            _choices_check("format", ImportFormat, "import_format_valid"),
+            models.CheckConstraint(condition=Q(done__lte=F("total")), name="import_done_lte_total"),
+        ]
+
+    def __str__(self) -> str:
+        return f"import {self.pk} ({self.format}, {self.status})"
 
 
 class Tombstone(models.Model):

@@ -74,3 +74,11 @@ def run_webhook_retries() -> int:
     from memory_core.webhooks.delivery import webhook_retries_run
 
     return webhook_retries_run()
+
+
+def import_job(job_id: str) -> dict[str, object]:
+    """Write one import job (`memory_core.imports`); a finished one is left as it is."""
+    from memory_core.imports import import_run
+
+    job = import_run(job_id=job_id)
+    return {"status": job.status, "done": job.done, "total": job.total} if job is not None else {}

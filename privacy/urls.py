@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from privacy import views
+from privacy import imports, views
 
 app_name = "privacy"
 
@@ -17,6 +17,8 @@ urlpatterns = [
     path("export/", views.export, name="export"),
     path("pause/", views.pause, name="pause"),
     path("activity/", views.activity, name="activity"),
+    path("import/", imports.import_page, name="import"),
+    path("import/<uuid:import_id>/", imports.import_job, name="import_job"),
     path("moderation/", views.moderation, name="moderation"),
     path("moderation/procedures/new/", views.procedure_create_view, name="procedure_create"),
     path(

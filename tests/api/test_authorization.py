@@ -182,6 +182,26 @@ ENDPOINTS = [
         "extraction_get", "get", lambda w, side: f"/api/v1/extractions/{w.sides[side].job.pk}/", by_id=True
     ),
     Endpoint(
+        "imports_create",
+        "post",
+        lambda w, side: "/api/v1/imports/",
+        lambda side: {**_who(side), "format": "text", "data": "- Likes jazz"},
+        "write",
+    ),
+    Endpoint(
+        "imports_dry_run",
+        "post",
+        lambda w, side: "/api/v1/imports/",
+        lambda side: {**_who(side), "format": "text", "data": "- Likes jazz", "dry_run": True},
+        "write",
+    ),
+    Endpoint(
+        "import_get",
+        "get",
+        lambda w, side: f"/api/v1/imports/{w.sides[side].import_job.pk}/",  # type: ignore[union-attr]
+        by_id=True,
+    ),
+    Endpoint(
         "moderation_pending",
         "get",
         lambda w, side: "/api/v1/moderation/procedures/",

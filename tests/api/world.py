@@ -21,7 +21,8 @@ from api.services import (
 from chat.models import Conversation
 from chat.services import conversation_create
 from memory_core.extraction import extraction_enqueue
-from memory_core.models import ExtractionJob, MemoryEntry, NamespaceKind
+from memory_core.imports import import_create
+from memory_core.models import ExtractionJob, ImportJob, MemoryEntry, NamespaceKind
 from memory_core.pipeline import memory_add
 from memory_core.services import namespace_create, namespace_for_user
 from memory_core.webhooks.dispatch import OPERATORS, tenant_audience
@@ -44,6 +45,7 @@ class Side:
     secret: str
     webhook: WebhookEndpoint | None = None
     delivery: WebhookDelivery | None = None
+    import_job: ImportJob | None = None
 
 
 @dataclass
@@ -68,7 +70,9 @@ def _side(user: Any, namespace: Any, secret: str, conversation_ref: str) -> Side
         messages=[{"id": "1", "role": "user", "content": "I live in Lisbon."}],
     )
     assert memory is not None and pending is not None and job is not None
-    return Side(user, memory, conversation_create(user=user, title="Hello"), job, pending, secret)
+    imported = import_create(namespace=namespace, format="text", data="Likes green tea", actor_kind="user")
+    conversation = conversation_create(user=user, title="Hello")
+    return Side(user, memory, conversation, job, pending, secret, imported)
 
 
 def _webhook(side: Side, audience: str) -> None:
