@@ -25,11 +25,16 @@ def token_check(raw: str) -> AccessToken | None:
     lets them do) and which row it is, so each tool call finds its caller. None when not valid."""
     close_old_connections()
     try:
+        return _access_token(raw)
+    finally:
+        close_old_connections()
+
+
+def _access_token(raw: str) -> AccessToken | None:
+    try:
         user, credential = credential_authenticate(raw)
     except exceptions.AuthenticationFailed:
         return None
-    finally:
-        close_old_connections()
     if isinstance(credential, ApiKey):
         scopes, kind = list(credential.scopes), _API_KEY
     else:

@@ -57,9 +57,11 @@ def asgi_server() -> Iterator[str]:
 @asynccontextmanager
 async def http_client(url: str, credential: str | None) -> AsyncIterator[Client]:
     headers = {"Authorization": f"Bearer {credential}"} if credential else {}
-    async with create_mcp_http_client(headers=headers) as http:
-        async with Client(streamable_http_client(url, http_client=http)) as client:
-            yield client
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        yield client
 
 
 def stdio_parameters(username: str) -> StdioServerParameters:

@@ -9,7 +9,7 @@ from typing import Any
 import anyio
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import close_old_connections
+from django.db import connections
 
 from api.auth import Caller
 from api.mcp.callers import stdio_caller
@@ -27,7 +27,7 @@ class Command(BaseCommand):
         user = get_user_model().objects.filter(username=options["user"], is_active=True).first()
         if user is None:
             raise CommandError(f"No active user {options['user']!r}.")
-        close_old_connections()  # each tool call opens its own, in a worker thread
+        connections.close_all()  # each tool call opens its own, in a worker thread
         stdio_caller.set(Caller(user=user, auth=None))
         # Nothing may write to stdout but the protocol: the SDK points fd 1 at stderr while serving.
         anyio.run(build_server(via=VIA_STDIO).run_stdio_async)
