@@ -59,12 +59,13 @@ def caller_of(token: AccessToken | None) -> Caller:
             raise exceptions.NotAuthenticated()
         return caller
     claims: dict[str, Any] = token.claims or {}
+    pk = int(claims.get("id") or 0)
     if claims.get("credential") == _API_KEY:
-        key = ApiKey.objects.select_related("tenant").filter(pk=claims.get("id"), revoked_at=None).first()
+        key = ApiKey.objects.select_related("tenant").filter(pk=pk, revoked_at=None).first()
         if key is not None:
             return Caller(user=TenantClient(key), auth=key)
     else:
-        found = UserToken.objects.select_related("user").filter(pk=claims.get("id"), revoked_at=None).first()
+        found = UserToken.objects.select_related("user").filter(pk=pk, revoked_at=None).first()
         if found is not None and found.user.is_active:
             return Caller(user=found.user, auth=found)
     raise exceptions.AuthenticationFailed("This credential has been revoked.")

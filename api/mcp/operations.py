@@ -151,7 +151,7 @@ def profile(caller: Caller, **address: Any) -> dict[str, Any]:
     """The user's standing picture: safety facts, identity, preferences that hold now. Not logged
     as a recall: nothing is ranked for a query, and the user's memories page lists what is held."""
     params = valid(s.AddressSerializer, _given(**address))
-    subject = subject_for(caller, **{name: params.get(name) for name in ADDRESS})
+    subject = subject_for(caller, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
     sections: dict[str, list[dict[str, Any]]] = {name: [] for name in PROFILE_SECTIONS}
     if subject is not None:
         rows = memory_list(actor=subject.actor, statuses=[MemoryStatus.ACTIVE], current_only=True)

@@ -18,7 +18,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import AnyHttpUrl, Field
 
 from api.errors import error_body
 from api.mcp import operations as op
@@ -104,7 +104,11 @@ def build_server(*, via: str, token_verifier: TokenVerifier | None = None) -> MC
     Over HTTP, `token_verifier` checks every request's credentials."""
     # The SDK's auth settings name an OAuth issuer; our keys are issued by operators and users in
     # the app itself and no OAuth routes are served, so the issuer is a label never fetched.
-    auth = AuthSettings(issuer_url="http://localhost/", resource_server_url=None) if token_verifier else None
+    auth = (
+        AuthSettings(issuer_url=AnyHttpUrl("http://localhost/"), resource_server_url=None)
+        if token_verifier
+        else None
+    )
     server = MCPServer(
         name="memory",
         title="Long-term memory",
