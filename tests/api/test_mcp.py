@@ -3,6 +3,8 @@ profile resource, credentials and scopes, isolation, and refusals identical to t
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import anyio
@@ -335,3 +337,16 @@ def test_two_agents_adding_the_same_fact_at_once_keep_one_copy(mcp_url, tenant, 
     anyio.run(scenario)
     assert sorted(outcomes) == ["added", "merged"]
     assert MemoryEntry.objects.filter(content__icontains="Mia").count() == 1
+
+
+def test_the_stdio_command_refuses_an_unknown_user(db):
+    done = subprocess.run(
+        [sys.executable, "manage.py", "mcp", "--user", "nobody"],
+        cwd=m.ROOT,
+        env=m.stdio_parameters("nobody").env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode != 0 and done.stdout == ""
+    assert "No active user 'nobody'." in done.stderr
