@@ -76,7 +76,8 @@ def main(argv: list[str]) -> None:
 
     import anyio
 
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request otherwise
+    for name in ("httpx", "httpx2"):  # a line per request otherwise
+        logging.getLogger(name).setLevel(logging.WARNING)
     api_load.setup(DB_NAME)
     world = api_load.seed(1, args.memories, random.Random(100))
     env = serving._production_env(EMBEDDED_DB_NAME=DB_NAME)
@@ -93,4 +94,5 @@ def main(argv: list[str]) -> None:
           f"{args.workers} worker(s), sequential")  # fmt: skip
     print(f"  REST POST /api/v1/recall/      {common.summary_ms(rest_times)}")
     print(f"  MCP  tools/call memory_search  {common.summary_ms(mcp_times)}")
-    print(f"  MCP / REST                     p50 x{p50:.2f}  p95 x{p95:.2f}")
+    extra = (common.percentile(mcp_times, 50) - common.percentile(rest_times, 50)) * 1000
+    print(f"  MCP / REST                     p50 x{p50:.2f}  p95 x{p95:.2f}  (p50 {extra:+.2f} ms)")
