@@ -6,7 +6,10 @@ sends and parses. The memories are the same ones `/api/v1/` serves: mem0's `user
 are the tenant's ids, `add` runs our extraction (or stores the text as given with `infer=false`),
 `search` is our recall, `update` is a correction (a new version, hence a new id), `delete` an erasure.
 Tenant API keys only. The views read and write through our selectors and services; mem0's request
-and response shapes are mapped in `api.mem0_mapping`, its examples are in `api.mem0_examples`.
+and response shapes are mapped in `api.mem0_mapping`, its examples are in `api.mem0_examples`, its
+v2 filter language is read in `api.mem0_filters`, and which options are honoured (or refused with a
+400 naming them) is `api.mem0_options`. Batches, exports, feedback, the project's categories and the
+501s for what is not served are in `api.mem0_more_apis`.
 """
 
 from __future__ import annotations

@@ -385,3 +385,45 @@ def test_add_and_update_refuse_what_they_cannot_honour(mem0):
     assert _state() == before
     updated = mem0.update(memory_id, text="The user is vegan.", metadata={"source": "form"})
     assert updated["metadata"] == {"source": "form"}
+
+
+def test_a_batch_update_and_an_update_of_the_same_memory_overlap_safely(mem0):
+    """Both start at once (barrier); the namespace lock orders them: one correction wins, the other
+    finds the memory already superseded (400), and exactly one current version is left."""
+    import threading
+
+    from mem0.exceptions import ValidationError
+
+    memory_id = _add(mem0, "The user is vegetarian.")
+    start = threading.Barrier(2, timeout=10)
+    outcomes: dict[str, object] = {}
+
+    def run(name: str, call) -> None:
+        start.wait()
+        try:
+            outcomes[name] = call()
+        except ValidationError as exc:
+            outcomes[name] = exc
+
+    threads = [
+        threading.Thread(
+            target=run,
+            args=(
+                "batch",
+                lambda: mem0.batch_update([{"memory_id": memory_id, "text": "The user is vegan."}]),
+            ),
+        ),
+        threading.Thread(
+            target=run, args=("one", lambda: mem0.update(memory_id, text="The user is pescatarian."))
+        ),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    refused = [o for o in outcomes.values() if isinstance(o, ValidationError)]
+    assert len(outcomes) == 2 and len(refused) == 1, outcomes
+    assert "Only current memories" in refused[0].message
+    current = mem0.get_all(filters={"user_id": "alice"})["results"]
+    assert len(current) == 1 and current[0]["memory"] in ("The user is vegan.", "The user is pescatarian.")
