@@ -23,7 +23,7 @@ def _bad(message: str) -> MemoryServiceError:
     return MemoryServiceError(message, field_errors={"url": [message]})
 
 
-def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+def ip_of(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     try:
         return ipaddress.ip_address(host)
     except ValueError:
@@ -31,7 +31,7 @@ def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
 
 
 def is_loopback(host: str) -> bool:
-    address = _ip(host)
+    address = ip_of(host)
     return address.is_loopback if address is not None else host.rstrip(".").lower() in _LOOPBACK_NAMES
 
 
@@ -66,7 +66,7 @@ def _host_check(scheme: str, host: str) -> None:
         raise _bad("Plain http:// is allowed only on the loopback (127.0.0.1, ::1, localhost); use https://.")
     if loopback and not getattr(settings, "WEBHOOK_ALLOW_LOOPBACK", False):
         raise _bad("Loopback addresses are not allowed on this server (WEBHOOK_ALLOW_LOOPBACK).")
-    address = _ip(host)
+    address = ip_of(host)
     if (
         address is not None
         and not loopback

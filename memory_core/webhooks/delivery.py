@@ -31,7 +31,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from memory_core.jobs import enqueue
-from memory_core.webhooks.addresses import _ip, is_loopback
+from memory_core.webhooks.addresses import ip_of, is_loopback
 from memory_core.webhooks.dispatch import DELIVER_TASK, event_deliver
 from memory_core.webhooks.events import DeliveryStatus, WebhookEventType
 from memory_core.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -77,7 +77,7 @@ def _address_refused(url: str) -> str:
     host = urlsplit(url).hostname or ""
     if (
         is_loopback(host)
-        or _ip(host) is not None
+        or ip_of(host) is not None
         or getattr(settings, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", False)
     ):
         return ""  # literal addresses were checked when the URL was saved
@@ -86,7 +86,7 @@ def _address_refused(url: str) -> str:
     except OSError as exc:
         return f"DNS lookup failed: {exc}"
     for info in infos:
-        address = _ip(str(info[4][0]).split("%")[0])
+        address = ip_of(str(info[4][0]).split("%")[0])
         if address is not None and not address.is_global:
             return f"{host} resolves to a non-public address ({address})"
     return ""
