@@ -72,7 +72,7 @@ def _side(user: Any, namespace: Any, secret: str, conversation_ref: str) -> Side
     assert memory is not None and pending is not None and job is not None
     imported = import_create(namespace=namespace, format="text", data="Likes green tea", actor_kind="user")
     conversation = conversation_create(user=user, title="Hello")
-    return Side(user, memory, conversation, job, pending, secret, imported)
+    return Side(user, memory, conversation, job, pending, secret, import_job=imported)
 
 
 def _webhook(side: Side, audience: str) -> None:
