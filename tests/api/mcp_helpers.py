@@ -7,9 +7,9 @@ import json
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import uvicorn
 from mcp import Client, StdioServerParameters
@@ -17,6 +17,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.serving.processes import ROOT, free_port, production_env
+
+T = TypeVar("T")
 
 TOOLS = {
     "memory_add",
@@ -76,6 +78,17 @@ def stdio_parameters(username: str) -> StdioServerParameters:
 async def stdio_client(username: str) -> AsyncIterator[Client]:
     async with Client(stdio_parameters(username), read_timeout_seconds=120) as client:
         yield client
+
+
+def orm(query: Callable[[], T]) -> T:
+    """An ORM read inside a scenario's event loop. Django gives the loop's context a connection of
+    its own; it is closed here, or it would outlive the test database."""
+    from django.db import connections
+
+    try:
+        return query()
+    finally:
+        connections.close_all()
 
 
 async def call(client: Client, tool: str, **arguments: Any) -> tuple[bool, dict[str, Any]]:

@@ -115,15 +115,15 @@ def test_every_tool_works_for_a_person(connect_owner, owner):
                 ],
             )  # fmt: skip
             assert job["status"] == "done" and job["conversation"] == "trip-1"
-            assert MemoryEntry.objects.filter(content__icontains="vegetarian").exists()
+            assert m.orm(MemoryEntry.objects.filter(content__icontains="vegetarian").exists)
 
             erased = await m.ok(client, "memory_erase", memory_id=peanuts["entry"]["id"])
             assert erased["entries"] == 1
-            assert not MemoryEntry.objects.filter(content__icontains="peanut").exists()
+            assert not m.orm(MemoryEntry.objects.filter(content__icontains="peanut").exists)
 
             failed, refused = await m.call(client, "memory_erase_all", confirm=False)
             assert failed and refused["errors"] == {"confirm": ["Set confirm to true to erase every memory."]}
-            assert MemoryEntry.objects.exists()
+            assert m.orm(MemoryEntry.objects.exists)
             everything = await m.ok(client, "memory_erase_all", confirm=True)
             assert everything["erased"] >= 3 and everything["receipt"]["scope"] == "all"
         return True
