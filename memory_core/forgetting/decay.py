@@ -190,7 +190,7 @@ def decay(
         days: int = entry.active_days  # type: ignore[attr-defined]
         detail = (
             f"importance {entry.importance:.2f}, {days} active days since last use, "
-            f"used {entry.access_count} times, confirmed {entry.evidence_count} times, "
+            f"used {entry.access_count} times, {entry.evidence_count} mention(s), "
             f"half-life {half_life_days(entry):.0f} active days"
         )
         data: dict[str, Any] = {"retention": round(retention, 6), "active_days": days}
