@@ -8,6 +8,7 @@ from bench import (
     api_load,
     chat_turn,
     erasure_rewrite,
+    forgetting,
     locomo,
     mixed_load,
     offline_extraction,
@@ -30,6 +31,7 @@ BENCHMARKS = {
     "mixed_load": mixed_load.main,
     "offline_extraction": offline_extraction.main,
     "serving": serving.main,
+    "forgetting": forgetting.main,
 }
 
 

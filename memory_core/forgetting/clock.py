@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 
 from memory_core.models import (
     ActiveDay,
@@ -36,7 +36,7 @@ from memory_core.models import (
 ACTIVE_ACTORS = (ActorKind.USER, ActorKind.API, ActorKind.EXTRACTION)
 
 
-def _table(model: type) -> str:
+def _table(model: type[models.Model]) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 
