@@ -11,6 +11,7 @@ urlpatterns = [
     path("memories/export/", memories.ExportApi.as_view(), name="api-memories-export"),
     path("memories/<str:memory_id>/", memories.MemoryApi.as_view(), name="api-memory"),
     path("memories/<str:memory_id>/history/", memories.MemoryHistoryApi.as_view(), name="api-memory-history"),
+    path("memories/<str:memory_id>/restore/", memories.MemoryRestoreApi.as_view(), name="api-memory-restore"),
     path("erasures/", erasures.ErasuresApi.as_view(), name="api-erasures"),
     path("recall/", recall.RecallApi.as_view(), name="api-recall"),
     path("conversations/", conversations.ConversationsApi.as_view(), name="api-conversations"),

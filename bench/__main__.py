@@ -8,6 +8,7 @@ from bench import (
     api_load,
     chat_turn,
     erasure_rewrite,
+    forgetting,
     locomo,
     mcp,
     mixed_load,
@@ -32,6 +33,7 @@ BENCHMARKS = {
     "offline_extraction": offline_extraction.main,
     "serving": serving.main,
     "mcp": mcp.main,
+    "forgetting": forgetting.main,
 }
 
 

@@ -319,6 +319,11 @@ RECALL_RECENCY_HALF_LIFE_DAYS = env_float("RECALL_RECENCY_HALF_LIFE_DAYS", 30.0)
 FORGET_DECAY_HALF_LIFE_DAYS = env_float("FORGET_DECAY_HALF_LIFE_DAYS", 30.0)
 FORGET_DECAY_THRESHOLD = env_float("FORGET_DECAY_THRESHOLD", 0.05)
 FORGET_MAX_CHANGES_PER_PASS = env_int("FORGET_MAX_CHANGES_PER_PASS", 500)
+FORGET_CAPACITY = env_int("FORGET_CAPACITY", 0)  # active entries per namespace; 0 = no budget
+FORGET_MAX_SHARE_PER_PASS = env_float("FORGET_MAX_SHARE_PER_PASS", 0.1)
+FORGET_PROTECTED_CATEGORIES = env_list(
+    "FORGET_PROTECTED_CATEGORIES", ["safety", "profile", "identity", "relationship", "family", "preference"]
+)
 CONSOLIDATE_SIMILARITY = env_float("CONSOLIDATE_SIMILARITY", 0.92)
 MEMORY_TTL_DAYS = {"episodic": env_int("EPISODIC_TTL_DAYS", 90), "semantic": None, "procedural": None}
 

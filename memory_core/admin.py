@@ -44,7 +44,7 @@ class NamespaceGrantInline(admin.TabularInline):
 
 @admin.register(Namespace)
 class NamespaceAdmin(admin.ModelAdmin):
-    list_display = ["path", "kind", "owner", "memory_paused", "created_at"]
+    list_display = ["path", "kind", "owner", "memory_paused", "memory_capacity", "created_at"]
     list_filter = ["kind", "memory_paused"]
     search_fields = ["path", "owner__username"]
     raw_id_fields = ["owner"]

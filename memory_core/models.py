@@ -64,6 +64,9 @@ class Namespace(models.Model):
     memory_paused = models.BooleanField(default=False)
     # "Do not mine before": set by erase-all, so messages said before it are never learned again.
     mine_after = models.DateTimeField(null=True, blank=True)
+    # Active entries above which the forgetting job archives the least valuable ones (null: the
+    # FORGET_CAPACITY setting). See memory_core.forgetting.
+    memory_capacity = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = NamespaceQuerySet.as_manager()
@@ -272,6 +275,23 @@ class MemoryEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.entry_ref} by {self.actor_kind}"
+
+
+class ActiveDay(models.Model):
+    """A day on which someone used a namespace (recalled or wrote): one tick of the user's clock.
+
+    Filled by the forgetting job from the recall log and the history (`forgetting.clock`); holds
+    no content, only that the namespace was in use that day (UTC).
+    """
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="active_days")
+    day = models.DateField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["namespace", "day"], name="active_day_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.namespace_id} {self.day}"
 
 
 class RecallLog(models.Model):

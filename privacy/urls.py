@@ -12,6 +12,7 @@ urlpatterns = [
     path("memories/<uuid:memory_id>/correct/", views.correct, name="correct"),
     path("memories/<uuid:memory_id>/hide/", views.hide, name="hide"),
     path("memories/<uuid:memory_id>/unhide/", views.unhide, name="unhide"),
+    path("memories/<uuid:memory_id>/restore/", views.restore, name="restore"),
     path("memories/<uuid:memory_id>/erase/", views.erase, name="erase"),
     path("erase/", views.erase_all, name="erase_all"),
     path("export/", views.export, name="export"),

@@ -23,6 +23,7 @@ from chat.erasure import memory_erase_all_with_sources, memory_erase_with_source
 from chat.selectors import conversations_for_memory
 from config.typing import HtmxHttpRequest
 from memory_core.errors import MemoryServiceError, NotFound, PermissionDenied
+from memory_core.forgetting import archived_entries, forgetting_runs, memory_restore
 from memory_core.lifecycle import (
     activity_log,
     memory_correct,
@@ -55,6 +56,7 @@ from privacy.selectors import (
 from privacy.services import REMEMBER_KINDS, privacy_export, privacy_remember
 
 PAGE_SIZE = 200
+ARCHIVED_SHOWN = 50
 ERASE_ALL_PHRASE = "erase everything"
 _OUTCOMES = {
     "added": "Remembered.",
@@ -94,7 +96,10 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
         request.GET.get("page")
     )
     cards = memory_cards(user=request.user, entries=list(page.object_list))
+    archived = archived_entries(actor=request.user)
     context = {
+        "archived": list(archived[:ARCHIVED_SHOWN]),
+        "archived_count": archived.count(),
         "namespace": namespace_for_user(user=request.user),
         "filters": filters,
         "groups": [(key, label, [c for c in cards if c.group == key]) for key, label in GROUPS],
@@ -165,6 +170,14 @@ def hide(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
 @require_POST
 def unhide(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
     return _status_change(request, memory_id, memory_unhide, "The assistant may use it again.")
+
+
+@login_required
+@require_POST
+def restore(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
+    return _status_change(
+        request, memory_id, memory_restore, "Restored: the assistant uses it again, and the job keeps it."
+    )
 
 
 def _status_change(request: HtmxHttpRequest, memory_id: Any, service: Any, done: str) -> HttpResponse:
@@ -269,6 +282,7 @@ def activity(request: HttpRequest) -> HttpResponse:
         "rows": rows,
         "staff": staff_access(user=request.user),
         "erasures": list(erasure_receipts(actor=request.user)[:100]),
+        "forgetting": forgetting_runs(actor=request.user),
     }
     return render(request, "privacy/activity.html", context)
 

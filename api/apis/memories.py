@@ -36,6 +36,7 @@ from api.subjects import Subject
 from chat.erasure import memory_erase_with_sources
 from memory_core.errors import NotFound
 from memory_core.export import memory_export
+from memory_core.forgetting import memory_restore
 from memory_core.lifecycle import memory_correct
 from memory_core.models import MemoryEntry
 from memory_core.pipeline import AddOutcome
@@ -251,6 +252,28 @@ class MemoryHistoryApi(ApiView):
         actor, entry = memory_for(request, memory_id=memory_id, **address_of(request))
         events = memory_history(actor=actor, memory_id=entry.pk)
         return Response(s.MemoryEventOutSerializer(events, many=True).data)
+
+
+class MemoryRestoreApi(ApiView):
+    scopes = {"POST": WRITE}
+
+    @extend_schema(
+        operation_id="memories_restore",
+        summary="Restore an archived memory",
+        description="Brings a memory the forgetting job archived back into use (`status` active); the "
+        "job never archives it on its own again. Already active: returned unchanged. Any other status "
+        "(superseded, expired, hidden …): 409. List the archived ones with `GET memories/?status=archived`; "
+        "their history says why and when.",
+        tags=["memories"],
+        parameters=_ADDRESS_PARAMS,
+        request=None,
+        responses={200: s.MemoryOutSerializer, **errors(400, 404, 409)},
+        examples=ex.MEMORIES_RETRIEVE,
+    )
+    def post(self, request: Request, memory_id: str) -> Response:
+        actor, entry = memory_for(request, memory_id=memory_id, **address_of(request))
+        restored = memory_restore(actor=actor, memory_id=entry.pk)
+        return Response(s.MemoryOutSerializer(restored).data)
 
 
 class ExportApi(ApiView):

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memory_core', '0006_tombstones'),
+        ('memory_core', '0009_forgetting_clock'),
     ]
 
     operations = [

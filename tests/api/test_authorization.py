@@ -109,6 +109,14 @@ ENDPOINTS = [
         "memory_history", "get", lambda w, side: f"/api/v1/memories/{memory(w, side)}/history/", by_id=True
     ),
     Endpoint(
+        "memory_restore",
+        "post",
+        lambda w, side: f"/api/v1/memories/{memory(w, side)}/restore/",
+        lambda side: {},
+        "write",
+        by_id=True,
+    ),
+    Endpoint(
         "erase_all",
         "post",
         lambda w, side: "/api/v1/memories/erase-all/",

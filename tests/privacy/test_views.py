@@ -31,7 +31,7 @@ from tests.routes import answered_methods, routes
 pytestmark = pytest.mark.django_db
 
 SECRET = "The user is allergic to peanuts."
-ENTRY_POSTS = ["privacy:correct", "privacy:hide", "privacy:unhide", "privacy:erase"]
+ENTRY_POSTS = ["privacy:correct", "privacy:hide", "privacy:unhide", "privacy:restore", "privacy:erase"]
 USER_POSTS = ["privacy:remember", "privacy:pause", "privacy:erase_all", "privacy:import"]
 USER_GETS = ["privacy:index", "privacy:activity", "privacy:export", "privacy:erase_all", "privacy:import"]
 ENTRY_GETS = ["privacy:erase", "privacy:import_job"]  # by id: someone else's is 404
