@@ -330,6 +330,10 @@ ERASURE_REWRITE_MAX_HOURS = env_int("ERASURE_REWRITE_MAX_HOURS", 20)  # ... or o
 ERASURE_LOCK_TIMEOUT_SECONDS = env_float("ERASURE_LOCK_TIMEOUT_SECONDS", 5.0)
 ERASURE_SNAPSHOT_WAIT_SECONDS = env_float("ERASURE_SNAPSHOT_WAIT_SECONDS", 30.0)
 
+# --- Moderation -----------------------------------------------------------------------------
+# The organisation namespace created by the first migrate; the approve form preselects it.
+DEFAULT_ORG_NAMESPACE = env_str("DEFAULT_ORG_NAMESPACE", "org/default")
+
 # --- Chat -----------------------------------------------------------------------------------
 CHAT_MEMORY_TOKENS = env_int("CHAT_MEMORY_TOKENS", 600)  # budget of the recalled-memory block
 CHAT_HISTORY_TOKENS = env_int("CHAT_HISTORY_TOKENS", 1500)  # recent turns sent verbatim
@@ -337,7 +341,11 @@ CHAT_EXTRACT_EVERY_N_TURNS = env_int("CHAT_EXTRACT_EVERY_N_TURNS", 10)
 CHAT_IDLE_MINUTES = env_int("CHAT_IDLE_MINUTES", 30)
 
 # Schedules of the apps over the engine (memory_core.schedules installs them with its own).
-EXTRA_SCHEDULES = [("chat-idle-sweep", "chat.tasks.sweep_idle_conversations", 5)]
+EXTRA_SCHEDULES = [
+    ("chat-idle-sweep", "chat.tasks.sweep_idle_conversations", 5),
+    # Memories erased from the list are erased for good after their Undo window (privacy.bulk).
+    ("privacy-pending-erasures", "privacy.tasks.erase_due", 1),
+]
 
 # --- Logging --------------------------------------------------------------------------------
 LOGGING = {

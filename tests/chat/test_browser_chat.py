@@ -64,7 +64,7 @@ def test_it_chats_learns_and_recalls_in_a_new_conversation(make_user, login):
     summary.click()
     link = reply.locator("details.used a").first
     expect(link).to_be_visible()
-    expect(link).to_have_attribute("href", re.compile(r"^/me/#memory-[0-9a-f-]{36}$"))
+    expect(link).to_have_attribute("href", re.compile(r"^/me/memories/[0-9a-f-]{36}/$"))
     # Both replies arrived without a page load: the value set when the page loaded is still there.
     assert page.evaluate("window.chatPageLoadedAt") == loaded_at
     assert page.url == first_url
@@ -73,7 +73,7 @@ def test_it_chats_learns_and_recalls_in_a_new_conversation(make_user, login):
     notice = page.locator(".notice.updated")
     expect(notice).to_contain_text("Memory updated")
     expect(notice.get_by_role("link", name=re.compile("allergic to peanuts"))).to_have_attribute(
-        "href", re.compile(r"^/me/#memory-")
+        "href", re.compile(r"^/me/memories/")
     )
 
     page.get_by_role("button", name="New conversation", exact=True).click()
