@@ -9,6 +9,7 @@ from bench import (
     chat_turn,
     erasure_rewrite,
     locomo,
+    me_list,
     mixed_load,
     offline_extraction,
     policy_detector,
@@ -30,6 +31,7 @@ BENCHMARKS = {
     "mixed_load": mixed_load.main,
     "offline_extraction": offline_extraction.main,
     "serving": serving.main,
+    "me_list": me_list.main,
 }
 
 
