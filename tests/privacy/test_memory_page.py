@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from memory_core.lifecycle import memory_correct
-from memory_core.models import MemoryEntry
+from memory_core.models import MemoryEntry, Namespace
 from memory_core.moderation import procedure_approve, procedure_reject
 from memory_core.pipeline import memory_add
 from memory_core.services import namespace_create, namespace_for_user
@@ -76,3 +76,18 @@ def test_someone_elses_memory_and_a_missing_one_are_both_not_found(request, owne
     client = client_for(request.getfixturevalue(intruder))
     assert client.get(reverse("privacy:memory", args=[entry.pk])).status_code == 404
     assert client.get(reverse("privacy:memory", args=[uuid.uuid4()])).status_code == 404
+
+
+def test_the_first_migrate_creates_the_default_org_namespace_and_approving_preselects_it(owner, moderator):
+    assert Namespace.objects.filter(path="org/default", kind="org").exists()
+    proposal = memory_add(
+        namespace=namespace_for_user(user=owner), content="Always greet me in Portuguese.", type="procedural"
+    ).entry
+    html = client_for(moderator).get(reverse("privacy:moderation")).content.decode()
+    form = html[html.index(reverse("privacy:procedure_approve", args=[proposal.pk])) :]
+    assert '<option value="org/default" selected>org/default (default)</option>' in form
+    response = client_for(moderator).post(
+        reverse("privacy:procedure_approve", args=[proposal.pk]), {"namespace_path": "org/default"}
+    )
+    assert response.status_code == 302
+    assert MemoryEntry.objects.filter(namespace__path="org/default", status="active").count() == 1
