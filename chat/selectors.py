@@ -105,8 +105,8 @@ def _turns(user: Any, messages: list[Message], incognito: bool = False) -> list[
     styles = style_at(user=user, moments=[t.reply.created_at for t in answered if t.reply is not None])
     for turn in answered:
         if turn.reply is not None:
-            recalled = {entry.pk for entry, _log in turn.memories}
-            turn.style = [e for e in styles.get(turn.reply.created_at, []) if e.pk not in recalled]
+            used = {entry.pk for entry, _log in turn.memories}
+            turn.style = [e for e in styles.get(turn.reply.created_at, []) if e.pk not in used]
     return turns
 
 

@@ -86,16 +86,13 @@ def _erase_later(user: Any, entries: dict[str, Any]) -> PendingErasure | None:
 @transaction.atomic
 def erasure_undo(*, user: Any, pending_id: Any) -> int:
     """Cancel a pending erasure of the user's within its window; returns how many came back."""
-    pending = (
-        PendingErasure.objects.select_for_update().filter(user=user, pk=_int(pending_id)).first()
-        if _int(pending_id)
-        else None
-    )
+    pk = _int(pending_id)
+    pending = PendingErasure.objects.select_for_update().filter(user=user, pk=pk).first() if pk else None
     if pending is None:
         raise NotFound("Nothing to undo: the memories were erased already.")
-    for pk in pending.hidden_ids:
+    for entry_id in pending.hidden_ids:
         try:
-            memory_unhide(actor=user, memory_id=pk)
+            memory_unhide(actor=user, memory_id=entry_id)
         except MemoryServiceError:  # corrected or erased meanwhile
             continue
     restored = len(pending.entry_ids)

@@ -100,13 +100,13 @@ def _transitions(versions: list[MemoryEntry]) -> list[Transition]:
         new = by_id.get(old.superseded_by_id) if old.superseded_by_id else None
         if new is None:
             continue
-        event = why.get(old.pk)
+        found = why.get(old.pk)
         steps.append(
             Transition(
                 before=old,
                 after=new,
-                action=event.get_action_display().lower() if event else "replaced",
-                reason=event.reason if event else "",
+                action=found.get_action_display().lower() if found else "replaced",
+                reason=found.reason if found else "",
             )
         )
     return steps

@@ -292,7 +292,7 @@ def memory_cards(*, user: Any, entries: list[MemoryEntry]) -> list[MemoryCard]:
                 own=own,
                 source=source,
                 history=history.get(entry.pk, []) if own else [],
-                corrected_from=older.get(entry.supersedes_id, "") if own else "",
+                corrected_from=older.get(entry.supersedes_id, "") if own and entry.supersedes_id else "",
             )
         )
     return cards
