@@ -102,7 +102,7 @@ def test_it_renames_a_conversation(owner):
     response = client_for(owner).post(f"/c/{conv.pk}/rename/", {"title": "  Trip to Porto  "}, follow=True)
     conv.refresh_from_db()
     assert conv.title == "Trip to Porto"
-    assert "<h1>Trip to Porto</h1>" in response.content.decode()
+    assert '<h1 id="conversation-title">Trip to Porto</h1>' in response.content.decode()
 
 
 @pytest.mark.parametrize(("title", "error"), [("   ", "may not be blank"), ("x" * 201, "At most 200")])
