@@ -11,6 +11,7 @@ from bench import (
     forgetting,
     locomo,
     mcp,
+    me_list,
     mixed_load,
     offline_extraction,
     policy_detector,
@@ -34,6 +35,7 @@ BENCHMARKS = {
     "serving": serving.main,
     "mcp": mcp.main,
     "forgetting": forgetting.main,
+    "me_list": me_list.main,
 }
 
 

@@ -351,6 +351,9 @@ WEBHOOK_ALLOW_LOOPBACK = env_bool("WEBHOOK_ALLOW_LOOPBACK", DEBUG)
 WEBHOOK_ALLOW_PRIVATE_NETWORKS = env_bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", False)
 # Which tenant hears about a namespace: the engine asks the API layer through this function.
 WEBHOOK_AUDIENCE_RESOLVER = "api.webhooks.namespace_audiences"
+# --- Moderation -----------------------------------------------------------------------------
+# The organisation namespace created by the first migrate; the approve form preselects it.
+DEFAULT_ORG_NAMESPACE = env_str("DEFAULT_ORG_NAMESPACE", "org/default")
 
 # --- Chat -----------------------------------------------------------------------------------
 CHAT_MEMORY_TOKENS = env_int("CHAT_MEMORY_TOKENS", 600)  # budget of the recalled-memory block
@@ -359,7 +362,11 @@ CHAT_EXTRACT_EVERY_N_TURNS = env_int("CHAT_EXTRACT_EVERY_N_TURNS", 10)
 CHAT_IDLE_MINUTES = env_int("CHAT_IDLE_MINUTES", 30)
 
 # Schedules of the apps over the engine (memory_core.schedules installs them with its own).
-EXTRA_SCHEDULES = [("chat-idle-sweep", "chat.tasks.sweep_idle_conversations", 5)]
+EXTRA_SCHEDULES = [
+    ("chat-idle-sweep", "chat.tasks.sweep_idle_conversations", 5),
+    # Memories erased from the list are erased for good after their Undo window (privacy.bulk).
+    ("privacy-pending-erasures", "privacy.tasks.erase_due", 1),
+]
 
 # --- Logging --------------------------------------------------------------------------------
 LOGGING = {
