@@ -210,6 +210,7 @@ class SearchApi(Mem0View):
             limit=params["top_k"],
             budget_tokens=_SEARCH_BUDGET_TOKENS,
             turn_ref=f"mem0:{key.prefix}:{timezone.now().timestamp()}",
+            reference_date=params.get("reference_date"),
         )
         return Response(
             mapping.search_results(

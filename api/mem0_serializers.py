@@ -64,6 +64,9 @@ class Mem0SearchSerializer(serializers.Serializer):
     top_k = s.StrictIntegerField(required=False, min_value=1, max_value=RECALL_MAX_LIMIT, default=10)
     threshold = s.StrictFloatField(required=False, min_value=0, max_value=1, allow_null=True)
     categories = serializers.ListField(child=s.StrictCharField(max_length=40), required=False)
+    reference_date = serializers.DateTimeField(
+        required=False, allow_null=True, input_formats=["iso-8601", "%Y-%m-%d"]
+    )
 
 
 class Mem0ListSerializer(serializers.Serializer):

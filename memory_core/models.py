@@ -229,6 +229,10 @@ class MemoryEntry(models.Model):
     def __str__(self) -> str:
         return f"{self.namespace.path}: {self.content[:60]}"
 
+    @property
+    def correctable(self) -> bool:
+        return self.status in MemoryStatus.correctable()
+
 
 class SearchTerm(models.Model):
     """How many entries of a namespace hold a term (a lexeme of `search_vector`): the document
@@ -259,10 +263,6 @@ class SearchStats(models.Model):
 
     def __str__(self) -> str:
         return f"{self.entries} entries"
-
-    @property
-    def correctable(self) -> bool:
-        return self.status in MemoryStatus.correctable()
 
 
 class MemoryEvidence(models.Model):

@@ -22,9 +22,10 @@ class RecallApi(ApiView):
     @extend_schema(
         operation_id="recall",
         summary="Recall memories for a query",
-        description="Vector + keyword + always-recall candidates, reranked (`breakdown` shows the 0..1 "
-        "components), filled into `budget_tokens`; `prompt_block` is ready to put in a system prompt. "
-        "Recalls are logged where the user can see them.",
+        description="Vector (statement and conversational context) + BM25 keyword + always-recall "
+        "candidates, reranked (`breakdown` shows the 0..1 components: similarity, context, keyword, "
+        "time, names, recency, importance, confidence), filled into `budget_tokens`; `prompt_block` is "
+        "ready to put in a system prompt. Recalls are logged where the user can see them.",
         tags=["recall"],
         request=s.RecallInSerializer,
         responses={200: s.RecallOutSerializer, **errors(400)},
@@ -43,6 +44,7 @@ class RecallApi(ApiView):
             at=params.get("at"),
             types=params.get("types") or None,
             turn_ref=f"api:{uuid.uuid4()}",
+            reference_date=params.get("reference_date"),
         )
         items = [
             {

@@ -47,12 +47,12 @@ logger = logging.getLogger(__name__)
 _IDEMPOTENCY_KEY_MAX_CHARS = 200  # ExtractionJob.idempotency_key
 _CHANGING_ACTIONS = AddAction.changing()
 
+
 def get_extractor() -> Extractor:
     """The language model when an API key is configured, the rules otherwise."""
     if settings.OPENAI_API_KEY:
         return LLMExtractor()
     return RuleBasedExtractor()
-
 
 
 def _clean_messages(messages: Any) -> list[dict[str, Any]]:
@@ -195,6 +195,7 @@ def candidate_add(
     actor_kind: str,
     actor: Any = None,
     extractor: Extractor | None = None,
+    context: str = "",
 ) -> AddOutcome:
     """One candidate through the write pipeline: the one mapping of a candidate to an add, for
     extraction jobs and for chat's "remember that …" alike. `excerpt` is the user's own text the
@@ -225,7 +226,18 @@ def candidate_add(
         excerpt=excerpt,
         raw_text=excerpt,
         said_at=said_at,
+        context=context,
     )
+
+
+def preceding_turn(messages: list[dict[str, Any]], message_ids: list[str]) -> str:
+    """The message just before the first of `message_ids` (often the question the user answered):
+    what the candidate is indexed with for search (`memory_core.search_context`)."""
+    cited = set(message_ids)
+    for index, message in enumerate(messages):
+        if message.get("id") in cited:
+            return str(messages[index - 1].get("content", "")) if index > 0 else ""
+    return ""
 
 
 def _write_candidates(
@@ -247,6 +259,7 @@ def _write_candidates(
                     excerpt=excerpt,
                     actor_kind=ActorKind.EXTRACTION,
                     extractor=extractor,
+                    context=preceding_turn(job.messages, candidate.message_ids),
                 )
         except LLMError:
             raise  # e.g. the embedding endpoint failed: the whole run fails and is retried
@@ -416,4 +429,3 @@ def extraction_run(*, job_id: int) -> ExtractionJob | None:
     if failed is not None and failed.status == ExtractionStatus.FAILED and failed.attempts < MAX_ATTEMPTS:
         raise failure
     return failed
-
