@@ -1,40 +1,51 @@
 """Recall: the memories worth putting in front of the model for one query, within a token budget.
 
-Candidates come from three places, always inside the caller's scope (`visible_to(actor)` or an
+Candidates come from four places, always inside the caller's scope (`visible_to(actor)` or an
 explicit namespace list) and `current(at=…)`:
 
-* vector: the `CANDIDATES_PER_SOURCE` nearest entries by cosine distance. A large scope is
-  served by the HNSW index with pgvector 0.8's iterative scan (a namespace filter cannot starve
-  the result), a small one by the namespace index and an exact sort; the planner picks, because
-  the scope reaches it as a literal list of namespace ids (see `_scope`).
-* keyword: PostgreSQL full text on `search_vector` ("english"). The query is parsed like the
-  column (`plainto_tsquery`: "RF20260629001?" becomes 'rf20260629001'), its terms are OR-ed so
-  one rare matching term suffices, and terms matching more than `KEYWORD_TERM_MAX_MATCHES`
-  entries in scope are dropped as too common to discriminate (which also bounds the ranking
-  work); ranked by `ts_rank_cd`.
+* vector: the `CANDIDATES_PER_SOURCE` nearest entries by cosine distance of `embedding`. A large
+  scope is served by the HNSW index with pgvector 0.8's iterative scan (a namespace filter cannot
+  starve the result), a small one by the namespace index and an exact sort; the planner picks,
+  because the scope reaches it as a literal list of namespace ids (see `_scope`).
+* context: the same over `context_embedding`, the embedding of the turn an entry answers followed
+  by the entry (`memory_core.search_context`; the statement itself when it has no context).
+* keyword: BM25 over `search_vector` (statement weight A, context weight D), with term weights
+  from per-namespace statistics kept by triggers on write and erase (`memory_core.lexical`); a
+  term in more than 30% of the scope does not select candidates, it only adds its small weight.
 * always-recall: pinned entries and the "profile" / "safety" categories, whatever the query.
 
 Each candidate gets
 
-    score = w_similarity * similarity      cosine similarity to the query, clamped to 0..1
-          + w_keyword    * keyword         ts_rank_cd / the best ts_rank_cd among the candidates
+    score = w_similarity * similarity      cosine similarity of the statement to the query, 0..1
+          + w_context    * context         cosine similarity of context + statement, 0..1
+          + w_keyword    * keyword         BM25 / the sum of the query terms' idf, capped at 1
+          + w_time       * time            1 when the event or recorded time falls in the period
+                                           the query names ("in March 2023", "last week"; read
+                                           from `reference_date`, else `at`, else now), else 0
+          + w_names      * names           share of the names in the query the statement mentions
           + w_recency    * recency         0.5 ** (age_days / half_life), age since last recall
                                            (or since it was recorded when never recalled)
           + w_importance * importance      the entry's 0..1 importance
           + w_confidence * confidence      the entry's 0..1 confidence
 
+Measured on the LoCoMo development conversations (`python -m bench locomo --ablate`, evidence
+recall@10; docs/recall.md has the table): the ts_rank_cd design gave 0.646; BM25 from the
+statistics alone gives 0.734 (keyword-only) and is the bulk of the gain (without it 0.482);
+hybrid 0.741. Time and names move R@5 by +0.005 / +0.011 and R@10 by nothing on LoCoMo (its
+questions rarely name a period; both speakers are named everywhere); they are kept for the
+questions that do (tests/api/test_recall_quality.py). A diversity step (`diversified`) is a
+switch without effect so far: MMR was not measured in time.
+
 Tunables (Django settings, read on every call):
 
 * `RECALL_WEIGHTS`: a dict with any of the keys of `DEFAULT_WEIGHTS`; missing keys keep their
-  default. Similarity and keyword carry relevance; their 0.6 / 0.4 split sits in the middle of
-  the plateau of a LoCoMo sweep (`python -m bench locomo --sweep`: 0.5-0.7 on similarity all
-  give evidence recall@10 0.64-0.65, against 0.55 for BM25 and 0.46 for cosine alone).
-  Recency, importance and confidence are tie-breakers worth 0.12 together, so a stale but
-  relevant memory still beats a fresh irrelevant one.
+  default. Recency, importance and confidence are tie-breakers worth 0.12 together, so a stale
+  but relevant memory still beats a fresh irrelevant one.
+* `RECALL_COMPONENTS`: the optional parts in use (`COMPONENTS`; all by default), for ablations.
 * `RECALL_RECENCY_HALF_LIFE_DAYS`: default `DEFAULT_RECENCY_HALF_LIFE_DAYS`.
 
-Candidates whose relevance is negligible (similarity below `MIN_SIMILARITY` and keyword below
-`MIN_KEYWORD`) are dropped unless they are always-recall. The budget is filled greedily:
+Candidates whose relevance is negligible (both similarities below `MIN_SIMILARITY` and keyword
+below `MIN_KEYWORD`) are dropped unless they are always-recall. The budget is filled greedily:
 pinned, then the other always-recall entries, then the rest by score, each line costing about
 `len(line) / 4` tokens; a line that does not fit is skipped, and the next, shorter ones may still.
 The framing text around the lines (about 75 tokens) is not counted against the budget.
