@@ -31,7 +31,8 @@ Each candidate gets
 Measured on the LoCoMo development conversations (`python -m bench locomo --ablate`, evidence
 recall@10; docs/recall.md has the table): the ts_rank_cd design gave 0.646; BM25 from the
 statistics alone gives 0.734 (keyword-only) and is the bulk of the gain (without it 0.482);
-hybrid 0.741. Time and names move R@5 by +0.005 / +0.011 and R@10 by nothing on LoCoMo (its
+hybrid 0.741 with the old 0.6 / 0.4 weights, 0.760 (R@20 0.820) with the swept defaults below.
+Time and names move R@5 by +0.005 / +0.011 and R@10 by nothing on LoCoMo (its
 questions rarely name a period; both speakers are named everywhere); they are kept for the
 questions that do (tests/api/test_recall_quality.py). A diversity step (`diversified`) is a
 switch without effect so far: MMR was not measured in time.
