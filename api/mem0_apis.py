@@ -233,6 +233,7 @@ class SearchApi(Mem0View):
             budget_tokens=_SEARCH_BUDGET_TOKENS,
             turn_ref=f"mem0:{key.prefix}:{timezone.now().timestamp()}",
             where=parsed.where & categories_q(params.get("categories")),
+            reference_date=params.get("reference_date"),
         )
         found = mapping.search_results(
             result.items, mapping.link_of(subject), threshold=params.get("threshold"), categories=None

@@ -109,10 +109,6 @@ def search_refusals(params: dict[str, Any]) -> None:
         raise unsupported(
             "latest_only", "Search returns current versions only; list older ones with get_all."
         )
-    if params.get("reference_date") is not None:
-        raise unsupported(
-            "reference_date", "Relative dates in the query are not resolved; filter on created_at instead."
-        )
     if params.get("metadata") is not None:
         raise unsupported("metadata", 'Put metadata conditions in filters, e.g. {"metadata": {"k": "v"}}.')
 

@@ -79,7 +79,9 @@ class Mem0SearchSerializer(serializers.Serializer):
     )
     show_expired = s.StrictBooleanField(required=False, help_text="false; true is a 400 (use get_all).")
     latest_only = s.StrictBooleanField(required=False, help_text="true; false is a 400 (use get_all).")
-    reference_date = serializers.JSONField(required=False, help_text="Not supported (400).")
+    reference_date = serializers.DateTimeField(
+        required=False, allow_null=True, input_formats=["iso-8601", "%Y-%m-%d"]
+    )
     metadata = serializers.JSONField(required=False, help_text="Not supported (400): use filters.")
 
 

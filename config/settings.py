@@ -313,7 +313,8 @@ API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 2 * 1024 * 1024)
 EXTRACTION_MIN_CONFIDENCE = env_float("EXTRACTION_MIN_CONFIDENCE", 0.6)
 MERGE_SIMILARITY = env_float("MERGE_SIMILARITY", 0.9)
 # Recall ranking (memory_core.recall documents the blend; tuned on LoCoMo, see bench/locomo.py).
-RECALL_WEIGHTS = {"similarity": 0.6, "keyword": 0.4, "recency": 0.05, "importance": 0.05, "confidence": 0.02}
+# Empty: `memory_core.recall.DEFAULT_WEIGHTS` (tuned on LoCoMo, docs/recall.md); set keys to override.
+RECALL_WEIGHTS: dict[str, float] = {}
 RECALL_RECENCY_HALF_LIFE_DAYS = env_float("RECALL_RECENCY_HALF_LIFE_DAYS", 30.0)
 # Forgetting (memory_core.forgetting documents the formula).
 FORGET_DECAY_HALF_LIFE_DAYS = env_float("FORGET_DECAY_HALF_LIFE_DAYS", 30.0)

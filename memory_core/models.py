@@ -153,8 +153,16 @@ class MemoryEntry(models.Model):
 
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     embedding_model = models.CharField(max_length=100, blank=True, default="")
+    # What a statement from a conversation turn answers (the preceding turn): searched, never
+    # shown. Content like the statement: redacted on the way in, erased with the entry.
+    search_context = models.TextField(blank=True, default="")
+    # The embedding of the context followed by the statement (same model as `embedding`).
+    context_embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    # The statement's words weigh A, the context's D (see `memory_core.lexical`). Statistics
+    # for keyword ranking (`SearchTerm`, `SearchStats`) follow this column through triggers.
     search_vector = models.GeneratedField(
-        expression=SearchVector("content", "key", config=SEARCH_CONFIG),
+        expression=SearchVector("content", "key", config=SEARCH_CONFIG, weight="A")
+        + SearchVector("search_context", config=SEARCH_CONFIG, weight="D"),
         output_field=SearchVectorField(),
         db_persist=True,
     )
@@ -174,6 +182,13 @@ class MemoryEntry(models.Model):
             HnswIndex(
                 name="memory_embedding_hnsw",
                 fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+            HnswIndex(
+                name="memory_context_embedding_hnsw",
+                fields=["context_embedding"],
                 m=16,
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],
@@ -222,6 +237,37 @@ class MemoryEntry(models.Model):
     @property
     def correctable(self) -> bool:
         return self.status in MemoryStatus.correctable()
+
+
+class SearchTerm(models.Model):
+    """How many entries of a namespace hold a term (a lexeme of `search_vector`): the document
+    frequency behind keyword ranking. Kept by database triggers on `MemoryEntry` in the writing
+    transaction, so every write path (bulk imports, corrections, erasure) keeps it exact; a term
+    no entry holds any more is deleted with its last entry."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="+")
+    term = models.TextField()
+    entries = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["namespace", "term"], name="search_term_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.term} ({self.entries})"
+
+
+class SearchStats(models.Model):
+    """A namespace's number of entries and their total length in lexemes (for BM25's average)."""
+
+    namespace = models.OneToOneField(Namespace, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    entries = models.PositiveIntegerField(default=0)
+    total_length = models.BigIntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "search stats"
+
+    def __str__(self) -> str:
+        return f"{self.entries} entries"
 
 
 class MemoryEvidence(models.Model):

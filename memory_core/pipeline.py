@@ -122,6 +122,7 @@ def memory_add(
     said_at: datetime | None = None,
     embedding: list[float] | None = None,
     exact: bool = False,
+    context: str = "",
 ) -> AddOutcome:
     """Guard, classify and reconcile one statement into `namespace` (see the module docstring).
 
@@ -139,6 +140,7 @@ def memory_add(
             source_conversation=source_conversation or "",
             source_message_ids=tuple(str(m) for m in (source_message_ids or [])),
             excerpt=excerpt or "",
+            context=context or "",
             raw_text=raw_text or "",
             said_at=said_at,
             confidence=confidence,
@@ -278,6 +280,7 @@ def guard_secrets(namespace: Namespace, request: WriteRequest) -> tuple[WriteReq
         replace(
             request,
             excerpt=scrub(request.excerpt, values)[:EXCERPT_MAX_CHARS],
+            context=scrub(request.context, values),
             metadata=scrub_metadata(request.metadata, values),
             raw_text="",  # used; never stored
         ),

@@ -24,9 +24,10 @@ class RecallApi(ApiView):
     @extend_schema(
         operation_id="recall",
         summary="Recall memories for a query",
-        description="Vector + keyword + always-recall candidates, reranked (`breakdown` shows the 0..1 "
-        "components), filled into `budget_tokens`; `prompt_block` is ready to put in a system prompt. "
-        "Recalls are logged where the user can see them.",
+        description="Vector (statement and conversational context) + BM25 keyword + always-recall "
+        "candidates, reranked (`breakdown` shows the 0..1 components: similarity, context, keyword, "
+        "time, names, recency, importance, confidence), filled into `budget_tokens`; `prompt_block` is "
+        "ready to put in a system prompt. Recalls are logged where the user can see them.",
         tags=["recall"],
         request=s.RecallInSerializer,
         responses={200: s.RecallOutSerializer, **errors(400)},
@@ -49,6 +50,7 @@ def recall_answer(request: Request | Caller, params: dict[str, Any], via: str = 
         at=params.get("at"),
         types=params.get("types") or None,
         turn_ref=f"{via}:{uuid.uuid4()}",
+        reference_date=params.get("reference_date"),
     )
     items = [
         {

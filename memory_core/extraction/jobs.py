@@ -196,6 +196,7 @@ def candidate_add(
     actor_kind: str,
     actor: Any = None,
     extractor: Extractor | None = None,
+    context: str = "",
 ) -> AddOutcome:
     """One candidate through the write pipeline: the one mapping of a candidate to an add, for
     extraction jobs and for chat's "remember that …" alike. `excerpt` is the user's own text the
@@ -226,7 +227,18 @@ def candidate_add(
         excerpt=excerpt,
         raw_text=excerpt,
         said_at=said_at,
+        context=context,
     )
+
+
+def preceding_turn(messages: list[dict[str, Any]], message_ids: list[str]) -> str:
+    """The message just before the first of `message_ids` (often the question the user answered):
+    what the candidate is indexed with for search (`memory_core.search_context`)."""
+    cited = set(message_ids)
+    for index, message in enumerate(messages):
+        if message.get("id") in cited:
+            return str(messages[index - 1].get("content", "")) if index > 0 else ""
+    return ""
 
 
 def _write_candidates(
@@ -248,6 +260,7 @@ def _write_candidates(
                     excerpt=excerpt,
                     actor_kind=ActorKind.EXTRACTION,
                     extractor=extractor,
+                    context=preceding_turn(job.messages, candidate.message_ids),
                 )
         except LLMError:
             raise  # e.g. the embedding endpoint failed: the whole run fails and is retried

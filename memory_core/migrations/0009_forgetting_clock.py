@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memory_core', '0006_tombstones'),
+        ('memory_core', '0007_search_stats'),
     ]
 
     operations = [

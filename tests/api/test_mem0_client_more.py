@@ -221,10 +221,13 @@ def test_search_takes_filters_and_options(mem0, diary):
     assert mem0.search("peanuts allergy", filters=alice, threshold=1.0)["results"] == []
 
     # What cannot be honoured is refused, naming the option.
-    for option, value in (("rerank", False), ("keyword_search", False), ("reference_date", "2026-03-01")):
+    for option, value in (("rerank", False), ("keyword_search", False), ("latest_only", False)):
         with pytest.raises(ValidationError) as refused:
             mem0.search("tea", filters=alice, **{option: value})
         assert option in refused.value.message
+    # A reference date is honoured: it anchors the dates in the query ("yesterday", "last week").
+    anchored = mem0.search("peanuts allergy", filters=alice, reference_date="2026-03-01")
+    assert any("peanuts" in row["memory"] for row in anchored["results"])
 
 
 def test_bad_filters_are_refused_and_nothing_changes(mem0, diary):
