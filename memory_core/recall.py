@@ -16,7 +16,7 @@ explicit namespace list) and `current(at=…)`:
 
 Each candidate gets
 
-    score = w_similarity * similarity      cosine similarity of the statement to the query, 0..1
+    score = ( w_similarity * similarity     cosine similarity of the statement to the query, 0..1
           + w_context    * context         cosine similarity of context + statement, 0..1
           + w_keyword    * keyword         BM25 / the sum of the query terms' idf, capped at 1
           + w_time       * time            1 when the event or recorded time falls in the period
@@ -27,6 +27,7 @@ Each candidate gets
                                            (or since it was recorded when never recalled)
           + w_importance * importance      the entry's 0..1 importance
           + w_confidence * confidence      the entry's 0..1 confidence
+            ) / (the sum of the weights)       so the score stays within 0..1
 
 Measured on the LoCoMo development conversations (`python -m bench locomo --ablate`, evidence
 recall@10; docs/recall.md has the table): the ts_rank_cd design gave 0.646; BM25 from the
@@ -194,7 +195,10 @@ def recency_score(*, last_seen: datetime, now: datetime, half_life_days: float) 
 
 
 def blend(components: dict[str, float], weights: dict[str, float]) -> float:
-    return sum(weights[name] * components.get(name, 0.0) for name in weights)
+    """The weighted sum divided by the sum of the weights: the same order, and a score that stays
+    within 0..1 whatever the weights (mem0's `threshold` and API clients compare it to one)."""
+    total = sum(weights.values()) or 1.0
+    return sum(weights[name] * components.get(name, 0.0) for name in weights) / total
 
 
 def is_relevant(*, similarity: float, keyword: float) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -93,6 +94,16 @@ def namespace_create(*, path: str, kind: str) -> Namespace:
             return Namespace.objects.create(path=path, kind=kind)
     except IntegrityError as exc:
         raise MemoryServiceError(f"Invalid or duplicate namespace path {path!r}.") from exc
+
+
+def default_org_namespace() -> Namespace | None:
+    """`settings.DEFAULT_ORG_NAMESPACE`, made again if someone removed it since the first migrate
+    created it: an operator approving a rule always has somewhere to put it."""
+    path = settings.DEFAULT_ORG_NAMESPACE
+    if not path:
+        return None
+    namespace, _ = Namespace.objects.get_or_create(path=path, defaults={"kind": NamespaceKind.ORG})
+    return namespace
 
 
 def event_record(

@@ -45,7 +45,7 @@ from memory_core.moderation import (
     shared_namespaces,
 )
 from memory_core.selectors import erasure_receipts, memory_access, memory_entries_by_ids, memory_versions
-from memory_core.services import namespace_for_user
+from memory_core.services import default_org_namespace, namespace_for_user
 from privacy.bulk import (
     UNDO_SECONDS,
     bulk_apply,
@@ -392,6 +392,7 @@ def _require_operator(request: HttpRequest) -> None:
 @require_GET
 def moderation(request: HttpRequest) -> HttpResponse:
     _require_operator(request)
+    default_org_namespace()
     show_dismissed = request.GET.get("dismissed") == "1"
     context = {
         "pending": list(pending_procedures(operator=request.user)),

@@ -100,7 +100,9 @@ def test_it_finds_an_id_mentioned_once_by_keyword(owner):
 
     assert result.items[0].entry == refund
     assert "keyword" in result.items[0].reasons
-    assert result.items[0].breakdown["keyword"] == 1.0
+    # The id, found once, outweighs "refund", shared with another memory: well ahead on words.
+    keywords = sorted((item.breakdown["keyword"] for item in result.items), reverse=True)
+    assert keywords[0] > 0.5 and keywords[0] - keywords[1] > 0.2
 
 
 def test_it_recalls_only_active_currently_valid_entries(owner):
