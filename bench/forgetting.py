@@ -6,8 +6,9 @@ user was active on the conversation's session days. Then, for each policy in the
 1. **12 months of absence**: nobody uses the namespace; the passes run (every `--every` days).
 2. **12 months of activity under capacity pressure**: every day the user is active, a new memory
    arrives (a turn of another conversation: no question of this one needs it), and every question
-   of the "asked" half is asked once during the year, a few a day (what recall returned counts as
-   used, as the recall log records it). The namespace's budget is `--budget` of its initial size
+   of the "asked" half is asked again every `--cycle` days (default 28: the user comes back to
+   their things about monthly), a few a day (what recall returned counts as used, as the recall
+   log records it); the other half is never asked. The namespace's budget is `--budget` of its initial size
    (default 1.0: full from the first day, so the year's 365 new entries force as many out). The
    episodic TTL is off in this phase for both policies: with it, a year of daily use expires every
    turn under either clock, as the TTL is meant to; what is measured here is decay and capacity.
@@ -20,7 +21,7 @@ the year, over the asked half and the never-asked half; archives are split by ru
 capacity) per phase, and the entries gone by whom needs them: an asked question, only a
 never-asked one, or none.
 
-`python -m bench forgetting [--every DAYS] [--budget SHARE]`
+`python -m bench forgetting [--every DAYS] [--budget SHARE] [--cycle DAYS]`
 """
 
 from __future__ import annotations
@@ -251,7 +252,7 @@ def _user_clock_passes(now: datetime, *, consolidate: bool) -> Counter[str]:
 
 
 def _run(
-    world: World, policy: str, *, every: int, budget: float, before: tuple[float, float] | None
+    world: World, policy: str, *, every: int, budget: float, cycle: int, before: tuple[float, float] | None
 ) -> Outcome:
     from django.test import override_settings
 
@@ -295,8 +296,9 @@ def _run(
             day = back + timedelta(days=n)
             for conversation in world.conversations:
                 _filler(world, conversation, n, day)
-            # Every asked question once during the year, spread evenly over its days.
-            for index in asked[len(asked) * (n - 1) // YEAR : len(asked) * n // YEAR]:
+            # Every asked question once per cycle, the cycle's questions spread over its days.
+            d = (n - 1) % cycle
+            for index in asked[len(asked) * d // cycle : len(asked) * (d + 1) // cycle]:
                 _use(world, index, day)
             if n % every == 0:
                 passes(day + timedelta(hours=23), "activity", ttl=False, step=n)
@@ -324,6 +326,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench forgetting")
     parser.add_argument("--every", type=int, default=7, help="simulated days between passes (default 7)")
     parser.add_argument("--budget", type=float, default=1.0, help="budget as a share of the initial size")
+    parser.add_argument("--cycle", type=int, default=28, help="days between two askings of a question")
     args = parser.parse_args(argv)
     common.setup()
     common.header("Forgetting: LoCoMo evidence recall@10 through 12 months away and 12 months of use")
@@ -337,13 +340,16 @@ def main(argv: list[str] | None = None) -> None:
         f"{len(conversations)} conversations, {turns} turns ({needed} named as evidence), "
         f"{len(world.questions)} questions ({len(world.asked)} asked during the year, the rest held out); "
         f"loaded in {load_time():.1f} s; last session {_date(world.start - timedelta(days=1))}; passes every "
-        f"{args.every} day(s), consolidation weekly; budget {args.budget:.0%} of the initial size"
+        f"{args.every} day(s), consolidation weekly; budget {args.budget:.0%} of the initial size; "
+        f"each asked question asked every {args.cycle} days"
     )
     outcomes = {}
     for policy in (WALL, USER):
         with common.timed() as elapsed:
             before = outcomes[WALL].recall["before"] if outcomes else None
-            outcomes[policy] = _run(world, policy, every=args.every, budget=args.budget, before=before)
+            outcomes[policy] = _run(
+                world, policy, every=args.every, budget=args.budget, cycle=args.cycle, before=before
+            )
         print(f"  ({policy}: simulated in {elapsed():.0f} s)", flush=True)
 
     print(f"\n{'recall@10 (asked / never)':<28}" + "".join(f"{p:>26}" for p in outcomes))
