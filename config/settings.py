@@ -319,6 +319,10 @@ RECALL_RECENCY_HALF_LIFE_DAYS = env_float("RECALL_RECENCY_HALF_LIFE_DAYS", 30.0)
 # Forgetting (memory_core.forgetting documents the formula).
 FORGET_DECAY_HALF_LIFE_DAYS = env_float("FORGET_DECAY_HALF_LIFE_DAYS", 30.0)
 FORGET_DECAY_THRESHOLD = env_float("FORGET_DECAY_THRESHOLD", 0.05)
+# Decay without budget pressure: only low importance, never used, long idle, of these types.
+FORGET_DECAY_MAX_IMPORTANCE = env_float("FORGET_DECAY_MAX_IMPORTANCE", 0.3)
+FORGET_DECAY_MIN_IDLE_DAYS = env_int("FORGET_DECAY_MIN_IDLE_DAYS", 180)
+FORGET_DECAY_TYPES = env_list("FORGET_DECAY_TYPES", ["episodic"])
 FORGET_MAX_CHANGES_PER_PASS = env_int("FORGET_MAX_CHANGES_PER_PASS", 500)
 FORGET_CAPACITY = env_int("FORGET_CAPACITY", 0)  # active entries per namespace; 0 = no budget
 FORGET_MAX_SHARE_PER_PASS = env_float("FORGET_MAX_SHARE_PER_PASS", 0.1)

@@ -6,20 +6,22 @@ run, and writes every change to the history with actor "job" and a reason (never
 
 1. `expire_ended_windows` (expiry): the validity window closed → expired.
 2. `expire_ttl` (expiry): an explicit `expires_at` passed, or the type's TTL ran out in active days.
-3. `decay` (decay): retention on the user's clock fell below the threshold, or the namespace is
-   over its budget and the entry is among its least valuable → archived; never protected ones,
-   never more than a share of a namespace per pass.
+3. `decay` (decay): the namespace is over its budget and the entry is among its least valuable
+   (never recalled before recalled, then lowest retention), or the entry is clearly negligible
+   (faded, importance <= 0.3, never recalled nor confirmed, idle 180 active days, an event)
+   → archived; never protected ones, never more than a share of a namespace per pass.
 4. `consolidate` (consolidation): near-duplicates that are the same statement
    (`sameness.same_statement`) are merged.
 
 Time is counted on the user's clock (`clock`): days on which the namespace was in use, so a
-namespace nobody touches neither decays nor expires by TTL. Worked example, with the defaults
-(half-life 30 active days, threshold 0.05): a fact of importance 0.5, never recalled, has
-retention 0.6 * 0.5 ** (age / 30). Its owner chats every day for 107 days: 0.6 * 0.5 ** 3.57 =
-0.051, kept; on the 108th active day 0.0496 < 0.05, archived. Had they left for a year after
-learning it, the year counts 0 active days: retention stays 0.6 and nothing is archived; the
-108 active days start counting when they come back. Recalled 10 times, its half-life is
-30 * (1 + ln 11) = 102 active days and it lasts about a year of daily use.
+namespace nobody touches neither decays nor expires by TTL. Retention orders what goes; archiving
+needs a budget to be over or an entry to be negligible. Worked example, with the defaults
+(half-life 30 active days, threshold 0.05): an event of importance 0.5, never recalled, has
+retention 0.6 * 0.5 ** (age / 30), below 0.05 from active day 108; its owner chats daily within
+their budget and keeps it (importance 0.5 is not negligible). At importance 0.2 it is archived on
+active day 180 (the idle minimum). Had they left for a year after learning it, the year counts
+0 active days and nothing is archived. Over the budget it is ranked among the never-recalled by
+retention and goes before anything a recall ever returned.
 
 Archived entries stay visible and restorable (`archive.memory_restore`, /me/, the REST API).
 

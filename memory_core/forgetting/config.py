@@ -11,6 +11,11 @@ from memory_core.models import MemoryType
 
 DEFAULT_HALF_LIFE_DAYS = 30.0
 DEFAULT_DECAY_THRESHOLD = 0.05
+# Decay alone (no budget pressure) only takes what is clearly negligible: low importance, an
+# event rather than a fact, never recalled nor confirmed, idle this many active days.
+DEFAULT_DECAY_MAX_IMPORTANCE = 0.3
+DEFAULT_DECAY_MIN_IDLE_DAYS = 180
+DEFAULT_DECAY_TYPES = (MemoryType.EPISODIC.value,)
 DEFAULT_TTL_DAYS: dict[str, float | None] = {
     MemoryType.EPISODIC: 90,
     MemoryType.SEMANTIC: None,
@@ -33,6 +38,29 @@ def half_life_base_days() -> float:
 
 def decay_threshold() -> float:
     return float(getattr(settings, "FORGET_DECAY_THRESHOLD", DEFAULT_DECAY_THRESHOLD))
+
+
+def decay_max_importance() -> float:
+    value = float(getattr(settings, "FORGET_DECAY_MAX_IMPORTANCE", DEFAULT_DECAY_MAX_IMPORTANCE))
+    if not 0 <= value <= 1:
+        raise ValueError("FORGET_DECAY_MAX_IMPORTANCE must be in [0, 1].")
+    return value
+
+
+def decay_min_idle_days() -> int:
+    value = int(getattr(settings, "FORGET_DECAY_MIN_IDLE_DAYS", DEFAULT_DECAY_MIN_IDLE_DAYS))
+    if value < 0:
+        raise ValueError("FORGET_DECAY_MIN_IDLE_DAYS must not be negative.")
+    return value
+
+
+def decay_types() -> tuple[str, ...]:
+    """Memory types decay may archive without budget pressure (procedural never)."""
+    types = tuple(getattr(settings, "FORGET_DECAY_TYPES", DEFAULT_DECAY_TYPES))
+    unknown = set(types) - set(MemoryType.values)
+    if unknown:
+        raise ValueError(f"FORGET_DECAY_TYPES: unknown type(s) {sorted(unknown)}.")
+    return types
 
 
 def ttl_days() -> dict[str, float | None]:

@@ -1,6 +1,7 @@
-"""The archive pass ("decay"): what has faded on the user's clock, and what a full namespace can spare.
+"""The archive pass ("decay"): what a full namespace can spare, and what is clearly negligible.
 
-Retention of an entry (its value; `decay_score`, computed in SQL by `retention_sql`):
+Age and disuse decide the ORDER in which entries go; archiving needs a reason. The value of an
+entry (its retention; `decay_score`, computed in SQL by `retention_sql`):
 
     age       = active days since last use (`forgetting.clock`)
     half_life = FORGET_DECAY_HALF_LIFE_DAYS * (1 + ln(1 + access_count)) * (1 + ln(evidence_count))
@@ -8,13 +9,20 @@ Retention of an entry (its value; `decay_score`, computed in SQL by `retention_s
     retention = (0.2 + 0.8 * importance) * 0.5 ** (age / half_life)
 
 Importance sets the ceiling, use (recalls) and confirmations (evidence: said again, merged)
-stretch the half-life, and only days the user was active count as time passing.
+stretch the half-life, and only days the user was active count as time passing. Category counts
+as protection: safety, identity, family and standing preferences are never archived by the job.
 
 An active entry is archived when either
-- its retention fell below FORGET_DECAY_THRESHOLD ("decayed"), or
 - its namespace holds more active entries than its budget (`Namespace.memory_capacity`, else
-  FORGET_CAPACITY; 0 = none) and it is among the lowest-retention entries that bring the count back
-  to the budget ("capacity").
+  FORGET_CAPACITY; 0 = none) and it is among the least valuable that bring the count back to the
+  budget ("capacity"). Least valuable first: entries never recalled before recalled ones (a
+  recall is the evidence that a question needed it), and within each group lowest retention
+  first; or
+- it is clearly negligible ("decayed"), budget or not: retention below FORGET_DECAY_THRESHOLD
+  AND importance at most FORGET_DECAY_MAX_IMPORTANCE (0.3) AND never recalled nor confirmed AND
+  idle at least FORGET_DECAY_MIN_IDLE_DAYS (180) active days AND of a type in FORGET_DECAY_TYPES
+  (episodic: an event, not a fact). A namespace within its budget loses nothing else, however
+  old its entries are on either clock.
 Never pinned, procedural or protected-category entries (FORGET_PROTECTED_CATEGORIES: safety,
 profile/identity, relationship/family, preference), never one the user restored from the archive,
 and never in a paused namespace. Protected entries still count towards the budget. One pass
@@ -30,7 +38,7 @@ from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
+from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, F, OuterRef, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
 from memory_core.forgetting import config
@@ -53,6 +61,8 @@ MAX_HALF_LIVES = 1000.0
 
 DECAYED = "decayed"
 CAPACITY = "capacity"
+# Least valuable first: never recalled before recalled, then lowest retention.
+VALUE_ORDER = ("recalled", "retention", "pk")
 
 
 def half_life_days(entry: MemoryEntry) -> float:
@@ -132,17 +142,37 @@ def _budgets() -> dict[int, tuple[int, int]]:
     return {pk: (count, own if own else int(default or 0)) for pk, count, own in rows}
 
 
+def valued(now: datetime) -> QuerySet[MemoryEntry]:
+    """Archivable entries with what the pass orders and decides by (VALUE_ORDER, `negligible`)."""
+    return archivable().annotate(
+        retention=retention_sql(now),
+        active_days=age_sql(now),
+        recalled=ExpressionWrapper(Q(access_count__gt=0), output_field=BooleanField()),
+    )
+
+
+def negligible(threshold: float) -> Q:
+    """Clearly not worth keeping even without budget pressure (see the module docstring)."""
+    return Q(
+        retention__lt=threshold,
+        importance__lte=config.decay_max_importance(),
+        access_count=0,
+        evidence_count__lte=1,
+        active_days__gte=config.decay_min_idle_days(),
+        type__in=config.decay_types(),
+    )
+
+
 def plan_archive(
     *, now: datetime, threshold: float, exclude_ids: Collection[uuid.UUID] = ()
 ) -> dict[uuid.UUID, str]:
     """Which entries to archive, each with its rule (DECAYED or CAPACITY), within the share cap."""
-    candidates = archivable().annotate(retention=retention_sql(now))
+    candidates = valued(now)
     if exclude_ids:
         candidates = candidates.exclude(pk__in=list(exclude_ids))
     budgets = _budgets()
-    decayed_namespaces = set(
-        candidates.filter(retention__lt=threshold).values_list("namespace_id", flat=True).distinct()
-    )
+    faded = candidates.filter(negligible(threshold))
+    decayed_namespaces = set(faded.values_list("namespace_id", flat=True).distinct())
     share = config.max_share_per_pass()
     counts = dict(
         Namespace.objects.filter(pk__in=decayed_namespaces - set(budgets))
@@ -154,15 +184,19 @@ def plan_archive(
     for namespace_id in sorted(decayed_namespaces | set(budgets)):
         size = counts.get(namespace_id, 0)
         allowance = max(1, math.floor(share * size))
+        gone = list(
+            faded.filter(namespace_id=namespace_id)
+            .order_by(*VALUE_ORDER)[:allowance]
+            .values_list("pk", flat=True)
+        )
+        plan.update(dict.fromkeys(gone, DECAYED))
         excess = size - budgets[namespace_id][1] if namespace_id in budgets else 0
-        weakest = candidates.filter(namespace_id=namespace_id).order_by("retention", "pk")[:allowance]
-        for position, (pk, retention) in enumerate(weakest.values_list("pk", "retention")):
-            if retention < threshold:
-                plan[pk] = DECAYED
-            elif position < excess:
-                plan[pk] = CAPACITY
-            else:
-                break
+        room = min(excess, allowance) - len(gone)
+        if room > 0:
+            weakest = candidates.filter(namespace_id=namespace_id).exclude(pk__in=gone)
+            plan.update(
+                dict.fromkeys(weakest.order_by(*VALUE_ORDER)[:room].values_list("pk", flat=True), CAPACITY)
+            )
     return plan
 
 
@@ -173,17 +207,13 @@ def decay(
     max_changes: int | None = None,
     exclude_ids: Collection[uuid.UUID] = (),
 ) -> PassReport:
-    """Archive faded entries and, in namespaces over budget, the least valuable; weakest first."""
+    """Archive, in namespaces over budget, the least valuable, and anywhere the clearly negligible."""
     now = config.instant(now)
     clock_refresh()
     threshold = config.decay_threshold()
     plan = plan_archive(now=now, threshold=threshold, exclude_ids=exclude_ids)
     budgets = _budgets() if CAPACITY in plan.values() else {}
-    candidates = (
-        archivable()
-        .filter(pk__in=list(plan))
-        .annotate(retention=retention_sql(now), active_days=age_sql(now))
-    )
+    candidates = valued(now).filter(pk__in=list(plan))
 
     def explain(entry: MemoryEntry) -> tuple[str, float | None, dict[str, Any]]:
         retention: float = entry.retention  # type: ignore[attr-defined]
@@ -207,7 +237,7 @@ def decay(
     return status_pass(
         name=DECAY,
         candidates=candidates,
-        order_by=("retention", "pk"),
+        order_by=VALUE_ORDER,
         new_status=MemoryStatus.ARCHIVED,
         action=EventAction.ARCHIVED,
         explain=explain,

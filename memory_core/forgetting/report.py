@@ -21,6 +21,7 @@ class Change(NamedTuple):
     reason: str
     score: float | None = None  # retention (decay) or similarity (consolidation)
     into: uuid.UUID | None = None  # the surviving entry of a merge
+    rule: str | None = None  # why, when a pass has several rules (decay: "decayed" | "capacity")
 
 
 @dataclass

@@ -67,8 +67,8 @@ def status_pass(
 
     if dry_run:
         for entry in ordered[:cap]:
-            reason, score, _ = explain(entry)
-            report.changes.append(Change(entry.pk, action, reason, score))
+            reason, score, data = explain(entry)
+            report.changes.append(Change(entry.pk, action, reason, score, rule=data.get("rule")))
         return report
 
     skipped: set[uuid.UUID] = set()
@@ -96,7 +96,7 @@ def status_pass(
                     reason=reason,
                     data={"status": new_status, "pass": name, **data},
                 )
-                report.changes.append(Change(entry.pk, action, reason, score))
+                report.changes.append(Change(entry.pk, action, reason, score, rule=data.get("rule")))
         if len(batch) < size:
             break
     return report

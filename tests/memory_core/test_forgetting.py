@@ -42,6 +42,15 @@ pytestmark = pytest.mark.django_db
 NOW = datetime(2031, 3, 1, 12, 0, tzinfo=UTC)
 
 
+@pytest.fixture(autouse=True)
+def _decay_by_retention_alone(settings):
+    """These tests pin the retention arithmetic: any faded entry may decay, as before the
+    negligible-only defaults (those are tested in test_forgetting_value.py)."""
+    settings.FORGET_DECAY_MAX_IMPORTANCE = 1.0
+    settings.FORGET_DECAY_MIN_IDLE_DAYS = 0
+    settings.FORGET_DECAY_TYPES = ["episodic", "semantic"]
+
+
 def _entry(
     user: Any, content: str, *, days_old: float = 0, now: datetime = NOW, **fields: Any
 ) -> MemoryEntry:
