@@ -177,7 +177,12 @@ class MemoryEntry(models.Model):
         verbose_name_plural = "memory entries"
         permissions = [("moderate_memories", "Can approve, edit and reject procedural memories")]
         indexes = [
-            models.Index(fields=["namespace", "status", "type"], name="memory_ns_status_type"),
+            # Covers the /me/ totals (one grouped count, an index-only scan) and status filters.
+            models.Index(
+                fields=["namespace", "status", "type", "category"], name="memory_ns_status_type_cat"
+            ),
+            # The /me/ list, newest first: read in index order, no sort of every row.
+            models.Index(fields=["namespace", "recorded_at", "id"], name="memory_ns_recorded"),
             models.Index(fields=["namespace", "key"], name="memory_ns_key"),
             HnswIndex(
                 name="memory_embedding_hnsw",

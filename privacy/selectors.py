@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from functools import cached_property
 from typing import Any
 
 from django.db.models import Case, Count, Prefetch, Q, QuerySet, Value, When
@@ -27,7 +28,7 @@ from memory_core.models import (
     SourceKind,
 )
 from memory_core.recall import MIN_KEYWORD, memory_recall
-from memory_core.selectors import memory_list, parse_uuid
+from memory_core.selectors import parse_uuid
 from privacy.models import AuditEvent
 
 CURRENT_STATUSES: list[str] = [MemoryStatus.ACTIVE, MemoryStatus.HIDDEN, MemoryStatus.PENDING_REVIEW]
@@ -43,12 +44,16 @@ GROUPS = [
 PREFERENCE_CATEGORY = "preference"
 
 
-def group_of(entry: MemoryEntry) -> str:
-    if entry.type == MemoryType.EPISODIC:
+def _group_key(type_: str, preference: bool) -> str:
+    if type_ == MemoryType.EPISODIC:
         return "events"
-    if entry.type == MemoryType.PROCEDURAL:
+    if type_ == MemoryType.PROCEDURAL:
         return "procedures"
-    return "preferences" if entry.category == PREFERENCE_CATEGORY else "facts"
+    return "preferences" if preference else "facts"
+
+
+def group_of(entry: MemoryEntry) -> str:
+    return _group_key(entry.type, entry.category == PREFERENCE_CATEGORY)
 
 
 @dataclass(frozen=True)
@@ -127,8 +132,12 @@ def memory_search(
         if filters.status == "all"
         else [filters.status]
     )
-    qs = memory_list(actor=user, statuses=statuses, category=filters.category or None)
-    qs = qs.filter(_group_filter(filters.group))
+    qs = _visible(user)
+    if statuses:
+        qs = qs.filter(status__in=statuses)
+    if filters.category:
+        qs = qs.filter(category=filters.category)
+    qs = qs.select_related("namespace").order_by("-recorded_at", "-id").filter(_group_filter(filters.group))
     if exclude:
         qs = qs.exclude(pk__in=exclude)
     if filters.since:
@@ -149,6 +158,19 @@ def memory_search(
     return qs.defer("embedding", "search_vector")
 
 
+def _visible(user: Any) -> QuerySet[MemoryEntry]:
+    """`MemoryEntry.objects.visible_to(user)` with the namespace ids resolved first (one small query):
+    without shared namespaces the filter is a plain `namespace_id IN (…)`, which the
+    (namespace, recorded_at) and (namespace, status, type, category) indexes answer, where the OR of
+    two subqueries made PostgreSQL scan the whole table."""
+    own = list(Namespace.objects.owned_by(user).values_list("id", flat=True))
+    shared = list(Namespace.objects.shared_with(user).values_list("id", flat=True))
+    visible = Q(namespace_id__in=own)
+    if shared:
+        visible |= Q(namespace_id__in=shared, type=MemoryType.PROCEDURAL, status=MemoryStatus.ACTIVE)
+    return MemoryEntry.objects.filter(visible) if own or shared else MemoryEntry.objects.none()
+
+
 @dataclass(frozen=True)
 class Totals:
     """How many memories of each group and status the user has (every status, shared ones too)."""
@@ -156,22 +178,46 @@ class Totals:
     groups: list[tuple[str, str, int]]  # (key, label, count)
     statuses: list[tuple[str, str, int]]
     all: int
+    # (group, status) → count: what a list filtered by type and status alone holds, without counting again.
+    cells: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def count(self, filters: MemoryFilters) -> int | None:
+        """The number of memories `filters` list, when the totals know it (no words, category or dates)."""
+        if filters.q or filters.category or filters.since or filters.until:
+            return None
+        statuses = (
+            CURRENT_STATUSES
+            if filters.status == "current"
+            else [value for value, _ in MemoryStatus.choices]
+            if filters.status == "all"
+            else [filters.status]
+        )
+        groups = [filters.group] if filters.group else [key for key, _ in GROUPS]
+        return sum(self.cells.get((group, status), 0) for group in groups for status in statuses)
 
 
 def memory_totals(*, user: Any, exclude: list[uuid.UUID] | None = None) -> Totals:
-    """The totals in one aggregate query."""
-    qs = MemoryEntry.objects.visible_to(user)
+    """The totals in one grouped count (an index-only scan of (namespace, status, type, category))."""
+    qs = _visible(user)
     if exclude:
         qs = qs.exclude(pk__in=exclude)
-    counts = {f"g_{key}": Count("pk", filter=_group_filter(key)) for key, _ in GROUPS}
-    counts |= {f"s_{value}": Count("pk", filter=Q(status=value)) for value, _ in MemoryStatus.choices}
-    row = qs.aggregate(n=Count("pk"), **counts)
+    # Grouped by the indexed columns themselves (no expression): the count reads the index alone.
+    rows = qs.values("status", "type", "category").annotate(n=Count("*")).order_by()
+    cells: dict[tuple[str, str], int] = {}
+    for row in rows:
+        group = _group_key(row["type"], row["category"] == PREFERENCE_CATEGORY)
+        cells[group, row["status"]] = cells.get((group, row["status"]), 0) + row["n"]
+    by_status = {
+        value: sum(n for (_, status), n in cells.items() if status == value)
+        for value, _ in MemoryStatus.choices
+    }
     return Totals(
-        groups=[(key, label, row[f"g_{key}"]) for key, label in GROUPS],
+        groups=[(key, label, sum(n for (g, _), n in cells.items() if g == key)) for key, label in GROUPS],
         statuses=[
-            (value, label, row[f"s_{value}"]) for value, label in MemoryStatus.choices if row[f"s_{value}"]
+            (value, label, by_status[value]) for value, label in MemoryStatus.choices if by_status[value]
         ],
-        all=row["n"],
+        all=sum(cells.values()),
+        cells=cells,
     )
 
 
@@ -214,10 +260,26 @@ class MemoryCard:
     source: Source
     history: list[MemoryEvent] = field(default_factory=list)
     corrected_from: str = ""  # the older version's text, when this one replaced it
+    patterns: dict[str, str] = field(default_factory=dict, repr=False)  # url_patterns(), shared by a list
 
     @property
     def group(self) -> str:
         return group_of(self.entry)
+
+    def _patterns(self) -> dict[str, str]:
+        if not self.patterns:
+            self.patterns = url_patterns()
+        return self.patterns
+
+    @cached_property
+    def urls(self) -> dict[str, str]:
+        """The entry's page and action URLs (the list shows fifty cards: no reverse() per link)."""
+        return entry_urls(self.entry.pk, self._patterns())
+
+    @property
+    def newer_url(self) -> str:
+        newer = self.entry.superseded_by_id
+        return entry_urls(newer, self._patterns())["memory"] if newer else ""
 
     @property
     def group_label(self) -> str:
@@ -232,6 +294,20 @@ class MemoryCard:
             before = self.corrected_from if event.action in ("corrected", "superseded") else ""
             rows.append(HistoryRow(event=event, reason=reason, before=before))
         return rows
+
+
+_ENTRY_VIEWS = ("memory", "correct", "hide", "unhide", "erase")
+_SENTINEL = uuid.UUID(int=0)
+
+
+def url_patterns() -> dict[str, str]:
+    """The entry views' URLs with a placeholder id; reversed per request (the script prefix may vary)."""
+    return {name: reverse(f"privacy:{name}", args=[_SENTINEL]) for name in _ENTRY_VIEWS}
+
+
+def entry_urls(pk: Any, patterns: dict[str, str]) -> dict[str, str]:
+    """`{"memory": "/me/memories/<pk>/", "correct": …}` from `url_patterns()`."""
+    return {name: url.replace(str(_SENTINEL), str(pk)) for name, url in patterns.items()}
 
 
 _LABELS: dict[str, str] = {
@@ -272,6 +348,7 @@ def memory_cards(*, user: Any, entries: list[MemoryEntry]) -> list[MemoryCard]:
     valid = [ref for ref in refs if parse_uuid(ref) is not None]
     conversations = {str(c.pk): c for c in Conversation.objects.owned_by(user).filter(pk__in=valid)}
     cards = []
+    patterns = url_patterns()
     for entry in entries:
         own = entry.namespace.owner_id == user.pk
         mentions = evidence.get(entry.pk) or []
@@ -293,6 +370,7 @@ def memory_cards(*, user: Any, entries: list[MemoryEntry]) -> list[MemoryCard]:
                 source=source,
                 history=history.get(entry.pk, []) if own else [],
                 corrected_from=older.get(entry.supersedes_id, "") if own and entry.supersedes_id else "",
+                patterns=patterns,
             )
         )
     return cards

@@ -105,9 +105,12 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
     pending_erasures_run(user=request.user)  # what is past its Undo window goes now
     filters = MemoryFilters.from_query(request.GET)
     waiting = pending_entry_ids(user=request.user)
-    page = Paginator(memory_search(user=request.user, filters=filters, exclude=waiting), PAGE_SIZE).get_page(
-        request.GET.get("page")
-    )
+    totals = memory_totals(user=request.user, exclude=waiting)
+    paginator = Paginator(memory_search(user=request.user, filters=filters, exclude=waiting), PAGE_SIZE)
+    known = totals.count(filters)
+    if known is not None:
+        paginator.count = known  # the totals counted it already: no second scan of the list
+    page = paginator.get_page(request.GET.get("page"))
     cards = memory_cards(user=request.user, entries=list(page.object_list))
     archived = archived_entries(actor=request.user)
     context = {
@@ -116,7 +119,7 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
         "namespace": namespace_for_user(user=request.user),
         "filters": filters,
         "cards": cards,
-        "totals": memory_totals(user=request.user, exclude=waiting),
+        "totals": totals,
         "decisions": list(rule_decisions(user=request.user)),
         "group_choices": GROUPS,
         "status_choices": STATUS_CHOICES,

@@ -9,9 +9,10 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from memory_core.models import ErasureReceipt, MemoryEntry, MemoryStatus, Tombstone
+from memory_core.models import ErasureReceipt, MemoryEntry, MemoryStatus, NamespaceGrant, Tombstone
+from memory_core.moderation import procedure_create
 from memory_core.recall import memory_recall
-from memory_core.services import EntryDraft, memory_create, namespace_for_user
+from memory_core.services import EntryDraft, memory_create, namespace_create, namespace_for_user
 from privacy.bulk import pending_erasures_run
 from privacy.models import PendingErasure
 from tests.chat.helpers import client_for
@@ -113,3 +114,23 @@ def test_someone_elses_memories_are_left_alone(owner, other_user):
         reverse("privacy:bulk"), {"action": "drop", "ids": [str(theirs.pk)]}, follow=True
     )
     assert "Choose hide, use again or erase." in bad.content.decode()
+
+
+def test_the_page_count_agrees_with_the_rows_for_every_type_and_status(owner, moderator):
+    """The count under the list comes from the totals' one grouped count: it must match the rows
+    listed, for shared procedures, preferences and every status filter alike."""
+    NamespaceGrant.objects.create(namespace=namespace_create(path="org/acme", kind="org"), user=owner)
+    procedure_create(operator=moderator, namespace_path="org/acme", content="Refunds need a manager.")
+    many(owner, 3)
+    many(owner, 2, category="preference")
+    many(owner, 2, type="episodic", category="event")
+    for entry in MemoryEntry.objects.filter(namespace__owner=owner)[:2]:
+        MemoryEntry.objects.filter(pk=entry.pk).update(status=MemoryStatus.HIDDEN)
+    client = client_for(owner)
+    for status in ["current", "all", "active", "hidden", "superseded"]:
+        for group in ["", "facts", "preferences", "events", "procedures"]:
+            html = client.get(reverse("privacy:index"), {"status": status, "type": group}).content.decode()
+            n = rows(html)
+            assert f"· {n} memor{'y' if n == 1 else 'ies'}</span>" in html, (status, group, n)
+    everything = client.get(reverse("privacy:index"), {"status": "all"}).content.decode()
+    assert rows(everything) == 8 and "All 8" in everything and "Procedures 1" in everything

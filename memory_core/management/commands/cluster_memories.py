@@ -15,7 +15,7 @@ from django.db import connection
 
 from memory_core.models import MemoryEntry
 
-INDEX = "memory_ns_status_type"
+INDEX = "memory_ns_status_type_cat"  # leads with namespace
 
 
 class Command(BaseCommand):
