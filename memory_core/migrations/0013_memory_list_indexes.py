@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memory_core", "0006_tombstones"),
+        ("memory_core", "0012_webhooks"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
