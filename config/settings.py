@@ -277,6 +277,11 @@ EMBEDDING_MODEL = env_str(
 EMBEDDING_DIMENSIONS = 384
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64)
 EMBEDDING_TORCH_THREADS = env_int("EMBEDDING_TORCH_THREADS", 1)
+# The local model's runtime: ONNX Runtime (exported once from the packaged weights) or torch.
+EMBEDDING_RUNTIME = env_choice("EMBEDDING_RUNTIME", "onnx", {"onnx", "torch"})
+EMBEDDING_ONNX_DIR = Path(env_str("EMBEDDING_ONNX_DIR", str(BASE_DIR / "var" / "models")))
+EMBEDDING_BATCH_THREADS = env_int("EMBEDDING_BATCH_THREADS", 0)  # 0: every core the process may use
+EMBEDDING_QUERY_CACHE_SIZE = env_int("EMBEDDING_QUERY_CACHE_SIZE", 1024)
 if EMBEDDING_BACKEND == "local":
     WARM_UP.append("memory_core.embeddings.load_local_model")
 

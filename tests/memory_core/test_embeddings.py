@@ -201,3 +201,38 @@ def test_it_stops_with_a_clear_message_when_the_embedder_is_offline(ns, openai_e
     entry.refresh_from_db()
     assert entry.embedding is None
     assert not MemoryEvent.objects.filter(action="reembedded").exists()
+
+
+# --- runtimes and the query cache ---------------------------------------------------------------
+
+RUNTIME_TEXTS = [
+    "I am allergic to peanuts",
+    "用户住在上海。每天早上喝绿茶。",
+    "Refund RF20260629001 was filed for order 88231",
+    " ".join(["a long conversation turn about the garden and the weather"] * 60),  # over 256 tokens
+    "x",
+]
+
+
+def test_it_gives_torch_vectors_on_onnx_runtime(settings):
+    onnx = get_embedder().embed(RUNTIME_TEXTS)
+    settings.EMBEDDING_RUNTIME = "torch"
+    torch = get_embedder().embed(RUNTIME_TEXTS)
+    for a, b in zip(onnx, torch, strict=True):
+        assert _dot(a, b) > 0.999
+
+
+def test_it_answers_a_repeated_query_from_the_cache_with_a_copy(settings):
+    embedder = get_embedder()
+    first = embedder.embed_query("where does the user live?")
+    first[0] = 42.0  # a caller changing its list must not change the cached vector
+    second = embedder.embed_query("where does the user live?")
+    assert second[0] != 42.0
+    assert second == embedder.embed(["where does the user live?"])[0]
+
+
+def test_the_export_command_checks_the_onnx_file_against_torch():
+    out = StringIO()
+    call_command("embedding_export", stdout=out)
+    cosine = float(out.getvalue().rsplit("lowest cosine to torch ", 1)[1].split(")")[0])
+    assert cosine >= 0.99
