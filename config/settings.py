@@ -320,6 +320,8 @@ MERGE_SIMILARITY = env_float("MERGE_SIMILARITY", 0.9)
 # Recall ranking (memory_core.recall documents the blend; tuned on LoCoMo, see bench/locomo.py).
 RECALL_WEIGHTS = {"similarity": 0.6, "keyword": 0.4, "recency": 0.05, "importance": 0.05, "confidence": 0.02}
 RECALL_RECENCY_HALF_LIFE_DAYS = env_float("RECALL_RECENCY_HALF_LIFE_DAYS", 30.0)
+# Recall log rows older than this are deleted by the forgetting schedule (0: kept forever).
+RECALL_LOG_RETENTION_DAYS = env_int("RECALL_LOG_RETENTION_DAYS", 90)
 # Forgetting (memory_core.forgetting documents the formula).
 FORGET_DECAY_HALF_LIFE_DAYS = env_float("FORGET_DECAY_HALF_LIFE_DAYS", 30.0)
 FORGET_DECAY_THRESHOLD = env_float("FORGET_DECAY_THRESHOLD", 0.05)
