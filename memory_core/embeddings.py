@@ -165,14 +165,23 @@ def _torch_embed(texts: list[str], *, threads: int) -> list[list[float]]:
 
     model = load_torch_model()
     # Normalised vectors make cosine distance (the HNSW opclass) equal to a dot product.
-    options = {"normalize_embeddings": True, "convert_to_numpy": True, "show_progress_bar": False}
+    def encode() -> list[list[float]]:
+        vectors = model.encode(
+            texts,
+            batch_size=_batch_size(),
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return vectors.tolist()
+
     if threads == torch.get_num_threads():
-        return model.encode(texts, batch_size=_batch_size(), **options).tolist()
+        return encode()
     # torch's thread count is per process: a batch takes every core, then gives them back.
     with _torch_threads_lock:
         torch.set_num_threads(threads)
         try:
-            return model.encode(texts, batch_size=_batch_size(), **options).tolist()
+            return encode()
         finally:
             torch.set_num_threads(_query_threads())
 

@@ -50,8 +50,9 @@ def _torch_vectors(texts: list[str]) -> Any:
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(str(model_dir()), device="cpu")
-    options = {"normalize_embeddings": True, "convert_to_numpy": True, "show_progress_bar": False}
-    return model.encode(list(texts), **options)
+    return model.encode(
+        list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
 
 
 def export(path: Path | None = None) -> Path:
