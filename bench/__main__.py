@@ -15,6 +15,7 @@ from bench import (
     recall_latency,
     secret_detector,
     serving,
+    speed,
     write_throughput,
 )
 
@@ -30,6 +31,7 @@ BENCHMARKS = {
     "mixed_load": mixed_load.main,
     "offline_extraction": offline_extraction.main,
     "serving": serving.main,
+    "speed": speed.main,
 }
 
 
