@@ -233,6 +233,6 @@ def test_it_answers_a_repeated_query_from_the_cache_with_a_copy(settings):
 
 def test_the_export_command_checks_the_onnx_file_against_torch():
     out = StringIO()
-    call_command("embedding_export", stdout=out)
+    call_command("embedding_export", "--check", stdout=out)
     cosine = float(out.getvalue().rsplit("lowest cosine to torch ", 1)[1].split(")")[0])
     assert cosine >= 0.99

@@ -17,12 +17,16 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--force", action="store_true", help="export again even if the file exists")
+        parser.add_argument("--check", action="store_true", help="compare the existing file with torch")
 
     def handle(self, *args: Any, **options: Any) -> None:
         path = onnx_path()
         if path.exists() and not options["force"]:
-            cosine = check(path)
-            self.stdout.write(f"{path} is up to date (lowest cosine to torch {cosine:.6f}).")
+            if options["check"]:
+                cosine = check(path)
+                self.stdout.write(f"{path} is up to date (lowest cosine to torch {cosine:.6f}).")
+            else:
+                self.stdout.write(f"{path} exists (--check compares it with torch, --force exports again).")
             return
         export(path)
         self.stdout.write(f"Wrote {path}.")
