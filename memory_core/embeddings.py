@@ -110,6 +110,16 @@ def load_local_model() -> Any:
     return query
 
 
+def runtime_in_use() -> str:
+    """What embeds texts in this process, for benchmarks and logs: `onnx`, `torch`,
+    `torch (ONNX unavailable)` or the OpenAI model."""
+    if settings.EMBEDDING_BACKEND != "local":
+        return f"openai {settings.EMBEDDING_MODEL}"
+    if getattr(settings, "EMBEDDING_RUNTIME", "onnx") != "onnx":
+        return "torch"
+    return "onnx" if _onnx_model(_query_threads()) is not None else "torch (ONNX unavailable)"
+
+
 def load_torch_model() -> SentenceTransformer:
     """The bundled sentence-transformers model, loaded once per process (about 90 MB in memory)."""
     global _local_model

@@ -5,12 +5,19 @@ by `manage.py embedding_export` (run by `scripts/bootstrap`) or on first use, in
 `EMBEDDING_ONNX_DIR`. The graph includes the mean pooling and the normalisation, so it returns
 the unit vectors the column stores. An export is checked against torch before it is kept: a
 vector below `MIN_COSINE` to the torch one means the file is not used.
+
+The export is deterministic (the same weights and versions give the same bytes) and its SHA-256
+is kept beside the file: a missing, truncated or altered file is exported again, with a log line,
+before a session is opened; if exporting fails, `memory_core.embeddings` falls back to torch.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import os
 import threading
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +27,13 @@ if TYPE_CHECKING:
     import numpy as np
     from onnxruntime import InferenceSession
     from tokenizers import Tokenizer
+
+logger = logging.getLogger(__name__)
+
+# The weights ship inside a package: a missing file must fail, not turn into a hub download
+# (also set by memory_core.embeddings; `manage.py embedding_export` may import this module first).
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 # sentence-transformers' max_seq_length for this model: longer texts are cut there, as before.
 MAX_TOKENS = 256
@@ -34,6 +48,8 @@ _CHECK_TEXTS = (
 )
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _export_lock = threading.Lock()
+# Files whose checksum this process has already verified (hashing 90 MB once is enough).
+_verified: set[Path] = set()
 
 
 def model_dir() -> Path:
@@ -46,11 +62,22 @@ def onnx_path() -> Path:
     return Path(settings.EMBEDDING_ONNX_DIR) / "all-MiniLM-L6-v2.onnx"
 
 
-def _torch_vectors(texts: list[str]) -> Any:
-    from sentence_transformers import SentenceTransformer
+def digest_path(path: Path) -> Path:
+    return path.with_name(path.name + ".sha256")
 
-    model = SentenceTransformer(str(model_dir()), device="cpu")
-    return model.encode(
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _torch_vectors(texts: list[str]) -> Any:
+    from memory_core.embeddings import load_torch_model
+
+    return load_torch_model().encode(
         list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
     )
 
@@ -58,7 +85,6 @@ def _torch_vectors(texts: list[str]) -> Any:
 def export(path: Path | None = None) -> Path:
     """Write the ONNX file from the packaged weights (a few seconds), checked against torch."""
     import torch
-    from torch.onnx._internal.torchscript_exporter import onnx_proto_utils
     from transformers import AutoModel
 
     path = path or onnx_path()
@@ -78,13 +104,14 @@ def export(path: Path | None = None) -> Path:
             mean = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             return torch.nn.functional.normalize(mean, p=2.0, dim=1)
 
-    # The TorchScript exporter writes the graph itself; only its hook for custom onnxscript
-    # functions (there are none here) wants the `onnx` package, which nothing else needs.
-    onnx_proto_utils._add_onnxscript_fn = lambda model_bytes, custom_opsets: model_bytes
     sample = _encode(_tokenizer(), ["a sample sentence", "another"])
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
     axes = {name: {0: "batch", 1: "tokens"} for name in _INPUTS}
-    with torch.no_grad():
+    # The TorchScript exporter (dynamo=False) needs only the `onnx` package; torch.export's needs
+    # onnxscript too. Its warnings (deprecation, constant-folded shape checks that hold for every
+    # input: the tokenizer always adds [CLS] and [SEP]) are noise in bootstrap and job output.
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         torch.onnx.export(
             Pooled(),
             tuple(torch.from_numpy(sample[name]) for name in _INPUTS),
@@ -97,11 +124,32 @@ def export(path: Path | None = None) -> Path:
         )
     try:
         check(tmp)
+        digest = _sha256(tmp)
     except Exception:
         tmp.unlink(missing_ok=True)
         raise
     os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the whole new one
+    digest_tmp = tmp.with_suffix(".sha256.tmp")
+    digest_tmp.write_text(digest + "\n")
+    os.replace(digest_tmp, digest_path(path))
+    _verified.add(path)
+    logger.info("Exported the ONNX embedding model to %s (sha256 %s).", path, digest[:16])
     return path
+
+
+def problem(path: Path) -> str | None:
+    """Why the file at `path` cannot be used as it is (None: it is the file the export wrote)."""
+    if path in _verified:
+        return None
+    if not path.exists():
+        return "is missing"
+    recorded = digest_path(path)
+    if not recorded.exists():
+        return "has no recorded checksum"
+    if _sha256(path) != recorded.read_text().strip():
+        return "does not match its recorded checksum (corrupt or partly written)"
+    _verified.add(path)
+    return None
 
 
 def check(path: Path) -> float:
@@ -118,11 +166,17 @@ def check(path: Path) -> float:
 
 
 def ensure_exported() -> Path:
+    """The path of a verified ONNX file, exported (again) first if it is missing or damaged."""
     path = onnx_path()
-    if not path.exists():
-        with _export_lock:
-            if not path.exists():
-                export(path)
+    if problem(path) is None:
+        return path
+    with _export_lock:
+        reason = problem(path)  # another thread may have exported it meanwhile
+        if reason is not None:
+            logger.warning(
+                "ONNX embedding model %s %s; exporting it from the packaged weights.", path, reason
+            )
+            export(path)
     return path
 
 
