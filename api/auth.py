@@ -7,6 +7,7 @@ stored as SHA-256 digests only.
 from __future__ import annotations
 
 import hmac
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
@@ -42,52 +43,79 @@ def _bearer(request: Request) -> str | None:
         return None
 
 
-class ApiKeyAuthentication(authentication.BaseAuthentication):
+def api_key_authenticate(raw: str) -> tuple[TenantClient, ApiKey]:
     """Tenant keys: `mk_<8 hex>_<secret>`, looked up by prefix, compared by SHA-256 in constant time."""
+    key = ApiKey.objects.select_related("tenant").filter(prefix=raw[:11]).first()
+    if key is None or not hmac.compare_digest(key.secret_hash, hash_key(raw)):
+        raise exceptions.AuthenticationFailed("Invalid API key.")
+    if key.revoked_at is not None:
+        raise exceptions.AuthenticationFailed("This API key has been revoked.")
+    api_key_touch(key=key)
+    return TenantClient(key), key
+
+
+def user_token_authenticate(raw: str) -> tuple[Any, UserToken]:
+    """Personal tokens: `pt_<8 hex>_<secret>` looked up by prefix and compared by SHA-256 in constant
+    time; a token from before hashing (40 hex characters) is found by its SHA-256."""
+    digest = hash_key(raw)
+    tokens = UserToken.objects.select_related("user")
+    if raw.startswith(USER_TOKEN_PREFIX):
+        token = tokens.filter(prefix=raw[: len(USER_TOKEN_PREFIX) + 8]).first()
+    else:
+        token = tokens.filter(secret_hash=digest).first()
+    if token is None or not hmac.compare_digest(token.secret_hash, digest):
+        raise exceptions.AuthenticationFailed("Invalid token.")
+    if token.revoked_at is not None:
+        raise exceptions.AuthenticationFailed("This token has been revoked.")
+    if not token.user.is_active:
+        raise exceptions.AuthenticationFailed("User inactive or deleted.")
+    user_token_touch(token=token)
+    return token.user, token
+
+
+def credential_authenticate(raw: str) -> tuple[Any, ApiKey | UserToken]:
+    """(user, credential) of a raw tenant key or personal token, for callers outside DRF (the MCP
+    server); AuthenticationFailed with the API's own message when it is not valid."""
+    if raw.startswith(KEY_PREFIX):
+        return api_key_authenticate(raw)
+    return user_token_authenticate(raw)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who calls, outside a DRF request: the `user` and `auth` a request would carry (a
+    `TenantClient` and its `ApiKey`, a person and their `UserToken`, or a person and None when a
+    local command acts for them). The API's selectors read only these two attributes."""
+
+    user: Any
+    auth: ApiKey | UserToken | None
+
+
+class ApiKeyAuthentication(authentication.BaseAuthentication):
+    """Tenant keys (`api_key_authenticate`)."""
 
     def authenticate(self, request: Request) -> tuple[TenantClient, ApiKey] | None:
         raw = _bearer(request)
         if raw is None or not raw.startswith(KEY_PREFIX):
             return None
-        key = ApiKey.objects.select_related("tenant").filter(prefix=raw[:11]).first()
-        if key is None or not hmac.compare_digest(key.secret_hash, hash_key(raw)):
-            raise exceptions.AuthenticationFailed("Invalid API key.")
-        if key.revoked_at is not None:
-            raise exceptions.AuthenticationFailed("This API key has been revoked.")
-        api_key_touch(key=key)
-        return TenantClient(key), key
+        return api_key_authenticate(raw)
 
     def authenticate_header(self, request: Request) -> str:
         return 'Token realm="api"'
 
 
 class UserTokenAuthentication(authentication.BaseAuthentication):
-    """Personal tokens: `pt_<8 hex>_<secret>` looked up by prefix and compared by SHA-256 in constant
-    time; a token from before hashing (40 hex characters) is found by its SHA-256. `mk_` keys are
-    left to `ApiKeyAuthentication`."""
+    """Personal tokens (`user_token_authenticate`); `mk_` keys are left to `ApiKeyAuthentication`."""
 
     def authenticate(self, request: Request) -> tuple[Any, UserToken] | None:
         raw = _bearer(request)
         if raw is None or raw.startswith(KEY_PREFIX):
             return None
-        digest = hash_key(raw)
-        tokens = UserToken.objects.select_related("user")
-        if raw.startswith(USER_TOKEN_PREFIX):
-            token = tokens.filter(prefix=raw[: len(USER_TOKEN_PREFIX) + 8]).first()
-        else:
-            token = tokens.filter(secret_hash=digest).first()
-        if token is None or not hmac.compare_digest(token.secret_hash, digest):
-            raise exceptions.AuthenticationFailed("Invalid token.")
-        if token.revoked_at is not None:
-            raise exceptions.AuthenticationFailed("This token has been revoked.")
-        if not token.user.is_active:
-            raise exceptions.AuthenticationFailed("User inactive or deleted.")
-        user_token_touch(token=token)
-        return token.user, token
+        return user_token_authenticate(raw)
 
     def authenticate_header(self, request: Request) -> str:
         return 'Token realm="api"'
 
 
-def tenant_of(request: Request) -> Tenant | None:
+def tenant_of(request: Request | Caller) -> Tenant | None:
     return request.auth.tenant if isinstance(request.auth, ApiKey) else None

@@ -13,7 +13,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from api import serializers as s
-from api.auth import ApiKeyAuthentication, UserTokenAuthentication
+from api.auth import ApiKeyAuthentication, Caller, UserTokenAuthentication
 from api.models import ApiKey, ApiScope
 from api.parsers import LimitedJSONParser
 from api.permissions import HasScope
@@ -57,7 +57,7 @@ def address_of(request: Request) -> dict[str, Any]:
     return valid(s.AddressSerializer, request.query_params)
 
 
-def requester_of(request: Request, via: str = ErasureVia.API) -> Requester:
+def requester_of(request: Request | Caller, via: str = ErasureVia.API) -> Requester:
     """Who asks, for an erasure's receipt: a tenant key by its prefix, else the signed-in person."""
     key = request.auth
     if isinstance(key, ApiKey):

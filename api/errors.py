@@ -72,6 +72,18 @@ def _describe(exc: exceptions.APIException) -> dict[str, Any]:
     return _body(str(detail), str(code))
 
 
+def error_body(exc: Exception) -> tuple[int, dict[str, Any]] | None:
+    """(status, JSON body) the API answers a refusal with: the engine's errors and DRF's (bad input,
+    credentials, scopes). None for anything else (a bug or an outage), which has no caller-facing
+    message. The MCP tools answer refusals with the same body."""
+    if isinstance(exc, MemoryServiceError):
+        return exc.status_code, _body(exc.message, exc.code, exc.field_errors)
+    exc = _as_api_exception(exc)
+    if isinstance(exc, exceptions.APIException):
+        return exc.status_code, _describe(exc)
+    return None
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, MemoryServiceError):
         return Response(_body(exc.message, exc.code, exc.field_errors), status=exc.status_code)

@@ -280,7 +280,10 @@ RECALL = [
                     "score": 0.71,
                     "breakdown": {
                         "similarity": 0.62,
+                        "context": 0.62,
                         "keyword": 0.0,
+                        "time": 0.0,
+                        "names": 0.0,
                         "recency": 0.98,
                         "importance": 0.95,
                         "confidence": 1.0,

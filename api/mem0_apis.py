@@ -6,7 +6,10 @@ sends and parses. The memories are the same ones `/api/v1/` serves: mem0's `user
 are the tenant's ids, `add` runs our extraction (or stores the text as given with `infer=false`),
 `search` is our recall, `update` is a correction (a new version, hence a new id), `delete` an erasure.
 Tenant API keys only. The views read and write through our selectors and services; mem0's request
-and response shapes are mapped in `api.mem0_mapping`, its examples are in `api.mem0_examples`.
+and response shapes are mapped in `api.mem0_mapping`, its examples are in `api.mem0_examples`, its
+v2 filter language is read in `api.mem0_filters`, and which options are honoured (or refused with a
+400 naming them) is `api.mem0_options`. Batches, exports, feedback, the project's categories and the
+501s for what is not served are in `api.mem0_more_apis`.
 """
 
 from __future__ import annotations
@@ -26,6 +29,22 @@ from api import serializers as s
 from api.auth import tenant_of
 from api.base import ERASE, READ, WRITE, ApiView, json_object, requester_of, valid
 from api.errors import PayloadTooLarge
+from api.mem0_filters import parse_when
+from api.mem0_mapping import ENTITY_KEYS
+from api.mem0_options import (
+    ADD_PARAMS,
+    DELETE_ALL_PARAMS,
+    LIST_PARAMS,
+    SEARCH_PARAMS,
+    UPDATE_PARAMS,
+    addressed,
+    categories_q,
+    date_range_q,
+    project_fields,
+    reject_unknown,
+    search_refusals,
+    update_refusals,
+)
 from api.mem0_serializers import (
     DeleteAllQuerySerializer,
     Mem0AddSerializer,
@@ -135,6 +154,7 @@ class AddApi(Mem0View):
         data = request.data if isinstance(request.data, dict) else {}
         if isinstance(data.get("messages"), list) and len(data["messages"]) > MAX_MESSAGES:
             raise PayloadTooLarge(f"At most {MAX_MESSAGES} messages per add (got {len(data['messages'])}).")
+        reject_unknown(data, ADD_PARAMS, what="add")
         params = valid(Mem0AddSerializer, json_object(request))
         user_id, agent_id = mapping.entity_from(data)
         messages = mapping.add_messages(params)
@@ -197,8 +217,10 @@ class SearchApi(Mem0View):
     )
     def post(self, request: Request) -> Response:
         body = json_object(request)
+        reject_unknown(body, SEARCH_PARAMS, what="search")
         params = valid(Mem0SearchSerializer, body)
-        user_id, agent_id = mapping.entity_from(body)
+        search_refusals(params)
+        user_id, agent_id, parsed = addressed(body, params.get("filters"))
         subject = subject_for(request, user_id=user_id, agent_id=agent_id)
         if subject is None:
             return Response({"results": []})
@@ -210,15 +232,13 @@ class SearchApi(Mem0View):
             limit=params["top_k"],
             budget_tokens=_SEARCH_BUDGET_TOKENS,
             turn_ref=f"mem0:{key.prefix}:{timezone.now().timestamp()}",
+            where=parsed.where & categories_q(params.get("categories")),
+            reference_date=params.get("reference_date"),
         )
-        return Response(
-            mapping.search_results(
-                result.items,
-                mapping.link_of(subject),
-                threshold=params.get("threshold"),
-                categories=params.get("categories"),
-            )
+        found = mapping.search_results(
+            result.items, mapping.link_of(subject), threshold=params.get("threshold"), categories=None
         )
+        return Response({"results": project_fields(found["results"], params.get("fields"))})
 
 
 class ListApi(Mem0View):
@@ -238,16 +258,20 @@ class ListApi(Mem0View):
     )
     def post(self, request: Request) -> Response:
         body = json_object(request)
+        reject_unknown(body, LIST_PARAMS, what="get_all")
         params = valid(Mem0ListSerializer, body)
         page = valid(Mem0PageQuerySerializer, request.query_params)
-        user_id, agent_id = mapping.entity_from(body)
+        user_id, agent_id, parsed = addressed(body, params.get("filters"))
         subject = subject_for(request, user_id=user_id, agent_id=agent_id)
         number, size = page["page"], page["page_size"]
         if subject is None:
             return Response({"count": 0, "next": None, "previous": None, "results": []})
-        qs = memory_list(actor=subject.actor, current_only=not params["show_expired"])
-        if params.get("categories"):
-            qs = qs.filter(category__in=params["categories"])
+        current = not params["show_expired"] and params["latest_only"]
+        qs = memory_list(actor=subject.actor, current_only=current).filter(
+            parsed.where,
+            categories_q(params.get("categories")),
+            date_range_q(*(_day(params, name) for name in ("start_date", "end_date"))),
+        )
         qs = qs.defer("embedding", "search_vector")
         count = qs.count()
         rows = list(qs[(number - 1) * size : number * size])
@@ -261,6 +285,10 @@ class ListApi(Mem0View):
                 size=size,
             )
         )
+
+
+def _day(params: dict[str, Any], name: str) -> Any:
+    return parse_when(params[name], name) if name in params else None
 
 
 # --- One memory ---------------------------------------------------------------------------------
@@ -291,17 +319,17 @@ class MemoryApi(Mem0View):
         examples=ex.MEM0_UPDATE,
     )
     def put(self, request: Request, memory_id: str) -> Response:
-        params = valid(Mem0UpdateSerializer, json_object(request))
-        if "text" not in params:
-            raise MemoryServiceError(
-                "Only the text of a memory can be updated here.",
-                field_errors={
-                    "text": ["This field is required; metadata and dates are set when a memory is added."]
-                },
-            )
+        body = json_object(request)
+        reject_unknown(body, UPDATE_PARAMS, what="update")
+        params = valid(Mem0UpdateSerializer, body)
+        update_refusals(params)
         actor, entry = memory_for(request, memory_id=memory_id)
         new = memory_correct(
-            actor=actor, memory_id=entry.pk, content=params["text"], reason="Updated through the API."
+            actor=actor,
+            memory_id=entry.pk,
+            content=params["text"],
+            metadata=params.get("metadata"),
+            reason="Updated through the API.",
         )
         return Response(mapping.mem0_memory(new, _link_for(new)))
 
@@ -374,19 +402,43 @@ class DeleteAllApi(Mem0View):
         examples=ex.MEM0_DELETE_ALL,
     )
     def delete(self, request: Request) -> Response:
+        reject_unknown(request.query_params, DELETE_ALL_PARAMS, what="delete_all")
         params = valid(DeleteAllQuerySerializer, request.query_params)
-        ids: dict[str, Any] = {k: params[k] for k in ("user_id", "agent_id") if k in params}
-        if "filters" in params:
-            ids["filters"] = mapping.filters_param(params["filters"])
-        user_id, agent_id = mapping.entity_from(ids)
+        ids: dict[str, Any] = {k: request.query_params.get(k) for k in ENTITY_KEYS}
+        filters = mapping.filters_param(params["filters"]) if "filters" in params else None
+        user_id, agent_id, parsed = addressed(ids, filters)
         subject = subject_for(request, user_id=user_id, agent_id=agent_id)
-        if subject is not None:
-            memory_erase_all_with_sources(
-                user=subject.actor,
-                erase_sources=params["erase_sources"],
-                requester=requester_of(request, ErasureVia.MEM0),
+        requester = requester_of(request, ErasureVia.MEM0)
+        if subject is None:
+            return Response({"message": "Memories deleted successfully!", "deleted": 0})
+        if not parsed.narrows:
+            receipt = memory_erase_all_with_sources(
+                user=subject.actor, erase_sources=params["erase_sources"], requester=requester
             )
-        return Response({"message": "Memories deleted successfully!"})
+            return Response({"message": "Memories deleted successfully!", "deleted": receipt.entries})
+        # Conditions beyond the entity: erase what get_all with the same filters lists, one by one.
+        ids_to_erase = list(
+            memory_list(actor=subject.actor, current_only=True)
+            .filter(namespace=subject.namespace)
+            .filter(parsed.where)
+            .values_list("pk", flat=True)[: s.MAX_BATCH + 1]
+        )
+        if len(ids_to_erase) > s.MAX_BATCH:
+            raise MemoryServiceError(
+                f"The filters match more than {s.MAX_BATCH} memories; narrow them, or erase everything "
+                "with the user or agent alone.",
+                field_errors={"filters": [f"At most {s.MAX_BATCH} memories per call."]},
+            )
+        with transaction.atomic():
+            for pk in ids_to_erase:
+                if MemoryEntry.objects.filter(pk=pk).exists():
+                    memory_erase_with_sources(
+                        user=subject.actor,
+                        memory_id=pk,
+                        erase_sources=params["erase_sources"],
+                        requester=requester,
+                    )
+        return Response({"message": "Memories deleted successfully!", "deleted": len(ids_to_erase)})
 
 
 # --- Entities -----------------------------------------------------------------------------------

@@ -144,3 +144,80 @@ MEM0_USERS = [
 MEM0_DELETE_USER = [
     OpenApiExample("Deleted", value={"message": "Entity deleted successfully."}, response_only=True)
 ]
+
+MEM0_BATCH_UPDATE = [
+    OpenApiExample(
+        "Correct two memories",
+        value={
+            "memories": [
+                {"memory_id": _M0["id"], "text": "The user is vegan."},
+                {
+                    "memory_id": "0c4b7e1d-5a2f-4f55-8d0e-2a9b6c3d4e5f",
+                    "text": "The user lives in Porto.",
+                    "metadata": {"source": "form"},
+                },
+            ]
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Updated",
+        value={
+            "message": "Successfully updated 1 memories",
+            "results": [
+                {
+                    "memory_id": _M0["id"],
+                    "id": "9d2e4f60-3b1a-4c7d-8e9f-0a1b2c3d4e5f",
+                    "memory": "The user is vegan.",
+                }
+            ],
+        },
+        response_only=True,
+    ),
+]
+
+MEM0_BATCH_DELETE = [
+    OpenApiExample("Erase two", value={"memories": [{"memory_id": _M0["id"]}]}, request_only=True),
+    OpenApiExample("Erased", value={"message": "Successfully deleted 1 memories"}, response_only=True),
+]
+
+MEM0_EXPORT_CREATE = [
+    OpenApiExample(
+        "Export a user's travel memories",
+        value={
+            "schema": "memory-export-v1",
+            "filters": {"AND": [{"user_id": "alice"}, {"categories": {"in": ["event"]}}]},
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Requested",
+        value={"message": "Memory export request received.", "id": "eyJ0Ijo…", "status": "SUCCEEDED"},
+        response_only=True,
+    ),
+]
+
+MEM0_EXPORT_GET = [
+    OpenApiExample("By id", value={"memory_export_id": "eyJ0Ijo…"}, request_only=True),
+    OpenApiExample(
+        "By filters",
+        value={"filters": {"AND": [{"user_id": "alice"}, {"created_at": {"gte": "2026-07-01"}}]}},
+        request_only=True,
+    ),
+]
+
+MEM0_FEEDBACK = [
+    OpenApiExample(
+        "Not relevant",
+        value={"memory_id": _M0["id"], "feedback": "NEGATIVE", "feedback_reason": "Not relevant any more."},
+        request_only=True,
+    )
+]
+
+MEM0_PROJECT = [
+    OpenApiExample(
+        "Categories",
+        value={"custom_categories": [{"profile": "Who the user is: name, job, where they live."}]},
+        response_only=True,
+    )
+]

@@ -23,6 +23,7 @@ from memory_core.errors import MemoryServiceError
 from memory_core.models import ExtractionJob, ExtractionStatus, MemoryEntry, MemoryEvent
 from memory_core.pipeline import AddOutcome
 from memory_core.recall import RecalledMemory
+from memory_core.search_context import preceding_turns
 
 # mem0's add → event statuses.
 EVENT_STATUS: dict[str, str] = {
@@ -133,14 +134,17 @@ def stored_items(messages: list[dict[str, Any]], params: dict[str, Any]) -> list
     expiry = params.get("expiration_date")
     expires_at = timezone.make_aware(datetime.combine(expiry, time.max)) if expiry else None
     valid_from = add_time(params)
+    # Each message is indexed with the one before it (what it answers), for search only.
+    contexts = preceding_turns([m["content"] for m in messages])
     return [
         {
             "content": m["content"],
             "metadata": params["metadata"],
             "valid_from": valid_from,
             "expires_at": expires_at,
+            "context": context,
         }
-        for m in messages
+        for m, context in zip(messages, contexts, strict=True)
     ]
 
 
@@ -284,8 +288,10 @@ def history_rows(
     for change in events:
         data = change.data or {}
         ref = str(change.entry_ref)
-        if change.action == "superseded" or (change.action == "corrected" and "corrects" not in data):
-            continue
+        if change.action in ("superseded", "feedback") or (
+            change.action == "corrected" and "corrects" not in data
+        ):
+            continue  # feedback is not a change of the memory (our own history lists it)
         if change.action == "created" and change.entry_ref in corrected:
             continue
         old = contents.get(data["corrects"]) if change.action == "corrected" else None

@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from api import serializers as s
 from memory_core.extraction import MAX_MESSAGES
+from memory_core.lifecycle import FEEDBACK_REASON_MAX_CHARS, FEEDBACK_VALUES
 from memory_core.recall import MAX_LIMIT as RECALL_MAX_LIMIT
 
 
@@ -58,18 +59,39 @@ class PendingEventSerializer(serializers.Serializer):
     results = serializers.ListField(child=serializers.DictField(), required=False)
 
 
+# The keys of a memory in mem0's shape (`mem0_memory`): what search's `fields` may ask for.
+MEMORY_FIELDS = tuple(Mem0MemorySerializer().fields)
+
+
 class Mem0SearchSerializer(serializers.Serializer):
     query = s.StrictCharField(max_length=4000)
     filters = serializers.DictField(required=False)
     top_k = s.StrictIntegerField(required=False, min_value=1, max_value=RECALL_MAX_LIMIT, default=10)
     threshold = s.StrictFloatField(required=False, min_value=0, max_value=1, allow_null=True)
     categories = serializers.ListField(child=s.StrictCharField(max_length=40), required=False)
+    rerank = s.StrictBooleanField(
+        required=False, help_text="true (always: the recall blend); false is a 400."
+    )
+    keyword_search = s.StrictBooleanField(required=False, help_text="true (always blended); false is a 400.")
+    # mem0's name; DRF's metaclass moves declared fields aside, so it does not shadow `.fields`.
+    fields = serializers.ListField(  # type: ignore[assignment]
+        child=serializers.ChoiceField(choices=MEMORY_FIELDS), required=False, max_length=len(MEMORY_FIELDS)
+    )
+    show_expired = s.StrictBooleanField(required=False, help_text="false; true is a 400 (use get_all).")
+    latest_only = s.StrictBooleanField(required=False, help_text="true; false is a 400 (use get_all).")
+    reference_date = serializers.DateTimeField(
+        required=False, allow_null=True, input_formats=["iso-8601", "%Y-%m-%d"]
+    )
+    metadata = serializers.JSONField(required=False, help_text="Not supported (400): use filters.")
 
 
 class Mem0ListSerializer(serializers.Serializer):
     filters = serializers.DictField(required=False)
     show_expired = s.StrictBooleanField(required=False, default=False)
+    latest_only = s.StrictBooleanField(required=False, default=True, help_text="false: older versions too.")
     categories = serializers.ListField(child=s.StrictCharField(max_length=40), required=False)
+    start_date = s.StrictCharField(required=False, max_length=40, help_text="Created on or after (ISO 8601).")
+    end_date = s.StrictCharField(required=False, max_length=40, help_text="Created on or before (ISO 8601).")
 
 
 class Mem0PageQuerySerializer(serializers.Serializer):
@@ -79,7 +101,7 @@ class Mem0PageQuerySerializer(serializers.Serializer):
 
 class Mem0UpdateSerializer(serializers.Serializer):
     text = s.StrictCharField(required=False, max_length=s.CONTENT_MAX_CHARS)
-    metadata = s.MetadataField(required=False, allow_null=True)
+    metadata = s.MetadataField(required=False)
     timestamp = serializers.JSONField(required=False)
     expiration_date = serializers.CharField(required=False, allow_null=True)
 
@@ -96,3 +118,50 @@ class DeleteAllQuerySerializer(serializers.Serializer):
         required=False, max_length=2000, help_text="{'user_id': …}, as mem0 sends it."
     )
     erase_sources = serializers.BooleanField(required=False, default=False, help_text=s.ERASE_SOURCES_HELP)
+
+
+class Mem0BatchUpdateItemSerializer(serializers.Serializer):
+    memory_id = s.StrictCharField(max_length=100)
+    text = s.StrictCharField(max_length=s.CONTENT_MAX_CHARS)
+    metadata = s.MetadataField(required=False)
+
+
+class Mem0BatchUpdateSerializer(serializers.Serializer):
+    memories = serializers.ListField(
+        child=Mem0BatchUpdateItemSerializer(), min_length=1, max_length=s.MAX_BATCH
+    )
+
+
+class Mem0BatchDeleteItemSerializer(serializers.Serializer):
+    memory_id = s.StrictCharField(max_length=100)
+
+
+class Mem0BatchDeleteSerializer(serializers.Serializer):
+    memories = serializers.ListField(
+        child=Mem0BatchDeleteItemSerializer(), min_length=1, max_length=s.MAX_BATCH
+    )
+
+
+EXPORT_SCHEMA = "memory-export-v1"
+
+
+class Mem0ExportCreateSerializer(serializers.Serializer):
+    schema = serializers.JSONField(help_text=f'"{EXPORT_SCHEMA}": everything held, in our export format.')
+    filters = serializers.DictField(required=False)
+    user_id = s.StrictCharField(required=False)
+    agent_id = s.StrictCharField(required=False)
+
+
+class Mem0ExportGetSerializer(serializers.Serializer):
+    memory_export_id = s.StrictCharField(required=False, max_length=8000)
+    filters = serializers.DictField(required=False)
+    user_id = s.StrictCharField(required=False)
+    agent_id = s.StrictCharField(required=False)
+
+
+class Mem0FeedbackSerializer(serializers.Serializer):
+    memory_id = s.StrictCharField(max_length=100)
+    feedback = serializers.ChoiceField(choices=FEEDBACK_VALUES, allow_null=True, required=False)
+    feedback_reason = s.StrictCharField(
+        required=False, allow_null=True, allow_blank=True, max_length=FEEDBACK_REASON_MAX_CHARS
+    )

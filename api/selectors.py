@@ -18,7 +18,7 @@ from django.contrib.postgres.search import SearchQuery
 from django.db.models import Q, QuerySet
 from rest_framework.request import Request
 
-from api.auth import tenant_of
+from api.auth import Caller, tenant_of
 from api.models import Tenant, TenantNamespace, TenantUser
 from api.subjects import Subject, address_error, subject_address
 from chat.models import Conversation
@@ -30,7 +30,7 @@ from memory_core.services import namespace_for_user
 
 
 def subject_for(
-    request: Request, *, user_id: str | None, agent_id: str | None, agents: bool = True
+    request: Request | Caller, *, user_id: str | None, agent_id: str | None, agents: bool = True
 ) -> Subject | None:
     """The subject a request addresses; None for a tenant id never used before. Creates no tenant
     entity (writes use `api.services.subject_ensure`); a person's own namespace is made on first use
@@ -55,7 +55,7 @@ def tenant_namespace_ids(tenant: Tenant) -> QuerySet[TenantNamespace, Mapping[st
 
 
 def memory_for(
-    request: Request, *, memory_id: Any, user_id: str | None = None, agent_id: str | None = None
+    request: Request | Caller, *, memory_id: Any, user_id: str | None = None, agent_id: str | None = None
 ) -> tuple[Any, MemoryEntry]:
     """The entry and the user to act as: the caller itself, or the shadow owner of a tenant's namespace."""
     tenant = tenant_of(request)

@@ -352,6 +352,13 @@ class RecallInSerializer(AddressSerializer):
     budget_tokens = StrictIntegerField(min_value=1, max_value=100_000, default=800)
     at = serializers.DateTimeField(required=False, allow_null=True, help_text="Recall as of this instant.")
     types = serializers.ListField(child=MemoryTypeField(), required=False)
+    reference_date = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        input_formats=["iso-8601", "%Y-%m-%d"],
+        help_text="When the question is asked: dates in it ('last week') are read from here (default: "
+        "`at`, else now).",
+    )
 
 
 class RecallItemSerializer(serializers.Serializer):

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from api.apis import conversations, erasures, extractions, memories, moderation, recall
+from api.apis import conversations, erasures, extractions, imports, memories, moderation, recall, webhooks
 
 urlpatterns = [
     path("memories/", memories.MemoriesApi.as_view(), name="api-memories"),
@@ -11,6 +11,7 @@ urlpatterns = [
     path("memories/export/", memories.ExportApi.as_view(), name="api-memories-export"),
     path("memories/<str:memory_id>/", memories.MemoryApi.as_view(), name="api-memory"),
     path("memories/<str:memory_id>/history/", memories.MemoryHistoryApi.as_view(), name="api-memory-history"),
+    path("memories/<str:memory_id>/restore/", memories.MemoryRestoreApi.as_view(), name="api-memory-restore"),
     path("erasures/", erasures.ErasuresApi.as_view(), name="api-erasures"),
     path("recall/", recall.RecallApi.as_view(), name="api-recall"),
     path("conversations/", conversations.ConversationsApi.as_view(), name="api-conversations"),
@@ -31,6 +32,8 @@ urlpatterns = [
     ),
     path("extractions/", extractions.ExtractionsApi.as_view(), name="api-extractions"),
     path("extractions/<str:job_id>/", extractions.ExtractionApi.as_view(), name="api-extraction"),
+    path("imports/", imports.ImportsApi.as_view(), name="api-imports"),
+    path("imports/<str:import_id>/", imports.ImportApi.as_view(), name="api-import"),
     path("moderation/procedures/", moderation.PendingProceduresApi.as_view(), name="api-moderation-pending"),
     path(
         "moderation/procedures/<str:memory_id>/approve/",
@@ -41,5 +44,23 @@ urlpatterns = [
         "moderation/procedures/<str:memory_id>/reject/",
         moderation.RejectApi.as_view(),
         name="api-moderation-reject",
+    ),
+    path("webhooks/", webhooks.WebhooksApi.as_view(), name="api-webhooks"),
+    path("webhooks/<str:webhook_id>/", webhooks.WebhookApi.as_view(), name="api-webhook"),
+    path(
+        "webhooks/<str:webhook_id>/rotate-secret/",
+        webhooks.WebhookRotateSecretApi.as_view(),
+        name="api-webhook-rotate-secret",
+    ),
+    path("webhooks/<str:webhook_id>/ping/", webhooks.WebhookPingApi.as_view(), name="api-webhook-ping"),
+    path(
+        "webhooks/<str:webhook_id>/deliveries/",
+        webhooks.WebhookDeliveriesApi.as_view(),
+        name="api-webhook-deliveries",
+    ),
+    path(
+        "webhooks/<str:webhook_id>/deliveries/<str:delivery_id>/replay/",
+        webhooks.WebhookReplayApi.as_view(),
+        name="api-webhook-replay",
     ),
 ]

@@ -8,7 +8,10 @@ from bench import (
     api_load,
     chat_turn,
     erasure_rewrite,
+    forgetting,
     locomo,
+    mcp,
+    me_list,
     mixed_load,
     offline_extraction,
     policy_detector,
@@ -32,6 +35,9 @@ BENCHMARKS = {
     "offline_extraction": offline_extraction.main,
     "serving": serving.main,
     "speed": speed.main,
+    "mcp": mcp.main,
+    "forgetting": forgetting.main,
+    "me_list": me_list.main,
 }
 
 

@@ -5,9 +5,10 @@ questions of categories 1-4 are asked, and the turns named as their evidence are
 Recall@k of a question is the share of its evidence turns among the first k results, averaged
 over questions. BM25 (plain Python, over the same texts) is the reference baseline.
 
-`python -m bench locomo [--sweep] [--conversations N] [--runtimes]`: --sweep also prints the
-similarity/keyword blend sweep behind the default weights; --runtimes runs the whole evaluation on
-each local embedding runtime (ONNX Runtime, then torch as the baseline) and prints the differences.
+`python -m bench locomo [--ablate] [--sweep] [--misses N] [--conversations N] [--runtimes]`: --ablate
+ranks again with each recall component switched off, --sweep prints the similarity/keyword blend sweep,
+--misses prints missed questions with their evidence, --runtimes runs the whole evaluation on each local
+embedding runtime (ONNX Runtime, then torch as the baseline) and prints the differences.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from bench import common
-from bench.locomo_data import Conversation, load_all
+from bench.locomo_data import Conversation, Turn, load_all
 
 if TYPE_CHECKING:
     from memory_core.models import Namespace
@@ -52,15 +53,28 @@ def bm25_ranker(texts: list[str], *, k1: float = 1.2, b: float = 0.75) -> Callab
 
 
 def _load(conversations: list[Conversation]) -> dict[str, Namespace]:
-    """One namespace per conversation, one memory per turn (embedded in batches, bulk inserted)."""
+    """One namespace per conversation, one memory per turn (embedded in batches, bulk inserted).
+
+    Each turn is indexed with the turn before it in its session, as the product's write path
+    does for turns added in order (`memory_core.search_context`).
+    """
     from memory_core.embeddings import get_embedder
     from memory_core.models import MemoryEntry, MemoryType, Namespace, SourceKind
+    from memory_core.search_context import context_document, preceding_turns
 
     embedder = get_embedder()
     namespaces: dict[str, Namespace] = {}
     for conversation in conversations:
         namespace = Namespace.objects.create(path=f"agent/locomo-{conversation.name}", kind="agent")
+        contexts: list[str] = []
+        for session in _sessions(conversation):
+            contexts += preceding_turns([turn.content for turn in session])
         vectors = embedder.embed([turn.content for turn in conversation.turns])
+        documents = [
+            context_document(context, turn.content)
+            for context, turn in zip(contexts, conversation.turns, strict=True)
+        ]
+        context_vectors = embedder.embed(documents)
         MemoryEntry.objects.bulk_create(
             MemoryEntry(
                 namespace=namespace,
@@ -72,23 +86,37 @@ def _load(conversations: list[Conversation]) -> dict[str, Namespace]:
                 valid_from=turn.said_at,
                 recorded_at=turn.said_at,
                 embedding=vector,
+                search_context=context,
+                context_embedding=context_vector,
                 embedding_model=embedder.name,
             )
-            for turn, vector in zip(conversation.turns, vectors, strict=True)
+            for turn, vector, context, context_vector in zip(
+                conversation.turns, vectors, contexts, context_vectors, strict=True
+            )
         )
         namespaces[conversation.name] = namespace
     return namespaces
+
+
+def _sessions(conversation: Conversation) -> list[list[Turn]]:
+    """The turns grouped by session ("D3:7" is turn 7 of session 3), in order."""
+    sessions: dict[str, list[Turn]] = {}
+    for turn in conversation.turns:
+        sessions.setdefault(turn.dia_id.split(":")[0], []).append(turn)
+    return list(sessions.values())
 
 
 def _recall_at(ranked_ids: list[str], evidence: frozenset[str], k: int) -> float:
     return len(set(ranked_ids[:k]) & evidence) / len(evidence)
 
 
-def evaluate(*, sweep: bool = False, conversations_limit: int = 0) -> dict[str, dict[int, float]]:
+def evaluate(
+    *, sweep: bool = False, ablate: bool = False, misses: int = 0, conversations_limit: int = 0
+) -> dict[str, dict[int, float]]:
     from django.db import transaction
     from django.test import override_settings
 
-    from memory_core import recall
+    from memory_core import lexical, recall
     from memory_core.embeddings import get_embedder, runtime_in_use
     from memory_core.models import MemoryEntry
 
@@ -112,54 +140,98 @@ def evaluate(*, sweep: bool = False, conversations_limit: int = 0) -> dict[str, 
         return [entry.source_message_ids[0] for entry in entries]
 
     rankers = {c.name: bm25_ranker([t.content for t in c.turns]) for c in conversations}
+    # Questions are asked as of the end of their conversation (dates in them are read from there).
+    asked_at = {c.name: max(t.said_at for t in c.turns) for c in conversations}
 
-    def run(method: str) -> dict[int, float]:
-        totals = dict.fromkeys(KS, 0.0)
-        for (conversation, question), vector in zip(questions, query_vectors, strict=True):
-            namespace = namespaces[conversation.name]
-            scope = MemoryEntry.objects.in_namespaces([namespace.pk]).current()
-            if method == "bm25":
-                ids = [conversation.turns[i].dia_id for i in rankers[conversation.name](question.text)]
-            elif method == "vector":
-                with transaction.atomic():
-                    recall.prepare_search(question.text)
-                    rows = recall.vector_candidates(scope, embedding=vector, text_query=None, k=max(KS))
-                ids = dia_ids(sorted(rows, key=lambda e: getattr(e, "distance", 0.0)))
-            elif method == "keyword":
-                with transaction.atomic():
-                    terms = recall.discriminating_terms(scope, recall.prepare_search(question.text))
-                    query = recall.any_term(terms)
-                    rows = recall.keyword_candidates(scope, text_query=query, embedding=None, k=max(KS))
-                ids = dia_ids(rows)
-            else:
-                result = recall.memory_recall(
-                    namespaces=[namespace],
-                    query=question.text,
-                    query_embedding=vector,
-                    budget_tokens=100_000,
-                    limit=max(KS),
-                    record=False,
+    def ranked_ids(method: str, conversation: Conversation, text: str, vector: list[float]) -> list[str]:
+        namespace = namespaces[conversation.name]
+        scope = MemoryEntry.objects.in_namespaces([namespace.pk]).current()
+        if method == "bm25":
+            return [conversation.turns[i].dia_id for i in rankers[conversation.name](text)]
+        if method == "vector":
+            with transaction.atomic():
+                recall.prepare_search(text)
+                search = recall.CandidateQuery(embedding=vector)
+                rows = recall.vector_candidates(scope, search=search, k=max(KS))
+            return dia_ids(sorted(rows, key=lambda e: getattr(e, "distance", 0.0)))
+        if method == "keyword":
+            with transaction.atomic():
+                weights = lexical.term_weights(
+                    namespace_ids=[namespace.pk], terms=recall.prepare_search(text)
                 )
-                ids = dia_ids([item.entry for item in result.items])
-            for k in KS:
-                totals[k] += _recall_at(ids, question.evidence, k)
+                search = recall.CandidateQuery(weights=weights)
+                rows = recall.keyword_candidates(scope, search=search, k=max(KS))
+            return dia_ids(rows)
+        result = recall.memory_recall(
+            namespaces=[namespace],
+            query=text,
+            query_embedding=vector,
+            budget_tokens=100_000,
+            limit=max(KS),
+            record=False,
+            reference_date=asked_at[conversation.name],
+        )
+        return dia_ids([item.entry for item in result.items])
+
+    def run(method: str, *, by_category: bool = False) -> dict[int, float]:
+        totals = dict.fromkeys(KS, 0.0)
+        per_category: dict[int, list[tuple[float, ...]]] = {}
+        shown = 0
+        for (conversation, question), vector in zip(questions, query_vectors, strict=True):
+            ids = ranked_ids(method, conversation, question.text, vector)
+            figures = tuple(_recall_at(ids, question.evidence, k) for k in KS)
+            hit = float(bool(set(ids[:10]) & question.evidence))
+            per_category.setdefault(question.category, []).append((*figures, hit))
+            for k, figure in zip(KS, figures, strict=True):
+                totals[k] += figure
+            if shown < misses and figures[1] < 1.0 and method == "hybrid":
+                shown += 1
+                _print_miss(conversation, question.text, question.evidence, ids)
+        if by_category:
+            names = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+            print(
+                f"  {'category':<16}{'n':>5}" + "".join(f"{'R@' + str(k):>8}" for k in KS) + f"{'hit@10':>8}"
+            )
+            for category in sorted(per_category):
+                rows = per_category[category]
+                means = [sum(row[i] for row in rows) / len(rows) for i in range(len(KS) + 1)]
+                label = f"{category} {names.get(category, '')}"
+                print(f"  {label:<16}{len(rows):>5}" + "".join(f"{m:8.3f}" for m in means))
         return {k: totals[k] / len(questions) for k in KS}
 
     results: dict[str, dict[int, float]] = {}
-    print(f"{'method':<28}" + "".join(f"{'R@' + str(k):>8}" for k in KS))
+    print(f"{'method':<36}" + "".join(f"{'R@' + str(k):>8}" for k in KS))
     for method, label in (
-        ("bm25", "BM25 (baseline)"),
+        ("bm25", "BM25 (baseline, plain Python)"),
         ("vector", "vector only (MiniLM cosine)"),
-        ("keyword", "keyword only (ts_rank_cd)"),
+        ("keyword", "keyword only (BM25 in SQL)"),
         ("hybrid", "hybrid memory_recall"),
     ):
-        results[method] = run(method)
-        print(f"{label:<28}" + "".join(f"{results[method][k]:8.3f}" for k in KS), flush=True)
+        with common.timed() as elapsed:
+            results[method] = run(method)
+        print(
+            f"{label:<36}"
+            + "".join(f"{results[method][k]:8.3f}" for k in KS)
+            + f"   {elapsed() / len(questions) * 1000:6.1f} ms/question",
+            flush=True,
+        )
     for k in KS:
         print(
             f"hybrid vs BM25 @ {k}: {common.ratio(results['hybrid'][k], results['bm25'][k])}, "
             f"vs vector: {common.ratio(results['hybrid'][k], results['vector'][k])}"
         )
+    print("\nhybrid per question category (hit@10: at least one evidence turn in the first 10):")
+    run("hybrid", by_category=True)
+
+    if ablate:
+        from memory_core.recall import COMPONENTS
+
+        print("\nablation (hybrid, one component off at a time):")
+        for off in ("none", *COMPONENTS, "all"):
+            enabled = () if off == "all" else tuple(c for c in COMPONENTS if c != off)
+            with override_settings(RECALL_COMPONENTS=enabled):
+                figures = run("hybrid")
+            print(f"  without {off:<12}" + "".join(f"  R@{k} {figures[k]:.3f}" for k in KS), flush=True)
 
     if sweep:
         print("\nsweep of the similarity / keyword weights (others at their defaults):")
@@ -171,16 +243,30 @@ def evaluate(*, sweep: bool = False, conversations_limit: int = 0) -> dict[str, 
     return results
 
 
+def _print_miss(conversation: Conversation, question: str, evidence: frozenset[str], ids: list[str]) -> None:
+    by_id = {turn.dia_id: turn.content for turn in conversation.turns}
+    print(f"\nMISS {question}")
+    for dia_id in sorted(evidence):
+        where = ids.index(dia_id) + 1 if dia_id in ids else "-"
+        print(f"   evidence {dia_id} (rank {where}): {by_id[dia_id][:150]}")
+    for dia_id in ids[:3]:
+        print(f"   got {dia_id}: {by_id[dia_id][:120]}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench locomo")
     parser.add_argument("--sweep", action="store_true", help="also sweep the similarity/keyword weights")
+    parser.add_argument("--ablate", action="store_true", help="also rank with each component switched off")
+    parser.add_argument("--misses", type=int, default=0, help="print this many questions hybrid misses")
     parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations")
     parser.add_argument("--runtimes", action="store_true", help="compare EMBEDDING_RUNTIME onnx and torch")
     args = parser.parse_args(argv)
     common.setup()
     common.header("LoCoMo retrieval (evidence recall@k)")
     if not args.runtimes:
-        evaluate(sweep=args.sweep, conversations_limit=args.conversations)
+        evaluate(
+            sweep=args.sweep, ablate=args.ablate, misses=args.misses, conversations_limit=args.conversations
+        )
         return
     compare_runtimes(conversations_limit=args.conversations)
 

@@ -192,7 +192,7 @@ def _user_scope(user: Any) -> Any:
     """The scope `memory_recall` searches for this user (current entries of their namespaces)."""
     from memory_core.recall import _scope
 
-    scope = _scope(actor=user, namespaces=None)
+    scope, _ = _scope(actor=user, namespaces=None)
     assert scope is not None
     return scope.current()
 
@@ -200,7 +200,7 @@ def _user_scope(user: Any) -> Any:
 def _vector_top(scope: Any, embedding: np.ndarray, *, exact: bool, k: int) -> list[Any]:
     from django.db import connection, transaction
 
-    from memory_core.recall import prepare_search, vector_candidates
+    from memory_core.recall import CandidateQuery, prepare_search, vector_candidates
 
     with transaction.atomic():
         if exact:
@@ -208,7 +208,7 @@ def _vector_top(scope: Any, embedding: np.ndarray, *, exact: bool, k: int) -> li
                 cursor.execute("SELECT set_config('enable_indexscan', 'off', true)")
         else:
             prepare_search("")
-        rows = vector_candidates(scope, embedding=embedding.tolist(), text_query=None, k=k)
+        rows = vector_candidates(scope, search=CandidateQuery(embedding=embedding.tolist()), k=k)
     return [row.pk for row in sorted(rows, key=lambda row: getattr(row, "distance", 0.0))]
 
 
@@ -257,10 +257,10 @@ def _explain(owners: list[tuple[Any, Any]], synth: Synth) -> None:
     """How the planner serves recall's vector query here: HNSW, or the namespace index + exact sort."""
     from django.db import connection, transaction
 
-    from memory_core.recall import _annotated, prepare_search
+    from memory_core.recall import CandidateQuery, _annotated, prepare_search
 
     user, _ = owners[0]
-    qs = _annotated(_user_scope(user), synth.vectors(1)[0].tolist(), None)
+    qs = _annotated(_user_scope(user), CandidateQuery(embedding=synth.vectors(1)[0].tolist()))
     sql, params = qs.order_by("distance")[:50].query.sql_with_params()
     with transaction.atomic(), connection.cursor() as cursor:
         prepare_search("")

@@ -49,8 +49,11 @@ def build_messages(
     summary: str,
     history: list[Message],
     user_text: str,
+    style: str = "",
 ) -> list[dict[str, str]]:
     messages = [{"role": "system", "content": SYSTEM_PROMPT}]
+    if style:
+        messages.append({"role": "system", "content": style})
     if memory_note:
         messages.append({"role": "system", "content": memory_note})
     if memory_block:

@@ -8,8 +8,17 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from chat.models import Conversation, Message
+from chat.style import style_at
 from memory_core.errors import NotFound
-from memory_core.models import ExtractionJob, ExtractionStatus, MemoryEntry, RecallLog
+from memory_core.models import (
+    ExtractionJob,
+    ExtractionStatus,
+    MemoryEntry,
+    MemoryEvidence,
+    Namespace,
+    RecallLog,
+    SourceKind,
+)
 from memory_core.selectors import (
     extraction_jobs_for_conversation,
     memory_entries_by_ids,
@@ -55,17 +64,25 @@ class Turn:
     message: Message  # the user's message, or a reply without one (written before replies were linked)
     reply: Message | None = None
     memories: list[tuple[MemoryEntry, RecallLog]] = field(default_factory=list)
+    # What the user's message taught at once ("remember that …"): the inline "Memory updated".
+    taught: list[MemoryEntry] = field(default_factory=list)
+    # Standing answer-style preferences the reply was written with (chat.style).
+    style: list[MemoryEntry] = field(default_factory=list)
 
     @property
     def anchor(self) -> str:
         return f"m-{self.message.pk}"
 
     @property
+    def used_count(self) -> int:
+        return len(self.memories) + len(self.style)
+
+    @property
     def awaiting_reply(self) -> bool:
         return self.message.role == Message.Role.USER and self.reply is None
 
 
-def _turns(user: Any, messages: list[Message]) -> list[Turn]:
+def _turns(user: Any, messages: list[Message], incognito: bool = False) -> list[Turn]:
     turns: list[Turn] = []
     by_id: dict[int, Turn] = {}
     for message in messages:
@@ -81,18 +98,56 @@ def _turns(user: Any, messages: list[Message]) -> list[Turn]:
     for turn in turns:
         if turn.reply is not None and turn.reply.recall_ref:
             turn.memories = recalled.get(turn.reply.recall_ref, [])
+    taught = taught_by_messages(user=user, messages=[t.message for t in turns if t.message.role == "user"])
+    for turn in turns:
+        turn.taught = taught.get(str(turn.message.pk), [])
+    answered = [] if incognito else [t for t in turns if t.reply is not None]
+    styles = style_at(user=user, moments=[t.reply.created_at for t in answered if t.reply is not None])
+    for turn in answered:
+        if turn.reply is not None:
+            used = {entry.pk for entry, _log in turn.memories}
+            turn.style = [e for e in styles.get(turn.reply.created_at, []) if e.pk not in used]
     return turns
 
 
+def taught_by_messages(*, user: Any, messages: list[Message]) -> dict[str, list[MemoryEntry]]:
+    """The user's memories each message taught when it was said (an explicit "remember that …"),
+    found by their provenance: the entry's own source or a merged mention. Two queries."""
+    if not messages:
+        return {}
+    ids = [str(m.pk) for m in messages]
+    conversations = list({str(m.conversation_id) for m in messages})
+    scope = {
+        "source_kind": SourceKind.USER_EXPLICIT,
+        "source_conversation__in": conversations,
+        "source_message_ids__overlap": ids,
+    }
+    own = Namespace.objects.owned_by(user).values("id")
+    found: dict[str, dict[Any, MemoryEntry]] = {}
+    entries = MemoryEntry.objects.filter(namespace_id__in=own, **scope).defer("embedding", "search_vector")
+    for entry in entries.order_by("recorded_at"):
+        for message_id in set(entry.source_message_ids) & set(ids):
+            found.setdefault(message_id, {})[entry.pk] = entry
+    mentions = (
+        MemoryEvidence.objects.filter(entry__namespace_id__in=own, **scope)
+        .select_related("entry")
+        .defer("entry__embedding", "entry__search_vector")
+    )
+    for mention in mentions:
+        for message_id in set(mention.source_message_ids) & set(ids):
+            found.setdefault(message_id, {}).setdefault(mention.entry_id, mention.entry)
+    return {message_id: list(entries.values()) for message_id, entries in found.items()}
+
+
 def conversation_turns(*, user: Any, conversation: Conversation) -> list[Turn]:
-    return _turns(user, list(conversation_messages(conversation=conversation)))
+    return _turns(user, list(conversation_messages(conversation=conversation)), conversation.incognito)
 
 
 def turn_for_message(*, user: Any, conversation: Conversation, message: Message) -> Turn:
     """The turn a message belongs to (its question and reply), for re-rendering it alone."""
     question = message.reply_to or message
     messages = [question, *Message.objects.filter(conversation=conversation, reply_to=question)]
-    return _turns(user, messages)[0]
+    return _turns(user, messages, conversation.incognito)[0]
 
 
 # --- Notices: what extraction learned from this conversation ----------------------------------

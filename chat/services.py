@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from chat.models import Conversation, Message
 from chat.prompting import build_messages, offline_summary, recent_window
+from chat.style import style_block, style_preferences
 from memory_core.erasure import Requester, Tally, erasure_receipt_record, extraction_jobs_erase
 from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction import candidate_add, extraction_enqueue, remember_requests
@@ -292,6 +293,7 @@ def turn_prepare(*, user: Any, conversation: Conversation, user_message: Message
         summary=conversation.summary,
         history=history,
         user_text=user_message.content,
+        style=style_block(style_preferences(user=user)) if state == "on" else "",
     )
     if acks:
         llm_messages.insert(

@@ -18,13 +18,14 @@ from typing import Any
 from django.contrib import messages as flash
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
 
 from chat.context_processors import offline_mode
+from chat.erasure import memory_erase_with_sources
 from chat.models import Conversation, Message
 from chat.selectors import (
     conversation_access,
@@ -32,6 +33,7 @@ from chat.selectors import (
     conversation_notices,
     conversation_turns,
     message_access,
+    taught_by_messages,
     turn_for_message,
 )
 from chat.services import (
@@ -104,23 +106,43 @@ def _conversation_url(conversation: Conversation, message: Message | None = None
     return f"{url}#m-{message.pk}" if message is not None else url
 
 
-def _turn_response(request: HtmxHttpRequest, conversation: Conversation, message: Message) -> HttpResponse:
+def _turn_response(
+    request: HtmxHttpRequest, conversation: Conversation, message: Message, undone: str = ""
+) -> HttpResponse:
     turn = turn_for_message(user=request.user, conversation=conversation, message=message)
-    return _render(request, f"{PAGE}#turn", {"conversation": conversation, "turn": turn})
+    return _render(request, f"{PAGE}#turn", {"conversation": conversation, "turn": turn, "undone": undone})
 
 
 def _composer_error(
     request: HtmxHttpRequest, conversation: Conversation | None, error: MemoryServiceError, text: str
 ) -> HttpResponse:
-    """The form again with the reason and what was typed (nothing saved), as a 400."""
-    extra = {"composer_error": error.message, "composer_text": text[: MESSAGE_MAX_CHARS * 2]}
-    if not _partial(request):
-        return _render(request, PAGE, _page(request, conversation, **extra), status=400)
-    response = _render(request, f"{PAGE}#composer", _page(request, conversation, **extra), status=400)
-    # chat.js lets htmx swap this 400 into the form, in place of the usual target (the message list).
-    response["HX-Retarget"] = "#composer"
-    response["HX-Reswap"] = "outerHTML"
-    return response
+    """The reason, as a 400; nothing is saved. With htmx only the reason is swapped in, so the box
+    keeps what was typed. Without, the page comes back with the text, unless it is over the limit:
+    a long text is never sent back (the browser's Back still has it)."""
+    too_long = len(text) > MESSAGE_MAX_CHARS
+    reason = error.message
+    if too_long:
+        reason = (
+            f"Your message has {len(text):,} characters; the limit is {MESSAGE_MAX_CHARS:,}. "
+            "Nothing was sent: shorten it and send it again."
+        )
+    if _partial(request):
+        response = _render(request, f"{PAGE}#composer_error", {"composer_error": reason}, status=400)
+        # chat.js lets htmx swap this 400 in place of the usual target (the message list).
+        response["HX-Retarget"] = "#composer-error"
+        response["HX-Reswap"] = "outerHTML"
+        return response
+    extra = {"composer_error": reason, "composer_text": "" if too_long else text}
+    return _render(request, PAGE, _page(request, conversation, **extra), status=400)
+
+
+@login_required
+@require_safe
+def conversation_state(request: HtmxHttpRequest, conversation_id: Any) -> JsonResponse:
+    """What another tab needs to notice changes: the latest message id and the title (polled)."""
+    conversation = _conversation(request, conversation_id)
+    latest = conversation.messages.order_by("-id").values_list("pk", flat=True).first()
+    return JsonResponse({"last": latest or 0, "title": conversation.display_title})
 
 
 # --- pages -----------------------------------------------------------------------------------
@@ -265,6 +287,30 @@ def message_turn(request: HtmxHttpRequest, conversation_id: Any, message_id: Any
     if not _partial(request):
         return redirect(_conversation_url(conversation, message))
     return _turn_response(request, conversation, message)
+
+
+@login_required
+@require_POST
+def memory_undo(
+    request: HtmxHttpRequest, conversation_id: Any, message_id: Any, memory_id: Any
+) -> HttpResponse:
+    """Undo what a message taught at once: the memory is erased, with a tombstone, so extracting the
+    conversation later does not learn it again. Only a memory that message taught, and that did
+    not replace an older version (erasing it would take the older one too: its page says so)."""
+    conversation = _conversation(request, conversation_id)
+    message = _message(request, conversation, message_id)
+    taught = {
+        str(e.pk): e
+        for e in taught_by_messages(user=request.user, messages=[message]).get(str(message.pk), [])
+    }
+    entry = taught.get(str(memory_id))
+    if entry is None or entry.supersedes_id:
+        raise Http404("Nothing to undo here.")
+    memory_erase_with_sources(user=request.user, memory_id=entry.pk)
+    if request.htmx:
+        return _turn_response(request, conversation, message, undone=entry.content)
+    flash.success(request, "Undone: the assistant forgot it and will not learn it again from this message.")
+    return redirect(_conversation_url(conversation, message))
 
 
 def _sse(event: str, data: dict[str, Any]) -> str:

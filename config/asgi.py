@@ -1,4 +1,5 @@
-"""The ASGI application served by `config.server` (gunicorn + uvicorn workers).
+"""The ASGI application served by `config.server` (gunicorn + uvicorn workers): Django, and the MCP
+server at `/mcp/` (`api.mcp`), whose lifespan (the SDK's session manager) is the site's.
 
 Wrapped in `RequestTimeout`: a request that has not started its answer after
 REQUEST_TIMEOUT_SECONDS gets a 504, so a stuck upstream (LLM, database lock) never holds a client
@@ -14,6 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.asgi import get_asgi_application
+from django.utils.module_loading import import_string
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -63,5 +65,26 @@ class RequestTimeout:
         await send({"type": "http.response.body", "body": body})
 
 
+class Site:
+    """ASGI routing by path prefix: `/mcp` and below to the MCP app, the rest to Django. Lifespan
+    events go to the MCP app (Django has no lifespan handler)."""
+
+    def __init__(self, django_app: Any, mcp_app: Any, prefix: str = "/mcp") -> None:
+        self.django_app = django_app
+        self.mcp_app = mcp_app
+        self.prefix = prefix
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "lifespan" or path == self.prefix or path.startswith(self.prefix + "/"):
+            await self.mcp_app(scope, receive, send)
+            return
+        await self.django_app(scope, receive, send)
+
+
 django_application = get_asgi_application()
-application = RequestTimeout(django_application, float(settings.REQUEST_TIMEOUT_SECONDS))
+# Named by a string, as ROOT_URLCONF names the routes: config stays below the apps it serves.
+mcp_application = import_string("api.mcp.http.asgi_app")()
+application = RequestTimeout(
+    Site(django_application, mcp_application), float(settings.REQUEST_TIMEOUT_SECONDS)
+)

@@ -44,7 +44,8 @@ def warm_up() -> None:
 
 
 class Worker(UvicornWorker):
-    """Uvicorn's gunicorn worker, on the standard asyncio loop and h11 parser (no compiled extras);
-    Django has no lifespan handler, so that protocol is off instead of probed on every start."""
+    """Uvicorn's gunicorn worker, on the standard asyncio loop and h11 parser (no compiled extras).
+    Lifespan on, and required: each worker starts the MCP server's session manager (`config.asgi`)
+    after the fork, and does not serve without it."""
 
-    CONFIG_KWARGS: dict[str, Any] = {"loop": "asyncio", "http": "h11", "lifespan": "off"}
+    CONFIG_KWARGS: dict[str, Any] = {"loop": "asyncio", "http": "h11", "lifespan": "on"}

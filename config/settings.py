@@ -318,7 +318,8 @@ API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 2 * 1024 * 1024)
 EXTRACTION_MIN_CONFIDENCE = env_float("EXTRACTION_MIN_CONFIDENCE", 0.6)
 MERGE_SIMILARITY = env_float("MERGE_SIMILARITY", 0.9)
 # Recall ranking (memory_core.recall documents the blend; tuned on LoCoMo, see bench/locomo.py).
-RECALL_WEIGHTS = {"similarity": 0.6, "keyword": 0.4, "recency": 0.05, "importance": 0.05, "confidence": 0.02}
+# Empty: `memory_core.recall.DEFAULT_WEIGHTS` (tuned on LoCoMo, docs/recall.md); set keys to override.
+RECALL_WEIGHTS: dict[str, float] = {}
 RECALL_RECENCY_HALF_LIFE_DAYS = env_float("RECALL_RECENCY_HALF_LIFE_DAYS", 30.0)
 # Recall log rows older than this are deleted by the forgetting schedule (0: kept forever).
 RECALL_LOG_RETENTION_DAYS = env_int("RECALL_LOG_RETENTION_DAYS", 90)
@@ -326,8 +327,18 @@ RECALL_LOG_RETENTION_DAYS = env_int("RECALL_LOG_RETENTION_DAYS", 90)
 FORGET_DECAY_HALF_LIFE_DAYS = env_float("FORGET_DECAY_HALF_LIFE_DAYS", 30.0)
 FORGET_DECAY_THRESHOLD = env_float("FORGET_DECAY_THRESHOLD", 0.05)
 FORGET_MAX_CHANGES_PER_PASS = env_int("FORGET_MAX_CHANGES_PER_PASS", 500)
+FORGET_CAPACITY = env_int("FORGET_CAPACITY", 0)  # active entries per namespace; 0 = no budget
+FORGET_MAX_SHARE_PER_PASS = env_float("FORGET_MAX_SHARE_PER_PASS", 0.1)
+FORGET_PROTECTED_CATEGORIES = env_list(
+    "FORGET_PROTECTED_CATEGORIES", ["safety", "profile", "identity", "relationship", "family", "preference"]
+)
 CONSOLIDATE_SIMILARITY = env_float("CONSOLIDATE_SIMILARITY", 0.92)
 MEMORY_TTL_DAYS = {"episodic": env_int("EPISODIC_TTL_DAYS", 90), "semantic": None, "procedural": None}
+
+# --- Imports (memory_core.imports; docs/api.md) -------------------------------------------------
+IMPORT_MAX_BYTES = env_int("IMPORT_MAX_BYTES", 2 * 1024 * 1024)  # a file or paste larger is refused
+IMPORT_MAX_ITEMS = env_int("IMPORT_MAX_ITEMS", 5000)  # statements (or transcript messages) per import
+IMPORT_JOB_THRESHOLD = env_int("IMPORT_JOB_THRESHOLD", 100)  # larger imports run as a background job
 
 # --- Erasure disk pass (memory_core.compaction; docs/privacy.md) ---------------------------------
 ERASURE_VACUUM_DELAY_SECONDS = env_int("ERASURE_VACUUM_DELAY_SECONDS", 60)  # debounce of the pass
@@ -337,6 +348,21 @@ ERASURE_REWRITE_MAX_HOURS = env_int("ERASURE_REWRITE_MAX_HOURS", 20)  # ... or o
 ERASURE_LOCK_TIMEOUT_SECONDS = env_float("ERASURE_LOCK_TIMEOUT_SECONDS", 5.0)
 ERASURE_SNAPSHOT_WAIT_SECONDS = env_float("ERASURE_SNAPSHOT_WAIT_SECONDS", 30.0)
 
+# --- Webhooks (memory_core.webhooks; docs/api.md) ----------------------------------------------
+WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 10.0)  # per attempt
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 8)  # per delivery, then it has failed
+WEBHOOK_RETRY_BASE_SECONDS = env_int("WEBHOOK_RETRY_BASE_SECONDS", 60)  # doubled after each failure
+WEBHOOK_RETRY_MAX_SECONDS = env_int("WEBHOOK_RETRY_MAX_SECONDS", 6 * 3600)
+WEBHOOK_DISABLE_AFTER_FAILURES = env_int("WEBHOOK_DISABLE_AFTER_FAILURES", 20)  # in a row; 0: never
+# Plain-HTTP and HTTPS endpoints on this machine (tests, development); never in production.
+WEBHOOK_ALLOW_LOOPBACK = env_bool("WEBHOOK_ALLOW_LOOPBACK", DEBUG)
+WEBHOOK_ALLOW_PRIVATE_NETWORKS = env_bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", False)
+# Which tenant hears about a namespace: the engine asks the API layer through this function.
+WEBHOOK_AUDIENCE_RESOLVER = "api.webhooks.namespace_audiences"
+# --- Moderation -----------------------------------------------------------------------------
+# The organisation namespace created by the first migrate; the approve form preselects it.
+DEFAULT_ORG_NAMESPACE = env_str("DEFAULT_ORG_NAMESPACE", "org/default")
+
 # --- Chat -----------------------------------------------------------------------------------
 CHAT_MEMORY_TOKENS = env_int("CHAT_MEMORY_TOKENS", 600)  # budget of the recalled-memory block
 CHAT_HISTORY_TOKENS = env_int("CHAT_HISTORY_TOKENS", 1500)  # recent turns sent verbatim
@@ -344,7 +370,11 @@ CHAT_EXTRACT_EVERY_N_TURNS = env_int("CHAT_EXTRACT_EVERY_N_TURNS", 10)
 CHAT_IDLE_MINUTES = env_int("CHAT_IDLE_MINUTES", 30)
 
 # Schedules of the apps over the engine (memory_core.schedules installs them with its own).
-EXTRA_SCHEDULES = [("chat-idle-sweep", "chat.tasks.sweep_idle_conversations", 5)]
+EXTRA_SCHEDULES = [
+    ("chat-idle-sweep", "chat.tasks.sweep_idle_conversations", 5),
+    # Memories erased from the list are erased for good after their Undo window (privacy.bulk).
+    ("privacy-pending-erasures", "privacy.tasks.erase_due", 1),
+]
 
 # --- Logging --------------------------------------------------------------------------------
 LOGGING = {

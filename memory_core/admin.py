@@ -33,6 +33,7 @@ from memory_core.models import (
     Namespace,
     NamespaceGrant,
 )
+from memory_core.webhooks.models import WebhookDelivery, WebhookEndpoint
 
 
 class NamespaceGrantInline(admin.TabularInline):
@@ -43,7 +44,7 @@ class NamespaceGrantInline(admin.TabularInline):
 
 @admin.register(Namespace)
 class NamespaceAdmin(admin.ModelAdmin):
-    list_display = ["path", "kind", "owner", "memory_paused", "created_at"]
+    list_display = ["path", "kind", "owner", "memory_paused", "memory_capacity", "created_at"]
     list_filter = ["kind", "memory_paused"]
     search_fields = ["path", "owner__username"]
     raw_id_fields = ["owner"]
@@ -231,3 +232,28 @@ class ErasureReceiptAdmin(ReadOnlyAdmin):
     list_filter = ["scope", "via", ("rewritten_at", admin.EmptyFieldListFilter)]
     search_fields = ["subject_ref", "api_key_prefix"]
     list_select_related = ["requested_by"]
+
+
+@admin.register(WebhookEndpoint)
+class WebhookEndpointAdmin(ReadOnlyAdmin):
+    """Endpoints are managed over the API (the secret is never shown here)."""
+
+    list_display = ["url", "audience", "enabled", "consecutive_failures", "disabled_at", "created_at"]
+    list_filter = ["enabled", "audience"]
+    search_fields = ["url", "audience"]
+    exclude = ["secret"]
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(ReadOnlyAdmin):
+    list_display = [
+        "created_at",
+        "event",
+        "endpoint",
+        "status",
+        "attempts",
+        "last_status_code",
+        "next_attempt_at",
+    ]
+    list_filter = ["status"]
+    list_select_related = ["event", "endpoint"]

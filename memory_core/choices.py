@@ -57,6 +57,7 @@ class EventAction(models.TextChoices):
     REEMBEDDED = "reembedded", "Re-embedded"
     ERASED = "erased", "Erased"
     FLAGGED = "flagged", "Flagged"
+    FEEDBACK = "feedback", "Feedback"
 
 
 class ActorKind(models.TextChoices):
@@ -74,6 +75,19 @@ class FlagKind(models.TextChoices):
 
 
 class ExtractionStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class ImportFormat(models.TextChoices):
+    MEM0 = "mem0", "A mem0 export (JSON)"
+    TEXT = "text", "A saved-memories list (ChatGPT, Claude), one per line"
+    TRANSCRIPT = "transcript", "A transcript with timestamps (JSON messages)"
+
+
+class ImportStatus(models.TextChoices):
     QUEUED = "queued", "Queued"
     RUNNING = "running", "Running"
     DONE = "done", "Done"

@@ -8,6 +8,8 @@ and recall-log rows (cascade). The text is removed everywhere else too:
   unlinked), plus one "erased" event each;
 - flagged writes that point to the entries or quote their text are deleted;
 - evidence excerpts of OTHER entries quoting the same source messages are blanked;
+- OTHER entries indexed with the erased text as their conversational context lose it (their
+  `search_context`; the search statistics follow by trigger);
 - extraction payloads: finished jobs that used the entries' source conversations or quote the
   text lose their whole payload (it has served its purpose); queued, running or failed jobs lose
   the matching messages only, so the rest of the conversation is still learned but the erased
@@ -49,6 +51,7 @@ from memory_core.models import (
     ExtractionJob,
     ExtractionStatus,
     FlaggedWrite,
+    ImportJob,
     MemoryEntry,
     MemoryEvent,
     MemoryEvidence,
@@ -58,6 +61,10 @@ from memory_core.models import (
 )
 from memory_core.selectors import memory_versions
 from memory_core.tombstones import tombstones_record
+from memory_core.webhooks.announce import announce_erased
+
+# How much of the end of an erased text is enough to recognise it as another entry's context.
+CONTEXT_MATCH_CHARS = 200
 
 ERASED_REASON = "Erased at the user's request."
 
@@ -173,6 +180,24 @@ def _scrub_jobs(
     return changed
 
 
+def _scrub_search_context(namespace_id: int, ids: list[uuid.UUID], texts: Collection[str]) -> None:
+    """Other entries indexed with an erased text as their context (the next turn of the same
+    conversation) lose that context; the stored context is the end of a turn, so its last
+    characters are what is looked for. The statistics triggers drop its words."""
+    quoting = Q()
+    for text in texts:
+        if tail := " ".join(text.split())[-CONTEXT_MATCH_CHARS:]:
+            quoting |= Q(search_context__icontains=tail)
+    if quoting:
+        (
+            MemoryEntry.objects.filter(namespace_id=namespace_id)
+            .exclude(pk__in=ids)
+            .exclude(search_context="")
+            .filter(quoting)
+            .update(search_context="", context_embedding=F("embedding"))
+        )
+
+
 def _scrub_admin_log(ids: Iterable[uuid.UUID]) -> None:
     if not apps.is_installed("django.contrib.admin"):
         return
@@ -247,12 +272,14 @@ def memory_erase(*, actor: Any, memory_id: Any, requester: Requester | None = No
         )
     if quoting:
         tally.evidence += other_evidence.filter(quoting).exclude(excerpt="").update(excerpt="")
+    _scrub_search_context(ns, ids, texts)
     tally.jobs = _scrub_jobs(ns, unfinished, texts, sources)
     _scrub_admin_log(ids)
     tally.history = _tombstone([ns], ids)
     tally.recalls = RecallLog.objects.filter(entry_id__in=ids).count()
     MemoryEntry.objects.filter(pk__in=ids).delete()  # evidence and recall logs cascade
     _erased_events(versions, actor)
+    announce_erased(entries=versions, scope=ErasureScope.ONE)
     return erasure_receipt_record(subject=actor, scope=ErasureScope.ONE, tally=tally, requester=requester)
 
 
@@ -275,6 +302,8 @@ def memory_erase_all(
         tally.evidence = MemoryEvidence.objects.filter(entry__namespace_id__in=namespace_ids).count()
         tally.flags, _ = FlaggedWrite.objects.filter(namespace_id__in=namespace_ids).delete()
         tally.jobs, _ = ExtractionJob.objects.filter(namespace_id__in=namespace_ids).delete()
+        imports, _ = ImportJob.objects.filter(namespace_id__in=namespace_ids).delete()
+        tally.jobs += imports  # their pending statements are the user's words
         tally.recalls, _ = RecallLog.objects.filter(namespace_id__in=namespace_ids).delete()
         _scrub_admin_log(ids)
         # Every event of these namespaces, including tombstones of entries erased before.
@@ -285,6 +314,7 @@ def memory_erase_all(
         )
         MemoryEntry.objects.filter(pk__in=ids).delete()
         _erased_events(entries, actor)
+        announce_erased(entries=entries, scope=scope, namespace_ids=namespace_ids)
     return erasure_receipt_record(subject=actor, scope=scope, tally=tally, requester=requester)
 
 

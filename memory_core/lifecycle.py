@@ -46,11 +46,12 @@ from memory_core.models import (
     SourceKind,
     TombstoneReason,
 )
-from memory_core.pipeline import flag_policy, lock_namespace, scrub
+from memory_core.pipeline import flag_policy, lock_namespace, scrub, scrub_metadata
 from memory_core.selectors import memory_access
 from memory_core.services import EntryDraft, event_record, memory_create, namespace_for_user, supersede
 from memory_core.tombstones import tombstone_lift, tombstones_record
 from memory_core.validation import normalise, strip_nul
+from memory_core.webhooks.announce import announce_corrected
 
 
 def _own_entry(*, actor: Any, memory_id: Any) -> MemoryEntry:
@@ -71,8 +72,11 @@ def _locked(*, actor: Any, memory_id: Any) -> MemoryEntry:
 
 
 @transaction.atomic
-def memory_correct(*, actor: Any, memory_id: Any, content: str, reason: str = "") -> MemoryEntry:
-    """Replace a wrong statement by the user's own wording: a new version, the old one superseded."""
+def memory_correct(
+    *, actor: Any, memory_id: Any, content: str, reason: str = "", metadata: dict[str, Any] | None = None
+) -> MemoryEntry:
+    """Replace a wrong statement by the user's own wording: a new version, the old one superseded.
+    The new version keeps the old metadata, or takes `metadata` (its secrets redacted) when given."""
     old = _locked(actor=actor, memory_id=memory_id)
     if old.status not in MemoryStatus.correctable():
         raise MemoryServiceError("Only current memories can be corrected; erase old versions instead.")
@@ -111,7 +115,7 @@ def memory_correct(*, actor: Any, memory_id: Any, content: str, reason: str = ""
             valid_from=old.valid_from,
             valid_to=old.valid_to,
             expires_at=old.expires_at,
-            metadata=dict(old.metadata or {}),
+            metadata=dict(old.metadata or {}) if metadata is None else scrub_metadata(metadata, ()),
             actor_kind=ActorKind.USER,
             actor=actor,
         ),
@@ -139,6 +143,7 @@ def memory_correct(*, actor: Any, memory_id: Any, content: str, reason: str = ""
     )
     if check is not None and check.weakens:
         flag_policy(new, reason=check.reason, source_kind=SourceKind.USER_CORRECTION)
+    announce_corrected(new=new, old=old)
     return new
 
 
@@ -163,6 +168,42 @@ def memory_unhide(*, actor: Any, memory_id: Any) -> MemoryEntry:
         raise MemoryServiceError("Only hidden memories can be used again.")
     tombstone_lift(entry=entry, reason=TombstoneReason.HIDDEN)
     return _set_status(entry, MemoryStatus.ACTIVE, EventAction.RESTORED, actor, "The user allowed it again.")
+
+
+# --- Feedback -----------------------------------------------------------------------------------
+
+FEEDBACK_VALUES = ("POSITIVE", "NEGATIVE", "VERY_NEGATIVE")
+FEEDBACK_REASON_MAX_CHARS = 1000
+
+
+@transaction.atomic
+def memory_feedback(
+    *, actor: Any, memory_id: Any, rating: str | None, reason: str = "", actor_kind: str = ActorKind.USER
+) -> MemoryEvent:
+    """What the user (or their app) thinks of a memory, as a "feedback" event in its history (where the
+    pages, the API history and the export show it); `rating` None withdraws earlier feedback. The
+    reason is the caller's words: secrets are redacted, and erasing the memory empties it with the
+    rest of the history. Recall is not changed by it: hiding or correcting a memory is how it is."""
+    entry = _own_entry(actor=actor, memory_id=memory_id)
+    if rating is not None and rating not in FEEDBACK_VALUES:
+        raise MemoryServiceError(
+            f"Unknown feedback {rating!r}.",
+            field_errors={"feedback": [f"One of {', '.join(FEEDBACK_VALUES)}."]},
+        )
+    text = strip_nul(reason or "").strip()
+    if len(text) > FEEDBACK_REASON_MAX_CHARS:
+        raise MemoryServiceError(
+            "The feedback reason is too long.",
+            field_errors={"feedback_reason": [f"At most {FEEDBACK_REASON_MAX_CHARS} characters."]},
+        )
+    return event_record(
+        entry=entry,
+        action=EventAction.FEEDBACK,
+        actor_kind=actor_kind,
+        actor=actor,
+        reason=scrub(text, ()),
+        data={"feedback": rating},
+    )
 
 
 def _set_status(entry: MemoryEntry, status: str, action: str, actor: Any, reason: str) -> MemoryEntry:

@@ -27,6 +27,8 @@ from memory_core.choices import (
     EventAction,
     ExtractionStatus,
     FlagKind,
+    ImportFormat,
+    ImportStatus,
     MemoryStatus,
     MemoryType,
     NamespaceKind,
@@ -62,6 +64,9 @@ class Namespace(models.Model):
     memory_paused = models.BooleanField(default=False)
     # "Do not mine before": set by erase-all, so messages said before it are never learned again.
     mine_after = models.DateTimeField(null=True, blank=True)
+    # Active entries above which the forgetting job archives the least valuable ones (null: the
+    # FORGET_CAPACITY setting). See memory_core.forgetting.
+    memory_capacity = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = NamespaceQuerySet.as_manager()
@@ -148,8 +153,16 @@ class MemoryEntry(models.Model):
 
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     embedding_model = models.CharField(max_length=100, blank=True, default="")
+    # What a statement from a conversation turn answers (the preceding turn): searched, never
+    # shown. Content like the statement: redacted on the way in, erased with the entry.
+    search_context = models.TextField(blank=True, default="")
+    # The embedding of the context followed by the statement (same model as `embedding`).
+    context_embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    # The statement's words weigh A, the context's D (see `memory_core.lexical`). Statistics
+    # for keyword ranking (`SearchTerm`, `SearchStats`) follow this column through triggers.
     search_vector = models.GeneratedField(
-        expression=SearchVector("content", "key", config=SEARCH_CONFIG),
+        expression=SearchVector("content", "key", config=SEARCH_CONFIG, weight="A")
+        + SearchVector("search_context", config=SEARCH_CONFIG, weight="D"),
         output_field=SearchVectorField(),
         db_persist=True,
     )
@@ -169,6 +182,13 @@ class MemoryEntry(models.Model):
             HnswIndex(
                 name="memory_embedding_hnsw",
                 fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+            HnswIndex(
+                name="memory_context_embedding_hnsw",
+                fields=["context_embedding"],
                 m=16,
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],
@@ -217,6 +237,37 @@ class MemoryEntry(models.Model):
     @property
     def correctable(self) -> bool:
         return self.status in MemoryStatus.correctable()
+
+
+class SearchTerm(models.Model):
+    """How many entries of a namespace hold a term (a lexeme of `search_vector`): the document
+    frequency behind keyword ranking. Kept by database triggers on `MemoryEntry` in the writing
+    transaction, so every write path (bulk imports, corrections, erasure) keeps it exact; a term
+    no entry holds any more is deleted with its last entry."""
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="+")
+    term = models.TextField()
+    entries = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["namespace", "term"], name="search_term_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.term} ({self.entries})"
+
+
+class SearchStats(models.Model):
+    """A namespace's number of entries and their total length in lexemes (for BM25's average)."""
+
+    namespace = models.OneToOneField(Namespace, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    entries = models.PositiveIntegerField(default=0)
+    total_length = models.BigIntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "search stats"
+
+    def __str__(self) -> str:
+        return f"{self.entries} entries"
 
 
 class MemoryEvidence(models.Model):
@@ -270,6 +321,23 @@ class MemoryEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.entry_ref} by {self.actor_kind}"
+
+
+class ActiveDay(models.Model):
+    """A day on which someone used a namespace (recalled or wrote): one tick of the user's clock.
+
+    Filled by the forgetting job from the recall log and the history (`forgetting.clock`); holds
+    no content, only that the namespace was in use that day (UTC).
+    """
+
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="active_days")
+    day = models.DateField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["namespace", "day"], name="active_day_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.namespace_id} {self.day}"
 
 
 class RecallLog(models.Model):
@@ -343,6 +411,42 @@ class ExtractionJob(models.Model):
 
     def __str__(self) -> str:
         return f"extraction {self.pk} ({self.status})"
+
+
+class ImportJob(models.Model):
+    """Memories brought from elsewhere (`memory_core.imports`), written through the pipeline in
+    chunks. The pending statements (redacted) are dropped when it is done and erased with the
+    user's data; the results name lines, outcomes and entry ids, never the text."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="import_jobs")
+    format = models.CharField(max_length=20, choices=ImportFormat.choices)
+    status = models.CharField(max_length=10, choices=ImportStatus.choices, default=ImportStatus.QUEUED)
+    actor_kind = models.CharField(max_length=20, choices=ActorKind.choices, default=ActorKind.USER)
+    # A transcript waiting for extraction: its messages (redacted); emptied once extracted.
+    messages = models.JSONField(default=list, blank=True)
+    # The statements still to write (`imports.ImportItem` as JSON, redacted); emptied when done.
+    items = models.JSONField(default=list, blank=True)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    counts = models.JSONField(default=dict, blank=True)  # outcome → how many
+    # [{"line", "action", "reason", "entry", "replaces", "valid_from"}] in import order.
+    results = models.JSONField(default=list, blank=True)
+    error = models.TextField(blank=True, default="")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["namespace", "-created_at"], name="import_job_recent")]
+        constraints = [
+            _choices_check("status", ImportStatus, "import_status_valid"),
+            _choices_check("format", ImportFormat, "import_format_valid"),
+            models.CheckConstraint(condition=Q(done__lte=F("total")), name="import_done_lte_total"),
+        ]
+
+    def __str__(self) -> str:
+        return f"import {self.pk} ({self.format}, {self.status})"
 
 
 class Tombstone(models.Model):
@@ -423,3 +527,13 @@ class ErasureReceipt(models.Model):
 
     def __str__(self) -> str:
         return f"erasure {self.pk} ({self.scope}, {self.entries} entries)"
+
+
+# The webhook rows live in their own module (memory_core.webhooks.models); imported here so that
+# Django registers them with this app.
+from memory_core.webhooks.models import (  # noqa: E402, F401
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEvent,
+)

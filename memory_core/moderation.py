@@ -40,6 +40,7 @@ from memory_core.selectors import parse_uuid
 from memory_core.services import EntryDraft, event_record, memory_create, supersede
 from memory_core.tombstones import tombstones_record
 from memory_core.validation import strip_nul
+from memory_core.webhooks.announce import announce_approved, announce_rejected
 
 MODERATE_PERMISSION = "memory_core.moderate_memories"
 
@@ -252,6 +253,7 @@ def procedure_approve(
             reason=reason,
             data={"approved_as": str(approved.pk), "namespace": target.path, **edit},
         )
+    announce_approved(approved=approved, proposal=entry)
     return approved
 
 
@@ -277,6 +279,7 @@ def procedure_reject(*, operator: Any, memory_id: Any, reason: str) -> MemoryEnt
         reason=why,
         data={"status": entry.status},
     )
+    announce_rejected(entry=entry, reason=why)
     return entry
 
 
@@ -312,6 +315,7 @@ def procedure_create(
         actor=operator,
         data={"content": text, "namespace": target.path},
     )
+    announce_approved(approved=entry)
     return entry
 
 

@@ -61,6 +61,7 @@ from memory_core.models import (
 from memory_core.sameness import same_statement, speaker
 from memory_core.services import EntryDraft, event_record, memory_create, supersede, validate_fields
 from memory_core.tombstones import blocking_tombstone, mined_too_early
+from memory_core.webhooks.announce import announce_outcome
 
 PREFERENCE_CATEGORIES = {"preference"}
 EXCERPT_MAX_CHARS = 500
@@ -122,6 +123,7 @@ def memory_add(
     said_at: datetime | None = None,
     embedding: list[float] | None = None,
     exact: bool = False,
+    context: str = "",
 ) -> AddOutcome:
     """Guard, classify and reconcile one statement into `namespace` (see the module docstring).
 
@@ -159,6 +161,7 @@ def write_request(
     said_at: datetime | None = None,
     embedding: list[float] | None = None,
     exact: bool = False,
+    context: str = "",
 ) -> WriteRequest:
     """The `WriteRequest` of `memory_add`'s arguments (batch callers build a list of them)."""
     return WriteRequest(
@@ -170,6 +173,7 @@ def write_request(
         source_conversation=source_conversation or "",
         source_message_ids=tuple(str(m) for m in (source_message_ids or [])),
         excerpt=excerpt or "",
+        context=context or "",
         raw_text=raw_text or "",
         said_at=said_at,
         confidence=confidence,
@@ -212,7 +216,9 @@ def write(*, namespace: Namespace, request: WriteRequest) -> AddOutcome:
     with transaction.atomic():
         locked = lock_namespace(namespace.pk)
         guard_pause(locked)  # paused while we embedded: still nothing is stored
-        return reconcile(locked, request)
+        outcome = reconcile(locked, request)
+        announce_outcome(outcome)
+        return outcome
 
 
 # --- 1. normalise --------------------------------------------------------------------------------
@@ -277,13 +283,13 @@ def scrub(text: str, values: tuple[str, ...]) -> str:
     return redact_values(scan_secrets(text).redacted, values) if text else text
 
 
-def _scrub_metadata(value: Any, values: tuple[str, ...]) -> Any:
+def scrub_metadata(value: Any, values: tuple[str, ...]) -> Any:
     if isinstance(value, str):
         return scrub(value, values)
     if isinstance(value, dict):
-        return {k: _scrub_metadata(v, values) for k, v in value.items()}
+        return {k: scrub_metadata(v, values) for k, v in value.items()}
     if isinstance(value, list):
-        return [_scrub_metadata(v, values) for v in value]
+        return [scrub_metadata(v, values) for v in value]
     return value
 
 
@@ -310,7 +316,8 @@ def guard_secrets(namespace: Namespace, request: WriteRequest) -> tuple[WriteReq
         replace(
             request,
             excerpt=scrub(request.excerpt, values)[:EXCERPT_MAX_CHARS],
-            metadata=_scrub_metadata(request.metadata, values),
+            context=scrub(request.context, values),
+            metadata=scrub_metadata(request.metadata, values),
             raw_text="",  # used; never stored
         ),
         None,

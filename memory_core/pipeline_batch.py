@@ -41,6 +41,7 @@ from memory_core.pipeline import (
 )
 from memory_core.services import memory_create_many
 from memory_core.tombstones import tombstones_for_batch
+from memory_core.webhooks.announce import announce_outcome
 
 NEAREST = 3  # as `pipeline._find_duplicate`
 
@@ -71,6 +72,7 @@ def memory_add_many(*, namespace: Namespace, requests: list[WriteRequest]) -> li
         _indexed(0, guard_pause, locked)  # paused while we embedded: still nothing is stored
         for index, outcome in _Reconciler(locked).run(accepted):
             outcomes[index] = outcome
+            announce_outcome(outcome)  # webhooks, as `pipeline.write` does after `reconcile`
     return [outcome for outcome in outcomes if outcome is not None]
 
 

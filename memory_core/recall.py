@@ -1,40 +1,52 @@
 """Recall: the memories worth putting in front of the model for one query, within a token budget.
 
-Candidates come from three places, always inside the caller's scope (`visible_to(actor)` or an
+Candidates come from four places, always inside the caller's scope (`visible_to(actor)` or an
 explicit namespace list) and `current(at=…)`:
 
-* vector: the `CANDIDATES_PER_SOURCE` nearest entries by cosine distance. A large scope is
-  served by the HNSW index with pgvector 0.8's iterative scan (a namespace filter cannot starve
-  the result), a small one by the namespace index and an exact sort; the planner picks, because
-  the scope reaches it as a literal list of namespace ids (see `_scope`).
-* keyword: PostgreSQL full text on `search_vector` ("english"). The query is parsed like the
-  column (`plainto_tsquery`: "RF20260629001?" becomes 'rf20260629001'), its terms are OR-ed so
-  one rare matching term suffices, and terms matching more than `KEYWORD_TERM_MAX_MATCHES`
-  entries in scope are dropped as too common to discriminate (which also bounds the ranking
-  work); ranked by `ts_rank_cd`.
+* vector: the `CANDIDATES_PER_SOURCE` nearest entries by cosine distance of `embedding`. A large
+  scope is served by the HNSW index with pgvector 0.8's iterative scan (a namespace filter cannot
+  starve the result), a small one by the namespace index and an exact sort; the planner picks,
+  because the scope reaches it as a literal list of namespace ids (see `_scope`).
+* context: the same over `context_embedding`, the embedding of the turn an entry answers followed
+  by the entry (`memory_core.search_context`; the statement itself when it has no context).
+* keyword: BM25 over `search_vector` (statement weight A, context weight D), with term weights
+  from per-namespace statistics kept by triggers on write and erase (`memory_core.lexical`); a
+  term in more than 30% of the scope does not select candidates, it only adds its small weight.
 * always-recall: pinned entries and the "profile" / "safety" categories, whatever the query.
 
 Each candidate gets
 
-    score = w_similarity * similarity      cosine similarity to the query, clamped to 0..1
-          + w_keyword    * keyword         ts_rank_cd / the best ts_rank_cd among the candidates
+    score = w_similarity * similarity      cosine similarity of the statement to the query, 0..1
+          + w_context    * context         cosine similarity of context + statement, 0..1
+          + w_keyword    * keyword         BM25 / the sum of the query terms' idf, capped at 1
+          + w_time       * time            1 when the event or recorded time falls in the period
+                                           the query names ("in March 2023", "last week"; read
+                                           from `reference_date`, else `at`, else now), else 0
+          + w_names      * names           share of the names in the query the statement mentions
           + w_recency    * recency         0.5 ** (age_days / half_life), age since last recall
                                            (or since it was recorded when never recalled)
           + w_importance * importance      the entry's 0..1 importance
           + w_confidence * confidence      the entry's 0..1 confidence
 
+Measured on the LoCoMo development conversations (`python -m bench locomo --ablate`, evidence
+recall@10; docs/recall.md has the table): the ts_rank_cd design gave 0.646; BM25 from the
+statistics alone gives 0.734 (keyword-only) and is the bulk of the gain (without it 0.482);
+hybrid 0.741 with the old 0.6 / 0.4 weights, 0.760 (R@20 0.820) with the swept defaults below.
+Time and names move R@5 by +0.005 / +0.011 and R@10 by nothing on LoCoMo (its
+questions rarely name a period; both speakers are named everywhere); they are kept for the
+questions that do (tests/api/test_recall_quality.py). A diversity step (`diversified`) is a
+switch without effect so far: MMR was not measured in time.
+
 Tunables (Django settings, read on every call):
 
 * `RECALL_WEIGHTS`: a dict with any of the keys of `DEFAULT_WEIGHTS`; missing keys keep their
-  default. Similarity and keyword carry relevance; their 0.6 / 0.4 split sits in the middle of
-  the plateau of a LoCoMo sweep (`python -m bench locomo --sweep`: 0.5-0.7 on similarity all
-  give evidence recall@10 0.64-0.65, against 0.55 for BM25 and 0.46 for cosine alone).
-  Recency, importance and confidence are tie-breakers worth 0.12 together, so a stale but
-  relevant memory still beats a fresh irrelevant one.
+  default. Recency, importance and confidence are tie-breakers worth 0.12 together, so a stale
+  but relevant memory still beats a fresh irrelevant one.
+* `RECALL_COMPONENTS`: the optional parts in use (`COMPONENTS`; all by default), for ablations.
 * `RECALL_RECENCY_HALF_LIFE_DAYS`: default `DEFAULT_RECENCY_HALF_LIFE_DAYS`.
 
-Candidates whose relevance is negligible (similarity below `MIN_SIMILARITY` and keyword below
-`MIN_KEYWORD`) are dropped unless they are always-recall. The budget is filled greedily:
+Candidates whose relevance is negligible (both similarities below `MIN_SIMILARITY` and keyword
+below `MIN_KEYWORD`) are dropped unless they are always-recall. The budget is filled greedily:
 pinned, then the other always-recall entries, then the rest by score, each line costing about
 `len(line) / 4` tokens; a line that does not fit is skipped, and the next, shorter ones may still.
 The framing text around the lines (about 75 tokens) is not counted against the budget.
@@ -49,13 +61,14 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.contrib.postgres.search import SearchQuery
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection, transaction
-from django.db.models import F, Q, Value
+from django.db.models import Q, Value
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from memory_core import lexical, query_signals
 from memory_core.errors import MemoryServiceError
 from memory_core.llm import MEMORIES_END, MEMORIES_START
 from memory_core.models import (
@@ -68,9 +81,14 @@ from memory_core.models import (
 )
 from memory_core.querysets import MemoryEntryQuerySet
 
+# Relevance: keyword 0.7, similarity 0.3, context 0.2 is the best R@10 + R@20 of a LoCoMo sweep
+# (docs/recall.md); the old 0.6 / 0.4 split gives 0.741 / 0.794 against 0.760 / 0.820.
 DEFAULT_WEIGHTS: dict[str, float] = {
-    "similarity": 0.6,
-    "keyword": 0.4,
+    "similarity": 0.3,
+    "context": 0.2,
+    "keyword": 0.7,
+    "time": 0.1,
+    "names": 0.1,
     "recency": 0.05,
     "importance": 0.05,
     "confidence": 0.02,
@@ -86,10 +104,8 @@ HNSW_EF_SEARCH = 100
 # Below both of these a candidate is noise, not a weak match.
 MIN_SIMILARITY = 0.2
 MIN_KEYWORD = 0.05
-# Query terms beyond this many are ignored; a term matching more entries than
-# KEYWORD_TERM_MAX_MATCHES in scope is too common to be worth ranking (see `discriminating_terms`).
-MAX_QUERY_TERMS = 16
-KEYWORD_TERM_MAX_MATCHES = 1000
+# The parts of the ranking that can be switched off (`RECALL_COMPONENTS`, for ablations).
+COMPONENTS = ("context", "keyword", "time", "names", "diversity")
 MAX_LIMIT = 200
 
 INTRODUCTION = (
@@ -154,6 +170,15 @@ def recall_weights() -> dict[str, float]:
     return weights
 
 
+def recall_components() -> frozenset[str]:
+    """The optional parts of the ranking in use: `RECALL_COMPONENTS`, all of `COMPONENTS` by default."""
+    configured = getattr(settings, "RECALL_COMPONENTS", None)
+    enabled = frozenset(COMPONENTS if configured is None else configured)
+    if enabled - set(COMPONENTS):
+        raise ImproperlyConfigured(f"RECALL_COMPONENTS must be among {sorted(COMPONENTS)}.")
+    return enabled
+
+
 def recency_half_life_days() -> float:
     value = float(getattr(settings, "RECALL_RECENCY_HALF_LIFE_DAYS", DEFAULT_RECENCY_HALF_LIFE_DAYS))
     if value <= 0:
@@ -206,7 +231,7 @@ def render_prompt_block(lines: list[str]) -> str:
 
 
 class TsQuery(SearchQuery):
-    """A query already in tsquery syntax (terms from `prepare_search`), passed on as it is."""
+    """A query already in tsquery syntax (`TermWeights.tsquery`), passed on as it is."""
 
     def __init__(self, text: str) -> None:
         super().__init__(text)
@@ -225,20 +250,16 @@ class TsQuery(SearchQuery):
         return "%s::tsquery", [self.text]
 
 
-def split_terms(tsquery_text: str) -> list[str]:
-    """The terms of a `plainto_tsquery` result ("'refund' & 'rf20260629001'"), each a tsquery.
+@dataclass(frozen=True)
+class CandidateQuery:
+    """What the candidate searches compare entries with: the query's embedding and term weights."""
 
-    plainto_tsquery parses and stems exactly as the generated column did ("RF20260629001?"
-    becomes 'rf20260629001', stop words vanish) and joins terms with " & ", which cannot occur
-    inside a quoted lexeme.
-    """
-    terms = [term for term in tsquery_text.split(" & ") if term.strip()]
-    return list(dict.fromkeys(terms))[:MAX_QUERY_TERMS]
+    embedding: list[float] | None = None
+    weights: lexical.TermWeights = lexical.NO_TERMS
 
-
-def any_term(terms: list[str]) -> TsQuery | None:
-    """OR semantics: one matching term is enough (ranking prefers entries that match more)."""
-    return TsQuery(" | ".join(terms)) if terms else None
+    @property
+    def text_query(self) -> TsQuery | None:
+        return TsQuery(self.weights.tsquery()) if self.weights.terms else None
 
 
 def prepare_search(text: str) -> list[str]:
@@ -253,84 +274,67 @@ def prepare_search(text: str) -> list[str]:
             [str(HNSW_EF_SEARCH), SEARCH_CONFIG, text],
         )
         row = cursor.fetchone()
-    return split_terms(row[2] if row else "")
+    return lexical.split_terms(row[2] if row else "")
 
 
-def discriminating_terms(scope: MemoryEntryQuerySet, terms: list[str]) -> list[str]:
-    """The terms that match at least one and at most `KEYWORD_TERM_MAX_MATCHES` entries in scope.
-
-    A term found in thousands of entries tells them apart no better than chance (BM25 would give
-    it next to no weight), and ranking all of them would make keyword search cost grow with the
-    namespace. One query: a capped count per term, each served by the GIN index.
-    """
-    if not terms:
-        return []
-    parts: list[str] = []
-    params: list[Any] = []
-    for number, term in enumerate(terms):
-        matches = scope.filter(search_vector=TsQuery(term)).values("pk")[: KEYWORD_TERM_MAX_MATCHES + 1]
-        sql, term_params = matches.query.sql_with_params()
-        # Django compiled `sql`; only the term's position is put into the text here.
-        parts.append(f"SELECT {number}, count(*) FROM ({sql}) AS term_{number}")  # noqa: S608
-        params.extend(term_params)
-    with connection.cursor() as cursor:
-        cursor.execute(" UNION ALL ".join(parts), params)
-        counts = dict(cursor.fetchall())
-    return [
-        term for number, term in enumerate(terms) if 0 < counts.get(number, 0) <= KEYWORD_TERM_MAX_MATCHES
-    ]
-
-
-def _annotated(qs: MemoryEntryQuerySet, embedding: list[float] | None, text_query: TsQuery | None) -> Any:
-    # The embedding and the tsvector are large and not needed once scored.
-    qs = qs.defer("embedding", "search_vector")
-    if embedding is not None:
-        qs = qs.annotate(distance=CosineDistance("embedding", embedding))
-    if text_query is not None:
-        qs = qs.annotate(keyword_rank=SearchRank(F("search_vector"), text_query, cover_density=True))
+def _annotated(qs: MemoryEntryQuerySet, search: CandidateQuery) -> Any:
+    # The embeddings and the tsvector are large and not needed once scored.
+    qs = qs.defer("embedding", "context_embedding", "search_vector", "search_context")
+    if search.embedding is not None:
+        qs = qs.annotate(
+            distance=CosineDistance("embedding", search.embedding),
+            context_distance=CosineDistance("context_embedding", search.embedding),
+        )
+    if search.weights.terms:
+        qs = qs.annotate(bm25=lexical.bm25_expression(search.weights))
     return qs
 
 
-def vector_candidates(
-    scope: MemoryEntryQuerySet, *, embedding: list[float], text_query: TsQuery | None, k: int
-) -> list[MemoryEntry]:
+def vector_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int) -> list[MemoryEntry]:
     """The k nearest entries in scope; after `prepare_search`, in the same transaction.
 
     With iterative scans the HNSW index keeps searching until k rows pass the scope filter; for
     a small scope the planner prefers the namespace index and an exact sort (see `_scope`).
     """
-    qs = _annotated(scope.exclude(embedding__isnull=True), embedding, text_query)
+    if search.embedding is None:
+        return []
+    qs = _annotated(scope.exclude(embedding__isnull=True), search)
     return list(qs.order_by("distance")[:k])
 
 
-def keyword_candidates(
-    scope: MemoryEntryQuerySet, *, text_query: TsQuery | None, embedding: list[float] | None, k: int
-) -> list[MemoryEntry]:
+def context_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int) -> list[MemoryEntry]:
+    """The k entries whose context embedding (preceding turn + statement) is nearest the query."""
+    if search.embedding is None:
+        return []
+    qs = _annotated(scope.exclude(context_embedding__isnull=True), search)
+    return list(qs.order_by("context_distance")[:k])
+
+
+def keyword_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int) -> list[MemoryEntry]:
+    """The k entries with the best BM25 score among those holding a query term (GIN index)."""
+    text_query = search.text_query
     if text_query is None:
         return []
-    qs = _annotated(scope.filter(search_vector=text_query), embedding, text_query)
-    return list(qs.order_by("-keyword_rank", "-recorded_at")[:k])
+    qs = _annotated(scope.filter(search_vector=text_query), search)
+    return list(qs.order_by("-bm25", "-recorded_at")[:k])
 
 
-def always_candidates(
-    scope: MemoryEntryQuerySet, *, embedding: list[float] | None, text_query: TsQuery | None, k: int
-) -> list[MemoryEntry]:
-    qs = _annotated(
-        scope.filter(Q(pinned=True) | Q(category__in=ALWAYS_RECALL_CATEGORIES)), embedding, text_query
-    )
+def always_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int) -> list[MemoryEntry]:
+    qs = _annotated(scope.filter(Q(pinned=True) | Q(category__in=ALWAYS_RECALL_CATEGORIES)), search)
     return list(qs.order_by("-pinned", "-importance", "-recorded_at")[:k])
 
 
 # --- The service -----------------------------------------------------------------------------
 
 
-def _scope(*, actor: Any, namespaces: list[Namespace] | None) -> MemoryEntryQuerySet | None:
-    """The entries recall may use, or None when there are none (no query needed).
+def _scope(*, actor: Any, namespaces: list[Namespace] | None) -> tuple[MemoryEntryQuerySet | None, list[int]]:
+    """The entries recall may use (None when there are none: no query needed) and their namespaces.
 
     For an actor the namespace ids are looked up first (one query) and added to `visible_to`,
     which still decides: a literal id list lets the planner use the namespace index and its
     per-namespace statistics, so a small namespace gets an exact scan and a large one the HNSW
-    index, where `visible_to`'s OR of subqueries alone would scan the whole table.
+    index, where `visible_to`'s OR of subqueries alone would scan the whole table. The ids also
+    select the keyword statistics (`memory_core.lexical`).
     """
     if (actor is None) == (namespaces is None):
         raise MemoryServiceError("Recall needs either an actor or a list of namespaces, not both.")
@@ -345,18 +349,25 @@ def _scope(*, actor: Any, namespaces: list[Namespace] | None) -> MemoryEntryQuer
         shared = Namespace.objects.shared_with(actor).annotate(own=Value(False))
         rows = list(owned.union(shared.values_list("pk", "memory_paused", "own")))
         if any(paused and own for _, paused, own in rows):
-            return None
+            return None, []
         ids = list(dict.fromkeys(pk for pk, paused, _ in rows if not paused))
-        return MemoryEntry.objects.visible_to(actor).in_namespaces(ids) if ids else None
+        return (MemoryEntry.objects.visible_to(actor).in_namespaces(ids) if ids else None), ids
     ids = list(
         Namespace.objects.filter(pk__in=[n.pk for n in namespaces or []], memory_paused=False).values_list(
             "pk", flat=True
         )
     )
-    return MemoryEntry.objects.in_namespaces(ids) if ids else None
+    return (MemoryEntry.objects.in_namespaces(ids) if ids else None), ids
 
 
-def _validate(*, budget_tokens: int, limit: int, at: datetime | None, types: list[str] | None) -> None:
+def _validate(
+    *,
+    budget_tokens: int,
+    limit: int,
+    at: datetime | None,
+    types: list[str] | None,
+    reference: datetime | None,
+) -> None:
     errors: dict[str, list[str]] = {}
     if budget_tokens <= 0:
         errors["budget_tokens"] = ["Must be a positive number of tokens."]
@@ -364,6 +375,8 @@ def _validate(*, budget_tokens: int, limit: int, at: datetime | None, types: lis
         errors["limit"] = [f"Must be between 1 and {MAX_LIMIT}."]
     if at is not None and timezone.is_naive(at):
         errors["at"] = ["Must include a time zone."]
+    if reference is not None and timezone.is_naive(reference):
+        errors["reference_date"] = ["Must include a time zone."]
     if types and set(types) - set(MemoryType.values):
         errors["types"] = [f"Must be among {', '.join(MemoryType.values)}."]
     if errors:
@@ -381,6 +394,15 @@ def _query_embedding(text: str, given: list[float] | None) -> list[float]:
     return embedding
 
 
+@dataclass(frozen=True)
+class QuerySignals:
+    """What the query asks about besides its words (see `memory_core.query_signals`)."""
+
+    period: query_signals.TimeRange | None = None
+    names: tuple[str, ...] = ()
+    weights: lexical.TermWeights = lexical.NO_TERMS
+
+
 def memory_recall(
     *,
     actor: Any = None,
@@ -393,49 +415,71 @@ def memory_recall(
     turn_ref: str = "",
     record: bool = True,
     query_embedding: list[float] | None = None,
+    where: Q | None = None,
+    reference_date: datetime | None = None,
 ) -> RecallResult:
     """The memories for `query` within `budget_tokens`, ranked as the module docstring describes.
 
     Scope is `actor`'s visible entries, or `namespaces` for trusted callers that authorised them.
-    A blank query still returns the always-recall entries. With `record`, the recalled entries'
+    A blank query still returns the always-recall entries. Dates in the query ("last week") are
+    read relative to `reference_date`, else `at`, else now. With `record`, the recalled entries'
     access counts and the recall log are written (one UPDATE, one INSERT). About eight queries.
+    `where` narrows the candidates before ranking (a caller's filter on dates, categories, metadata),
+    so a filtered search still fills `limit`.
     """
-    _validate(budget_tokens=budget_tokens, limit=limit, at=at, types=types)
-    base = _scope(actor=actor, namespaces=namespaces)
+    _validate(budget_tokens=budget_tokens, limit=limit, at=at, types=types, reference=reference_date)
+    base, namespace_ids = _scope(actor=actor, namespaces=namespaces)
     text = " ".join((query or "").split())
     turn_ref = turn_ref or f"recall:{uuid.uuid4()}"
-    scanned = dict.fromkeys(("vector", "keyword", "always", "candidates", "relevant"), 0)
+    scanned = dict.fromkeys(("vector", "context", "keyword", "always", "candidates", "relevant"), 0)
     if base is None:
         return RecallResult(items=[], prompt_block="", scanned=scanned, turn_ref=turn_ref)
     scope = base.current(at=at)
     if types:
         scope = scope.filter(type__in=types)
+    if where is not None:
+        scope = scope.filter(where)
     embedding = _query_embedding(text, query_embedding) if text else None
+    now = at or timezone.now()
+    enabled = recall_components()
 
     k = max(CANDIDATES_PER_SOURCE, limit)
     # One transaction: SET LOCAL needs it, and the recording then costs no second one.
     with transaction.atomic():
-        vector: list[MemoryEntry] = []
-        keyword: list[MemoryEntry] = []
-        text_query: TsQuery | None = None
+        sources: dict[str, list[MemoryEntry]] = {"vector": [], "context": [], "keyword": []}
+        search = CandidateQuery()
         if embedding is not None:
-            text_query = any_term(discriminating_terms(scope, prepare_search(text)))
-            vector = vector_candidates(scope, embedding=embedding, text_query=text_query, k=k)
-            keyword = keyword_candidates(scope, text_query=text_query, embedding=embedding, k=k)
-        always = always_candidates(scope, embedding=embedding, text_query=text_query, k=limit)
+            terms = prepare_search(text)
+            weights = lexical.term_weights(namespace_ids=namespace_ids, terms=terms)
+            search = CandidateQuery(
+                embedding=embedding, weights=weights if "keyword" in enabled else lexical.NO_TERMS
+            )
+            sources["vector"] = vector_candidates(scope, search=search, k=k)
+            if "context" in enabled:
+                sources["context"] = context_candidates(scope, search=search, k=k)
+            sources["keyword"] = keyword_candidates(scope, search=search, k=k)
+        sources["always"] = always_candidates(scope, search=search, k=limit)
 
+        signals = QuerySignals(
+            period=query_signals.time_range(text, reference=reference_date or now)
+            if "time" in enabled
+            else None,
+            names=query_signals.query_names(text) if "names" in enabled else (),
+            weights=search.weights,
+        )
         ranked = rank_candidates(
-            {"vector": vector, "keyword": keyword, "always": always},
+            sources,
             weights=recall_weights(),
             half_life_days=recency_half_life_days(),
-            now=at or timezone.now(),
+            now=now,
+            signals=signals,
         )
+        if "diversity" in enabled:
+            ranked = diversified(ranked)
         items = fill_budget(ranked, budget_tokens=budget_tokens, limit=limit)
+        scanned.update({name: len(rows) for name, rows in sources.items()})
         scanned.update(
-            vector=len(vector),
-            keyword=len(keyword),
-            always=len(always),
-            candidates=len({entry.pk for entry in [*vector, *keyword, *always]}),
+            candidates=len({entry.pk for rows in sources.values() for entry in rows}),
             relevant=len(ranked),
         )
         result = RecallResult(
@@ -450,44 +494,60 @@ def memory_recall(
     return result
 
 
+def _components(
+    entry: MemoryEntry, *, signals: QuerySignals, half_life_days: float, now: datetime
+) -> dict[str, float]:
+    distance = getattr(entry, "distance", None)
+    context_distance = getattr(entry, "context_distance", None)
+    return {
+        "similarity": _similarity(distance),
+        "context": _similarity(context_distance),
+        "keyword": lexical.normalised(float(getattr(entry, "bm25", 0.0) or 0.0), signals.weights),
+        "time": query_signals.in_range((entry.valid_from, entry.recorded_at), signals.period),
+        "names": query_signals.name_share(entry.content, signals.names),
+        "recency": recency_score(
+            last_seen=entry.last_accessed_at or entry.recorded_at, now=now, half_life_days=half_life_days
+        ),
+        "importance": float(entry.importance),
+        "confidence": float(entry.confidence),
+    }
+
+
+def _similarity(distance: Any) -> float:
+    return min(1.0, max(0.0, 1.0 - float(distance))) if distance is not None else 0.0
+
+
 def rank_candidates(
-    sources: dict[str, list[MemoryEntry]], *, weights: dict[str, float], half_life_days: float, now: datetime
+    sources: dict[str, list[MemoryEntry]],
+    *,
+    weights: dict[str, float],
+    half_life_days: float,
+    now: datetime,
+    signals: QuerySignals | None = None,
 ) -> list[RecalledMemory]:
     """Score the candidates of every source, drop the irrelevant, order them for the budget.
 
     Order: pinned, then the other always-recall entries, then everything else, each by score.
     """
+    signals = signals or QuerySignals()
     found_by: dict[uuid.UUID, set[str]] = {}
     candidates: dict[uuid.UUID, MemoryEntry] = {}
     for name, rows in sources.items():
         for entry in rows:
             candidates.setdefault(entry.pk, entry)
             found_by.setdefault(entry.pk, set()).add(name)
-    best_rank = max((_keyword_rank(entry) for entry in candidates.values()), default=0.0)
 
     ranked: list[tuple[int, RecalledMemory]] = []
     for entry in candidates.values():
-        distance = getattr(entry, "distance", None)
-        rank = _keyword_rank(entry)
-        components = {
-            "similarity": min(1.0, max(0.0, 1.0 - float(distance))) if distance is not None else 0.0,
-            "keyword": rank / best_rank if best_rank > 0 else 0.0,
-            "recency": recency_score(
-                last_seen=entry.last_accessed_at or entry.recorded_at, now=now, half_life_days=half_life_days
-            ),
-            "importance": float(entry.importance),
-            "confidence": float(entry.confidence),
-        }
+        components = _components(entry, signals=signals, half_life_days=half_life_days, now=now)
         always_recall = "always" in found_by[entry.pk]
         if not always_recall and not is_relevant(
-            similarity=components["similarity"], keyword=components["keyword"]
+            similarity=max(components["similarity"], components["context"]), keyword=components["keyword"]
         ):
             continue
         reasons = ["pinned" if entry.pinned else "always"] if always_recall else []
-        if "vector" in found_by[entry.pk]:
-            reasons.append("vector")
-        if rank > 0:
-            reasons.append("keyword")
+        reasons += [name for name in ("vector", "context") if name in found_by[entry.pk]]
+        reasons += [name for name in ("keyword", "time", "names") if components[name] > 0]
         line = memory_line(entry)
         item = RecalledMemory(
             entry=entry,
@@ -503,6 +563,11 @@ def rank_candidates(
     return [item for _, item in ranked]
 
 
+def diversified(ranked: list[RecalledMemory]) -> list[RecalledMemory]:
+    """Placeholder: order unchanged (set when the numbers support a diversity step)."""
+    return ranked
+
+
 def fill_budget(ranked: list[RecalledMemory], *, budget_tokens: int, limit: int) -> list[RecalledMemory]:
     """Greedy, in order: a line that does not fit is skipped and shorter later ones may still fit."""
     items: list[RecalledMemory] = []
@@ -514,10 +579,6 @@ def fill_budget(ranked: list[RecalledMemory], *, budget_tokens: int, limit: int)
             items.append(item)
             used += item.tokens
     return items
-
-
-def _keyword_rank(entry: MemoryEntry) -> float:
-    return float(getattr(entry, "keyword_rank", 0.0) or 0.0)
 
 
 def _record(result: RecallResult) -> None:

@@ -18,6 +18,8 @@ SCHEDULES: list[ScheduleSpec] = [
     ("memory-forgetting", "memory_core.tasks.run_forgetting", 60),
     # Acts at night (ERASURE_REWRITE_HOUR) or when an erasure has waited too long; see compaction.
     ("erasure-rewrite", "memory_core.tasks.run_erasure_rewrite", 60),
+    # Webhook deliveries whose backoff has run out (memory_core.webhooks.delivery).
+    ("webhook-retries", "memory_core.tasks.run_webhook_retries", 1),
 ]
 
 

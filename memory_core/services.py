@@ -30,6 +30,7 @@ from memory_core.models import (
     NamespaceKind,
     SourceKind,
 )
+from memory_core.search_context import clipped, context_document
 from memory_core.validation import strip_nul
 
 _PATH_SEGMENT = re.compile(r"[A-Za-z0-9_.@+-]{1,150}")
@@ -149,6 +150,8 @@ class EntryDraft:
     source_conversation: str = ""
     source_message_ids: tuple[str, ...] = ()
     excerpt: str = ""
+    # The conversational context a statement from a turn is indexed with (`search_context`).
+    context: str = ""
     extractor_model: str = ""
     extractor_prompt_version: str = ""
     is_inference: bool = False
@@ -189,6 +192,8 @@ def _new_entry(
         status = MemoryStatus.PENDING_REVIEW if draft.type == MemoryType.PROCEDURAL else MemoryStatus.ACTIVE
     elif draft.type == MemoryType.PROCEDURAL and status == MemoryStatus.ACTIVE:
         raise MemoryServiceError("A procedure becomes active only when an operator approves it.")
+    vector = embedding if embedding is not None else embedder.embed_query(text)
+    context = clipped(draft.context)
     return MemoryEntry(
         namespace=namespace,
         type=draft.type,
@@ -210,8 +215,11 @@ def _new_entry(
         recorded_at=now,
         expires_at=draft.expires_at,
         metadata=dict(draft.metadata or {}),
-        embedding=embedding if embedding is not None else embedder.embed_query(text),
+        embedding=vector,
         embedding_model=embedder.name,
+        search_context=context,
+        # Without context the statement is its own context: both similarities stay comparable.
+        context_embedding=embedder.embed_query(context_document(context, text)) if context else vector,
     )
 
 

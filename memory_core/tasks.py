@@ -60,3 +60,27 @@ def run_erasure_rewrite() -> dict[str, object]:
     if not rewrite_due():
         return {"due": False}
     return {"due": True, **compaction_run(rewrite_all=True).as_dict()}
+
+
+def webhook_deliver(delivery_id: str) -> str:
+    """One attempt of a webhook delivery (`memory_core.webhooks.delivery`); idempotent: a delivery
+    that is not due, already sent or being sent by another worker is left alone."""
+    from memory_core.webhooks.delivery import delivery_attempt
+
+    delivery = delivery_attempt(delivery_id=delivery_id)
+    return delivery.status if delivery is not None else "skipped"
+
+
+def run_webhook_retries() -> int:
+    """The `webhook-retries` schedule: queue the webhook deliveries whose next attempt is due."""
+    from memory_core.webhooks.delivery import webhook_retries_run
+
+    return webhook_retries_run()
+
+
+def import_job(job_id: str) -> dict[str, object]:
+    """Write one import job (`memory_core.imports`); a finished one is left as it is."""
+    from memory_core.imports import import_run
+
+    job = import_run(job_id=job_id)
+    return {"status": job.status, "done": job.done, "total": job.total} if job is not None else {}

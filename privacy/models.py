@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -38,3 +39,18 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.entry_ref or ''} by {self.actor_id}"
+
+
+class PendingErasure(models.Model):
+    """Memories the user erased from the list, kept hidden for a short Undo window, then erased for
+    good (`privacy.bulk.pending_erasures_run`, on the user's next visit or by the schedule)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    entry_ids = ArrayField(models.UUIDField())
+    # Those that were in use and were hidden for the window: Undo puts only these back in use.
+    hidden_ids = ArrayField(models.UUIDField(), default=list, blank=True)
+    due_at = models.DateTimeField(db_index=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{len(self.entry_ids)} memories of {self.user_id} due {self.due_at:%H:%M:%S}"

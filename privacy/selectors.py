@@ -4,18 +4,29 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Case, Count, Prefetch, Q, QuerySet, Value, When
 from django.http import QueryDict
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.dateformat import format as date_format
 from django.utils.dateparse import parse_date
 from django.utils.timezone import localtime
 
 from chat.models import Conversation
-from memory_core.models import MemoryEntry, MemoryEvent, MemoryStatus, MemoryType, SourceKind
+from memory_core.models import (
+    ActorKind,
+    EventAction,
+    MemoryEntry,
+    MemoryEvent,
+    MemoryStatus,
+    MemoryType,
+    Namespace,
+    SourceKind,
+)
+from memory_core.recall import MIN_KEYWORD, memory_recall
 from memory_core.selectors import memory_list, parse_uuid
 from privacy.models import AuditEvent
 
@@ -74,8 +85,41 @@ def _date(value: str | None) -> date | None:
         return None
 
 
-def memory_search(*, user: Any, filters: MemoryFilters) -> QuerySet[MemoryEntry]:
-    """The user's memories (and procedures shared with them) matching the filters, by group."""
+# A match by meaning alone must be this close (cosine) to show in search results; recall's own floor
+# is lower, as it also ranks by keyword, recency and importance.
+SEARCH_MIN_SIMILARITY = 0.5
+SEARCH_MAX_WORDS = 8
+
+
+def _group_filter(group: str) -> Q:
+    if group == "events":
+        return Q(type=MemoryType.EPISODIC)
+    if group == "procedures":
+        return Q(type=MemoryType.PROCEDURAL)
+    if group == "preferences":
+        return Q(type=MemoryType.SEMANTIC, category=PREFERENCE_CATEGORY)
+    if group == "facts":
+        return Q(type=MemoryType.SEMANTIC) & ~Q(category=PREFERENCE_CATEGORY)
+    return Q()
+
+
+def meaning_matches(*, user: Any, query: str) -> list[uuid.UUID]:
+    """Ids of the user's current memories close in meaning (or in keywords) to `query`, best first:
+    the engine's recall, unrecorded (a search is not a use)."""
+    result = memory_recall(actor=user, query=query, budget_tokens=100_000, limit=50, record=False)
+    return [
+        item.entry.pk
+        for item in result.items
+        if item.breakdown.get("similarity", 0) >= SEARCH_MIN_SIMILARITY
+        or item.breakdown.get("keyword", 0) >= MIN_KEYWORD
+    ]
+
+
+def memory_search(
+    *, user: Any, filters: MemoryFilters, exclude: list[uuid.UUID] | None = None
+) -> QuerySet[MemoryEntry]:
+    """The user's memories (and procedures shared with them) matching the filters, newest first, or
+    best match first when searching: every word in the text, or close in meaning (recall)."""
     statuses = (
         CURRENT_STATUSES
         if filters.status == "current"
@@ -84,21 +128,68 @@ def memory_search(*, user: Any, filters: MemoryFilters) -> QuerySet[MemoryEntry]
         else [filters.status]
     )
     qs = memory_list(actor=user, statuses=statuses, category=filters.category or None)
-    if filters.group == "events":
-        qs = qs.filter(type=MemoryType.EPISODIC)
-    elif filters.group == "procedures":
-        qs = qs.filter(type=MemoryType.PROCEDURAL)
-    elif filters.group == "preferences":
-        qs = qs.filter(type=MemoryType.SEMANTIC, category=PREFERENCE_CATEGORY)
-    elif filters.group == "facts":
-        qs = qs.filter(type=MemoryType.SEMANTIC).exclude(category=PREFERENCE_CATEGORY)
-    if filters.q:
-        qs = qs.filter(Q(content__icontains=filters.q) | Q(key__icontains=filters.q))
+    qs = qs.filter(_group_filter(filters.group))
+    if exclude:
+        qs = qs.exclude(pk__in=exclude)
     if filters.since:
         qs = qs.filter(recorded_at__date__gte=filters.since)
     if filters.until:
         qs = qs.filter(recorded_at__date__lte=filters.until)
+    if filters.q:
+        words = Q()
+        for word in filters.q.split()[:SEARCH_MAX_WORDS]:
+            words &= Q(content__icontains=word) | Q(key__icontains=word)
+        ranked = meaning_matches(user=user, query=filters.q)
+        qs = qs.filter(words | Q(pk__in=ranked)).annotate(
+            match=Case(
+                *[When(pk=pk, then=Value(i)) for i, pk in enumerate(ranked)], default=Value(len(ranked))
+            )
+        )
+        qs = qs.order_by("match", "-recorded_at", "-id")
     return qs.defer("embedding", "search_vector")
+
+
+@dataclass(frozen=True)
+class Totals:
+    """How many memories of each group and status the user has (every status, shared ones too)."""
+
+    groups: list[tuple[str, str, int]]  # (key, label, count)
+    statuses: list[tuple[str, str, int]]
+    all: int
+
+
+def memory_totals(*, user: Any, exclude: list[uuid.UUID] | None = None) -> Totals:
+    """The totals in one aggregate query."""
+    qs = MemoryEntry.objects.visible_to(user)
+    if exclude:
+        qs = qs.exclude(pk__in=exclude)
+    counts = {f"g_{key}": Count("pk", filter=_group_filter(key)) for key, _ in GROUPS}
+    counts |= {f"s_{value}": Count("pk", filter=Q(status=value)) for value, _ in MemoryStatus.choices}
+    row = qs.aggregate(n=Count("pk"), **counts)
+    return Totals(
+        groups=[(key, label, row[f"g_{key}"]) for key, label in GROUPS],
+        statuses=[
+            (value, label, row[f"s_{value}"]) for value, label in MemoryStatus.choices if row[f"s_{value}"]
+        ],
+        all=row["n"],
+    )
+
+
+def rule_decisions(*, user: Any, days: int = 30) -> QuerySet[MemoryEvent]:
+    """Operators' recent decisions on rules the user asked to remember, newest first."""
+    since = timezone.now() - timedelta(days=days)
+    return (
+        MemoryEvent.objects.filter(
+            namespace__in=Namespace.objects.owned_by(user),
+            action__in=[EventAction.APPROVED, EventAction.REJECTED],
+            actor_kind=ActorKind.OPERATOR,
+            created_at__gte=since,
+            entry__isnull=False,
+        )
+        .select_related("entry")
+        .defer("entry__embedding", "entry__search_vector")
+        .order_by("-created_at", "-id")[:10]
+    )
 
 
 @dataclass
@@ -109,16 +200,38 @@ class Source:
     more: int = 0  # further mentions (merged evidence)
 
 
+@dataclass(frozen=True)
+class HistoryRow:
+    event: MemoryEvent
+    reason: str  # "" when the event before it gave the same reason (a correction records it twice)
+    before: str = ""  # the text a correction replaced
+
+
 @dataclass
 class MemoryCard:
     entry: MemoryEntry
     own: bool
     source: Source
     history: list[MemoryEvent] = field(default_factory=list)
+    corrected_from: str = ""  # the older version's text, when this one replaced it
 
     @property
     def group(self) -> str:
         return group_of(self.entry)
+
+    @property
+    def group_label(self) -> str:
+        return dict(GROUPS)[self.group]
+
+    @property
+    def history_rows(self) -> list[HistoryRow]:
+        rows, said = [], ""
+        for event in self.history:
+            reason = event.reason if event.reason != said else ""
+            said = event.reason or said
+            before = self.corrected_from if event.action in ("corrected", "superseded") else ""
+            rows.append(HistoryRow(event=event, reason=reason, before=before))
+        return rows
 
 
 _LABELS: dict[str, str] = {
@@ -151,6 +264,10 @@ def memory_cards(*, user: Any, entries: list[MemoryEntry]) -> list[MemoryCard]:
         for row in shown.only("pk"):
             evidence[row.pk] = sorted(row.evidence.all(), key=lambda ev: ev.created_at)
             history[row.pk] = row.history
+    older_ids = [e.supersedes_id for e in entries if e.supersedes_id]
+    older = (
+        dict(MemoryEntry.objects.filter(pk__in=older_ids).values_list("pk", "content")) if older_ids else {}
+    )
     refs = {ev.source_conversation for evs in evidence.values() for ev in evs if ev.source_conversation}
     valid = [ref for ref in refs if parse_uuid(ref) is not None]
     conversations = {str(c.pk): c for c in Conversation.objects.owned_by(user).filter(pk__in=valid)}
@@ -170,7 +287,13 @@ def memory_cards(*, user: Any, entries: list[MemoryEntry]) -> list[MemoryCard]:
         # A shared procedure's evidence and history may quote someone else (the message it was
         # proposed from, an operator's reason): the viewer sees what it says, not where it came from.
         cards.append(
-            MemoryCard(entry=entry, own=own, source=source, history=history.get(entry.pk, []) if own else [])
+            MemoryCard(
+                entry=entry,
+                own=own,
+                source=source,
+                history=history.get(entry.pk, []) if own else [],
+                corrected_from=older.get(entry.supersedes_id, "") if own and entry.supersedes_id else "",
+            )
         )
     return cards
 

@@ -2,21 +2,27 @@
 
 from django.urls import path
 
-from privacy import views
+from privacy import imports, views
 
 app_name = "privacy"
 
 urlpatterns = [
     path("", views.index, name="index"),
     path("remember/", views.remember, name="remember"),
+    path("bulk/", views.bulk, name="bulk"),
+    path("bulk/undo-erase/", views.erasure_undo_view, name="bulk_undo_erase"),
+    path("memories/<uuid:memory_id>/", views.memory_detail, name="memory"),
     path("memories/<uuid:memory_id>/correct/", views.correct, name="correct"),
     path("memories/<uuid:memory_id>/hide/", views.hide, name="hide"),
     path("memories/<uuid:memory_id>/unhide/", views.unhide, name="unhide"),
+    path("memories/<uuid:memory_id>/restore/", views.restore, name="restore"),
     path("memories/<uuid:memory_id>/erase/", views.erase, name="erase"),
     path("erase/", views.erase_all, name="erase_all"),
     path("export/", views.export, name="export"),
     path("pause/", views.pause, name="pause"),
     path("activity/", views.activity, name="activity"),
+    path("import/", imports.import_page, name="import"),
+    path("import/<uuid:import_id>/", imports.import_job, name="import_job"),
     path("moderation/", views.moderation, name="moderation"),
     path("moderation/procedures/new/", views.procedure_create_view, name="procedure_create"),
     path(

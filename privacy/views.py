@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -23,6 +24,7 @@ from chat.erasure import memory_erase_all_with_sources, memory_erase_with_source
 from chat.selectors import conversations_for_memory
 from config.typing import HtmxHttpRequest
 from memory_core.errors import MemoryServiceError, NotFound, PermissionDenied
+from memory_core.forgetting import archived_entries, forgetting_runs, memory_restore
 from memory_core.lifecycle import (
     activity_log,
     memory_correct,
@@ -44,17 +46,28 @@ from memory_core.moderation import (
 )
 from memory_core.selectors import erasure_receipts, memory_access, memory_entries_by_ids, memory_versions
 from memory_core.services import namespace_for_user
+from privacy.bulk import (
+    UNDO_SECONDS,
+    bulk_apply,
+    erasure_undo,
+    pending_entry_ids,
+    pending_erasures_run,
+)
+from privacy.memory_page import memory_page
 from privacy.selectors import (
     GROUPS,
     STATUS_CHOICES,
     MemoryFilters,
     memory_cards,
     memory_search,
+    memory_totals,
+    rule_decisions,
     staff_access,
 )
 from privacy.services import REMEMBER_KINDS, privacy_export, privacy_remember
 
-PAGE_SIZE = 200
+PAGE_SIZE = 50
+ARCHIVED_SHOWN = 50
 ERASE_ALL_PHRASE = "erase everything"
 _OUTCOMES = {
     "added": "Remembered.",
@@ -80,7 +93,7 @@ def _raise_for_access(exc: MemoryServiceError) -> None:
 
 
 def _entry_url(entry_id: Any) -> str:
-    return f"{reverse('privacy:index')}#memory-{entry_id}"
+    return reverse("privacy:memory", args=[entry_id])
 
 
 # --- What the AI knows about me --------------------------------------------------------------
@@ -89,24 +102,109 @@ def _entry_url(entry_id: Any) -> str:
 @login_required
 @require_GET
 def index(request: HtmxHttpRequest) -> HttpResponse:
+    pending_erasures_run(user=request.user)  # what is past its Undo window goes now
     filters = MemoryFilters.from_query(request.GET)
-    page = Paginator(memory_search(user=request.user, filters=filters), PAGE_SIZE).get_page(
+    waiting = pending_entry_ids(user=request.user)
+    page = Paginator(memory_search(user=request.user, filters=filters, exclude=waiting), PAGE_SIZE).get_page(
         request.GET.get("page")
     )
     cards = memory_cards(user=request.user, entries=list(page.object_list))
+    archived = archived_entries(actor=request.user)
     context = {
+        "archived": list(archived[:ARCHIVED_SHOWN]),
+        "archived_count": archived.count(),
         "namespace": namespace_for_user(user=request.user),
         "filters": filters,
-        "groups": [(key, label, [c for c in cards if c.group == key]) for key, label in GROUPS],
+        "cards": cards,
+        "totals": memory_totals(user=request.user, exclude=waiting),
+        "decisions": list(rule_decisions(user=request.user)),
         "group_choices": GROUPS,
         "status_choices": STATUS_CHOICES,
         "remember_kinds": list(REMEMBER_KINDS),
         "page": page,
+        "undo": _undo_banner(request),
     }
     template = "privacy/index.html"
     if request.htmx and request.htmx.target == "memory-list":
         template += "#memory_list"
     return render(request, template, context)
+
+
+# The Undo banner of the last bulk action, kept in the session for the next page only.
+_UNDO_KEY = "privacy_undo"
+_BULK_DONE = {
+    "hide": "Hidden: the assistant will not use {n}.",
+    "unhide": "The assistant may use {n} again.",
+    "erase": "Erasing {n} for good in {s} seconds.",
+}
+_UNDO_ACTION = {"hide": "unhide", "unhide": "hide"}
+
+
+def _plural(n: int) -> str:
+    return f"{n} memor{'y' if n == 1 else 'ies'}"
+
+
+def _undo_banner(request: HttpRequest) -> dict[str, Any] | None:
+    banner = request.session.pop(_UNDO_KEY, None)
+    return banner if isinstance(banner, dict) else None
+
+
+def _back_to_list(request: HttpRequest) -> HttpResponse:
+    """To the list with the filters and page the user came from (a query string only, never a URL)."""
+    query = request.POST.get("back", "")
+    return redirect(reverse("privacy:index") + (f"?{query}" if query and "//" not in query else ""))
+
+
+@login_required
+@require_POST
+def bulk(request: HttpRequest) -> HttpResponse:
+    """Hide, use again or erase the selected memories; the next page offers Undo."""
+    action = request.POST.get("action", "")
+    ids = request.POST.getlist("ids")
+    if not ids:
+        messages.error(request, "Select one or more memories first.")
+        return _back_to_list(request)
+    try:
+        result = bulk_apply(user=request.user, action=action, ids=ids)
+    except MemoryServiceError as exc:
+        messages.error(request, _error_text(exc))
+        return _back_to_list(request)
+    if result.done:
+        text = _BULK_DONE[action].format(n=_plural(len(result.done)), s=UNDO_SECONDS)
+        undo: dict[str, Any] = {"text": text}
+        if result.pending is not None:
+            undo["pending"] = result.pending.pk
+        elif action in _UNDO_ACTION:
+            undo.update(action=_UNDO_ACTION[action], ids=result.done)
+        request.session[_UNDO_KEY] = undo
+    if result.skipped:
+        left = _plural(result.skipped)
+        messages.warning(request, f"{left} left as they were (not yours, or not possible).")
+    return _back_to_list(request)
+
+
+@login_required
+@require_POST
+def erasure_undo_view(request: HttpRequest) -> HttpResponse:
+    try:
+        restored = erasure_undo(user=request.user, pending_id=request.POST.get("pending", ""))
+    except NotFound as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"Undone: {_plural(restored)} kept.")
+    return _back_to_list(request)
+
+
+@login_required
+@require_GET
+def memory_detail(request: HttpRequest, memory_id: Any) -> HttpResponse:
+    """One memory: statement, status and validity, sources, uses, versions, actions."""
+    try:
+        page = memory_page(user=request.user, memory_id=memory_id)
+    except MemoryServiceError as exc:
+        _raise_for_access(exc)
+        raise
+    return render(request, "privacy/memory.html", {"page": page, "card": page.card, "entry": page.entry})
 
 
 def _entry_response(request: HtmxHttpRequest, entry: MemoryEntry, done: str, error: str = "") -> HttpResponse:
@@ -165,6 +263,14 @@ def hide(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
 @require_POST
 def unhide(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
     return _status_change(request, memory_id, memory_unhide, "The assistant may use it again.")
+
+
+@login_required
+@require_POST
+def restore(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
+    return _status_change(
+        request, memory_id, memory_restore, "Restored: the assistant uses it again, and the job keeps it."
+    )
 
 
 def _status_change(request: HtmxHttpRequest, memory_id: Any, service: Any, done: str) -> HttpResponse:
@@ -269,6 +375,7 @@ def activity(request: HttpRequest) -> HttpResponse:
         "rows": rows,
         "staff": staff_access(user=request.user),
         "erasures": list(erasure_receipts(actor=request.user)[:100]),
+        "forgetting": forgetting_runs(actor=request.user),
     }
     return render(request, "privacy/activity.html", context)
 
@@ -292,6 +399,7 @@ def moderation(request: HttpRequest) -> HttpResponse:
         "show_dismissed": show_dismissed,
         "namespaces": list(shared_namespaces(operator=request.user)),
         "procedures": list(current_procedures(operator=request.user)[:500]),
+        "default_namespace": settings.DEFAULT_ORG_NAMESPACE,
     }
     return render(request, "privacy/moderation.html", context)
 

@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 # the same test are still synchronous and safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-pytest_plugins = ["tests.fixtures_openai", "tests.fixtures_browser"]
+pytest_plugins = ["tests.fixtures_openai", "tests.fixtures_browser", "tests.webhook_receiver"]
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -15,7 +15,7 @@ from rest_framework.response import Response
 
 from api import examples as ex
 from api import serializers as s
-from api.auth import tenant_of
+from api.auth import Caller, tenant_of
 from api.base import (
     ERASE,
     READ,
@@ -32,40 +32,64 @@ from api.errors import PayloadTooLarge
 from api.schema import errors
 from api.selectors import memories_filtered, memory_for, subject_for
 from api.services import memories_add, subject_ensure
+from api.subjects import Subject
 from chat.erasure import memory_erase_with_sources
 from memory_core.errors import NotFound
 from memory_core.export import memory_export
+from memory_core.forgetting import memory_restore
 from memory_core.lifecycle import memory_correct
 from memory_core.models import MemoryEntry
+from memory_core.pipeline import AddOutcome
 from memory_core.selectors import memory_history, memory_list
 
 
-def _memory_page(request: Request, params: dict[str, Any], *, links: bool = True) -> dict[str, Any]:
-    """A page of the subject's memories matching `params` (a validated MemoryListQuerySerializer)."""
+def memory_rows(request: Request | Caller, params: dict[str, Any]) -> tuple[list[MemoryEntry], int]:
+    """One page of the subject's memories matching `params` (a validated MemoryListQuerySerializer),
+    and how many match in all; the API and MCP alike."""
     subject = subject_for(request, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
-    limit, offset = params["limit"], params["offset"]
     if subject is None:
-        rows: list[MemoryEntry] = []
-        count = 0
-    else:
-        qs = memory_list(
-            actor=subject.actor,
-            types=params.get("type"),
-            statuses=params.get("status"),
-            category=params.get("category"),
-            current_only=params["current"],
-        )
-        qs = memories_filtered(
-            qs,
-            q=params.get("q"),
-            recorded_after=params.get("recorded_after"),
-            recorded_before=params.get("recorded_before"),
-        )
-        rows, count = list(qs[offset : offset + limit]), qs.count()
+        return [], 0
+    qs = memory_list(
+        actor=subject.actor,
+        types=params.get("type"),
+        statuses=params.get("status"),
+        category=params.get("category"),
+        current_only=params["current"],
+    )
+    qs = memories_filtered(
+        qs,
+        q=params.get("q"),
+        recorded_after=params.get("recorded_after"),
+        recorded_before=params.get("recorded_before"),
+    )
+    limit, offset = params["limit"], params["offset"]
+    return list(qs[offset : offset + limit]), qs.count()
+
+
+def _memory_page(request: Request, params: dict[str, Any], *, links: bool = True) -> dict[str, Any]:
+    rows, count = memory_rows(request, params)
+    limit, offset = params["limit"], params["offset"]
     result = page(request, rows, count=count, limit=limit, offset=offset, serializer=s.MemoryOutSerializer)
     if not links:  # a POST search: the terms are in the body, a link could not carry them
         result["next"] = result["previous"] = None
     return result
+
+
+def memories_add_for(
+    request: Request | Caller, params: dict[str, Any], items: list[dict[str, Any]]
+) -> tuple[Subject, list[AddOutcome]]:
+    """Write validated statements for the addressed subject (created on first use), all or none;
+    the API and MCP alike."""
+    tenant = tenant_of(request)
+    with transaction.atomic():  # the shadow user too: a failed batch leaves nothing behind
+        subject = subject_ensure(
+            tenant=tenant,
+            person=request.user,
+            user_id=params.get("user_id"),
+            agent_id=params.get("agent_id"),
+        )
+        outcomes = memories_add(subject=subject, items=items, api_key=tenant is not None)
+    return subject, outcomes
 
 
 class MemoriesApi(ApiView):
@@ -122,15 +146,7 @@ class MemoriesApi(ApiView):
         else:
             params = valid(s.MemoryCreateSerializer, data)
             items = [{k: v for k, v in params.items() if k not in ("user_id", "agent_id")}]
-        tenant = tenant_of(request)
-        with transaction.atomic():  # the shadow user too: a failed batch leaves nothing behind
-            subject = subject_ensure(
-                tenant=tenant,
-                person=request.user,
-                user_id=params.get("user_id"),
-                agent_id=params.get("agent_id"),
-            )
-            outcomes = memories_add(subject=subject, items=items, api_key=tenant is not None)
+        subject, outcomes = memories_add_for(request, params, items)
         results = [outcome_out(outcome, subject) for outcome in outcomes]
         if "memories" in data:
             counts = Counter(outcome.action for outcome in outcomes)
@@ -236,6 +252,28 @@ class MemoryHistoryApi(ApiView):
         actor, entry = memory_for(request, memory_id=memory_id, **address_of(request))
         events = memory_history(actor=actor, memory_id=entry.pk)
         return Response(s.MemoryEventOutSerializer(events, many=True).data)
+
+
+class MemoryRestoreApi(ApiView):
+    scopes = {"POST": WRITE}
+
+    @extend_schema(
+        operation_id="memories_restore",
+        summary="Restore an archived memory",
+        description="Brings a memory the forgetting job archived back into use (`status` active); the "
+        "job never archives it on its own again. Already active: returned unchanged. Any other status "
+        "(superseded, expired, hidden …): 409. List the archived ones with `GET memories/?status=archived`; "
+        "their history says why and when.",
+        tags=["memories"],
+        parameters=_ADDRESS_PARAMS,
+        request=None,
+        responses={200: s.MemoryOutSerializer, **errors(400, 404, 409)},
+        examples=ex.MEMORIES_RETRIEVE,
+    )
+    def post(self, request: Request, memory_id: str) -> Response:
+        actor, entry = memory_for(request, memory_id=memory_id, **address_of(request))
+        restored = memory_restore(actor=actor, memory_id=entry.pk)
+        return Response(s.MemoryOutSerializer(restored).data)
 
 
 class ExportApi(ApiView):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
@@ -10,6 +11,7 @@ from rest_framework.response import Response
 
 from api import examples as ex
 from api import serializers as s
+from api.auth import Caller
 from api.base import READ, ApiView, entry_out, json_object, valid
 from api.schema import errors
 from api.selectors import subject_for
@@ -22,43 +24,47 @@ class RecallApi(ApiView):
     @extend_schema(
         operation_id="recall",
         summary="Recall memories for a query",
-        description="Vector + keyword + always-recall candidates, reranked (`breakdown` shows the 0..1 "
-        "components), filled into `budget_tokens`; `prompt_block` is ready to put in a system prompt. "
-        "Recalls are logged where the user can see them.",
+        description="Vector (statement and conversational context) + BM25 keyword + always-recall "
+        "candidates, reranked (`breakdown` shows the 0..1 components: similarity, context, keyword, "
+        "time, names, recency, importance, confidence), filled into `budget_tokens`; `prompt_block` is "
+        "ready to put in a system prompt. Recalls are logged where the user can see them.",
         tags=["recall"],
         request=s.RecallInSerializer,
         responses={200: s.RecallOutSerializer, **errors(400)},
         examples=ex.RECALL,
     )
     def post(self, request: Request) -> Response:
-        params = valid(s.RecallInSerializer, json_object(request))
-        subject = subject_for(request, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
-        if subject is None:
-            return Response({"items": [], "prompt_block": "", "tokens": 0, "turn_ref": ""})
-        result = memory_recall(
-            actor=subject.actor,
-            query=params["query"],
-            budget_tokens=params["budget_tokens"],
-            limit=params["limit"],
-            at=params.get("at"),
-            types=params.get("types") or None,
-            turn_ref=f"api:{uuid.uuid4()}",
-        )
-        items = [
-            {
-                "entry": entry_out(item.entry, subject),
-                "score": item.score,
-                "breakdown": item.breakdown,
-                "reasons": list(item.reasons),
-                "tokens": item.tokens,
-            }
-            for item in result.items
-        ]
-        return Response(
-            {
-                "items": items,
-                "prompt_block": result.prompt_block,
-                "tokens": result.tokens,
-                "turn_ref": result.turn_ref,
-            }
-        )
+        return Response(recall_answer(request, valid(s.RecallInSerializer, json_object(request))))
+
+
+def recall_answer(request: Request | Caller, params: dict[str, Any], via: str = "api") -> dict[str, Any]:
+    """The answer to a recall (validated `RecallInSerializer` params), for the API and MCP alike."""
+    subject = subject_for(request, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
+    if subject is None:
+        return {"items": [], "prompt_block": "", "tokens": 0, "turn_ref": ""}
+    result = memory_recall(
+        actor=subject.actor,
+        query=params["query"],
+        budget_tokens=params["budget_tokens"],
+        limit=params["limit"],
+        at=params.get("at"),
+        types=params.get("types") or None,
+        turn_ref=f"{via}:{uuid.uuid4()}",
+        reference_date=params.get("reference_date"),
+    )
+    items = [
+        {
+            "entry": entry_out(item.entry, subject),
+            "score": item.score,
+            "breakdown": item.breakdown,
+            "reasons": list(item.reasons),
+            "tokens": item.tokens,
+        }
+        for item in result.items
+    ]
+    return {
+        "items": items,
+        "prompt_block": result.prompt_block,
+        "tokens": result.tokens,
+        "turn_ref": result.turn_ref,
+    }

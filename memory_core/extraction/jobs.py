@@ -38,6 +38,7 @@ from memory_core.jobs import enqueue
 from memory_core.llm import LLMError, OfflineMode
 from memory_core.models import ActorKind, ExtractionJob, ExtractionStatus, Namespace, SourceKind
 from memory_core.tombstones import mined_too_early
+from memory_core.webhooks.announce import announce_job
 
 if TYPE_CHECKING:
     from memory_core.pipeline import AddOutcome
@@ -47,12 +48,12 @@ logger = logging.getLogger(__name__)
 _IDEMPOTENCY_KEY_MAX_CHARS = 200  # ExtractionJob.idempotency_key
 _CHANGING_ACTIONS = AddAction.changing()
 
+
 def get_extractor() -> Extractor:
     """The language model when an API key is configured, the rules otherwise."""
     if settings.OPENAI_API_KEY:
         return LLMExtractor()
     return RuleBasedExtractor()
-
 
 
 def _clean_messages(messages: Any) -> list[dict[str, Any]]:
@@ -195,6 +196,7 @@ def candidate_add(
     actor_kind: str,
     actor: Any = None,
     extractor: Extractor | None = None,
+    context: str = "",
 ) -> AddOutcome:
     """One candidate through the write pipeline: the one mapping of a candidate to an add, for
     extraction jobs and for chat's "remember that …" alike. `excerpt` is the user's own text the
@@ -225,7 +227,18 @@ def candidate_add(
         excerpt=excerpt,
         raw_text=excerpt,
         said_at=said_at,
+        context=context,
     )
+
+
+def preceding_turn(messages: list[dict[str, Any]], message_ids: list[str]) -> str:
+    """The message just before the first of `message_ids` (often the question the user answered):
+    what the candidate is indexed with for search (`memory_core.search_context`)."""
+    cited = set(message_ids)
+    for index, message in enumerate(messages):
+        if message.get("id") in cited:
+            return str(messages[index - 1].get("content", "")) if index > 0 else ""
+    return ""
 
 
 def _write_candidates(
@@ -247,6 +260,7 @@ def _write_candidates(
                     excerpt=excerpt,
                     actor_kind=ActorKind.EXTRACTION,
                     extractor=extractor,
+                    context=preceding_turn(job.messages, candidate.message_ids),
                 )
         except LLMError:
             raise  # e.g. the embedding endpoint failed: the whole run fails and is retried
@@ -303,6 +317,7 @@ def _finish(job: ExtractionJob, *, result: dict[str, Any], extractor: str | None
         job.extractor = extractor
         fields.append("extractor")
     job.save(update_fields=fields)
+    announce_job(job)
     return job
 
 
@@ -336,7 +351,9 @@ def _claim(job_id: int) -> tuple[ExtractionJob | None, str | None]:
     return job, claim
 
 
-def _fail(job_id: int, claim: str, *, extractor: str, error: str) -> ExtractionJob | None:
+def _fail(
+    job_id: int, claim: str, *, extractor: str, error: str, retry: bool = False
+) -> ExtractionJob | None:
     """Mark a claimed job failed (its payload kept for a retry); untouched if no longer ours."""
     with transaction.atomic():
         job = _lock(job_id)
@@ -345,6 +362,7 @@ def _fail(job_id: int, claim: str, *, extractor: str, error: str) -> ExtractionJ
         job.status, job.error, job.result, job.extractor = ExtractionStatus.FAILED, error, {}, extractor
         job.finished_at = timezone.now()
         job.save(update_fields=["status", "error", "result", "extractor", "finished_at"])
+        announce_job(job, will_retry=retry and job.attempts < MAX_ATTEMPTS)
     return job
 
 
@@ -412,8 +430,7 @@ def extraction_run(*, job_id: int) -> ExtractionJob | None:
             f"Extraction with {extractor.name} failed (attempt {job.attempts}): unexpected "
             f"{type(exc).__name__}; the details are in the server log."
         )
-    failed = _fail(job_id, claim, extractor=extractor.name, error=error)
+    failed = _fail(job_id, claim, extractor=extractor.name, error=error, retry=True)
     if failed is not None and failed.status == ExtractionStatus.FAILED and failed.attempts < MAX_ATTEMPTS:
         raise failure
     return failed
-

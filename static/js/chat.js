@@ -18,6 +18,7 @@
     htmx.ajax("GET", url || placeholder.dataset.turnUrl, { target: turn, swap: "outerHTML" }).then(function () {
       htmx.trigger(document.body, "chat-refresh");
       scrollToEnd(document.getElementById(turn.id));
+      checkState();
     });
   }
 
@@ -72,11 +73,18 @@
 
   document.body.addEventListener("htmx:afterRequest", function (event) {
     var form = event.detail.elt;
-    if (form.id === "composer" && event.detail.successful) form.reset();
+    if (form.id === "composer" && event.detail.successful) {
+      form.reset();
+      var error = document.getElementById("composer-error");
+      if (error) error.textContent = "";
+    }
   });
 
   document.body.addEventListener("htmx:afterSwap", function (event) {
+    updateCount(composerField());
+    if (event.detail.target && event.detail.target.id === "pane" && composerField()) composerField().focus();
     if (event.detail.requestConfig && event.detail.requestConfig.verb === "post") {
+      checkState();  // the first message names the conversation
       startStreams();
       var messages = document.getElementById("messages");
       if (messages) scrollToEnd(messages.lastElementChild);
@@ -91,7 +99,64 @@
     });
   });
 
+  // The character counter: the limit is stated, and going over it is said plainly (never cut).
+  function updateCount(field) {
+    var count = document.getElementById("composer-count");
+    if (!field || !count) return;
+    var max = parseInt(field.dataset.max, 10);
+    var length = field.value.length;
+    var over = length > max;
+    count.textContent = over
+      ? length.toLocaleString() + " / " + max.toLocaleString() + " characters: " +
+        (length - max).toLocaleString() + " over the limit, shorten it to send"
+      : length.toLocaleString() + " / " + max.toLocaleString() + " characters";
+    count.classList.toggle("error", over);
+    count.classList.toggle("muted", !over);
+    field.setAttribute("aria-invalid", over ? "true" : "false");
+    var send = field.form && field.form.querySelector("button[type=submit]");
+    if (send) send.disabled = over;
+  }
+  document.addEventListener("input", function (event) {
+    if (event.target.matches && event.target.matches("#composer textarea")) updateCount(event.target);
+  });
+
+  function composerField() { return document.querySelector("#composer textarea"); }
+
+  // Another tab (or device) may add messages or rename the conversation: a light poll notices.
+  function knownLast() {
+    var last = 0;
+    document.querySelectorAll("#messages .turn[data-last]").forEach(function (turn) {
+      last = Math.max(last, parseInt(turn.dataset.last, 10) || 0);
+    });
+    return last;
+  }
+  function checkState() {
+    var pane = document.getElementById("pane");
+    if (!pane || !pane.dataset.stateUrl || document.hidden) return;
+    fetch(pane.dataset.stateUrl, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+      .then(function (response) { return response.ok ? response.json() : null; })
+      .then(function (state) {
+        if (!state) return;
+        var heading = document.getElementById("conversation-title");
+        if (heading && heading.textContent !== state.title) {
+          heading.textContent = state.title;
+          document.title = state.title + " · Memory";
+          var current = document.querySelector('.chat-list a[aria-current="page"]');
+          if (current) current.textContent = state.title;
+        }
+        // This tab's own reply is on its way: its final turn brings the news.
+        if (document.querySelector("[data-stream-url][data-started]")) return;
+        if (state.last > knownLast()) {
+          htmx.ajax("GET", location.pathname, { target: "#messages", select: "#messages", swap: "outerHTML" });
+        }
+      })
+      .catch(function () { /* offline for a moment: the next poll tries again */ });
+  }
+  setInterval(checkState, 4000);
+  document.addEventListener("visibilitychange", checkState);
+
   startStreams();
+  updateCount(composerField());
   var messages = document.getElementById("messages");
   if (messages && location.hash === "") scrollToEnd(messages.lastElementChild);
 })();

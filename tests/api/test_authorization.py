@@ -51,6 +51,9 @@ class Endpoint:
     by_id: bool = False
     tenant_only: bool = False
     moderation: bool = False
+    not_served: bool = False  # a mem0 feature answered 501 (after authentication and scoping)
+    world_body: Callable[[World, str], Any] | None = None  # a body naming the world's objects
+    operators: bool = False  # tenant keys and operators manage these; other people get 403
 
 
 def _who(side: str) -> dict[str, str]:
@@ -71,6 +74,14 @@ def conversation(w: World, side: str) -> str:
 
 def pending(w: World, side: str) -> str:
     return str(w.sides[side].pending.pk)
+
+
+def webhook(w: World, side: str) -> str:
+    return f"/api/v1/webhooks/{w.sides[side].webhook.pk}/"  # type: ignore[union-attr]
+
+
+def delivery(w: World, side: str) -> str:
+    return f"{webhook(w, side)}deliveries/{w.sides[side].delivery.pk}/"  # type: ignore[union-attr]
 
 
 ENDPOINTS = [
@@ -96,6 +107,14 @@ ENDPOINTS = [
     ),
     Endpoint(
         "memory_history", "get", lambda w, side: f"/api/v1/memories/{memory(w, side)}/history/", by_id=True
+    ),
+    Endpoint(
+        "memory_restore",
+        "post",
+        lambda w, side: f"/api/v1/memories/{memory(w, side)}/restore/",
+        lambda side: {},
+        "write",
+        by_id=True,
     ),
     Endpoint(
         "erase_all",
@@ -171,6 +190,26 @@ ENDPOINTS = [
         "extraction_get", "get", lambda w, side: f"/api/v1/extractions/{w.sides[side].job.pk}/", by_id=True
     ),
     Endpoint(
+        "imports_create",
+        "post",
+        lambda w, side: "/api/v1/imports/",
+        lambda side: {**_who(side), "format": "text", "data": "- Likes jazz"},
+        "write",
+    ),
+    Endpoint(
+        "imports_dry_run",
+        "post",
+        lambda w, side: "/api/v1/imports/",
+        lambda side: {**_who(side), "format": "text", "data": "- Likes jazz", "dry_run": True},
+        "write",
+    ),
+    Endpoint(
+        "import_get",
+        "get",
+        lambda w, side: f"/api/v1/imports/{w.sides[side].import_job.pk}/",  # type: ignore[union-attr]
+        by_id=True,
+    ),
+    Endpoint(
         "moderation_pending",
         "get",
         lambda w, side: "/api/v1/moderation/procedures/",
@@ -195,6 +234,55 @@ ENDPOINTS = [
         "moderate",
         by_id=True,
         moderation=True,
+    ),
+    # webhooks (tenant keys and operators)
+    Endpoint("webhooks_list", "get", lambda w, side: "/api/v1/webhooks/", operators=True),
+    Endpoint(
+        "webhooks_create",
+        "post",
+        lambda w, side: "/api/v1/webhooks/",
+        lambda side: {"url": "https://hooks.example.com/new", "events": ["memory.added"]},
+        "write",
+        operators=True,
+    ),
+    Endpoint("webhook_get", "get", webhook, by_id=True, operators=True),
+    Endpoint(
+        "webhook_update", "patch", webhook, lambda side: {"description": "CRM"}, "write", True, operators=True
+    ),
+    Endpoint("webhook_delete", "delete", webhook, None, "write", True, operators=True),
+    Endpoint(
+        "webhook_rotate",
+        "post",
+        lambda w, side: webhook(w, side) + "rotate-secret/",
+        lambda side: {},
+        "write",
+        True,
+        operators=True,
+    ),
+    Endpoint(
+        "webhook_ping",
+        "post",
+        lambda w, side: webhook(w, side) + "ping/",
+        lambda side: {},
+        "write",
+        True,
+        operators=True,
+    ),
+    Endpoint(
+        "webhook_deliveries",
+        "get",
+        lambda w, side: webhook(w, side) + "deliveries/",
+        by_id=True,
+        operators=True,
+    ),
+    Endpoint(
+        "webhook_replay",
+        "post",
+        lambda w, side: delivery(w, side) + "replay/",
+        lambda side: {},
+        "write",
+        True,
+        operators=True,
     ),
     # mem0-compatible surface (tenant keys only)
     Endpoint("mem0_ping", "get", lambda w, side: "/v1/ping/", scope=None, tenant_only=True),
@@ -273,7 +361,116 @@ ENDPOINTS = [
     Endpoint(
         "mem0_delete_user", "delete", lambda w, side: "/v2/entities/user/u1/", None, "erase", tenant_only=True
     ),
+    Endpoint(
+        "mem0_batch_update",
+        "put",
+        lambda w, side: "/v1/batch/",
+        scope="write",
+        by_id=True,
+        tenant_only=True,
+        world_body=lambda w, side: {
+            "memories": [{"memory_id": memory(w, side), "text": "The user has a gecko."}]
+        },
+    ),
+    Endpoint(
+        "mem0_batch_delete",
+        "delete",
+        lambda w, side: "/v1/batch/",
+        scope="erase",
+        by_id=True,
+        tenant_only=True,
+        world_body=lambda w, side: {"memories": [{"memory_id": memory(w, side)}]},
+    ),
+    Endpoint(
+        "mem0_export_create",
+        "post",
+        lambda w, side: "/v1/exports/",
+        lambda side: {"schema": "memory-export-v1", "filters": {"user_id": "u1"}},
+        tenant_only=True,
+    ),
+    Endpoint(
+        "mem0_export_get",
+        "post",
+        lambda w, side: "/v1/exports/get/",
+        lambda side: {"filters": {"AND": [{"user_id": "u1"}]}},
+        tenant_only=True,
+    ),
+    Endpoint(
+        "mem0_feedback",
+        "post",
+        lambda w, side: "/v1/feedback/",
+        scope="write",
+        by_id=True,
+        tenant_only=True,
+        world_body=lambda w, side: {"memory_id": memory(w, side), "feedback": "NEGATIVE"},
+    ),
+    Endpoint("mem0_project", "get", lambda w, side: _project(w), by_id=True, tenant_only=True),
+    Endpoint(
+        "mem0_project_update",
+        "patch",
+        lambda w, side: _project(w),
+        lambda side: {"custom_categories": [{"travel": "Trips"}]},
+        "write",
+        by_id=True,
+        tenant_only=True,
+        not_served=True,
+    ),
+    Endpoint(
+        "mem0_project_delete",
+        "delete",
+        lambda w, side: _project(w),
+        scope="erase",
+        by_id=True,
+        tenant_only=True,
+        not_served=True,
+    ),
+    *(
+        Endpoint(
+            f"mem0_orgs_{method}",
+            method,
+            lambda w, side: f"{_project(w)}members/",
+            scope=None,
+            tenant_only=True,
+            not_served=True,
+        )
+        for method in ("get", "post", "put", "delete")
+    ),
+    Endpoint(
+        "mem0_summary",
+        "post",
+        lambda w, side: "/v1/summary/",
+        lambda side: {"filters": {"user_id": "u1"}},
+        tenant_only=True,
+        not_served=True,
+    ),
+    Endpoint(
+        "mem0_profile",
+        "get",
+        lambda w, side: "/v2/entities/user/u1/profile/",
+        tenant_only=True,
+        not_served=True,
+    ),
+    Endpoint(
+        "mem0_profile_jobs_get",
+        "get",
+        lambda w, side: "/v2/profiles/settings/",
+        tenant_only=True,
+        not_served=True,
+    ),
+    Endpoint(
+        "mem0_profile_jobs_post",
+        "post",
+        lambda w, side: "/v2/profiles/jobs/",
+        lambda side: {"operation": "trigger", "entity_type": "user", "entity_id": "u1"},
+        "write",
+        tenant_only=True,
+        not_served=True,
+    ),
 ]
+
+
+def _project(w: World) -> str:
+    return f"/api/v1/orgs/organizations/{w.tenant.slug}/projects/{w.tenant.slug}/"
 
 
 def expected(endpoint: Endpoint, caller: str) -> set[int]:
@@ -283,10 +480,12 @@ def expected(endpoint: Endpoint, caller: str) -> set[int]:
         return {403}
     if caller in ("person", "operator", "other_person") and endpoint.tenant_only:
         return {403}
-    if caller in ("person", "other_person") and endpoint.moderation:
+    if caller in ("person", "other_person") and (endpoint.moderation or endpoint.operators):
         return {403}
     if caller in ("other_person", "other_tenant") and endpoint.by_id:
         return {404}
+    if endpoint.not_served:
+        return {501}
     return OK
 
 
@@ -307,7 +506,7 @@ CASES = [
     pytest.param(endpoint, caller, id=f"{endpoint.name}-{caller}")
     for endpoint in ENDPOINTS
     for caller in CALLERS
-    if not (caller == "operator" and not endpoint.moderation)
+    if not (caller == "operator" and not (endpoint.moderation or endpoint.operators))
     if not (caller == "wrong_scope" and endpoint.scope is None)
 ]
 
@@ -316,7 +515,13 @@ CASES = [
 def test_it_enforces_who_may_call(db, world: World, endpoint: Endpoint, caller: str) -> None:
     side = CALLER_SIDE.get(caller, "tenant")
     client = client_with(credential(world, endpoint, caller))
-    body = endpoint.body(side) if endpoint.body else None
+    body = (
+        endpoint.world_body(world, side)
+        if endpoint.world_body
+        else endpoint.body(side)
+        if endpoint.body
+        else None
+    )
     response = getattr(client, endpoint.method)(endpoint.path(world, side), body, format="json")
 
     assert response.status_code in expected(endpoint, caller), response.content

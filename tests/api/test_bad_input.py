@@ -13,6 +13,7 @@ from chat.models import Conversation, Message
 from memory_core.models import (
     ExtractionJob,
     FlaggedWrite,
+    ImportJob,
     MemoryEntry,
     MemoryEvent,
     MemoryEvidence,
@@ -27,6 +28,7 @@ TABLES = [
     MemoryEvidence,
     FlaggedWrite,
     ExtractionJob,
+    ImportJob,
     Namespace,
     TenantUser,
     TenantNamespace,
@@ -41,6 +43,13 @@ RAW = object()  # marker: the body is sent as it is
 
 def _memories(n: int) -> list[dict[str, str]]:
     return [{"content": f"Statement number {i}."} for i in range(n)]
+
+
+def _deep(levels: int) -> dict[str, Any]:
+    node: dict[str, Any] = {"categories": "event"}
+    for _ in range(levels):
+        node = {"NOT": node}
+    return node
 
 
 # (id, method, path (with {memory}, {conversation}, {pending}), body, content type, expected status)
@@ -298,6 +307,43 @@ CASES: list[tuple[str, str, str, Any, str, int]] = [
         "json",
         400,
     ),
+    # --- imports (tests/api/test_imports.py has each format's own refusals)
+    ("imports-not-json", "post", "/api/v1/imports/", '{"format": "text"', "raw-json", 400),
+    ("imports-no-format", "post", "/api/v1/imports/", {**NEW, "data": "Likes tea"}, "json", 400),
+    (
+        "imports-unknown-format",
+        "post",
+        "/api/v1/imports/",
+        {**NEW, "format": "csv", "data": "a"},
+        "json",
+        400,
+    ),
+    ("imports-no-data", "post", "/api/v1/imports/", {**NEW, "format": "text"}, "json", 400),
+    (
+        "imports-bad-json-file",
+        "post",
+        "/api/v1/imports/",
+        {**NEW, "format": "mem0", "data": '[{"memory": '},
+        "json",
+        400,
+    ),
+    (
+        "imports-empty-paste",
+        "post",
+        "/api/v1/imports/",
+        {**NEW, "format": "text", "data": "\n \n"},
+        "json",
+        400,
+    ),
+    (
+        "imports-dry-run-str",
+        "post",
+        "/api/v1/imports/",
+        {**NEW, "format": "text", "data": "Likes tea", "dry_run": "perhaps"},
+        "json",
+        400,
+    ),
+    ("imports-get-bad-id", "get", "/api/v1/imports/12/", None, "json", 404),
     # --- mem0
     ("mem0-add-empty", "post", "/v3/memories/add/", {}, "json", 400),
     (
@@ -360,6 +406,133 @@ CASES: list[tuple[str, str, str, Any, str, int]] = [
     ("mem0-update-metadata-only", "put", "/v1/memories/{memory}/", {"metadata": {"a": 1}}, "json", 400),
     ("mem0-delete-all-no-entity", "delete", "/v1/memories/", None, "json", 400),
     ("mem0-delete-user-type", "delete", "/v2/entities/app/u1/", None, "json", 400),
+    # --- mem0: filters, options, batch, exports, feedback
+    (
+        "mem0-filter-op",
+        "post",
+        "/v3/memories/",
+        {"filters": {"AND": [U1, {"created_at": {"after": 1}}]}},
+        "json",
+        400,
+    ),
+    (
+        "mem0-filter-field",
+        "post",
+        "/v3/memories/",
+        {"filters": {"AND": [U1, {"colour": "red"}]}},
+        "json",
+        400,
+    ),
+    (
+        "mem0-filter-date",
+        "post",
+        "/v3/memories/",
+        {"filters": {**U1, "updated_at": {"gt": "soon"}}},
+        "json",
+        400,
+    ),
+    (
+        "mem0-filter-or-users",
+        "post",
+        "/v3/memories/",
+        {"filters": {"OR": [U1, {"user_id": "u2"}]}},
+        "json",
+        400,
+    ),
+    ("mem0-filter-and-not-list", "post", "/v3/memories/", {"filters": {"AND": U1}}, "json", 400),
+    ("mem0-filter-deep", "post", "/v3/memories/", {"filters": {"AND": [U1, _deep(10)]}}, "json", 400),
+    ("mem0-get-all-unknown", "post", "/v3/memories/", {"filters": U1, "sort": "asc"}, "json", 400),
+    (
+        "mem0-search-rerank-off",
+        "post",
+        "/v3/memories/search/",
+        {"query": "x", "filters": U1, "rerank": False},
+        "json",
+        400,
+    ),
+    (
+        "mem0-search-bad-field",
+        "post",
+        "/v3/memories/search/",
+        {"query": "x", "filters": U1, "fields": ["x"]},
+        "json",
+        400,
+    ),
+    (
+        "mem0-delete-all-bad-op",
+        "delete",
+        "/v1/memories/?filters=%7B%22AND%22%3A+%5B%7B%22user_id%22%3A+%22u1%22%7D%2C+%7B%22categories%22%3A+%7B%22like%22%3A+%22x%22%7D%7D%5D%7D",
+        None,
+        "json",
+        400,
+    ),
+    ("mem0-delete-all-unknown", "delete", "/v1/memories/?user_id=u1&cascade=1", None, "json", 400),
+    ("mem0-batch-update-empty", "put", "/v1/batch/", {"memories": []}, "json", 400),
+    (
+        "mem0-batch-update-1001",
+        "put",
+        "/v1/batch/",
+        {"memories": [{"memory_id": "x", "text": "y"}] * 1001},
+        "json",
+        413,
+    ),
+    (
+        "mem0-batch-update-secret",
+        "put",
+        "/v1/batch/",
+        {"memories": [{"memory_id": "{memory}", "text": "My password is hunter2!"}]},
+        "json",
+        400,
+    ),
+    (
+        "mem0-batch-update-unknown-id",
+        "put",
+        "/v1/batch/",
+        {"memories": [{"memory_id": "{pending}", "text": "ok"}, {"memory_id": "0", "text": "y"}]},
+        "json",
+        404,
+    ),
+    (
+        "mem0-batch-delete-twice",
+        "delete",
+        "/v1/batch/",
+        {"memories": [{"memory_id": "{memory}"}, {"memory_id": "{memory}"}]},
+        "json",
+        400,
+    ),
+    (
+        "mem0-batch-delete-unknown-id",
+        "delete",
+        "/v1/batch/",
+        {"memories": [{"memory_id": "{memory}"}, {"memory_id": "0"}]},
+        "json",
+        404,
+    ),
+    (
+        "mem0-export-schema",
+        "post",
+        "/v1/exports/",
+        {"schema": {"type": "object"}, "filters": U1},
+        "json",
+        400,
+    ),
+    ("mem0-export-bad-id", "post", "/v1/exports/get/", {"memory_export_id": "forged"}, "json", 404),
+    (
+        "mem0-feedback-value",
+        "post",
+        "/v1/feedback/",
+        {"memory_id": "{memory}", "feedback": "MEH"},
+        "json",
+        400,
+    ),
+    (
+        "mem0-feedback-reason-long",
+        "post",
+        "/v1/feedback/",
+        {"memory_id": "{memory}", "feedback": "POSITIVE", "feedback_reason": "x" * 1001},
+        "json",
+        400,
+    ),
 ]
 
 
@@ -382,6 +555,13 @@ def test_it_refuses_bad_input_and_changes_nothing(
     url = path.format(memory=side.memory.pk, conversation=side.conversation.pk, pending=side.pending.pk)
     if isinstance(body, dict) and body.get("content") == "{secret}":
         body = {"content": side.secret}
+    if isinstance(body, dict) and "{" in json.dumps(body):  # ids of the world's objects in the body
+        text = (
+            json.dumps(body)
+            .replace("{memory}", str(side.memory.pk))
+            .replace("{pending}", str(side.pending.pk))
+        )
+        body = json.loads(text)
     client = client_with(world.keys["all"])
     before = _snapshot(world)
 

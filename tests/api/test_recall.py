@@ -36,7 +36,16 @@ def test_it_ranks_with_a_breakdown_and_a_prompt_block(remembered):
     assert contents[0] == "The user is severely allergic to peanuts."  # pinned: always first
     assert "On 2026-06-29 refund RF20260629001 was filed for order 88231." in contents
     refund = next(item for item in result["items"] if "RF2026" in item["entry"]["content"])
-    assert set(refund["breakdown"]) == {"similarity", "keyword", "recency", "importance", "confidence"}
+    assert set(refund["breakdown"]) == {
+        "similarity",
+        "context",
+        "keyword",
+        "time",
+        "names",
+        "recency",
+        "importance",
+        "confidence",
+    }
     assert "keyword" in refund["reasons"] and refund["score"] > 0
     assert "RF20260629001" in result["prompt_block"] and result["tokens"] > 0
     assert RecallLog.objects.filter(turn_ref=result["turn_ref"]).count() == len(result["items"])

@@ -21,9 +21,13 @@ from api.services import (
 from chat.models import Conversation
 from chat.services import conversation_create
 from memory_core.extraction import extraction_enqueue
-from memory_core.models import ExtractionJob, MemoryEntry, NamespaceKind
+from memory_core.imports import import_create
+from memory_core.models import ExtractionJob, ImportJob, MemoryEntry, NamespaceKind
 from memory_core.pipeline import memory_add
 from memory_core.services import namespace_create, namespace_for_user
+from memory_core.webhooks.dispatch import OPERATORS, tenant_audience
+from memory_core.webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
+from memory_core.webhooks.services import endpoint_create
 
 TENANT_SECRET = "The user keeps a pet iguana named Zorblax."
 PERSON_SECRET = "The user collects antique barometers from Quillfield."
@@ -39,6 +43,9 @@ class Side:
     job: ExtractionJob
     pending: MemoryEntry
     secret: str
+    webhook: WebhookEndpoint | None = None
+    delivery: WebhookDelivery | None = None
+    import_job: ImportJob | None = None
 
 
 @dataclass
@@ -63,7 +70,25 @@ def _side(user: Any, namespace: Any, secret: str, conversation_ref: str) -> Side
         messages=[{"id": "1", "role": "user", "content": "I live in Lisbon."}],
     )
     assert memory is not None and pending is not None and job is not None
-    return Side(user, memory, conversation_create(user=user, title="Hello"), job, pending, secret)
+    imported = import_create(namespace=namespace, format="text", data="Likes green tea", actor_kind="user")
+    conversation = conversation_create(user=user, title="Hello")
+    return Side(user, memory, conversation, job, pending, secret, import_job=imported)
+
+
+def _webhook(side: Side, audience: str) -> None:
+    """An endpoint and a delivery that quotes the side's memory (a leak would show it)."""
+    side.webhook, _ = endpoint_create(
+        audience=audience, url="https://hooks.example.com/in", events=["memory.added"]
+    )
+    event = WebhookEvent.objects.create(
+        type="memory.added",
+        audience=audience,
+        namespace_ref=side.memory.namespace_id,
+        entry_refs=[side.memory.pk],
+        has_content=True,
+        payload={"data": {"memory": {"id": str(side.memory.pk), "content": side.secret}}},
+    )
+    side.delivery = WebhookDelivery.objects.create(event=event, endpoint=side.webhook, status="succeeded")
 
 
 def build_world(*, alice: Any, bob: Any, olga: Any) -> World:
@@ -88,6 +113,8 @@ def build_world(*, alice: Any, bob: Any, olga: Any) -> World:
     world.sides["tenant"] = _side(shadow, namespace, TENANT_SECRET, "t-conv")
     world.sides["user"] = _side(alice, namespace_for_user(user=alice), PERSON_SECRET, "a-conv")
     namespace_create(path="org/acme-ops", kind=NamespaceKind.ORG)
+    _webhook(world.sides["tenant"], tenant_audience(tenant.pk))
+    _webhook(world.sides["user"], OPERATORS)  # olga's, an operator's
     olga.user_permissions.add(Permission.objects.get(codename="moderate_memories"))
     world.tokens = {
         name: user_token_issue(user=u).key for name, u in (("alice", alice), ("bob", bob), ("olga", olga))

@@ -24,6 +24,8 @@ CONVERSATION_ENDPOINTS = [
     ("post", "/c/{c}/rename/"),
     ("post", "/c/{c}/delete/"),
     ("post", "/c/{c}/m/{m}/retry/"),
+    ("get", "/c/{c}/state/"),
+    ("post", "/c/{c}/m/{m}/undo/00000000-0000-4000-8000-000000000000/"),
 ]
 POSTS = [path for method, path in CONVERSATION_ENDPOINTS if method == "post"] + ["/new/"]
 FORM = {"content": "hello", "title": "renamed"}

@@ -64,16 +64,16 @@ def test_it_chats_learns_and_recalls_in_a_new_conversation(make_user, login):
     summary.click()
     link = reply.locator("details.used a").first
     expect(link).to_be_visible()
-    expect(link).to_have_attribute("href", re.compile(r"^/me/#memory-[0-9a-f-]{36}$"))
+    expect(link).to_have_attribute("href", re.compile(r"^/me/memories/[0-9a-f-]{36}/$"))
     # Both replies arrived without a page load: the value set when the page loaded is still there.
     assert page.evaluate("window.chatPageLoadedAt") == loaded_at
     assert page.url == first_url
 
     page.get_by_role("button", name="End conversation").click()
-    notice = page.locator(".notice.updated")
+    notice = page.locator("#notices .notice.updated")
     expect(notice).to_contain_text("Memory updated")
     expect(notice.get_by_role("link", name=re.compile("allergic to peanuts"))).to_have_attribute(
-        "href", re.compile(r"^/me/#memory-")
+        "href", re.compile(r"^/me/memories/")
     )
 
     page.get_by_role("button", name="New conversation", exact=True).click()
@@ -102,7 +102,7 @@ def test_it_neither_recalls_nor_learns_in_incognito(make_user, login):
 
     page.get_by_role("button", name="End conversation").click()
     expect(page.locator(".flash")).to_contain_text("It was incognito, so nothing from it was remembered.")
-    expect(page.locator(".notice.updated")).to_have_count(0)
+    expect(page.locator("#notices .notice.updated")).to_have_count(0)
     assert not MemoryEntry.objects.filter(content__icontains="Lisbon").exists()
     assert not ExtractionJob.objects.exists()
 

@@ -24,7 +24,7 @@ def test_it_ends_a_conversation_and_shows_what_was_learned(owner, django_capture
     assert "Conversation ended. What it taught me is being saved to memory." in page
     entry = MemoryEntry.objects.visible_to(owner).get()
     assert "<strong>Memory updated</strong>: 1 new." in page
-    assert f'href="/me/#memory-{entry.pk}"' in page and "allergic to peanuts" in page
+    assert f'href="/me/memories/{entry.pk}/"' in page and "allergic to peanuts" in page
     assert "every 3s" not in page  # nothing left to wait for
     conv.refresh_from_db()
     assert conv.closed_at is not None
@@ -92,7 +92,7 @@ def test_it_escapes_learned_memories_in_notices(owner):
         result={"added": 1, "changed": [str(entry.pk)]},
     )
     page = client_for(owner).get(f"/c/{conv.pk}/notices/", HTTP_HX_REQUEST="true").content.decode()
-    assert "Memory updated" in page and f"/me/#memory-{entry.pk}" in page
+    assert "Memory updated" in page and f"/me/memories/{entry.pk}/" in page
     assert "<script>x()</script>" not in page
     assert "&lt;script&gt;x()&lt;/script&gt;" in page
 
@@ -102,7 +102,7 @@ def test_it_renames_a_conversation(owner):
     response = client_for(owner).post(f"/c/{conv.pk}/rename/", {"title": "  Trip to Porto  "}, follow=True)
     conv.refresh_from_db()
     assert conv.title == "Trip to Porto"
-    assert "<h1>Trip to Porto</h1>" in response.content.decode()
+    assert '<h1 id="conversation-title">Trip to Porto</h1>' in response.content.decode()
 
 
 @pytest.mark.parametrize(("title", "error"), [("   ", "may not be blank"), ("x" * 201, "At most 200")])

@@ -64,7 +64,7 @@ def test_it_renders_a_turn_alone_for_htmx(owner):
         page = client.get(url, HTTP_HX_REQUEST="true").content.decode()
         assert page.lstrip().startswith(f'<li class="turn" id="m-{message.pk}"')
         assert "<html" not in page
-        assert "<summary>used 1 memory</summary>" in page and f"/me/#memory-{entry.pk}" in page
+        assert "<summary>used 1 memory</summary>" in page and f"/me/memories/{entry.pk}/" in page
 
 
 def test_it_redirects_a_turn_opened_without_htmx(owner):

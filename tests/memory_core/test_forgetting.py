@@ -24,6 +24,7 @@ from memory_core.forgetting import (
     forget_all,
 )
 from memory_core.models import (
+    ActiveDay,
     MemoryEntry,
     MemoryEvent,
     MemoryEvidence,
@@ -60,6 +61,16 @@ def _entry(
     return MemoryEntry.objects.create(namespace=namespace_for_user(user=user), content=content, **values)
 
 
+def _active_daily(user: Any, *, days: int = 500, now: datetime = NOW) -> None:
+    """The user used their memory every day up to `now`: the user's clock runs like the calendar."""
+    namespace = namespace_for_user(user=user)
+    today = now.astimezone(UTC).date()
+    ActiveDay.objects.bulk_create(
+        [ActiveDay(namespace=namespace, day=today - timedelta(days=n)) for n in range(days)],
+        ignore_conflicts=True,
+    )
+
+
 def _status(entry: MemoryEntry) -> str:
     entry.refresh_from_db()
     return entry.status
@@ -81,6 +92,7 @@ def _remember_at(user: Any, content: str, *, at: datetime, **fields: Any) -> Mem
 
 
 def test_it_archives_an_old_unimportant_unused_entry_and_spares_the_others(owner):
+    _active_daily(owner)
     old = _entry(owner, "Mentioned a podcast once", days_old=200, importance=0.1)
     recent = _entry(owner, "Likes green tea", days_old=5, importance=0.1)
     pinned = _entry(owner, "Allergic to peanuts", days_old=200, importance=0.1, pinned=True)
@@ -111,7 +123,9 @@ def test_it_archives_an_old_unimportant_unused_entry_and_spares_the_others(owner
     assert report.changes[0].score == pytest.approx(decay_score(old, NOW))
 
 
+@override_settings(FORGET_MAX_SHARE_PER_PASS=1.0)
 def test_it_decides_at_the_same_age_in_sql_as_decay_score(owner):
+    _active_daily(owner)
     # importance 0.5, never used: retention = 0.6 * 0.5 ** (age / 30) crosses 0.05 at 107.5 days.
     kept = _entry(owner, "Kept", days_old=107)
     archived = _entry(owner, "Archived", days_old=108)
@@ -145,6 +159,7 @@ def test_it_does_not_decay_while_memory_is_paused(owner):
 
 
 def test_it_expires_an_episodic_entry_after_90_days_but_not_a_semantic_one(owner):
+    _active_daily(owner)
     old_episode = _entry(owner, "Went to the dentist", type="episodic", days_old=91, importance=1)
     new_episode = _entry(owner, "Went to the cinema", type="episodic", days_old=89, importance=1)
     old_fact = _entry(owner, "Lives in Berlin", days_old=400, importance=1, access_count=100)
@@ -171,6 +186,7 @@ def test_it_counts_the_ttl_from_when_an_old_event_was_learned(owner):
 
 
 def test_it_honours_an_explicit_expiry_date_and_a_configured_ttl(owner):
+    _active_daily(owner)
     deadline = _entry(owner, "Parcel code 4711", expires_at=NOW - timedelta(minutes=1))
     fact = _entry(owner, "Uses a standing desk", days_old=40)
 
@@ -200,7 +216,9 @@ def test_it_expires_an_entry_whose_validity_window_ended(owner):
 # Caps, dry runs, idempotency ------------------------------------------------------------------
 
 
+@override_settings(FORGET_MAX_SHARE_PER_PASS=1.0)
 def test_it_holds_the_cap_and_continues_on_the_next_pass(owner):
+    _active_daily(owner)
     entries = [_entry(owner, f"Trivia number {i}", days_old=300 + i, importance=0) for i in range(12)]
 
     first = decay(NOW, max_changes=5)
@@ -215,7 +233,9 @@ def test_it_holds_the_cap_and_continues_on_the_next_pass(owner):
     assert _ids(first) == {entry.pk for entry in entries[-5:]}
 
 
+@override_settings(FORGET_MAX_SHARE_PER_PASS=1.0)
 def test_it_uses_the_configured_cap_by_default(owner):
+    _active_daily(owner)
     for i in range(4):
         _entry(owner, f"Trivia number {i}", days_old=300, importance=0)
 
@@ -224,6 +244,7 @@ def test_it_uses_the_configured_cap_by_default(owner):
 
 
 def test_a_dry_run_changes_nothing_and_reports_what_the_real_run_does(owner):
+    _active_daily(owner)
     ended = _entry(owner, "Works at Initech", days_old=10, valid_to=NOW - timedelta(days=1))
     # Due for the TTL and decayed too: only the TTL pass may report it.
     episode = _entry(owner, "Went to a concert", type="episodic", days_old=300, importance=0)
@@ -246,6 +267,7 @@ def test_a_dry_run_changes_nothing_and_reports_what_the_real_run_does(owner):
 
 
 def test_running_the_passes_twice_is_idempotent(owner):
+    _active_daily(owner)
     _entry(owner, "Works at Initech", days_old=10, valid_to=NOW - timedelta(days=1))
     _entry(owner, "Went to a concert", type="episodic", days_old=100)
     _entry(owner, "Trivia", days_old=300, importance=0)
@@ -369,6 +391,7 @@ def test_it_keeps_episodes_on_different_days_apart(owner):
 
 
 def test_the_command_dry_run_prints_what_it_would_do(owner):
+    _active_daily(owner)
     faded = _entry(owner, "Trivia", days_old=300, importance=0)
     events_before = MemoryEvent.objects.count()
     out = StringIO()
@@ -385,6 +408,7 @@ def test_the_command_dry_run_prints_what_it_would_do(owner):
 
 
 def test_the_command_changes_and_counts(owner):
+    _active_daily(owner, now=timezone.now())
     now = timezone.now()
     faded = _entry(owner, "Trivia", days_old=300, importance=0, now=now)
     ended = _entry(owner, "Works at Initech", days_old=10, valid_to=now - timedelta(days=1), now=now)
@@ -409,6 +433,7 @@ def test_the_command_refuses_a_future_now_without_dry_run(owner):
 
 
 def test_the_task_runs_every_pass_and_returns_counts(owner):
+    _active_daily(owner, now=timezone.now())
     _entry(owner, "Trivia", days_old=300, importance=0, now=timezone.now())
 
     assert run_forgetting() == {
@@ -425,6 +450,7 @@ def test_the_forgetting_schedule_is_registered():
 
 @pytest.mark.django_db(transaction=True)
 def test_it_skips_a_namespace_being_written_and_takes_it_on_the_next_run(owner):
+    _active_daily(owner)
     entry = _entry(owner, "Trivia", days_old=300, importance=0)
     locked, release = threading.Event(), threading.Event()
 

@@ -29,16 +29,18 @@ def test_it_finds_follows_corrects_and_erases_a_memory_learned_in_chat(owner, lo
     page.goto("/me/")
     card = page.locator(f"#memory-{entry.pk}")
     assert "lives in Lisbon" in card.inner_text()
+    card.locator("> details > summary").click()  # a compact row opens
     card.get_by_role("link", name="open the message").click()
     page.wait_for_url(f"**/c/{conversation.pk}/#m-{message.pk}")
     assert "Remember that I live in Lisbon." in page.content()
 
     page.goto("/me/")
     card = page.locator(f"#memory-{entry.pk}")
+    card.locator("> details > summary").click()
     card.get_by_text("Correct", exact=True).click()
     card.locator("textarea[name=content]").fill("The user lives in Porto.")
     card.get_by_role("button", name="Save the correction").click()
-    new = page.locator("article.memory", has_text="The user lives in Porto.")
+    new = page.locator("li.memory", has_text="The user lives in Porto.")
     new.wait_for()
     assert recalled(owner, "Where does the user live?") == ["The user lives in Porto."]
 

@@ -31,10 +31,17 @@ from tests.routes import answered_methods, routes
 pytestmark = pytest.mark.django_db
 
 SECRET = "The user is allergic to peanuts."
-ENTRY_POSTS = ["privacy:correct", "privacy:hide", "privacy:unhide", "privacy:erase"]
-USER_POSTS = ["privacy:remember", "privacy:pause", "privacy:erase_all"]
-USER_GETS = ["privacy:index", "privacy:activity", "privacy:export", "privacy:erase_all"]
-ENTRY_GETS = ["privacy:erase"]
+ENTRY_POSTS = ["privacy:correct", "privacy:hide", "privacy:unhide", "privacy:restore", "privacy:erase"]
+USER_POSTS = [
+    "privacy:remember",
+    "privacy:pause",
+    "privacy:erase_all",
+    "privacy:import",
+    "privacy:bulk",
+    "privacy:bulk_undo_erase",
+]
+USER_GETS = ["privacy:index", "privacy:activity", "privacy:export", "privacy:erase_all", "privacy:import"]
+ENTRY_GETS = ["privacy:erase", "privacy:memory", "privacy:import_job"]  # by id: someone else's is 404
 OPERATOR_GETS = ["privacy:moderation"]
 
 
@@ -224,8 +231,8 @@ def test_the_page_groups_memories_with_source_confidence_window_use_and_history(
 
     html = response.content.decode()
     assert response.status_code == 200
-    for heading in ("Facts", "Events"):
-        assert f"<h2>{heading}" in html
+    for group in ("Facts", "Events"):
+        assert f'<span class="tag">{group}</span>' in html
     entry = MemoryEntry.objects.get(content__icontains="tea")
     assert f'id="memory-{entry.pk}"' in html
     assert "learned from your conversation" in html.lower() or "you told the assistant" in html.lower()
@@ -261,14 +268,14 @@ def test_the_owner_corrects_hides_and_erases(owner, entry):
         reverse("privacy:correct", args=[entry.pk]), {"content": "The user is allergic to cashews."}
     )
     new = MemoryEntry.objects.get(content="The user is allergic to cashews.")
-    assert response.status_code == 302 and response.url.endswith(f"#memory-{new.pk}")
+    assert response.status_code == 302 and response.url == reverse("privacy:memory", args=[new.pk])
     assert MemoryEntry.objects.get(pk=entry.pk).status == MemoryStatus.SUPERSEDED
 
     partial = client.post(reverse("privacy:hide", args=[new.pk]), headers={"HX-Request": "true"})
     assert (
         partial.content.decode()
         .lstrip()
-        .startswith(f'<article class="card memory status-hidden" id="memory-{new.pk}"')
+        .startswith(f'<li class="memory row status-hidden" id="memory-{new.pk}"')
     )
     assert b"Use again" in partial.content
 

@@ -19,6 +19,9 @@ from tests.serving.processes import WebServer, descendants, request, running
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SLOW_SECONDS = 8.0
+# A blocked worker or a lazily loaded model costs 8+ s; a busy shared CI machine can add about a second
+# to an ordinary recall. The bound sits between the two.
+ANSWER_WITHIN = 3.0
 
 
 def _trickle(port: int, stop: threading.Event) -> None:
@@ -49,7 +52,7 @@ def _recalls_during(port: int, token: str, seconds: float) -> list[tuple[int, fl
     return answers
 
 
-def test_it_answers_a_third_client_within_a_second_while_two_clients_trickle_headers(make_user, tmp_path):
+def test_it_answers_a_third_client_at_once_while_two_clients_trickle_headers(make_user, tmp_path):
     token = user_token_issue(user=make_user("alice")).key
     server = WebServer(tmp_path / "web.log", workers=2)
     with running(server):
@@ -57,7 +60,7 @@ def test_it_answers_a_third_client_within_a_second_while_two_clients_trickle_hea
         # The first recalls reach fresh workers: the model was loaded once, before they forked.
         first = [_recall(server.port, token) for _ in range(4)]
         assert [status for status, _ in first] == [200] * 4, server.tail()
-        assert max(seconds for _, seconds in first) < 1.0, first
+        assert max(seconds for _, seconds in first) < ANSWER_WITHIN, first
 
         stop = threading.Event()
         slow = [threading.Thread(target=_trickle, args=(server.port, stop)) for _ in range(2)]
@@ -73,7 +76,7 @@ def test_it_answers_a_third_client_within_a_second_while_two_clients_trickle_hea
 
     assert len(answers) >= 5
     assert {status for status, _ in answers} == {200}
-    assert max(seconds for _, seconds in answers) < 1.0, answers
+    assert max(seconds for _, seconds in answers) < ANSWER_WITHIN, answers
 
 
 def test_a_worker_respawned_after_a_crash_answers_at_once(make_user, tmp_path):
@@ -89,7 +92,7 @@ def test_a_worker_respawned_after_a_crash_answers_at_once(make_user, tmp_path):
         while time.monotonic() < deadline and descendants(server.pid) in ([], [worker]):
             time.sleep(0.05)
         respawned = time.monotonic()
-        # The new worker forks from the warm master: it accepts within a second, model included.
+        # The new worker forks from the warm master: it accepts at once, model included.
         status, seconds = None, None
         while time.monotonic() - respawned < 5:
             try:
@@ -101,4 +104,4 @@ def test_a_worker_respawned_after_a_crash_answers_at_once(make_user, tmp_path):
 
     assert descendants(server.pid) != [worker]
     assert status == 200, server.tail()
-    assert answered_after < 1.5 and seconds is not None and seconds < 1.0
+    assert answered_after < ANSWER_WITHIN and seconds is not None and seconds < ANSWER_WITHIN

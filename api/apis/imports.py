@@ -1,0 +1,206 @@
+"""Imports: bring memories from elsewhere (a mem0 export, a saved-memories list, a timestamped
+transcript), with a dry run first if wanted; large imports run as a job whose progress is polled."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict
+from typing import Any
+
+from django.db import transaction
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api import serializers as s
+from api.auth import tenant_of
+from api.base import READ, WRITE, ApiView, json_object, valid
+from api.schema import errors
+from api.selectors import tenant_namespace_ids
+from api.services import subject_ensure
+from memory_core.choices import ActorKind, ImportFormat
+from memory_core.imports import import_create, import_job_for, import_preview, import_results
+from memory_core.models import ImportJob, Namespace
+
+
+class ImportInSerializer(s.AddressSerializer):
+    format = serializers.ChoiceField(
+        choices=ImportFormat.choices,
+        help_text="mem0: a mem0 export or get_all result; text: a saved-memories list, one a line; "
+        "transcript: messages with role, content and created_at.",
+    )
+    # Declared fields are popped from the class, so `Serializer.data` still works.
+    data = serializers.JSONField(  # type: ignore[assignment]
+        help_text="The file's content: JSON (or its text) for mem0 and transcript, text for text."
+    )
+    dry_run = serializers.BooleanField(
+        default=False, help_text="Show what would be added, merged, superseded or refused; write nothing."
+    )
+
+
+class ImportRowSerializer(serializers.Serializer):
+    line = serializers.IntegerField(help_text="Position in the import (a transcript: the statement's).")
+    action = serializers.CharField(
+        help_text="added, merged, superseded, pending_review, ignored or rejected."
+    )
+    reason = serializers.CharField()
+    valid_from = serializers.CharField(allow_null=True, help_text="When the statement holds from.")
+    entry = serializers.CharField(allow_null=True, help_text="The entry written or merged into.")
+    replaces = serializers.CharField(allow_null=True, help_text="The entry it superseded.")
+    content = serializers.CharField(help_text="The statement (for a job: the entry's current text).")
+
+
+class PreviewRowSerializer(ImportRowSerializer):
+    existing = serializers.CharField(help_text="The memory it would merge into or replace.")
+
+
+class PreviewOutSerializer(serializers.Serializer):
+    dry_run = serializers.BooleanField()
+    counts = serializers.DictField(child=serializers.IntegerField())
+    results = PreviewRowSerializer(many=True)
+
+
+class ImportJobOutSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    format = serializers.CharField()
+    status = serializers.CharField(help_text="queued, running, done or failed.")
+    total = serializers.IntegerField(help_text="Statements to write (a transcript: once extracted).")
+    done = serializers.IntegerField()
+    counts = serializers.DictField(child=serializers.IntegerField())
+    error = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    results = ImportRowSerializer(many=True)
+
+
+def _job_out(job: ImportJob) -> dict[str, Any]:
+    names = ("id", "format", "status", "total", "done", "counts", "error", "created_at", "finished_at")
+    data: dict[str, Any] = {name: getattr(job, name) for name in names}
+    data["results"] = [asdict(row) for row in import_results(job)]
+    return dict(ImportJobOutSerializer(data).data)
+
+
+_JOB_EXAMPLE = {
+    "id": "5b0c2f4e-2f0e-4d55-9d1e-0f3f6f0b9a11",
+    "format": "mem0",
+    "status": "running",
+    "total": 1200,
+    "done": 350,
+    "counts": {"added": 331, "merged": 12, "superseded": 5, "rejected": 2},
+    "error": "",
+    "created_at": "2026-07-03T12:00:00Z",
+    "finished_at": None,
+    "results": [
+        {
+            "line": 1,
+            "action": "added",
+            "reason": "new",
+            "valid_from": "2024-07-20T08:30:12+00:00",
+            "entry": "8d4f2b4e-5a55-4b7e-9a53-3c1a1a0c6f27",
+            "replaces": None,
+            "content": "Is vegetarian",
+        }
+    ],
+}
+
+
+class ImportsApi(ApiView):
+    scopes = {"POST": WRITE}
+
+    @extend_schema(
+        operation_id="imports_create",
+        summary="Import memories (or preview an import)",
+        description="Every statement goes through the same write pipeline as `POST /api/v1/memories/`: "
+        "secrets are refused, rules wait for an operator, duplicates merge, a newer value supersedes, "
+        "what the user took back stays out. Dates are kept: a mem0 memory's `created_at`, a line's "
+        "leading date, a transcript message's `created_at` become `valid_from`.\n\n"
+        "`dry_run: true` answers 200 with what would happen to each statement, writing nothing. "
+        "Otherwise up to `IMPORT_JOB_THRESHOLD` statements (or transcript messages) are written at "
+        "once (201); a larger import is queued (202): poll `GET /api/v1/imports/{id}/` for its progress.",
+        tags=["imports"],
+        request=ImportInSerializer,
+        responses={
+            200: OpenApiResponse(PreviewOutSerializer, description="The dry run."),
+            201: OpenApiResponse(ImportJobOutSerializer, description="Imported."),
+            202: OpenApiResponse(ImportJobOutSerializer, description="Queued as a job."),
+            **errors(400, 409, 413),
+        },
+        examples=[
+            OpenApiExample(
+                "A saved-memories list",
+                value={"format": "text", "data": "- Is vegetarian\n- Lives in Lisbon", "dry_run": True},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "A transcript",
+                value={
+                    "format": "transcript",
+                    "user_id": "u1",
+                    "data": [
+                        {"role": "user", "content": "I moved to Porto.", "created_at": "2025-03-02T10:00:00Z"}
+                    ],
+                },
+                request_only=True,
+            ),
+            OpenApiExample(
+                "Queued", value={**_JOB_EXAMPLE, "status": "queued", "done": 0}, response_only=True
+            ),
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        params = valid(ImportInSerializer, json_object(request))
+        tenant = tenant_of(request)
+        actor_kind = ActorKind.API if tenant is not None else ActorKind.USER
+        user_id, agent_id = params.get("user_id"), params.get("agent_id")
+        if params["dry_run"]:
+            # Even a tenant's first sight of a user (its namespace) is rolled back with the rest.
+            with transaction.atomic():
+                subject = subject_ensure(
+                    tenant=tenant, person=request.user, user_id=user_id, agent_id=agent_id
+                )
+                rows = import_preview(
+                    namespace=subject.namespace,
+                    format=params["format"],
+                    data=params["data"],
+                    actor_kind=actor_kind,
+                )
+                transaction.set_rollback(True)
+            counts = Counter(row.action for row in rows)
+            body = {"dry_run": True, "counts": dict(counts), "results": [asdict(row) for row in rows]}
+            return Response(PreviewOutSerializer(body).data)
+        with transaction.atomic():  # input refused: not even the namespace is created
+            subject = subject_ensure(tenant=tenant, person=request.user, user_id=user_id, agent_id=agent_id)
+            job = import_create(
+                namespace=subject.namespace,
+                format=params["format"],
+                data=params["data"],
+                actor_kind=actor_kind,
+            )
+        finished = job.finished_at is not None
+        return Response(
+            _job_out(job), status=status.HTTP_201_CREATED if finished else status.HTTP_202_ACCEPTED
+        )
+
+
+class ImportApi(ApiView):
+    scopes = {"GET": READ}
+
+    @extend_schema(
+        operation_id="imports_retrieve",
+        summary="Progress and results of an import",
+        description="`done` of `total` statements written, the counts per outcome so far, and a row per "
+        "statement. An import keeps no text of its own: `content` is the entry's current text ('' once "
+        "it is erased, or for a refused statement).",
+        tags=["imports"],
+        responses={200: ImportJobOutSerializer, **errors(404)},
+        examples=[OpenApiExample("Running", value=_JOB_EXAMPLE, response_only=True)],
+    )
+    def get(self, request: Request, import_id: str) -> Response:
+        tenant = tenant_of(request)
+        scope: Any = (
+            Namespace.objects.owned_by(request.user).values("id")
+            if tenant is None
+            else tenant_namespace_ids(tenant)
+        )
+        return Response(_job_out(import_job_for(namespace_ids=scope, job_id=import_id)))

@@ -1,0 +1,169 @@
+"""What each MCP tool does, synchronously, for a `Caller`: input checked by the REST API's own
+serializers (so a bad value gets the API's message), then the API's glue over the engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from api import serializers as s
+from api.apis.erasures import erase_all_for
+from api.apis.extractions import extraction_queue_for
+from api.apis.memories import memories_add_for, memory_rows
+from api.apis.recall import recall_answer
+from api.auth import Caller
+from api.base import outcome_out, requester_of, valid
+from api.models import ApiScope
+from api.selectors import memory_for, subject_for
+from chat.erasure import memory_erase_with_sources
+from memory_core.lifecycle import memory_correct
+from memory_core.models import ErasureVia, MemoryEntry, MemoryStatus
+from memory_core.selectors import memory_history, memory_list
+
+READ, WRITE, ERASE = ApiScope.READ, ApiScope.WRITE, ApiScope.ERASE
+ADDRESS = ("user_id", "agent_id")
+
+# What a model needs of a statement to use and cite it; the REST API's full shape has more.
+STATEMENT_FIELDS = (
+    "id",
+    "content",
+    "type",
+    "category",
+    "key",
+    "status",
+    "pinned",
+    "valid_from",
+    "valid_to",
+    "recorded_at",
+    "source",
+    "supersedes",
+    "superseded_by",
+)
+
+
+def _given(**values: Any) -> dict[str, Any]:
+    """Tool arguments as a request body: what the model left out is absent, as in JSON."""
+    return {name: value for name, value in values.items() if value is not None}
+
+
+def _address(params: dict[str, Any]) -> dict[str, Any]:
+    return {name: params[name] for name in ADDRESS if params.get(name)}
+
+
+def statement(entry: MemoryEntry | dict[str, Any]) -> dict[str, Any]:
+    data = entry if isinstance(entry, dict) else s.MemoryOutSerializer(entry).data
+    return {name: data[name] for name in STATEMENT_FIELDS}
+
+
+def memory_add(caller: Caller, **arguments: Any) -> dict[str, Any]:
+    params = valid(s.MemoryCreateSerializer, _given(**arguments))
+    item = {name: value for name, value in params.items() if name not in ADDRESS}
+    subject, [outcome] = memories_add_for(caller, params, [item])
+    return outcome_out(outcome, subject)
+
+
+def memory_extract(caller: Caller, **arguments: Any) -> dict[str, Any]:
+    return extraction_queue_for(caller, valid(s.ExtractionInSerializer, _given(**arguments)))
+
+
+def memory_search(caller: Caller, **arguments: Any) -> dict[str, Any]:
+    params = valid(s.RecallInSerializer, _given(**arguments))
+    answer = recall_answer(caller, params, via="mcp")
+    results = [
+        {**statement(item["entry"]), "score": round(item["score"], 4), "reasons": item["reasons"]}
+        for item in answer["items"]
+    ]
+    return {"results": results}
+
+
+def memory_list_page(caller: Caller, **arguments: Any) -> dict[str, Any]:
+    body = _given(**arguments)
+    for name in ("type", "status"):  # lists here, comma-separated in the API's query string
+        if isinstance(body.get(name), list):
+            body[name] = ",".join(str(value) for value in body[name])
+    params = valid(s.MemoryListQuerySerializer, body)
+    rows, count = memory_rows(caller, params)
+    following = params["offset"] + len(rows)
+    return {
+        "count": count,
+        "next_offset": following if following < count else None,
+        "results": [statement(row) for row in rows],
+    }
+
+
+def memory_get(caller: Caller, *, memory_id: str, **address: Any) -> dict[str, Any]:
+    _actor, entry = memory_for(
+        caller, memory_id=memory_id, **_address(valid(s.AddressSerializer, _given(**address)))
+    )
+    return dict(s.MemoryOutSerializer(entry).data)
+
+
+def memory_correct_one(caller: Caller, *, memory_id: str, **arguments: Any) -> dict[str, Any]:
+    given = _given(**arguments)
+    address = _address(valid(s.AddressSerializer, {k: v for k, v in given.items() if k in ADDRESS}))
+    params = valid(s.MemoryCorrectSerializer, {k: v for k, v in given.items() if k not in ADDRESS})
+    actor, entry = memory_for(caller, memory_id=memory_id, **address)
+    new = memory_correct(actor=actor, memory_id=entry.pk, content=params["content"], reason=params["reason"])
+    return statement(new)
+
+
+def memory_erase(caller: Caller, *, memory_id: str, via: str, **arguments: Any) -> dict[str, Any]:
+    params = valid(s.EraseOneQuerySerializer, _given(**arguments))
+    actor, entry = memory_for(caller, memory_id=memory_id, **_address(params))
+    receipt = memory_erase_with_sources(
+        user=actor,
+        memory_id=entry.pk,
+        erase_sources=params["erase_sources"],
+        requester=requester_of(caller, via),
+    )
+    return {"erased": str(entry.pk), "entries": receipt.entries, "conversations": receipt.conversations}
+
+
+def memory_erase_all(caller: Caller, *, via: str, **arguments: Any) -> dict[str, Any]:
+    return erase_all_for(caller, valid(s.EraseAllSerializer, _given(**arguments)), via=via)
+
+
+def memory_history_of(caller: Caller, *, memory_id: str, **address: Any) -> dict[str, Any]:
+    params = valid(s.AddressSerializer, _given(**address))
+    actor, entry = memory_for(caller, memory_id=memory_id, **_address(params))
+    events = memory_history(actor=actor, memory_id=entry.pk)
+    return {"memory_id": str(entry.pk), "events": s.MemoryEventOutSerializer(events, many=True).data}
+
+
+# The profile sections, in the order an assistant should weigh them.
+PROFILE_SECTIONS = {
+    "safety": "Always respect these (allergies, medical conditions, hard limits).",
+    "identity": "Who the user is.",
+    "preferences": "How the user wants things done; standing instructions.",
+}
+
+
+def _section(entry: MemoryEntry) -> str | None:
+    if entry.pinned or entry.category == "safety":
+        return "safety"
+    if entry.category == "profile":
+        return "identity"
+    if entry.category == "preference" or entry.type == "procedural":
+        return "preferences"
+    return None
+
+
+def profile(caller: Caller, **address: Any) -> dict[str, Any]:
+    """The user's standing picture: safety facts, identity, preferences that hold now. Not logged
+    as a recall: nothing is ranked for a query, and the user's memories page lists what is held."""
+    params = valid(s.AddressSerializer, _given(**address))
+    subject = subject_for(caller, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
+    sections: dict[str, list[dict[str, Any]]] = {name: [] for name in PROFILE_SECTIONS}
+    if subject is not None:
+        rows = memory_list(actor=subject.actor, statuses=[MemoryStatus.ACTIVE], current_only=True)
+        for entry in rows.defer("embedding", "search_vector")[:500]:
+            section = _section(entry)
+            if section is not None:
+                sections[section].append(statement(entry))
+    return {
+        "sections": {
+            name: {"about": about, "statements": sections[name]} for name, about in PROFILE_SECTIONS.items()
+        }
+    }
+
+
+VIA_HTTP, VIA_STDIO = ErasureVia.API, ErasureVia.COMMAND

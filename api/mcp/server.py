@@ -1,0 +1,331 @@
+"""The MCP server: tools and the profile resource, described for the model that decides to call
+them, each run in a worker thread over the synchronous ORM with the REST API's checks and errors."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from asgiref.sync import sync_to_async
+from django.db import close_old_connections
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken, TokenVerifier
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import AnyHttpUrl, Field
+
+from api.errors import error_body
+from api.mcp import operations as op
+from api.mcp.callers import caller_of
+from api.permissions import scope_allowed
+from config.outage import MESSAGE as UNAVAILABLE_MESSAGE
+from config.outage import is_database_unavailable
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "Long-term memory of the user you are talking to. At the start of a conversation read the "
+    "profile resource (memory://profile) for safety facts, identity and standing preferences. Call "
+    "memory_search before answering anything that may depend on what the user told you before; cite "
+    "a memory by its id and date when you rely on it. Call memory_add when the user states a durable "
+    "fact or preference, or asks you to remember something. Never store passwords, tokens or card "
+    "numbers: they are refused. Rules that relax a control wait for an operator."
+)
+
+UserId = Annotated[
+    str | None,
+    Field(description="Tenant API keys only: your end user's id. Leave out with a personal token."),
+]
+AgentId = Annotated[
+    str | None,
+    Field(description="Tenant API keys only: an agent's id, instead of user_id. Leave out otherwise."),
+]
+MemoryId = Annotated[str, Field(description="The memory's id, as returned by search, list or add.")]
+MemoryTypeName = Literal["semantic", "episodic", "procedural"]
+
+
+def _access_token(ctx: Context | None) -> AccessToken | None:
+    """The token of the HTTP request this call came in (None on stdio). The request travels with
+    the message; the SDK's context variable is the fallback."""
+    request = ctx.request_context.request if ctx is not None else None
+    user = getattr(request, "scope", {}).get("user") if request is not None else None
+    if isinstance(user, AuthenticatedUser):
+        return user.access_token
+    return get_access_token()
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _call(token: AccessToken | None, scope: str, operation: Callable[..., dict[str, Any]], **kw: Any) -> Any:
+    """Run one operation as Django runs a request: fresh database connections around it, the caller
+    authenticated and its scope checked first; a refusal becomes the API's error body."""
+    close_old_connections()
+    try:
+        caller = caller_of(token)
+        scope_allowed(user=caller.user, auth=caller.auth, scope=scope)
+        return json.loads(_json(operation(caller, **kw)))  # dates and ids as the API writes them
+    except Exception as exc:
+        answer = error_body(exc)
+        if answer is not None:
+            return answer[1] | {"status": answer[0]}
+        if is_database_unavailable(exc):
+            return {"detail": UNAVAILABLE_MESSAGE, "code": "service_unavailable", "errors": {}, "status": 503}
+        raise  # a bug: the SDK logs it and tells the client only that the tool failed
+    finally:
+        close_old_connections()
+
+
+async def _run(ctx: Context | None, scope: str, operation: Callable[..., dict[str, Any]], **kw: Any) -> Any:
+    # Not thread_sensitive: outside Django's request handler that would put every call of the
+    # process on one thread.
+    return await sync_to_async(_call, thread_sensitive=False)(_access_token(ctx), scope, operation, **kw)
+
+
+async def _tool(
+    ctx: Context, scope: str, operation: Callable[..., dict[str, Any]], **kw: Any
+) -> CallToolResult:
+    result = await _run(ctx, scope, operation, **kw)
+    failed = "status" in result and "detail" in result
+    return CallToolResult(
+        content=[TextContent(type="text", text=_json(result))], structured_content=result, is_error=failed
+    )
+
+
+def build_server(*, via: str, token_verifier: TokenVerifier | None = None) -> MCPServer:
+    """A server whose tools act through the REST API's rules; `via` names it on erasure receipts.
+    Over HTTP, `token_verifier` checks every request's credentials."""
+    # The SDK's auth settings name an OAuth issuer; our keys are issued by operators and users in
+    # the app itself and no OAuth routes are served, so the issuer is a label never fetched.
+    auth = (
+        AuthSettings(issuer_url=AnyHttpUrl("http://localhost/"), resource_server_url=None)
+        if token_verifier
+        else None
+    )
+    server = MCPServer(
+        name="memory",
+        title="Long-term memory",
+        instructions=INSTRUCTIONS,
+        version="1",
+        token_verifier=token_verifier,
+        auth=auth,
+    )
+    register(server, via=via)
+    return server
+
+
+def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closure per tool
+    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+    writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+    erases = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+
+    @server.tool(annotations=writes)
+    async def memory_add(
+        ctx: Context,
+        content: Annotated[
+            str, Field(description="One self-contained statement, e.g. 'The user is vegetarian.'")
+        ],
+        type: Annotated[
+            MemoryTypeName | None,
+            Field(
+                description="semantic: a lasting fact (default); episodic: something that happened; "
+                "procedural: how a task must be done (waits for an operator)."
+            ),
+        ] = None,
+        category: Annotated[
+            str | None,
+            Field(description="profile, preference, safety, event, task_state … (default general)."),
+        ] = None,
+        key: Annotated[
+            str | None,
+            Field(description="A stable slot such as home_city: a new value supersedes the old one."),
+        ] = None,
+        importance: Annotated[float | None, Field(description="0..1, default 0.5.")] = None,
+        pinned: Annotated[
+            bool | None, Field(description="Always recalled: only for safety facts such as allergies.")
+        ] = None,
+        valid_from: Annotated[
+            datetime | None, Field(description="When the fact started to hold (ISO 8601); default now.")
+        ] = None,
+        valid_to: Annotated[datetime | None, Field(description="When it stopped holding, if it did.")] = None,
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """Remember one statement about the user. Call it when the user states a durable fact,
+        preference or commitment, or says "remember that …". Write the statement in the third person,
+        self-contained. The answer says what happened: added, merged (already known), superseded (an
+        older value replaced), pending_review (a rule, waiting for an operator), ignored, or rejected
+        (it held a secret; nothing was stored)."""
+        return await _tool(
+            ctx, op.WRITE, op.memory_add, content=content, type=type, category=category, key=key,
+            importance=importance, pinned=pinned, valid_from=_iso(valid_from), valid_to=_iso(valid_to),
+            user_id=user_id, agent_id=agent_id,
+        )  # fmt: skip
+
+    @server.tool(annotations=writes)
+    async def memory_add_messages(
+        ctx: Context,
+        messages: Annotated[
+            list[dict[str, str]],
+            Field(
+                description="The conversation, oldest first: [{'role': 'user'|'assistant', 'content': …, "
+                "'created_at'?: ISO 8601}]. Only the user's messages count as evidence."
+            ),
+        ],
+        conversation: Annotated[
+            str | None, Field(description="Your reference for the conversation (same transcript, same job).")
+        ] = None,
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """Hand a finished conversation over for memory extraction: the server picks out the
+        durable facts and preferences itself. Call it at the end of a conversation instead of many
+        memory_add calls. Returns the extraction job (queued, done, or skipped if the user paused
+        memory)."""
+        return await _tool(
+            ctx, op.WRITE, op.memory_extract, messages=messages, conversation=conversation,
+            user_id=user_id, agent_id=agent_id,
+        )  # fmt: skip
+
+    @server.tool(annotations=read_only)
+    async def memory_search(
+        ctx: Context,
+        query: Annotated[str, Field(description="What you need to know, in words: 'food allergies'.")],
+        limit: Annotated[int | None, Field(description="At most this many statements (default 20).")] = None,
+        at: Annotated[
+            datetime | None,
+            Field(description="Answer as of this instant (ISO 8601): what held then, not now."),
+        ] = None,
+        types: Annotated[list[MemoryTypeName] | None, Field(description="Only these kinds.")] = None,
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """Find what is remembered about the user that matters for a question. Call it before
+        answering anything that may depend on earlier conversations (preferences, plans, facts,
+        past events). Returns statements, most relevant first, each with its id, validity dates and
+        source; safety facts come back whatever the query."""
+        return await _tool(
+            ctx, op.READ, op.memory_search, query=query, limit=limit, at=_iso(at), types=types,
+            user_id=user_id, agent_id=agent_id,
+        )  # fmt: skip
+
+    @server.tool(annotations=read_only)
+    async def memory_list(
+        ctx: Context,
+        q: Annotated[str | None, Field(description="Only statements containing these words or ids.")] = None,
+        type: Annotated[list[MemoryTypeName] | None, Field(description="Only these kinds.")] = None,
+        status: Annotated[
+            list[str] | None,
+            Field(description="active, superseded, pending_review, rejected, archived, expired, hidden."),
+        ] = None,
+        category: Annotated[str | None, Field(description="Only this category.")] = None,
+        current: Annotated[bool | None, Field(description="Only what holds now.")] = None,
+        limit: Annotated[int | None, Field(description="Page size, 1..200 (default 50).")] = None,
+        offset: Annotated[int | None, Field(description="Where the page starts (next_offset).")] = None,
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """List the stored statements, newest first, with filters. Call it when the user asks what
+        you remember about them, or to browse; to answer a question use memory_search instead."""
+        return await _tool(
+            ctx, op.READ, op.memory_list_page, q=q, type=type, status=status, category=category,
+            current=current, limit=limit, offset=offset, user_id=user_id, agent_id=agent_id,
+        )  # fmt: skip
+
+    @server.tool(annotations=read_only)
+    async def memory_get(
+        ctx: Context, memory_id: MemoryId, user_id: UserId = None, agent_id: AgentId = None
+    ) -> CallToolResult:
+        """One memory in full: its statement, status, validity window, provenance (where it came
+        from) and what it superseded. Call it to check a memory before correcting or citing it."""
+        return await _tool(
+            ctx, op.READ, op.memory_get, memory_id=memory_id, user_id=user_id, agent_id=agent_id
+        )
+
+    @server.tool(annotations=writes)
+    async def memory_correct(
+        ctx: Context,
+        memory_id: MemoryId,
+        content: Annotated[str, Field(description="The right statement, in full.")],
+        reason: Annotated[str | None, Field(description="Why, in the user's words.")] = None,
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """Fix a memory that is wrong, when the user says so ("no, I moved to Lyon"). The corrected
+        statement becomes a new version and the old one is kept as superseded. Returns the new
+        version (a new id)."""
+        return await _tool(
+            ctx, op.WRITE, op.memory_correct_one, memory_id=memory_id, content=content, reason=reason,
+            user_id=user_id, agent_id=agent_id,
+        )  # fmt: skip
+
+    @server.tool(annotations=erases)
+    async def memory_erase(
+        ctx: Context,
+        memory_id: MemoryId,
+        erase_sources: Annotated[
+            bool | None, Field(description="Also delete the conversations it came from or was used in.")
+        ] = None,
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """Erase one memory for good (and its older versions), when the user asks you to forget it.
+        Irreversible; only a content-free receipt remains."""
+        return await _tool(
+            ctx, op.ERASE, op.memory_erase, memory_id=memory_id, via=via, erase_sources=erase_sources,
+            user_id=user_id, agent_id=agent_id,
+        )  # fmt: skip
+
+    @server.tool(annotations=erases)
+    async def memory_erase_all(
+        ctx: Context,
+        confirm: Annotated[
+            bool,
+            Field(description="Must be true, and only after the user explicitly asked to forget everything."),
+        ],
+        erase_sources: Annotated[bool | None, Field(description="Also delete every conversation.")] = None,
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """Erase every memory of the user. Irreversible. Call it only when the user explicitly asks
+        to forget everything, and confirm with them first."""
+        return await _tool(
+            ctx, op.ERASE, op.memory_erase_all, via=via, confirm=confirm, erase_sources=erase_sources,
+            user_id=user_id, agent_id=agent_id,
+        )  # fmt: skip
+
+    @server.tool(annotations=read_only)
+    async def memory_history(
+        ctx: Context, memory_id: MemoryId, user_id: UserId = None, agent_id: AgentId = None
+    ) -> CallToolResult:
+        """Every change to a memory, oldest first (created, merged, superseded, corrected, approved
+        …), with who made it and why. Call it when the user asks how or when something was learned."""
+        return await _tool(
+            ctx, op.READ, op.memory_history_of, memory_id=memory_id, user_id=user_id, agent_id=agent_id
+        )
+
+    @server.resource(
+        "memory://profile{?user_id,agent_id}",
+        name="profile",
+        title="The user's profile",
+        description="Safety facts, identity and standing preferences that hold now. Read it at the start "
+        "of a conversation. Tenant API keys add ?user_id=… (or ?agent_id=…).",
+        mime_type="application/json",
+    )
+    async def profile(ctx: Context, user_id: str | None = None, agent_id: str | None = None) -> str:
+        result = await _run(ctx, op.READ, op.profile, user_id=user_id, agent_id=agent_id)
+        if "status" in result and "detail" in result:
+            raise ResourceError(_json(result))
+        return _json(result)
+
+
+def _iso(value: datetime | None) -> str | None:
+    """The REST API's serializers read dates as ISO 8601 text, as they arrive in JSON."""
+    return value.isoformat() if value is not None else None

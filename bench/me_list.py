@@ -1,0 +1,113 @@
+"""Server time of the /me/ list at 10,000 memories (issue 13 asks for under 100 ms).
+
+One user with N memories (facts, preferences, events, procedures; active, hidden, superseded),
+each with its creation event, bulk-loaded. Timed in-process with Django's test client (routing,
+middleware, the queries, rendering): the first page, a page deep in the list, a filtered page,
+and a word search (which embeds the query for the meaning half). Baseline in the same run: the
+same pages for a user with no memories.
+
+`python -m bench me_list [--memories N] [--repeat R]`
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import timedelta
+from typing import Any
+
+from bench import common
+
+PAGES = {
+    "first page": {},
+    "page 100": {"page": "100"},
+    "facts, page 20": {"type": "facts", "page": "20"},
+    "all statuses, page 50": {"status": "all", "page": "50"},
+    "search 'bicycle 77'": {"q": "bicycle 77"},
+}
+
+
+def _load(user: Any, n: int) -> None:
+    from django.utils import timezone
+
+    from memory_core.models import MemoryEntry, MemoryEvent
+    from memory_core.services import namespace_for_user
+
+    namespace = namespace_for_user(user=user)
+    kinds = [
+        ("semantic", "general"),
+        ("semantic", "preference"),
+        ("episodic", "event"),
+        ("procedural", "sop"),
+    ]
+    statuses = ["active"] * 8 + ["hidden", "superseded"]
+    now = timezone.now()
+    entries = [
+        MemoryEntry(
+            namespace=namespace,
+            type=kinds[i % 4][0],
+            category=kinds[i % 4][1],
+            content=f"The user owns bicycle number {i}, bought in shop {i % 97}.",
+            source_kind="user_explicit",
+            status=statuses[i % 10] if kinds[i % 4][0] != "procedural" else "pending_review",
+            recorded_at=now - timedelta(minutes=i),
+            valid_from=now - timedelta(minutes=i),
+        )
+        for i in range(n)
+    ]
+    MemoryEntry.objects.bulk_create(entries, batch_size=2000)
+    MemoryEvent.objects.bulk_create(
+        [
+            MemoryEvent(namespace=namespace, entry=e, entry_ref=e.pk, action="created", actor_kind="user")
+            for e in entries
+        ],
+        batch_size=2000,
+    )
+
+
+def _time(client: Any, params: dict[str, str], repeat: int) -> list[float]:
+    client.get("/me/", params)  # warm: the first request compiles templates, loads the embedder
+    samples = []
+    for _ in range(repeat):
+        with common.timed() as elapsed:
+            response = client.get("/me/", params)
+        assert response.status_code == 200, response.status_code
+        samples.append(elapsed())
+    return samples
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench me_list")
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args(argv)
+    common.setup()
+    common.truncate()
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test import Client
+
+    User = get_user_model()
+    users = {}
+    for name in ("bench-me-full", "bench-me-empty"):
+        User.objects.filter(username=name).delete()
+        users[name] = User.objects.create_user(username=name)  # force_login: no password
+    _load(users["bench-me-full"], args.memories)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memory_core_memoryentry; ANALYZE memory_core_memoryevent")
+
+    common.header(f"/me/ server time, {args.memories:,} memories vs none ({args.repeat} requests each)")
+    clients = {}
+    for name, user in users.items():
+        clients[name] = Client(HTTP_HOST="localhost")
+        clients[name].force_login(user)
+    for label, params in PAGES.items():
+        full = _time(clients["bench-me-full"], params, args.repeat)
+        empty = _time(clients["bench-me-empty"], params, args.repeat)
+        print(
+            f"{label:24s} {common.summary_ms(full)}   empty: {common.summary_ms(empty)}"
+            f"   ratio p50 {common.ratio(common.percentile(full, 50), common.percentile(empty, 50))}",
+            flush=True,
+        )
+    for user in users.values():
+        user.delete()
+    common.truncate()

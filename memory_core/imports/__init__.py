@@ -1,0 +1,25 @@
+"""Imports: memories brought from elsewhere — a mem0 export, a saved-memories list (ChatGPT,
+Claude), a timestamped transcript — written through the same pipeline as every other write.
+
+- `parsers`: read each format into statements (or transcript messages), refusing bad input;
+- `run`: the dry run, the import (at once or as a django-q2 job with progress), the job runner;
+- `selectors`: a user's import jobs and their results.
+"""
+
+from memory_core.imports.parsers import ImportInputError, ImportItem
+from memory_core.imports.run import ImportRow, import_create, import_preview, import_run, job_threshold
+from memory_core.imports.selectors import ImportResult, import_job_for, import_jobs, import_results
+
+__all__ = [
+    "ImportInputError",
+    "ImportItem",
+    "ImportResult",
+    "ImportRow",
+    "import_create",
+    "import_job_for",
+    "import_jobs",
+    "import_preview",
+    "import_results",
+    "import_run",
+    "job_threshold",
+]

@@ -1,0 +1,332 @@
+"""Reading what people bring: a mem0 export, a pasted saved-memories list, a timestamped transcript.
+
+Each parser turns its input into `ImportItem`s (statements ready for `memory_add`, with the date
+they held from) or, for a transcript, into clean messages that the extractor reads later. Input
+that cannot be read raises `ImportInputError` (a 400): nothing of it is written. What is kept for
+later (a job's payload) is redacted here, so no secret waits in the database; a line that held
+one is still refused by the pipeline, with the kinds found recorded in `secret_kinds`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from memory_core.choices import ImportFormat, MemoryType, SourceKind
+from memory_core.errors import MemoryServiceError
+from memory_core.extraction.schema import CATEGORIES, MESSAGE_ID_MAX_CHARS, parse_when
+from memory_core.guards.secrets import redact, scan_secrets
+from memory_core.validation import strip_nul
+
+# Evidence of imported statements names its origin: re-importing the same file is recognised
+# ("already recorded from this source") instead of counted again.
+MEM0_SOURCE = "import:mem0"
+TEXT_SOURCE = "import:text"
+
+# mem0's default categories, in ours; the originals stay in the metadata.
+MEM0_CATEGORIES = {
+    "personal_details": "profile",
+    "professional_details": "profile",
+    "family": "relationship",
+    "user_preferences": "preference",
+    "preferences": "preference",
+    "food": "preference",
+    "milestones": "event",
+}
+
+# Bullets ("- ", "* ", "• ", markdown task boxes) and numbering ("1. ", "2) ", "(3) ", and the
+# Chinese "4、" or full-width forms) before a line.
+_BULLET = re.compile(
+    r"^\s*(?:[-*+\u2022\u00b7\u2023\u25e6\u25aa\u25cf\u25cb\u2013\u2014]\s*(?:\[[ xX]\]\s*)?"
+    r"|\(?[0-9\uff10-\uff19]{1,4}[.)\u3001\uff0e:\uff09]\s*|\([0-9]{1,4}\)\s*)"
+)
+# An optional date first: "2024-05-01: ...", "[2024-05-01] ...", "2024/05/01 - ...".
+_DATED = re.compile(r"^\[?(\d{4}[-/]\d{1,2}[-/]\d{1,2})\]?\s*[:\-\u2013\u2014]?\s+")
+_ROLES = {"human": "user", "user": "user", "assistant": "assistant", "ai": "assistant", "system": "system"}
+
+
+class ImportInputError(MemoryServiceError):
+    """The file or text cannot be imported as it is; nothing of it was written."""
+
+    code = "invalid_import"
+
+
+@dataclass(frozen=True)
+class ImportItem:
+    """One statement on its way into `memory_add` (JSON-serialisable for a job's payload)."""
+
+    line: int  # 1-based position in what the user brought (a transcript: the candidate's order)
+    content: str
+    conversation: str
+    message_ids: list[str]
+    source_kind: str = SourceKind.API_IMPORT
+    type: str = MemoryType.SEMANTIC
+    category: str = "general"
+    key: str = ""
+    importance: float = 0.5
+    confidence: float = 1.0
+    pinned: bool = False
+    is_inference: bool = False
+    valid_from: str | None = None  # ISO
+    said_at: str | None = None  # ISO: when the user said it (transcripts)
+    excerpt: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    extractor_model: str = ""
+    extractor_prompt_version: str = ""
+    secret_kinds: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ImportItem:
+        return cls(**data)
+
+
+def max_items() -> int:
+    return int(getattr(settings, "IMPORT_MAX_ITEMS", 5000))
+
+
+def max_bytes() -> int:
+    return int(getattr(settings, "IMPORT_MAX_BYTES", 2 * 1024 * 1024))
+
+
+def check_format(value: Any) -> str:
+    if value not in ImportFormat.values:
+        raise ImportInputError(
+            f"Unknown import format {value!r}: use one of {', '.join(ImportFormat.values)}.",
+            field_errors={"format": [f"Choose among {', '.join(ImportFormat.values)}."]},
+        )
+    return str(value)
+
+
+def check_size(data: Any) -> None:
+    """Refuse input larger than IMPORT_MAX_BYTES (measured as JSON text for parsed values)."""
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
+    size = len(text.encode("utf-8", errors="replace"))
+    if size > max_bytes():
+        raise ImportInputError(
+            f"The import is too large: {size} bytes, at most {max_bytes()}. Split it into smaller files.",
+            field_errors={"data": ["Too large."]},
+        )
+
+
+def _check_count(count: int, what: str) -> None:
+    if count > max_items():
+        raise ImportInputError(
+            f"Too many {what} in one import: {count}, at most {max_items()}. Split it into smaller files."
+        )
+
+
+def _json(data: Any) -> Any:
+    if not isinstance(data, str):
+        return data
+    try:
+        return json.loads(data)
+    except json.JSONDecodeError as exc:
+        raise ImportInputError(
+            f"The file is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).",
+            field_errors={"data": ["Not valid JSON."]},
+        ) from None
+    except RecursionError:
+        raise ImportInputError("The file is nested too deeply to be read.") from None
+
+
+def _when(value: Any, where: str) -> datetime | None:
+    """An aware date-time from ISO text (a date alone is midnight); never later than now."""
+    if value in (None, ""):
+        return None
+    parsed = parse_when(value) if isinstance(value, str) else None
+    if parsed is None:
+        raise ImportInputError(f"{where}: {value!r} is not an ISO date or date-time.")
+    return min(parsed, timezone.now())
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+
+
+def _scrubbed(value: Any) -> Any:
+    """Metadata with every secret redacted (a job's payload must not keep one)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {str(k): _scrubbed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(v) for v in value]
+    return value
+
+
+def _statement(text: str) -> tuple[str, list[str]]:
+    """The statement as it may be kept (redacted), and the kinds of secret it held."""
+    scan = scan_secrets(text)
+    return (scan.redacted, list(scan.kinds)) if scan.found else (text, [])
+
+
+# --- mem0 ----------------------------------------------------------------------------------------
+
+
+def _mem0_rows(value: Any) -> list[Any]:
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        for name in ("results", "memories", "data"):
+            if isinstance(value.get(name), list):
+                return list(value[name])
+        if "memory" in value:
+            return [value]
+    raise ImportInputError(
+        "Not a mem0 export: expected a list of memories, or an object with a `results` (get_all) or "
+        "`memories` list, each memory with a `memory` text."
+    )
+
+
+def _mem0_category(categories: list[str]) -> str:
+    for name in categories:
+        if name in CATEGORIES:
+            return name
+        if name in MEM0_CATEGORIES:
+            return MEM0_CATEGORIES[name]
+    return "general"
+
+
+def parse_mem0(data: Any) -> list[ImportItem]:
+    rows = _mem0_rows(_json(data))
+    _check_count(len(rows), "memories")
+    items = []
+    for position, row in enumerate(rows, start=1):
+        where = f"Memory {position}"
+        if not isinstance(row, dict):
+            raise ImportInputError(f"{where} is not an object.")
+        text = row.get("memory", row.get("text", row.get("content")))
+        if not isinstance(text, str) or not strip_nul(text).strip():
+            raise ImportInputError(f"{where} has no `memory` text.")
+        categories = row.get("categories") or []
+        if not isinstance(categories, list) or not all(isinstance(c, str) for c in categories):
+            raise ImportInputError(f"{where}: `categories` must be a list of names.")
+        extra = row.get("metadata") or {}
+        if not isinstance(extra, dict):
+            raise ImportInputError(f"{where}: `metadata` must be an object.")
+        created = _when(row.get("created_at"), f"{where}: created_at")
+        updated = _when(row.get("updated_at"), f"{where}: updated_at")
+        content, kinds = _statement(strip_nul(text).strip())
+        mem0_id = str(row.get("id") or "")[:MESSAGE_ID_MAX_CHARS] or _digest(content)
+        metadata: dict[str, Any] = {"imported_from": "mem0", "mem0_id": mem0_id}
+        if categories:
+            metadata["categories"] = categories
+        if updated is not None:
+            metadata["mem0_updated_at"] = updated.isoformat()
+        if extra:
+            metadata["mem0_metadata"] = _scrubbed(extra)
+        items.append(
+            ImportItem(
+                line=position,
+                content=content,
+                conversation=MEM0_SOURCE,
+                message_ids=[mem0_id],
+                category=_mem0_category(categories),
+                valid_from=created.isoformat() if created else None,
+                metadata=metadata,
+                secret_kinds=kinds,
+            )
+        )
+    return items
+
+
+# --- a saved-memories list -----------------------------------------------------------------------
+
+
+def parse_text(data: Any) -> list[ImportItem]:
+    """One statement a line; bullets, numbering and blank lines are tolerated; a leading date
+    (`2024-05-01: …`) is when the statement held from."""
+    if not isinstance(data, str):
+        raise ImportInputError("A saved-memories list is text: one memory a line.")
+    items: list[ImportItem] = []
+    seen: dict[str, int] = {}
+    for raw in strip_nul(data).splitlines():
+        line = _BULLET.sub("", raw, count=1).strip()
+        when = None
+        dated = _DATED.match(line)
+        if dated:
+            when = _when(dated.group(1).replace("/", "-"), f"Line {len(items) + 1}")
+            line = line[dated.end() :].strip()
+        line = line.strip("*_ ").strip()  # markdown emphasis around a whole line
+        if not line:
+            continue
+        content, kinds = _statement(line)
+        # The same line twice in one list merges; the same list pasted again is recognised.
+        occurrence = seen[line] = seen.get(line, 0) + 1
+        items.append(
+            ImportItem(
+                line=len(items) + 1,
+                content=content,
+                conversation=TEXT_SOURCE,
+                message_ids=[f"{_digest(line)}.{occurrence}"],
+                valid_from=when.isoformat() if when else None,
+                metadata={"imported_from": "saved_memories"},
+                secret_kinds=kinds,
+            )
+        )
+    if not items:
+        raise ImportInputError(
+            "Nothing to import: the text is empty. Paste one memory a line.",
+            field_errors={"data": ["Empty."]},
+        )
+    _check_count(len(items), "lines")
+    return items
+
+
+# --- a transcript --------------------------------------------------------------------------------
+
+
+def transcript_source(messages: list[dict[str, Any]]) -> str:
+    """The conversation reference of an imported transcript: the same transcript, the same source."""
+    return "import:" + _digest(json.dumps([[m["id"], m["role"], m["content"]] for m in messages]))
+
+
+def parse_transcript(data: Any) -> list[dict[str, Any]]:
+    """Clean messages `{"id", "role", "content" (redacted), "created_at"}` in order."""
+    value = _json(data)
+    if isinstance(value, dict) and isinstance(value.get("messages"), list):
+        value = value["messages"]
+    if not isinstance(value, list) or not value:
+        raise ImportInputError(
+            "Not a transcript: expected a non-empty JSON list of messages with `role`, `content` "
+            "and `created_at`."
+        )
+    _check_count(len(value), "messages")
+    messages: list[dict[str, str]] = []
+    for position, message in enumerate(value, start=1):
+        where = f"Message {position}"
+        if not isinstance(message, dict):
+            raise ImportInputError(f"{where} is not an object.")
+        role = _ROLES.get(str(message.get("role") or message.get("sender") or "").strip().lower())
+        content = message.get("content", message.get("text"))
+        if role is None:
+            raise ImportInputError(f"{where}: `role` must be user or assistant.")
+        if not isinstance(content, str):
+            raise ImportInputError(f"{where} has no `content` text.")
+        when = _when(message.get("created_at"), f"{where}: created_at")
+        message_id = str(message.get("id") or position)[:MESSAGE_ID_MAX_CHARS]
+        messages.append(
+            {
+                "id": message_id,
+                "role": role,
+                # The extractor needs no secret, and a job's payload must not keep one.
+                "content": redact(strip_nul(content)),
+                "created_at": when.isoformat() if when else "",
+            }
+        )
+    if len({m["id"] for m in messages}) < len(messages):  # ids must name one message each
+        for position, m in enumerate(messages, start=1):
+            m["id"] = str(position)
+    if not any(m["role"] == "user" and m["content"].strip() for m in messages):
+        raise ImportInputError("Nothing to import: the transcript has no message from the user.")
+    return messages

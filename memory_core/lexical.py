@@ -1,0 +1,145 @@
+"""Keyword ranking with real term weights: Okapi BM25 computed in SQL from per-namespace statistics.
+
+`SearchTerm` (entries per term) and `SearchStats` (entries and total length per namespace) are
+kept by database triggers in the writing transaction (migration 0007), so a query reads a few
+rows of statistics instead of counting matches over the scope. A term's weight is its inverse
+document frequency over the scope's namespaces; an entry's score is
+
+    sum over query terms t it holds of  idf(t) * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len / avg_len))
+
+where `tf` counts the term's positions in the statement, plus `CONTEXT_TF` per position in the
+conversational context the entry is indexed with (`MemoryEntry.search_context`, weight D), and
+`len` is the entry's number of distinct lexemes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection
+from django.db.models import FloatField
+from django.db.models.expressions import RawSQL
+
+from memory_core.models import SEARCH_CONFIG
+
+K1 = 1.2
+B = 0.75
+# A word of the preceding turn counts this much of a word of the statement itself.
+CONTEXT_TF = 0.5
+# Query terms beyond this many are ignored; a term held by more than this many entries in scope
+# is too common to tell entries apart (next to no weight) and would make matching cost grow with
+# the namespace, so it is left out of the search.
+MAX_QUERY_TERMS = 16
+TERM_MAX_ENTRIES = 1000
+MATCH_MAX_SHARE = 0.3
+
+
+@dataclass(frozen=True)
+class TermWeights:
+    """The query's terms that occur in scope, each with its BM25 inverse document frequency."""
+
+    terms: tuple[str, ...] = ()
+    idf: tuple[float, ...] = ()
+    avg_length: float = 1.0
+    # The terms an entry must hold one of to be a keyword candidate: those held by at most
+    # `MATCH_MAX_SHARE` of the entries (all of them when none is). A term in most entries
+    # still adds its small weight to the score of the candidates found by the others.
+    matching: tuple[str, ...] = ()
+
+    @property
+    def total(self) -> float:
+        """The score of an entry holding every term once at average length: 1.0 in `normalised`."""
+        return sum(self.idf)
+
+    def tsquery(self) -> str:
+        """OR of the matching terms: one is enough (the ranking prefers entries with more)."""
+        return " | ".join(_quoted(term) for term in self.matching or self.terms)
+
+
+NO_TERMS = TermWeights()
+
+
+def _quoted(term: str) -> str:
+    return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def bm25_idf(*, entries: int, holding: int) -> float:
+    """Okapi's idf with the +1 that keeps it positive for terms in more than half the entries."""
+    return math.log(1 + (entries - holding + 0.5) / (holding + 0.5))
+
+
+def parse_terms(text: str) -> list[str]:
+    """The lexemes of `text` as the column holds them (stemmed, stop words gone), in query order."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT plainto_tsquery(%s::regconfig, %s)::text", [SEARCH_CONFIG, text])
+        row = cursor.fetchone()
+    return split_terms(row[0] if row else "")
+
+
+def split_terms(tsquery_text: str) -> list[str]:
+    """The lexemes of a `plainto_tsquery` result ("'refund' & 'rf2026'"), unquoted, first 16."""
+    terms = []
+    for part in tsquery_text.split(" & "):
+        part = part.strip()
+        if len(part) >= 2 and part[0] == part[-1] == "'":
+            terms.append(part[1:-1].replace("''", "'").replace("\\\\", "\\"))
+    return list(dict.fromkeys(terms))[:MAX_QUERY_TERMS]
+
+
+def term_weights(*, namespace_ids: list[int], terms: list[str]) -> TermWeights:
+    """The weights of `terms` over the namespaces' statistics: one query on two small tables."""
+    if not terms or not namespace_ids:
+        return NO_TERMS
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT t.term, t.holding, s.entries, s.total_length FROM "
+            "(SELECT coalesce(sum(entries), 0) AS entries, coalesce(sum(total_length), 0) AS total_length "
+            " FROM memory_core_searchstats WHERE namespace_id = ANY(%s)) AS s "
+            "LEFT JOIN (SELECT term, sum(entries) AS holding FROM memory_core_searchterm "
+            " WHERE namespace_id = ANY(%s) AND term = ANY(%s) GROUP BY term) AS t ON true",
+            [namespace_ids, namespace_ids, terms],
+        )
+        rows = cursor.fetchall()
+    entries = int(rows[0][2]) if rows else 0
+    if entries == 0:
+        return NO_TERMS
+    holding = {term: int(count) for term, count, _, _ in rows if term is not None}
+    kept = [term for term in terms if 0 < holding.get(term, 0) <= TERM_MAX_ENTRIES]
+    return TermWeights(
+        terms=tuple(kept),
+        matching=tuple(term for term in kept if holding[term] <= MATCH_MAX_SHARE * entries),
+        idf=tuple(bm25_idf(entries=entries, holding=holding[term]) for term in kept),
+        avg_length=max(1.0, int(rows[0][3]) / entries),
+    )
+
+
+def bm25_expression(weights: TermWeights) -> RawSQL:
+    """An entry's BM25 score for the query, evaluated by PostgreSQL on the row's tsvector."""
+    sql = (
+        "(SELECT coalesce(sum(q.idf * tf.n * %s / (tf.n + %s * (1 - %s + %s * "
+        "length(memory_core_memoryentry.search_vector) / %s))), 0) "
+        "FROM unnest(memory_core_memoryentry.search_vector) AS u "
+        "JOIN unnest(%s::text[], %s::float8[]) AS q(term, idf) ON q.term = u.lexeme "
+        "CROSS JOIN LATERAL (SELECT sum(CASE WHEN w = 'D' THEN %s ELSE 1 END) AS n "
+        "FROM unnest(u.weights) AS w) AS tf)"
+    )
+    params: list[Any] = [
+        K1 + 1,
+        K1,
+        B,
+        B,
+        weights.avg_length,
+        list(weights.terms),
+        list(weights.idf),
+        CONTEXT_TF,
+    ]
+    return RawSQL(sql, params, output_field=FloatField())  # noqa: S611 - parameters only
+
+
+def normalised(score: float, weights: TermWeights) -> float:
+    """0..1: the share of the query's total term weight an entry's score reaches."""
+    if weights.total <= 0:
+        return 0.0
+    return min(1.0, score / weights.total)

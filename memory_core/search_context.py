@@ -1,0 +1,33 @@
+"""Context-aware indexing: a statement from a conversation turn is also indexed with what it answers.
+
+"Lisbon, no question - the food alone is worth it!" answers "Where should I go in the spring?";
+alone, neither its words nor its vector match "Which city did Ana suggest for the spring trip?".
+An entry written from a turn keeps the preceding turn as `search_context`: its words join the
+entry's `search_vector` (weight D, counted at `lexical.CONTEXT_TF`) and the embedding of
+`context_document` becomes the entry's `context_embedding`. The stored statement and everything
+shown stay the statement alone; the context is content all the same (redacted on the way in,
+erased with the entry, listed in exports).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+# Enough for a question or two; a long preceding turn would drown the statement's own meaning.
+CONTEXT_MAX_CHARS = 500
+
+
+def clipped(context: str) -> str:
+    """The context as stored: one line, at most `CONTEXT_MAX_CHARS`, the end kept (nearest the turn)."""
+    flat = " ".join(context.split())
+    return flat[-CONTEXT_MAX_CHARS:]
+
+
+def context_document(context: str, statement: str) -> str:
+    """The text the context embedding is computed from: the context, then the statement."""
+    return f"{context}\n{statement}" if context else statement
+
+
+def preceding_turns(turns: Sequence[str]) -> list[str]:
+    """The context of each turn of one conversation in order: the turn before it ("" for the first)."""
+    return ["", *[clipped(turn) for turn in turns[:-1]]] if turns else []

@@ -1,0 +1,143 @@
+"""Webhook rows: endpoints, the events they are sent (an outbox written in the transaction that
+made the change), one delivery per (event, endpoint), and every attempt of a delivery."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from memory_core.webhooks.events import DeliveryStatus, WebhookEventType
+
+
+class WebhookEndpoint(models.Model):
+    """A URL that receives the events of one audience: a tenant's namespaces ("tenant:<id>") or,
+    for operators, every namespace ("operators")."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    audience = models.CharField(max_length=40, db_index=True)
+    url = models.URLField(max_length=2000)
+    description = models.CharField(max_length=200, blank=True, default="")
+    events = ArrayField(models.CharField(max_length=40))
+    # The signing key, shown once (at creation and rotation). It must be kept readable to sign,
+    # so it is never written to logs, payloads or API answers after that.
+    secret = models.CharField(max_length=80)
+    enabled = models.BooleanField(default=True)
+    consecutive_failures = models.PositiveIntegerField(default=0)
+    disabled_at = models.DateTimeField(null=True, blank=True)
+    disabled_reason = models.CharField(max_length=300, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(events__contained_by=WebhookEventType.subscribable()) & Q(events__len__gt=0),
+                name="webhook_events_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(url__startswith="https://") | Q(url__startswith="http://"),
+                name="webhook_url_http",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.url} ({self.audience})"
+
+
+class WebhookEvent(models.Model):
+    """One event for one audience, with the exact payload its deliveries send. `entry_refs` are the
+    memories whose text the payload holds: erasing one of them empties the payload."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    type = models.CharField(max_length=40, choices=WebhookEventType.choices)
+    audience = models.CharField(max_length=40)
+    # Not a foreign key: an erased entity's namespace goes, its erasure event must still be sent.
+    namespace_ref = models.BigIntegerField(null=True, blank=True, db_index=True)
+    entry_refs = ArrayField(models.UUIDField(), default=list, blank=True)
+    has_content = models.BooleanField(default=False)
+    payload = models.JSONField(default=dict)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(type__in=WebhookEventType.values), name="webhook_event_type_valid"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["namespace_ref"], condition=Q(has_content=True), name="webhook_event_content"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.pk}"
+
+
+class WebhookDelivery(models.Model):
+    """Sending one event to one endpoint: retried with backoff until it succeeds or gives up."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    event = models.ForeignKey(WebhookEvent, on_delete=models.CASCADE, related_name="deliveries")
+    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries")
+    status = models.CharField(max_length=10, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    # When a task for the next attempt was queued: the retry sweep re-queues only deliveries that
+    # are due and have no task waiting (none queued, or one lost long ago).
+    queued_at = models.DateTimeField(null=True, blank=True)
+    # A worker's lease while it sends: another worker (a retried task) leaves the delivery alone.
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.CharField(max_length=300, blank=True, default="")
+    replay_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replays"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "webhook deliveries"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=DeliveryStatus.values), name="webhook_delivery_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="pending") | Q(next_attempt_at__isnull=False),
+                name="webhook_pending_has_next_attempt",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["next_attempt_at"], condition=Q(status="pending"), name="webhook_delivery_due"
+            ),
+            models.Index(fields=["endpoint", "-created_at"], name="webhook_delivery_endpoint"),
+        ]
+
+    def __str__(self) -> str:
+        return f"delivery {self.pk} ({self.status})"
+
+
+class WebhookAttempt(models.Model):
+    """One HTTP request of a delivery: what came back (status code or error) and how long it took.
+    The response body is not kept: a receiver may echo the payload back."""
+
+    delivery = models.ForeignKey(WebhookDelivery, on_delete=models.CASCADE, related_name="attempt_log")
+    number = models.PositiveSmallIntegerField()
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    error = models.CharField(max_length=300, blank=True, default="")
+    duration_ms = models.PositiveIntegerField(default=0)
+    succeeded = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["number"]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of {self.delivery_id}"

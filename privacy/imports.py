@@ -1,0 +1,129 @@
+"""The import page (/me/import/): bring memories from mem0, ChatGPT or Claude, or a transcript.
+
+Upload a file or paste text, pick the format, preview (a dry run: nothing is written), then
+import. A small import is written at once; a large one runs as a job whose page polls its
+progress with htmx (and refreshes itself without JavaScript).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from config.typing import HtmxHttpRequest
+from memory_core.choices import ActorKind, ImportFormat, ImportStatus
+from memory_core.errors import MemoryServiceError, NotFound
+from memory_core.guards.secrets import redact
+from memory_core.imports import import_create, import_job_for, import_jobs, import_preview, import_results
+from memory_core.imports.parsers import max_bytes
+from memory_core.models import Namespace
+from memory_core.services import namespace_for_user
+
+RECENT = 10
+_LABELS = {
+    "added": "added",
+    "merged": "merged into an existing memory",
+    "superseded": "replaces an older value",
+    "pending_review": "waits for an operator (a rule)",
+    "ignored": "skipped",
+    "rejected": "refused",
+}
+
+
+class _BadInput(Exception):
+    """The form cannot be read (no input, too large, not text): shown with a 400."""
+
+
+def _own(request: HttpRequest) -> Any:
+    return Namespace.objects.owned_by(request.user).values("id")
+
+
+def _read_file(upload: UploadedFile) -> str:
+    if upload.size is not None and upload.size > max_bytes():
+        raise _BadInput(f"The file is too large: {upload.size} bytes, at most {max_bytes()}.")
+    try:
+        return upload.read(max_bytes() + 1).decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise _BadInput("The file is not UTF-8 text (export it as JSON or plain text).") from None
+
+
+def _form_data(request: HttpRequest) -> tuple[str, str]:
+    """(format, the file's text or the pasted text)."""
+    upload = request.FILES.get("file")
+    text = _read_file(upload) if upload is not None else request.POST.get("text", "")
+    if not text.strip():
+        raise _BadInput("Nothing to import: choose a file or paste your memories, one a line.")
+    return request.POST.get("format", ""), text
+
+
+def _page(request: HttpRequest, *, status: int = 200, **context: Any) -> HttpResponse:
+    context = {
+        "formats": ImportFormat.choices,
+        "chosen": ImportFormat.TEXT,
+        "text": "",
+        "max_bytes": max_bytes(),
+        "jobs": list(import_jobs(namespace_ids=_own(request))[:RECENT]),
+        "labels": _LABELS,
+        **context,
+    }
+    return render(request, "privacy/import.html", context, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def import_page(request: HttpRequest) -> HttpResponse:
+    if request.method == "GET":
+        return _page(request)
+    try:
+        format, text = _form_data(request)
+    except _BadInput as exc:
+        return _page(request, status=400, error=str(exc), chosen=request.POST.get("format", ""))
+    # The form keeps what was brought, to import after a preview; a secret in it is not echoed
+    # back (imported redacted, its line is refused all the same).
+    kept: dict[str, Any] = {"chosen": format, "text": redact(text)}
+    try:
+        if request.POST.get("dry_run"):
+            with transaction.atomic():  # even the user's first namespace is rolled back with the rest
+                rows = import_preview(
+                    namespace=namespace_for_user(user=request.user),
+                    format=format,
+                    data=text,
+                    actor_kind=ActorKind.USER,
+                )
+                transaction.set_rollback(True)
+            return _page(request, preview=rows, **kept)
+        with transaction.atomic():
+            job = import_create(
+                namespace=namespace_for_user(user=request.user),
+                format=format,
+                data=text,
+                actor_kind=ActorKind.USER,
+            )
+    except MemoryServiceError as exc:
+        return _page(request, status=exc.status_code, error=exc.message, **kept)
+    return redirect("privacy:import_job", import_id=job.pk)
+
+
+@login_required
+@require_GET
+def import_job(request: HtmxHttpRequest, import_id: Any) -> HttpResponse:
+    try:
+        job = import_job_for(namespace_ids=_own(request), job_id=import_id)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    running = job.status in (ImportStatus.QUEUED, ImportStatus.RUNNING)
+    context = {
+        "job": job,
+        "running": running,
+        "percent": int(100 * job.done / job.total) if job.total else 0,
+        "results": import_results(job) if not running else [],
+        "labels": _LABELS,
+    }
+    template = "privacy/import_job.html#progress" if request.htmx else "privacy/import_job.html"
+    return render(request, template, context)

@@ -1,0 +1,352 @@
+"""The MCP server with the SDK's own client, over streamable HTTP and stdio: every tool, the
+profile resource, credentials and scopes, isolation, and refusals identical to the REST API's."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import anyio
+import httpx
+import pytest
+
+from api.services import api_key_revoke, user_token_issue
+from memory_core.models import FlaggedWrite, FlagKind, MemoryEntry
+from memory_core.scan import scan_database
+from tests.api import mcp_helpers as m
+from tests.api.conftest import client_with
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(scope="session")
+def mcp_url() -> Iterator[str]:
+    with m.asgi_server() as url:
+        yield url
+
+
+@pytest.fixture(autouse=True)
+def _connections_closed_after_each_call() -> Iterator[None]:
+    """The server answers in worker threads; a connection kept open there would outlive the test
+    database (as tests/api/conftest.py's live_url does for Django's live server)."""
+    from django.db import connections
+
+    conf = connections.settings["default"]
+    previous = conf.get("CONN_MAX_AGE", 0)
+    conf["CONN_MAX_AGE"] = 0
+    yield
+    conf["CONN_MAX_AGE"] = previous
+
+
+def test_it_lists_the_tools(mcp_url, owner_client):
+    token = owner_client._credentials["HTTP_AUTHORIZATION"].split()[1]
+
+    async def scenario():
+        async with m.http_client(mcp_url, token) as client:
+            return {tool.name for tool in (await client.list_tools()).tools}
+
+    assert anyio.run(scenario) == m.TOOLS
+
+
+@pytest.fixture(params=["http", "stdio"])
+def connect_owner(request, owner, mcp_url):
+    """Opens an MCP client acting for the owner: with their personal token over HTTP, or as
+    `manage.py mcp --user alice` over stdio."""
+    if request.param == "http":
+        token = user_token_issue(user=owner).key
+        return lambda: m.http_client(mcp_url, token)
+    return lambda: m.stdio_client(owner.username)
+
+
+def test_every_tool_works_for_a_person(connect_owner, owner):
+    async def scenario():
+        async with connect_owner() as client:
+            assert {tool.name for tool in (await client.list_tools()).tools} == m.TOOLS
+            peanuts = await m.ok(
+                client, "memory_add", content="The user is severely allergic to peanuts.",
+                category="safety", pinned=True,
+            )  # fmt: skip
+            city = await m.ok(client, "memory_add", content="The user lives in Lyon.", category="profile")
+            await m.ok(
+                client, "memory_add", content="The user prefers answers in French.", category="preference"
+            )
+            assert peanuts["action"] == "added" and peanuts["entry"]["status"] == "active"
+
+            found = await m.ok(client, "memory_search", query="Which foods must I avoid cooking?", limit=5)
+            first = found["results"][0]
+            assert first["id"] == peanuts["entry"]["id"] and "peanuts" in first["content"]
+            assert first["valid_from"] and first["recorded_at"] and first["source"]["kind"] == "api_import"
+            assert (await m.ok(client, "memory_search", query="peanuts", at="2001-01-01T00:00:00Z"))[
+                "results"
+            ] == []
+            assert (await m.ok(client, "memory_search", query="peanuts", types=["episodic"]))["results"] == []
+
+            listed = await m.ok(client, "memory_list", limit=2)
+            assert listed["count"] == 3 and len(listed["results"]) == 2 and listed["next_offset"] == 2
+            assert [r["id"] for r in (await m.ok(client, "memory_list", q="Lyon"))["results"]] == [
+                city["entry"]["id"]
+            ]
+
+            got = await m.ok(client, "memory_get", memory_id=city["entry"]["id"])
+            assert got["content"] == "The user lives in Lyon." and got["namespace"] == "user/alice"
+            fixed = await m.ok(
+                client, "memory_correct", memory_id=city["entry"]["id"], content="The user lives in Paris.",
+                reason="moved",
+            )  # fmt: skip
+            assert fixed["supersedes"] == city["entry"]["id"] and fixed["id"] != city["entry"]["id"]
+            history = await m.ok(client, "memory_history", memory_id=fixed["id"])
+            assert [e["action"] for e in history["events"]][-1] == "corrected"
+
+            picture = (await m.profile(client))["sections"]
+            assert [s["content"] for s in picture["safety"]["statements"]] == [
+                "The user is severely allergic to peanuts."
+            ]
+            assert [s["content"] for s in picture["identity"]["statements"]] == ["The user lives in Paris."]
+            assert [s["content"] for s in picture["preferences"]["statements"]] == [
+                "The user prefers answers in French."
+            ]
+
+            job = await m.ok(
+                client, "memory_add_messages", conversation="trip-1",
+                messages=[
+                    {"role": "user", "content": "I'm vegetarian, by the way."},
+                    {"role": "assistant", "content": "Noted."},
+                ],
+            )  # fmt: skip
+            assert job["status"] == "done" and job["conversation"] == "trip-1"
+            assert m.orm(MemoryEntry.objects.filter(content__icontains="vegetarian").exists)
+
+            erased = await m.ok(client, "memory_erase", memory_id=peanuts["entry"]["id"])
+            assert erased["entries"] == 1
+            assert not m.orm(MemoryEntry.objects.filter(content__icontains="peanut").exists)
+
+            failed, refused = await m.call(client, "memory_erase_all", confirm=False)
+            assert failed and refused["errors"] == {"confirm": ["Set confirm to true to erase every memory."]}
+            assert m.orm(MemoryEntry.objects.exists)
+            everything = await m.ok(client, "memory_erase_all", confirm=True)
+            assert everything["erased"] >= 3 and everything["receipt"]["scope"] == "all"
+        return True
+
+    assert anyio.run(scenario)
+    assert not MemoryEntry.objects.filter(namespace__owner=owner).exists()
+
+
+# --- Credentials, scopes, isolation, refusals (HTTP: the transport that carries credentials) --------
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def _post(url: str, headers: dict[str, str] | None = None) -> httpx.Response:
+    return httpx.post(url, json=INITIALIZE, headers={**MCP_HEADERS, **(headers or {})}, timeout=60)
+
+
+def test_calls_without_valid_credentials_are_refused(mcp_url, tenant, make_key, owner):
+    revoked = make_key(tenant)
+    api_key_revoke(prefix=revoked[:11])
+    for headers in (
+        {},
+        {"Authorization": "Bearer pt_0123abcd_not-a-real-token"},
+        {"Authorization": "Bearer mk_0123abcd_not-a-real-key"},
+        {"Authorization": f"Bearer {revoked}"},
+    ):
+        response = _post(mcp_url, headers)
+        assert response.status_code == 401, headers
+        assert response.headers["WWW-Authenticate"].startswith("Bearer")
+    assert _post(mcp_url, {"Authorization": f"Bearer {make_key(tenant)}"}).status_code == 200
+
+    async def with_a_bad_token():
+        async with m.http_client(mcp_url, "pt_0123abcd_not-a-real-token") as client:
+            await client.list_tools()
+
+    with pytest.raises(Exception):  # noqa: B017  # the SDK reports the 401 its own way
+        anyio.run(with_a_bad_token)
+
+
+def test_a_host_or_origin_outside_the_allowed_hosts_is_refused(mcp_url, owner):
+    token = user_token_issue(user=owner).key
+    auth = {"Authorization": f"Bearer {token}"}
+    assert _post(mcp_url, {**auth, "Host": "attacker.example"}).status_code == 421
+    assert _post(mcp_url, {**auth, "Origin": "http://attacker.example"}).status_code == 403
+    assert _post(mcp_url, {**auth, "Host": "localhost"}).status_code == 200
+
+
+def test_a_key_without_the_scope_is_refused_as_the_api_refuses_it(mcp_url, tenant, make_key):
+    reader = make_key(tenant, ["read"])
+    writer = make_key(tenant, ["read", "write"])
+
+    async def scenario():
+        async with m.http_client(mcp_url, reader) as client:
+            refused_write = await m.call(client, "memory_add", content="The user likes tea.", user_id="u1")
+            searched = await m.call(client, "memory_search", query="tea", user_id="u1")
+        async with m.http_client(mcp_url, writer) as client:
+            refused_erase = await m.call(client, "memory_erase_all", confirm=True, user_id="u1")
+        return refused_write, searched, refused_erase
+
+    (failed_write, write_body), (failed_search, _), (failed_erase, erase_body) = anyio.run(scenario)
+    rest_write = client_with(reader).post(
+        "/api/v1/memories/", {"user_id": "u1", "content": "x"}, format="json"
+    )
+    rest_erase = client_with(writer).post(
+        "/api/v1/memories/erase-all/", {"user_id": "u1", "confirm": True}, format="json"
+    )
+    assert failed_write and write_body == {**rest_write.json(), "status": 403}
+    assert write_body["detail"] == "This API key lacks the 'write' scope."
+    assert failed_erase and erase_body == {**rest_erase.json(), "status": 403}
+    assert not failed_search
+    assert not MemoryEntry.objects.exists()
+
+
+def test_someone_elses_memory_is_not_found(mcp_url, owner, other_user, tenant, other_tenant, make_key):
+    mine = user_token_issue(user=owner).key
+    theirs = user_token_issue(user=other_user).key
+    acme, globex = make_key(tenant), make_key(other_tenant)
+
+    async def scenario():
+        async with m.http_client(mcp_url, mine) as client:
+            own = await m.ok(client, "memory_add", content="The user's locker code is in the blue notebook.")
+        async with m.http_client(mcp_url, acme) as client:
+            customer = await m.ok(
+                client, "memory_add", content="The user flies to Oslo on Friday.", user_id="c1"
+            )
+            await m.ok(client, "memory_add", content="The user likes jazz.", user_id="c2")
+        answers = []
+        for credential, memory_id, address in (
+            (theirs, own["entry"]["id"], {}),
+            (acme, own["entry"]["id"], {"user_id": "c1"}),
+            (globex, customer["entry"]["id"], {"user_id": "c1"}),
+            (acme, customer["entry"]["id"], {"user_id": "c2"}),  # the tenant's, but another end user's
+            (theirs, "not-even-a-uuid", {}),
+        ):
+            async with m.http_client(mcp_url, credential) as client:
+                answers += [await m.call(client, "memory_get", memory_id=memory_id, **address)]
+                answers += [await m.call(client, "memory_history", memory_id=memory_id, **address)]
+                answers += [
+                    await m.call(client, "memory_correct", memory_id=memory_id, content="Changed.", **address)
+                ]
+                answers += [await m.call(client, "memory_erase", memory_id=memory_id, **address)]
+        async with m.http_client(mcp_url, theirs) as client:
+            answers += [(False, await m.ok(client, "memory_list"))]
+        return own, customer, answers
+
+    own, customer, answers = anyio.run(scenario)
+    rest = client_with(theirs).get(f"/api/v1/memories/{own['entry']['id']}/")
+    assert rest.status_code == 404
+    *refusals, (_, listed) = answers
+    assert all(failed and body == {**rest.json(), "status": 404} for failed, body in refusals), refusals
+    assert listed["count"] == 0
+    assert MemoryEntry.objects.filter(pk__in=[own["entry"]["id"], customer["entry"]["id"]]).count() == 2
+    assert not MemoryEntry.objects.filter(content="Changed.").exists()
+
+
+def test_a_person_cannot_name_a_tenants_user(mcp_url, owner):
+    token = user_token_issue(user=owner).key
+
+    async def scenario():
+        async with m.http_client(mcp_url, token) as client:
+            return await m.call(client, "memory_search", query="tea", user_id="someone")
+
+    failed, body = anyio.run(scenario)
+    rest = client_with(token).post("/api/v1/recall/", {"query": "tea", "user_id": "someone"}, format="json")
+    assert failed and body == {**rest.json(), "status": 400}
+
+
+WEAKENING = "Refunds under 200 euros don't need a manager's approval any more."
+SECRET = "The user's bank password is Tr0ub4dor-93xq."
+
+
+def _same_outcome(mcp: dict, rest: dict) -> dict:
+    """What a caller reads from an add, without the ids and dates that differ between two adds."""
+    entry = mcp["entry"] and {k: mcp["entry"][k] for k in ("status", "type", "content")}
+    other = rest["entry"] and {k: rest["entry"][k] for k in ("status", "type", "content")}
+    assert entry == other
+    return {k: mcp[k] for k in ("action", "reason", "flagged")}
+
+
+def test_a_secret_and_a_policy_weakening_rule_are_refused_as_the_api_refuses_them(mcp_url, tenant, make_key):
+    key = make_key(tenant)
+
+    async def scenario():
+        async with m.http_client(mcp_url, key) as client:
+            return [
+                await m.ok(client, "memory_add", content=text, user_id="u1") for text in (SECRET, WEAKENING)
+            ]
+
+    secret, rule = anyio.run(scenario)
+    rest = client_with(key)
+    rest_secret = rest.post("/api/v1/memories/", {"user_id": "u2", "content": SECRET}, format="json").json()
+    rest_rule = rest.post("/api/v1/memories/", {"user_id": "u2", "content": WEAKENING}, format="json").json()
+    assert _same_outcome(secret, rest_secret) == {k: rest_secret[k] for k in ("action", "reason", "flagged")}
+    assert secret["action"] == "rejected" and secret["entry"] is None and secret["flagged"] is True
+    assert _same_outcome(rule, rest_rule) == {k: rest_rule[k] for k in ("action", "reason", "flagged")}
+    assert rule["action"] == "pending_review" and rule["entry"]["type"] == "procedural" and rule["flagged"]
+    assert scan_database("Tr0ub4dor-93xq", text_only=True) == {}
+    assert FlaggedWrite.objects.filter(kind=FlagKind.POLICY_WEAKENING).count() == 2
+
+
+def test_a_tenant_reads_its_users_profile(mcp_url, tenant, make_key):
+    key = make_key(tenant)
+
+    async def scenario():
+        async with m.http_client(mcp_url, key) as client:
+            await m.ok(client, "memory_add", content="The user is allergic to penicillin.", category="safety",
+                       user_id="c1")  # fmt: skip
+            await m.ok(client, "memory_add", content="The user is allergic to latex.", category="safety",
+                       user_id="c2")  # fmt: skip
+            return await m.profile(client, "memory://profile?user_id=c1")
+
+    picture = anyio.run(scenario)
+    assert [s["content"] for s in picture["sections"]["safety"]["statements"]] == [
+        "The user is allergic to penicillin."
+    ]
+
+
+def test_two_agents_adding_the_same_fact_at_once_keep_one_copy(mcp_url, tenant, make_key):
+    key = make_key(tenant)
+    outcomes: list[str] = []
+
+    ready: list[bool] = []
+
+    async def add(barrier: anyio.Event) -> None:
+        async with m.http_client(mcp_url, key) as client:
+            ready.append(True)
+            if len(ready) == 2:
+                barrier.set()
+            await barrier.wait()  # both sessions are open: the two calls leave together
+            body = await m.ok(
+                client, "memory_add", content="The user's daughter is called Mia.", user_id="c1"
+            )
+            outcomes.append(body["action"])
+
+    async def scenario():
+        barrier = anyio.Event()
+        async with anyio.create_task_group() as group:
+            group.start_soon(add, barrier)
+            group.start_soon(add, barrier)
+
+    anyio.run(scenario)
+    assert sorted(outcomes) == ["added", "merged"]
+    assert MemoryEntry.objects.filter(content__icontains="Mia").count() == 1
+
+
+def test_the_stdio_command_refuses_an_unknown_user(db):
+    done = subprocess.run(
+        [sys.executable, "manage.py", "mcp", "--user", "nobody"],
+        cwd=m.ROOT,
+        env=m.stdio_parameters("nobody").env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode != 0 and done.stdout == ""
+    assert "No active user 'nobody'." in done.stderr

@@ -1,0 +1,115 @@
+"""The list on /me/: pages with totals, filters that survive paging, search by words and meaning,
+select-many with Undo (erasure waits out its Undo window, then is final)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from memory_core.models import ErasureReceipt, MemoryEntry, MemoryStatus, Tombstone
+from memory_core.recall import memory_recall
+from memory_core.services import EntryDraft, memory_create, namespace_for_user
+from privacy.bulk import pending_erasures_run
+from privacy.models import PendingErasure
+from tests.chat.helpers import client_for
+from tests.memory_core.helpers import remember
+
+pytestmark = pytest.mark.django_db
+
+
+def many(user, n: int, **fields) -> list[MemoryEntry]:
+    namespace = namespace_for_user(user=user)
+    return [
+        memory_create(
+            namespace=namespace, draft=EntryDraft(content=f"The user owns bicycle number {i}.", **fields)
+        )
+        for i in range(n)
+    ]
+
+
+def rows(html: str) -> int:
+    return html.count('class="memory row')
+
+
+def test_the_list_is_paged_with_totals_and_filters_survive_paging(owner):
+    many(owner, 60)
+    many(owner, 50, type="episodic", category="event")
+    client = client_for(owner)
+
+    first = client.get(reverse("privacy:index")).content.decode()
+    assert rows(first) == 50 and "page 1 of 3 · 110 memories" in first
+    assert "Facts 60" in first and "Events 50" in first and "All 110" in first
+
+    events = client.get(reverse("privacy:index"), {"type": "events"}).content.decode()
+    assert "page 1 of 1 · 50 memories" in events
+    facts = client.get(reverse("privacy:index"), {"type": "facts", "page": 2}).content.decode()
+    assert rows(facts) == 10 and "page 2 of 2 · 60 memories" in facts
+    assert 'href="?type=facts&amp;page=1"' in facts  # the way back keeps the filter
+
+
+def test_search_finds_by_meaning_and_by_words_in_any_order(owner):
+    allergy = remember(owner, "The user is severely allergic to peanuts.", category="safety")
+    remember(owner, "The user plays the cello in an orchestra.")
+    client = client_for(owner)
+
+    for query in ("peanuts allergy", "allergic peanuts", "nut allergy"):
+        html = client.get(reverse("privacy:index"), {"q": query}).content.decode()
+        assert allergy.content in html and "cello" not in html, query
+    html = client.get(reverse("privacy:index"), {"q": "music instrument"}).content.decode()
+    assert "cello" in html and "peanuts" not in html
+    assert MemoryEntry.objects.get(pk=allergy.pk).access_count == 0  # a search is not a use
+
+
+def test_bulk_hide_offers_undo(owner):
+    entries = many(owner, 3)
+    client = client_for(owner)
+    ids = [str(e.pk) for e in entries[:2]]
+
+    response = client.post(reverse("privacy:bulk"), {"action": "hide", "ids": ids, "back": "type=facts"})
+    assert response.status_code == 302 and response.url == "/me/?type=facts"
+    assert set(MemoryEntry.objects.filter(status="hidden").values_list("pk", flat=True)) == {
+        e.pk for e in entries[:2]
+    }
+    page = client.get(response.url).content.decode()
+    assert "Hidden: the assistant will not use 2 memories." in page and ">Undo</button>" in page
+
+    client.post(reverse("privacy:bulk"), {"action": "unhide", "ids": ids})
+    assert not MemoryEntry.objects.filter(status="hidden").exists()
+
+
+def test_bulk_erase_waits_for_its_undo_window_then_is_final(owner):
+    keep, gone = remember(owner, "The user lives in Lisbon."), remember(owner, "The user plays the cello.")
+    client = client_for(owner)
+
+    client.post(reverse("privacy:bulk"), {"action": "erase", "ids": [str(keep.pk), str(gone.pk)]})
+    page = client.get(reverse("privacy:index")).content.decode()
+    assert "Erasing 2 memories for good in 30 seconds." in page
+    assert "Lisbon" not in page.split('id="memory-list"')[1]  # listed nowhere meanwhile
+    assert memory_recall(actor=owner, query="Where does the user live?", record=False).items == []
+    pending = PendingErasure.objects.get()
+    client.post(reverse("privacy:bulk_undo_erase"), {"pending": pending.pk})
+    assert MemoryEntry.objects.get(pk=keep.pk).status == MemoryStatus.ACTIVE
+    assert "Lisbon" in client.get(reverse("privacy:index")).content.decode()
+
+    client.post(reverse("privacy:bulk"), {"action": "erase", "ids": [str(gone.pk)]})
+    assert pending_erasures_run(now=timezone.now()) == 0  # still within the window
+    assert pending_erasures_run(now=timezone.now() + timedelta(seconds=31)) == 1
+    assert not MemoryEntry.objects.filter(pk=gone.pk).exists() and ErasureReceipt.objects.count() == 1
+    assert Tombstone.objects.exists()  # not learned again
+    undo = client.post(reverse("privacy:bulk_undo_erase"), {"pending": pending.pk + 1}, follow=True)
+    assert "Nothing to undo" in undo.content.decode()
+
+
+def test_someone_elses_memories_are_left_alone(owner, other_user):
+    theirs = remember(other_user, "The user is allergic to shellfish.")
+    response = client_for(owner).post(reverse("privacy:bulk"), {"action": "erase", "ids": [str(theirs.pk)]})
+    assert response.status_code == 302
+    assert not PendingErasure.objects.exists()
+    assert MemoryEntry.objects.get(pk=theirs.pk).status == MemoryStatus.ACTIVE
+    bad = client_for(owner).post(
+        reverse("privacy:bulk"), {"action": "drop", "ids": [str(theirs.pk)]}, follow=True
+    )
+    assert "Choose hide, use again or erase." in bad.content.decode()

@@ -1,0 +1,166 @@
+"""Every page in a real browser at a desktop (1280x800) and a phone (390x844) size: no sideways
+scroll, no serious or critical accessibility violation (axe-core, served from tests/static), a
+screenshot of each under tests/screenshots/ (git-ignored) for review. Then what only a browser
+shows: the focused composer, "Memory updated" with Undo, markdown that runs no script, a deep link
+into page 3 and to a superseded version, bulk erase with Undo, the API docs fully offline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from memory_core.embeddings import load_local_model
+from memory_core.lifecycle import memory_correct
+from memory_core.models import MemoryEntry, Namespace
+from memory_core.services import EntryDraft, memory_create, namespace_for_user
+from tests.chat.helpers import conversation, remember, say
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+AXE = Path(__file__).parent / "static" / "axe-4.14.1.min.js"
+SHOTS = Path(__file__).parent / "screenshots"
+VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+XSS = (
+    '<img src=x onerror="window.__pwned=1"> [x](javascript:window.__pwned=2) '
+    "<script>window.__pwned=3</script>"
+)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _ready():
+    load_local_model()  # the live server runs in this process: warm it once
+    expect.set_options(timeout=15_000)
+    yield
+    expect.set_options(timeout=None)
+
+
+def check(page, name: str, size: str) -> None:
+    """No sideways scroll, no serious or critical axe violation, and a screenshot."""
+    page.wait_for_load_state("load")
+    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    if width[0] > width[1]:
+        wide = page.evaluate(
+            "[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right"
+            " > window.innerWidth + 1).slice(-5).map(e => e.tagName + '.' + e.className)"
+        )
+        pytest.fail(f"{name} scrolls sideways at {size}: {width}, widest: {wide}")
+    page.add_script_tag(url="/__tests__/axe.js")
+    result = page.evaluate(
+        "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations"
+        ".filter(v => ['serious', 'critical'].includes(v.impact))"
+        ".map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')))"
+    )
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}-{size}.png"), full_page=True)
+    assert result == [], f"{name} at {size}: {result}"
+
+
+def test_every_page_at_both_sizes(owner, moderator, login, openai_server, live_server):
+    namespace = namespace_for_user(user=owner)
+    for i in range(120):
+        memory_create(namespace=namespace, draft=EntryDraft(content=f"The user owns bicycle number {i}."))
+    deep = MemoryEntry.objects.filter(namespace=namespace).order_by("-recorded_at", "-id")[105]  # page 3
+    old = remember(owner, "The user lives in Lisbon.")
+    current = memory_correct(
+        actor=owner, memory_id=old.pk, content="The user lives in Porto.", reason="Moved"
+    )
+    conv = conversation(owner)
+    openai_server.reply_text("Noted.\n\n**Bold**, a list:\n\n- one\n- two\n\n" + XSS)
+    say(owner, conv, "Remember that I am severely allergic to peanuts.")
+    taught = MemoryEntry.objects.get(namespace=namespace, content__icontains="peanuts")
+
+    page = login("alice", "pw-alice")
+    page.route(
+        "**/__tests__/axe.js", lambda route: route.fulfill(path=str(AXE), content_type="text/javascript")
+    )
+    pages = {
+        "chat": f"/c/{conv.pk}/",
+        "new-chat": "/",
+        "me": "/me/",
+        "me-page-3": "/me/?page=3",
+        "memory": f"/me/memories/{current.pk}/",
+        "memory-old-version": f"/me/memories/{old.pk}/",
+        "activity": "/me/activity/",
+        "not-found": "/me/memories/00000000-0000-4000-8000-000000000000/",
+    }
+    for size, viewport in VIEWPORTS.items():
+        page.set_viewport_size(viewport)
+        for name, url in pages.items():
+            page.goto(url)
+            check(page, name, size)
+        # The chat: the composer has the focus and is in view; the reply ran no script.
+        page.goto(f"/c/{conv.pk}/")
+        assert page.evaluate("document.activeElement.matches('#composer textarea')")
+        box = page.locator("#composer textarea").bounding_box()
+        assert box is not None and box["y"] + box["height"] <= viewport["height"], size
+        assert page.evaluate("window.__pwned") is None
+        expect(page.locator(".msg.assistant .md strong")).to_have_text("Bold")
+
+    page.set_viewport_size(VIEWPORTS["desktop"])
+    # Deep links: a memory on page 3, an old version that names the current one.
+    page.goto("/me/?page=3")
+    page.locator(f"#memory-{deep.pk} > details > summary").click()
+    page.locator(f"#memory-{deep.pk}").get_by_role("link", name="Open its page").click()
+    page.wait_for_url(f"**/me/memories/{deep.pk}/")
+    expect(page.locator("h1.content")).to_have_text(deep.content)
+    page.goto(f"/me/memories/{old.pk}/")
+    page.locator(".banner.old-version a").click()
+    page.wait_for_url(f"**/me/memories/{current.pk}/")
+
+    # Bulk erase, then Undo: both come back.
+    page.goto("/me/")
+    first, second = (page.locator("#memory-list input[name=ids]").nth(i) for i in (0, 1))
+    chosen = [first.get_attribute("value"), second.get_attribute("value")]
+    first.check()
+    second.check()
+    page.get_by_role("button", name="Erase", exact=True).click()
+    expect(page.locator("#undo")).to_contain_text("Erasing 2 memories")
+    for pk in chosen:
+        expect(page.locator(f"#memory-{pk}")).to_have_count(0)
+    page.locator("#undo").get_by_role("button", name="Undo").click()
+    for pk in chosen:
+        expect(page.locator(f"#memory-{pk}")).to_have_count(1)
+
+    # "Memory updated" at the reply that taught it; Undo forgets it.
+    page.goto(f"/c/{conv.pk}/")
+    notice = page.locator(".notice.updated.inline")
+    expect(notice).to_contain_text("Memory updated")
+    expect(notice.get_by_role("link")).to_have_attribute("href", f"/me/memories/{taught.pk}/")
+    notice.get_by_role("button", name="Undo").click()
+    expect(page.locator(".notice.updated.inline")).to_contain_text("Undone")
+    assert not MemoryEntry.objects.filter(pk=taught.pk).exists()
+
+    # The composer: a long paste is counted, not cut, and cannot be sent.
+    box = page.locator("#composer textarea")
+    box.fill("x" * 8100)
+    expect(page.locator("#composer-count")).to_contain_text("100 over the limit")
+    assert len(box.input_value()) == 8100
+    expect(page.get_by_role("button", name="Send")).to_be_disabled()
+
+
+def test_moderation_and_the_api_docs_at_both_sizes(moderator, login, live_server, settings):
+    # A transactional test empties the tables the first migrate filled (test_memory_page checks it).
+    Namespace.objects.get_or_create(path=settings.DEFAULT_ORG_NAMESPACE, defaults={"kind": "org"})
+    page = login("olga", "pw-olga")
+    page.route(
+        "**/__tests__/axe.js", lambda route: route.fulfill(path=str(AXE), content_type="text/javascript")
+    )
+    outside: list[str] = []
+
+    def note(request) -> None:
+        if not request.url.startswith((live_server.url, "data:", "blob:")):
+            outside.append(request.url)
+
+    page.on("request", note)
+    for size, viewport in VIEWPORTS.items():
+        page.set_viewport_size(viewport)
+        page.goto("/me/moderation/")
+        check(page, "moderation", size)
+        expect(page.locator("select[name=namespace_path]").first).to_have_value("org/default")
+    for url in ("/api/redoc/", "/api/docs/"):
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+    assert outside == [], json.dumps(outside)
