@@ -41,7 +41,7 @@ from memory_core.pipeline import (
 )
 from memory_core.services import memory_create_many
 from memory_core.tombstones import tombstones_for_batch
-from memory_core.webhooks.announce import announce_outcome
+from memory_core.webhooks.announce import announce_outcomes
 
 NEAREST = 3  # as `pipeline._find_duplicate`
 
@@ -70,9 +70,10 @@ def memory_add_many(*, namespace: Namespace, requests: list[WriteRequest]) -> li
         _embed([request for _, request in accepted], into=accepted)
         locked = lock_namespace(namespace.pk)
         _indexed(0, guard_pause, locked)  # paused while we embedded: still nothing is stored
-        for index, outcome in _Reconciler(locked).run(accepted):
+        reconciled = _Reconciler(locked).run(accepted)
+        for index, outcome in reconciled:
             outcomes[index] = outcome
-            announce_outcome(outcome)  # webhooks, as `pipeline.write` does after `reconcile`
+        announce_outcomes(outcome for _, outcome in reconciled)  # webhooks, as `pipeline.write` does
     return [outcome for outcome in outcomes if outcome is not None]
 
 
