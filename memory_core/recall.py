@@ -65,7 +65,7 @@ from django.conf import settings
 from django.contrib.postgres.search import SearchQuery
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection, transaction
-from django.db.models import F, Q, Value
+from django.db.models import Q, Value
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
@@ -78,7 +78,6 @@ from memory_core.models import (
     MemoryEntry,
     MemoryType,
     Namespace,
-    RecallLog,
     SourceKind,
 )
 from memory_core.querysets import MemoryEntryQuerySet
@@ -587,33 +586,7 @@ def fill_budget(ranked: list[RecalledMemory], *, budget_tokens: int, limit: int)
 
 
 def _record(result: RecallResult) -> None:
-    """Access counts in one UPDATE and the recall log in one INSERT; no jobs, no per-row saves.
+    """Access counts and the recall log in one statement (`memory_core.recall_log.record`)."""
+    from memory_core.recall_log import record
 
-    Recording never waits on a writer, so it can never be part of a lock cycle with the write
-    path: the counted rows are locked in id order with SKIP LOCKED (a row a write is changing
-    right now — a merge of a batch, an extraction — is simply not counted by this one recall),
-    and the log rows' foreign keys take only KEY SHARE locks, which neither the write pipeline's
-    FOR NO KEY UPDATE on the namespace nor its row updates block. The log records every item.
-    """
-    now = timezone.now()
-    ids = sorted({item.entry.pk for item in result.items})
-    in_order = (
-        MemoryEntry.objects.filter(pk__in=ids)
-        .order_by("pk")
-        .select_for_update(no_key=True, skip_locked=True)
-        .values("pk")
-    )
-    MemoryEntry.objects.filter(pk__in=in_order).update(
-        access_count=F("access_count") + 1, last_accessed_at=now
-    )
-    RecallLog.objects.bulk_create(
-        RecallLog(
-            namespace_id=item.entry.namespace_id,
-            entry_id=item.entry.pk,
-            turn_ref=result.turn_ref[:100],
-            rank=position,
-            score=item.score,
-            created_at=now,
-        )
-        for position, item in enumerate(result.items, start=1)
-    )
+    record(result)

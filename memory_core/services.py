@@ -177,19 +177,16 @@ class EntryDraft:
     actor: Any = None
 
 
-@transaction.atomic
-def memory_create(
+def _new_entry(
     *,
     namespace: Namespace,
     draft: EntryDraft,
-    reason: str = "",
-    status: str | None = None,
-    embedding: list[float] | None = None,
+    status: str | None,
+    embedding: list[float] | None,
+    embedder: Any,
+    now: datetime,
 ) -> MemoryEntry:
-    """Store one statement as given (no reconciliation): embedded, validated, with history.
-
-    Procedural entries always start as pending review: only an operator makes them active.
-    """
+    """The validated, unsaved entry of one draft (see `memory_create`)."""
     text = validate_fields(
         content=draft.content,
         type=draft.type,
@@ -197,23 +194,18 @@ def memory_create(
         confidence=draft.confidence,
         importance=draft.importance,
     )
-    now = timezone.now()
     start = draft.valid_from or now
     if draft.valid_to is not None and draft.valid_to < start:
         raise MemoryServiceError(
             "Invalid memory.", field_errors={"valid_to": ["Must not be before valid_from."]}
         )
-    from memory_core.embeddings import get_embedder
-
-    embedder = get_embedder()
     if status is None:
         status = MemoryStatus.PENDING_REVIEW if draft.type == MemoryType.PROCEDURAL else MemoryStatus.ACTIVE
     elif draft.type == MemoryType.PROCEDURAL and status == MemoryStatus.ACTIVE:
         raise MemoryServiceError("A procedure becomes active only when an operator approves it.")
-    message_ids = [str(m) for m in draft.source_message_ids]
     vector = embedding if embedding is not None else embedder.embed_query(text)
     context = clipped(draft.context)
-    entry = MemoryEntry(
+    return MemoryEntry(
         namespace=namespace,
         type=draft.type,
         category=draft.category or "general",
@@ -221,7 +213,7 @@ def memory_create(
         content=text,
         source_kind=draft.source_kind,
         source_conversation=draft.source_conversation or "",
-        source_message_ids=message_ids,
+        source_message_ids=[str(m) for m in draft.source_message_ids],
         extractor_model=draft.extractor_model,
         extractor_prompt_version=draft.extractor_prompt_version,
         is_inference=draft.is_inference,
@@ -240,24 +232,86 @@ def memory_create(
         # Without context the statement is its own context: both similarities stay comparable.
         context_embedding=embedder.embed_query(context_document(context, text)) if context else vector,
     )
-    entry.save(force_insert=True)
-    MemoryEvidence.objects.create(
+
+
+def _evidence(entry: MemoryEntry, draft: EntryDraft) -> MemoryEvidence:
+    return MemoryEvidence(
         entry=entry,
         source_kind=draft.source_kind,
         source_conversation=entry.source_conversation,
-        source_message_ids=message_ids,
+        source_message_ids=list(entry.source_message_ids),
         excerpt=draft.excerpt[:500],
         confidence=draft.confidence,
     )
-    event_record(
+
+
+def _created_event(entry: MemoryEntry, draft: EntryDraft, reason: str) -> MemoryEvent:
+    actor = draft.actor
+    return MemoryEvent(
+        namespace_id=entry.namespace_id,
         entry=entry,
+        entry_ref=entry.pk,
         action=EventAction.CREATED,
         actor_kind=draft.actor_kind,
-        actor=draft.actor,
-        reason=reason,
-        data={"content": text, "status": entry.status, "type": draft.type, "key": entry.key},
+        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        reason=strip_nul(reason),
+        data={"content": entry.content, "status": entry.status, "type": draft.type, "key": entry.key},
     )
+
+
+@transaction.atomic
+def memory_create(
+    *,
+    namespace: Namespace,
+    draft: EntryDraft,
+    reason: str = "",
+    status: str | None = None,
+    embedding: list[float] | None = None,
+) -> MemoryEntry:
+    """Store one statement as given (no reconciliation): embedded, validated, with history.
+
+    Procedural entries always start as pending review: only an operator makes them active.
+    """
+    from memory_core.embeddings import get_embedder
+
+    entry = _new_entry(
+        namespace=namespace,
+        draft=draft,
+        status=status,
+        embedding=embedding,
+        embedder=get_embedder(),
+        now=timezone.now(),
+    )
+    entry.save(force_insert=True)
+    _evidence(entry, draft).save(force_insert=True)
+    _created_event(entry, draft, reason).save(force_insert=True)
     return entry
+
+
+@transaction.atomic
+def memory_create_many(
+    *, namespace: Namespace, drafts: list[tuple[EntryDraft, list[float]]], reason: str = ""
+) -> list[MemoryEntry]:
+    """`memory_create` for several embedded drafts at once: one INSERT each for the entries, their
+    evidence and their history (the write pipeline's batches)."""
+    from memory_core.embeddings import get_embedder
+
+    embedder = get_embedder()
+    now = timezone.now()
+    entries = [
+        _new_entry(
+            namespace=namespace, draft=draft, status=None, embedding=vector, embedder=embedder, now=now
+        )
+        for draft, vector in drafts
+    ]
+    MemoryEntry.objects.bulk_create(entries)
+    MemoryEvidence.objects.bulk_create(
+        _evidence(entry, draft) for entry, (draft, _) in zip(entries, drafts, strict=True)
+    )
+    MemoryEvent.objects.bulk_create(
+        _created_event(entry, draft, reason) for entry, (draft, _) in zip(entries, drafts, strict=True)
+    )
+    return entries
 
 
 def supersede(

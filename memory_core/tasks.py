@@ -18,10 +18,12 @@ def run_forgetting() -> dict[str, int]:
     """The `memory-forgetting` schedule: expire, archive and merge (capped per pass), then report."""
     import logging
 
+    from memory_core import recall_log
     from memory_core.forgetting import forget_all
 
     reports = forget_all()
     counts = {report.name: report.count for report in reports}
+    counts["recall_log_pruned"] = recall_log.prune()
     capped = [report.name for report in reports if report.capped]
     logging.getLogger(__name__).info(
         "forgetting: %s%s",

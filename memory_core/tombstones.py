@@ -92,14 +92,25 @@ def blocking_tombstone(
     conversation: str,
     message_ids: list[str],
     said_at: datetime | None,
+    candidates: list[Tombstone] | None = None,
 ) -> Tombstone | None:
-    """The tombstone that forbids learning `content` from this source again, if any."""
+    """The tombstone that forbids learning `content` from this source again, if any.
+
+    `candidates`: the namespace's tombstones already fetched for a whole batch
+    (`tombstones_for_batch`); without them, the matching ones are queried.
+    """
     digest = statement_digest(content)
     refs = message_refs(conversation, message_ids)
-    match = Q(digest=digest)
-    if key and refs:
-        match |= Q(key_digest=slot_digest(key), message_refs__overlap=refs)
-    for tombstone in Tombstone.objects.filter(namespace=namespace).filter(match).order_by("-created_at"):
+    key_digest = slot_digest(key) if key and refs else None
+    if candidates is None:
+        match = Q(digest=digest)
+        if key_digest is not None:
+            match |= Q(key_digest=key_digest, message_refs__overlap=refs)
+        candidates = list(Tombstone.objects.filter(namespace=namespace).filter(match).order_by("-created_at"))
+    for tombstone in candidates:
+        same_slot = key_digest is not None and tombstone.key_digest == key_digest
+        if tombstone.digest != digest and not (same_slot and set(refs) & set(tombstone.message_refs)):
+            continue
         if tombstone.reason == TombstoneReason.REJECTED:
             if source_kind != SourceKind.OPERATOR and tombstone.digest == digest:
                 return tombstone
@@ -109,3 +120,15 @@ def blocking_tombstone(
         if tombstone.digest == digest and said_at is not None and said_at <= tombstone.created_at:
             return tombstone
     return None
+
+
+def tombstones_for_batch(*, namespace: Namespace, contents: list[str], keys: list[str]) -> list[Tombstone]:
+    """Every tombstone of `namespace` that could block one of a batch's statements, newest first,
+    in one query (each statement is then checked by `blocking_tombstone(candidates=…)`)."""
+    digests = {statement_digest(content) for content in contents}
+    key_digests = {slot_digest(key) for key in keys if key}
+    return list(
+        Tombstone.objects.filter(namespace=namespace)
+        .filter(Q(digest__in=digests) | Q(key_digest__in=key_digests))
+        .order_by("-created_at")
+    )

@@ -14,6 +14,17 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 pytest_plugins = ["tests.fixtures_openai", "tests.fixtures_browser", "tests.webhook_receiver"]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _embedding_model_exported() -> None:
+    """Export the ONNX embedding model (once per checkout) before any test times anything."""
+    from django.conf import settings
+
+    if settings.EMBEDDING_RUNTIME == "onnx":
+        from memory_core.onnx_embedding import ensure_exported
+
+        ensure_exported()
+
+
 @pytest.fixture
 def make_user(db):
     User = get_user_model()

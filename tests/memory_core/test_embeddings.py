@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import math
+import shutil
 from io import StringIO
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import CommandError, call_command
 
-from memory_core.embeddings import LOCAL_MODEL_NAME, LocalEmbedder, OpenAIEmbedder, get_embedder
+from memory_core import embeddings, onnx_embedding
+from memory_core.embeddings import (
+    LOCAL_MODEL_NAME,
+    LocalEmbedder,
+    OpenAIEmbedder,
+    get_embedder,
+    runtime_in_use,
+)
 from memory_core.errors import MemoryServiceError
 from memory_core.llm import OfflineMode
 from memory_core.models import MemoryEntry, MemoryEvent, Namespace
@@ -201,3 +211,122 @@ def test_it_stops_with_a_clear_message_when_the_embedder_is_offline(ns, openai_e
     entry.refresh_from_db()
     assert entry.embedding is None
     assert not MemoryEvent.objects.filter(action="reembedded").exists()
+
+
+# --- runtimes and the query cache ---------------------------------------------------------------
+
+RUNTIME_TEXTS = [
+    "I am allergic to peanuts",
+    "用户住在上海。每天早上喝绿茶。",
+    "Refund RF20260629001 was filed for order 88231",
+    " ".join(["a long conversation turn about the garden and the weather"] * 60),  # over 256 tokens
+    "x",
+]
+
+
+def test_it_gives_torch_vectors_on_onnx_runtime(settings):
+    onnx = get_embedder().embed(RUNTIME_TEXTS)
+    settings.EMBEDDING_RUNTIME = "torch"
+    torch = get_embedder().embed(RUNTIME_TEXTS)
+    for a, b in zip(onnx, torch, strict=True):
+        assert _dot(a, b) > 0.999
+
+
+def test_it_answers_a_repeated_query_from_the_cache_with_a_copy(settings):
+    embedder = get_embedder()
+    first = embedder.embed_query("where does the user live?")
+    first[0] = 42.0  # a caller changing its list must not change the cached vector
+    second = embedder.embed_query("where does the user live?")
+    assert second[0] != 42.0
+    assert second == embedder.embed(["where does the user live?"])[0]
+
+
+def test_the_export_command_checks_the_onnx_file_against_torch():
+    out = StringIO()
+    call_command("embedding_export", "--check", stdout=out)
+    assert "matches its checksum" in out.getvalue()
+    cosine = float(out.getvalue().rsplit("Lowest cosine to torch: ", 1)[1].rstrip(".\n"))
+    assert cosine >= 0.99
+
+
+# --- a missing or damaged ONNX file -------------------------------------------------------------
+
+
+@pytest.fixture
+def reference_model():
+    """The ONNX file exported for the test session (in the configured directory)."""
+    return onnx_embedding.ensure_exported()
+
+
+@pytest.fixture
+def fresh_process(reference_model, settings, tmp_path, monkeypatch):
+    """A process that has loaded no ONNX session yet, with its model directory in tmp_path."""
+    settings.EMBEDDING_ONNX_DIR = tmp_path / "models"
+    monkeypatch.setattr(embeddings, "_onnx_models", {})
+    monkeypatch.setattr(embeddings, "_onnx_failed", False)
+    embeddings.query_cache.clear()
+    return settings
+
+
+def _sha256(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _assert_torch_vectors(vectors: list[list[float]], settings) -> None:
+    settings.EMBEDDING_RUNTIME = "torch"
+    for ours, torch in zip(vectors, get_embedder().embed(RUNTIME_TEXTS), strict=True):
+        assert _dot(ours, torch) > 0.999
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated", "garbage"])
+def test_a_missing_or_damaged_onnx_file_is_exported_again_with_a_log_line(
+    reference_model, fresh_process, damage, caplog
+):
+    reference = reference_model
+    path = onnx_embedding.onnx_path()
+    path.parent.mkdir(parents=True)
+    if damage != "missing":
+        shutil.copy(onnx_embedding.digest_path(reference), onnx_embedding.digest_path(path))
+        path.write_bytes(reference.read_bytes()[: 1 << 20] if damage == "truncated" else b"not a model")
+
+    with caplog.at_level(logging.WARNING, logger="memory_core.onnx_embedding"):
+        vectors = get_embedder().embed(RUNTIME_TEXTS)
+
+    expected = "is missing" if damage == "missing" else "does not match its recorded checksum"
+    messages = [record.getMessage() for record in caplog.records]
+    assert any(expected in message and str(path) in message for message in messages)
+    assert runtime_in_use() == "onnx"
+    # Deterministic: the same bytes as the export the test session made, and its checksum beside it.
+    assert _sha256(path) == _sha256(reference)
+    assert onnx_embedding.digest_path(path).read_text().strip() == _sha256(path)
+    _assert_torch_vectors(vectors, fresh_process)
+
+
+def test_embeddings_fall_back_to_torch_when_the_export_fails(fresh_process, tmp_path, caplog):
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    fresh_process.EMBEDDING_ONNX_DIR = blocker / "models"  # the export cannot create its directory
+
+    with caplog.at_level(logging.WARNING):
+        vectors = get_embedder().embed(RUNTIME_TEXTS)
+        query = get_embedder().embed_query("where does the user live?")
+
+    assert any("using torch" in record.getMessage() for record in caplog.records)
+    assert runtime_in_use() == "torch (ONNX unavailable)"
+    assert len(query) == 384
+    _assert_torch_vectors(vectors, fresh_process)
+
+
+def test_the_export_command_replaces_a_damaged_file(fresh_process):
+    path = onnx_embedding.onnx_path()
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"not a model")
+
+    out = StringIO()
+    call_command("embedding_export", stdout=out)
+
+    assert f"{path} has no recorded checksum; exporting it from the packaged weights." in out.getvalue()
+    assert f"Wrote {path}." in out.getvalue()
+    again = StringIO()
+    call_command("embedding_export", stdout=again)
+    assert "matches its checksum" in again.getvalue()

@@ -445,7 +445,10 @@ def test_the_task_runs_every_pass_and_returns_counts(owner):
     _active_daily(owner, now=timezone.now())
     _entry(owner, "Trivia", days_old=300, importance=0, now=timezone.now())
 
-    assert run_forgetting() == {"expire_ended_windows": 0, "expire_ttl": 0, "decay": 1, "consolidate": 0}
+    assert run_forgetting() == {
+        "expire_ended_windows": 0, "expire_ttl": 0, "decay": 1, "consolidate": 0,
+        "recall_log_pruned": 0,
+    }
 
 
 def test_the_forgetting_schedule_is_registered():

@@ -18,7 +18,8 @@ from memory_core.extraction import extraction_run
 from memory_core.lifecycle import memory_correct
 from memory_core.models import ExtractionJob, MemoryEntry
 from memory_core.moderation import procedure_approve, procedure_reject
-from memory_core.pipeline import memory_add
+from memory_core.pipeline import memory_add, write_request
+from memory_core.pipeline_batch import memory_add_many
 from memory_core.scan import scan_database
 from memory_core.services import namespace_create, namespace_for_user
 from memory_core.webhooks.addresses import endpoint_url_check
@@ -75,6 +76,28 @@ def test_it_delivers_a_signed_memory_added_event(owner, hook, receiver, django_c
     assert (delivery.status, delivery.attempts, delivery.last_status_code) == ("succeeded", 1, 200)
     (attempt,) = delivery.attempt_log.all()
     assert attempt.succeeded and attempt.status_code == 200 and attempt.duration_ms >= 0
+
+
+def test_a_batch_of_adds_announces_each_statement_as_single_adds_do(
+    owner, hook, receiver, django_capture_on_commit_callbacks
+):
+    _, secret = hook
+    namespace = namespace_for_user(user=owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        memory_add(namespace=namespace, content="The user plays the cello.")
+    receiver.received.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        contents = ["The user plays the cello.", "The user keeps bees.", "The user's sister is Ana."]
+        memory_add_many(namespace=namespace, requests=[write_request(content=c) for c in contents])
+
+    received = sorted(
+        (verified(r, secret)["type"], r.json["data"]["memory"]["content"]) for r in receiver.received
+    )
+    assert received == [
+        ("memory.added", "The user keeps bees."),
+        ("memory.added", "The user's sister is Ana."),
+        ("memory.merged", "The user plays the cello."),
+    ]
 
 
 def test_a_tampered_body_an_old_timestamp_or_another_secret_fail_verification(

@@ -14,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
+from memory_core import recall_log
 from memory_core.forgetting import forget_all
 
 _TITLES = {
@@ -91,3 +92,7 @@ class Command(BaseCommand):
         counts = ", ".join(f"{report.action} ({report.name}) {report.count}" for report in reports)
         summary = f"{'Would change' if dry_run else 'Changed'} {_entries(total)}: {counts}."
         self.stdout.write(summary if dry_run else self.style.SUCCESS(summary))
+        if not dry_run:
+            pruned = recall_log.prune(now)
+            days = recall_log.retention_days()
+            self.stdout.write(f"Recall log: {pruned} rows older than {days} days deleted.")

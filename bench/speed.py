@@ -1,0 +1,246 @@
+"""Speed at scale on LoCoMo, side by side with mem0 OSS (issue 15's table, in one run).
+
+Figures, each with its baseline in the same run:
+
+* query embedding p50/p95: ONNX Runtime (default) vs torch, one thread; batch rate, all cores;
+* ingest, one by one: `memory_add` vs mem0 `Memory.add(infer=False)` (pgvector on the same
+  embedded server, the same packaged MiniLM through sentence-transformers, no LLM call);
+* ingest, batched: `memory_add_many` in batches of `--batch` vs one by one;
+* `memory_recall` in-process including the query embedding, p50/p95, recording on: ours on ONNX
+  and on torch vs mem0 `Memory.search` over the same conversations;
+* recall log: rows written, then bounded by `RECALL_LOG_RETENTION_DAYS`.
+
+`python -m bench speed [--conversations 2] [--one-by-one 150] [--queries 150] [--batch 25] [--no-mem0]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from bench import common
+from bench.locomo_data import Conversation, load_all
+
+
+def _times(items: list[Any], run: Callable[[Any], object]) -> list[float]:
+    durations = []
+    for item in items:
+        start = time.perf_counter()
+        run(item)
+        durations.append(time.perf_counter() - start)
+    return durations
+
+
+def _line(label: str, values: list[float]) -> None:
+    print(f"  {label:<44} {common.summary_ms(values)}", flush=True)
+
+
+def _embedding(texts: list[str], queries: list[str]) -> None:
+    from django.test import override_settings
+
+    from memory_core.embeddings import LocalEmbedder, batch_threads
+
+    print("query embedding (one thread) and batch embedding (all cores):")
+    embedder = LocalEmbedder()
+    results: dict[str, tuple[list[float], float]] = {}
+    for runtime in ("torch", "onnx"):
+        with override_settings(EMBEDDING_RUNTIME=runtime):
+            embedder.embed([queries[0]])  # load
+            single = _times(queries, lambda q: embedder.embed([q]))
+            with common.timed() as elapsed:
+                embedder.embed(texts)
+            results[runtime] = (single, len(texts) / elapsed())
+        _line(f"{runtime} query", single)
+        print(
+            f"  {runtime} batch of {len(texts)} on {batch_threads()} threads: "
+            f"{results[runtime][1]:7.1f} texts/s"
+        )
+    onnx, torch = results["onnx"], results["torch"]
+    print(
+        "  onnx vs torch: query p50 "
+        f"{common.ratio(common.percentile(torch[0], 50), common.percentile(onnx[0], 50))}"
+        f" faster, batch {common.ratio(onnx[1], torch[1])}"
+    )
+
+
+def _mem0(collection: str) -> Any:
+    """mem0 OSS `Memory` on the embedded server (pgvector), with the packaged MiniLM."""
+    os.environ.setdefault("MEM0_TELEMETRY", "false")
+    logging.getLogger("mem0").setLevel(logging.WARNING)  # a line per inserted vector otherwise
+    from django.db import connection
+    from mem0 import Memory
+
+    from memory_core.onnx_embedding import model_dir
+
+    connection.ensure_connection()
+    info = connection.connection.info
+    dsn = f"postgresql://{info.user}@/{info.dbname}?host={info.host}&port={info.port}"
+    return Memory.from_config(
+        {
+            "vector_store": {
+                "provider": "pgvector",
+                "config": {
+                    "connection_string": dsn,
+                    "collection_name": collection,
+                    "embedding_model_dims": 384,
+                },
+            },
+            "embedder": {
+                "provider": "huggingface",
+                "config": {"model": str(model_dir()), "embedding_dims": 384},
+            },
+            # infer=False makes no LLM call; should one happen, it fails at once (nothing listens).
+            "llm": {
+                "provider": "openai",
+                "config": {"api_key": "unused", "openai_base_url": "http://127.0.0.1:9/v1"},
+            },
+            "history_db_path": str(common_var() / "mem0-bench-history.db"),
+        }
+    )
+
+
+def common_var() -> Any:
+    from django.conf import settings
+
+    path = settings.BASE_DIR / "var"
+    path.mkdir(exist_ok=True)
+    return path
+
+
+def _ingest(conversations: list[Conversation], one_by_one: int, batch: int, mem0: Any) -> dict[str, Any]:
+    from memory_core.models import Namespace
+    from memory_core.pipeline import memory_add, write_request
+    from memory_core.pipeline_batch import memory_add_many
+
+    print("ingest (LoCoMo turns, stored as given, local embeddings, in-process):")
+    sample = [turn.content for turn in conversations[0].turns[:one_by_one]]
+    single = Namespace.objects.create(path="agent/speed-single", kind="agent")
+    ours = _times(sample, lambda text: memory_add(namespace=single, content=text, exact=True))
+    ours_rate = len(sample) / sum(ours)
+    print(f"  ours memory_add one by one: {ours_rate:7.1f}/s   ({common.summary_ms(ours)})")
+
+    namespaces: dict[str, Any] = {}
+    total = 0
+    with common.timed() as elapsed:
+        for conversation in conversations:
+            namespace = Namespace.objects.create(path=f"agent/speed-{conversation.name}", kind="agent")
+            namespaces[conversation.name] = namespace
+            texts = [turn.content for turn in conversation.turns]
+            for start in range(0, len(texts), batch):
+                chunk = texts[start : start + batch]
+                memory_add_many(
+                    namespace=namespace, requests=[write_request(content=t, exact=True) for t in chunk]
+                )
+            total += len(texts)
+    batched_rate = total / elapsed()
+    print(
+        f"  ours memory_add_many, batches of {batch}: {batched_rate:7.1f}/s ({total} turns); "
+        f"vs one by one {common.ratio(batched_rate, ours_rate)}"
+    )
+    if mem0 is not None:
+        mem0_times: list[float] = []
+        for conversation in conversations:
+            mem0_times += _times(
+                [turn.content for turn in conversation.turns],
+                lambda text, name=conversation.name: mem0.add(
+                    [{"role": "user", "content": text}], user_id=name, infer=False
+                ),
+            )
+        mem0_rate = len(mem0_times) / sum(mem0_times)
+        print(
+            f"  mem0 Memory.add(infer=False) one by one: {mem0_rate:7.1f}/s   "
+            f"({common.summary_ms(mem0_times)})"
+        )
+        print(
+            f"  ours vs mem0: one by one {common.ratio(ours_rate, mem0_rate)}, "
+            f"batched {common.ratio(batched_rate, mem0_rate)}"
+        )
+    return namespaces
+
+
+def _recall(conversations: list[Conversation], namespaces: dict[str, Any], queries: int, mem0: Any) -> None:
+    from django.test import override_settings
+
+    from memory_core.embeddings import query_cache
+    from memory_core.recall import memory_recall
+
+    questions = [(c.name, q.text) for c in conversations for q in c.questions][:queries]
+    print(f"recall in-process incl. the query embedding ({len(questions)} LoCoMo questions, recording on):")
+
+    def ours(item: tuple[str, str]) -> None:
+        name, text = item
+        memory_recall(namespaces=[namespaces[name]], query=text, limit=20, budget_tokens=2000)
+
+    figures: dict[str, list[float]] = {}
+    for runtime in ("torch", "onnx"):
+        with override_settings(EMBEDDING_RUNTIME=runtime):
+            query_cache.clear()
+            ours(questions[0])
+            query_cache.clear()  # every question embedded: the cache is not what is measured
+            figures[runtime] = _times(questions, ours)
+        _line(f"ours memory_recall ({runtime})", figures[runtime])
+    query_cache.clear()
+    if mem0 is not None:
+        figures["mem0"] = _times(
+            questions, lambda item: mem0.search(item[1], filters={"user_id": item[0]}, top_k=20)
+        )
+        _line("mem0 Memory.search", figures["mem0"])
+        for runtime in ("torch", "onnx"):
+            theirs, ours_p95 = common.percentile(figures["mem0"], 95), common.percentile(figures[runtime], 95)
+            print(f"  mem0 p95 / ours ({runtime}) p95: {common.ratio(theirs, ours_p95)}")
+
+
+def _recall_log() -> None:
+    from django.test import override_settings
+    from django.utils import timezone
+
+    from memory_core import recall_log
+    from memory_core.models import RecallLog
+
+    rows = RecallLog.objects.count()
+    RecallLog.objects.filter(pk__in=RecallLog.objects.order_by("pk").values("pk")[: rows // 2]).update(
+        created_at=timezone.now() - timedelta(days=400)
+    )
+    with override_settings(RECALL_LOG_RETENTION_DAYS=90), common.timed() as elapsed:
+        pruned = recall_log.prune()
+    print(
+        f"recall log: {rows} rows written by this run; half aged past the retention, "
+        f"{pruned} pruned in {elapsed() * 1000:.0f} ms, {RecallLog.objects.count()} left "
+        "(before: never pruned)"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench speed")
+    parser.add_argument("--conversations", type=int, default=2)
+    parser.add_argument("--one-by-one", type=int, default=150, help="turns added one by one by each system")
+    parser.add_argument("--queries", type=int, default=150)
+    parser.add_argument("--batch", type=int, default=25)
+    parser.add_argument("--no-mem0", action="store_true")
+    args = parser.parse_args(argv)
+    common.setup()
+    common.header("Speed at scale on LoCoMo, ours vs mem0 OSS")
+    conversations = load_all()[: args.conversations]
+    common.truncate()
+    print(
+        f"{len(conversations)} conversations, {sum(len(c.turns) for c in conversations)} turns, "
+        f"{os.cpu_count()} cores"
+    )
+    texts = [turn.content for turn in conversations[0].turns[:200]]
+    _embedding(texts, [q.text for q in conversations[0].questions[:100]])
+    mem0 = None
+    if not args.no_mem0:
+        mem0 = _mem0("mem0_speed_bench")
+        mem0.reset()
+    namespaces = _ingest(conversations, args.one_by_one, args.batch, mem0)
+    _recall(conversations, namespaces, args.queries, mem0)
+    _recall_log()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""The recall log and access counters: written in one statement per recall, pruned by retention.
+
+`record` counts the recalled entries (access_count, last_accessed_at) and logs one row per item in
+a single round trip inside the recall's own transaction, so recording adds no transaction and
+almost no time to the request. `prune` (run by the forgetting schedule and `manage.py forget`)
+deletes log rows older than `RECALL_LOG_RETENTION_DAYS`: what they said survives, aggregated, in
+each entry's access_count and last_accessed_at (the "used N times, last on …" the user's page
+shows); the activity page's recent recalls are within the retention window.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+from memory_core.models import MemoryEntry, RecallLog
+
+if TYPE_CHECKING:
+    from memory_core.recall import RecallResult
+
+# Rows deleted per statement, so a first prune of a large backlog never holds long locks.
+PRUNE_BATCH = 10_000
+
+_ENTRY = MemoryEntry._meta.db_table
+_LOG = RecallLog._meta.db_table
+
+# Recording never waits on a writer, so it can never be part of a lock cycle with the write path:
+# the counted rows are locked in id order with SKIP LOCKED (a row a write is changing right now —
+# a merge of a batch, an extraction — is simply not counted by this one recall), and the log
+# rows' foreign keys take only KEY SHARE locks, which neither the write pipeline's FOR NO KEY
+# UPDATE on the namespace nor its row updates block. The log records every item.
+_RECORD_SQL = f"""
+WITH counted AS (
+    UPDATE {_ENTRY} SET access_count = access_count + 1, last_accessed_at = %(now)s
+    WHERE id IN (
+        SELECT id FROM {_ENTRY} WHERE id = ANY(%(ids)s::uuid[])
+        ORDER BY id FOR NO KEY UPDATE SKIP LOCKED
+    )
+)
+INSERT INTO {_LOG} (namespace_id, entry_id, turn_ref, rank, score, created_at)
+SELECT namespace_id, entry_id, %(turn_ref)s, rank, score, %(now)s
+FROM unnest(%(namespaces)s::bigint[], %(entries)s::uuid[], %(ranks)s::int[], %(scores)s::float8[])
+    AS item(namespace_id, entry_id, rank, score)
+"""  # noqa: S608  # table names from the models; every value is a parameter
+
+
+def record(result: RecallResult) -> None:
+    """Access counts and the log rows of one recall, in one statement (see `_RECORD_SQL`)."""
+    if not result.items:
+        return
+    items = result.items
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _RECORD_SQL,
+            {
+                "now": timezone.now(),
+                "ids": sorted({str(item.entry.pk) for item in items}),
+                "turn_ref": result.turn_ref[:100],
+                "namespaces": [item.entry.namespace_id for item in items],
+                "entries": [str(item.entry.pk) for item in items],
+                "ranks": list(range(1, len(items) + 1)),
+                "scores": [item.score for item in items],
+            },
+        )
+
+
+def retention_days() -> int:
+    return int(getattr(settings, "RECALL_LOG_RETENTION_DAYS", 90))
+
+
+def prune(now: datetime | None = None) -> int:
+    """Delete log rows older than the retention (0 keeps everything); the number deleted."""
+    days = retention_days()
+    if days <= 0:
+        return 0
+    cutoff = (now or timezone.now()) - timedelta(days=days)
+    deleted = 0
+    while True:
+        # Oldest first, in bounded batches served by the created_at index.
+        batch = RecallLog.objects.filter(created_at__lt=cutoff).order_by("created_at").values("pk")
+        count, _ = RecallLog.objects.filter(pk__in=batch[:PRUNE_BATCH]).delete()
+        deleted += count
+        if count < PRUNE_BATCH:
+            return deleted

@@ -1,0 +1,75 @@
+"""The recall log: one statement per recall, bounded by RECALL_LOG_RETENTION_DAYS."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from memory_core.lifecycle import activity_log
+from memory_core.models import RecallLog
+from memory_core.recall import memory_recall
+from memory_core.tasks import run_forgetting
+from tests.memory_core.helpers import remember
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_records_counts_and_log_rows_in_one_statement(owner, django_assert_num_queries):
+    from memory_core import recall_log
+
+    remember(owner, "I like green tea best")
+    remember(owner, "I drink coffee in the morning")
+    result = memory_recall(actor=owner, query="what do I drink?", record=False)
+    assert len(result.items) == 2
+
+    with django_assert_num_queries(1):
+        recall_log.record(result)
+
+    logs = list(RecallLog.objects.filter(turn_ref=result.turn_ref).order_by("rank"))
+    assert [log.entry_id for log in logs] == [item.entry.pk for item in result.items]
+    assert [log.score for log in logs] == [item.score for item in result.items]
+    assert all(log.namespace_id == result.items[0].entry.namespace_id for log in logs)
+    for item in result.items:
+        item.entry.refresh_from_db()
+        assert item.entry.access_count == 1
+
+
+def _age_logs(days: int) -> None:
+    RecallLog.objects.update(created_at=timezone.now() - timedelta(days=days))
+
+
+def test_the_forgetting_schedule_deletes_log_rows_past_the_retention_and_keeps_the_counts(owner, settings):
+    settings.RECALL_LOG_RETENTION_DAYS = 30
+    tea = remember(owner, "I like green tea best")
+    memory_recall(actor=owner, query="tea", turn_ref="chat:old")
+    _age_logs(31)
+    memory_recall(actor=owner, query="tea", turn_ref="chat:new")
+
+    report = run_forgetting()
+
+    assert report["recall_log_pruned"] == 1
+    assert list(RecallLog.objects.values_list("turn_ref", flat=True)) == ["chat:new"]
+    tea.refresh_from_db()
+    assert tea.access_count == 2  # the aggregate of the deleted rows stays on the entry
+    recalls = [a for a in activity_log(actor=owner) if a.action == "recalled"]
+    assert [a.turn_ref for a in recalls] == ["chat:new"]
+
+
+def test_the_forget_command_prunes_too_and_zero_keeps_everything(owner, settings):
+    remember(owner, "I like green tea best")
+    memory_recall(actor=owner, query="tea", turn_ref="chat:old")
+    _age_logs(400)
+
+    settings.RECALL_LOG_RETENTION_DAYS = 0
+    out = StringIO()
+    call_command("forget", stdout=out)
+    assert RecallLog.objects.count() == 1
+    assert "Recall log: 0 rows" in out.getvalue()
+
+    settings.RECALL_LOG_RETENTION_DAYS = 365
+    call_command("forget", stdout=out)
+    assert RecallLog.objects.count() == 0
