@@ -34,8 +34,9 @@ statistics alone gives 0.734 (keyword-only) and is the bulk of the gain (without
 hybrid 0.741 with the old 0.6 / 0.4 weights, 0.760 (R@20 0.820) with the swept defaults below.
 Time and names move R@5 by +0.005 / +0.011 and R@10 by nothing on LoCoMo (its
 questions rarely name a period; both speakers are named everywhere); they are kept for the
-questions that do (tests/api/test_recall_quality.py). A diversity step (`diversified`) is a
-switch without effect so far: MMR was not measured in time.
+questions that do (tests/api/test_recall_quality.py). There is no diversity step: MMR over the
+top 20-60 candidates' embeddings (λ 0.5-0.95) and per-session caps were measured and none raised
+R@20; the best MMR gave R@10 +0.010, within noise, for an extra embedding fetch per recall.
 
 Tunables (Django settings, read on every call):
 
@@ -106,7 +107,7 @@ HNSW_EF_SEARCH = 100
 MIN_SIMILARITY = 0.2
 MIN_KEYWORD = 0.05
 # The parts of the ranking that can be switched off (`RECALL_COMPONENTS`, for ablations).
-COMPONENTS = ("context", "keyword", "time", "names", "diversity")
+COMPONENTS = ("context", "keyword", "time", "names")
 MAX_LIMIT = 200
 
 INTRODUCTION = (
@@ -475,8 +476,6 @@ def memory_recall(
             now=now,
             signals=signals,
         )
-        if "diversity" in enabled:
-            ranked = diversified(ranked)
         items = fill_budget(ranked, budget_tokens=budget_tokens, limit=limit)
         scanned.update({name: len(rows) for name, rows in sources.items()})
         scanned.update(
@@ -562,11 +561,6 @@ def rank_candidates(
         ranked.append((tier, item))
     ranked.sort(key=lambda pair: (pair[0], -pair[1].score))
     return [item for _, item in ranked]
-
-
-def diversified(ranked: list[RecalledMemory]) -> list[RecalledMemory]:
-    """Placeholder: order unchanged (set when the numbers support a diversity step)."""
-    return ranked
 
 
 def fill_budget(ranked: list[RecalledMemory], *, budget_tokens: int, limit: int) -> list[RecalledMemory]:
