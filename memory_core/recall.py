@@ -7,7 +7,8 @@ explicit namespace list) and `current(at=…)`:
   scope is served by the HNSW index with pgvector 0.8's iterative scan (a namespace filter cannot
   starve the result), a small one by the namespace index and an exact sort; the planner picks,
   because the scope reaches it as a literal list of namespace ids (see `_scope`).
-* context: the same over `context_embedding`, the embedding of the turn an entry answers followed
+* context: the same over `context_embedding` (one UNION ALL query with the vector search), the
+  embedding of the turn an entry answers followed
   by the entry (`memory_core.search_context`; the statement itself when it has no context).
 * keyword: BM25 over `search_vector` (statement weight A, context weight D), with term weights
   from per-namespace statistics kept by triggers on write and erase (`memory_core.lexical`); a
@@ -312,6 +313,28 @@ def context_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k:
     return list(qs.order_by("context_distance")[:k])
 
 
+def nearest_candidates(
+    scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int, with_context: bool
+) -> dict[str, list[MemoryEntry]]:
+    """`vector_candidates` and `context_candidates` in one round trip (UNION ALL of the two sorts).
+
+    Measured on LoCoMo: the separate context query made recall slower (docs/recall.md, Latency);
+    one statement is compiled and sent once. An entry in both lists comes back twice, once per source.
+    """
+    if search.embedding is None:
+        return {"vector": [], "context": []}
+    nearest = _annotated(scope.exclude(embedding__isnull=True), search).annotate(source=Value("vector"))
+    nearest = nearest.order_by("distance")[:k]
+    if with_context:
+        by_context = _annotated(scope.exclude(context_embedding__isnull=True), search)
+        by_context = by_context.annotate(source=Value("context")).order_by("context_distance")[:k]
+        nearest = nearest.union(by_context, all=True)
+    found: dict[str, list[MemoryEntry]] = {"vector": [], "context": []}
+    for entry in nearest:
+        found[entry.source].append(entry)
+    return found
+
+
 def keyword_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int) -> list[MemoryEntry]:
     """The k entries with the best BM25 score among those holding a query term (GIN index)."""
     text_query = search.text_query
@@ -456,9 +479,7 @@ def memory_recall(
             search = CandidateQuery(
                 embedding=embedding, weights=weights if "keyword" in enabled else lexical.NO_TERMS
             )
-            sources["vector"] = vector_candidates(scope, search=search, k=k)
-            if "context" in enabled:
-                sources["context"] = context_candidates(scope, search=search, k=k)
+            sources.update(nearest_candidates(scope, search=search, k=k, with_context="context" in enabled))
             sources["keyword"] = keyword_candidates(scope, search=search, k=k)
         sources["always"] = always_candidates(scope, search=search, k=limit)
 
