@@ -56,6 +56,8 @@ def _entry_dict(e: MemoryEntry, history: list[dict[str, Any]]) -> dict[str, Any]
             "source_kind": e.source_kind,
             "source_conversation": e.source_conversation,
             "source_message_ids": e.source_message_ids,
+            # The turn the entry was indexed with for search (memory_core.search_context).
+            "search_context": e.search_context,
             "extractor_model": e.extractor_model,
             "extractor_prompt_version": e.extractor_prompt_version,
             "embedding_model": e.embedding_model,

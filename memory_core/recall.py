@@ -7,7 +7,8 @@ explicit namespace list) and `current(at=…)`:
   scope is served by the HNSW index with pgvector 0.8's iterative scan (a namespace filter cannot
   starve the result), a small one by the namespace index and an exact sort; the planner picks,
   because the scope reaches it as a literal list of namespace ids (see `_scope`).
-* context: the same over `context_embedding`, the embedding of the turn an entry answers followed
+* context: the same over `context_embedding` (one UNION ALL query with the vector search), the
+  embedding of the turn an entry answers followed
   by the entry (`memory_core.search_context`; the statement itself when it has no context).
 * keyword: BM25 over `search_vector` (statement weight A, context weight D), with term weights
   from per-namespace statistics kept by triggers on write and erase (`memory_core.lexical`); a
@@ -35,8 +36,9 @@ statistics alone gives 0.734 (keyword-only) and is the bulk of the gain (without
 hybrid 0.741 with the old 0.6 / 0.4 weights, 0.760 (R@20 0.820) with the swept defaults below.
 Time and names move R@5 by +0.005 / +0.011 and R@10 by nothing on LoCoMo (its
 questions rarely name a period; both speakers are named everywhere); they are kept for the
-questions that do (tests/api/test_recall_quality.py). A diversity step (`diversified`) is a
-switch without effect so far: MMR was not measured in time.
+questions that do (tests/api/test_recall_quality.py). There is no diversity step: MMR over the
+top 20-60 candidates' embeddings (λ 0.5-0.95) and per-session caps were measured and none raised
+R@20; the best MMR gave R@10 +0.010, within noise, for an extra embedding fetch per recall.
 
 Tunables (Django settings, read on every call):
 
@@ -106,7 +108,7 @@ HNSW_EF_SEARCH = 100
 MIN_SIMILARITY = 0.2
 MIN_KEYWORD = 0.05
 # The parts of the ranking that can be switched off (`RECALL_COMPONENTS`, for ablations).
-COMPONENTS = ("context", "keyword", "time", "names", "diversity")
+COMPONENTS = ("context", "keyword", "time", "names")
 MAX_LIMIT = 200
 
 INTRODUCTION = (
@@ -314,6 +316,28 @@ def context_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k:
     return list(qs.order_by("context_distance")[:k])
 
 
+def nearest_candidates(
+    scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int, with_context: bool
+) -> dict[str, list[MemoryEntry]]:
+    """`vector_candidates` and `context_candidates` in one round trip (UNION ALL of the two sorts).
+
+    Measured on LoCoMo: the separate context query made recall slower (docs/recall.md, Latency);
+    one statement is compiled and sent once. An entry in both lists comes back twice, once per source.
+    """
+    if search.embedding is None:
+        return {"vector": [], "context": []}
+    nearest = _annotated(scope.exclude(embedding__isnull=True), search).annotate(source=Value("vector"))
+    nearest = nearest.order_by("distance")[:k]
+    if with_context:
+        by_context = _annotated(scope.exclude(context_embedding__isnull=True), search)
+        by_context = by_context.annotate(source=Value("context")).order_by("context_distance")[:k]
+        nearest = nearest.union(by_context, all=True)
+    found: dict[str, list[MemoryEntry]] = {"vector": [], "context": []}
+    for entry in nearest:
+        found[entry.source].append(entry)
+    return found
+
+
 def keyword_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int) -> list[MemoryEntry]:
     """The k entries with the best BM25 score among those holding a query term (GIN index)."""
     text_query = search.text_query
@@ -458,9 +482,7 @@ def memory_recall(
             search = CandidateQuery(
                 embedding=embedding, weights=weights if "keyword" in enabled else lexical.NO_TERMS
             )
-            sources["vector"] = vector_candidates(scope, search=search, k=k)
-            if "context" in enabled:
-                sources["context"] = context_candidates(scope, search=search, k=k)
+            sources.update(nearest_candidates(scope, search=search, k=k, with_context="context" in enabled))
             sources["keyword"] = keyword_candidates(scope, search=search, k=k)
         sources["always"] = always_candidates(scope, search=search, k=limit)
 
@@ -478,8 +500,6 @@ def memory_recall(
             now=now,
             signals=signals,
         )
-        if "diversity" in enabled:
-            ranked = diversified(ranked)
         items = fill_budget(ranked, budget_tokens=budget_tokens, limit=limit)
         scanned.update({name: len(rows) for name, rows in sources.items()})
         scanned.update(
@@ -565,11 +585,6 @@ def rank_candidates(
         ranked.append((tier, item))
     ranked.sort(key=lambda pair: (pair[0], -pair[1].score))
     return [item for _, item in ranked]
-
-
-def diversified(ranked: list[RecalledMemory]) -> list[RecalledMemory]:
-    """Placeholder: order unchanged (set when the numbers support a diversity step)."""
-    return ranked
 
 
 def fill_budget(ranked: list[RecalledMemory], *, budget_tokens: int, limit: int) -> list[RecalledMemory]:

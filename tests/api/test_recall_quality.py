@@ -69,6 +69,25 @@ def test_it_finds_a_turn_through_the_question_before_it(key_client):
     assert "spring" not in recall_block(key_client, "Lisbon food").split("Lisbon")[1].split("\n")[0]
 
 
+def test_the_export_lists_the_turn_an_entry_was_indexed_with(key_client):
+    messages = [
+        {"role": "user", "content": "Where should I go in the spring?"},
+        {"role": "assistant", "content": "Lisbon, no question - the food alone is worth it!"},
+    ]
+    response = key_client.post(
+        "/v3/memories/add/", {"user_id": "u1", "messages": messages, "infer": False}, format="json"
+    )
+    assert response.status_code == 200, response.content
+
+    export = key_client.get("/api/v1/memories/export/", {"user_id": "u1"}).json()
+
+    by_content = {m["content"]: m["provenance"]["search_context"] for m in export["memories"]}
+    assert by_content == {
+        "Where should I go in the spring?": "",
+        "Lisbon, no question - the food alone is worth it!": "Where should I go in the spring?",
+    }
+
+
 def recall_block(client, query: str) -> str:
     response = client.post("/api/v1/recall/", {"user_id": "u1", "query": query}, format="json")
     return response.json()["prompt_block"]
