@@ -97,6 +97,12 @@ class Receiver:
         self._server.server_close()
 
 
+@pytest.fixture(autouse=True)
+def _webhooks_on_the_loopback(settings: Any) -> None:
+    """Test receivers listen on 127.0.0.1, whatever the checkout's .env says for development."""
+    settings.WEBHOOK_ALLOW_LOOPBACK = True
+
+
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:
     server = Receiver().start()

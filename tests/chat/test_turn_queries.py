@@ -12,8 +12,9 @@ from tests.chat.helpers import conversation, remember, say
 pytestmark = pytest.mark.django_db
 
 # Statements of one whole turn (save the message, recall, prompt, save the reply, triggers),
-# savepoints aside: 16 today, of which the recall is 8.
-MAX_TURN_QUERIES = 16
+# savepoints aside: 17 today (the recall's BM25 statistics added one). A guard against growth;
+# issue 15's goal is 10.
+MAX_TURN_QUERIES = 17
 
 
 def _turn_queries(user, conv, text: str) -> int:
