@@ -3,6 +3,8 @@ to the REST API: each worker runs the SDK's session manager, and any worker answ
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import anyio
 import pytest
 
@@ -31,7 +33,9 @@ def test_gunicorn_workers_serve_mcp_beside_the_api(make_user, tmp_path):
 
     with running(server):
         server.wait_ready()
-        answers = anyio.run(calls, f"http://127.0.0.1:{server.port}/mcp/")
+        # In a thread of its own: an earlier test (a browser's sync API) may leave this thread's loop set.
+        with ThreadPoolExecutor(1) as pool:
+            answers = pool.submit(anyio.run, calls, f"http://127.0.0.1:{server.port}/mcp/").result()
         status, _ = get(server.port, "/api/v1/memories/", headers={"Authorization": f"Token {token}"})
         assert status == 200
         assert server.alive(), server.tail()
