@@ -19,29 +19,10 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
+from memory_core.extraction.rules.dates import _MONTHS  # one month-name table for the engine
+
 TimeRange = tuple[datetime, datetime]
 
-_MONTHS = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ),
-        start=1,
-    )
-    for name in names
-}
 _WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 _MONTH = (
     r"(january|february|march|april|may|june|july|august|september|october|november|december|"
