@@ -112,6 +112,7 @@ class ErasureVia(models.TextChoices):
     APP = "app", "The user, in the app"
     API = "api", "The REST API"
     MEM0 = "mem0", "The mem0-compatible API"
+    MCP = "mcp", "An assistant, through the MCP server"
     ADMIN = "admin", "An operator, in the admin"
     COMMAND = "command", "A management command"
 

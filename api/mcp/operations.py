@@ -15,6 +15,7 @@ from api.base import outcome_out, requester_of, valid
 from api.models import ApiScope
 from api.selectors import memory_for, subject_for
 from chat.erasure import memory_erase_with_sources
+from memory_core.forgetting import memory_restore
 from memory_core.lifecycle import memory_correct
 from memory_core.models import ErasureVia, MemoryEntry, MemoryStatus
 from memory_core.selectors import memory_history, memory_list
@@ -106,6 +107,12 @@ def memory_correct_one(caller: Caller, *, memory_id: str, **arguments: Any) -> d
     return statement(new)
 
 
+def memory_restore_one(caller: Caller, *, memory_id: str, **address: Any) -> dict[str, Any]:
+    params = valid(s.AddressSerializer, _given(**address))
+    actor, entry = memory_for(caller, memory_id=memory_id, **_address(params))
+    return statement(memory_restore(actor=actor, memory_id=entry.pk))
+
+
 def memory_erase(caller: Caller, *, memory_id: str, via: str, **arguments: Any) -> dict[str, Any]:
     params = valid(s.EraseOneQuerySerializer, _given(**arguments))
     actor, entry = memory_for(caller, memory_id=memory_id, **_address(params))
@@ -166,4 +173,5 @@ def profile(caller: Caller, **address: Any) -> dict[str, Any]:
     }
 
 
-VIA_HTTP, VIA_STDIO = ErasureVia.API, ErasureVia.COMMAND
+# Receipts say the erasure came through MCP, whichever transport carried it.
+VIA_HTTP = VIA_STDIO = ErasureVia.MCP

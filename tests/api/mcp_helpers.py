@@ -30,6 +30,7 @@ TOOLS = {
     "memory_erase",
     "memory_erase_all",
     "memory_history",
+    "memory_restore",
 }
 
 

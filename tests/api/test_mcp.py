@@ -12,7 +12,8 @@ import httpx
 import pytest
 
 from api.services import api_key_revoke, user_token_issue
-from memory_core.models import FlaggedWrite, FlagKind, MemoryEntry
+from memory_core.forgetting import forget_all
+from memory_core.models import ErasureReceipt, FlaggedWrite, FlagKind, MemoryEntry, MemoryStatus, Namespace
 from memory_core.scan import scan_database
 from tests.api import mcp_helpers as m
 from tests.api.conftest import client_with
@@ -149,6 +150,42 @@ MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": 
 
 def _post(url: str, headers: dict[str, str] | None = None) -> httpx.Response:
     return httpx.post(url, json=INITIALIZE, headers={**MCP_HEADERS, **(headers or {})}, timeout=60)
+
+
+def test_an_assistant_restores_what_the_forgetting_job_archived(connect_owner, owner):
+    """memory_restore brings an archived memory back; a superseded one is a conflict, not a revival;
+    erasures made through MCP say so on their receipt, over either transport."""
+
+    async def add(client, text: str, importance: float) -> str:
+        return (await m.ok(client, "memory_add", content=text, importance=importance))["entry"]["id"]
+
+    async def scenario():
+        async with connect_owner() as client:
+            faint = await add(client, "The user once mentioned a podcast about moths.", 0.1)
+            await add(client, "The user rides a green bicycle named Tarka.", 0.9)
+            namespace = m.orm(lambda: MemoryEntry.objects.get(pk=faint).namespace_id)
+            m.orm(lambda: Namespace.objects.filter(pk=namespace).update(memory_capacity=1))
+            m.orm(forget_all)
+            archived = await m.ok(client, "memory_list", status=["archived"])
+            assert [r["id"] for r in archived["results"]] == [faint]
+
+            restored = await m.ok(client, "memory_restore", memory_id=faint)
+            assert restored["id"] == faint and restored["status"] == "active"
+            again = await m.ok(client, "memory_restore", memory_id=faint)
+            assert again["status"] == "active"
+            history = await m.ok(client, "memory_history", memory_id=faint)
+            assert [e["action"] for e in history["events"]][-1] == "restored"
+
+            fixed = await m.ok(client, "memory_correct", memory_id=faint, content="The user hates podcasts.")
+            failed, conflict = await m.call(client, "memory_restore", memory_id=faint)
+            assert failed and conflict["status"] == 409 and "archived" in conflict["detail"]
+            failed, missing = await m.call(client, "memory_restore", memory_id="not-a-memory")
+            assert failed and missing["status"] in (400, 404)
+            await m.ok(client, "memory_erase", memory_id=fixed["id"])
+
+    anyio.run(scenario)
+    assert MemoryEntry.objects.get(content__contains="Tarka").status == MemoryStatus.ACTIVE
+    assert list(ErasureReceipt.objects.filter(subject=owner).values_list("via", flat=True)) == ["mcp"]
 
 
 def test_calls_without_valid_credentials_are_refused(mcp_url, tenant, make_key, owner):
