@@ -65,6 +65,27 @@ class EndpointOutSerializer(serializers.Serializer):
 
 class EndpointWithSecretSerializer(EndpointOutSerializer):
     secret = serializers.CharField(help_text="The signing secret: shown now only, store it.")
+    previous_secret_until = serializers.DateTimeField(
+        allow_null=True,
+        required=False,
+        help_text="After a rotation with a grace period: deliveries are also signed with the old "
+        "secret until then.",
+    )
+
+
+# A week: long enough to roll a receiver's configuration out, short enough that a leaked old
+# secret does not stay useful for long.
+MAX_GRACE_SECONDS = 7 * 24 * 3600
+
+
+class RotateSecretSerializer(serializers.Serializer):
+    grace_seconds = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_GRACE_SECONDS,
+        default=0,
+        help_text="Keep signing with the old secret as well for this many seconds (0 to 604800; "
+        "default 0: the old secret stops at once).",
+    )
 
 
 class EndpointPageSerializer(serializers.Serializer):

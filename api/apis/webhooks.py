@@ -163,16 +163,22 @@ class WebhookRotateSecretApi(ApiView):
     @extend_schema(
         operation_id="webhooks_rotate_secret",
         summary="Rotate an endpoint's signing secret",
-        description="The old secret stops at once; the new one is in this answer only.",
+        description="The new secret is in this answer only. The old one stops at once, or, with "
+        "`grace_seconds`, signs every delivery beside the new one (two `v1=` in `Webhook-Signature`) "
+        "until `previous_secret_until`, so a receiver can switch without missing an event.",
         tags=TAGS,
         parameters=[_ID],
-        request=None,
+        request=ws.RotateSecretSerializer,
         responses={200: ws.EndpointWithSecretSerializer, **errors(404)},
         examples=ex.WEBHOOKS_ROTATE,
     )
     def post(self, request: Request, webhook_id: str) -> Response:
-        endpoint, secret = endpoint_secret_rotate(endpoint=_endpoint(request, webhook_id, needs_read=True))
-        return Response(_with_secret(endpoint, secret))
+        params = valid(ws.RotateSecretSerializer, json_object(request))
+        endpoint, secret = endpoint_secret_rotate(
+            endpoint=_endpoint(request, webhook_id, needs_read=True), grace_seconds=params["grace_seconds"]
+        )
+        answer = _with_secret(endpoint, secret) | {"previous_secret_until": endpoint.previous_secret_until}
+        return Response(answer)
 
 
 class WebhookPingApi(ApiView):

@@ -102,7 +102,9 @@ def _post(endpoint: WebhookEndpoint, delivery: WebhookDelivery, body: bytes) -> 
         "Webhook-Event": delivery.event.type,
         "Webhook-Delivery": str(delivery.pk),
         "Webhook-Attempt": str(delivery.attempts),
-        SIGNATURE_HEADER: signature_header(secret=endpoint.secret, timestamp=timestamp, body=body),
+        SIGNATURE_HEADER: signature_header(
+            secrets=endpoint.signing_secrets(timezone.now()), timestamp=timestamp, body=body
+        ),
     }
     started = time.monotonic()
     status_code, error = None, _address_refused(endpoint.url)

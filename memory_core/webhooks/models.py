@@ -4,6 +4,7 @@ made the change), one delivery per (event, endpoint), and every attempt of a del
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
@@ -25,6 +26,10 @@ class WebhookEndpoint(models.Model):
     # The signing key, shown once (at creation and rotation). It must be kept readable to sign,
     # so it is never written to logs, payloads or API answers after that.
     secret = models.CharField(max_length=80)
+    # After a rotation with a grace period, deliveries carry a second signature made with the old
+    # secret until `previous_secret_until`, so receivers can switch without dropping events.
+    previous_secret = models.CharField(max_length=80, blank=True, default="")
+    previous_secret_until = models.DateTimeField(null=True, blank=True)
     enabled = models.BooleanField(default=True)
     consecutive_failures = models.PositiveIntegerField(default=0)
     disabled_at = models.DateTimeField(null=True, blank=True)
@@ -47,6 +52,12 @@ class WebhookEndpoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.url} ({self.audience})"
+
+    def signing_secrets(self, now: datetime) -> list[str]:
+        """The secrets a delivery is signed with now: the current one, and the previous one while
+        its grace period lasts."""
+        keep_old = self.previous_secret and self.previous_secret_until and now < self.previous_secret_until
+        return [self.secret, self.previous_secret] if keep_old else [self.secret]
 
 
 class WebhookEvent(models.Model):

@@ -5,10 +5,12 @@ else's endpoint is "not found" like a missing one."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from memory_core.errors import Conflict, MemoryServiceError, NotFound
 from memory_core.selectors import parse_uuid
@@ -127,10 +129,19 @@ def endpoint_delete(*, endpoint: WebhookEndpoint) -> None:
 
 
 @transaction.atomic
-def endpoint_secret_rotate(*, endpoint: WebhookEndpoint) -> tuple[WebhookEndpoint, str]:
-    """A new secret at once: the next attempt of every delivery is signed with it."""
+def endpoint_secret_rotate(
+    *, endpoint: WebhookEndpoint, grace_seconds: int = 0
+) -> tuple[WebhookEndpoint, str]:
+    """A new secret at once: the next attempt of every delivery is signed with it, and also with
+    the old one for `grace_seconds` (0: the old one stops now; a secret retired by an earlier
+    rotation stops now either way)."""
     secret = secret_generate()
-    WebhookEndpoint.objects.filter(pk=endpoint.pk).update(secret=secret)
+    current = WebhookEndpoint.objects.select_for_update().get(pk=endpoint.pk)
+    WebhookEndpoint.objects.filter(pk=endpoint.pk).update(
+        secret=secret,
+        previous_secret=current.secret if grace_seconds else "",
+        previous_secret_until=timezone.now() + timedelta(seconds=grace_seconds) if grace_seconds else None,
+    )
     endpoint.refresh_from_db()
     return endpoint, secret
 

@@ -1,9 +1,10 @@
 """Signatures of deliveries: HMAC-SHA256 over "<timestamp>.<body>" with the endpoint's secret.
 
-The request carries `Webhook-Signature: t=<unix seconds>,v1=<hex digest>`. A receiver recomputes
-the digest over the raw body, compares in constant time, and refuses a timestamp outside its
-tolerance window: a captured request replayed later fails, and one replayed within the window
-carries an event id (`Webhook-Id`) the receiver has already seen. `signature_verify` is the
+The request carries `Webhook-Signature: t=<unix seconds>,v1=<hex digest>` (a second `v1=` made
+with the previous secret while a rotation's grace period lasts; one matching `v1` is enough). A
+receiver recomputes the digest over the raw body, compares in constant time, and refuses a
+timestamp outside its tolerance window: a captured request replayed later fails, and one replayed
+within the window carries an event id (`Webhook-Id`) the receiver has already seen. `signature_verify` is the
 reference implementation (docs/api.md has a standalone copy for receivers).
 """
 
@@ -32,8 +33,9 @@ def signature_digest(*, secret: str, timestamp: int, body: bytes) -> str:
     return hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
 
 
-def signature_header(*, secret: str, timestamp: int, body: bytes) -> str:
-    return f"t={timestamp},v1={signature_digest(secret=secret, timestamp=timestamp, body=body)}"
+def signature_header(*, secrets: list[str], timestamp: int, body: bytes) -> str:
+    signatures = ",".join(f"v1={signature_digest(secret=s, timestamp=timestamp, body=body)}" for s in secrets)
+    return f"t={timestamp},{signatures}"
 
 
 def signature_verify(

@@ -5,6 +5,7 @@ deliveries with their attempts, replay; who may manage which endpoints; and bad 
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
 from api.services import tenant_user_ensure
 from memory_core.models import MemoryEntry
@@ -130,6 +131,47 @@ def test_rotating_the_secret_signs_with_the_new_one_only(
         signature_verify(
             secret=created["secret"], header=request.headers["webhook-signature"], body=request.body
         )
+
+
+def test_a_rotation_with_a_grace_period_signs_with_both_secrets_until_it_ends(
+    key_client, receiver, django_capture_on_commit_callbacks
+):
+    created = register(key_client, receiver.url)
+    rotated = key_client.post(
+        f"{HOOKS}{created['id']}/rotate-secret/", {"grace_seconds": 3600}, format="json"
+    )
+    assert rotated.status_code == 200, rotated.content
+    new, until = rotated.json()["secret"], rotated.json()["previous_secret_until"]
+    assert until and new != created["secret"]
+    with django_capture_on_commit_callbacks(execute=True):
+        key_client.post(f"{HOOKS}{created['id']}/ping/")
+    (during,) = receiver.received
+    for secret in (new, created["secret"]):  # a receiver on either secret accepts it
+        signature_verify(secret=secret, header=during.headers["webhook-signature"], body=during.body)
+
+    # The grace period over (or cut short by the next rotation), the old secret stops.
+    WebhookEndpoint.objects.filter(pk=created["id"]).update(previous_secret_until=timezone.now())
+    with django_capture_on_commit_callbacks(execute=True):
+        key_client.post(f"{HOOKS}{created['id']}/ping/")
+    after = receiver.received[-1]
+    signature_verify(secret=new, header=after.headers["webhook-signature"], body=after.body)
+    with pytest.raises(SignatureError):
+        signature_verify(secret=created["secret"], header=after.headers["webhook-signature"], body=after.body)
+    newest = key_client.post(f"{HOOKS}{created['id']}/rotate-secret/").json()
+    assert newest["previous_secret_until"] is None
+    assert WebhookEndpoint.objects.get(pk=created["id"]).signing_secrets(timezone.now()) == [newest["secret"]]
+
+
+@pytest.mark.parametrize(
+    "body", [{"grace_seconds": -1}, {"grace_seconds": 604801}, {"grace_seconds": "soon"}, []]
+)
+def test_a_bad_grace_period_is_refused_and_the_secret_kept(key_client, receiver, body):
+    created = register(key_client, receiver.url)
+    before = WebhookEndpoint.objects.get(pk=created["id"]).secret
+    answer = key_client.post(f"{HOOKS}{created['id']}/rotate-secret/", body, format="json")
+    assert answer.status_code == 400
+    assert "grace_seconds" in answer.json()["errors"] or "non_field_errors" in answer.json()["errors"]
+    assert WebhookEndpoint.objects.get(pk=created["id"]).secret == before == created["secret"]
 
 
 def test_update_disable_reenable_and_delete(
@@ -264,3 +306,14 @@ def test_the_documented_verification_accepts_a_delivery_and_refuses_its_replay(
     namespace["seen"].clear()
     assert namespace["verify"](created["secret"], headers, request.body + b" ") is False
     assert namespace["verify"]("whsec_wrong", headers, request.body) is False
+
+    # During a rotation's grace period the same snippet accepts either secret.
+    rotated = key_client.post(f"{HOOKS}{created['id']}/rotate-secret/", {"grace_seconds": 60}, format="json")
+    with django_capture_on_commit_callbacks(execute=True):
+        key_client.post(f"{HOOKS}{created['id']}/ping/")
+    headers = {name.title(): value for name, value in receiver.received[-1].headers.items()}
+    for secret in (rotated.json()["secret"], created["secret"]):
+        namespace["seen"].clear()
+        assert namespace["verify"](secret, headers, receiver.received[-1].body) is True
+    namespace["seen"].clear()
+    assert namespace["verify"]("whsec_wrong", headers, receiver.received[-1].body) is False
