@@ -35,39 +35,12 @@ from memory_core.models import (
 from memory_core.schedules import SCHEDULES, install_schedules
 from memory_core.services import namespace_for_user
 from memory_core.tasks import run_forgetting
-from tests.memory_core.helpers import remember
+from tests.memory_core.helpers import FORGETTING_NOW, backdated, remember
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("decay_by_retention_alone")]
 
-NOW = datetime(2031, 3, 1, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture(autouse=True)
-def _decay_by_retention_alone(settings):
-    """These tests pin the retention arithmetic: any faded entry may decay, as before the
-    negligible-only defaults (those are tested in test_forgetting_value.py)."""
-    settings.FORGET_DECAY_MAX_IMPORTANCE = 1.0
-    settings.FORGET_DECAY_MIN_IDLE_DAYS = 0
-    settings.FORGET_DECAY_TYPES = ["episodic", "semantic"]
-
-
-def _entry(
-    user: Any, content: str, *, days_old: float = 0, now: datetime = NOW, **fields: Any
-) -> MemoryEntry:
-    """An entry written `days_old` days before `now` (no embedding unless given)."""
-    at = now - timedelta(days=days_old)
-    values: dict[str, Any] = {
-        "type": "semantic",
-        "source_kind": SourceKind.API_IMPORT,
-        "importance": 0.5,
-        "valid_from": at,
-        "recorded_at": at,
-        "created_at": at,
-    }
-    if fields.get("type") == "procedural":
-        values["approved_at"] = at
-    values.update(fields)
-    return MemoryEntry.objects.create(namespace=namespace_for_user(user=user), content=content, **values)
+NOW = FORGETTING_NOW
+_entry = backdated
 
 
 def _active_daily(user: Any, *, days: int = 500, now: datetime = NOW) -> None:
@@ -446,7 +419,10 @@ def test_the_task_runs_every_pass_and_returns_counts(owner):
     _entry(owner, "Trivia", days_old=300, importance=0, now=timezone.now())
 
     assert run_forgetting() == {
-        "expire_ended_windows": 0, "expire_ttl": 0, "decay": 1, "consolidate": 0,
+        "expire_ended_windows": 0,
+        "expire_ttl": 0,
+        "decay": 1,
+        "consolidate": 0,
         "recall_log_pruned": 0,
     }
 

@@ -3,33 +3,24 @@ negligible; over its budget the least valuable go first, and what questions reca
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.test import override_settings
 
 from memory_core.forgetting import decay, decay_score
-from memory_core.models import ActiveDay, MemoryEntry, MemoryEvent, MemoryStatus, Namespace, SourceKind
+from memory_core.models import ActiveDay, MemoryEntry, MemoryEvent, MemoryStatus, Namespace
 from memory_core.services import namespace_for_user
+from tests.memory_core.helpers import FORGETTING_NOW, backdated
 
 pytestmark = pytest.mark.django_db
 
-NOW = datetime(2031, 3, 1, 12, 0, tzinfo=UTC)
+NOW = FORGETTING_NOW
 
 
 def _entry(user: Any, content: str, *, days_old: float, **fields: Any) -> MemoryEntry:
-    at = NOW - timedelta(days=days_old)
-    values: dict[str, Any] = {
-        "type": "episodic",
-        "source_kind": SourceKind.API_IMPORT,
-        "importance": 0.5,
-        "valid_from": at,
-        "recorded_at": at,
-        "created_at": at,
-    }
-    values.update(fields)
-    return MemoryEntry.objects.create(namespace=namespace_for_user(user=user), content=content, **values)
+    return backdated(user, content, days_old=days_old, **{"type": "episodic", **fields})
 
 
 def _active_daily(user: Any, days: int = 800) -> None:
