@@ -24,12 +24,18 @@ _ZH_OTHERS = r"朋友|同事|同学|老板|邻居|室友|他们|她们|他|她|�
 _ZH_CONDITION_KEYS = _words(
     "diabetic hypertension hypotension asthma heart_condition epilepsy celiac gout migraine depression "
     "anxiety kidney_disease anemia arthritis hypothyroidism hyperthyroidism high_cholesterol cancer "
-    "liver_disease"
+    "liver_disease hepatitis eczema insomnia hypoglycemia stomach_ulcer kidney_stone parkinson dementia "
+    "allergic_rhinitis"
 )
-_ZH_DRUG_KEYS = _words("metformin insulin warfarin aspirin ibuprofen statin steroid penicillin")
+_ZH_DRUG_KEYS = _words(
+    "metformin insulin warfarin aspirin ibuprofen statin steroid penicillin epipen painkiller antibiotic "
+    "levothyroxine clopidogrel atorvastatin budesonide salbutamol inhaler melatonin methotrexate "
+    "dapagliflozin amlodipine"
+)
 _ZH_FOOD_KEYS = _words(
     "peanut nut seafood shrimp shellfish crab milk egg gluten wheat soy mango alcohol sesame fish dairy pork "
-    "beef lamb meat spicy_food chili coffee sugar cilantro onion garlic raw_fish offal chicken"
+    "beef lamb meat spicy_food chili coffee sugar cilantro onion garlic raw_fish offal chicken kiwi peach "
+    "pineapple strawberry walnut cashew almond honey buckwheat crayfish lactose"
 )
 _ZH_CONDITIONS = _alternation([k for k, v in _ZH_TERMS.items() if v in _ZH_CONDITION_KEYS])
 _ZH_DRUGS = _alternation([k for k, v in _ZH_TERMS.items() if k.endswith("药") or v in _ZH_DRUG_KEYS])
@@ -48,11 +54,71 @@ _ZH_PLACES = (
 _ZH_ONE_OFF = re.compile(r"今天|今晚|这次|这一次|现在|这顿|明天|这回|这个|那个|这份")
 _ZH_QUESTION = re.compile(r"[吗呢\uff1f?]\s*$|什么|怎么|哪|谁|几|多少|是否")
 _ZH_LEAD = re.compile(
-    r"^(?:而且|并且|但是|但|不过|可是|另外|同时|还有|其实|对了|顺便说一下|哦|嗯|也|还|并|都)+"
+    r"^(?:而且|并且|但是|但|不过|可是|另外|同时|还有|其实|对了|顺便说一下|顺便说|哦|嗯|也|还|并|都|所以|因为"
+    r"|(?:请|麻烦|麻烦你|你|您)?(?:帮我)?(?:记住|记一下|记下|记着|记好|别忘了|不要忘了|别忘记|不要忘记)(?:了|哦|啊)?)+"
 )
+# "如果我对花生过敏…", "万一…": a hypothetical clause states nothing.
+_ZH_HYPOTHETICAL = re.compile(r"如果|要是|假如|假设|万一|的话|是不是|会不会|有没有")
+# A clause asking, not stating ("我能吃什么"); a final question mark asks in the last clause only.
+_ZH_ASKS = re.compile(r"什么(?!都|也)|怎么|哪|谁|几|多少|是否|吗$|呢$")
+# "以前对虾过敏": an ended fact, like "used to be allergic".
+_ZH_PAST = re.compile(r"^(?:以前|之前|过去|小时候|曾经|原来|早年)(?:是|也)?")
+# "现在已经不过敏了" after "以前对虾过敏": ends the allergies named earlier in the sentence.
+_ZH_NO_LONGER = re.compile(r"^(?:现在|目前|后来|如今)?(?:已经|早就|早已)?(?:不再|不|没有|没)过敏了?$")
+# Adverbs between the subject and "对…过敏": "从小就对芒果过敏", "有点对花粉过敏".
+_ZH_ADVERBS = (
+    r"(?:从小就?|小时候就|一直都?|有点儿?|有些|特别|非常|严重|天生就?|本来就|其实|好像|真的|都|也|还|现在)*"
+)
+# The "…" of "叫我…" ends before "就行", "吧", "就好".
+_ZH_NAME_TAIL = re.compile(r"(?:就行了?|就好了?|就可以了?|即可|好了|吧|哈|啊|呀|哦|就成)$")
 _ZH_SUBJECT = re.compile(
-    rf"^(?P<subj>用户|该用户|我们|我)(?P<of>的)?(?:(?P<rel>{_ZH_REL_ALT}))?(?P<rest>.*)$"
+    rf"^(?P<subj>用户|该用户|(?:我们|我)家的?(?={_ZH_REL_ALT})|我们|我)(?P<of>的)?(?:(?P<rel>{_ZH_REL_ALT}))?(?P<rest>.*)$"
 )
+
+
+# "记住…", "帮我记一下…", "别忘了…": an explicit request to remember what follows.
+ZH_REMEMBER = re.compile(
+    r"^(?:(?:对了|另外|还有|哦|嗯|好的|好)[\uff0c,\s]*)?(?:请|麻烦|麻烦你|你|您)?(?:帮我|给我)?"
+    r"(?:记住|记一下|记下|记下来|记着|记好|别忘了|不要忘了|别忘记|不要忘记)(?:了|哦|啊|一下)?"
+    r"[\uff1a:\uff0c,\s]*(?P<what>\S.*)$"
+)
+
+
+def zh_statement(text: str) -> str:
+    """A Chinese first-person text as a statement about the user ("我女儿下周三生日" →
+    "用户的女儿下周三生日。"), for an explicit "记住…" no finer rule reads."""
+    text = re.sub(rf"我(?:的)?(?={_ZH_REL_ALT})", "用户的", text.strip())
+    text = re.sub(r"我们", "用户一家", text)
+    text = re.sub(r"我", "用户", text).rstrip("。\uff01!.\uff1f? ")
+    return f"{text}。" if text else ""
+
+
+def _states(raw: str, clause: str, *, asks: bool) -> bool:
+    """Whether a clause states something we may keep: not empty, no secret, no question, no hypothesis."""
+    if not clause or asks or _ZH_HYPOTHETICAL.search(clause) or _ZH_ASKS.search(clause):
+        return False
+    return not (_SECRET_WORDS.search(raw) or scan_secrets(raw).found)
+
+
+def _zh_call_me(clause: str) -> list[Fact]:
+    """ "叫我小王就行", "你可以称呼我阿杰": the name the user wants to be called."""
+    call_me = re.match(
+        rf"^(?:以后|今后|之后|从现在起)?(?:你|您|大家|朋友们|朋友|别人|他们|家人|同事们?)?(?:都|也)?"
+        rf"(?:可以|就|请|直接)?(?:叫|称呼|喊)我\s*(?P<name>[{_CJK}A-Za-z]{{1,8}})$",
+        _ZH_NAME_TAIL.sub("", clause),
+    )
+    if call_me is None:
+        return []
+    content = f"用户希望被称为{call_me.group('name')}。"
+    return [_fact(USER, "preferred_name", content, "profile", importance=0.8)]
+
+
+def _ended(fact: Fact) -> Fact:
+    """ "以前对虾过敏 / 现在已经不过敏了": the allergy, ended (kept in its slot, not pinned)."""
+    if not fact.get("pinned"):
+        return fact
+    content = re.sub(r"(?:严重|非常|很|有点|轻微|特别)?过敏。$", "不再过敏。", fact["content"])
+    return {**fact, "content": content, "pinned": False, "importance": 0.8}
 
 
 def _zh_key(term: str) -> str:
@@ -66,29 +132,28 @@ def _zh_items(text: str) -> list[str]:
 def _read_chinese(sentence: str) -> list[Fact]:
     found: list[Fact] = []
     text = sentence.strip().rstrip("。\uff01!.")
-    if _ZH_QUESTION.search(text):
-        return []
+    asks = bool(re.search(r"[?\uff1f]\s*$", text))
+    text = text.rstrip("?\uff1f ")
     previous: Who | None = None
-    clauses = re.split(
-        r"[\uff0c,\uff1b;\uff1a:]|(?:而且|并且|但是|不过(?!敏)|可是|另外|同时)|(?<=.)(?=也(?:不|没|是|有|对))",
-        text,
-    )
-    for raw in clauses:
-        raw = raw.strip()
-        if not raw or _SECRET_WORDS.search(raw) or scan_secrets(raw).found:
-            continue
+    clauses = [
+        c.strip()
+        for c in re.split(
+            r"[\uff0c,\uff1b;\uff1a:]|(?:而且|并且|但是|不过(?!敏)|可是|另外|同时|所以|因为)"
+            r"|(?<=.)(?=也(?:不|没|是|有|对))",
+            text,
+        )
+        if c and c.strip()
+    ]
+    for index, raw in enumerate(clauses):
         clause = _ZH_LEAD.sub("", raw)
-        facts = _zh_identifiers(clause)
+        if not _states(raw, clause, asks=asks and index == len(clauses) - 1):
+            continue
+        if _ZH_NO_LONGER.match(clause):
+            found = [_ended(fact) if ".allergy." in f".{fact.get('key', '')}" else fact for fact in found]
+            continue
+        facts = _zh_identifiers(clause) or _zh_call_me(clause)
         if facts:
             found += facts
-            continue
-        call_me = re.match(
-            rf"^(?:你|您|大家|朋友们|朋友|别人|他们|家人|同事们?)?(?:都|也)?(?:可以|就|请)?叫我(?P<name>[{_CJK}A-Za-z]{{1,8}})$",
-            clause,
-        )
-        if call_me:
-            found.append(_fact(USER, "preferred_name", f"用户希望被称为{call_me.group('name')}。", "profile",
-                               importance=0.8))  # fmt: skip
             continue
         match = _ZH_SUBJECT.match(clause)
         if match:
@@ -128,6 +193,7 @@ def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:
         _zh_medication,
         _zh_work,
         _zh_home,
+        _zh_family,
         _zh_name,
         _zh_preference,
     ):
@@ -137,45 +203,74 @@ def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:
     return []
 
 
+_ZH_REACTION = r"过敏|起疹子|起红疹|长疹子|出疹子|起荨麻疹|起风团|呼吸困难|喉咙肿|嘴巴肿|浑身痒|全身发痒|休克"
+_ZH_TERM_ALT = _alternation(list(_ZH_TERMS))
+
+
 def _zh_allergy(who: Who, p: str) -> list[Fact] | None:
-    """Allergies: "对花生过敏", "不再对虾过敏了", "花生过敏"."""
+    """Allergies: "对花生过敏", "从小就对芒果过敏", "不再对虾过敏了", "花生过敏", "一吃虾就过敏",
+    "以前对虾过敏" (ended)."""
+    past = _ZH_PAST.match(p)
+    p = re.sub(rf"^{_ZH_ADVERBS}", "", p[past.end() :] if past else p)
     match = re.match(
-        r"^(?P<n1>不再|不|没有|从不)?对(?P<what>.+?)(?P<n2>不再|不|没有)?(?P<deg>严重|非常|很|有点|轻微|特别)?过敏(?P<le>了)?$",
+        rf"^(?P<al>已经|早就|早已)?(?P<n1>不再|不|没有|从不|从来不|并不)?{_ZH_ADVERBS}对(?P<what>.+?)(?:都|也)?"
+        r"(?P<a2>已经|早就)?(?P<n2>不再|不|没有|没)?(?P<deg>严重|非常|很|有点|轻微|特别|比较)?过敏(?P<le>了)?$",
         p,
     )
     if match is None:
         match = re.match(
-            rf"^(?P<n1>)(?P<what>{_alternation(list(_ZH_TERMS))})(?P<n2>不再|不)?(?P<deg>)过敏(?P<le>了)?$", p
+            rf"^(?P<al>)(?P<n1>)(?P<what>(?:{_ZH_TERM_ALT})(?:[和与及、](?:{_ZH_TERM_ALT}))*)(?:都|也)?(?P<a2>已经)?"
+            r"(?P<n2>不再|不)?(?P<deg>)过敏(?P<le>了)?$",
+            p,
         )
-    if match:
-        negation = match.group("n1") or match.group("n2")
-        ended = negation and (match.group("le") or negation == "不再")
-        found = []
-        for item in _zh_items(match.group("what")):
-            if item in ("任何东西", "任何", "什么", "东西", "任何食物"):
-                continue
-            verb = "不再过敏" if ended else ("不过敏" if negation else f"{match.group('deg') or ''}过敏")
-            key = f"health.allergy.{_zh_key(item)}"
-            denial = "ended" if ended else ("not" if negation else "")
-            found.append(_safety(who, key, f"{who.zh}对{item}{verb}。", negation=denial))
-        return found
-    return None
+    if match is None:
+        # "一吃虾就过敏", "吃了芒果会过敏", "碰到猫毛就起疹子", "芒果会让我过敏": a reaction to something.
+        match = re.match(
+            rf"^(?P<al>)(?P<n1>)(?:一|只要|每次)?(?:吃|喝|碰|接触|闻|用)(?:了|到)?(?P<what>[{_CJK}A-Za-z]{{1,8}}?)"
+            rf"(?P<a2>)(?P<n2>)(?P<deg>)(?:就|会|都会|就会|都|也会)+(?:{_ZH_REACTION})(?P<le>了)?$",
+            p,
+        ) or re.match(
+            rf"^(?P<al>)(?P<n1>)(?P<what>{_ZH_TERM_ALT})(?P<a2>)(?P<n2>)(?P<deg>)(?:会|都会|就会)?(?:让|使|害)我"
+            rf"(?:{_ZH_REACTION})(?P<le>了)?$",
+            p,
+        )
+    if match is None:
+        return None
+    negation = match.group("n1") or match.group("n2")
+    already = match.group("al") or match.group("a2")
+    ended = bool(past) or bool(negation and (match.group("le") or negation == "不再" or already))
+    found = []
+    for item in _zh_items(match.group("what")):
+        item = item.strip()
+        if not item or re.fullmatch(r"任何东西|任何|什么|东西|任何食物|[这那你他她它].*", item):
+            continue
+        verb = "不再过敏" if ended else ("不过敏" if negation else f"{match.group('deg') or ''}过敏")
+        key = f"health.allergy.{_zh_key(item)}"
+        denial = "ended" if ended else ("not" if negation else "")
+        found.append(_safety(who, key, f"{who.zh}对{item}{verb}。", negation=denial))
+    return found
 
 
 def _zh_condition(who: Who, p: str) -> list[Fact] | None:
     """Intolerances and conditions: "乳糖不耐受", "有糖尿病", "是哮喘患者", "怀孕了"."""
-    match = re.match(rf"^(?:有)?(?:轻微的?|严重的?|一点)?(?P<what>[{_CJK}]{{1,4}}?)不耐受?$", p)
+    match = re.match(
+        rf"^(?:有)?(?:轻微的?|严重的?|一点|点)?(?:对)?(?P<what>[{_CJK}]{{1,4}}?)(?:都|也)?不耐受?(?:症)?$", p
+    )
     if match:
         key = f"health.intolerance.{_zh_key(match.group('what'))}"
         return [_safety(who, key, f"{who.zh}{match.group('what')}不耐受。")]
-    match = re.match(r"^(?P<neg>没有)?(?P<verb>患有|有|得了|确诊了?)(?P<conds>.+)$", p)
+    match = re.match(
+        r"^(?:(?P<neg>没有|没|并没有|从来没有|从没)(?:患有|得过|得|有)?|(?:一直|也|还|从小就?|早年)?"
+        r"(?P<verb>患有|有|得了|得过|确诊了?|被诊断出|查出了?|查出来))(?P<conds>.+?)(?:了)?$",
+        p,
+    )
     items = _zh_items(match.group("conds")) if match else []
     if (
         match
         and items
         and all(re.fullmatch(rf"(?:{_ZH_CONDITIONS})|[{_CJK}]{{1,6}}[病症]", item) for item in items)
     ):
-        verb = ("没有" if match.group("neg") else "") + match.group("verb")
+        verb = "没有" if match.group("neg") else match.group("verb")
         return [
             _safety(
                 who,
@@ -204,20 +299,29 @@ def _zh_diet(who: Who, p: str) -> list[Fact] | None:
     ):
         text = p if p.startswith(("是", "只", "一直", "平时", "吃")) else "是" + p
         return [_fact(who, "diet", f"{who.zh}{text}。", "safety", importance=0.9, pinned=True)]
-    match = re.match(r"^(?P<m>从不|不能|不可以|不敢|不会|不再|不|忌)(?P<v>吃|喝)(?P<what>.+)$", p)
+    match = re.match(
+        r"^(?:一直|从来|平时|向来|完全|一点都|一点也|都|也)?(?:(?P<m>从不|从来不|不能|不可以|不敢|不会|不再|不|忌)"
+        r"(?P<v>吃|喝)|(?P<m2>忌口|戒了?|碰不了|不能碰|不碰))(?P<what>.+?)(?:了|的东西|类|类的东西)?$",
+        p,
+    )
     if match:
         found = []
         for item in _zh_items(match.group("what")):
             if re.fullmatch(_ZH_FOODS, item):
                 key = f"diet.avoid.{_zh_key(item)}"
-                found.append(_safety(who, key, f"{who.zh}{match.group('m')}{match.group('v')}{item}。"))
+                verb = match.group("m2") or match.group("m") + match.group("v")
+                found.append(_safety(who, key, f"{who.zh}{verb}{item}。"))
         return found
     return None
 
 
 def _zh_medication(who: Who, p: str) -> list[Fact] | None:
     """Medications: "每天服用二甲双胍"."""
-    match = re.match(r"^(?:每天|每日|一直|正在|目前|现在|长期)?(?:在)?(?:服用|吃|打|注射|用)(?P<what>.+)$", p)
+    match = re.match(
+        r"^(?:(?:每天|每日|每周|一直|正在|目前|现在|长期|按时|定期|早晚|饭前|饭后|睡前)都?)*(?:要|得|需要|必须)?"
+        r"(?:在)?(?:服用|吃|打|注射|用|带着|随身带着?)(?P<what>.+)$",
+        p,
+    )
     if match:
         drug = re.search(rf"{_ZH_DRUGS}|[{_CJK}]+药", match.group("what"))
         if drug:
@@ -227,9 +331,13 @@ def _zh_medication(who: Who, p: str) -> list[Fact] | None:
 
 def _zh_work(who: Who, p: str) -> list[Fact] | None:
     """Employer and job: "在腾讯工作", "在字节跳动做产品经理", "是医生"."""
+    p = re.sub(r"^(?:上个月|上周|去年|今年|最近|前段时间|前不久|刚刚|刚|已经)+", "", p)
     match = re.match(
         rf"^(?:现在|目前|正在)?在(?P<org>.+?)(?:做|当|担任)(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p
     )
+    if match and re.match(r"^(?:一家|一个|一间|某|家)", match.group("org")):
+        # "在一家外企当会计": the role; the employer is not named.
+        return [_fact(who, "job", f"{who.zh}是{match.group('job')}。", "profile")]
     if match and not re.fullmatch(rf"(?:{_ZH_PLACES})|.+[市省区县国]", match.group("org")):
         # "在字节跳动做产品经理": the employer and the role, each in its own slot.
         return [
@@ -247,12 +355,19 @@ def _zh_work(who: Who, p: str) -> list[Fact] | None:
     match = re.match(rf"^是(?P<art>一名|一个|一位|个|名)?(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p)
     if match:
         return [_fact(who, "job", f"{who.zh}{p}。", "profile", importance=0.7)]
+    match = re.match(rf"^(?:是)?(?:做|干|搞)(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))(?:的|工作的|这行的)$", p)
+    if match:
+        return [_fact(who, "job", f"{who.zh}是{match.group('job')}。", "profile", importance=0.7)]
     return None
 
 
 def _zh_home(who: Who, p: str) -> list[Fact] | None:
     """Home: "住在上海", "搬到了杭州"."""
-    match = re.match(r"^(?:现在|目前|一直)?住在(?P<place>.+?)(?:了)?$", p)
+    match = re.match(
+        r"^(?:现在|目前|一直|常年)?(?:家)?住(?!院|过|了|得|着|宿|酒店|不|的|在哪)(?:在)?(?P<place>.+?)(?:了)?$",
+        p,
+    )
+    match = match or re.match(r"^(?:现在|目前)?家在(?P<place>.+?)$", p)
     if match:
         return [_fact(who, "home_city", f"{who.zh}住在{match.group('place')}。", "profile", importance=0.7)]
     match = re.match(r"^(?:已经|刚|刚刚)?搬(?:家)?到了?(?P<place>.+?)(?:了|去了)?$", p)
@@ -261,9 +376,18 @@ def _zh_home(who: Who, p: str) -> list[Fact] | None:
     return None
 
 
+def _zh_family(who: Who, p: str) -> list[Fact] | None:
+    """Children and siblings: "有一个儿子", "有两个女儿" (no slot: a count may change)."""
+    match = re.match(rf"^有(?P<n>[一二两三四五六\d]?(?:个|位)?)(?P<rel>{_ZH_REL_ALT})$", p)
+    if match and who.user:
+        content = f"用户有{match.group('n')}{match.group('rel')}。"
+        return [_fact(USER, "", content, "relationship", importance=0.6)]
+    return None
+
+
 def _zh_name(who: Who, p: str) -> list[Fact] | None:
     """Names: "叫小明", a relative's "叫Leo", "希望被称为小李"."""
-    match = re.match(rf"^叫(?P<name>[{_CJK}A-Za-z]{{1,8}})$", p)
+    match = re.match(rf"^叫\s*(?P<name>[{_CJK}]{{1,4}}|[A-Z][a-z]{{1,12}})$", p)
     if match:
         name = match.group("name")
         if who.user:
@@ -281,7 +405,8 @@ def _zh_name(who: Who, p: str) -> list[Fact] | None:
 def _zh_preference(who: Who, p: str) -> list[Fact] | None:
     """A standing taste ("喜欢辣的"); said of this once ("今天…", "这次…"), none."""
     match = re.match(
-        r"^(?P<adv>很|非常|最|更|特别|比较|也|还|都|一直)?(?P<v>不喜欢|喜欢|偏爱|讨厌|受不了|爱)(?P<what>.+)$",
+        r"^(?P<adv>很|非常|最|更|特别|比较|也|还|都|一直|平时)?(?P<v>不太喜欢|不怎么喜欢|不喜欢|喜欢|偏好|偏爱|更喜欢|讨厌|受不了|爱)"
+        r"(?P<what>.+)$",
         p,
     )
     if (

@@ -7,7 +7,11 @@ import re
 HAN = re.compile(r"[\u4e00-\u9fff]")
 _ZH_CONTROLS: list[tuple[str, str, str]] = [
     ("authentication", "guard", r"双重认证|双因素|两步验证|二次验证|验证码|密码|登录验证|安全问题|认证"),
-    ("verification", "guard", r"身份验证|验证身份|核实身份|核验|核实|实名|身份|验证|收据|凭证|证件|背景调查"),
+    (
+        "verification",
+        "guard",
+        r"身份验证|验证身份|核实身份|核验|核实|实名|身份|验证|收据|凭证|证件|背景调查|二次确认|确认",
+    ),
     ("approval", "guard", r"审批|批准|签字|签批|授权|复核"),
     ("limit", "guard", r"限额|上限|额度|限制|封顶"),
     ("review", "guard", r"代码审查|审查|评审|审计|审核"),
@@ -45,6 +49,16 @@ _ZH_EXTERNAL = re.compile(
     r"|航空公司|孩子|家人)"
 )
 _ZH_HABIT = re.compile(r"总是|经常|常常|一直|老是|通常")
+# "这次不用确认了": said of this once, no standing rule (unless a standing word says otherwise).
+_ZH_ONCE = re.compile(r"今天|今晚|这次|这一次|这回|这单|这笔|刚才|现在就|马上")
+# "请记住…", "别忘了…": what follows is read as said; the request itself is no rule.
+_ZH_REMEMBER_LEAD = re.compile(
+    r"^(?:请|麻烦|麻烦你|你|您)?(?:帮我|给我)?(?:记住|记一下|记下|记着|记好|别忘了|不要忘了|别忘记|不要忘记)(?:了|哦|啊|一下)?"
+)
+# "叫我老陈", "你可以称呼我小李": how the user wants to be called, a fact about the user.
+_ZH_CALL_ME = re.compile(r"(?:叫|称呼|喊)我")
+# Blanket approval: "直接批准", "自动通过", "一律批准" give the approval away whatever is approved.
+_ZH_BLANKET = re.compile(r"(?:自动|直接|一律|全部|统统|都)(?:可以)?(?:批准|通过|放行)")
 _ZH_PAST = re.compile(r"了|昨天|已经|已于|曾|上周|上个月|去年|\d+月\d+日")
 
 
@@ -61,13 +75,25 @@ def chinese(text: str, *, procedural: bool) -> tuple[bool, list[tuple[int, int, 
     """(reads as a rule, relaxed controls) of the Chinese clauses of a text."""
     text = text.translate(_ZH_TRADITIONAL)
     is_rule, relaxed = False, []
+    about_person = False  # the sentence so far is about the user or a named person
     for offset, clause in enumerate(
         c for c in re.split(r"[\uff0c\u3002\uff1b\uff01\uff1f,.;!?\s]+", text) if c
     ):
-        person = bool(_ZH_PERSON.match(clause)) and not procedural
+        clause = _ZH_REMEMBER_LEAD.sub("", clause) or clause
+        standing = bool(_ZH_STANDING.search(clause))
+        person = (bool(_ZH_PERSON.match(clause)) or bool(_ZH_CALL_ME.search(clause))) and not procedural
+        # Chinese drops a repeated subject: "我海鲜过敏 / 虾蟹都不能碰" is still about the user.
+        person = person or (about_person and not standing and not clause.startswith(("你", "您")))
+        about_person = person
         if person and _ZH_EXTERNAL.match(clause):
             continue
-        relaxed += [(0, offset * 1000 + pos, name) for pos, name in _clause_relaxed(clause)]
+        if _ZH_ONCE.search(clause) and not standing:
+            continue
+        found = _clause_relaxed(clause)
+        blanket = _ZH_BLANKET.search(clause)
+        if not found and blanket and not _ZH_PROHIBIT.search(clause[: blanket.start()]):
+            found = [(blanket.start(), "approval")]  # what is approved is no control of the lexicon
+        relaxed += [(0, offset * 1000 + pos, name) for pos, name in found]
         past = _ZH_PAST.search(clause) and not _ZH_STANDING.search(clause)
         if person and (past or _ZH_HABIT.search(clause)):
             relaxed = [r for r in relaxed if r[1] // 1000 != offset]
