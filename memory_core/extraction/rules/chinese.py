@@ -58,6 +58,12 @@ _ZH_LEAD = re.compile(
     r"|(?:请|麻烦|麻烦你|你|您)?(?:帮我)?(?:记住|记一下|记下|记着|记好|别忘了|不要忘了|别忘记|不要忘记)(?:了|哦|啊)?)+"
 )
 # "如果我对花生过敏…", "万一…": a hypothetical clause states nothing.
+# Sentence-final particles: "我芒果过敏哈".
+_ZH_TAIL = re.compile(r"(?:哈哈+|哈|啊|呀|哦|啦|嘛|哟|喔|呢)$")
+# A reaction without its object ("会过敏", "一吃就起疹子"): the foods of the clause before.
+_ZH_REACTS = re.compile(
+    r"^(?:吃了|一吃|碰了|一碰|喝了|一喝)?(?:就|会|都会|就会|容易)(?:过敏|起疹子|起红疹|长疹子|呼吸困难|喉咙肿)了?$"
+)
 _ZH_HYPOTHETICAL = re.compile(r"如果|要是|假如|假设|万一|的话|是不是|会不会|有没有")
 # A clause asking, not stating ("我能吃什么"); a final question mark asks in the last clause only.
 _ZH_ASKS = re.compile(r"什么(?!都|也)|怎么|哪|谁|几|多少|是否|吗$|呢$")
@@ -72,7 +78,7 @@ _ZH_ADVERBS = (
 # The "…" of "叫我…" ends before "就行", "吧", "就好".
 _ZH_NAME_TAIL = re.compile(r"(?:就行了?|就好了?|就可以了?|即可|好了|吧|哈|啊|呀|哦|就成)$")
 _ZH_SUBJECT = re.compile(
-    rf"^(?P<subj>用户|该用户|(?:我们|我)家的?(?={_ZH_REL_ALT})|我们|我)(?P<of>的)?(?:(?P<rel>{_ZH_REL_ALT}))?(?P<rest>.*)$"
+    rf"^(?P<subj>用户|该用户|本人|(?:我们|我)家的?(?={_ZH_REL_ALT})|我们|我)(?P<of>的)?(?:(?P<rel>{_ZH_REL_ALT}))?(?P<rest>.*)$"
 )
 
 
@@ -113,6 +119,14 @@ def _zh_call_me(clause: str) -> list[Fact]:
     return [_fact(USER, "preferred_name", content, "profile", importance=0.8)]
 
 
+def _allergic(fact: Fact) -> Fact:
+    """A food avoided ("吃不了花生") that the next clause says the user reacts to: an allergy."""
+    if "zh_item" not in fact:
+        return fact
+    key = fact["key"].replace("diet.avoid.", "health.allergy.")
+    return {**fact, "key": key, "content": f"{fact['zh_who']}对{fact['zh_item']}过敏。", "importance": 0.95}
+
+
 def _ended(fact: Fact) -> Fact:
     """ "以前对虾过敏 / 现在已经不过敏了": the allergy, ended (kept in its slot, not pinned)."""
     if not fact.get("pinned"):
@@ -145,7 +159,11 @@ def _read_chinese(sentence: str) -> list[Fact]:
         if c and c.strip()
     ]
     for index, raw in enumerate(clauses):
-        clause = _ZH_LEAD.sub("", raw)
+        clause = _ZH_TAIL.sub("", _ZH_LEAD.sub("", raw))
+        if _ZH_REACTS.match(clause):
+            # "我吃不了花生 / 会过敏": what the user avoids, they are allergic to.
+            found = [_allergic(fact) for fact in found]
+            continue
         if not _states(raw, clause, asks=asks and index == len(clauses) - 1):
             continue
         if _ZH_NO_LONGER.match(clause):
@@ -242,6 +260,8 @@ def _zh_allergy(who: Who, p: str) -> list[Fact] | None:
     found = []
     for item in _zh_items(match.group("what")):
         item = item.strip()
+        stem = re.sub(r"(?:类药物|类药|类食物|类的东西|类)$", "", item)
+        item = stem if stem in _ZH_TERMS else item
         if not item or re.fullmatch(r"任何东西|任何|什么|东西|任何食物|[这那你他她它].*", item):
             continue
         verb = "不再过敏" if ended else ("不过敏" if negation else f"{match.group('deg') or ''}过敏")
@@ -254,7 +274,8 @@ def _zh_allergy(who: Who, p: str) -> list[Fact] | None:
 def _zh_condition(who: Who, p: str) -> list[Fact] | None:
     """Intolerances and conditions: "乳糖不耐受", "有糖尿病", "是哮喘患者", "怀孕了"."""
     match = re.match(
-        rf"^(?:有)?(?:轻微的?|严重的?|一点|点)?(?:对)?(?P<what>[{_CJK}]{{1,4}}?)(?:都|也)?不耐受?(?:症)?$", p
+        rf"^(?:有|是)?(?:轻微的?|严重的?|一点|点)?(?:对)?(?P<what>[{_CJK}]{{1,4}}?)(?:都|也)?不耐受?(?:症)?$",
+        p,
     )
     if match:
         key = f"health.intolerance.{_zh_key(match.group('what'))}"
@@ -301,7 +322,7 @@ def _zh_diet(who: Who, p: str) -> list[Fact] | None:
         return [_fact(who, "diet", f"{who.zh}{text}。", "safety", importance=0.9, pinned=True)]
     match = re.match(
         r"^(?:一直|从来|平时|向来|完全|一点都|一点也|都|也)?(?:(?P<m>从不|从来不|不能|不可以|不敢|不会|不再|不|忌)"
-        r"(?P<v>吃|喝)|(?P<m2>忌口|戒了?|碰不了|不能碰|不碰))(?P<what>.+?)(?:了|的东西|类|类的东西)?$",
+        r"(?P<v>吃|喝)|(?P<m2>忌口|戒了?|碰不了|不能碰|不碰|吃不了|喝不了|吃不得))(?P<what>.+?)(?:了|的东西|类|类的东西)?$",
         p,
     )
     if match:
@@ -310,7 +331,10 @@ def _zh_diet(who: Who, p: str) -> list[Fact] | None:
             if re.fullmatch(_ZH_FOODS, item):
                 key = f"diet.avoid.{_zh_key(item)}"
                 verb = match.group("m2") or match.group("m") + match.group("v")
-                found.append(_safety(who, key, f"{who.zh}{verb}{item}。"))
+                # zh_who / zh_item: not Candidate fields; a later "会过敏" makes this an allergy.
+                found.append(
+                    {**_safety(who, key, f"{who.zh}{verb}{item}。"), "zh_who": who.zh, "zh_item": item}
+                )
         return found
     return None
 
@@ -318,7 +342,8 @@ def _zh_diet(who: Who, p: str) -> list[Fact] | None:
 def _zh_medication(who: Who, p: str) -> list[Fact] | None:
     """Medications: "每天服用二甲双胍"."""
     match = re.match(
-        r"^(?:(?:每天|每日|每周|一直|正在|目前|现在|长期|按时|定期|早晚|饭前|饭后|睡前)都?)*(?:要|得|需要|必须)?"
+        r"^(?:(?:每天|每日|每周|每晚|每早|早上|晚上|中午|一直|正在|目前|现在|长期|按时|定期|早晚|饭前|饭后|睡前)都?)*"
+        r"(?:要|得|需要|必须)?"
         r"(?:在)?(?:服用|吃|打|注射|用|带着|随身带着?)(?P<what>.+)$",
         p,
     )
@@ -331,7 +356,7 @@ def _zh_medication(who: Who, p: str) -> list[Fact] | None:
 
 def _zh_work(who: Who, p: str) -> list[Fact] | None:
     """Employer and job: "在腾讯工作", "在字节跳动做产品经理", "是医生"."""
-    p = re.sub(r"^(?:上个月|上周|去年|今年|最近|前段时间|前不久|刚刚|刚|已经)+", "", p)
+    p = re.sub(r"^(?:上个月|上周|去年|今年|最近|前段时间|前不久|刚刚|刚|已经|现在|目前|如今|也)+", "", p)
     match = re.match(
         rf"^(?:现在|目前|正在)?在(?P<org>.+?)(?:做|当|担任)(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p
     )

@@ -42,7 +42,9 @@ _ZH_IMPERATIVE = re.compile(
     r"|取消|关闭)"
 )
 _ZH_PERSON = re.compile(r"^(?:我|用户|他|她|我们家|[\u4e00-\u9fff]{1,3}(?:先生|女士|小姐))")
-_ZH_MODAL = re.compile(r"需要|必须|应该|应当|可以|不得|禁止|不能|不可|不许|严禁|切勿|不准|须|要")
+_ZH_MODAL = re.compile(r"需要|必须|应该|应当|可以|不得|禁止|不能|不可|不许|严禁|切勿|不准|须|要(?!是)")
+# A question proposes nothing: "要是我对青霉素过敏会怎么样".
+_ZH_QUESTION = re.compile(r"(?:吗|呢|怎么样|怎么办|为什么|是不是|会不会)$|^(?:要是|如果|假如|万一)")
 # The user's company, bank or phone has its own rules; they are not this assistant's.
 _ZH_EXTERNAL = re.compile(
     r"^(?:我|用户|他|她)的?(?:公司|银行|学校|单位|老板|经理|手机|电脑|车|家|房东|医生|雇主|保险|医院|诊所|健身房|物业"
@@ -76,10 +78,12 @@ def chinese(text: str, *, procedural: bool) -> tuple[bool, list[tuple[int, int, 
     text = text.translate(_ZH_TRADITIONAL)
     is_rule, relaxed = False, []
     about_person = False  # the sentence so far is about the user or a named person
-    for offset, clause in enumerate(
-        c for c in re.split(r"[\uff0c\u3002\uff1b\uff01\uff1f,.;!?\s]+", text) if c
-    ):
+    clauses = [c for c in re.split(r"[\uff0c\u3002\uff1b\uff01\uff1f,.;!?\s]+", text) if c]
+    asks = bool(re.search(r"[?\uff1f]\s*$", text))
+    for offset, clause in enumerate(clauses):
         clause = _ZH_REMEMBER_LEAD.sub("", clause) or clause
+        if _ZH_QUESTION.search(clause) or (asks and offset == len(clauses) - 1):
+            continue
         standing = bool(_ZH_STANDING.search(clause))
         person = (bool(_ZH_PERSON.match(clause)) or bool(_ZH_CALL_ME.search(clause))) and not procedural
         # Chinese drops a repeated subject: "我海鲜过敏 / 虾蟹都不能碰" is still about the user.
