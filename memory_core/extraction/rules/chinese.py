@@ -58,6 +58,8 @@ _ZH_LEAD = re.compile(
     r"|(?:请|麻烦|麻烦你|你|您)?(?:帮我)?(?:记住|记一下|记下|记着|记好|别忘了|不要忘了|别忘记|不要忘记)(?:了|哦|啊)?)+"
 )
 # "如果我对花生过敏…", "万一…": a hypothetical clause states nothing.
+# Hedges and plans: "考虑", "打算", "想要": not a fact yet (like "might move to Paris").
+_ZH_HEDGE = re.compile(r"考虑|打算|准备|计划|想要|想去|要不要|可能|也许|或许|说不定")
 # Sentence-final particles: "我芒果过敏哈".
 _ZH_TAIL = re.compile(r"(?:哈哈+|哈|啊|呀|哦|啦|嘛|哟|喔|呢)$")
 # A reaction without its object ("会过敏", "一吃就起疹子"): the foods of the clause before.
@@ -73,7 +75,8 @@ _ZH_PAST = re.compile(r"^(?:以前|之前|过去|小时候|曾经|原来|早年)
 _ZH_NO_LONGER = re.compile(r"^(?:现在|目前|后来|如今)?(?:已经|早就|早已)?(?:不再|不|没有|没)过敏了?$")
 # Adverbs between the subject and "对…过敏": "从小就对芒果过敏", "有点对花粉过敏".
 _ZH_ADVERBS = (
-    r"(?:从小就?|小时候就|一直都?|有点儿?|有些|特别|非常|严重|天生就?|本来就|其实|好像|真的|都|也|还|现在)*"
+    r"(?:从小就?|小时候就|一直都?|有点儿?|有些|特别|非常|严重|天生就?|本来就|其实|好像|真的|都|也|还|现在"
+    r"|这个人|本身|自己)*"
 )
 # The "…" of "叫我…" ends before "就行", "吧", "就好".
 _ZH_NAME_TAIL = re.compile(r"(?:就行了?|就好了?|就可以了?|即可|好了|吧|哈|啊|呀|哦|就成)$")
@@ -232,7 +235,8 @@ def _zh_allergy(who: Who, p: str) -> list[Fact] | None:
     p = re.sub(rf"^{_ZH_ADVERBS}", "", p[past.end() :] if past else p)
     match = re.match(
         rf"^(?P<al>已经|早就|早已)?(?P<n1>不再|不|没有|从不|从来不|并不)?{_ZH_ADVERBS}对(?P<what>.+?)(?:都|也)?"
-        r"(?P<a2>已经|早就)?(?P<n2>不再|不|没有|没)?(?P<deg>严重|非常|很|有点|轻微|特别|比较)?过敏(?P<le>了)?$",
+        r"(?P<a2>已经|早就)?(?P<n2>不再|不|没有|没)?(?P<deg>严重|非常|很|有点|轻微|特别|比较)?过敏(?P<le>了)?"
+        r"(?:得?(?:很|挺|非常|特别|比较)?(?:厉害|严重)的?)?$",
         p,
     )
     if match is None:
@@ -282,7 +286,8 @@ def _zh_condition(who: Who, p: str) -> list[Fact] | None:
         return [_safety(who, key, f"{who.zh}{match.group('what')}不耐受。")]
     match = re.match(
         r"^(?:(?P<neg>没有|没|并没有|从来没有|从没)(?:患有|得过|得|有)?|(?:一直|也|还|从小就?|早年)?"
-        r"(?P<verb>患有|有|得了|得过|确诊了?|被诊断出|查出了?|查出来))(?P<conds>.+?)(?:了)?$",
+        r"(?P<verb>患有|有|得了|得过|确诊了?|被诊断出|查出了?|查出来))(?:轻微的?|严重的?|轻度的?|重度的?|一点)?"
+        r"(?P<conds>.+?)(?:了)?$",
         p,
     )
     items = _zh_items(match.group("conds")) if match else []
@@ -321,7 +326,7 @@ def _zh_diet(who: Who, p: str) -> list[Fact] | None:
         text = p if p.startswith(("是", "只", "一直", "平时", "吃")) else "是" + p
         return [_fact(who, "diet", f"{who.zh}{text}。", "safety", importance=0.9, pinned=True)]
     match = re.match(
-        r"^(?:一直|从来|平时|向来|完全|一点都|一点也|都|也)?(?:(?P<m>从不|从来不|不能|不可以|不敢|不会|不再|不|忌)"
+        r"^(?:已经|早就|一直|从来|平时|向来|完全|一点都|一点也|都|也)?(?:(?P<m>从不|从来不|不能|不可以|不敢|不会|不再|不|忌)"
         r"(?P<v>吃|喝)|(?P<m2>忌口|戒了?|碰不了|不能碰|不碰|吃不了|喝不了|吃不得))(?P<what>.+?)(?:了|的东西|类|类的东西)?$",
         p,
     )
@@ -356,6 +361,8 @@ def _zh_medication(who: Who, p: str) -> list[Fact] | None:
 
 def _zh_work(who: Who, p: str) -> list[Fact] | None:
     """Employer and job: "在腾讯工作", "在字节跳动做产品经理", "是医生"."""
+    if _ZH_HEDGE.search(p):
+        return []  # "在考虑去杭州工作": not where the user works
     p = re.sub(r"^(?:上个月|上周|去年|今年|最近|前段时间|前不久|刚刚|刚|已经|现在|目前|如今|也)+", "", p)
     match = re.match(
         rf"^(?:现在|目前|正在)?在(?P<org>.+?)(?:做|当|担任)(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p
@@ -387,12 +394,15 @@ def _zh_work(who: Who, p: str) -> list[Fact] | None:
 
 
 def _zh_home(who: Who, p: str) -> list[Fact] | None:
-    """Home: "住在上海", "搬到了杭州"."""
+    """Home: "住在上海", "搬到了杭州", "在北京海淀住"."""
+    if _ZH_HEDGE.search(p):
+        return []  # "在想要不要搬到上海", "打算住在杭州": not where the user lives
     match = re.match(
         r"^(?:现在|目前|一直|常年)?(?:家)?住(?!院|过|了|得|着|宿|酒店|不|的|在哪)(?:在)?(?P<place>.+?)(?:了)?$",
         p,
     )
     match = match or re.match(r"^(?:现在|目前)?家在(?P<place>.+?)$", p)
+    match = match or re.match(r"^(?:现在|目前|一直)?在(?P<place>.{2,12}?)(?:住|居住|定居|安家)(?:了)?$", p)
     if match:
         return [_fact(who, "home_city", f"{who.zh}住在{match.group('place')}。", "profile", importance=0.7)]
     match = re.match(r"^(?:已经|刚|刚刚)?搬(?:家)?到了?(?P<place>.+?)(?:了|去了)?$", p)

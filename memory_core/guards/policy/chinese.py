@@ -81,13 +81,17 @@ def chinese(text: str, *, procedural: bool) -> tuple[bool, list[tuple[int, int, 
     clauses = [c for c in re.split(r"[\uff0c\u3002\uff1b\uff01\uff1f,.;!?\s]+", text) if c]
     asks = bool(re.search(r"[?\uff1f]\s*$", text))
     for offset, clause in enumerate(clauses):
-        clause = _ZH_REMEMBER_LEAD.sub("", clause) or clause
+        clause = _ZH_REMEMBER_LEAD.sub("", clause)
+        if not clause:
+            continue  # "请帮我记住": the request; what follows is read on its own
         if _ZH_QUESTION.search(clause) or (asks and offset == len(clauses) - 1):
             continue
         standing = bool(_ZH_STANDING.search(clause))
         person = (bool(_ZH_PERSON.match(clause)) or bool(_ZH_CALL_ME.search(clause))) and not procedural
-        # Chinese drops a repeated subject: "我海鲜过敏 / 虾蟹都不能碰" is still about the user.
-        person = person or (about_person and not standing and not clause.startswith(("你", "您")))
+        # Chinese drops a repeated subject: "我海鲜过敏 / 虾蟹都不能碰" is still about the user, and
+        # so is a polite request for their own sake ("…过敏 / 开药前请提醒我"); "以后…" starts a rule.
+        starts_rule = bool(_ZH_STANDING.search(clause.replace("请", "")))
+        person = person or (about_person and not starts_rule and not clause.startswith(("你", "您")))
         about_person = person
         if person and _ZH_EXTERNAL.match(clause):
             continue
