@@ -40,6 +40,16 @@ class Slot:
     importance: float = 0.5
 
 
+def states_safety(statement: str) -> bool:
+    """Whether a statement without a single slot still states a safety fact ("I have type 1
+    diabetes and take insulin", "I live in Lyon and I'm allergic to peanuts"): it is pinned, so
+    always recalled, even though no one key can stand for it. Denials and ended facts are not
+    pinned facts."""
+    if not isinstance(statement, str) or not statement.strip():
+        return False
+    return any(fact.get("pinned") and not fact.get("incidental") for fact in read_statement(statement))
+
+
 def infer_slot(statement: str) -> Slot | None:
     """The key slot an already written statement fills, or None when there is no stable one."""
     if not isinstance(statement, str) or not statement.strip():
