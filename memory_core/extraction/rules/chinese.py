@@ -266,7 +266,9 @@ def _zh_allergy(who: Who, p: str) -> list[Fact] | None:
         item = item.strip()
         stem = re.sub(r"(?:类药物|类药|类食物|类的东西|类)$", "", item)
         item = stem if stem in _ZH_TERMS else item
-        if not item or re.fullmatch(r"任何东西|任何|什么|东西|任何食物|[这那你他她它].*", item):
+        if not item or re.fullmatch(
+            r"任何东西|任何|什么|东西|任何食物|[这那你他她它].*|一点.*|一些|一口|少量|点|多了?", item
+        ):
             continue
         verb = "不再过敏" if ended else ("不过敏" if negation else f"{match.group('deg') or ''}过敏")
         key = f"health.allergy.{_zh_key(item)}"
@@ -381,6 +383,8 @@ def _zh_work(who: Who, p: str) -> list[Fact] | None:
     )
     if match:
         org = match.group("org")
+        if re.search(r"一家|一间|一个|某", org):
+            return []  # "在杭州的一家银行上班": no employer named
         if not re.fullmatch(rf"(?:{_ZH_PLACES})|.+[市省区县国]", org):
             return [_fact(who, "employer", f"{who.zh}在{org}工作。", "profile", importance=0.7)]
         return []
@@ -440,7 +444,7 @@ def _zh_name(who: Who, p: str) -> list[Fact] | None:
 def _zh_preference(who: Who, p: str) -> list[Fact] | None:
     """A standing taste ("喜欢辣的"); said of this once ("今天…", "这次…"), none."""
     match = re.match(
-        r"^(?P<adv>很|非常|最|更|特别|比较|也|还|都|一直|平时)?(?P<v>不太喜欢|不怎么喜欢|不喜欢|喜欢|偏好|偏爱|更喜欢|讨厌|受不了|爱)"
+        r"^(?P<adv>(?:很|非常|最|更|特别|比较|也|还|都|一直|平时|向来|其实|真的|超|挺))*(?P<v>不太喜欢|不怎么喜欢|不喜欢|喜欢|偏好|偏爱|更喜欢|讨厌|受不了|爱)"
         r"(?P<what>.+)$",
         p,
     )
