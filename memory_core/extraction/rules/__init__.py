@@ -51,7 +51,7 @@ from django.utils import timezone
 
 from memory_core.extraction.rules.chinese import ZH_REMEMBER, zh_statement
 from memory_core.extraction.rules.facts import USER, Who
-from memory_core.extraction.rules.lexicon import _CJK, _SECRET_WORDS, Fact
+from memory_core.extraction.rules.lexicon import _CJK, _SECRET_WORDS, _ZH_SIMPLIFIED, Fact
 from memory_core.extraction.rules.reader import _Reader
 from memory_core.extraction.rules.text import _sentence, _sentences, _third_person, slug
 from memory_core.extraction.schema import RULES_NAME, RULES_VERSION, Candidate, rule_candidate
@@ -142,7 +142,7 @@ class RuleBasedExtractor:
 
 def _remember(sentence: str) -> str:
     """What an explicit "remember that …" / "记住…" sentence asks to keep; "" when it asks nothing."""
-    match = _REMEMBER.search(sentence) or ZH_REMEMBER.match(sentence.strip())
+    match = _REMEMBER.search(sentence) or ZH_REMEMBER.match(sentence.strip().translate(_ZH_SIMPLIFIED))
     return match.group("what") if match else ""
 
 

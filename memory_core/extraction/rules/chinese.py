@@ -11,6 +11,7 @@ from memory_core.extraction.rules.lexicon import (
     _SECRET_WORDS,
     _ZH_PETS,
     _ZH_RELATIONS,
+    _ZH_SIMPLIFIED,
     _ZH_TERMS,
     Fact,
     _alternation,
@@ -35,7 +36,7 @@ _ZH_DRUG_KEYS = _words(
 _ZH_FOOD_KEYS = _words(
     "peanut nut seafood shrimp shellfish crab milk egg gluten wheat soy mango alcohol sesame fish dairy pork "
     "beef lamb meat spicy_food chili coffee sugar cilantro onion garlic raw_fish offal chicken kiwi peach "
-    "pineapple strawberry walnut cashew almond honey buckwheat crayfish lactose"
+    "pineapple strawberry walnut cashew almond honey buckwheat crayfish lactose red_meat"
 )
 _ZH_CONDITIONS = _alternation([k for k, v in _ZH_TERMS.items() if v in _ZH_CONDITION_KEYS])
 _ZH_DRUGS = _alternation([k for k, v in _ZH_TERMS.items() if k.endswith("药") or v in _ZH_DRUG_KEYS])
@@ -102,6 +103,12 @@ def zh_statement(text: str) -> str:
     return f"{text}。" if text else ""
 
 
+def _zh_normalise(text: str) -> str:
+    """Traditional characters read as simplified, an English "I am" before Chinese as 我."""
+    text = text.strip().translate(_ZH_SIMPLIFIED)
+    return re.sub(r"(?i)^(?:i\s+am|i'm|i)\s*(?=[\u4e00-\u9fff])", "我", text)
+
+
 def _states(raw: str, clause: str, *, asks: bool) -> bool:
     """Whether a clause states something we may keep: not empty, no secret, no question, no hypothesis."""
     if not clause or asks or _ZH_HYPOTHETICAL.search(clause) or _ZH_ASKS.search(clause):
@@ -148,14 +155,16 @@ def _zh_items(text: str) -> list[str]:
 
 def _read_chinese(sentence: str) -> list[Fact]:
     found: list[Fact] = []
-    text = sentence.strip().rstrip("。\uff01!.")
+    text = _zh_normalise(sentence).rstrip("。\uff01!.")
     asks = bool(re.search(r"[?\uff1f]\s*$", text))
     text = text.rstrip("?\uff1f ")
     previous: Who | None = None
+    reacted = False  # an allergy said without its object: the foods avoided around it are allergens
     clauses = [
         c.strip()
         for c in re.split(
             r"[\uff0c,\uff1b;\uff1a:]|(?:而且|并且|但是|不过(?!敏)|可是|另外|同时|所以|因为)"
+            r"|\s+(?i:but|and|so|because|though)\s+"
             r"|(?<=.)(?=也(?:不|没|是|有|对))",
             text,
         )
@@ -163,9 +172,9 @@ def _read_chinese(sentence: str) -> list[Fact]:
     ]
     for index, raw in enumerate(clauses):
         clause = _ZH_TAIL.sub("", _ZH_LEAD.sub("", raw))
-        if _ZH_REACTS.match(clause):
-            # "我吃不了花生 / 会过敏": what the user avoids, they are allergic to.
-            found = [_allergic(fact) for fact in found]
+        if _ZH_REACTS.match(clause) or re.fullmatch(r"(?:我|用户)?(?:有点|很|会)?过敏了?", clause):
+            # "我吃不了花生 / 会过敏", "我过敏 / 不能吃海鲜": what the user avoids, they are allergic to.
+            found, reacted = [_allergic(fact) for fact in found], True
             continue
         if not _states(raw, clause, asks=asks and index == len(clauses) - 1):
             continue
@@ -196,7 +205,8 @@ def _read_chinese(sentence: str) -> list[Fact]:
         else:
             who, rest, possessive = USER, clause, False
         previous = who
-        found += _zh_predicate(who, rest, possessive)
+        facts = _zh_predicate(who, rest, possessive)
+        found += [_allergic(fact) for fact in facts] if reacted else facts
     return found
 
 
@@ -224,7 +234,9 @@ def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:
     return []
 
 
-_ZH_REACTION = r"过敏|起疹子|起红疹|长疹子|出疹子|起荨麻疹|起风团|呼吸困难|喉咙肿|嘴巴肿|浑身痒|全身发痒|休克"
+_ZH_REACTION = (
+    r"过敏|打喷嚏|起疹子|起红疹|长疹子|出疹子|起荨麻疹|起风团|呼吸困难|喉咙肿|嘴巴肿|浑身痒|全身发痒|休克"
+)
 _ZH_TERM_ALT = _alternation(list(_ZH_TERMS))
 
 
@@ -235,7 +247,7 @@ def _zh_allergy(who: Who, p: str) -> list[Fact] | None:
     p = re.sub(rf"^{_ZH_ADVERBS}", "", p[past.end() :] if past else p)
     match = re.match(
         rf"^(?P<al>已经|早就|早已)?(?P<n1>不再|不|没有|从不|从来不|并不)?{_ZH_ADVERBS}对(?P<what>.+?)(?:都|也)?"
-        r"(?P<a2>已经|早就)?(?P<n2>不再|不|没有|没)?(?P<deg>严重|非常|很|有点|轻微|特别|比较)?过敏(?P<le>了)?"
+        r"(?P<a2>已经|早就)?(?P<n2>不再|不|没有|没)?(?P<deg>严重|非常|很|有点|轻微|特别|比较)?(?:有)?过敏(?:反应)?(?P<le>了)?"
         r"(?:得?(?:很|挺|非常|特别|比较)?(?:厉害|严重)的?)?$",
         p,
     )
@@ -243,6 +255,13 @@ def _zh_allergy(who: Who, p: str) -> list[Fact] | None:
         match = re.match(
             rf"^(?P<al>)(?P<n1>)(?P<what>(?:{_ZH_TERM_ALT})(?:[和与及、](?:{_ZH_TERM_ALT}))*)(?:都|也)?(?P<a2>已经)?"
             r"(?P<n2>不再|不)?(?P<deg>)过敏(?P<le>了)?$",
+            p,
+        )
+    if match is None:
+        # "有严重的花生过敏", "是花生过敏体质", "有青霉素过敏史"
+        match = re.match(
+            rf"^(?:有|是)(?P<al>)(?P<n1>)(?P<deg>严重|轻微|一点)?(?:的)?(?P<what>[{_CJK}A-Za-z、和]{{1,12}}?)(?P<a2>)(?P<n2>)"
+            r"过敏(?:体质|症|史|反应)?(?P<le>)$",
             p,
         )
     if match is None:
@@ -264,7 +283,9 @@ def _zh_allergy(who: Who, p: str) -> list[Fact] | None:
     found = []
     for item in _zh_items(match.group("what")):
         item = item.strip()
-        stem = re.sub(r"(?:类药物|类药|类食物|类的东西|类)$", "", item)
+        stem = re.sub(
+            r"(?:类药物|类药|类食物|类的东西|类)$", "", re.sub(r"^(?:所有|各种|一切|任何)的?", "", item)
+        )
         item = stem if stem in _ZH_TERMS else item
         if not item or re.fullmatch(
             r"任何东西|任何|什么|东西|任何食物|[这那你他她它].*|一点.*|一些|一口|少量|点|多了?", item
@@ -289,7 +310,7 @@ def _zh_condition(who: Who, p: str) -> list[Fact] | None:
     match = re.match(
         r"^(?:(?P<neg>没有|没|并没有|从来没有|从没)(?:患有|得过|得|有)?|(?:一直|也|还|从小就?|早年)?"
         r"(?P<verb>患有|有|得了|得过|确诊了?|被诊断出|查出了?|查出来))(?:轻微的?|严重的?|轻度的?|重度的?|一点)?"
-        r"(?P<conds>.+?)(?:了)?$",
+        r"(?P<conds>.+?)(?:史|了)?$",
         p,
     )
     items = _zh_items(match.group("conds")) if match else []
@@ -313,7 +334,7 @@ def _zh_condition(who: Who, p: str) -> list[Fact] | None:
     )
     if match:
         return [_safety(who, f"health.{_zh_key(match.group('cond'))}", f"{who.zh}{p}。")]
-    if re.match(r"^怀孕了?$", p):
+    if re.match(r"^(?:已经)?怀孕(?:了|[一二三四五六七八九十两\d]+个?(?:月|周|星期)了?)?$", p):
         return [_safety(who, "health.pregnant", f"{who.zh}怀孕了。")]
     return None
 
@@ -327,6 +348,17 @@ def _zh_diet(who: Who, p: str) -> list[Fact] | None:
     ):
         text = p if p.startswith(("是", "只", "一直", "平时", "吃")) else "是" + p
         return [_fact(who, "diet", f"{who.zh}{text}。", "safety", importance=0.9, pinned=True)]
+    topic = re.match(
+        rf"^(?P<what>{_ZH_FOODS})(?:我|用户)?(?:是)?(?:绝对|完全|一点都|从来|向来)?(?P<m>不能|不可以|不敢|不会|不|从不)"
+        r"(?P<v>吃|喝|碰)(?:的)?$",
+        p,
+    )
+    if topic:
+        # "花生我是绝对不能吃的": the food first.
+        what = topic.group("what")
+        content = f"{who.zh}{topic.group('m')}{topic.group('v')}{what}。"
+        fact = _safety(who, f"diet.avoid.{_zh_key(what)}", content)
+        return [{**fact, "zh_who": who.zh, "zh_item": what}]
     match = re.match(
         r"^(?:已经|早就|一直|从来|平时|向来|完全|一点都|一点也|都|也)?(?:(?P<m>从不|从来不|不能|不可以|不敢|不会|不再|不|忌)"
         r"(?P<v>吃|喝)|(?P<m2>忌口|戒了?|碰不了|不能碰|不碰|吃不了|喝不了|吃不得))(?P<what>.+?)(?:了|的东西|类|类的东西)?$",
@@ -335,6 +367,7 @@ def _zh_diet(who: Who, p: str) -> list[Fact] | None:
     if match:
         found = []
         for item in _zh_items(match.group("what")):
+            item = re.sub(r"^(?:任何|所有|一切|各种)的?", "", item)
             if re.fullmatch(_ZH_FOODS, item):
                 key = f"diet.avoid.{_zh_key(item)}"
                 verb = match.group("m2") or match.group("m") + match.group("v")
@@ -452,7 +485,7 @@ def _zh_preference(who: Who, p: str) -> list[Fact] | None:
         match
         and who.user
         and not _ZH_ONE_OFF.search(p)
-        and not re.match(r"^(?:你|他|她|它|这|那)", match.group("what"))
+        and not re.match(r"^死?(?:你|他|她|它|这|那)", match.group("what"))
     ):
         key = f"preference.{slug(match.group('what'), words=3)}"
         return [_fact(USER, key, f"用户{p}。", "preference", importance=0.5)]
