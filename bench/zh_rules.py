@@ -24,7 +24,10 @@ Secrets: `scan_secrets(text).found` against `secret` on every row. Policy: `poli
 `weakens` against `policy == "weakening"`, `is_rule` against `policy in ("weakening", "rule")`, on
 every row (a fact that reads as a rule waits for an operator: a false positive).
 
-`python -m bench zh_rules [--show-misses]`
+Baseline, in the same run: the same predictions from the product at commit 57643a7 (main before
+this work), exported with `git archive` and run in a subprocess (`--predict`); skipped without git.
+
+`python -m bench zh_rules [--show-misses] [--no-baseline]`
 """
 
 from __future__ import annotations
@@ -32,12 +35,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "zh_rules" / "labelled.jsonl"
 SENT_AT = "2026-11-20T10:00:00+00:00"
+BASELINE = "57643a7"  # main when issue 17's Chinese rules started: the Chinese reader as it was
 
 
 def load() -> list[dict[str, Any]]:
@@ -98,23 +106,52 @@ class Score:
         return sorted(set(self.tp) | set(self.fp) | set(self.fn))
 
 
-def extraction(rows: list[dict[str, Any]]) -> tuple[Score, Score, int]:
-    """(per category, safety, leaks)."""
+def predict(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the product says of each row, as plain data (so that an older checkout can say it too)."""
     from memory_core.extraction.rules import RuleBasedExtractor
+    from memory_core.extraction.slots import infer_slot
+    from memory_core.guards.policy import policy_check
     from memory_core.guards.secrets import scan_secrets
 
-    score, safety, leaks = Score(), Score(), 0
+    out = []
     for index, row in enumerate(rows):
         message = {"role": "user", "id": str(index), "content": row["text"], "created_at": SENT_AT}
-        secrets = scan_secrets(row["text"]).values
+        candidates = [
+            {"content": c.content, "key": c.key, "pinned": c.pinned, "refused": scan_secrets(c.content).found}
+            for c in RuleBasedExtractor().extract([message])
+        ]
+        slot = infer_slot(row["text"])
+        scan, check = scan_secrets(row["text"]), policy_check(row["text"])
+        out.append(
+            {
+                "candidates": candidates,
+                "slot": [slot.key, slot.pinned] if slot else None,
+                "secret": scan.found,
+                "values": list(scan.values),
+                "weakens": check.weakens,
+                "is_rule": check.is_rule,
+            }
+        )
+    return out
+
+
+class _Got:
+    def __init__(self, fields: dict[str, Any]) -> None:
+        self.content, self.key, self.pinned = fields["content"], fields["key"], fields["pinned"]
+
+
+def extraction(rows: list[dict[str, Any]], said: list[dict[str, Any]]) -> tuple[Score, Score, int]:
+    """(per category, safety, leaks)."""
+    score, safety, leaks = Score(), Score(), 0
+    for row, prediction in zip(rows, said, strict=True):
         kept = []
-        for got in RuleBasedExtractor().extract([message]):
-            if scan_secrets(got.content).found:
+        for fields in prediction["candidates"]:
+            if fields["refused"]:
                 continue  # refused by the write pipeline's guard
-            if any(value in got.content for value in secrets):
+            if any(value in fields["content"] for value in prediction["values"]):
                 leaks += 1
-                score.misses.append(f"LEAK {row['text']!r}: {got.content!r}")
-            kept.append(got)
+                score.misses.append(f"LEAK {row['text']!r}: {fields['content']!r}")
+            kept.append(_Got(fields))
         for want in row["facts"]:
             hit = next((got for got in kept if _matches(want, got)), None)
             pinned = want.get("pinned", False)
@@ -133,71 +170,126 @@ def extraction(rows: list[dict[str, Any]]) -> tuple[Score, Score, int]:
     return score, safety, leaks
 
 
-def slots(rows: list[dict[str, Any]]) -> tuple[int, int, list[str]]:
-    from memory_core.extraction.slots import infer_slot
-
+def slots(rows: list[dict[str, Any]], said: list[dict[str, Any]]) -> tuple[int, int, list[str]]:
     right, total, misses = 0, 0, []
-    for row in rows:
+    for row, prediction in zip(rows, said, strict=True):
         keyed = [want for want in row["facts"] if want["key"]]
         if len(row["facts"]) != 1 or len(keyed) != 1 or keyed[0]["key"].endswith(".*"):
             continue
         total += 1
-        slot = infer_slot(row["text"])
-        if slot is not None and (slot.key, slot.pinned) == (keyed[0]["key"], keyed[0]["pinned"]):
+        if prediction["slot"] == [keyed[0]["key"], keyed[0]["pinned"]]:
             right += 1
         else:
-            misses.append(f"SLOT {row['text']!r}: {slot and (slot.key, slot.pinned)} != {keyed[0]}")
+            misses.append(f"SLOT {row['text']!r}: {prediction['slot']} != {keyed[0]}")
     return right, total, misses
 
 
-def guards(rows: list[dict[str, Any]]) -> tuple[Score, list[str]]:
-    from memory_core.guards.policy import policy_check
-    from memory_core.guards.secrets import scan_secrets
-
+def guards(rows: list[dict[str, Any]], said: list[dict[str, Any]]) -> tuple[Score, list[str]]:
     score, misses = Score(), []
-    for row in rows:
-        check = policy_check(row["text"])
-        for name, said, truth in (
-            ("secret", scan_secrets(row["text"]).found, row["secret"]),
-            ("weakening", check.weakens, row["policy"] == "weakening"),
-            ("rule", check.is_rule, row["policy"] in ("weakening", "rule")),
+    for row, prediction in zip(rows, said, strict=True):
+        for name, flagged, truth in (
+            ("secret", prediction["secret"], row["secret"]),
+            ("weakening", prediction["weakens"], row["policy"] == "weakening"),
+            ("rule", prediction["is_rule"], row["policy"] in ("weakening", "rule")),
         ):
-            score.add(name, tp=int(said and truth), fp=int(said and not truth), fn=int(truth and not said))
-            if said != truth:
-                misses.append(f"{name.upper()} {'EXTRA' if said else 'MISS'} {row['text']!r}")
+            score.add(
+                name, tp=int(flagged and truth), fp=int(flagged and not truth), fn=int(truth and not flagged)
+            )
+            if flagged != truth:
+                misses.append(f"{name.upper()} {'EXTRA' if flagged else 'MISS'} {row['text']!r}")
     return score, misses
+
+
+def baseline(rows: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The same predictions from the product at BASELINE (exported with `git archive`, run apart)."""
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory() as tree:
+        try:
+            archive = subprocess.run(
+                [
+                    "git",
+                    "-C",
+                    str(root),
+                    "archive",
+                    BASELINE,
+                    "memory_core",
+                    "config",
+                    "chat",
+                    "privacy",
+                    "api",
+                ],
+                check=True,
+                capture_output=True,
+            ).stdout
+            subprocess.run(["tar", "-x", "-C", tree], input=archive, check=True)
+        except (OSError, subprocess.CalledProcessError):
+            return None
+        shutil.copytree(root / "bench", Path(tree) / "bench")
+        env = {**os.environ, "PYTHONPATH": tree, "DEBUG": "true", "DJANGO_SETTINGS_MODULE": "config.settings"}
+        done = subprocess.run(
+            [sys.executable, "-m", "bench", "zh_rules", "--predict"],
+            cwd=tree,
+            env=env,
+            input=json.dumps(rows),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode:
+            print(done.stderr[-2000:])
+            return None
+        return json.loads(done.stdout)
+
+
+def _report(title: str, rows: list[dict[str, Any]], said: list[dict[str, Any]], show: bool) -> None:
+    score, safety, leaks = extraction(rows, said)
+    right, total, slot_misses = slots(rows, said)
+    guard, guard_misses = guards(rows, said)
+    print(f" {title}")
+    print("  extraction (RuleBasedExtractor, per category)")
+    everything = Score()
+    for category in score.categories():
+        print(" " + score.line(category))
+        everything.add("all", tp=score.tp[category], fp=score.fp[category], fn=score.fn[category])
+    print(" " + everything.line("all"))
+    print("  safety facts (pinned)")
+    print(" " + safety.line("safety"))
+    print(f"    secret values leaked into a kept statement: {leaks}")
+    print(f"  slots (infer_slot, REST/mem0 add): {right}/{total} = {right / max(total, 1):.3f}")
+    print("  guards")
+    for name in ("secret", "weakening", "rule"):
+        print(" " + guard.line(name))
+    if show:
+        print("\n".join(score.misses + slot_misses + guard_misses))
 
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench zh_rules")
     parser.add_argument("--show-misses", action="store_true", help="list every miss and extra")
+    parser.add_argument("--no-baseline", action="store_true", help=f"skip the baseline ({BASELINE})")
+    parser.add_argument("--predict", action="store_true", help="rows on stdin, predictions on stdout")
     args = parser.parse_args(argv)
     os.environ.setdefault("DEBUG", "true")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
     django.setup()
+    if args.predict:
+        print(json.dumps(predict(json.load(sys.stdin))))
+        return
     rows = load()
+    said = predict(rows)
+    before = None if args.no_baseline else baseline(rows)
     print(f"Chinese rules without a model: {len(rows)} labelled utterances ({DATA.name})")
     for split in dict.fromkeys(row["split"] for row in rows):
-        part = [row for row in rows if row["split"] == split]
-        score, safety, leaks = extraction(part)
-        right, total, slot_misses = slots(part)
-        guard, guard_misses = guards(part)
+        index = [i for i, row in enumerate(rows) if row["split"] == split]
+        part = [rows[i] for i in index]
         print(f"\n{split}: {len(part)} utterances")
-        print(" extraction (RuleBasedExtractor, per category)")
-        for category in score.categories():
-            print(score.line(category))
-        total_score = Score()
-        for category in score.categories():
-            total_score.add("all", tp=score.tp[category], fp=score.fp[category], fn=score.fn[category])
-        print(total_score.line("all"))
-        print(" safety facts (pinned)")
-        print(safety.line("safety"))
-        print(f"  secret values leaked into a kept statement: {leaks}")
-        print(f" slots (infer_slot, REST/mem0 add): {right}/{total} = {right / max(total, 1):.3f}")
-        print(" guards")
-        for name in ("secret", "weakening", "rule"):
-            print(guard.line(name))
-        if args.show_misses:
-            print("\n".join(score.misses + slot_misses + guard_misses))
+        _report("now", part, [said[i] for i in index], args.show_misses)
+        if before is not None:
+            _report(
+                f"baseline {BASELINE} (before the Chinese rules of issue 17)",
+                part,
+                [before[i] for i in index],
+                False,
+            )
