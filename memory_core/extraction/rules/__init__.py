@@ -23,7 +23,9 @@ Decisions (the labelled cases are in tests/data/extraction/):
   refuses it and flags the refusal where the user sees it.
 - Chinese messages give Chinese statements ("用户对花生过敏。"): the user's own words, in the
   language the assistant answers in. Keys stay English (花生 → health.allergy.peanut), so an
-  English and a Chinese statement of one fact share a slot.
+  English and a Chinese statement of one fact share a slot. "记住…", "帮我记一下…", "别忘了…" are
+  explicit requests like "remember that …" (`chinese.ZH_REMEMBER`); the Chinese rules are measured
+  by `python -m bench zh_rules` on tests/data/zh_rules/.
 - A relative's fact is scoped to the relative: family.<relation>[.<name>].<key> (a partner is
   unique, so family.wife needs no name); friends and strangers are not tracked.
 - A role at an employer ("works as a nurse at Contoso") keeps the single `job` slot of v1 (a
@@ -38,7 +40,8 @@ Decisions (the labelled cases are in tests/data/extraction/):
 The package: `lexicon` (word lists, shared with Chinese keys), `text` (first to third person,
 sentences), `dates`, `facts` (whose fact, a fact's fields, negation), `clauses` (splitting and
 subjects), the English rules by topic (`health`, `work`, `home`, `people`, `preferences`,
-`events`), `reader` (a sentence through them), `chinese`; this module is the public API.
+`events`), `reader` (a sentence through them), `chinese` and `chinese_health`; this module is the
+public API.
 """
 
 from __future__ import annotations

@@ -1,46 +1,46 @@
 """The Chinese reader of the offline extractor: Chinese statements ("用户对花生过敏。") under the
-same English keys as the English rules."""
+same English keys as the English rules.
+
+A sentence (traditional characters read as simplified) is split into clauses at commas and
+conjunctions; a clause naming a secret, asking, or supposing ("如果…") is left out; a lead ("对了",
+"记住", "帮我记一下") and a final particle ("哈", "呀") are dropped. Each clause gets a subject (我,
+用户, 本人, a relative "我老婆", or the subject of the clause before: Chinese drops a repeated one)
+and its predicate goes through the rules by topic: health (`chinese_health`: allergies, reactions,
+intolerances, conditions, diets and foods avoided, medication), work, home, family, names,
+preferences. Across clauses: "以前对虾过敏 + 现在已经不过敏了" ends the allergy (kept in its slot,
+not pinned, so it supersedes it); "我吃不了花生 + 会过敏" and "我过敏 + 不能吃海鲜" make the food
+avoided an allergy. Hedges and plans ("在考虑去杭州工作") give no job or home; a food wanted once
+("今天想吃辣的") is no preference; someone else's fact ("我朋友对花生过敏") is not tracked.
+"""
 
 from __future__ import annotations
 
 import re
 
-from memory_core.extraction.rules.facts import USER, Who, _fact, _relative, _safety
+from memory_core.extraction.rules.chinese_health import (
+    _ZH_NO_LONGER,
+    _allergic,
+    _ended,
+    _zh_allergy,
+    _zh_condition,
+    _zh_diet,
+    _zh_medication,
+)
+from memory_core.extraction.rules.facts import USER, Who, _fact, _relative
 from memory_core.extraction.rules.lexicon import (
     _CJK,
     _SECRET_WORDS,
     _ZH_PETS,
     _ZH_RELATIONS,
     _ZH_SIMPLIFIED,
-    _ZH_TERMS,
     Fact,
     _alternation,
-    _words,
 )
 from memory_core.extraction.rules.text import slug
 from memory_core.guards.secrets import scan_secrets
 
 _ZH_REL_ALT = _alternation(list(_ZH_RELATIONS) + list(_ZH_PETS))
 _ZH_OTHERS = r"朋友|同事|同学|老板|邻居|室友|他们|她们|他|她|它|别人|客人"
-_ZH_CONDITION_KEYS = _words(
-    "diabetic hypertension hypotension asthma heart_condition epilepsy celiac gout migraine depression "
-    "anxiety kidney_disease anemia arthritis hypothyroidism hyperthyroidism high_cholesterol cancer "
-    "liver_disease hepatitis eczema insomnia hypoglycemia stomach_ulcer kidney_stone parkinson dementia "
-    "allergic_rhinitis"
-)
-_ZH_DRUG_KEYS = _words(
-    "metformin insulin warfarin aspirin ibuprofen statin steroid penicillin epipen painkiller antibiotic "
-    "levothyroxine clopidogrel atorvastatin budesonide salbutamol inhaler melatonin methotrexate "
-    "dapagliflozin amlodipine"
-)
-_ZH_FOOD_KEYS = _words(
-    "peanut nut seafood shrimp shellfish crab milk egg gluten wheat soy mango alcohol sesame fish dairy pork "
-    "beef lamb meat spicy_food chili coffee sugar cilantro onion garlic raw_fish offal chicken kiwi peach "
-    "pineapple strawberry walnut cashew almond honey buckwheat crayfish lactose red_meat"
-)
-_ZH_CONDITIONS = _alternation([k for k, v in _ZH_TERMS.items() if v in _ZH_CONDITION_KEYS])
-_ZH_DRUGS = _alternation([k for k, v in _ZH_TERMS.items() if k.endswith("药") or v in _ZH_DRUG_KEYS])
-_ZH_FOODS = _alternation([k for k, v in _ZH_TERMS.items() if v in _ZH_FOOD_KEYS])
 _ZH_JOBS = _alternation(
     "医生|护士|老师|教师|工程师|程序员|设计师|律师|会计|会计师|学生|研究生|大学生|中学生|经理|记者|厨师|司机|"
     "药剂师|分析师|数据分析师|研究员|教授|销售|警察|军人|公务员|作家|演员|画家|歌手|主管|总监|老板|创业者|"
@@ -53,12 +53,10 @@ _ZH_PLACES = (
     "旧金山|多伦多|温哥华|国外|海外|外地|本地|家|家里|这里|那里|老家|附近|市区|郊区"
 )
 _ZH_ONE_OFF = re.compile(r"今天|今晚|这次|这一次|现在|这顿|明天|这回|这个|那个|这份")
-_ZH_QUESTION = re.compile(r"[吗呢\uff1f?]\s*$|什么|怎么|哪|谁|几|多少|是否")
 _ZH_LEAD = re.compile(
     r"^(?:而且|并且|但是|但|不过|可是|另外|同时|还有|其实|对了|顺便说一下|顺便说|哦|嗯|也|还|并|都|所以|因为"
     r"|(?:请|麻烦|麻烦你|你|您)?(?:帮我)?(?:记住|记一下|记下|记着|记好|别忘了|不要忘了|别忘记|不要忘记)(?:了|哦|啊)?)+"
 )
-# "如果我对花生过敏…", "万一…": a hypothetical clause states nothing.
 # Hedges and plans: "考虑", "打算", "想要": not a fact yet (like "might move to Paris").
 _ZH_HEDGE = re.compile(r"考虑|打算|准备|计划|想要|想去|要不要|可能|也许|或许|说不定")
 # Sentence-final particles: "我芒果过敏哈".
@@ -67,18 +65,10 @@ _ZH_TAIL = re.compile(r"(?:哈哈+|哈|啊|呀|哦|啦|嘛|哟|喔|呢)$")
 _ZH_REACTS = re.compile(
     r"^(?:吃了|一吃|碰了|一碰|喝了|一喝)?(?:就|会|都会|就会|容易)(?:过敏|起疹子|起红疹|长疹子|呼吸困难|喉咙肿)了?$"
 )
+# "如果我对花生过敏…", "万一…": a hypothetical clause states nothing.
 _ZH_HYPOTHETICAL = re.compile(r"如果|要是|假如|假设|万一|的话|是不是|会不会|有没有")
 # A clause asking, not stating ("我能吃什么"); a final question mark asks in the last clause only.
 _ZH_ASKS = re.compile(r"什么(?!都|也)|怎么|哪|谁|几|多少|是否|吗$|呢$")
-# "以前对虾过敏": an ended fact, like "used to be allergic".
-_ZH_PAST = re.compile(r"^(?:以前|之前|过去|小时候|曾经|原来|早年)(?:是|也)?")
-# "现在已经不过敏了" after "以前对虾过敏": ends the allergies named earlier in the sentence.
-_ZH_NO_LONGER = re.compile(r"^(?:现在|目前|后来|如今)?(?:已经|早就|早已)?(?:不再|不|没有|没)过敏了?$")
-# Adverbs between the subject and "对…过敏": "从小就对芒果过敏", "有点对花粉过敏".
-_ZH_ADVERBS = (
-    r"(?:从小就?|小时候就|一直都?|有点儿?|有些|特别|非常|严重|天生就?|本来就|其实|好像|真的|都|也|还|现在"
-    r"|这个人|本身|自己)*"
-)
 # The "…" of "叫我…" ends before "就行", "吧", "就好".
 _ZH_NAME_TAIL = re.compile(r"(?:就行了?|就好了?|就可以了?|即可|好了|吧|哈|啊|呀|哦|就成)$")
 _ZH_SUBJECT = re.compile(
@@ -127,30 +117,6 @@ def _zh_call_me(clause: str) -> list[Fact]:
         return []
     content = f"用户希望被称为{call_me.group('name')}。"
     return [_fact(USER, "preferred_name", content, "profile", importance=0.8)]
-
-
-def _allergic(fact: Fact) -> Fact:
-    """A food avoided ("吃不了花生") that the next clause says the user reacts to: an allergy."""
-    if "zh_item" not in fact:
-        return fact
-    key = fact["key"].replace("diet.avoid.", "health.allergy.")
-    return {**fact, "key": key, "content": f"{fact['zh_who']}对{fact['zh_item']}过敏。", "importance": 0.95}
-
-
-def _ended(fact: Fact) -> Fact:
-    """ "以前对虾过敏 / 现在已经不过敏了": the allergy, ended (kept in its slot, not pinned)."""
-    if not fact.get("pinned"):
-        return fact
-    content = re.sub(r"(?:严重|非常|很|有点|轻微|特别)?过敏。$", "不再过敏。", fact["content"])
-    return {**fact, "content": content, "pinned": False, "importance": 0.8}
-
-
-def _zh_key(term: str) -> str:
-    return _ZH_TERMS.get(term) or slug(term, words=3)
-
-
-def _zh_items(text: str) -> list[str]:
-    return [item for item in re.split(r"和|与|及|以及|、|跟|还有|,|\uff0c", text) if item]
 
 
 def _read_chinese(sentence: str) -> list[Fact]:
@@ -232,166 +198,6 @@ def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:
         if found is not None:
             return found
     return []
-
-
-_ZH_REACTION = (
-    r"过敏|打喷嚏|起疹子|起红疹|长疹子|出疹子|起荨麻疹|起风团|呼吸困难|喉咙肿|嘴巴肿|浑身痒|全身发痒|休克"
-)
-_ZH_TERM_ALT = _alternation(list(_ZH_TERMS))
-
-
-def _zh_allergy(who: Who, p: str) -> list[Fact] | None:
-    """Allergies: "对花生过敏", "从小就对芒果过敏", "不再对虾过敏了", "花生过敏", "一吃虾就过敏",
-    "以前对虾过敏" (ended)."""
-    past = _ZH_PAST.match(p)
-    p = re.sub(rf"^{_ZH_ADVERBS}", "", p[past.end() :] if past else p)
-    match = re.match(
-        rf"^(?P<al>已经|早就|早已)?(?P<n1>不再|不|没有|从不|从来不|并不)?{_ZH_ADVERBS}对(?P<what>.+?)(?:都|也)?"
-        r"(?P<a2>已经|早就)?(?P<n2>不再|不|没有|没)?(?P<deg>严重|非常|很|有点|轻微|特别|比较)?(?:有)?过敏(?:反应)?(?P<le>了)?"
-        r"(?:得?(?:很|挺|非常|特别|比较)?(?:厉害|严重)的?)?$",
-        p,
-    )
-    if match is None:
-        match = re.match(
-            rf"^(?P<al>)(?P<n1>)(?P<what>(?:{_ZH_TERM_ALT})(?:[和与及、](?:{_ZH_TERM_ALT}))*)(?:都|也)?(?P<a2>已经)?"
-            r"(?P<n2>不再|不)?(?P<deg>)过敏(?P<le>了)?$",
-            p,
-        )
-    if match is None:
-        # "有严重的花生过敏", "是花生过敏体质", "有青霉素过敏史"
-        match = re.match(
-            rf"^(?:有|是)(?P<al>)(?P<n1>)(?P<deg>严重|轻微|一点)?(?:的)?(?P<what>[{_CJK}A-Za-z、和]{{1,12}}?)(?P<a2>)(?P<n2>)"
-            r"过敏(?:体质|症|史|反应)?(?P<le>)$",
-            p,
-        )
-    if match is None:
-        # "一吃虾就过敏", "吃了芒果会过敏", "碰到猫毛就起疹子", "芒果会让我过敏": a reaction to something.
-        match = re.match(
-            rf"^(?P<al>)(?P<n1>)(?:一|只要|每次)?(?:吃|喝|碰|接触|闻|用)(?:了|到)?(?P<what>[{_CJK}A-Za-z]{{1,8}}?)"
-            rf"(?P<a2>)(?P<n2>)(?P<deg>)(?:就|会|都会|就会|都|也会)+(?:{_ZH_REACTION})(?P<le>了)?$",
-            p,
-        ) or re.match(
-            rf"^(?P<al>)(?P<n1>)(?P<what>{_ZH_TERM_ALT})(?P<a2>)(?P<n2>)(?P<deg>)(?:会|都会|就会)?(?:让|使|害)我"
-            rf"(?:{_ZH_REACTION})(?P<le>了)?$",
-            p,
-        )
-    if match is None:
-        return None
-    negation = match.group("n1") or match.group("n2")
-    already = match.group("al") or match.group("a2")
-    ended = bool(past) or bool(negation and (match.group("le") or negation == "不再" or already))
-    found = []
-    for item in _zh_items(match.group("what")):
-        item = item.strip()
-        stem = re.sub(
-            r"(?:类药物|类药|类食物|类的东西|类)$", "", re.sub(r"^(?:所有|各种|一切|任何)的?", "", item)
-        )
-        item = stem if stem in _ZH_TERMS else item
-        if not item or re.fullmatch(
-            r"任何东西|任何|什么|东西|任何食物|[这那你他她它].*|一点.*|一些|一口|少量|点|多了?", item
-        ):
-            continue
-        verb = "不再过敏" if ended else ("不过敏" if negation else f"{match.group('deg') or ''}过敏")
-        key = f"health.allergy.{_zh_key(item)}"
-        denial = "ended" if ended else ("not" if negation else "")
-        found.append(_safety(who, key, f"{who.zh}对{item}{verb}。", negation=denial))
-    return found
-
-
-def _zh_condition(who: Who, p: str) -> list[Fact] | None:
-    """Intolerances and conditions: "乳糖不耐受", "有糖尿病", "是哮喘患者", "怀孕了"."""
-    match = re.match(
-        rf"^(?:有|是)?(?:轻微的?|严重的?|一点|点)?(?:对)?(?P<what>[{_CJK}]{{1,4}}?)(?:都|也)?不耐受?(?:症)?$",
-        p,
-    )
-    if match:
-        key = f"health.intolerance.{_zh_key(match.group('what'))}"
-        return [_safety(who, key, f"{who.zh}{match.group('what')}不耐受。")]
-    match = re.match(
-        r"^(?:(?P<neg>没有|没|并没有|从来没有|从没)(?:患有|得过|得|有)?|(?:一直|也|还|从小就?|早年)?"
-        r"(?P<verb>患有|有|得了|得过|确诊了?|被诊断出|查出了?|查出来))(?:轻微的?|严重的?|轻度的?|重度的?|一点)?"
-        r"(?P<conds>.+?)(?:史|了)?$",
-        p,
-    )
-    items = _zh_items(match.group("conds")) if match else []
-    if (
-        match
-        and items
-        and all(re.fullmatch(rf"(?:{_ZH_CONDITIONS})|[{_CJK}]{{1,6}}[病症]", item) for item in items)
-    ):
-        verb = "没有" if match.group("neg") else match.group("verb")
-        return [
-            _safety(
-                who,
-                f"health.{_zh_key(item)}",
-                f"{who.zh}{verb}{item}。",
-                negation="not" if match.group("neg") else "",
-            )
-            for item in items
-        ]
-    match = re.match(
-        rf"^是(?:一名|一个|一位)?(?P<cond>(?:{_ZH_CONDITIONS})|[{_CJK}]{{1,6}}[病症])(?:患者|病人)$", p
-    )
-    if match:
-        return [_safety(who, f"health.{_zh_key(match.group('cond'))}", f"{who.zh}{p}。")]
-    if re.match(r"^(?:已经)?怀孕(?:了|[一二三四五六七八九十两\d]+个?(?:月|周|星期)了?)?$", p):
-        return [_safety(who, "health.pregnant", f"{who.zh}怀孕了。")]
-    return None
-
-
-def _zh_diet(who: Who, p: str) -> list[Fact] | None:
-    """Diets and foods avoided: "吃素", "是素食者", "不吃猪肉"."""
-    if re.match(r"^(?:已经)?(?:不再|不)吃素了?$", p):
-        return [_fact(who, "diet", f"{who.zh}不再吃素。", "safety", importance=0.8)]
-    if re.match(r"^(?:是)?(?:一名|一个|一位)?(?:素食者|素食主义者|纯素食者|纯素主义者)$", p) or re.match(
-        r"^(?:只|一直|平时)?吃(?:素|清真|纯素)(?:食)?$", p
-    ):
-        text = p if p.startswith(("是", "只", "一直", "平时", "吃")) else "是" + p
-        return [_fact(who, "diet", f"{who.zh}{text}。", "safety", importance=0.9, pinned=True)]
-    topic = re.match(
-        rf"^(?P<what>{_ZH_FOODS})(?:我|用户)?(?:是)?(?:绝对|完全|一点都|从来|向来)?(?P<m>不能|不可以|不敢|不会|不|从不)"
-        r"(?P<v>吃|喝|碰)(?:的)?$",
-        p,
-    )
-    if topic:
-        # "花生我是绝对不能吃的": the food first.
-        what = topic.group("what")
-        content = f"{who.zh}{topic.group('m')}{topic.group('v')}{what}。"
-        fact = _safety(who, f"diet.avoid.{_zh_key(what)}", content)
-        return [{**fact, "zh_who": who.zh, "zh_item": what}]
-    match = re.match(
-        r"^(?:已经|早就|一直|从来|平时|向来|完全|一点都|一点也|都|也)?(?:(?P<m>从不|从来不|不能|不可以|不敢|不会|不再|不|忌)"
-        r"(?P<v>吃|喝)|(?P<m2>忌口|戒了?|碰不了|不能碰|不碰|吃不了|喝不了|吃不得))(?P<what>.+?)(?:了|的东西|类|类的东西)?$",
-        p,
-    )
-    if match:
-        found = []
-        for item in _zh_items(match.group("what")):
-            item = re.sub(r"^(?:任何|所有|一切|各种)的?", "", item)
-            if re.fullmatch(_ZH_FOODS, item):
-                key = f"diet.avoid.{_zh_key(item)}"
-                verb = match.group("m2") or match.group("m") + match.group("v")
-                # zh_who / zh_item: not Candidate fields; a later "会过敏" makes this an allergy.
-                found.append(
-                    {**_safety(who, key, f"{who.zh}{verb}{item}。"), "zh_who": who.zh, "zh_item": item}
-                )
-        return found
-    return None
-
-
-def _zh_medication(who: Who, p: str) -> list[Fact] | None:
-    """Medications: "每天服用二甲双胍"."""
-    match = re.match(
-        r"^(?:(?:每天|每日|每周|每晚|每早|早上|晚上|中午|一直|正在|目前|现在|长期|按时|定期|早晚|饭前|饭后|睡前)都?)*"
-        r"(?:要|得|需要|必须)?"
-        r"(?:在)?(?:服用|吃|打|注射|用|带着|随身带着?)(?P<what>.+)$",
-        p,
-    )
-    if match:
-        drug = re.search(rf"{_ZH_DRUGS}|[{_CJK}]+药", match.group("what"))
-        if drug:
-            return [_safety(who, f"health.medication.{_zh_key(drug.group(0))}", f"{who.zh}{p}。")]
-    return None
 
 
 def _zh_work(who: Who, p: str) -> list[Fact] | None:
