@@ -12,7 +12,11 @@ _ZH_CONTROLS: list[tuple[str, str, str]] = [
         "guard",
         r"身份验证|验证身份|核实身份|核验|核实|实名|身份|验证|收据|凭证|证件|背景调查|二次确认|确认",
     ),
-    ("approval", "guard", r"审批|批准|签字|签批|授权|复核"),
+    (
+        "approval",
+        "guard",
+        r"审批|批准|签字|签批|授权|复核|审批流程|流程|(?:经过|征得|征求)?(?:我的?)?同意|问我|请示",
+    ),
     ("limit", "guard", r"限额|上限|额度|限制|封顶"),
     ("review", "guard", r"代码审查|审查|评审|审计|审核"),
     ("safety", "guard", r"安全|过滤|内容审核"),
@@ -22,7 +26,7 @@ _ZH_CONTROLS: list[tuple[str, str, str]] = [
     ("refund", "benefit", r"退款"),
 ]
 _ZH_RELAX = re.compile(
-    r"不再需要|不再要|不用再|不再|不用|不需要|不设|没有(?=(?:任何)?(?:限额|上限|额度|限制|审批|审核|验证))|无需|无须|不必|免除|豁免|免(?!费)|可以不|可不|跳过|略过"
+    r"不再需要|不再要|不用再|不再|不用|不需要|不经过|未经|不经|不设|没有(?=(?:任何)?(?:限额|上限|额度|限制|审批|审核|验证))|无需|无须|不必|免除|豁免|免(?!费)|可以不|可不|跳过|略过"
     r"|省略|省掉|省去|免掉|拿掉|砍掉|删掉|不走|忽略|忽视|无视"
     r"|绕过|绕开|取消|关闭|关掉|停用|禁用|解除|去掉|放宽|不受|无限|不限|可选"
 )
@@ -61,7 +65,9 @@ _ZH_REMEMBER_LEAD = re.compile(
 # "叫我老陈", "你可以称呼我小李": how the user wants to be called, a fact about the user.
 _ZH_CALL_ME = re.compile(r"(?:叫|称呼|喊)我")
 # Blanket approval: "直接批准", "自动通过", "一律批准" give the approval away whatever is approved.
-_ZH_BLANKET = re.compile(r"(?:自动|直接|一律|全部|统统|都)(?:可以)?(?:批准|通过|放行)")
+_ZH_BLANKET = re.compile(
+    r"(?:自动|直接|一律|全部|统统|都)(?:可以)?(?:批准|通过|放行|(?P<refund>退款|退货|退))"
+)
 _ZH_PAST = re.compile(r"了|昨天|已经|已于|曾|上周|上个月|去年|\d+月\d+日")
 
 
@@ -101,7 +107,8 @@ def chinese(text: str, *, procedural: bool) -> tuple[bool, list[tuple[int, int, 
         found = _clause_relaxed(clause)
         blanket = _ZH_BLANKET.search(clause)
         if not found and blanket and not _ZH_PROHIBIT.search(clause[: blanket.start()]):
-            found = [(blanket.start(), "approval")]  # what is approved is no control of the lexicon
+            # what is approved is no control of the lexicon: "直接批准" gives approval away, "直接退" refunds
+            found = [(blanket.start(), "refund" if blanket.group("refund") else "approval")]
         relaxed += [(0, offset * 1000 + pos, name) for pos, name in found]
         past = _ZH_PAST.search(clause) and not _ZH_STANDING.search(clause)
         if person and (past or _ZH_HABIT.search(clause)):
