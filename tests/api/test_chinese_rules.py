@@ -86,6 +86,7 @@ def test_a_denial_or_someone_elses_allergy_pins_nothing(key_client, content):
         ("动态码７３９１０２，五分钟内有效", "７３９１０２"),
         ("我的支付宝密码：Qz7#mpl2", "Qz7#mpl2"),
         ("帮我记一下 wifi 口令 cloud-bamboo-55", "cloud-bamboo-55"),
+        ("记住，我家路由器的密码是天王盖地虎", "天王盖地虎"),
     ],
 )
 def test_a_chinese_secret_is_refused_and_kept_nowhere(key_client, content, code):
