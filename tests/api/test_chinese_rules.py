@@ -42,7 +42,10 @@ def _recall(client, query: str, user_id: str = "u1") -> list[dict]:
         ("我吃不了腰果，一吃就起疹子", "health.allergy.cashew"),
         ("我对 peanut 过敏！", "health.allergy.peanut"),
         ("我有乳糖不耐受", "health.intolerance.lactose"),
-        ("我有一型糖尿病，每天打胰岛素", ""),  # two facts: no single slot, each still pinned below
+        ("I'm allergic to 花生", "health.allergy.peanut"),
+        ("我對蝦過敏", "health.allergy.shrimp"),  # traditional characters
+        ("我有一型糖尿病，每天打胰岛素", ""),  # two facts: no single slot, still pinned
+        ("I'm allergic to peanuts，我老婆对芒果过敏", ""),
     ],
 )
 def test_a_chinese_safety_fact_is_pinned_and_recalled_for_a_food_question(key_client, content, key):

@@ -96,6 +96,11 @@ def zh_statement(text: str) -> str:
 def _zh_normalise(text: str) -> str:
     """Traditional characters read as simplified, an English "I am" before Chinese as 我."""
     text = text.strip().translate(_ZH_SIMPLIFIED)
+    # English frames around a Chinese object: "I'm allergic to 花生", "I live in 上海".
+    zh = r"([\u4e00-\u9fff][\u4e00-\u9fff、和]*)"
+    text = re.sub(rf"(?i)\ballergic\s+to\s+{zh}", r"对\1过敏", text)
+    text = re.sub(rf"(?i)\blive\s+in\s+{zh}", r"住在\1", text)
+    text = re.sub(rf"(?i)\bwork\s+(?:at|for)\s+{zh}", r"在\1工作", text)
     return re.sub(r"(?i)^(?:i\s+am|i'm|i)\s*(?=[\u4e00-\u9fff])", "我", text)
 
 

@@ -131,7 +131,8 @@ def _word_cand(s: str, start: int, end: int, token: str) -> Cand | None:
 
 
 _ZH_WORD_VALUE = re.compile(
-    r"(?:密码|口令|暗号|密語|密碼)(?:是|为|為|改成了?|换成了?|设成了?)\s*([\u4e00-\u9fff]{2,12})"
+    r"(?:(?:密码|口令|暗号|密語|密碼)(?:是|为|為|改成了?|换成了?|设成了?)"
+    r"|(?i:password|passphrase|passcode|pin|pw)\s*(?:is|was|=|:)?)\s*([\u4e00-\u9fff]{2,12})"
 )
 
 
