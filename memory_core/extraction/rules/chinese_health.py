@@ -64,6 +64,11 @@ def _zh_items(text: str) -> list[str]:
     return [item for item in re.split(r"和|与|及|以及|、|跟|还有|,|\uff0c", text) if item]
 
 
+# Not allergens, whatever the joke says ("我对加班过敏", like "allergic to Mondays").
+_ZH_NOT_ALLERGENS = re.compile(
+    r"加班|上班|工作|开会|会议|周一|星期一|老板|领导|学习|考试|作业|数学|早起|运动|健身|人|人类|社交|应酬|"
+    r"催婚|相亲|内卷|熬夜|废话|鸡汤|广告|营销|套路|PPT|ppt|KPI|kpi"
+)
 _ZH_REACTION = (
     r"过敏|打喷嚏|起疹子|起红疹|长疹子|出疹子|起荨麻疹|起风团|呼吸困难|喉咙肿|嘴巴肿|浑身痒|全身发痒|休克"
 )
@@ -117,8 +122,12 @@ def _zh_allergy(who: Who, p: str) -> list[Fact] | None:
             r"(?:类药物|类药|类食物|类的东西|类)$", "", re.sub(r"^(?:所有|各种|一切|任何)的?", "", item)
         )
         item = stem if stem in _ZH_TERMS else item
-        if not item or re.fullmatch(
-            r"任何东西|任何|什么|东西|任何食物|[这那你他她它].*|一点.*|一些|一口|少量|点|多了?", item
+        if (
+            not item
+            or _ZH_NOT_ALLERGENS.fullmatch(item)
+            or re.fullmatch(
+                r"任何东西|任何|什么|东西|任何食物|[这那你他她它].*|一点.*|一些|一口|少量|点|多了?", item
+            )
         ):
             continue
         verb = "不再过敏" if ended else ("不过敏" if negation else f"{match.group('deg') or ''}过敏")
