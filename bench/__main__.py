@@ -20,6 +20,7 @@ from bench import (
     serving,
     speed,
     write_throughput,
+    zh_rules,
 )
 
 BENCHMARKS = {
@@ -38,6 +39,7 @@ BENCHMARKS = {
     "mcp": mcp.main,
     "forgetting": forgetting.main,
     "me_list": me_list.main,
+    "zh_rules": zh_rules.main,
 }
 
 

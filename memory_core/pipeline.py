@@ -42,7 +42,7 @@ from pgvector.django import CosineDistance
 
 from memory_core.choices import AddAction
 from memory_core.errors import Conflict
-from memory_core.extraction.slots import infer_slot
+from memory_core.extraction.slots import infer_slot, states_safety
 from memory_core.guards.policy import policy_check
 from memory_core.guards.secrets import REDACTED, contains_values, redact_values, scan_secrets
 from memory_core.models import (
@@ -350,6 +350,10 @@ def classify(request: WriteRequest) -> WriteRequest:
         return request
     slot = infer_slot(request.content)
     if slot is None:
+        if not request.pinned and states_safety(request.content):
+            # Several facts, no one slot, but a safety fact among them: always recalled.
+            category = "safety" if request.category in ("", "general") else request.category
+            return replace(request, pinned=True, category=category, importance=max(request.importance, 0.9))
         return request
     who = speaker(request.metadata)
     return replace(

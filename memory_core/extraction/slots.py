@@ -27,6 +27,11 @@ anything that imports `memory_core.pipeline`, which imports this module.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
+from typing import Any
+
+from django.utils import timezone
 
 from memory_core.extraction.rules import read_statement
 
@@ -40,11 +45,28 @@ class Slot:
     importance: float = 0.5
 
 
+@lru_cache(maxsize=64)
+def _stated(statement: str, today: date) -> tuple[dict[str, Any], ...]:
+    """The facts a statement states itself (not in passing), read once for both questions the
+    write pipeline asks of it (`infer_slot`, then `states_safety`); callers never mutate them."""
+    return tuple(fact for fact in read_statement(statement, today) if not fact.get("incidental"))
+
+
+def states_safety(statement: str) -> bool:
+    """Whether a statement without a single slot still states a safety fact ("I have type 1
+    diabetes and take insulin", "I live in Lyon and I'm allergic to peanuts"): it is pinned, so
+    always recalled, even though no one key can stand for it. Denials and ended facts are not
+    pinned facts."""
+    if not isinstance(statement, str) or not statement.strip():
+        return False
+    return any(fact.get("pinned") for fact in _stated(statement, timezone.localdate()))
+
+
 def infer_slot(statement: str) -> Slot | None:
     """The key slot an already written statement fills, or None when there is no stable one."""
     if not isinstance(statement, str) or not statement.strip():
         return None
-    facts = [fact for fact in read_statement(statement) if not fact.get("incidental")]
+    facts = _stated(statement, timezone.localdate())
     keys = {fact.get("key", "") for fact in facts}
     if len(keys) != 1 or "" in keys:
         return None

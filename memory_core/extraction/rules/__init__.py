@@ -23,7 +23,9 @@ Decisions (the labelled cases are in tests/data/extraction/):
   refuses it and flags the refusal where the user sees it.
 - Chinese messages give Chinese statements ("用户对花生过敏。"): the user's own words, in the
   language the assistant answers in. Keys stay English (花生 → health.allergy.peanut), so an
-  English and a Chinese statement of one fact share a slot.
+  English and a Chinese statement of one fact share a slot. "记住…", "帮我记一下…", "别忘了…" are
+  explicit requests like "remember that …" (`chinese.ZH_REMEMBER`); the Chinese rules are measured
+  by `python -m bench zh_rules` on tests/data/zh_rules/.
 - A relative's fact is scoped to the relative: family.<relation>[.<name>].<key> (a partner is
   unique, so family.wife needs no name); friends and strangers are not tracked.
 - A role at an employer ("works as a nurse at Contoso") keeps the single `job` slot of v1 (a
@@ -38,7 +40,8 @@ Decisions (the labelled cases are in tests/data/extraction/):
 The package: `lexicon` (word lists, shared with Chinese keys), `text` (first to third person,
 sentences), `dates`, `facts` (whose fact, a fact's fields, negation), `clauses` (splitting and
 subjects), the English rules by topic (`health`, `work`, `home`, `people`, `preferences`,
-`events`), `reader` (a sentence through them), `chinese`; this module is the public API.
+`events`), `reader` (a sentence through them), `chinese` and `chinese_health`; this module is the
+public API.
 """
 
 from __future__ import annotations
@@ -49,12 +52,14 @@ from typing import Any
 
 from django.utils import timezone
 
+from memory_core.extraction.rules.chinese import ZH_REMEMBER, zh_statement
 from memory_core.extraction.rules.facts import USER, Who
-from memory_core.extraction.rules.lexicon import _SECRET_WORDS, Fact
+from memory_core.extraction.rules.lexicon import _CJK, _SECRET_WORDS, _ZH_SIMPLIFIED, Fact
 from memory_core.extraction.rules.reader import _Reader
 from memory_core.extraction.rules.text import _sentence, _sentences, _third_person, slug
 from memory_core.extraction.schema import RULES_NAME, RULES_VERSION, Candidate, rule_candidate
 from memory_core.extraction.schema import parse_when as _parse_when
+from memory_core.guards.policy import policy_check
 from memory_core.guards.secrets import scan_secrets
 
 __all__ = ["USER", "Fact", "RuleBasedExtractor", "Who", "read_statement", "remember_requests", "slug"]
@@ -103,17 +108,18 @@ class RuleBasedExtractor:
         return candidates
 
     def _from_sentence(self, sentence: str, today: date) -> list[Fact]:
-        remember = _REMEMBER.search(sentence)
+        remember = _remember(sentence)
         if remember:
-            return self._remembered(remember.group("what"), today)
+            return self._remembered(remember, today)
         return _Reader(today).sentence(sentence)
 
     def _remembered(self, what: str, today: date) -> list[Fact]:
         """ "Remember that …": said on purpose, so it is kept even when no finer rule fits."""
-        what = what.strip().rstrip(".!? ")
+        what = what.strip().rstrip(".!? \u3002\uff01")
         if not what:
             return []
-        if _PROCEDURAL.search(what):
+        chinese = bool(re.search(f"[{_CJK}]", what))
+        if _PROCEDURAL.search(what) or (chinese and policy_check(what).is_rule):
             return [
                 {
                     "content": _sentence(what),
@@ -123,7 +129,8 @@ class RuleBasedExtractor:
                     "confidence": 1.0,
                 }
             ]
-        whole = {"content": _sentence(_third_person(what)), "importance": 0.7, "confidence": 1.0}
+        content = zh_statement(what) if chinese else _sentence(_third_person(what))
+        whole = {"content": content, "importance": 0.7, "confidence": 1.0}
         specific = [
             {**fields, "confidence": 1.0, "importance": max(fields.get("importance", 0.5), 0.7)}
             for fields in _Reader(today).read(what, remembered=True)
@@ -134,6 +141,12 @@ class RuleBasedExtractor:
             # goes on whole as well, so the pipeline refuses it and flags it for operators.
             return [*specific, whole]
         return specific or [whole]
+
+
+def _remember(sentence: str) -> str:
+    """What an explicit "remember that …" / "记住…" sentence asks to keep; "" when it asks nothing."""
+    match = _REMEMBER.search(sentence) or ZH_REMEMBER.match(sentence.strip().translate(_ZH_SIMPLIFIED))
+    return match.group("what") if match else ""
 
 
 def remember_requests(message: dict[str, Any]) -> list[Candidate]:
@@ -149,11 +162,11 @@ def remember_requests(message: dict[str, Any]) -> list[Candidate]:
     rules = RuleBasedExtractor()
     found: list[Candidate] = []
     for sentence in _sentences(str(message.get("content", ""))):
-        match = _REMEMBER.search(sentence)
-        if match:
+        what = _remember(sentence)
+        if what:
             found += [
                 candidate
-                for fields in rules._remembered(match.group("what"), today)
+                for fields in rules._remembered(what, today)
                 if (candidate := rule_candidate(str(message["id"]), fields)) is not None
             ]
     return found

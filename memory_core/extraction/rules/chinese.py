@@ -1,39 +1,46 @@
 """The Chinese reader of the offline extractor: Chinese statements ("用户对花生过敏。") under the
-same English keys as the English rules."""
+same English keys as the English rules.
+
+A sentence (traditional characters read as simplified) is split into clauses at commas and
+conjunctions; a clause naming a secret, asking, or supposing ("如果…") is left out; a lead ("对了",
+"记住", "帮我记一下") and a final particle ("哈", "呀") are dropped. Each clause gets a subject (我,
+用户, 本人, a relative "我老婆", or the subject of the clause before: Chinese drops a repeated one)
+and its predicate goes through the rules by topic: health (`chinese_health`: allergies, reactions,
+intolerances, conditions, diets and foods avoided, medication), work, home, family, names,
+preferences. Across clauses: "以前对虾过敏 + 现在已经不过敏了" ends the allergy (kept in its slot,
+not pinned, so it supersedes it); "我吃不了花生 + 会过敏" and "我过敏 + 不能吃海鲜" make the food
+avoided an allergy. Hedges and plans ("在考虑去杭州工作") give no job or home; a food wanted once
+("今天想吃辣的") is no preference; someone else's fact ("我朋友对花生过敏") is not tracked.
+"""
 
 from __future__ import annotations
 
 import re
 
-from memory_core.extraction.rules.facts import USER, Who, _fact, _relative, _safety
+from memory_core.extraction.rules.chinese_health import (
+    _ZH_NO_LONGER,
+    _allergic,
+    _ended,
+    _zh_allergy,
+    _zh_condition,
+    _zh_diet,
+    _zh_medication,
+)
+from memory_core.extraction.rules.facts import USER, Who, _fact, _relative
 from memory_core.extraction.rules.lexicon import (
     _CJK,
     _SECRET_WORDS,
     _ZH_PETS,
     _ZH_RELATIONS,
-    _ZH_TERMS,
+    _ZH_SIMPLIFIED,
     Fact,
     _alternation,
-    _words,
 )
 from memory_core.extraction.rules.text import slug
 from memory_core.guards.secrets import scan_secrets
 
 _ZH_REL_ALT = _alternation(list(_ZH_RELATIONS) + list(_ZH_PETS))
 _ZH_OTHERS = r"朋友|同事|同学|老板|邻居|室友|他们|她们|他|她|它|别人|客人"
-_ZH_CONDITION_KEYS = _words(
-    "diabetic hypertension hypotension asthma heart_condition epilepsy celiac gout migraine depression "
-    "anxiety kidney_disease anemia arthritis hypothyroidism hyperthyroidism high_cholesterol cancer "
-    "liver_disease"
-)
-_ZH_DRUG_KEYS = _words("metformin insulin warfarin aspirin ibuprofen statin steroid penicillin")
-_ZH_FOOD_KEYS = _words(
-    "peanut nut seafood shrimp shellfish crab milk egg gluten wheat soy mango alcohol sesame fish dairy pork "
-    "beef lamb meat spicy_food chili coffee sugar cilantro onion garlic raw_fish offal chicken"
-)
-_ZH_CONDITIONS = _alternation([k for k, v in _ZH_TERMS.items() if v in _ZH_CONDITION_KEYS])
-_ZH_DRUGS = _alternation([k for k, v in _ZH_TERMS.items() if k.endswith("药") or v in _ZH_DRUG_KEYS])
-_ZH_FOODS = _alternation([k for k, v in _ZH_TERMS.items() if v in _ZH_FOOD_KEYS])
 _ZH_JOBS = _alternation(
     "医生|护士|老师|教师|工程师|程序员|设计师|律师|会计|会计师|学生|研究生|大学生|中学生|经理|记者|厨师|司机|"
     "药剂师|分析师|数据分析师|研究员|教授|销售|警察|军人|公务员|作家|演员|画家|歌手|主管|总监|老板|创业者|"
@@ -46,49 +53,108 @@ _ZH_PLACES = (
     "旧金山|多伦多|温哥华|国外|海外|外地|本地|家|家里|这里|那里|老家|附近|市区|郊区"
 )
 _ZH_ONE_OFF = re.compile(r"今天|今晚|这次|这一次|现在|这顿|明天|这回|这个|那个|这份")
-_ZH_QUESTION = re.compile(r"[吗呢\uff1f?]\s*$|什么|怎么|哪|谁|几|多少|是否")
 _ZH_LEAD = re.compile(
-    r"^(?:而且|并且|但是|但|不过|可是|另外|同时|还有|其实|对了|顺便说一下|哦|嗯|也|还|并|都)+"
+    r"^(?:而且|并且|但是|但|不过|可是|另外|同时|还有|其实|对了|顺便说一下|顺便说|哦|嗯|也|还|并|都|所以|因为"
+    r"|(?:请|麻烦|麻烦你|你|您)?(?:帮我)?(?:记住|记一下|记下|记着|记好|别忘了|不要忘了|别忘记|不要忘记)(?:了|哦|啊)?)+"
 )
+# Hedges and plans: "考虑", "打算", "想要": not a fact yet (like "might move to Paris").
+_ZH_HEDGE = re.compile(r"考虑|打算|准备|计划|想要|想去|要不要|可能|也许|或许|说不定")
+# Sentence-final particles: "我芒果过敏哈".
+_ZH_TAIL = re.compile(r"(?:哈哈+|哈|啊|呀|哦|啦|嘛|哟|喔|呢)$")
+# A reaction without its object ("会过敏", "一吃就起疹子"): the foods of the clause before.
+_ZH_REACTS = re.compile(
+    r"^(?:吃了|一吃|碰了|一碰|喝了|一喝)?(?:就|会|都会|就会|容易)(?:过敏|起疹子|起红疹|长疹子|呼吸困难|喉咙肿)了?$"
+)
+# "如果我对花生过敏…", "万一…": a hypothetical clause states nothing.
+_ZH_HYPOTHETICAL = re.compile(r"如果|要是|假如|假设|万一|的话|是不是|会不会|有没有")
+# A clause asking, not stating ("我能吃什么"); a final question mark asks in the last clause only.
+_ZH_ASKS = re.compile(r"什么(?!都|也)|怎么|哪|谁|几|多少|是否|吗$|呢$")
+# The "…" of "叫我…" ends before "就行", "吧", "就好".
+_ZH_NAME_TAIL = re.compile(r"(?:就行了?|就好了?|就可以了?|即可|好了|吧|哈|啊|呀|哦|就成)$")
 _ZH_SUBJECT = re.compile(
-    rf"^(?P<subj>用户|该用户|我们|我)(?P<of>的)?(?:(?P<rel>{_ZH_REL_ALT}))?(?P<rest>.*)$"
+    rf"^(?P<subj>用户|该用户|本人|(?:我们|我)家的?(?={_ZH_REL_ALT})|我们|我)(?P<of>的)?(?:(?P<rel>{_ZH_REL_ALT}))?(?P<rest>.*)$"
 )
 
 
-def _zh_key(term: str) -> str:
-    return _ZH_TERMS.get(term) or slug(term, words=3)
+# "记住…", "帮我记一下…", "别忘了…": an explicit request to remember what follows.
+ZH_REMEMBER = re.compile(
+    r"^(?:(?:对了|另外|还有|哦|嗯|好的|好)[\uff0c,\s]*)?(?:请|麻烦|麻烦你|你|您)?(?:帮我|给我)?"
+    r"(?:记住|记一下|记下|记下来|记着|记好|别忘了|不要忘了|别忘记|不要忘记)(?:了|哦|啊|一下)?"
+    r"[\uff1a:\uff0c,\s]*(?P<what>\S.*)$"
+)
 
 
-def _zh_items(text: str) -> list[str]:
-    return [item for item in re.split(r"和|与|及|以及|、|跟|还有|,|\uff0c", text) if item]
+def zh_statement(text: str) -> str:
+    """A Chinese first-person text as a statement about the user ("我女儿下周三生日" →
+    "用户的女儿下周三生日。"), for an explicit "记住…" no finer rule reads."""
+    text = re.sub(rf"我(?:的)?(?={_ZH_REL_ALT})", "用户的", text.strip())
+    text = re.sub(r"我们", "用户一家", text)
+    text = re.sub(r"我", "用户", text).rstrip("。\uff01!.\uff1f? ")
+    return f"{text}。" if text else ""
+
+
+def _zh_normalise(text: str) -> str:
+    """Traditional characters read as simplified, an English "I am" before Chinese as 我."""
+    text = text.strip().translate(_ZH_SIMPLIFIED)
+    # English frames around a Chinese object: "I'm allergic to 花生", "I live in 上海".
+    zh = r"([\u4e00-\u9fff][\u4e00-\u9fff、和]*)"
+    text = re.sub(rf"(?i)\ballergic\s+to\s+{zh}", r"对\1过敏", text)
+    text = re.sub(rf"(?i)\blive\s+in\s+{zh}", r"住在\1", text)
+    text = re.sub(rf"(?i)\bwork\s+(?:at|for)\s+{zh}", r"在\1工作", text)
+    return re.sub(r"(?i)^(?:i\s+am|i'm|i)\s*(?=[\u4e00-\u9fff])", "我", text)
+
+
+def _states(raw: str, clause: str, *, asks: bool) -> bool:
+    """Whether a clause states something we may keep: not empty, no secret, no question, no hypothesis."""
+    if not clause or asks or _ZH_HYPOTHETICAL.search(clause) or _ZH_ASKS.search(clause):
+        return False
+    return not (_SECRET_WORDS.search(raw) or scan_secrets(raw).found)
+
+
+def _zh_call_me(clause: str) -> list[Fact]:
+    """ "叫我小王就行", "你可以称呼我阿杰": the name the user wants to be called."""
+    call_me = re.match(
+        rf"^(?:以后|今后|之后|从现在起)?(?:你|您|大家|朋友们|朋友|别人|他们|家人|同事们?)?(?:都|也)?"
+        rf"(?:可以|就|请|直接)?(?:叫|称呼|喊)我\s*(?P<name>[{_CJK}A-Za-z]{{1,8}})$",
+        _ZH_NAME_TAIL.sub("", clause),
+    )
+    if call_me is None:
+        return []
+    content = f"用户希望被称为{call_me.group('name')}。"
+    return [_fact(USER, "preferred_name", content, "profile", importance=0.8)]
 
 
 def _read_chinese(sentence: str) -> list[Fact]:
     found: list[Fact] = []
-    text = sentence.strip().rstrip("。\uff01!.")
-    if _ZH_QUESTION.search(text):
-        return []
+    text = _zh_normalise(sentence).rstrip("。\uff01!.")
+    asks = bool(re.search(r"[?\uff1f]\s*$", text))
+    text = text.rstrip("?\uff1f ")
     previous: Who | None = None
-    clauses = re.split(
-        r"[\uff0c,\uff1b;\uff1a:]|(?:而且|并且|但是|不过(?!敏)|可是|另外|同时)|(?<=.)(?=也(?:不|没|是|有|对))",
-        text,
-    )
-    for raw in clauses:
-        raw = raw.strip()
-        if not raw or _SECRET_WORDS.search(raw) or scan_secrets(raw).found:
+    reacted = False  # an allergy said without its object: the foods avoided around it are allergens
+    clauses = [
+        c.strip()
+        for c in re.split(
+            r"[\uff0c,\uff1b;\uff1a:]|(?:而且|并且|但是|不过(?!敏)|可是|另外|同时|所以|因为)"
+            r"|\s+(?i:but|and|so|because|though)\s+"
+            r"|(?<=.)(?=也(?:不|没|是|有|对))",
+            text,
+        )
+        if c and c.strip()
+    ]
+    for index, raw in enumerate(clauses):
+        clause = _ZH_TAIL.sub("", _ZH_LEAD.sub("", raw))
+        if _ZH_REACTS.match(clause) or re.fullmatch(r"(?:我|用户)?(?:有点|很|会)?过敏了?", clause):
+            # "我吃不了花生 / 会过敏", "我过敏 / 不能吃海鲜": what the user avoids, they are allergic to.
+            found, reacted = [_allergic(fact) for fact in found], True
             continue
-        clause = _ZH_LEAD.sub("", raw)
-        facts = _zh_identifiers(clause)
+        if not _states(raw, clause, asks=asks and index == len(clauses) - 1):
+            continue
+        if _ZH_NO_LONGER.match(clause):
+            found = [_ended(fact) if ".allergy." in f".{fact.get('key', '')}" else fact for fact in found]
+            continue
+        facts = _zh_identifiers(clause) or _zh_call_me(clause)
         if facts:
             found += facts
-            continue
-        call_me = re.match(
-            rf"^(?:你|您|大家|朋友们|朋友|别人|他们|家人|同事们?)?(?:都|也)?(?:可以|就|请)?叫我(?P<name>[{_CJK}A-Za-z]{{1,8}})$",
-            clause,
-        )
-        if call_me:
-            found.append(_fact(USER, "preferred_name", f"用户希望被称为{call_me.group('name')}。", "profile",
-                               importance=0.8))  # fmt: skip
             continue
         match = _ZH_SUBJECT.match(clause)
         if match:
@@ -110,7 +176,8 @@ def _read_chinese(sentence: str) -> list[Fact]:
         else:
             who, rest, possessive = USER, clause, False
         previous = who
-        found += _zh_predicate(who, rest, possessive)
+        facts = _zh_predicate(who, rest, possessive)
+        found += [_allergic(fact) for fact in facts] if reacted else facts
     return found
 
 
@@ -128,6 +195,7 @@ def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:
         _zh_medication,
         _zh_work,
         _zh_home,
+        _zh_family,
         _zh_name,
         _zh_preference,
     ):
@@ -137,99 +205,17 @@ def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:
     return []
 
 
-def _zh_allergy(who: Who, p: str) -> list[Fact] | None:
-    """Allergies: "对花生过敏", "不再对虾过敏了", "花生过敏"."""
-    match = re.match(
-        r"^(?P<n1>不再|不|没有|从不)?对(?P<what>.+?)(?P<n2>不再|不|没有)?(?P<deg>严重|非常|很|有点|轻微|特别)?过敏(?P<le>了)?$",
-        p,
-    )
-    if match is None:
-        match = re.match(
-            rf"^(?P<n1>)(?P<what>{_alternation(list(_ZH_TERMS))})(?P<n2>不再|不)?(?P<deg>)过敏(?P<le>了)?$", p
-        )
-    if match:
-        negation = match.group("n1") or match.group("n2")
-        ended = negation and (match.group("le") or negation == "不再")
-        found = []
-        for item in _zh_items(match.group("what")):
-            if item in ("任何东西", "任何", "什么", "东西", "任何食物"):
-                continue
-            verb = "不再过敏" if ended else ("不过敏" if negation else f"{match.group('deg') or ''}过敏")
-            key = f"health.allergy.{_zh_key(item)}"
-            denial = "ended" if ended else ("not" if negation else "")
-            found.append(_safety(who, key, f"{who.zh}对{item}{verb}。", negation=denial))
-        return found
-    return None
-
-
-def _zh_condition(who: Who, p: str) -> list[Fact] | None:
-    """Intolerances and conditions: "乳糖不耐受", "有糖尿病", "是哮喘患者", "怀孕了"."""
-    match = re.match(rf"^(?:有)?(?:轻微的?|严重的?|一点)?(?P<what>[{_CJK}]{{1,4}}?)不耐受?$", p)
-    if match:
-        key = f"health.intolerance.{_zh_key(match.group('what'))}"
-        return [_safety(who, key, f"{who.zh}{match.group('what')}不耐受。")]
-    match = re.match(r"^(?P<neg>没有)?(?P<verb>患有|有|得了|确诊了?)(?P<conds>.+)$", p)
-    items = _zh_items(match.group("conds")) if match else []
-    if (
-        match
-        and items
-        and all(re.fullmatch(rf"(?:{_ZH_CONDITIONS})|[{_CJK}]{{1,6}}[病症]", item) for item in items)
-    ):
-        verb = ("没有" if match.group("neg") else "") + match.group("verb")
-        return [
-            _safety(
-                who,
-                f"health.{_zh_key(item)}",
-                f"{who.zh}{verb}{item}。",
-                negation="not" if match.group("neg") else "",
-            )
-            for item in items
-        ]
-    match = re.match(
-        rf"^是(?:一名|一个|一位)?(?P<cond>(?:{_ZH_CONDITIONS})|[{_CJK}]{{1,6}}[病症])(?:患者|病人)$", p
-    )
-    if match:
-        return [_safety(who, f"health.{_zh_key(match.group('cond'))}", f"{who.zh}{p}。")]
-    if re.match(r"^怀孕了?$", p):
-        return [_safety(who, "health.pregnant", f"{who.zh}怀孕了。")]
-    return None
-
-
-def _zh_diet(who: Who, p: str) -> list[Fact] | None:
-    """Diets and foods avoided: "吃素", "是素食者", "不吃猪肉"."""
-    if re.match(r"^(?:已经)?(?:不再|不)吃素了?$", p):
-        return [_fact(who, "diet", f"{who.zh}不再吃素。", "safety", importance=0.8)]
-    if re.match(r"^(?:是)?(?:一名|一个|一位)?(?:素食者|素食主义者|纯素食者|纯素主义者)$", p) or re.match(
-        r"^(?:只|一直|平时)?吃(?:素|清真|纯素)(?:食)?$", p
-    ):
-        text = p if p.startswith(("是", "只", "一直", "平时", "吃")) else "是" + p
-        return [_fact(who, "diet", f"{who.zh}{text}。", "safety", importance=0.9, pinned=True)]
-    match = re.match(r"^(?P<m>从不|不能|不可以|不敢|不会|不再|不|忌)(?P<v>吃|喝)(?P<what>.+)$", p)
-    if match:
-        found = []
-        for item in _zh_items(match.group("what")):
-            if re.fullmatch(_ZH_FOODS, item):
-                key = f"diet.avoid.{_zh_key(item)}"
-                found.append(_safety(who, key, f"{who.zh}{match.group('m')}{match.group('v')}{item}。"))
-        return found
-    return None
-
-
-def _zh_medication(who: Who, p: str) -> list[Fact] | None:
-    """Medications: "每天服用二甲双胍"."""
-    match = re.match(r"^(?:每天|每日|一直|正在|目前|现在|长期)?(?:在)?(?:服用|吃|打|注射|用)(?P<what>.+)$", p)
-    if match:
-        drug = re.search(rf"{_ZH_DRUGS}|[{_CJK}]+药", match.group("what"))
-        if drug:
-            return [_safety(who, f"health.medication.{_zh_key(drug.group(0))}", f"{who.zh}{p}。")]
-    return None
-
-
 def _zh_work(who: Who, p: str) -> list[Fact] | None:
     """Employer and job: "在腾讯工作", "在字节跳动做产品经理", "是医生"."""
+    if _ZH_HEDGE.search(p):
+        return []  # "在考虑去杭州工作": not where the user works
+    p = re.sub(r"^(?:上个月|上周|去年|今年|最近|前段时间|前不久|刚刚|刚|已经|现在|目前|如今|也)+", "", p)
     match = re.match(
         rf"^(?:现在|目前|正在)?在(?P<org>.+?)(?:做|当|担任)(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p
     )
+    if match and re.match(r"^(?:一家|一个|一间|某|家)", match.group("org")):
+        # "在一家外企当会计": the role; the employer is not named.
+        return [_fact(who, "job", f"{who.zh}是{match.group('job')}。", "profile")]
     if match and not re.fullmatch(rf"(?:{_ZH_PLACES})|.+[市省区县国]", match.group("org")):
         # "在字节跳动做产品经理": the employer and the role, each in its own slot.
         return [
@@ -241,18 +227,30 @@ def _zh_work(who: Who, p: str) -> list[Fact] | None:
     )
     if match:
         org = match.group("org")
+        if re.search(r"一家|一间|一个|某", org):
+            return []  # "在杭州的一家银行上班": no employer named
         if not re.fullmatch(rf"(?:{_ZH_PLACES})|.+[市省区县国]", org):
             return [_fact(who, "employer", f"{who.zh}在{org}工作。", "profile", importance=0.7)]
         return []
     match = re.match(rf"^是(?P<art>一名|一个|一位|个|名)?(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p)
     if match:
         return [_fact(who, "job", f"{who.zh}{p}。", "profile", importance=0.7)]
+    match = re.match(rf"^(?:是)?(?:做|干|搞)(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))(?:的|工作的|这行的)$", p)
+    if match:
+        return [_fact(who, "job", f"{who.zh}是{match.group('job')}。", "profile", importance=0.7)]
     return None
 
 
 def _zh_home(who: Who, p: str) -> list[Fact] | None:
-    """Home: "住在上海", "搬到了杭州"."""
-    match = re.match(r"^(?:现在|目前|一直)?住在(?P<place>.+?)(?:了)?$", p)
+    """Home: "住在上海", "搬到了杭州", "在北京海淀住"."""
+    if _ZH_HEDGE.search(p):
+        return []  # "在想要不要搬到上海", "打算住在杭州": not where the user lives
+    match = re.match(
+        r"^(?:现在|目前|一直|常年)?(?:家)?住(?!院|过|了|得|着|宿|酒店|不|的|在哪)(?:在)?(?P<place>.+?)(?:了)?$",
+        p,
+    )
+    match = match or re.match(r"^(?:现在|目前)?家在(?P<place>.+?)$", p)
+    match = match or re.match(r"^(?:现在|目前|一直)?在(?P<place>.{2,12}?)(?:住|居住|定居|安家)(?:了)?$", p)
     if match:
         return [_fact(who, "home_city", f"{who.zh}住在{match.group('place')}。", "profile", importance=0.7)]
     match = re.match(r"^(?:已经|刚|刚刚)?搬(?:家)?到了?(?P<place>.+?)(?:了|去了)?$", p)
@@ -261,9 +259,18 @@ def _zh_home(who: Who, p: str) -> list[Fact] | None:
     return None
 
 
+def _zh_family(who: Who, p: str) -> list[Fact] | None:
+    """Children and siblings: "有一个儿子", "有两个女儿" (no slot: a count may change)."""
+    match = re.match(rf"^有(?P<n>[一二两三四五六\d]?(?:个|位)?)(?P<rel>{_ZH_REL_ALT})$", p)
+    if match and who.user:
+        content = f"用户有{match.group('n')}{match.group('rel')}。"
+        return [_fact(USER, "", content, "relationship", importance=0.6)]
+    return None
+
+
 def _zh_name(who: Who, p: str) -> list[Fact] | None:
     """Names: "叫小明", a relative's "叫Leo", "希望被称为小李"."""
-    match = re.match(rf"^叫(?P<name>[{_CJK}A-Za-z]{{1,8}})$", p)
+    match = re.match(rf"^叫\s*(?P<name>[{_CJK}]{{1,4}}|[A-Z][a-z]{{1,12}})$", p)
     if match:
         name = match.group("name")
         if who.user:
@@ -281,14 +288,15 @@ def _zh_name(who: Who, p: str) -> list[Fact] | None:
 def _zh_preference(who: Who, p: str) -> list[Fact] | None:
     """A standing taste ("喜欢辣的"); said of this once ("今天…", "这次…"), none."""
     match = re.match(
-        r"^(?P<adv>很|非常|最|更|特别|比较|也|还|都|一直)?(?P<v>不喜欢|喜欢|偏爱|讨厌|受不了|爱)(?P<what>.+)$",
+        r"^(?P<adv>(?:很|非常|最|更|特别|比较|也|还|都|一直|平时|向来|其实|真的|超|挺))*(?P<v>不太喜欢|不怎么喜欢|不喜欢|喜欢|偏好|偏爱|更喜欢|讨厌|受不了|爱)"
+        r"(?P<what>.+)$",
         p,
     )
     if (
         match
         and who.user
         and not _ZH_ONE_OFF.search(p)
-        and not re.match(r"^(?:你|他|她|它|这|那)", match.group("what"))
+        and not re.match(r"^死?(?:你|他|她|它|这|那)", match.group("what"))
     ):
         key = f"preference.{slug(match.group('what'), words=3)}"
         return [_fact(USER, key, f"用户{p}。", "preference", importance=0.5)]

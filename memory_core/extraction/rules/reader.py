@@ -54,8 +54,21 @@ class _Reader:
         return found
 
     def sentence(self, sentence: str, *, remembered: bool = False) -> list[Fact]:
-        if re.search(f"[{_CJK}]", sentence) and not re.search(r"[A-Za-z]{3,}\s+[A-Za-z]{3,}", sentence):
-            return _read_chinese(sentence)
+        if re.search(f"[{_CJK}]", sentence):
+            return self._mixed(sentence, remembered=remembered)
+        return self._english(sentence, remembered=remembered)
+
+    def _mixed(self, sentence: str, *, remembered: bool) -> list[Fact]:
+        """A sentence with Chinese in it: the Chinese reader, and the English one for each part
+        written in English only ("I'm allergic to peanuts" then "我老婆对芒果过敏")."""
+        found = _read_chinese(sentence)
+        for part in re.split(r"[\uff0c\uff1b,;]", sentence):
+            if not re.search(f"[{_CJK}]", part) and re.search(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}", part):
+                found += self._english(part, remembered=remembered)
+        keys = [fact.get("key") for fact in found]
+        return [f for i, f in enumerate(found) if not f.get("key") or f.get("key") not in keys[:i]]
+
+    def _english(self, sentence: str, *, remembered: bool) -> list[Fact]:
         sentence = _normalise(sentence)
         question = sentence.rstrip().endswith("?")
         ctx = _Context(today=self.today, sentence=sentence)

@@ -7,8 +7,16 @@ import re
 HAN = re.compile(r"[\u4e00-\u9fff]")
 _ZH_CONTROLS: list[tuple[str, str, str]] = [
     ("authentication", "guard", r"双重认证|双因素|两步验证|二次验证|验证码|密码|登录验证|安全问题|认证"),
-    ("verification", "guard", r"身份验证|验证身份|核实身份|核验|核实|实名|身份|验证|收据|凭证|证件|背景调查"),
-    ("approval", "guard", r"审批|批准|签字|签批|授权|复核"),
+    (
+        "verification",
+        "guard",
+        r"身份验证|验证身份|核实身份|核验|核实|实名|身份|验证|收据|凭证|证件|背景调查|二次确认|确认",
+    ),
+    (
+        "approval",
+        "guard",
+        r"审批|批准|签字|签批|授权|复核|审批流程|流程|(?:经过|征得|征求)?(?:我的?)?同意|问我|请示",
+    ),
     ("limit", "guard", r"限额|上限|额度|限制|封顶"),
     ("review", "guard", r"代码审查|审查|评审|审计|审核"),
     ("safety", "guard", r"安全|过滤|内容审核"),
@@ -18,7 +26,7 @@ _ZH_CONTROLS: list[tuple[str, str, str]] = [
     ("refund", "benefit", r"退款"),
 ]
 _ZH_RELAX = re.compile(
-    r"不再需要|不再要|不用再|不再|不用|不需要|不设|没有(?=(?:任何)?(?:限额|上限|额度|限制|审批|审核|验证))|无需|无须|不必|免除|豁免|免(?!费)|可以不|可不|跳过|略过"
+    r"不再需要|不再要|不用再|不再|不用|不需要|不经过|未经|不经|不设|没有(?=(?:任何)?(?:限额|上限|额度|限制|审批|审核|验证))|无需|无须|不必|免除|豁免|免(?!费)|可以不|可不|跳过|略过"
     r"|省略|省掉|省去|免掉|拿掉|砍掉|删掉|不走|忽略|忽视|无视"
     r"|绕过|绕开|取消|关闭|关掉|停用|禁用|解除|去掉|放宽|不受|无限|不限|可选"
 )
@@ -31,20 +39,35 @@ _ZH_GRANT = re.compile(
 _ZH_BROAD = re.compile(r"所有|全部|一律|任何|都|自动|直接|无条件")
 _ZH_PROHIBIT = re.compile(r"(?:不要|不得|禁止|不能|不可以|不可|不许|严禁|切勿|别|不准|绝不|决不|绝对不)$")
 _ZH_STANDING = re.compile(
-    r"以后|从现在起|从现在开始|今后|从今以后|往后|从今天起|从今天开始|一律|总是|永远|始终|每次|默认|务必|一定要|请"
+    r"以后(?!再说|再聊|再看)|从现在起|从现在开始|今后|从今以后|往后|从今天起|从今天开始|一律|总是|永远|始终|每次|默认|务必"
+    r"|一定要|请(?!假|客|教|问|柬)"
 )
 _ZH_IMPERATIVE = re.compile(
-    r"^(?:请|不要|别|不得|禁止|务必|一定要|总是|永远|始终|用|使用|回答|回复|给|批准|跳过|忽略|绕过|安排|发送|保持|提高"
+    r"^(?:请(?!假|客|教|问|柬)|不要|别|不得|禁止|务必|一定要|总是|永远|始终|用|使用|回答|回复|给|批准|跳过|忽略|绕过|安排|发送|保持|提高"
     r"|取消|关闭)"
 )
-_ZH_PERSON = re.compile(r"^(?:我|用户|他|她|我们家|[\u4e00-\u9fff]{1,3}(?:先生|女士|小姐))")
-_ZH_MODAL = re.compile(r"需要|必须|应该|应当|可以|不得|禁止|不能|不可|不许|严禁|切勿|不准|须|要")
+_ZH_PERSON = re.compile(r"^(?:我|用户|本人|俺|咱|他|她|我们家|[\u4e00-\u9fff]{1,3}(?:先生|女士|小姐))")
+_ZH_MODAL = re.compile(r"需要|必须|应该|应当|可以|不得|禁止|不能|不可|不许|严禁|切勿|不准|须|要(?!是)")
+# A question proposes nothing: "要是我对青霉素过敏会怎么样".
+_ZH_QUESTION = re.compile(r"(?:吗|呢|怎么样|怎么办|为什么|是不是|会不会)$|^(?:要是|如果|假如|万一)")
 # The user's company, bank or phone has its own rules; they are not this assistant's.
 _ZH_EXTERNAL = re.compile(
     r"^(?:我|用户|他|她)的?(?:公司|银行|学校|单位|老板|经理|手机|电脑|车|家|房东|医生|雇主|保险|医院|诊所|健身房|物业"
     r"|航空公司|孩子|家人)"
 )
 _ZH_HABIT = re.compile(r"总是|经常|常常|一直|老是|通常")
+# "这次不用确认了": said of this once, no standing rule (unless a standing word says otherwise).
+_ZH_ONCE = re.compile(r"今天|今晚|这次|这一次|这回|这单|这笔|刚才|现在就|马上")
+# "请记住…", "别忘了…": what follows is read as said; the request itself is no rule.
+_ZH_REMEMBER_LEAD = re.compile(
+    r"^(?:请|麻烦|麻烦你|你|您)?(?:帮我|给我)?(?:记住|记一下|记下|记着|记好|别忘了|不要忘了|别忘记|不要忘记)(?:了|哦|啊|一下)?"
+)
+# "叫我老陈", "你可以称呼我小李": how the user wants to be called, a fact about the user.
+_ZH_CALL_ME = re.compile(r"(?:叫|称呼|喊)我")
+# Blanket approval: "直接批准", "自动通过", "一律批准" give the approval away whatever is approved.
+_ZH_BLANKET = re.compile(
+    r"(?:自动|直接|一律|全部|统统|都)(?:可以)?(?:批准|通过|放行|(?P<refund>退款|退货|退))"
+)
 _ZH_PAST = re.compile(r"了|昨天|已经|已于|曾|上周|上个月|去年|\d+月\d+日")
 
 
@@ -61,13 +84,32 @@ def chinese(text: str, *, procedural: bool) -> tuple[bool, list[tuple[int, int, 
     """(reads as a rule, relaxed controls) of the Chinese clauses of a text."""
     text = text.translate(_ZH_TRADITIONAL)
     is_rule, relaxed = False, []
-    for offset, clause in enumerate(
-        c for c in re.split(r"[\uff0c\u3002\uff1b\uff01\uff1f,.;!?\s]+", text) if c
-    ):
-        person = bool(_ZH_PERSON.match(clause)) and not procedural
+    about_person = False  # the sentence so far is about the user or a named person
+    clauses = [c for c in re.split(r"[\uff0c\u3002\uff1b\uff01\uff1f,.;!?\s]+", text) if c]
+    asks = bool(re.search(r"[?\uff1f]\s*$", text))
+    for offset, clause in enumerate(clauses):
+        clause = _ZH_REMEMBER_LEAD.sub("", clause)
+        if not clause:
+            continue  # "请帮我记住": the request; what follows is read on its own
+        if _ZH_QUESTION.search(clause) or (asks and offset == len(clauses) - 1):
+            continue
+        standing = bool(_ZH_STANDING.search(clause))
+        person = (bool(_ZH_PERSON.match(clause)) or bool(_ZH_CALL_ME.search(clause))) and not procedural
+        # Chinese drops a repeated subject: "我海鲜过敏 / 虾蟹都不能碰" is still about the user, and
+        # so is a polite request for their own sake ("…过敏 / 开药前请提醒我"); "以后…" starts a rule.
+        starts_rule = bool(_ZH_STANDING.search(clause.replace("请", "")))
+        person = person or (about_person and not starts_rule and not clause.startswith(("你", "您")))
+        about_person = person
         if person and _ZH_EXTERNAL.match(clause):
             continue
-        relaxed += [(0, offset * 1000 + pos, name) for pos, name in _clause_relaxed(clause)]
+        if _ZH_ONCE.search(clause) and not standing:
+            continue
+        found = _clause_relaxed(clause)
+        blanket = _ZH_BLANKET.search(clause)
+        if not found and blanket and not _ZH_PROHIBIT.search(clause[: blanket.start()]):
+            # what is approved is no control of the lexicon: "直接批准" gives approval away, "直接退" refunds
+            found = [(blanket.start(), "refund" if blanket.group("refund") else "approval")]
+        relaxed += [(0, offset * 1000 + pos, name) for pos, name in found]
         past = _ZH_PAST.search(clause) and not _ZH_STANDING.search(clause)
         if person and (past or _ZH_HABIT.search(clause)):
             relaxed = [r for r in relaxed if r[1] // 1000 != offset]

@@ -130,6 +130,12 @@ def _word_cand(s: str, start: int, end: int, token: str) -> Cand | None:
     return None
 
 
+_ZH_WORD_VALUE = re.compile(
+    r"(?:(?:密码|口令|暗号|密語|密碼)(?:是|为|為|改成了?|换成了?|设成了?)"
+    r"|(?i:password|passphrase|passcode|pin|pw)\s*(?:is|was|=|:)?)\s*([\u4e00-\u9fff]{2,12})"
+)
+
+
 def _other_cands(s: str) -> list[Cand]:
     """Spelled-out digits, quoted strings, Chinese words after a colon, NINOs and IBAN shapes."""
     cands = []
@@ -139,6 +145,10 @@ def _other_cands(s: str) -> list[Cand]:
         cands.append(Cand(m.start(1), m.end(1), "quoted"))
     for m in re.finditer(r"(?<=:)\s*([\u4e00-\u9fff]{2,12})", s):
         if not re.match(r"[忘不没已在要是请错输重修无空]", m.group(1)):
+            cands.append(Cand(m.start(1), m.end(1), "word"))
+    # "口令是芝麻开门", "密码改成了天王盖地虎": a Chinese word as the value of a Chinese keyword.
+    for m in _ZH_WORD_VALUE.finditer(s):
+        if not re.match(r"[忘不没已在要是请错输重修无空什多哪几怎啥我你他她对]", m.group(1)):
             cands.append(Cand(m.start(1), m.end(1), "word"))
     for m in re.finditer(r"(?<![A-Za-z])[A-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D](?![A-Za-z0-9])", s):
         cands.append(Cand(m.start(), m.end(), "nino"))
