@@ -9,6 +9,7 @@ from bench import (
     chat_turn,
     erasure_rewrite,
     forgetting,
+    languages,
     locomo,
     mcp,
     me_list,
@@ -38,6 +39,7 @@ BENCHMARKS = {
     "mcp": mcp.main,
     "forgetting": forgetting.main,
     "me_list": me_list.main,
+    "languages": languages.main,
 }
 
 
