@@ -10,7 +10,8 @@ then every question of that language is asked:
 * vector: the nearest entries by the local embedding alone (`recall.vector_candidates`);
 * hybrid: `recall.memory_recall`, its items ordered by score. (The prompt block lists the
   always-recall entries, such as allergies, first whatever the question; "served" counts top-1
-  in that order.)
+  in that order.) "answerable": hybrid over the questions whose memory the write path made
+  current (a statement it reads as a rule waits for review and cannot be recalled).
 
 The same run repeats Chinese with segmentation off (the index and the query read the text as
 written, as before issue 17) and with jieba's plain `cut` instead of `cut_for_search`, as
@@ -30,6 +31,7 @@ from bench import common
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "languages" / "recall_pairs.json"
 METHODS = ("lexical", "vector", "hybrid", "served")
+COLUMNS = (*METHODS, "answerable")
 K = 5
 
 
@@ -144,6 +146,11 @@ def evaluate(lang: str, mode: str, *, misses: bool = False) -> dict[str, tuple[f
                 if misses and method == "hybrid" and (not found or found[0] != question["memory"]):
                     print(f"  MISS {question[lang]} → {question['memory']}; got {found[:3]}")
             figures[method] = (top1 / len(questions), at5 / len(questions))
+            if method == "hybrid":
+                # Questions about a memory that is not current count as misses above.
+                current = set(ids.values()) - set(inactive)
+                answerable = sum(q["memory"] in current for q in questions)
+                figures["answerable"] = (top1 / answerable, at5 / answerable)
     return figures
 
 
@@ -165,14 +172,14 @@ def main(argv: list[str] | None = None) -> None:
         ("zh", "off", "Chinese (not segmented: before)"),
     )
     results: dict[tuple[str, str], dict[str, tuple[float, float]]] = {}
-    print(f"{'':<38}" + "".join(f"{m + ' top1':>13}{'R@5':>7}" for m in METHODS))
+    print(f"{'':<38}" + "".join(f"{m + ' top1':>16}{'R@5':>7}" for m in COLUMNS))
     for lang, mode, label in runs:
         with common.timed() as elapsed:
             results[lang, mode] = evaluate(lang, mode, misses=args.misses and mode == "search")
-        row = "".join(f"{results[lang, mode][m][0]:13.3f}{results[lang, mode][m][1]:7.3f}" for m in METHODS)
+        row = "".join(f"{results[lang, mode][m][0]:16.3f}{results[lang, mode][m][1]:7.3f}" for m in COLUMNS)
         print(f"{label:<38}{row}   ({elapsed():.0f} s)", flush=True)
     en, zh, before = results["en", "search"], results["zh", "search"], results["zh", "off"]
-    for method in METHODS:
+    for method in COLUMNS:
         print(
             f"{method:<8} top-1 Chinese - English {zh[method][0] - en[method][0]:+.3f}; "
             f"Chinese segmented vs not: {common.ratio(zh[method][0], before[method][0])}"

@@ -37,11 +37,11 @@ STOP_WORDS = frozenset(
     " ".join(
         (
             "的 地 得 了 着 过 是 在 有 和 与 及 或 也 都 就 还 又 很 太",
-            "吗 呢 吧 啊 呀 哦 嗯 么 嘛",
+            "吗 呢 吧 啊 呀 哦 嗯 么 嘛 好的 是的 对的 嗯嗯 好吧 哈哈",
             "我 你 您 他 她 它 我们 你们 他们 她们 它们 咱 咱们 自己 我的 你的 他的 她的 我能",
             "这 那 这个 那个 这些 那些 这里 那里 这儿 那儿 个 些 一个 一下 一些",
             "把 被 给 让 对 从 向 到 跟 为",
-            "什么 啥 哪 哪里 哪儿 哪个 哪些 谁 几 多少 怎么 怎样 怎么样 如何 为什么 是不是 有没有",
+            "什么 时候 啥 哪 哪里 哪儿 哪个 哪些 谁 几 多少 怎么 怎样 怎么样 如何 为什么 是不是 有没有",
             "请 请问 告诉 知道 记得 还记得 能 会 要 想 可以",
         )
     ).split()
@@ -75,16 +75,18 @@ segment = rjieba.cut_for_search
 CHARACTERS = True
 
 
+def _kept(word: str) -> bool:
+    return word not in STOP_WORDS and HAN_RUN.fullmatch(word) is not None
+
+
 def words(run: str) -> list[str]:
-    """The searchable words of a run of Han characters (and their characters), stop words left out."""
-    found = []
-    for word in segment(run):
-        if word in STOP_WORDS or not HAN_RUN.fullmatch(word):
-            continue
-        found.append(word)
-        if CHARACTERS and len(word) > 1:
-            found += [char for char in word if char not in STOP_WORDS]
-    return found
+    """The searchable words of a run of Han characters, then their characters, stop words left out."""
+    if not CHARACTERS:
+        return [word for word in segment(run) if _kept(word)]
+    longer = [word for word in segment(run) if len(word) > 1 and _kept(word)]
+    # Each character of the run once (from jieba's non-overlapping cut), none of a stop word's.
+    chars = [char for word in rjieba.cut(run) if _kept(word) for char in word if char not in STOP_WORDS]
+    return longer + chars
 
 
 def search_text(text: str) -> str | None:
