@@ -14,8 +14,8 @@ then every question of that language is asked:
   current (a statement it reads as a rule waits for review and cannot be recalled).
 
 The same run repeats Chinese with segmentation off (the index and the query read the text as
-written, as before issue 17) and with jieba's plain `cut` instead of `cut_for_search`, as
-baselines. `python -m bench languages [--misses]`.
+written, as before issue 17), without the characters of words, with jieba's plain `cut` instead
+of `cut_for_search` and without the stop list, as baselines. `python -m bench languages [--misses]`.
 """
 
 from __future__ import annotations
@@ -42,12 +42,15 @@ def load_set() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
 
 @contextmanager
 def segmentation(mode: str) -> Iterator[None]:
-    """`search` (the product's), `cut` (jieba's plain segmentation) or `off` (text as written)."""
+    """`search` (the product's), `words` (no characters), `cut` (jieba's plain segmentation),
+    `nostop` (no stop list) or `off` (text as written)."""
     import rjieba
 
     from memory_core import language, lexical, models, querysets
 
-    saved = language.segment, language.search_text, language.CHARACTERS
+    saved = language.segment, language.search_text, language.CHARACTERS, language.STOP_WORDS
+    if mode == "nostop":
+        language.STOP_WORDS = frozenset()
     if mode == "cut":
         language.segment = rjieba.cut
     if mode == "words":
@@ -58,7 +61,7 @@ def segmentation(mode: str) -> Iterator[None]:
     try:
         yield
     finally:
-        language.segment, language.CHARACTERS = saved[0], saved[2]
+        language.segment, language.CHARACTERS, language.STOP_WORDS = saved[0], saved[2], saved[3]
         for module in (models, querysets, lexical):
             module.search_text = saved[1]  # type: ignore[attr-defined]
 
@@ -169,6 +172,7 @@ def main(argv: list[str] | None = None) -> None:
         ("zh", "search", "Chinese (words and their characters)"),
         ("zh", "words", "Chinese (words only, cut_for_search)"),
         ("zh", "cut", "Chinese (plain cut, and characters)"),
+        ("zh", "nostop", "Chinese (no stop list)"),
         ("zh", "off", "Chinese (not segmented: before)"),
     )
     results: dict[tuple[str, str], dict[str, tuple[float, float]]] = {}
