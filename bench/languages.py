@@ -166,6 +166,23 @@ def evaluate(lang: str, mode: str, *, misses: bool = False) -> dict[str, tuple[f
     return figures
 
 
+def _segmentation_cost(memories: list[dict[str, str]]) -> None:
+    """What the write path spends on `search_text` per memory, Chinese beside English (baseline)."""
+    from memory_core.language import search_text
+
+    costs = {}
+    for lang in ("zh", "en"):
+        texts = [memory[lang] for memory in memories] * 50
+        with common.timed() as elapsed:
+            for text in texts:
+                search_text(text)
+        costs[lang] = elapsed() / len(texts)
+    print(
+        f"search_text per memory: Chinese {costs['zh'] * 1e6:.1f} us, English {costs['en'] * 1e6:.1f} us "
+        f"({common.ratio(costs['zh'], costs['en'])})"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench languages")
     parser.add_argument("--misses", action="store_true", help="print the questions hybrid ranks wrong")
@@ -193,6 +210,7 @@ def main(argv: list[str] | None = None) -> None:
             results[lang, mode] = evaluate(lang, mode, misses=args.misses and mode == "search")
         row = "".join(f"{results[lang, mode][m][0]:16.3f}{results[lang, mode][m][1]:7.3f}" for m in COLUMNS)
         print(f"{label:<38}{row}   ({elapsed():.0f} s)", flush=True)
+    _segmentation_cost(memories)
     en, zh, before = results["en", "search"], results["zh", "search"], results["zh", "off"]
     for method in COLUMNS:
         print(
