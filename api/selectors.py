@@ -24,6 +24,7 @@ from api.subjects import Subject, address_error, subject_address
 from chat.models import Conversation
 from chat.selectors import conversation_access
 from memory_core.errors import MemoryServiceError, NotFound
+from memory_core.lexical import query_text
 from memory_core.models import SEARCH_CONFIG, ExtractionJob, MemoryEntry, Namespace
 from memory_core.selectors import extraction_job_access, memory_access, memory_access_in, parse_uuid
 from memory_core.services import namespace_for_user
@@ -84,7 +85,7 @@ def memories_filtered(
     """Narrow a `memory_list` result: text search (full text, or a substring for ids) and a date range."""
     if q:
         qs = qs.filter(
-            Q(search_vector=SearchQuery(q, config=SEARCH_CONFIG, search_type="plain"))
+            Q(search_vector=SearchQuery(query_text(q), config=SEARCH_CONFIG, search_type="plain"))
             | Q(content__icontains=q)
             | Q(key__icontains=q)
         )

@@ -9,6 +9,7 @@ from bench import (
     chat_turn,
     erasure_rewrite,
     forgetting,
+    languages,
     locomo,
     mcp,
     me_list,
@@ -40,6 +41,7 @@ BENCHMARKS = {
     "forgetting": forgetting.main,
     "me_list": me_list.main,
     "zh_rules": zh_rules.main,
+    "languages": languages.main,
 }
 
 

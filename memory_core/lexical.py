@@ -22,6 +22,7 @@ from django.db import connection
 from django.db.models import FloatField
 from django.db.models.expressions import RawSQL
 
+from memory_core.language import search_text
 from memory_core.models import SEARCH_CONFIG
 
 K1 = 1.2
@@ -70,10 +71,16 @@ def bm25_idf(*, entries: int, holding: int) -> float:
     return math.log(1 + (entries - holding + 0.5) / (holding + 0.5))
 
 
+def query_text(text: str) -> str:
+    """A query as the index reads its entries: Chinese segmented into words, the rest as typed
+    (`memory_core.language.search_text`); parse it with `plainto_tsquery(SEARCH_CONFIG, …)`."""
+    return search_text(text) or text
+
+
 def parse_terms(text: str) -> list[str]:
     """The lexemes of `text` as the column holds them (stemmed, stop words gone), in query order."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT plainto_tsquery(%s::regconfig, %s)::text", [SEARCH_CONFIG, text])
+        cursor.execute("SELECT plainto_tsquery(%s::regconfig, %s)::text", [SEARCH_CONFIG, query_text(text)])
         row = cursor.fetchone()
     return split_terms(row[0] if row else "")
 

@@ -8,6 +8,8 @@ one place that enforces namespace isolation.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
+from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
@@ -15,7 +17,7 @@ from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.db.models import F, Q
-from django.db.models.functions import Length
+from django.db.models.functions import Coalesce, Length
 from django.db.models.lookups import LessThanOrEqual
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
@@ -35,12 +37,16 @@ from memory_core.choices import (
     SourceKind,
     TombstoneReason,
 )
+from memory_core.language import search_text
 from memory_core.querysets import MemoryEntryQuerySet, MemoryEventQuerySet, NamespaceQuerySet
 
 EMBEDDING_DIMENSIONS = 384
 CONTENT_MAX_CHARS = 2000
-# Full-text configuration used both by the generated column and by queries against it.
+# Full-text configuration used both by the generated column and by queries against it, over the
+# segmented text of `memory_core.language` (Chinese words pass the English stemmer unchanged).
 SEARCH_CONFIG = "english"
+# The columns whose words full-text search reads through a segmented copy (`MemoryEntry.index_text`).
+INDEXED_TEXT = {"content": "search_text", "search_context": "search_context_text"}
 
 
 def _choices_check(field: str, choices: type[models.TextChoices], name: str) -> models.CheckConstraint:
@@ -158,11 +164,16 @@ class MemoryEntry(models.Model):
     search_context = models.TextField(blank=True, default="")
     # The embedding of the context followed by the statement (same model as `embedding`).
     context_embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    # The statement and context as the full-text index reads them: Chinese segmented into words
+    # (`memory_core.language.search_text`), NULL when that is the text itself. Filled on every
+    # save and bulk write (`index_text`, `MemoryEntryQuerySet`); never shown.
+    search_text = models.TextField(null=True, blank=True, editable=False)  # noqa: DJ001 - NULL: as written
+    search_context_text = models.TextField(null=True, blank=True, editable=False)  # noqa: DJ001
     # The statement's words weigh A, the context's D (see `memory_core.lexical`). Statistics
     # for keyword ranking (`SearchTerm`, `SearchStats`) follow this column through triggers.
     search_vector = models.GeneratedField(
-        expression=SearchVector("content", "key", config=SEARCH_CONFIG, weight="A")
-        + SearchVector("search_context", config=SEARCH_CONFIG, weight="D"),
+        expression=SearchVector(Coalesce("search_text", "content"), "key", config=SEARCH_CONFIG, weight="A")
+        + SearchVector(Coalesce("search_context_text", "search_context"), config=SEARCH_CONFIG, weight="D"),
         output_field=SearchVectorField(),
         db_persist=True,
     )
@@ -239,9 +250,26 @@ class MemoryEntry(models.Model):
     def __str__(self) -> str:
         return f"{self.namespace.path}: {self.content[:60]}"
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        fields = kwargs.get("update_fields")
+        copies = self.index_text(INDEXED_TEXT if fields is None else fields)
+        if fields is not None and copies:
+            kwargs["update_fields"] = {*fields, *copies}
+        super().save(*args, **kwargs)
+
     @property
     def correctable(self) -> bool:
         return self.status in MemoryStatus.correctable()
+
+    def index_text(self, fields: Iterable[str] = INDEXED_TEXT) -> list[str]:
+        """Fill the segmented copies the search index reads of `fields` (statement, context);
+        return the copies' field names."""
+        copies = []
+        for field in fields:
+            if field in INDEXED_TEXT:
+                setattr(self, INDEXED_TEXT[field], search_text(getattr(self, field)))
+                copies.append(INDEXED_TEXT[field])
+        return copies
 
 
 class SearchTerm(models.Model):

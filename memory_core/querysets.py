@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memory_core.choices import MemoryStatus, MemoryType, NamespaceKind
+from memory_core.language import search_text
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -40,7 +41,36 @@ class NamespaceQuerySet(models.QuerySet):
         return self.filter(grants__user=user).exclude(kind=NamespaceKind.USER)
 
 
+# The statement and context columns whose words full-text search indexes through a segmented copy
+# (`MemoryEntry.search_text`, `search_context_text`; see `memory_core.language`); as in models.
+_INDEXED_TEXT = {"content": "search_text", "search_context": "search_context_text"}
+
+
 class MemoryEntryQuerySet(models.QuerySet):
+    # Every way of writing entries in bulk fills the segmented copies of the text it writes, so no
+    # write path can leave Chinese unsegmented or a copy stale (`MemoryEntry.save` does the same).
+    def bulk_create(self, objs: Any, *args: Any, **kwargs: Any) -> Any:
+        objs = list(objs)
+        for obj in objs:
+            obj.index_text()
+        return super().bulk_create(objs, *args, **kwargs)
+
+    def bulk_update(self, objs: Any, fields: Any, *args: Any, **kwargs: Any) -> Any:
+        objs, fields = list(objs), list(fields)
+        copies: list[str] = []
+        for obj in objs:
+            copies = obj.index_text(fields)
+        fields += [copy for copy in copies if copy not in fields]
+        return super().bulk_update(objs, fields, *args, **kwargs)
+
+    def update(self, **kwargs: Any) -> int:
+        for text, copy in _INDEXED_TEXT.items():
+            if text in kwargs and copy not in kwargs:
+                if not isinstance(kwargs[text], str):
+                    raise TypeError(f"update({text}=…) takes a string: its search copy is computed in Python")
+                kwargs[copy] = search_text(kwargs[text])
+        return super().update(**kwargs)
+
     def visible_to(self, user: AbstractBaseUser | AnonymousUser | None) -> MemoryEntryQuerySet:
         """Entries of the user's own namespaces, plus approved procedures shared with them."""
         if not _is_real_user(user):

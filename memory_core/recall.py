@@ -277,7 +277,7 @@ def prepare_search(text: str) -> list[str]:
         cursor.execute(
             "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
             "set_config('hnsw.ef_search', %s, true), plainto_tsquery(%s::regconfig, %s)::text",
-            [str(HNSW_EF_SEARCH), SEARCH_CONFIG, text],
+            [str(HNSW_EF_SEARCH), SEARCH_CONFIG, lexical.query_text(text)],
         )
         row = cursor.fetchone()
     return lexical.split_terms(row[2] if row else "")

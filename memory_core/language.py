@@ -1,0 +1,101 @@
+"""The language of a text, and the words full-text search indexes it by (docs/languages.md).
+
+PostgreSQL's parser splits words at spaces and punctuation; Chinese has neither between words,
+so a run of Han characters would be one token ("我对花生过敏" one lexeme, found only by the exact
+run). `search_text` segments each run of Han characters into words with jieba (rjieba, which
+ships its dictionary) and leaves everything else as written, so the column's `english`
+configuration still stems English words and keeps identifiers such as `RF20260629001` whole.
+The English stemmer and stop list leave Chinese words as they are, so a Chinese word's lexeme
+is the word itself, what the `simple` configuration would give (tests/memory_core/test_language.py).
+
+Queries go through the same function (`memory_core.lexical.parse_terms`), so a question and a
+memory meet on the same words in either language, or in a mix of both.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Literal
+
+import rjieba
+
+Language = Literal["zh", "ja", "ko", "en"]
+
+# Han ideographs: the unified block, extension A, compatibility ideographs, extensions B onwards.
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+HAN_RUN = re.compile(f"[{_HAN}]+")
+_KANA = re.compile("[\u3040-\u30ff]")
+_HANGUL = re.compile("[\uac00-\ud7af\u1100-\u11ff]")
+_LETTER = re.compile(r"[^\W\d_]")
+
+# Words a Chinese question is mostly made of and that tell memories apart by nothing: pronouns,
+# particles, copulas, question words. Left out of the index and the query, as the `english`
+# configuration leaves out "the", "is" and "what" (the IDF would give them next to no weight
+# anyway, but they would make every entry a keyword candidate). Measured in `bench languages`.
+STOP_WORDS = frozenset(
+    " ".join(
+        (
+            "的 地 得 了 着 过 是 在 有 和 与 及 或 也 都 就 还 又 很 太",
+            "吗 呢 吧 啊 呀 哦 嗯 么 嘛 好的 是的 对的 嗯嗯 好吧 哈哈",
+            "我 你 您 他 她 它 我们 你们 他们 她们 它们 咱 咱们 自己 我的 你的 他的 她的 我能",
+            "这 那 这个 那个 这些 那些 这里 那里 这儿 那儿 个 些 一个 一下 一些",
+            "把 被 给 让 对 从 向 到 跟 为",
+            "什么 时候 啥 哪 哪里 哪儿 哪个 哪些 谁 几 多少 怎么 怎样 怎么样 如何 为什么 是不是 有没有",
+            "请 请问 告诉 知道 记得 还记得 能 会 要 想 可以",
+        )
+    ).split()
+)
+
+
+def detect(text: str) -> Language:
+    """The language a text is written in, from its script: Chinese when Han characters are at
+    least a third of its letters (and no kana or hangul), else English, the one configuration
+    the search index has for alphabetic scripts."""
+    if _KANA.search(text):
+        return "ja"
+    if _HANGUL.search(text):
+        return "ko"
+    han = sum(len(run) for run in HAN_RUN.findall(text))
+    if han == 0:
+        return "en"
+    letters = len(_LETTER.findall(text))
+    return "zh" if han * 3 >= letters else "en"
+
+
+# jieba's search segmentation: each long word and the dictionary words inside it ("订单号" →
+# 订单 单号 订单号), so a question naming a part finds the whole (compared with `rjieba.cut` in
+# `bench languages`).
+segment = rjieba.cut_for_search
+
+
+# Each word's characters are indexed too, so a question that words a thing differently from the
+# memory ("几楼" / "三楼", "搬家" / "搬到", "肉" / "肉类") still shares a term with it; BM25's term
+# weights keep common characters light (measured in `bench languages`).
+CHARACTERS = True
+
+
+def _kept(word: str) -> bool:
+    return word not in STOP_WORDS and HAN_RUN.fullmatch(word) is not None
+
+
+def words(run: str) -> list[str]:
+    """The searchable words of a run of Han characters, then their characters, stop words left out."""
+    if not CHARACTERS:
+        return [word for word in segment(run) if _kept(word)]
+    longer = [word for word in segment(run) if len(word) > 1 and _kept(word)]
+    # Each character of the run once (from jieba's non-overlapping cut), none of a stop word's.
+    chars = [char for word in rjieba.cut(run) if _kept(word) for char in word if char not in STOP_WORDS]
+    return longer + chars
+
+
+def search_text(text: str) -> str | None:
+    """`text` as the full-text index should read it: each Han run replaced by its words separated
+    by spaces, full-width letters and digits folded (NFKC, as a Chinese input method types them). None when
+    that is `text` itself (no Han character): the index then reads the text as it is."""
+    if not text:
+        return None
+    folded = unicodedata.normalize("NFKC", text)
+    if not HAN_RUN.search(folded):
+        return None if folded == text else folded
+    return HAN_RUN.sub(lambda match: " " + " ".join(words(match.group())) + " ", folded)
