@@ -60,7 +60,7 @@ def segment_existing(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memory_core", "0013_memory_list_indexes"),
+        ("memory_core", "0015_webhook_secret_grace"),
     ]
 
     operations = [
