@@ -46,6 +46,7 @@ _CACHE_SIZE = 1024
 class Translation:
     text: str
     embedding: list[float]
+    language: str  # "zh" or "en"
 
 
 class _Cache:
@@ -137,8 +138,8 @@ def translations(
             # The plain query still answers; the failure is logged without the query's text.
             logger.warning("Query translation to %s failed; recalling with the query alone: %s", target, exc)
             continue
-        if translated.casefold() != text.casefold():
-            found.append(Translation(translated, embed(translated, None)))
+        if translated.casefold() != text.casefold():  # e.g. a name alone: nothing to translate
+            found.append(Translation(translated, embed(translated, None), target))
     return found
 
 
@@ -173,21 +174,39 @@ def ranked_for(
     )
 
 
-def merge(ranked: list[RecalledMemory], extra: list[list[RecalledMemory]]) -> list[RecalledMemory]:
-    """One ranking from the query's and each translation's: every memory keeps its better score
-    (marked "translated" when that came from a translation), in recall's order (pinned, other
-    always-recalled, the rest; by score within each)."""
-    best: dict[Any, RecalledMemory] = {item.entry.pk: item for item in ranked}
-    for items in extra:
-        for item in items:
-            current = best.get(item.entry.pk)
-            if current is None or item.score > current.score:
-                reasons = (*current.reasons, *item.reasons) if current is not None else item.reasons
-                best[item.entry.pk] = replace(item, reasons=tuple(dict.fromkeys((*reasons, "translated"))))
+def language_of(text: str) -> str:
+    return "zh" if is_chinese(text) else "en"
+
+
+def merge(
+    ranked: list[RecalledMemory], extra: list[tuple[str, list[RecalledMemory]]]
+) -> list[RecalledMemory]:
+    """One ranking from the query's and its translations' (`(language, ranking)` pairs).
+
+    Each memory is scored by the version of the question in its own language: a Chinese memory
+    by the Chinese question, an English one by the English question, so that no memory is ranked
+    by a comparison across scripts, which the default English-trained model cannot make. Pinned
+    and always-recalled memories stay as the query ranked them; the order is recall's (pinned,
+    other always-recalled, the rest, by score).
+    """
 
     def tier(item: RecalledMemory) -> int:
         return 0 if item.entry.pinned else 1 if {"always", "pinned"} & set(item.reasons) else 2
 
+    translated_into = {language for language, _ in extra}
+    best: dict[Any, RecalledMemory] = {
+        item.entry.pk: item
+        for item in ranked
+        if tier(item) < 2 or language_of(item.entry.content) not in translated_into
+    }
+    for language, items in extra:
+        for item in items:
+            if language_of(item.entry.content) != language:
+                continue
+            current = best.get(item.entry.pk)
+            if current is None or (tier(current) == 2 and item.score > current.score):
+                reasons = (*current.reasons, *item.reasons) if current is not None else item.reasons
+                best[item.entry.pk] = replace(item, reasons=tuple(dict.fromkeys((*reasons, "translated"))))
     return sorted(best.values(), key=lambda item: (tier(item), -item.score))
 
 
@@ -197,4 +216,4 @@ def with_translations(
     """`ranked` merged with each translation's ranking (`ranked_for`'s arguments in `search`)."""
     if not translated:
         return ranked
-    return merge(ranked, [ranked_for(translation, **search) for translation in translated])
+    return merge(ranked, [(t.language, ranked_for(t, **search)) for t in translated])
