@@ -45,9 +45,10 @@ def chinese_phone(browser: Any, live_server: Any) -> Iterator[Any]:
 
 def _login(page: Any, username: str, password: str) -> None:
     page.goto("/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", password)
-    page.locator("main button[type=submit]").click()
+    expect(page.locator("h1")).to_have_text("登录")
+    page.get_by_label("用户名").fill(username)
+    page.get_by_label("密码").fill(password)
+    page.get_by_role("button", name="登录").click()
     page.wait_for_url(lambda url: "/accounts/login/" not in url)
 
 

@@ -112,3 +112,21 @@ def test_the_memory_page_hints_at_a_multilingual_model_for_chinese_memories(owne
 def test_another_users_chinese_memories_do_not_show_the_hint(owner, make_user):
     remember(make_user("bob"), "用户对花生过敏")
     assert 'id="embedding-hint"' not in _page(client_for(owner), "/me/")
+
+
+def test_the_chinese_catalogue_translates_every_string_with_its_placeholders():
+    """A string added to a page or a reply without its Chinese would show in English on the
+    Chinese pages; a translation that lost a placeholder would fail when it is shown."""
+    import re
+    from pathlib import Path
+
+    import polib
+
+    placeholder = re.compile(r"%\(\w+\)[sd]")
+    catalogue = polib.pofile(str(Path(__file__).parent.parent / "locale/zh_Hans/LC_MESSAGES/django.po"))
+    assert len(catalogue) > 100
+    assert [e.msgid for e in catalogue.untranslated_entries() + catalogue.fuzzy_entries()] == []
+    for entry in catalogue:
+        translations = list(entry.msgstr_plural.values()) if entry.msgid_plural else [entry.msgstr]
+        for text in translations:
+            assert sorted(placeholder.findall(text)) == sorted(placeholder.findall(entry.msgid)), entry.msgid
