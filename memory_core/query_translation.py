@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 
 from memory_core.llm import LLMError, OpenAIProvider
-from memory_core.models import MemoryEntry
+from memory_core.models import MemoryEntry, MemoryStatus
 from memory_core.writing_systems import CJK_CLASS, is_chinese
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def enabled() -> bool:
 
 def _languages_present(namespace_ids: list[int]) -> set[str]:
     """Which of Chinese / other the scope's current memories are written in (two EXISTS queries)."""
-    scope = MemoryEntry.objects.filter(namespace_id__in=namespace_ids, status="active")
+    scope = MemoryEntry.objects.filter(namespace_id__in=namespace_ids, status=MemoryStatus.ACTIVE)
     present = set()
     if scope.filter(content__regex=CJK_CLASS).exists():
         present.add("zh")
