@@ -6,6 +6,7 @@ the language switch turns the pages to English."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from tests.chat.helpers import conversation, remember, say
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PHONE = {"width": 390, "height": 844}
+SHOTS = Path(__file__).parent / "screenshots"  # git-ignored, for review
 # One long sentence, no spaces: the browser may only break it between characters.
 LONG = (
     "我对花生和所有坚果都严重过敏，吃了以后会呼吸困难，所以点心、零食、沙拉酱和泰国菜里都不能有花生，"
@@ -54,6 +56,8 @@ def _login(page: Any, username: str, password: str) -> None:
 
 def _assert_no_sideways_scroll(page: Any, name: str) -> None:
     page.wait_for_load_state("load")
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"zh-{name.replace('/', '').replace(' ', '-')}.png"), full_page=True)
     scroll, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert scroll <= inner, f"{name} scrolls sideways at 390 px: {scroll} > {inner}"
 
