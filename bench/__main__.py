@@ -7,6 +7,7 @@ import sys
 from bench import (
     api_load,
     chat_turn,
+    cross_language,
     erasure_rewrite,
     forgetting,
     languages,
@@ -42,6 +43,7 @@ BENCHMARKS = {
     "me_list": me_list.main,
     "zh_rules": zh_rules.main,
     "languages": languages.main,
+    "cross_language": cross_language.main,
 }
 
 

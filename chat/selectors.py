@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext_lazy
 
 from chat.models import Conversation, Message
 from chat.style import style_at
@@ -172,10 +173,10 @@ class Notices:
 
 # Outcome counts of a job, as a person would say them.
 _COUNTED = {
-    "added": "new",
-    "merged": "confirmed",
-    "superseded": "replaced an older one",
-    "pending_review": "awaiting operator review",
+    "added": gettext_lazy("%(count)d new"),
+    "merged": gettext_lazy("%(count)d confirmed"),
+    "superseded": gettext_lazy("%(count)d replaced an older one"),
+    "pending_review": gettext_lazy("%(count)d awaiting operator review"),
 }
 
 
@@ -191,7 +192,9 @@ def conversation_notices(*, user: Any, conversation: Conversation) -> Notices:
             notices.failed.append(job)
         elif job.status == ExtractionStatus.DONE and job.result.get("changed"):
             counts = [
-                f"{job.result[name]} {label}" for name, label in _COUNTED.items() if job.result.get(name)
+                str(label) % {"count": job.result[name]}
+                for name, label in _COUNTED.items()
+                if job.result.get(name)
             ]
             # Entries erased since are simply no longer listed.
             listed = [entries[i] for i in job.result["changed"] if i in entries]

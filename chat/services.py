@@ -11,7 +11,9 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from chat.models import Conversation, Message
 from chat.prompting import build_messages, offline_summary, recent_window
@@ -19,12 +21,13 @@ from chat.style import style_block, style_preferences
 from memory_core.erasure import Requester, Tally, erasure_receipt_record, extraction_jobs_erase
 from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction import candidate_add, extraction_enqueue, remember_requests
-from memory_core.guards.secrets import redact, redact_values, scan_secrets
+from memory_core.guards.secrets import SecretScan, redact, redact_values, scan_secrets
 from memory_core.llm import LLMError, LLMOutputError, get_llm
 from memory_core.models import ActorKind, ErasureReceipt, ErasureScope, ExtractionJob, Namespace, SourceKind
 from memory_core.pipeline import AddOutcome
 from memory_core.recall import RecallResult, memory_recall
 from memory_core.services import namespace_for_user
+from memory_core.writing_systems import is_chinese
 
 logger = logging.getLogger(__name__)
 
@@ -203,24 +206,40 @@ def _memory_state(conversation: Conversation, namespace: Namespace) -> str:
     return "on"
 
 
+# Localisable (locale/*/LC_MESSAGES/django.po); said in the language the user wrote in.
 _ACKS = {
-    "added": "I'll remember that: {content}",
-    "merged": "I already knew that, and noted it again: {content}",
-    "superseded": "Updated what I remember: {content} (this replaces an older memory)",
-    "ignored": "I already have that noted: {content}",
-    "pending_review": "That is a rule about how I should work: an operator will review it before I use it.",
-    "rejected": "I won't store that: it looks like a secret ({reason}).",
+    "added": gettext_lazy("I'll remember that: %(content)s"),
+    "merged": gettext_lazy("I already knew that, and noted it again: %(content)s"),
+    "superseded": gettext_lazy("Updated what I remember: %(content)s (this replaces an older memory)"),
+    "ignored": gettext_lazy("I already have that noted: %(content)s"),
+    "pending_review": gettext_lazy(
+        "That is a rule about how I should work: an operator will review it before I use it."
+    ),
+    "rejected": gettext_lazy("I won't store that: it looks like a secret (%(reason)s)."),
 }
+
+
+def acknowledgement_language(text: str) -> str:
+    """The language the chat acknowledges a message in: the one the user wrote it in (Chinese or
+    English), else the page's (a message of digits and symbols)."""
+    if is_chinese(text):
+        return "zh-hans"
+    if any(ch.isascii() and ch.isalpha() for ch in text):
+        return "en"
+    return translation.get_language() or settings.LANGUAGE_CODE
 
 
 def _acknowledge(outcome: AddOutcome, fallback: str) -> str:
     content = outcome.entry.content if outcome.entry is not None else fallback
-    return _ACKS[outcome.action].format(content=content, reason=outcome.reason.split("(")[-1].rstrip(")"))
+    reason = outcome.reason.split("(")[-1].rstrip(")")
+    return str(_ACKS[outcome.action]) % {"content": content, "reason": reason}
 
 
-def _remember_now(*, user: Any, namespace: Namespace, message: Message) -> list[str]:
-    """An explicit "remember that …" is written at once and acknowledged in the reply."""
+def _remember_now(*, user: Any, namespace: Namespace, message: Message) -> tuple[list[str], bool]:
+    """An explicit "remember that …" is written at once and acknowledged in the reply; the flag
+    says a statement was refused as a secret (already told, not to be said twice)."""
     acks = []
+    refused_secret = False
     for candidate in remember_requests(_payload(message)):
         try:
             # It holds from when the user said it: a background extraction of an OLDER message of
@@ -239,31 +258,45 @@ def _remember_now(*, user: Any, namespace: Namespace, message: Message) -> list[
             raise  # e.g. embeddings failed: the turn fails and can be retried
         except MemoryServiceError as exc:
             # A statement the memory refuses must not cost the user their reply.
-            acks.append(f"I couldn't store that: {exc.message}")
+            acks.append(_("I couldn't store that: %(error)s") % {"error": exc.message})
             continue
+        refused_secret = refused_secret or outcome.action == "rejected"
         acks.append(_acknowledge(outcome, candidate.content))
-    return acks
+    return acks, refused_secret
+
+
+def _acknowledgements(
+    *, user: Any, namespace: Namespace, state: str, message: Message
+) -> tuple[list[str], SecretScan]:
+    """What the reply must tell the user about memory: what was remembered, or why not."""
+    acks: list[str] = []
+    refused_secret = False
+    wants_memory = bool(remember_requests(_payload(message)))
+    if state == "on" and wants_memory:
+        acks, refused_secret = _remember_now(user=user, namespace=namespace, message=message)
+    elif wants_memory:
+        acks = [
+            _("This is an incognito conversation, so I won't remember that.")
+            if state == "incognito"
+            else _("Memory is paused, so I won't remember that. You can resume it on the privacy page.")
+        ]
+    secrets = scan_secrets(message.content)
+    if secrets.found and state == "on" and not refused_secret:
+        acks.append(
+            _(
+                "Your message looks like it contains a secret (%(kinds)s): "
+                "I won't remember it. Consider changing it if it was real."
+            )
+            % {"kinds": ", ".join(secrets.kinds)}
+        )
+    return acks, secrets
 
 
 def turn_prepare(*, user: Any, conversation: Conversation, user_message: Message) -> PreparedTurn:
     namespace = namespace_for_user(user=user)
     state = _memory_state(conversation, namespace)
-    acks: list[str] = []
-    wants_memory = bool(remember_requests(_payload(user_message)))
-    if state == "on" and wants_memory:
-        acks = _remember_now(user=user, namespace=namespace, message=user_message)
-    elif wants_memory:
-        acks = [
-            "This is an incognito conversation, so I won't remember that."
-            if state == "incognito"
-            else "Memory is paused, so I won't remember that. You can resume it on the privacy page."
-        ]
-    secrets = scan_secrets(user_message.content)
-    if secrets.found and state == "on" and not any(a.startswith("I won't store that") for a in acks):
-        acks.append(
-            f"Your message looks like it contains a secret ({', '.join(secrets.kinds)}): "
-            "I won't remember it. Consider changing it if it was real."
-        )
+    with translation.override(acknowledgement_language(user_message.content)):
+        acks, secrets = _acknowledgements(user=user, namespace=namespace, state=state, message=user_message)
 
     recall = None
     memory_note = ""

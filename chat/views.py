@@ -21,6 +21,7 @@ from django.db import transaction
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -192,7 +193,8 @@ def conversation_rename_view(request: HtmxHttpRequest, conversation_id: Any) -> 
     try:
         conversation_rename(conversation=conversation, title=request.POST.get("title", ""))
     except MemoryServiceError as exc:
-        flash.error(request, f"Not renamed: {'; '.join(exc.field_errors.get('title', [exc.message]))}")
+        errors = "; ".join(exc.field_errors.get("title", [exc.message]))
+        flash.error(request, _("Not renamed: %(errors)s") % {"errors": errors})
     return redirect(_conversation_url(conversation))
 
 
@@ -203,7 +205,7 @@ def conversation_delete_view(request: HtmxHttpRequest, conversation_id: Any) -> 
     conversation = _conversation(request, conversation_id)
     if request.method == "POST":
         conversation_delete(conversation=conversation)
-        flash.success(request, "Conversation deleted. What the assistant learned from it stays in memory.")
+        flash.success(request, _("Conversation deleted. What the assistant learned from it stays in memory."))
         return redirect("chat:home")
     return _render(request, "chat/conversation_delete.html", {"conversation": conversation})
 
@@ -214,13 +216,13 @@ def conversation_end(request: HtmxHttpRequest, conversation_id: Any) -> HttpResp
     conversation = _conversation(request, conversation_id)
     job = conversation_close(conversation=conversation)
     if conversation.incognito:
-        flash.info(request, "Conversation ended. It was incognito, so nothing from it was remembered.")
+        flash.info(request, _("Conversation ended. It was incognito, so nothing from it was remembered."))
     elif job is not None:
-        flash.info(request, "Conversation ended. What it taught me is being saved to memory.")
+        flash.info(request, _("Conversation ended. What it taught me is being saved to memory."))
     elif namespace_for_user(user=request.user).memory_paused:
-        flash.info(request, "Conversation ended. Memory is paused, so nothing from it was remembered.")
+        flash.info(request, _("Conversation ended. Memory is paused, so nothing from it was remembered."))
     else:
-        flash.info(request, "Conversation ended. There was nothing new to learn from it.")
+        flash.info(request, _("Conversation ended. There was nothing new to learn from it."))
     return redirect(_conversation_url(conversation))
 
 
@@ -309,7 +311,9 @@ def memory_undo(
     memory_erase_with_sources(user=request.user, memory_id=entry.pk)
     if request.htmx:
         return _turn_response(request, conversation, message, undone=entry.content)
-    flash.success(request, "Undone: the assistant forgot it and will not learn it again from this message.")
+    flash.success(
+        request, _("Undone: the assistant forgot it and will not learn it again from this message.")
+    )
     return redirect(_conversation_url(conversation, message))
 
 

@@ -71,6 +71,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The page language: the language switch's cookie, else the browser's Accept-Language.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -174,9 +176,13 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True
+# The pages and the chat's acknowledgements in English and Simplified Chinese (docs/languages.md).
+# The catalogues' .mo files are compiled from locale/*/LC_MESSAGES/django.po by scripts/bootstrap.
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
 
 STATIC_URL = "static/"
@@ -321,6 +327,10 @@ MERGE_SIMILARITY = env_float("MERGE_SIMILARITY", 0.9)
 # Empty: `memory_core.recall.DEFAULT_WEIGHTS` (tuned on LoCoMo, docs/recall.md); set keys to override.
 RECALL_WEIGHTS: dict[str, float] = {}
 RECALL_RECENCY_HALF_LIFE_DAYS = env_float("RECALL_RECENCY_HALF_LIFE_DAYS", 30.0)
+# Cross-language recall (memory_core.query_translation, docs/languages.md): with a language model,
+# the query is also searched translated into the other language of the user's memories.
+RECALL_TRANSLATE_QUERY = env_bool("RECALL_TRANSLATE_QUERY", False)
+RECALL_TRANSLATE_TIMEOUT_SECONDS = env_float("RECALL_TRANSLATE_TIMEOUT_SECONDS", 3.0)
 # Recall log rows older than this are deleted by the forgetting schedule (0: kept forever).
 RECALL_LOG_RETENTION_DAYS = env_int("RECALL_LOG_RETENTION_DAYS", 90)
 # Forgetting (memory_core.forgetting documents the formula).

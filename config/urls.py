@@ -18,4 +18,6 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    # Django's set_language view (POST): the language switch in the page header.
+    path("i18n/", include("django.conf.urls.i18n")),
 ]

@@ -216,10 +216,13 @@ class OpenAIProvider:
                 f"The embedding endpoint returned {len(items)} vectors for {len(texts)} texts."
             )
         vectors = [[float(x) for x in item.embedding] for item in items]
-        if any(len(vector) != dimensions for vector in vectors):
+        wrong = next((len(vector) for vector in vectors if len(vector) != dimensions), None)
+        if wrong is not None:
+            # Often a model with another native size on an endpoint that ignores `dimensions`.
             raise LLMOutputError(
                 f"The embedding endpoint returned vectors that are not {dimensions} numbers long "
-                f"for model {model!r}."
+                f"for model {model!r} (got {wrong}): set EMBEDDING_MODEL to a model that gives "
+                f"{dimensions} dimensions (see docs/languages.md)."
             )
         return vectors
 

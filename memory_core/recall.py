@@ -71,7 +71,7 @@ from django.db.models import Q, Value
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
-from memory_core import lexical, query_signals
+from memory_core import lexical, query_signals, query_translation
 from memory_core.errors import MemoryServiceError
 from memory_core.llm import MEMORIES_END, MEMORIES_START
 from memory_core.models import (
@@ -470,6 +470,10 @@ def memory_recall(
     embedding = _query_embedding(text, query_embedding) if text else None
     now = at or timezone.now()
     enabled = recall_components()
+    # Cross-language recall (RECALL_TRANSLATE_QUERY, off by default): memory_core.query_translation.
+    translated = query_translation.translations(
+        text if query_embedding is None else "", namespace_ids=namespace_ids, embed=_query_embedding
+    )
 
     k = max(CANDIDATES_PER_SOURCE, limit)
     # One transaction: SET LOCAL needs it, and the recording then costs no second one.
@@ -500,6 +504,10 @@ def memory_recall(
             now=now,
             signals=signals,
         )
+        ranked = query_translation.with_translations(
+            ranked, translated, scope=scope, namespace_ids=namespace_ids, always=sources["always"], k=k,
+            components=enabled, signals=signals, now=now,
+        )  # fmt: skip
         items = fill_budget(ranked, budget_tokens=budget_tokens, limit=limit)
         scanned.update({name: len(rows) for name, rows in sources.items()})
         scanned.update(

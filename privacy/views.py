@@ -18,11 +18,13 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from chat.erasure import memory_erase_all_with_sources, memory_erase_with_sources
 from chat.selectors import conversations_for_memory
 from config.typing import HtmxHttpRequest
+from memory_core.embedding_coverage import local_model_serves_poorly
 from memory_core.errors import MemoryServiceError, NotFound, PermissionDenied
 from memory_core.forgetting import archived_entries, forgetting_runs, memory_restore
 from memory_core.lifecycle import (
@@ -70,12 +72,14 @@ PAGE_SIZE = 50
 ARCHIVED_SHOWN = 50
 ERASE_ALL_PHRASE = "erase everything"
 _OUTCOMES = {
-    "added": "Remembered.",
-    "merged": "The assistant already knew that; it is noted again.",
-    "superseded": "Remembered; it replaces an older memory, kept in its history.",
-    "ignored": "The assistant already has that noted.",
-    "pending_review": "That is a rule for how the assistant works: an operator reviews it before it is used.",
-    "rejected": "Not stored: it looks like a secret, and secrets are never remembered.",
+    "added": gettext_lazy("Remembered."),
+    "merged": gettext_lazy("The assistant already knew that; it is noted again."),
+    "superseded": gettext_lazy("Remembered; it replaces an older memory, kept in its history."),
+    "ignored": gettext_lazy("The assistant already has that noted."),
+    "pending_review": gettext_lazy(
+        "That is a rule for how the assistant works: an operator reviews it before it is used."
+    ),
+    "rejected": gettext_lazy("Not stored: it looks like a secret, and secrets are never remembered."),
 }
 
 
@@ -126,6 +130,7 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
         "remember_kinds": list(REMEMBER_KINDS),
         "page": page,
         "undo": _undo_banner(request),
+        "embedding_hint": local_model_serves_poorly(actor=request.user),
     }
     template = "privacy/index.html"
     if request.htmx and request.htmx.target == "memory-list":
@@ -233,7 +238,7 @@ def remember(request: HttpRequest) -> HttpResponse:
         return redirect("privacy:index")
     # The message never repeats the content: flash messages may be stored in the session.
     (messages.warning if outcome.action == "rejected" else messages.success)(
-        request, _OUTCOMES[outcome.action]
+        request, str(_OUTCOMES[outcome.action])
     )
     return redirect(_entry_url(outcome.entry.pk) if outcome.entry is not None else reverse("privacy:index"))
 

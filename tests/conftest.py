@@ -25,6 +25,14 @@ def _embedding_model_exported() -> None:
         ensure_exported()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _translations_compiled() -> None:
+    """The .mo catalogues, as scripts/bootstrap writes them (for a pytest run that skipped it)."""
+    from config.catalogues import compile_catalogues
+
+    compile_catalogues()
+
+
 @pytest.fixture
 def make_user(db):
     User = get_user_model()

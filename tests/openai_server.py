@@ -24,6 +24,7 @@ import struct
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, NamedTuple
 
@@ -139,6 +140,10 @@ class ScriptedOpenAIServer:
         self.requests: list[RecordedRequest] = []
         self._script: deque[Step] = deque()
         self._lock = threading.Lock()
+        # With the script empty: a stand-in model's answers instead of "ok" and hashed vectors
+        # (e.g. a multilingual embedding model's, a translator's); see embed_with / answer_with.
+        self.embedder: Callable[[str, int], list[float]] | None = None
+        self.answerer: Callable[[list[dict[str, Any]]], str] | None = None
         self._httpd = _Server(self)
         # A short poll interval keeps stop() (and so each test's teardown) fast.
         self._thread = threading.Thread(
@@ -205,6 +210,16 @@ class ScriptedOpenAIServer:
     ) -> ScriptedOpenAIServer:
         return self.enqueue(embedding(vectors, out_of_order=out_of_order), times=times)
 
+    def embed_with(self, embedder: Callable[[str, int], list[float]]) -> ScriptedOpenAIServer:
+        """Unscripted embeddings come from `embedder(text, dimensions)`."""
+        self.embedder = embedder
+        return self
+
+    def answer_with(self, answerer: Callable[[list[dict[str, Any]]], str]) -> ScriptedOpenAIServer:
+        """Unscripted chat answers come from `answerer(messages)`."""
+        self.answerer = answerer
+        return self
+
     @property
     def pending(self) -> int:
         """Scripted steps not yet consumed."""
@@ -264,7 +279,11 @@ class _Handler(BaseHTTPRequestHandler):
         if step is not None and step.content is None:
             self._send_json(400, {"error": {"message": "Script mismatch: chat got a non-chat step"}})
             return
-        content = DEFAULT_TEXT if step is None else step.content or ""
+        answerer = self.server.owner.answerer
+        if step is None:
+            content = answerer(body.get("messages", [])) if answerer else DEFAULT_TEXT
+        else:
+            content = step.content or ""
         model = body.get("model") or "scripted-model"
         ident = f"chatcmpl-{len(self.server.owner.requests)}"
         created = int(time.time())
@@ -335,7 +354,8 @@ class _Handler(BaseHTTPRequestHandler):
         if step is not None and step.vectors is not None:
             vectors = [list(vector) for vector in step.vectors]
         else:
-            vectors = [deterministic_vector(str(text), dimensions) for text in inputs]
+            embed = self.server.owner.embedder or deterministic_vector
+            vectors = [[_float32(x) for x in embed(str(text), dimensions)] for text in inputs]
         as_base64 = body.get("encoding_format") == "base64"
         data = [
             {

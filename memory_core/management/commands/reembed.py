@@ -21,6 +21,7 @@ from django.utils import timezone
 from memory_core.embeddings import Embedder, get_embedder
 from memory_core.errors import MemoryServiceError
 from memory_core.models import ActorKind, EventAction, MemoryEntry, MemoryEvent
+from memory_core.search_context import context_document
 
 
 def _positive_int(value: str) -> int:
@@ -91,31 +92,45 @@ class Command(BaseCommand):
         while True:
             # Keyset pagination: stable under concurrent writes and cheap at any depth, unlike OFFSET.
             page = rows_qs if last_pk is None else rows_qs.filter(pk__gt=last_pk)
-            rows = list(page.values_list("pk", "content", "embedding_model", "had_embedding")[:batch_size])
+            rows = list(
+                page.values_list("pk", "content", "embedding_model", "had_embedding", "search_context")[
+                    :batch_size
+                ]
+            )
             if not rows:
                 return done, skipped
             last_pk = rows[-1][0]
 
             # Embedding can take seconds (a remote API), so it happens before any row is locked.
-            vectors = embedder.embed([content for _, content, _, _ in rows])
+            # The context embedding is compared with the same query vectors: it changes model too
+            # (an entry without context uses its statement's vector, as when it was written).
+            with_context = [
+                (pk, context_document(context, content)) for pk, content, *_, context in rows if context
+            ]
+            embedded = embedder.embed([content for _, content, *_ in rows] + [doc for _, doc in with_context])
+            vectors = embedded[: len(rows)]
+            context_vectors = dict(zip([pk for pk, _ in with_context], embedded[len(rows) :], strict=True))
 
             with transaction.atomic():
                 locked = {
                     entry.pk: entry
                     for entry in MemoryEntry.objects.select_for_update(of=("self",))
                     .filter(pk__in=[pk for pk, *_ in rows])
-                    .only("pk", "namespace_id", "content", "embedding_model")
+                    .only("pk", "namespace_id", "content", "embedding_model", "search_context")
                 }
                 now = timezone.now()
                 changed: list[MemoryEntry] = []
                 events: list[MemoryEvent] = []
-                for (pk, content, old_model, had_embedding), vector in zip(rows, vectors, strict=True):
+                for (pk, content, old_model, had_embedding, context), vector in zip(
+                    rows, vectors, strict=True
+                ):
                     entry = locked.get(pk)
                     # Erased, or its content was corrected since it was read: this vector is stale.
-                    if entry is None or entry.content != content:
+                    if entry is None or entry.content != content or entry.search_context != context:
                         skipped += 1
                         continue
                     entry.embedding = vector
+                    entry.context_embedding = context_vectors.get(pk, vector)
                     entry.embedding_model = embedder.name
                     entry.updated_at = now  # bulk_update does not apply auto_now
                     changed.append(entry)
@@ -140,7 +155,7 @@ class Command(BaseCommand):
                         )
                     )
                 MemoryEntry.objects.bulk_update(
-                    changed, fields=["embedding", "embedding_model", "updated_at"]
+                    changed, fields=["embedding", "context_embedding", "embedding_model", "updated_at"]
                 )
                 MemoryEvent.objects.bulk_create(events)
             done += len(changed)
