@@ -10,6 +10,7 @@ from bench import (
     erasure_rewrite,
     forgetting,
     locomo,
+    locomo_latency,
     mcp,
     me_list,
     mixed_load,
@@ -24,6 +25,7 @@ from bench import (
 
 BENCHMARKS = {
     "locomo": locomo.main,
+    "locomo_latency": locomo_latency.main,
     "recall_latency": recall_latency.main,
     "write_throughput": write_throughput.main,
     "chat_turn": chat_turn.main,

@@ -58,7 +58,9 @@ The framing text around the lines (about 75 tokens) is not counted against the b
 from __future__ import annotations
 
 import math
+import threading
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -68,6 +70,7 @@ from django.contrib.postgres.search import SearchQuery
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection, transaction
 from django.db.models import Q, Value
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
@@ -321,8 +324,7 @@ def nearest_candidates(
 ) -> dict[str, list[MemoryEntry]]:
     """`vector_candidates` and `context_candidates` in one round trip (UNION ALL of the two sorts).
 
-    Measured on LoCoMo: the separate context query made recall slower (docs/recall.md, Latency);
-    one statement is compiled and sent once. An entry in both lists comes back twice, once per source.
+    An entry in both lists comes back twice, once per source. (Recall itself uses `fetch_candidates`.)
     """
     if search.embedding is None:
         return {"vector": [], "context": []}
@@ -350,6 +352,118 @@ def keyword_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k:
 def always_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int) -> list[MemoryEntry]:
     qs = _annotated(scope.filter(Q(pinned=True) | Q(category__in=ALWAYS_RECALL_CATEGORIES)), search)
     return list(qs.order_by("-pinned", "-importance", "-recorded_at")[:k])
+
+
+# Loaded for every candidate: all columns but the vectors and the search columns (large, and not
+# needed once scored; a caller that reads one gets it loaded as a deferred field).
+_NOT_LOADED = frozenset(("embedding", "context_embedding", "search_vector", "search_context"))
+_ENTRY_TABLE = MemoryEntry._meta.db_table
+
+
+def _loaded_fields() -> list[Any]:
+    return [f for f in MemoryEntry._meta.concrete_fields if f.name not in _NOT_LOADED]
+
+
+def _ids_sql(qs: Any, *, order: list[Any], k: int) -> tuple[str, list[Any]]:
+    """The ids of the first k entries of `qs` in `order`, as SQL compiled by the ORM (the scope's
+    filters stay the ORM's, so the planner sees the same statement as for a plain queryset)."""
+    sql, params = qs.order_by(*order).values_list("id")[:k].query.sql_with_params()
+    return sql, list(params)
+
+
+def fetch_candidates(
+    scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int, always_k: int, with_context: bool
+) -> tuple[list[MemoryEntry], dict[uuid.UUID, set[str]]]:
+    """Every candidate source in one statement: the entries, each with `distance`, `context_distance`
+    and `bm25` set, and the sources that found each ("vector", "context", "keyword", "always").
+
+    The vector, context, keyword and always-recall searches are the four sorted, limited
+    subqueries of `vector_candidates`, `context_candidates`, `keyword_candidates` and
+    `always_candidates`, joined by UNION ALL; the scores are computed once per distinct entry in
+    the outer query, and the rows come back as plain tuples turned into model instances directly
+    (no ORM compilation of the outer statement, no duplicate rows). After `prepare_search`.
+    """
+    parts: list[tuple[str, str, list[Any]]] = []
+    vector_text = _vector_literal(search.embedding) if search.embedding is not None else None
+    if vector_text is not None:
+        by_vector = RawSQL(f"{_ENTRY_TABLE}.embedding <=> %s::vector", [vector_text])  # noqa: S611
+        parts.append(
+            ("vector", *_ids_sql(scope.exclude(embedding__isnull=True), order=[by_vector.asc()], k=k))
+        )
+        if with_context:
+            by_context = RawSQL(f"{_ENTRY_TABLE}.context_embedding <=> %s::vector", [vector_text])  # noqa: S611
+            context_scope = scope.exclude(context_embedding__isnull=True)
+            parts.append(("context", *_ids_sql(context_scope, order=[by_context.asc()], k=k)))
+    text_query = search.text_query
+    bm25 = lexical.bm25_expression(search.weights) if text_query is not None else None
+    if text_query is not None and bm25 is not None:
+        matching = scope.filter(search_vector=text_query)
+        parts.append(("keyword", *_ids_sql(matching, order=[bm25.desc(), "-recorded_at"], k=k)))
+    always = scope.filter(Q(pinned=True) | Q(category__in=ALWAYS_RECALL_CATEGORIES))
+    parts.append(("always", *_ids_sql(always, order=["-pinned", "-importance", "-recorded_at"], k=always_k)))
+
+    found = " UNION ALL ".join(
+        f"SELECT s{i}.id, '{name}' AS source FROM ({sql}) AS s{i}"  # noqa: S608 - compiled by the ORM
+        for i, (name, sql, _) in enumerate(parts)
+    )
+    params: list[Any] = [p for _, _, part_params in parts for p in part_params]
+    fields = _loaded_fields()
+    columns = ", ".join(f"{_ENTRY_TABLE}.{connection.ops.quote_name(f.column)}" for f in fields)
+    scores: list[str] = []
+    score_params: list[Any] = []
+    if vector_text is not None:
+        scores += [
+            f"{_ENTRY_TABLE}.embedding <=> %s::vector",
+            f"{_ENTRY_TABLE}.context_embedding <=> %s::vector",
+        ]
+        score_params += [vector_text, vector_text]
+    else:
+        scores += ["NULL::float8", "NULL::float8"]
+    if bm25 is not None:
+        scores.append(bm25.sql)
+        score_params += list(bm25.params)
+    else:
+        scores.append("NULL::float8")
+    sql = (
+        # Table and column names from the model, subqueries compiled by the ORM, values as parameters.
+        f"WITH found AS ({found}), ids AS (SELECT id, array_agg(source) AS sources FROM found GROUP BY id) "  # noqa: S608
+        f"SELECT ids.sources, {', '.join(scores)}, {columns} "
+        f"FROM ids JOIN {_ENTRY_TABLE} ON {_ENTRY_TABLE}.id = ids.id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params + score_params)
+        rows = cursor.fetchall()
+    return _entries(rows, fields)
+
+
+def _entries(
+    rows: list[tuple[Any, ...]], fields: list[Any]
+) -> tuple[list[MemoryEntry], dict[uuid.UUID, set[str]]]:
+    """Model instances from the raw rows (the ORM's own value converters, the rest deferred)."""
+    attnames = [f.attname for f in fields]
+    converters = []
+    for field in fields:
+        col = field.get_col(_ENTRY_TABLE)
+        converters.append(connection.ops.get_db_converters(col) + col.get_db_converters(connection))
+    entries: list[MemoryEntry] = []
+    found_by: dict[uuid.UUID, set[str]] = {}
+    for row in rows:
+        values = list(row[4:])
+        for index, field_converters in enumerate(converters):
+            for converter in field_converters:
+                values[index] = converter(values[index], fields[index], connection)
+        entry = MemoryEntry.from_db(connection.alias, attnames, values)
+        entry.distance = row[1]  # type: ignore[attr-defined]
+        entry.context_distance = row[2]  # type: ignore[attr-defined]
+        entry.bm25 = row[3]  # type: ignore[attr-defined]
+        entries.append(entry)
+        found_by[entry.pk] = set(row[0])
+    return entries, found_by
+
+
+def _vector_literal(embedding: list[float]) -> str:
+    """pgvector's text form, built once per recall and passed as a parameter wherever needed."""
+    return "[" + ",".join(repr(float(x)) for x in embedding) + "]"
 
 
 # --- The service -----------------------------------------------------------------------------
@@ -411,6 +525,28 @@ def _validate(
         raise MemoryServiceError("Invalid recall request.", field_errors=errors)
 
 
+_EMBEDDER_POOL: ThreadPoolExecutor | None = None
+_EMBEDDER_POOL_LOCK = threading.Lock()
+
+
+def _embed_async(text: str, given: list[float] | None) -> Future[list[float]]:
+    """The query embedding, computed on a worker thread when it is not given (the model releases
+    the GIL, so the term statistics are read meanwhile); a finished future when it is."""
+    global _EMBEDDER_POOL
+    if given is not None:
+        done: Future[list[float]] = Future()
+        done.set_result(_query_embedding(text, given))  # a wrong dimension raises here, before any SQL
+        return done
+    with _EMBEDDER_POOL_LOCK:
+        if _EMBEDDER_POOL is None:
+            _EMBEDDER_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recall-embed")
+    return _EMBEDDER_POOL.submit(_query_embedding, text, None)
+
+
+def _query_embedding_result(pending: Future[list[float]]) -> list[float]:
+    return pending.result()
+
+
 def _query_embedding(text: str, given: list[float] | None) -> list[float]:
     if given is None:
         from memory_core.embeddings import get_embedder
@@ -467,24 +603,26 @@ def memory_recall(
         scope = scope.filter(type__in=types)
     if where is not None:
         scope = scope.filter(where)
-    embedding = _query_embedding(text, query_embedding) if text else None
     now = at or timezone.now()
     enabled = recall_components()
+    # The query embedding runs on a worker thread while this one reads the term statistics.
+    pending = _embed_async(text, query_embedding) if text else None
 
     k = max(CANDIDATES_PER_SOURCE, limit)
     # One transaction: SET LOCAL needs it, and the recording then costs no second one.
     with transaction.atomic():
-        sources: dict[str, list[MemoryEntry]] = {"vector": [], "context": [], "keyword": []}
         search = CandidateQuery()
-        if embedding is not None:
+        if pending is not None:
             terms = prepare_search(text)
-            weights = lexical.term_weights(namespace_ids=namespace_ids, terms=terms)
-            search = CandidateQuery(
-                embedding=embedding, weights=weights if "keyword" in enabled else lexical.NO_TERMS
+            weights = (
+                lexical.term_weights(namespace_ids=namespace_ids, terms=terms)
+                if "keyword" in enabled
+                else lexical.NO_TERMS
             )
-            sources.update(nearest_candidates(scope, search=search, k=k, with_context="context" in enabled))
-            sources["keyword"] = keyword_candidates(scope, search=search, k=k)
-        sources["always"] = always_candidates(scope, search=search, k=limit)
+            search = CandidateQuery(embedding=_query_embedding_result(pending), weights=weights)
+        entries, found_by = fetch_candidates(
+            scope, search=search, k=k, always_k=limit, with_context="context" in enabled
+        )
 
         signals = QuerySignals(
             period=query_signals.time_range(text, reference=reference_date or now)
@@ -493,19 +631,19 @@ def memory_recall(
             names=query_signals.query_names(text) if "names" in enabled else (),
             weights=search.weights,
         )
-        ranked = rank_candidates(
-            sources,
+        ranked = rank_entries(
+            entries,
+            found_by,
             weights=recall_weights(),
             half_life_days=recency_half_life_days(),
             now=now,
             signals=signals,
         )
         items = fill_budget(ranked, budget_tokens=budget_tokens, limit=limit)
-        scanned.update({name: len(rows) for name, rows in sources.items()})
-        scanned.update(
-            candidates=len({entry.pk for rows in sources.values() for entry in rows}),
-            relevant=len(ranked),
-        )
+        for sources in found_by.values():
+            for name in sources:
+                scanned[name] += 1
+        scanned.update(candidates=len(entries), relevant=len(ranked))
         result = RecallResult(
             items=items,
             prompt_block=render_prompt_block([item.line for item in items]),
@@ -549,42 +687,65 @@ def rank_candidates(
     now: datetime,
     signals: QuerySignals | None = None,
 ) -> list[RecalledMemory]:
-    """Score the candidates of every source, drop the irrelevant, order them for the budget.
-
-    Order: pinned, then the other always-recall entries, then everything else, each by score.
-    """
-    signals = signals or QuerySignals()
+    """`rank_entries` over candidates given per source (an entry may be in several lists)."""
     found_by: dict[uuid.UUID, set[str]] = {}
     candidates: dict[uuid.UUID, MemoryEntry] = {}
     for name, rows in sources.items():
         for entry in rows:
             candidates.setdefault(entry.pk, entry)
             found_by.setdefault(entry.pk, set()).add(name)
+    return rank_entries(
+        list(candidates.values()),
+        found_by,
+        weights=weights,
+        half_life_days=half_life_days,
+        now=now,
+        signals=signals,
+    )
 
-    ranked: list[tuple[int, RecalledMemory]] = []
-    for entry in candidates.values():
+
+def rank_entries(
+    entries: list[MemoryEntry],
+    found_by: dict[uuid.UUID, set[str]],
+    *,
+    weights: dict[str, float],
+    half_life_days: float,
+    now: datetime,
+    signals: QuerySignals | None = None,
+) -> list[RecalledMemory]:
+    """Score the candidates (`found_by`: the sources that found each), drop the irrelevant,
+    order them for the budget: pinned, then the other always-recall entries, then the rest, each
+    by score."""
+    signals = signals or QuerySignals()
+    scored: list[tuple[int, float, MemoryEntry, dict[str, float], bool]] = []
+    for entry in entries:
         components = _components(entry, signals=signals, half_life_days=half_life_days, now=now)
         always_recall = "always" in found_by[entry.pk]
         if not always_recall and not is_relevant(
             similarity=max(components["similarity"], components["context"]), keyword=components["keyword"]
         ):
             continue
+        tier = 0 if entry.pinned else 1 if always_recall else 2
+        scored.append((tier, round(blend(components, weights), 6), entry, components, always_recall))
+    scored.sort(key=lambda row: (row[0], -row[1]))
+    ranked: list[RecalledMemory] = []
+    for _tier, score, entry, components, always_recall in scored:
+        sources = found_by[entry.pk]
         reasons = ["pinned" if entry.pinned else "always"] if always_recall else []
-        reasons += [name for name in ("vector", "context") if name in found_by[entry.pk]]
+        reasons += [name for name in ("vector", "context") if name in sources]
         reasons += [name for name in ("keyword", "time", "names") if components[name] > 0]
         line = memory_line(entry)
-        item = RecalledMemory(
-            entry=entry,
-            score=round(blend(components, weights), 6),
-            breakdown={name: round(value, 6) for name, value in components.items()},
-            reasons=tuple(reasons),
-            line=line,
-            tokens=estimate_tokens(line),
+        ranked.append(
+            RecalledMemory(
+                entry=entry,
+                score=score,
+                breakdown={name: round(value, 6) for name, value in components.items()},
+                reasons=tuple(reasons),
+                line=line,
+                tokens=estimate_tokens(line),
+            )
         )
-        tier = 0 if entry.pinned else 1 if always_recall else 2
-        ranked.append((tier, item))
-    ranked.sort(key=lambda pair: (pair[0], -pair[1].score))
-    return [item for _, item in ranked]
+    return ranked
 
 
 def fill_budget(ranked: list[RecalledMemory], *, budget_tokens: int, limit: int) -> list[RecalledMemory]:

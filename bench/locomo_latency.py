@@ -1,0 +1,125 @@
+"""Recall latency on real conversation text: LoCoMo turns as memories, its questions as queries.
+
+Loads the development conversations as `python -m bench locomo` does (one namespace per
+conversation, one memory per turn, each indexed with the turn before it), then asks every
+question through `memory_recall` in-process, the query embedded each time (the query cache is
+cleared before every call), recording on (access counts and the recall log are written, as in a
+chat turn). Two builds of the ranking in the same run, interleaved question by question so both
+see the same load:
+
+    full       every component (`RECALL_COMPONENTS` default): vector + context + BM25 candidates,
+               time, names
+    baseline   the old design's parts only (`RECALL_COMPONENTS=("keyword",)`): vector similarity
+               and keyword candidates, no context search, no time or names
+
+Printed per build: p50 / p95 / mean of the whole call, the SQL statements per recall (counted on
+the connection) and, apart, the query embedding alone. Synthetic short memories (`python -m bench
+recall_latency`) are far cheaper to rank than real turns; this is the figure that matters.
+
+`python -m bench locomo_latency [--conversations N] [--passes N]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from bench import common
+from bench.locomo_data import load_all
+
+BUILDS: dict[str, tuple[str, ...] | None] = {"full": None, "baseline": ("keyword",)}
+
+
+def run(*, conversations_limit: int, passes: int) -> dict[str, list[float]]:
+    from django.db import connection, reset_queries
+    from django.test import override_settings
+    from django.test.utils import CaptureQueriesContext
+
+    from bench.locomo import _load
+    from memory_core import recall
+    from memory_core.embeddings import get_embedder, query_cache, runtime_in_use
+
+    conversations = load_all()
+    if conversations_limit > 0:
+        conversations = conversations[:conversations_limit]
+    common.truncate()
+    namespaces = _load(conversations)
+    questions = [(c, q) for c in conversations for q in c.questions]
+    asked_at = {c.name: max(t.said_at for t in c.turns) for c in conversations}
+    turns = sum(len(c.turns) for c in conversations)
+    print(
+        f"embeddings: {runtime_in_use()}; {len(conversations)} conversations, {turns} turns, "
+        f"{len(questions)} questions, {passes} timed pass(es) after one warm-up pass"
+    )
+    embedder = get_embedder()
+
+    times: dict[str, list[float]] = {name: [] for name in BUILDS}
+    statements: dict[str, list[int]] = {name: [] for name in BUILDS}
+    embedding: list[float] = []
+
+    def ask(build: str, conversation_name: str, text: str, *, timed: bool) -> None:
+        components = BUILDS[build]
+        settings = {} if components is None else {"RECALL_COMPONENTS": components}
+        with override_settings(**settings):
+            query_cache.clear()
+            with CaptureQueriesContext(connection) as captured:
+                start = time.perf_counter()
+                recall.memory_recall(
+                    namespaces=[namespaces[conversation_name]],
+                    query=text,
+                    limit=20,
+                    reference_date=asked_at[conversation_name],
+                )
+                elapsed = time.perf_counter() - start
+        if timed:
+            times[build].append(elapsed)
+            statements[build].append(len(captured.captured_queries))
+
+    for number in range(passes + 1):
+        timed = number > 0
+        for index, (conversation, question) in enumerate(questions):
+            # Alternate which build goes first, so neither always finds the other's pages warm.
+            order = list(BUILDS) if index % 2 == 0 else list(reversed(BUILDS))
+            for build in order:
+                ask(build, conversation.name, question.text, timed=timed)
+            if timed:
+                query_cache.clear()
+                start = time.perf_counter()
+                embedder.embed_query(question.text)
+                embedding.append(time.perf_counter() - start)
+        reset_queries()
+
+    print(f"\n{'build':<10}{'p50 ms':>10}{'p95 ms':>10}{'mean ms':>10}{'SQL/recall':>12}")
+    for build in BUILDS:
+        values = times[build]
+        p50, p95 = common.percentile(values, 50) * 1000, common.percentile(values, 95) * 1000
+        print(
+            f"{build:<10}{p50:10.1f}{p95:10.1f}"
+            f"{statistics.mean(values) * 1000:10.1f}{statistics.mean(statements[build]):9.1f}"
+            f" (max {max(statements[build])})"
+        )
+    print(
+        f"{'embedding':<10}{common.percentile(embedding, 50) * 1000:10.1f}"
+        f"{common.percentile(embedding, 95) * 1000:10.1f}{statistics.mean(embedding) * 1000:10.1f}"
+        "   (the query embedding alone, included in both builds)"
+    )
+    for pct in (50, 95):
+        full = common.percentile(times["full"], pct)
+        base = common.percentile(times["baseline"], pct)
+        print(f"full / baseline at p{pct}: {full / base:.2f}x")
+    return times
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench locomo_latency")
+    parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations")
+    parser.add_argument("--passes", type=int, default=2, help="timed passes over the questions")
+    args = parser.parse_args(argv)
+    common.setup()
+    common.header("Recall latency on LoCoMo turns (in-process, query embedding included)")
+    run(conversations_limit=args.conversations, passes=args.passes)
+
+
+if __name__ == "__main__":
+    main()
