@@ -16,7 +16,7 @@ Printed per build: p50 / p95 / mean of the whole call, the SQL statements per re
 the connection) and, apart, the query embedding alone. Synthetic short memories (`python -m bench
 recall_latency`) are far cheaper to rank than real turns; this is the figure that matters.
 
-`python -m bench locomo_latency [--conversations N] [--passes N]`
+`python -m bench locomo_latency [--conversations N] [--passes N] [--reuse]`
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from bench.locomo_data import load_all
 BUILDS: dict[str, tuple[str, ...] | None] = {"full": None, "baseline": ("keyword",)}
 
 
-def run(*, conversations_limit: int, passes: int) -> dict[str, list[float]]:
+def run(*, conversations_limit: int, passes: int, reuse: bool = False) -> dict[str, list[float]]:
     from django.db import connection, reset_queries
     from django.test import override_settings
     from django.test.utils import CaptureQueriesContext
@@ -43,8 +43,15 @@ def run(*, conversations_limit: int, passes: int) -> dict[str, list[float]]:
     conversations = load_all()
     if conversations_limit > 0:
         conversations = conversations[:conversations_limit]
-    common.truncate()
-    namespaces = _load(conversations)
+    from memory_core.models import Namespace
+
+    paths = {c.name: f"agent/locomo-{c.name}" for c in conversations}
+    kept = {n.path: n for n in Namespace.objects.filter(path__in=paths.values())}
+    if reuse and len(kept) == len(paths):
+        namespaces = {name: kept[path] for name, path in paths.items()}
+    else:
+        common.truncate()
+        namespaces = _load(conversations)
     questions = [(c, q) for c in conversations for q in c.questions]
     asked_at = {c.name: max(t.said_at for t in c.turns) for c in conversations}
     turns = sum(len(c.turns) for c in conversations)
@@ -115,10 +122,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench locomo_latency")
     parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations")
     parser.add_argument("--passes", type=int, default=2, help="timed passes over the questions")
+    parser.add_argument(
+        "--reuse", action="store_true", help="keep the conversations a previous locomo run loaded"
+    )
     args = parser.parse_args(argv)
     common.setup()
     common.header("Recall latency on LoCoMo turns (in-process, query embedding included)")
-    run(conversations_limit=args.conversations, passes=args.passes)
+    run(conversations_limit=args.conversations, passes=args.passes, reuse=args.reuse)
 
 
 if __name__ == "__main__":

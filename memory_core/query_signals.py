@@ -181,7 +181,15 @@ def query_names(text: str) -> tuple[str, ...]:
 
 def name_share(content: str, names: tuple[str, ...]) -> float:
     """The share of `names` the content mentions as words (0.0 when the query names nobody)."""
-    if not names:
+    return pattern_share(content, name_patterns(names))
+
+
+def name_patterns(names: tuple[str, ...]) -> list[re.Pattern[str]]:
+    """The names as whole-word patterns, compiled once per query (not once per candidate)."""
+    return [re.compile(rf"\b{re.escape(name)}\b") for name in names]
+
+
+def pattern_share(content: str, patterns: list[re.Pattern[str]]) -> float:
+    if not patterns:
         return 0.0
-    found = sum(1 for name in names if re.search(rf"\b{re.escape(name)}\b", content))
-    return found / len(names)
+    return sum(1 for pattern in patterns if pattern.search(content)) / len(patterns)

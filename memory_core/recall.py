@@ -58,6 +58,7 @@ The framing text around the lines (about 75 tokens) is not counted against the b
 from __future__ import annotations
 
 import math
+import re
 import threading
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -67,10 +68,9 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery
-from django.core.exceptions import ImproperlyConfigured
-from django.db import connection, transaction
+from django.core.exceptions import EmptyResultSet, ImproperlyConfigured
+from django.db import connection
 from django.db.models import Q, Value
-from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
@@ -220,7 +220,7 @@ def single_line(text: str) -> str:
     return flat.replace(MEMORIES_START, "(memories)").replace(MEMORIES_END, "(/memories)")
 
 
-def memory_line(entry: MemoryEntry) -> str:
+def memory_line(entry: MemoryEntry | Candidate) -> str:
     kind = _TYPE_LABELS.get(entry.type, entry.type)
     source = _SOURCE_LABELS.get(entry.source_kind, entry.source_kind)
     if entry.source_kind == SourceKind.EXTRACTED and entry.is_inference:
@@ -269,6 +269,11 @@ class CandidateQuery:
     @property
     def text_query(self) -> TsQuery | None:
         return TsQuery(self.weights.tsquery()) if self.weights.terms else None
+
+
+_HNSW_SETTINGS = (
+    "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true)"
+)
 
 
 def prepare_search(text: str) -> list[str]:
@@ -358,107 +363,175 @@ def always_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: 
 # needed once scored; a caller that reads one gets it loaded as a deferred field).
 _NOT_LOADED = frozenset(("embedding", "context_embedding", "search_vector", "search_context"))
 _ENTRY_TABLE = MemoryEntry._meta.db_table
+# What ranking reads of a candidate, by the model's attribute names (see `Candidate`).
+_RANKED_COLUMNS = (
+    "id",
+    "content",
+    "type",
+    "source_kind",
+    "is_inference",
+    "valid_from",
+    "recorded_at",
+    "last_accessed_at",
+    "importance",
+    "confidence",
+    "pinned",
+)
+
+
+class Candidate:
+    """One candidate row, ranked without building a model instance: the columns the ranking and
+    the prompt line read (named as on `MemoryEntry`, so `memory_line` and `_components` take
+    either), its scores, the sources that found it, and the whole row for `to_entry`."""
+
+    __slots__ = (*_RANKED_COLUMNS, "pk", "distance", "context_distance", "bm25", "sources", "row")
+
+    id: uuid.UUID
+    pk: uuid.UUID
+    content: str
+    type: str
+    source_kind: str
+    is_inference: bool
+    valid_from: datetime
+    recorded_at: datetime
+    last_accessed_at: datetime | None
+    importance: float
+    confidence: float
+    pinned: bool
+    distance: float | None
+    context_distance: float | None
+    bm25: float | None
+    sources: set[str]
+    row: tuple[Any, ...]
+
+    def __init__(self, row: tuple[Any, ...], ranked_at: tuple[int, ...]) -> None:
+        self.sources = set(row[0])
+        self.distance, self.context_distance, self.bm25 = row[1], row[2], row[3]
+        self.row = row[4:]
+        for name, index in zip(_RANKED_COLUMNS, ranked_at, strict=True):
+            setattr(self, name, self.row[index])
+        self.pk = self.id
+
+    def to_entry(self, fields: list[Any], converters: list[list[Any]]) -> MemoryEntry:
+        """The model instance, through the ORM's value converters; the columns not loaded are deferred."""
+        values = list(self.row)
+        for index, field_converters in enumerate(converters):
+            for converter in field_converters:
+                values[index] = converter(values[index], fields[index], connection)
+        entry = MemoryEntry.from_db(connection.alias, [f.attname for f in fields], values)
+        entry.distance = self.distance  # type: ignore[attr-defined]
+        entry.context_distance = self.context_distance  # type: ignore[attr-defined]
+        entry.bm25 = self.bm25  # type: ignore[attr-defined]
+        return entry
 
 
 def _loaded_fields() -> list[Any]:
     return [f for f in MemoryEntry._meta.concrete_fields if f.name not in _NOT_LOADED]
 
 
-def _ids_sql(qs: Any, *, order: list[Any], k: int) -> tuple[str, list[Any]]:
-    """The ids of the first k entries of `qs` in `order`, as SQL compiled by the ORM (the scope's
-    filters stay the ORM's, so the planner sees the same statement as for a plain queryset)."""
-    sql, params = qs.order_by(*order).values_list("id")[:k].query.sql_with_params()
-    return sql, list(params)
-
-
-def fetch_candidates(
-    scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int, always_k: int, with_context: bool
-) -> tuple[list[MemoryEntry], dict[uuid.UUID, set[str]]]:
-    """Every candidate source in one statement: the entries, each with `distance`, `context_distance`
-    and `bm25` set, and the sources that found each ("vector", "context", "keyword", "always").
-
-    The vector, context, keyword and always-recall searches are the four sorted, limited
-    subqueries of `vector_candidates`, `context_candidates`, `keyword_candidates` and
-    `always_candidates`, joined by UNION ALL; the scores are computed once per distinct entry in
-    the outer query, and the rows come back as plain tuples turned into model instances directly
-    (no ORM compilation of the outer statement, no duplicate rows). After `prepare_search`.
-    """
-    parts: list[tuple[str, str, list[Any]]] = []
-    vector_text = _vector_literal(search.embedding) if search.embedding is not None else None
-    if vector_text is not None:
-        by_vector = RawSQL(f"{_ENTRY_TABLE}.embedding <=> %s::vector", [vector_text])  # noqa: S611
-        parts.append(
-            ("vector", *_ids_sql(scope.exclude(embedding__isnull=True), order=[by_vector.asc()], k=k))
-        )
-        if with_context:
-            by_context = RawSQL(f"{_ENTRY_TABLE}.context_embedding <=> %s::vector", [vector_text])  # noqa: S611
-            context_scope = scope.exclude(context_embedding__isnull=True)
-            parts.append(("context", *_ids_sql(context_scope, order=[by_context.asc()], k=k)))
-    text_query = search.text_query
-    bm25 = lexical.bm25_expression(search.weights) if text_query is not None else None
-    if text_query is not None and bm25 is not None:
-        matching = scope.filter(search_vector=text_query)
-        parts.append(("keyword", *_ids_sql(matching, order=[bm25.desc(), "-recorded_at"], k=k)))
-    always = scope.filter(Q(pinned=True) | Q(category__in=ALWAYS_RECALL_CATEGORIES))
-    parts.append(("always", *_ids_sql(always, order=["-pinned", "-importance", "-recorded_at"], k=always_k)))
-
-    found = " UNION ALL ".join(
-        f"SELECT s{i}.id, '{name}' AS source FROM ({sql}) AS s{i}"  # noqa: S608 - compiled by the ORM
-        for i, (name, sql, _) in enumerate(parts)
-    )
-    params: list[Any] = [p for _, _, part_params in parts for p in part_params]
-    fields = _loaded_fields()
-    columns = ", ".join(f"{_ENTRY_TABLE}.{connection.ops.quote_name(f.column)}" for f in fields)
-    scores: list[str] = []
-    score_params: list[Any] = []
-    if vector_text is not None:
-        scores += [
-            f"{_ENTRY_TABLE}.embedding <=> %s::vector",
-            f"{_ENTRY_TABLE}.context_embedding <=> %s::vector",
-        ]
-        score_params += [vector_text, vector_text]
-    else:
-        scores += ["NULL::float8", "NULL::float8"]
-    if bm25 is not None:
-        scores.append(bm25.sql)
-        score_params += list(bm25.params)
-    else:
-        scores.append("NULL::float8")
-    sql = (
-        # Table and column names from the model, subqueries compiled by the ORM, values as parameters.
-        f"WITH found AS ({found}), ids AS (SELECT id, array_agg(source) AS sources FROM found GROUP BY id) "  # noqa: S608
-        f"SELECT ids.sources, {', '.join(scores)}, {columns} "
-        f"FROM ids JOIN {_ENTRY_TABLE} ON {_ENTRY_TABLE}.id = ids.id"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params + score_params)
-        rows = cursor.fetchall()
-    return _entries(rows, fields)
-
-
-def _entries(
-    rows: list[tuple[Any, ...]], fields: list[Any]
-) -> tuple[list[MemoryEntry], dict[uuid.UUID, set[str]]]:
-    """Model instances from the raw rows (the ORM's own value converters, the rest deferred)."""
-    attnames = [f.attname for f in fields]
+def _converters(fields: list[Any]) -> list[list[Any]]:
     converters = []
     for field in fields:
         col = field.get_col(_ENTRY_TABLE)
         converters.append(connection.ops.get_db_converters(col) + col.get_db_converters(connection))
-    entries: list[MemoryEntry] = []
-    found_by: dict[uuid.UUID, set[str]] = {}
-    for row in rows:
-        values = list(row[4:])
-        for index, field_converters in enumerate(converters):
-            for converter in field_converters:
-                values[index] = converter(values[index], fields[index], connection)
-        entry = MemoryEntry.from_db(connection.alias, attnames, values)
-        entry.distance = row[1]  # type: ignore[attr-defined]
-        entry.context_distance = row[2]  # type: ignore[attr-defined]
-        entry.bm25 = row[3]  # type: ignore[attr-defined]
-        entries.append(entry)
-        found_by[entry.pk] = set(row[0])
-    return entries, found_by
+    return converters
+
+
+def _scope_where(scope: MemoryEntryQuerySet) -> tuple[str, list[Any]] | None:
+    """The scope's WHERE clause compiled once by the ORM, for the four candidate subqueries; None
+    when the scope is empty. Recall's scopes filter the entry's own columns (and subqueries); a
+    caller's filter that joins another table is kept as `id IN (the scope)` instead."""
+    query = scope.query
+    try:
+        if any(count for alias, count in query.alias_refcount.items() if alias != query.base_table):
+            sql, params = scope.values("id").query.sql_with_params()
+            return f"{_ENTRY_TABLE}.id IN ({sql})", list(params)
+        sql, params = query.get_compiler(connection=connection).compile(query.where)
+    except EmptyResultSet:
+        return None
+    return (sql or "TRUE"), list(params)
+
+
+def fetch_candidates(
+    scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int, always_k: int, with_context: bool
+) -> list[Candidate]:
+    """Every candidate source in one statement; each candidate with its scores and its sources.
+
+    The vector, context, keyword and always-recall searches are the sorted, limited subqueries of
+    `vector_candidates`, `context_candidates`, `keyword_candidates` and `always_candidates` over
+    the scope's WHERE clause (compiled once), joined by UNION ALL; the scores are computed once
+    per distinct entry in the outer query and the rows come back as plain tuples. The HNSW
+    settings `prepare_search` makes travel in the same query string (no transaction needed).
+    """
+    scope_where = _scope_where(scope)
+    if scope_where is None:
+        return []
+    where, where_params = scope_where
+    table = _ENTRY_TABLE
+    parts: list[tuple[str, str, list[Any]]] = []
+
+    def part(source: str, condition: str, order: str, limit: int, params: list[Any]) -> None:
+        sql = f"SELECT id FROM {table} WHERE ({where}) AND {condition} ORDER BY {order} LIMIT {int(limit)}"  # noqa: S608
+        parts.append((source, sql, [*where_params, *params]))
+
+    vector_text = _vector_literal(search.embedding) if search.embedding is not None else None
+    if vector_text is not None:
+        part("vector", "embedding IS NOT NULL", "embedding <=> %s::vector", k, [vector_text])
+        if with_context:
+            part(
+                "context",
+                "context_embedding IS NOT NULL",
+                "context_embedding <=> %s::vector",
+                k,
+                [vector_text],
+            )
+    bm25 = lexical.bm25_expression(search.weights) if search.weights.terms else None
+    if bm25 is not None:
+        tsquery = search.weights.tsquery()
+        part(
+            "keyword",
+            "search_vector @@ %s::tsquery",
+            f"{bm25.sql} DESC, recorded_at DESC",
+            k,
+            [tsquery, *bm25.params],
+        )
+    part(
+        "always",
+        "(pinned OR category = ANY(%s))",
+        "pinned DESC, importance DESC, recorded_at DESC",
+        always_k,
+        [list(ALWAYS_RECALL_CATEGORIES)],
+    )
+    found = " UNION ALL ".join(
+        f"SELECT s{i}.id, '{source}' AS source FROM ({sql}) AS s{i}"  # noqa: S608 - no value in the text
+        for i, (source, sql, _) in enumerate(parts)
+    )
+    params: list[Any] = [p for _, _, part_params in parts for p in part_params]
+    fields = _loaded_fields()
+    columns = ", ".join(f"{table}.{connection.ops.quote_name(f.column)}" for f in fields)
+    scores = ["NULL::float8", "NULL::float8", "NULL::float8"]
+    if vector_text is not None:
+        scores[:2] = [f"{table}.embedding <=> %s::vector", f"{table}.context_embedding <=> %s::vector"]
+        params += [vector_text, vector_text]
+    if bm25 is not None:
+        scores[2] = bm25.sql
+        params += list(bm25.params)
+    sql = (
+        # Table and column names from the model, the WHERE clause compiled by the ORM, values as parameters.
+        f"WITH found AS ({found}), ids AS (SELECT id, array_agg(source) AS sources FROM found GROUP BY id) "  # noqa: S608
+        f"SELECT ids.sources, {', '.join(scores)}, {columns} "
+        f"FROM ids JOIN {table} ON {table}.id = ids.id"
+    )
+    with connection.cursor() as cursor:
+        # The HNSW settings of `prepare_search` for this statement only: set_config(…, true) in the
+        # same query string, which PostgreSQL runs as one (implicit) transaction when no explicit
+        # one is open; inside a caller's transaction they last until it ends, as SET LOCAL does.
+        cursor.execute(f"{_HNSW_SETTINGS}; {sql}", [str(HNSW_EF_SEARCH), *params])
+        cursor.nextset()
+        rows = cursor.fetchall()
+    attnames = [f.attname for f in fields]
+    ranked_at = tuple(attnames.index(name) for name in _RANKED_COLUMNS)
+    return [Candidate(row, ranked_at) for row in rows]
 
 
 def _vector_literal(embedding: list[float]) -> str:
@@ -609,56 +682,85 @@ def memory_recall(
     pending = _embed_async(text, query_embedding) if text else None
 
     k = max(CANDIDATES_PER_SOURCE, limit)
-    # One transaction: SET LOCAL needs it, and the recording then costs no second one.
-    with transaction.atomic():
-        search = CandidateQuery()
-        if pending is not None:
-            terms = prepare_search(text)
-            weights = (
-                lexical.term_weights(namespace_ids=namespace_ids, terms=terms)
-                if "keyword" in enabled
-                else lexical.NO_TERMS
-            )
-            search = CandidateQuery(embedding=_query_embedding_result(pending), weights=weights)
-        entries, found_by = fetch_candidates(
-            scope, search=search, k=k, always_k=limit, with_context="context" in enabled
-        )
-
-        signals = QuerySignals(
-            period=query_signals.time_range(text, reference=reference_date or now)
-            if "time" in enabled
-            else None,
-            names=query_signals.query_names(text) if "names" in enabled else (),
-            weights=search.weights,
-        )
-        ranked = rank_entries(
-            entries,
-            found_by,
-            weights=recall_weights(),
-            half_life_days=recency_half_life_days(),
-            now=now,
-            signals=signals,
-        )
-        items = fill_budget(ranked, budget_tokens=budget_tokens, limit=limit)
-        for sources in found_by.values():
-            for name in sources:
-                scanned[name] += 1
-        scanned.update(candidates=len(entries), relevant=len(ranked))
-        result = RecallResult(
-            items=items,
-            prompt_block=render_prompt_block([item.line for item in items]),
-            scanned=scanned,
-            turn_ref=turn_ref,
-            tokens=sum(item.tokens for item in items),
-        )
-        if record and items:
-            _record(result)
+    # No transaction of its own: every step is one statement (the candidates' HNSW settings
+    # travel with them, see `fetch_candidates`), so recall costs no BEGIN / COMMIT round trips.
+    search = CandidateQuery()
+    if pending is not None:
+        weights = lexical.NO_TERMS
+        if "keyword" in enabled:
+            terms = lexical.parse_terms(text)
+            weights = lexical.term_weights(namespace_ids=namespace_ids, terms=terms)
+        search = CandidateQuery(embedding=_query_embedding_result(pending), weights=weights)
+    candidates = fetch_candidates(
+        scope, search=search, k=k, always_k=limit, with_context="context" in enabled
+    )
+    signals = QuerySignals(
+        period=query_signals.time_range(text, reference=reference_date or now) if "time" in enabled else None,
+        names=query_signals.query_names(text) if "names" in enabled else (),
+        weights=search.weights,
+    )
+    scored = score_candidates(
+        candidates,
+        weights=recall_weights(),
+        half_life_days=recency_half_life_days(),
+        now=now,
+        signals=signals,
+    )
+    items = _fill(scored, budget_tokens=budget_tokens, limit=limit)
+    for candidate in candidates:
+        for name in candidate.sources:
+            scanned[name] += 1
+    scanned.update(candidates=len(candidates), relevant=len(scored))
+    result = RecallResult(
+        items=items,
+        prompt_block=render_prompt_block([item.line for item in items]),
+        scanned=scanned,
+        turn_ref=turn_ref,
+        tokens=sum(item.tokens for item in items),
+    )
+    if record and items:
+        _record(result)
     return result
 
 
+# No memory line is shorter than this (the label and date alone take more), so a budget with
+# less left than this is full.
+_MIN_LINE_TOKENS = estimate_tokens("- [fact, dated 2000-01-01, source: operator] x")
+
+
+def _fill(
+    scored: list[tuple[Candidate, float, dict[str, float]]], *, budget_tokens: int, limit: int
+) -> list[RecalledMemory]:
+    """`fill_budget` over scored candidates: a line is built only for a candidate the budget
+    reaches, and only the recalled ones become model instances."""
+    fields = _loaded_fields()
+    converters = _converters(fields)
+    items: list[RecalledMemory] = []
+    used = 0
+    for candidate, score, components in scored:
+        if len(items) >= limit or budget_tokens - used < _MIN_LINE_TOKENS:
+            break
+        line = memory_line(candidate)
+        tokens = estimate_tokens(line)
+        if used + tokens <= budget_tokens:
+            items.append(
+                _recalled(
+                    candidate, score, components, entry=lambda c: c.to_entry(fields, converters), line=line
+                )
+            )
+            used += tokens
+    return items
+
+
 def _components(
-    entry: MemoryEntry, *, signals: QuerySignals, half_life_days: float, now: datetime
+    entry: Any,
+    *,
+    signals: QuerySignals,
+    names: list[re.Pattern[str]],
+    half_life_days: float,
+    now: datetime,
 ) -> dict[str, float]:
+    """The 0..1 components of a candidate or entry (the attributes `Candidate` carries)."""
     distance = getattr(entry, "distance", None)
     context_distance = getattr(entry, "context_distance", None)
     return {
@@ -666,7 +768,7 @@ def _components(
         "context": _similarity(context_distance),
         "keyword": lexical.normalised(float(getattr(entry, "bm25", 0.0) or 0.0), signals.weights),
         "time": query_signals.in_range((entry.valid_from, entry.recorded_at), signals.period),
-        "names": query_signals.name_share(entry.content, signals.names),
+        "names": query_signals.pattern_share(entry.content, names),
         "recency": recency_score(
             last_seen=entry.last_accessed_at or entry.recorded_at, now=now, half_life_days=half_life_days
         ),
@@ -687,16 +789,39 @@ def rank_candidates(
     now: datetime,
     signals: QuerySignals | None = None,
 ) -> list[RecalledMemory]:
-    """`rank_entries` over candidates given per source (an entry may be in several lists)."""
+    """Score model instances given per source (an entry may be in several lists), drop the
+    irrelevant, order them for the budget (as `score_candidates`)."""
     found_by: dict[uuid.UUID, set[str]] = {}
-    candidates: dict[uuid.UUID, MemoryEntry] = {}
+    entries: dict[uuid.UUID, MemoryEntry] = {}
     for name, rows in sources.items():
         for entry in rows:
-            candidates.setdefault(entry.pk, entry)
+            entries.setdefault(entry.pk, entry)
             found_by.setdefault(entry.pk, set()).add(name)
-    return rank_entries(
-        list(candidates.values()),
-        found_by,
+    scored = _score(
+        [(entry, found_by[entry.pk]) for entry in entries.values()],
+        weights=weights,
+        half_life_days=half_life_days,
+        now=now,
+        signals=signals or QuerySignals(),
+    )
+    return [
+        _recalled(item, score, components, sources=found_by[item.pk], entry=lambda e: e)
+        for item, score, components in scored
+    ]
+
+
+def score_candidates(
+    candidates: list[Candidate],
+    *,
+    weights: dict[str, float],
+    half_life_days: float,
+    now: datetime,
+    signals: QuerySignals,
+) -> list[tuple[Candidate, float, dict[str, float]]]:
+    """Score the candidates, drop the irrelevant, order them for the budget: pinned, then the
+    other always-recall entries, then the rest, each by score."""
+    return _score(
+        [(candidate, candidate.sources) for candidate in candidates],
         weights=weights,
         half_life_days=half_life_days,
         now=now,
@@ -704,48 +829,52 @@ def rank_candidates(
     )
 
 
-def rank_entries(
-    entries: list[MemoryEntry],
-    found_by: dict[uuid.UUID, set[str]],
+def _score(
+    rows: list[tuple[Any, set[str]]],
     *,
     weights: dict[str, float],
     half_life_days: float,
     now: datetime,
-    signals: QuerySignals | None = None,
-) -> list[RecalledMemory]:
-    """Score the candidates (`found_by`: the sources that found each), drop the irrelevant,
-    order them for the budget: pinned, then the other always-recall entries, then the rest, each
-    by score."""
-    signals = signals or QuerySignals()
-    scored: list[tuple[int, float, MemoryEntry, dict[str, float], bool]] = []
-    for entry in entries:
-        components = _components(entry, signals=signals, half_life_days=half_life_days, now=now)
-        always_recall = "always" in found_by[entry.pk]
+    signals: QuerySignals,
+) -> list[tuple[Any, float, dict[str, float]]]:
+    names = query_signals.name_patterns(signals.names)
+    scored: list[tuple[int, float, Any, dict[str, float]]] = []
+    for item, sources in rows:
+        components = _components(item, signals=signals, names=names, half_life_days=half_life_days, now=now)
+        always_recall = "always" in sources
         if not always_recall and not is_relevant(
             similarity=max(components["similarity"], components["context"]), keyword=components["keyword"]
         ):
             continue
-        tier = 0 if entry.pinned else 1 if always_recall else 2
-        scored.append((tier, round(blend(components, weights), 6), entry, components, always_recall))
+        tier = 0 if item.pinned else 1 if always_recall else 2
+        scored.append((tier, round(blend(components, weights), 6), item, components))
     scored.sort(key=lambda row: (row[0], -row[1]))
-    ranked: list[RecalledMemory] = []
-    for _tier, score, entry, components, always_recall in scored:
-        sources = found_by[entry.pk]
-        reasons = ["pinned" if entry.pinned else "always"] if always_recall else []
-        reasons += [name for name in ("vector", "context") if name in sources]
-        reasons += [name for name in ("keyword", "time", "names") if components[name] > 0]
-        line = memory_line(entry)
-        ranked.append(
-            RecalledMemory(
-                entry=entry,
-                score=score,
-                breakdown={name: round(value, 6) for name, value in components.items()},
-                reasons=tuple(reasons),
-                line=line,
-                tokens=estimate_tokens(line),
-            )
-        )
-    return ranked
+    return [(item, score, components) for _tier, score, item, components in scored]
+
+
+def _recalled(
+    item: Any,
+    score: float,
+    components: dict[str, float],
+    *,
+    entry: Any,
+    sources: set[str] | None = None,
+    line: str | None = None,
+) -> RecalledMemory:
+    """The recalled item for a scored candidate; `entry` turns the candidate into the model instance."""
+    found = item.sources if sources is None else sources
+    reasons = ["pinned" if item.pinned else "always"] if "always" in found else []
+    reasons += [name for name in ("vector", "context") if name in found]
+    reasons += [name for name in ("keyword", "time", "names") if components[name] > 0]
+    line = memory_line(item) if line is None else line
+    return RecalledMemory(
+        entry=entry(item),
+        score=score,
+        breakdown={name: round(value, 6) for name, value in components.items()},
+        reasons=tuple(reasons),
+        line=line,
+        tokens=estimate_tokens(line),
+    )
 
 
 def fill_budget(ranked: list[RecalledMemory], *, budget_tokens: int, limit: int) -> list[RecalledMemory]:
