@@ -94,7 +94,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "context": 0.2,
     "keyword": 0.7,
     "time": 0.1,
-    "names": 0.1,
+    "names": 0.2,
     "recency": 0.05,
     "importance": 0.05,
     "confidence": 0.02,
