@@ -1,14 +1,13 @@
 """Recall: the memories worth putting in front of the model for one query, within a token budget.
 
 Candidates come from four places, always inside the caller's scope (`visible_to(actor)` or an
-explicit namespace list) and `current(at=…)`:
+explicit namespace list) and `current(at=…)`, all four in one SQL statement (`fetch_candidates`):
 
 * vector: the `CANDIDATES_PER_SOURCE` nearest entries by cosine distance of `embedding`. A large
   scope is served by the HNSW index with pgvector 0.8's iterative scan (a namespace filter cannot
   starve the result), a small one by the namespace index and an exact sort; the planner picks,
   because the scope reaches it as a literal list of namespace ids (see `_scope`).
-* context: the same over `context_embedding` (one UNION ALL query with the vector search), the
-  embedding of the turn an entry answers followed
+* context: the same over `context_embedding`, the embedding of the turn an entry answers followed
   by the entry (`memory_core.search_context`; the statement itself when it has no context).
 * keyword: BM25 over `search_vector` (statement weight A, context weight D), with term weights
   from per-namespace statistics kept by triggers on write and erase (`memory_core.lexical`); a
@@ -23,7 +22,9 @@ Each candidate gets
           + w_time       * time            1 when the event or recorded time falls in the period
                                            the query names ("in March 2023", "last week"; read
                                            from `reference_date`, else `at`, else now), else 0
-          + w_names      * names           share of the names in the query the statement mentions
+          + w_names      * names           per name in the query: 1 when the statement names that
+                                           person as its subject (first three words), 0.5 when it
+                                           only mentions them; averaged over the names
           + w_recency    * recency         0.5 ** (age_days / half_life), age since last recall
                                            (or since it was recorded when never recalled)
           + w_importance * importance      the entry's 0..1 importance
@@ -31,14 +32,21 @@ Each candidate gets
             ) / (the sum of the weights)       so the score stays within 0..1
 
 Measured on the LoCoMo development conversations (`python -m bench locomo --ablate`, evidence
-recall@10; docs/recall.md has the table): the ts_rank_cd design gave 0.646; BM25 from the
-statistics alone gives 0.734 (keyword-only) and is the bulk of the gain (without it 0.482);
-hybrid 0.741 with the old 0.6 / 0.4 weights, 0.760 (R@20 0.820) with the swept defaults below.
-Time and names move R@5 by +0.005 / +0.011 and R@10 by nothing on LoCoMo (its
-questions rarely name a period; both speakers are named everywhere); they are kept for the
-questions that do (tests/api/test_recall_quality.py). There is no diversity step: MMR over the
-top 20-60 candidates' embeddings (λ 0.5-0.95) and per-session caps were measured and none raised
-R@20; the best MMR gave R@10 +0.010, within noise, for an extra embedding fetch per recall.
+recall@5/10/20; docs/recall.md has the tables): 0.693 / 0.776 / 0.847 with the defaults below
+(the ts_rank_cd design before this ranking: 0.556 / 0.646 / 0.705). Each part's effect, the
+others kept: BM25 from the statistics is the bulk (without the keyword part 0.466 / 0.568 /
+0.655); the context similarity's weight +0.015 / +0.001 / +0.024 (the context candidate search
+alone +0.000 / +0.000 / +0.002); names with the subject rule +0.011 / +0.042 / +0.032 (counting
+every mention alike gave +0.011 / +0.000 / -0.006); time +0.000 / +0.005 / +0.000 (LoCoMo's
+questions rarely name a period; kept for the questions that do, tests/api/test_recall_quality.py).
+Diversity (MMR over the top 20-60, per-session caps), reciprocal-rank fusion, per-query min-max
+normalisation, embedding feedback from the top results (Rocchio), a larger candidate pool
+(100 per source) and other BM25 constants were measured and none moved R@20 by more than noise.
+
+Cost (`python -m bench locomo_latency`, docs/performance.md): five statements per recall
+(namespaces, query terms, term statistics, candidates, recall log) and no transaction; the
+query embedding runs on a worker thread while the first three are read; candidates are ranked as
+plain rows and only the recalled ones become model instances.
 
 Tunables (Django settings, read on every call):
 
@@ -87,8 +95,8 @@ from memory_core.models import (
 )
 from memory_core.querysets import MemoryEntryQuerySet
 
-# Relevance: keyword 0.7, similarity 0.3, context 0.2 is the best R@10 + R@20 of a LoCoMo sweep
-# (docs/recall.md); the old 0.6 / 0.4 split gives 0.741 / 0.794 against 0.760 / 0.820.
+# Relevance: keyword 0.7, similarity 0.3, context 0.2, names 0.2 is the best R@10 + R@20 of a
+# LoCoMo sweep (docs/recall.md); the neighbours (names 0.1 / 0.3, keyword 0.6 / 0.8) lose 0.004-0.006.
 DEFAULT_WEIGHTS: dict[str, float] = {
     "similarity": 0.3,
     "context": 0.2,
