@@ -145,7 +145,7 @@ def run(
     print(
         f"{'embedding':<10}{common.percentile(embedding, 50) * 1000:10.1f}"
         f"{common.percentile(embedding, 95) * 1000:10.1f}{statistics.mean(embedding) * 1000:10.1f}"
-        "   (the query embedding alone, included in both builds)"
+        "   (the query embedding alone, included in every build)"
     )
     for build in [name for name in builds if name != "baseline"]:
         for pct in (50, 95):
