@@ -66,6 +66,7 @@ The framing text around the lines (about 75 tokens) is not counted against the b
 from __future__ import annotations
 
 import math
+import os
 import re
 import threading
 import uuid
@@ -608,6 +609,16 @@ def _validate(
 
 _EMBEDDER_POOL: ThreadPoolExecutor | None = None
 _EMBEDDER_POOL_LOCK = threading.Lock()
+
+
+def _forget_pool_after_fork() -> None:
+    # A forked process inherits the pool object but not its threads: start a fresh one on first use.
+    global _EMBEDDER_POOL, _EMBEDDER_POOL_LOCK
+    _EMBEDDER_POOL = None
+    _EMBEDDER_POOL_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
 def _embed_async(text: str, given: list[float] | None) -> Future[list[float]]:
