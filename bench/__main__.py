@@ -12,6 +12,7 @@ from bench import (
     forgetting,
     languages,
     locomo,
+    locomo_latency,
     mcp,
     me_list,
     mixed_load,
@@ -27,6 +28,7 @@ from bench import (
 
 BENCHMARKS = {
     "locomo": locomo.main,
+    "locomo_latency": locomo_latency.main,
     "recall_latency": recall_latency.main,
     "write_throughput": write_throughput.main,
     "chat_turn": chat_turn.main,

@@ -10,8 +10,9 @@ else its `at`, else now) and returns the range it covers. An entry is in the ran
 time (`valid_from`) or the time it was recorded falls inside.
 
 Names: `query_names` takes the capitalised words of a query that are not its first word, a month
-or a weekday ("What did Caroline tell Melanie?" → Caroline, Melanie); an entry's share of them
-that it mentions is its `names` component.
+or a weekday ("What did Caroline tell Melanie?" → Caroline, Melanie); an entry's `names`
+component is its share of them, a name counting fully where the entry names that person as its
+subject (within its first three words) and half where it only mentions them (`name_share`).
 """
 
 from __future__ import annotations
@@ -179,9 +180,36 @@ def query_names(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+# A statement is about the person it names first: a name within its first SUBJECT_WORDS words
+# ("Ben recommended …", "Ana's sister …", "Caroline said, …") counts fully, a mention further on
+# ("… a gift from Ana") counts MENTION_CREDIT. Measured on LoCoMo (docs/recall.md): the subject
+# position is worth +0.028 R@20 over counting every mention alike.
+SUBJECT_WORDS = 3
+MENTION_CREDIT = 0.5
+_HEAD = re.compile(rf"\s*\S+(?:\s+\S+){{0,{SUBJECT_WORDS - 1}}}")
+
+
 def name_share(content: str, names: tuple[str, ...]) -> float:
-    """The share of `names` the content mentions as words (0.0 when the query names nobody)."""
-    if not names:
+    """Per query name, 1.0 when the content names that person as its subject (within its first
+    words), `MENTION_CREDIT` when it mentions them further on, else 0.0; averaged over the names
+    (0.0 when the query names nobody)."""
+    return pattern_share(content, name_patterns(names))
+
+
+def name_patterns(names: tuple[str, ...]) -> list[re.Pattern[str]]:
+    """The names as whole-word patterns, compiled once per query (not once per candidate)."""
+    return [re.compile(rf"\b{re.escape(name)}\b") for name in names]
+
+
+def pattern_share(content: str, patterns: list[re.Pattern[str]]) -> float:
+    """`name_share` with the patterns of `name_patterns`."""
+    if not patterns:
         return 0.0
-    found = sum(1 for name in names if re.search(rf"\b{re.escape(name)}\b", content))
-    return found / len(names)
+    head = _HEAD.match(content)
+    subject_end = head.end() if head else 0
+    credit = 0.0
+    for pattern in patterns:
+        found = pattern.search(content)
+        if found is not None:
+            credit += 1.0 if found.start() < subject_end else MENTION_CREDIT
+    return credit / len(patterns)

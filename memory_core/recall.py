@@ -1,14 +1,13 @@
 """Recall: the memories worth putting in front of the model for one query, within a token budget.
 
 Candidates come from four places, always inside the caller's scope (`visible_to(actor)` or an
-explicit namespace list) and `current(at=…)`:
+explicit namespace list) and `current(at=…)`, all four in one SQL statement (`fetch_candidates`):
 
 * vector: the `CANDIDATES_PER_SOURCE` nearest entries by cosine distance of `embedding`. A large
   scope is served by the HNSW index with pgvector 0.8's iterative scan (a namespace filter cannot
   starve the result), a small one by the namespace index and an exact sort; the planner picks,
   because the scope reaches it as a literal list of namespace ids (see `_scope`).
-* context: the same over `context_embedding` (one UNION ALL query with the vector search), the
-  embedding of the turn an entry answers followed
+* context: the same over `context_embedding`, the embedding of the turn an entry answers followed
   by the entry (`memory_core.search_context`; the statement itself when it has no context).
 * keyword: BM25 over `search_vector` (statement weight A, context weight D), with term weights
   from per-namespace statistics kept by triggers on write and erase (`memory_core.lexical`); a
@@ -23,7 +22,9 @@ Each candidate gets
           + w_time       * time            1 when the event or recorded time falls in the period
                                            the query names ("in March 2023", "last week"; read
                                            from `reference_date`, else `at`, else now), else 0
-          + w_names      * names           share of the names in the query the statement mentions
+          + w_names      * names           per name in the query: 1 when the statement names that
+                                           person as its subject (first three words), 0.5 when it
+                                           only mentions them; averaged over the names
           + w_recency    * recency         0.5 ** (age_days / half_life), age since last recall
                                            (or since it was recorded when never recalled)
           + w_importance * importance      the entry's 0..1 importance
@@ -31,14 +32,21 @@ Each candidate gets
             ) / (the sum of the weights)       so the score stays within 0..1
 
 Measured on the LoCoMo development conversations (`python -m bench locomo --ablate`, evidence
-recall@10; docs/recall.md has the table): the ts_rank_cd design gave 0.646; BM25 from the
-statistics alone gives 0.734 (keyword-only) and is the bulk of the gain (without it 0.482);
-hybrid 0.741 with the old 0.6 / 0.4 weights, 0.760 (R@20 0.820) with the swept defaults below.
-Time and names move R@5 by +0.005 / +0.011 and R@10 by nothing on LoCoMo (its
-questions rarely name a period; both speakers are named everywhere); they are kept for the
-questions that do (tests/api/test_recall_quality.py). There is no diversity step: MMR over the
-top 20-60 candidates' embeddings (λ 0.5-0.95) and per-session caps were measured and none raised
-R@20; the best MMR gave R@10 +0.010, within noise, for an extra embedding fetch per recall.
+recall@5/10/20; docs/recall.md has the tables): 0.693 / 0.776 / 0.847 with the defaults below
+(the ts_rank_cd design before this ranking: 0.556 / 0.646 / 0.705). Each part's effect, the
+others kept: BM25 from the statistics is the bulk (without the keyword part 0.466 / 0.568 /
+0.655); the context similarity's weight +0.015 / +0.001 / +0.024 (the context candidate search
+alone +0.000 / +0.000 / +0.002); names with the subject rule +0.011 / +0.042 / +0.032 (counting
+every mention alike gave +0.011 / +0.000 / -0.006); time +0.000 / +0.005 / +0.000 (LoCoMo's
+questions rarely name a period; kept for the questions that do, tests/api/test_recall_quality.py).
+Diversity (MMR over the top 20-60, per-session caps), reciprocal-rank fusion, per-query min-max
+normalisation, embedding feedback from the top results (Rocchio), a larger candidate pool
+(100 per source) and other BM25 constants were measured and none moved R@20 by more than noise.
+
+Cost (`python -m bench locomo_latency`, docs/performance.md): five statements per recall
+(namespaces, query terms, term statistics, candidates, recall log) and no transaction; the
+query embedding runs on a worker thread while the first three are read; candidates are ranked as
+plain rows and only the recalled ones become model instances.
 
 Tunables (Django settings, read on every call):
 
@@ -58,15 +66,19 @@ The framing text around the lines (about 75 tokens) is not counted against the b
 from __future__ import annotations
 
 import math
+import os
+import re
+import threading
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery
-from django.core.exceptions import ImproperlyConfigured
-from django.db import connection, transaction
+from django.core.exceptions import EmptyResultSet, ImproperlyConfigured
+from django.db import connection
 from django.db.models import Q, Value
 from django.utils import timezone
 from pgvector.django import CosineDistance
@@ -84,14 +96,14 @@ from memory_core.models import (
 )
 from memory_core.querysets import MemoryEntryQuerySet
 
-# Relevance: keyword 0.7, similarity 0.3, context 0.2 is the best R@10 + R@20 of a LoCoMo sweep
-# (docs/recall.md); the old 0.6 / 0.4 split gives 0.741 / 0.794 against 0.760 / 0.820.
+# Relevance: keyword 0.7, similarity 0.3, context 0.2, names 0.2 is the best R@10 + R@20 of a
+# LoCoMo sweep (docs/recall.md); the neighbours (names 0.1 / 0.3, keyword 0.6 / 0.8) lose 0.004-0.006.
 DEFAULT_WEIGHTS: dict[str, float] = {
     "similarity": 0.3,
     "context": 0.2,
     "keyword": 0.7,
     "time": 0.1,
-    "names": 0.1,
+    "names": 0.2,
     "recency": 0.05,
     "importance": 0.05,
     "confidence": 0.02,
@@ -217,7 +229,7 @@ def single_line(text: str) -> str:
     return flat.replace(MEMORIES_START, "(memories)").replace(MEMORIES_END, "(/memories)")
 
 
-def memory_line(entry: MemoryEntry) -> str:
+def memory_line(entry: MemoryEntry | Candidate) -> str:
     kind = _TYPE_LABELS.get(entry.type, entry.type)
     source = _SOURCE_LABELS.get(entry.source_kind, entry.source_kind)
     if entry.source_kind == SourceKind.EXTRACTED and entry.is_inference:
@@ -266,6 +278,11 @@ class CandidateQuery:
     @property
     def text_query(self) -> TsQuery | None:
         return TsQuery(self.weights.tsquery()) if self.weights.terms else None
+
+
+_HNSW_SETTINGS = (
+    "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true)"
+)
 
 
 def prepare_search(text: str) -> list[str]:
@@ -321,8 +338,7 @@ def nearest_candidates(
 ) -> dict[str, list[MemoryEntry]]:
     """`vector_candidates` and `context_candidates` in one round trip (UNION ALL of the two sorts).
 
-    Measured on LoCoMo: the separate context query made recall slower (docs/recall.md, Latency);
-    one statement is compiled and sent once. An entry in both lists comes back twice, once per source.
+    An entry in both lists comes back twice, once per source. (Recall itself uses `fetch_candidates`.)
     """
     if search.embedding is None:
         return {"vector": [], "context": []}
@@ -350,6 +366,186 @@ def keyword_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k:
 def always_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int) -> list[MemoryEntry]:
     qs = _annotated(scope.filter(Q(pinned=True) | Q(category__in=ALWAYS_RECALL_CATEGORIES)), search)
     return list(qs.order_by("-pinned", "-importance", "-recorded_at")[:k])
+
+
+# Loaded for every candidate: all columns but the vectors and the search columns (large, and not
+# needed once scored; a caller that reads one gets it loaded as a deferred field).
+_NOT_LOADED = frozenset(("embedding", "context_embedding", "search_vector", "search_context"))
+_ENTRY_TABLE = MemoryEntry._meta.db_table
+# What ranking reads of a candidate, by the model's attribute names (see `Candidate`).
+_RANKED_COLUMNS = (
+    "id",
+    "content",
+    "type",
+    "source_kind",
+    "is_inference",
+    "valid_from",
+    "recorded_at",
+    "last_accessed_at",
+    "importance",
+    "confidence",
+    "pinned",
+)
+
+
+class Candidate:
+    """One candidate row, ranked without building a model instance: the columns the ranking and
+    the prompt line read (named as on `MemoryEntry`, so `memory_line` and `_components` take
+    either), its scores, the sources that found it, and the whole row for `to_entry`."""
+
+    __slots__ = (*_RANKED_COLUMNS, "pk", "distance", "context_distance", "bm25", "sources", "row")
+
+    id: uuid.UUID
+    pk: uuid.UUID
+    content: str
+    type: str
+    source_kind: str
+    is_inference: bool
+    valid_from: datetime
+    recorded_at: datetime
+    last_accessed_at: datetime | None
+    importance: float
+    confidence: float
+    pinned: bool
+    distance: float | None
+    context_distance: float | None
+    bm25: float | None
+    sources: set[str]
+    row: tuple[Any, ...]
+
+    def __init__(self, row: tuple[Any, ...], ranked_at: tuple[int, ...]) -> None:
+        self.sources = set(row[0])
+        self.distance, self.context_distance, self.bm25 = row[1], row[2], row[3]
+        self.row = row[4:]
+        for name, index in zip(_RANKED_COLUMNS, ranked_at, strict=True):
+            setattr(self, name, self.row[index])
+        self.pk = self.id
+
+    def to_entry(self, fields: list[Any], converters: list[list[Any]]) -> MemoryEntry:
+        """The model instance, through the ORM's value converters; the columns not loaded are deferred."""
+        values = list(self.row)
+        for index, field_converters in enumerate(converters):
+            for converter in field_converters:
+                values[index] = converter(values[index], fields[index], connection)
+        entry = MemoryEntry.from_db(connection.alias, [f.attname for f in fields], values)
+        entry.distance = self.distance  # type: ignore[attr-defined]
+        entry.context_distance = self.context_distance  # type: ignore[attr-defined]
+        entry.bm25 = self.bm25  # type: ignore[attr-defined]
+        return entry
+
+
+def _loaded_fields() -> list[Any]:
+    return [f for f in MemoryEntry._meta.concrete_fields if f.name not in _NOT_LOADED]
+
+
+def _converters(fields: list[Any]) -> list[list[Any]]:
+    converters = []
+    for field in fields:
+        col = field.get_col(_ENTRY_TABLE)
+        converters.append(connection.ops.get_db_converters(col) + col.get_db_converters(connection))
+    return converters
+
+
+def _scope_where(scope: MemoryEntryQuerySet) -> tuple[str, list[Any]] | None:
+    """The scope's WHERE clause compiled once by the ORM, for the four candidate subqueries; None
+    when the scope is empty. Recall's scopes filter the entry's own columns (and subqueries); a
+    caller's filter that joins another table is kept as `id IN (the scope)` instead."""
+    query = scope.query
+    try:
+        if any(count for alias, count in query.alias_refcount.items() if alias != query.base_table):
+            sql, params = scope.values("id").query.sql_with_params()
+            return f"{_ENTRY_TABLE}.id IN ({sql})", list(params)
+        sql, params = query.get_compiler(connection=connection).compile(query.where)
+    except EmptyResultSet:
+        return None
+    return (sql or "TRUE"), list(params)
+
+
+def fetch_candidates(
+    scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int, always_k: int, with_context: bool
+) -> list[Candidate]:
+    """Every candidate source in one statement; each candidate with its scores and its sources.
+
+    The vector, context, keyword and always-recall searches are the sorted, limited subqueries of
+    `vector_candidates`, `context_candidates`, `keyword_candidates` and `always_candidates` over
+    the scope's WHERE clause (compiled once), joined by UNION ALL; the scores are computed once
+    per distinct entry in the outer query and the rows come back as plain tuples. The HNSW
+    settings `prepare_search` makes travel in the same query string (no transaction needed).
+    """
+    scope_where = _scope_where(scope)
+    if scope_where is None:
+        return []
+    where, where_params = scope_where
+    table = _ENTRY_TABLE
+    parts: list[tuple[str, str, list[Any]]] = []
+
+    def part(source: str, condition: str, order: str, limit: int, params: list[Any]) -> None:
+        sql = f"SELECT id FROM {table} WHERE ({where}) AND {condition} ORDER BY {order} LIMIT {int(limit)}"  # noqa: S608
+        parts.append((source, sql, [*where_params, *params]))
+
+    vector_text = _vector_literal(search.embedding) if search.embedding is not None else None
+    if vector_text is not None:
+        part("vector", "embedding IS NOT NULL", "embedding <=> %s::vector", k, [vector_text])
+        if with_context:
+            part(
+                "context",
+                "context_embedding IS NOT NULL",
+                "context_embedding <=> %s::vector",
+                k,
+                [vector_text],
+            )
+    bm25 = lexical.bm25_expression(search.weights) if search.weights.terms else None
+    if bm25 is not None:
+        tsquery = search.weights.tsquery()
+        part(
+            "keyword",
+            "search_vector @@ %s::tsquery",
+            f"{bm25.sql} DESC, recorded_at DESC",
+            k,
+            [tsquery, *bm25.params],
+        )
+    part(
+        "always",
+        "(pinned OR category = ANY(%s))",
+        "pinned DESC, importance DESC, recorded_at DESC",
+        always_k,
+        [list(ALWAYS_RECALL_CATEGORIES)],
+    )
+    found = " UNION ALL ".join(
+        f"SELECT s{i}.id, '{source}' AS source FROM ({sql}) AS s{i}"  # noqa: S608 - no value in the text
+        for i, (source, sql, _) in enumerate(parts)
+    )
+    params: list[Any] = [p for _, _, part_params in parts for p in part_params]
+    fields = _loaded_fields()
+    columns = ", ".join(f"{table}.{connection.ops.quote_name(f.column)}" for f in fields)
+    scores = ["NULL::float8", "NULL::float8", "NULL::float8"]
+    if vector_text is not None:
+        scores[:2] = [f"{table}.embedding <=> %s::vector", f"{table}.context_embedding <=> %s::vector"]
+        params += [vector_text, vector_text]
+    if bm25 is not None:
+        scores[2] = bm25.sql
+        params += list(bm25.params)
+    sql = (
+        # Table and column names from the model, the WHERE clause compiled by the ORM, values as parameters.
+        f"WITH found AS ({found}), ids AS (SELECT id, array_agg(source) AS sources FROM found GROUP BY id) "  # noqa: S608
+        f"SELECT ids.sources, {', '.join(scores)}, {columns} "
+        f"FROM ids JOIN {table} ON {table}.id = ids.id"
+    )
+    with connection.cursor() as cursor:
+        # The HNSW settings of `prepare_search` for this statement only: set_config(…, true) in the
+        # same query string, which PostgreSQL runs as one (implicit) transaction when no explicit
+        # one is open; inside a caller's transaction they last until it ends, as SET LOCAL does.
+        cursor.execute(f"{_HNSW_SETTINGS}; {sql}", [str(HNSW_EF_SEARCH), *params])
+        cursor.nextset()
+        rows = cursor.fetchall()
+    attnames = [f.attname for f in fields]
+    ranked_at = tuple(attnames.index(name) for name in _RANKED_COLUMNS)
+    return [Candidate(row, ranked_at) for row in rows]
+
+
+def _vector_literal(embedding: list[float]) -> str:
+    """pgvector's text form, built once per recall and passed as a parameter wherever needed."""
+    return "[" + ",".join(repr(float(x)) for x in embedding) + "]"
 
 
 # --- The service -----------------------------------------------------------------------------
@@ -411,6 +607,38 @@ def _validate(
         raise MemoryServiceError("Invalid recall request.", field_errors=errors)
 
 
+_EMBEDDER_POOL: ThreadPoolExecutor | None = None
+_EMBEDDER_POOL_LOCK = threading.Lock()
+
+
+def _forget_pool_after_fork() -> None:
+    # A forked process inherits the pool object but not its threads: start a fresh one on first use.
+    global _EMBEDDER_POOL, _EMBEDDER_POOL_LOCK
+    _EMBEDDER_POOL = None
+    _EMBEDDER_POOL_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool_after_fork)
+
+
+def _embed_async(text: str, given: list[float] | None) -> Future[list[float]]:
+    """The query embedding, computed on a worker thread when it is not given (the model releases
+    the GIL, so the term statistics are read meanwhile); a finished future when it is."""
+    global _EMBEDDER_POOL
+    if given is not None:
+        done: Future[list[float]] = Future()
+        done.set_result(_query_embedding(text, given))  # a wrong dimension raises here, before any SQL
+        return done
+    with _EMBEDDER_POOL_LOCK:
+        if _EMBEDDER_POOL is None:
+            _EMBEDDER_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recall-embed")
+    return _EMBEDDER_POOL.submit(_query_embedding, text, None)
+
+
+def _query_embedding_result(pending: Future[list[float]]) -> list[float]:
+    return pending.result()
+
+
 def _query_embedding(text: str, given: list[float] | None) -> list[float]:
     if given is None:
         from memory_core.embeddings import get_embedder
@@ -467,68 +695,123 @@ def memory_recall(
         scope = scope.filter(type__in=types)
     if where is not None:
         scope = scope.filter(where)
-    embedding = _query_embedding(text, query_embedding) if text else None
     now = at or timezone.now()
     enabled = recall_components()
+    # The query embedding runs on a worker thread while this one reads the term statistics.
+    pending = _embed_async(text, query_embedding) if text else None
     # Cross-language recall (RECALL_TRANSLATE_QUERY, off by default): memory_core.query_translation.
     translated = query_translation.translations(
         text if query_embedding is None else "", namespace_ids=namespace_ids, embed=_query_embedding
     )
 
     k = max(CANDIDATES_PER_SOURCE, limit)
-    # One transaction: SET LOCAL needs it, and the recording then costs no second one.
-    with transaction.atomic():
-        sources: dict[str, list[MemoryEntry]] = {"vector": [], "context": [], "keyword": []}
-        search = CandidateQuery()
-        if embedding is not None:
-            terms = prepare_search(text)
+    # No transaction of its own: every step is one statement (the candidates' HNSW settings
+    # travel with them, see `fetch_candidates`), so recall costs no BEGIN / COMMIT round trips.
+    search = CandidateQuery()
+    if pending is not None:
+        weights = lexical.NO_TERMS
+        if "keyword" in enabled:
+            terms = lexical.parse_terms(text)
             weights = lexical.term_weights(namespace_ids=namespace_ids, terms=terms)
-            search = CandidateQuery(
-                embedding=embedding, weights=weights if "keyword" in enabled else lexical.NO_TERMS
-            )
-            sources.update(nearest_candidates(scope, search=search, k=k, with_context="context" in enabled))
-            sources["keyword"] = keyword_candidates(scope, search=search, k=k)
-        sources["always"] = always_candidates(scope, search=search, k=limit)
-
-        signals = QuerySignals(
-            period=query_signals.time_range(text, reference=reference_date or now)
-            if "time" in enabled
-            else None,
-            names=query_signals.query_names(text) if "names" in enabled else (),
-            weights=search.weights,
-        )
-        ranked = rank_candidates(
-            sources,
-            weights=recall_weights(),
-            half_life_days=recency_half_life_days(),
-            now=now,
-            signals=signals,
-        )
-        ranked = query_translation.with_translations(
-            ranked, translated, scope=scope, namespace_ids=namespace_ids, always=sources["always"], k=k,
-            components=enabled, signals=signals, now=now,
+        search = CandidateQuery(embedding=_query_embedding_result(pending), weights=weights)
+    candidates = fetch_candidates(
+        scope, search=search, k=k, always_k=limit, with_context="context" in enabled
+    )
+    signals = QuerySignals(
+        period=query_signals.time_range(text, reference=reference_date or now) if "time" in enabled else None,
+        names=query_signals.query_names(text) if "names" in enabled else (),
+        weights=search.weights,
+    )
+    scored = score_candidates(
+        candidates,
+        weights=recall_weights(),
+        half_life_days=recency_half_life_days(),
+        now=now,
+        signals=signals,
+    )
+    if translated:
+        items = _translated_items(
+            scored, translated, budget_tokens=budget_tokens, limit=limit, scope=scope,
+            namespace_ids=namespace_ids, k=k, components=enabled, signals=signals, now=now,
         )  # fmt: skip
-        items = fill_budget(ranked, budget_tokens=budget_tokens, limit=limit)
-        scanned.update({name: len(rows) for name, rows in sources.items()})
-        scanned.update(
-            candidates=len({entry.pk for rows in sources.values() for entry in rows}),
-            relevant=len(ranked),
-        )
-        result = RecallResult(
-            items=items,
-            prompt_block=render_prompt_block([item.line for item in items]),
-            scanned=scanned,
-            turn_ref=turn_ref,
-            tokens=sum(item.tokens for item in items),
-        )
-        if record and items:
-            _record(result)
+    else:
+        items = _fill(scored, budget_tokens=budget_tokens, limit=limit)
+    for candidate in candidates:
+        for name in candidate.sources:
+            scanned[name] += 1
+    scanned.update(candidates=len(candidates), relevant=len(scored))
+    result = RecallResult(
+        items=items,
+        prompt_block=render_prompt_block([item.line for item in items]),
+        scanned=scanned,
+        turn_ref=turn_ref,
+        tokens=sum(item.tokens for item in items),
+    )
+    if record and items:
+        _record(result)
     return result
 
 
+def _translated_items(
+    scored: list[tuple[Candidate, float, dict[str, float]]],
+    translated: list[Any],
+    *,
+    budget_tokens: int,
+    limit: int,
+    **search: Any,
+) -> list[RecalledMemory]:
+    """The rare path (translation on and needed): the query's ranking as model instances, merged
+    with each translation's (memory_core.query_translation), then the budget."""
+    fields = _loaded_fields()
+    converters = _converters(fields)
+
+    def instance(candidate: Candidate) -> MemoryEntry:
+        return candidate.to_entry(fields, converters)
+
+    ranked = [_recalled(row, score, parts, entry=instance) for row, score, parts in scored]
+    always = [item.entry for item in ranked if {"always", "pinned"} & set(item.reasons)]
+    ranked = query_translation.with_translations(ranked, translated, always=always, **search)
+    return fill_budget(ranked, budget_tokens=budget_tokens, limit=limit)
+
+
+# No memory line is shorter than this (the label and date alone take more), so a budget with
+# less left than this is full.
+_MIN_LINE_TOKENS = estimate_tokens("- [fact, dated 2000-01-01, source: operator] x")
+
+
+def _fill(
+    scored: list[tuple[Candidate, float, dict[str, float]]], *, budget_tokens: int, limit: int
+) -> list[RecalledMemory]:
+    """`fill_budget` over scored candidates: a line is built only for a candidate the budget
+    reaches, and only the recalled ones become model instances."""
+    fields = _loaded_fields()
+    converters = _converters(fields)
+    items: list[RecalledMemory] = []
+    used = 0
+    for candidate, score, components in scored:
+        if len(items) >= limit or budget_tokens - used < _MIN_LINE_TOKENS:
+            break
+        line = memory_line(candidate)
+        tokens = estimate_tokens(line)
+        if used + tokens <= budget_tokens:
+            items.append(
+                _recalled(
+                    candidate, score, components, entry=lambda c: c.to_entry(fields, converters), line=line
+                )
+            )
+            used += tokens
+    return items
+
+
 def _components(
-    entry: MemoryEntry, *, signals: QuerySignals, half_life_days: float, now: datetime
+    entry: Any,
+    *,
+    signals: QuerySignals,
+    names: list[re.Pattern[str]],
+    half_life_days: float,
+    now: datetime,
 ) -> dict[str, float]:
+    """The 0..1 components of a candidate or entry (the attributes `Candidate` carries)."""
     distance = getattr(entry, "distance", None)
     context_distance = getattr(entry, "context_distance", None)
     return {
@@ -536,7 +819,7 @@ def _components(
         "context": _similarity(context_distance),
         "keyword": lexical.normalised(float(getattr(entry, "bm25", 0.0) or 0.0), signals.weights),
         "time": query_signals.in_range((entry.valid_from, entry.recorded_at), signals.period),
-        "names": query_signals.name_share(entry.content, signals.names),
+        "names": query_signals.pattern_share(entry.content, names),
         "recency": recency_score(
             last_seen=entry.last_accessed_at or entry.recorded_at, now=now, half_life_days=half_life_days
         ),
@@ -557,42 +840,92 @@ def rank_candidates(
     now: datetime,
     signals: QuerySignals | None = None,
 ) -> list[RecalledMemory]:
-    """Score the candidates of every source, drop the irrelevant, order them for the budget.
-
-    Order: pinned, then the other always-recall entries, then everything else, each by score.
-    """
-    signals = signals or QuerySignals()
+    """Score model instances given per source (an entry may be in several lists), drop the
+    irrelevant, order them for the budget (as `score_candidates`)."""
     found_by: dict[uuid.UUID, set[str]] = {}
-    candidates: dict[uuid.UUID, MemoryEntry] = {}
+    entries: dict[uuid.UUID, MemoryEntry] = {}
     for name, rows in sources.items():
         for entry in rows:
-            candidates.setdefault(entry.pk, entry)
+            entries.setdefault(entry.pk, entry)
             found_by.setdefault(entry.pk, set()).add(name)
+    scored = _score(
+        [(entry, found_by[entry.pk]) for entry in entries.values()],
+        weights=weights,
+        half_life_days=half_life_days,
+        now=now,
+        signals=signals or QuerySignals(),
+    )
+    return [
+        _recalled(item, score, components, sources=found_by[item.pk], entry=lambda e: e)
+        for item, score, components in scored
+    ]
 
-    ranked: list[tuple[int, RecalledMemory]] = []
-    for entry in candidates.values():
-        components = _components(entry, signals=signals, half_life_days=half_life_days, now=now)
-        always_recall = "always" in found_by[entry.pk]
+
+def score_candidates(
+    candidates: list[Candidate],
+    *,
+    weights: dict[str, float],
+    half_life_days: float,
+    now: datetime,
+    signals: QuerySignals,
+) -> list[tuple[Candidate, float, dict[str, float]]]:
+    """Score the candidates, drop the irrelevant, order them for the budget: pinned, then the
+    other always-recall entries, then the rest, each by score."""
+    return _score(
+        [(candidate, candidate.sources) for candidate in candidates],
+        weights=weights,
+        half_life_days=half_life_days,
+        now=now,
+        signals=signals,
+    )
+
+
+def _score(
+    rows: list[tuple[Any, set[str]]],
+    *,
+    weights: dict[str, float],
+    half_life_days: float,
+    now: datetime,
+    signals: QuerySignals,
+) -> list[tuple[Any, float, dict[str, float]]]:
+    names = query_signals.name_patterns(signals.names)
+    scored: list[tuple[int, float, Any, dict[str, float]]] = []
+    for item, sources in rows:
+        components = _components(item, signals=signals, names=names, half_life_days=half_life_days, now=now)
+        always_recall = "always" in sources
         if not always_recall and not is_relevant(
             similarity=max(components["similarity"], components["context"]), keyword=components["keyword"]
         ):
             continue
-        reasons = ["pinned" if entry.pinned else "always"] if always_recall else []
-        reasons += [name for name in ("vector", "context") if name in found_by[entry.pk]]
-        reasons += [name for name in ("keyword", "time", "names") if components[name] > 0]
-        line = memory_line(entry)
-        item = RecalledMemory(
-            entry=entry,
-            score=round(blend(components, weights), 6),
-            breakdown={name: round(value, 6) for name, value in components.items()},
-            reasons=tuple(reasons),
-            line=line,
-            tokens=estimate_tokens(line),
-        )
-        tier = 0 if entry.pinned else 1 if always_recall else 2
-        ranked.append((tier, item))
-    ranked.sort(key=lambda pair: (pair[0], -pair[1].score))
-    return [item for _, item in ranked]
+        tier = 0 if item.pinned else 1 if always_recall else 2
+        scored.append((tier, round(blend(components, weights), 6), item, components))
+    scored.sort(key=lambda row: (row[0], -row[1]))
+    return [(item, score, components) for _tier, score, item, components in scored]
+
+
+def _recalled(
+    item: Any,
+    score: float,
+    components: dict[str, float],
+    *,
+    entry: Any,
+    sources: set[str] | None = None,
+    line: str | None = None,
+) -> RecalledMemory:
+    """The recalled item for a scored candidate; `entry` turns the candidate into the model instance."""
+    found = item.sources if sources is None else sources
+    reasons = ["pinned" if item.pinned else "always"] if "always" in found else []
+    reasons += [name for name in ("vector", "context") if name in found]
+    reasons += [name for name in ("keyword", "time", "names") if components[name] > 0]
+    line = memory_line(item) if line is None else line
+    return RecalledMemory(
+        entry=entry(item),
+        score=score,
+        breakdown={name: round(value, 6) for name, value in components.items()},
+        reasons=tuple(reasons),
+        line=line,
+        tokens=estimate_tokens(line),
+    )
 
 
 def fill_budget(ranked: list[RecalledMemory], *, budget_tokens: int, limit: int) -> list[RecalledMemory]:

@@ -1,8 +1,8 @@
 """The recall log and access counters: written in one statement per recall, pruned by retention.
 
 `record` counts the recalled entries (access_count, last_accessed_at) and logs one row per item in
-a single round trip inside the recall's own transaction, so recording adds no transaction and
-almost no time to the request. `prune` (run by the forgetting schedule and `manage.py forget`)
+a single statement (atomic on its own; recall opens no transaction), so recording adds one
+round trip and almost no time to the request. `prune` (run by the forgetting schedule and `manage.py forget`)
 deletes log rows older than `RECALL_LOG_RETENTION_DAYS`: what they said survives, aggregated, in
 each entry's access_count and last_accessed_at (the "used N times, last on …" the user's page
 shows); the activity page's recent recalls are within the retention window.

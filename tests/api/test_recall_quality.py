@@ -117,6 +117,16 @@ def test_a_name_in_the_query_favours_memories_about_that_person(key_client):
     assert len(items) == 2  # a score, not a filter
 
 
+def test_a_memory_about_the_named_person_beats_one_that_only_mentions_them(key_client):
+    add(key_client, "Ana recommended the bakery on Elm Street to Ben.")
+    add(key_client, "Ben's sister recommended the bakery on Oak Street.")
+
+    items = recall(key_client, "Which bakery did Ben's family recommend?")
+
+    assert items[0]["entry"]["content"] == "Ben's sister recommended the bakery on Oak Street."
+    assert items[0]["breakdown"]["names"] == 1.0 and items[1]["breakdown"]["names"] == 0.5
+
+
 def test_mem0_search_reads_dates_from_its_reference_date(key_client):
     add(key_client, "The user baked sourdough bread.", type="episodic", valid_from="2024-02-05T09:00:00Z")
     add(key_client, "The user baked banana bread.", type="episodic", valid_from="2024-05-05T09:00:00Z")

@@ -6,6 +6,7 @@ import itertools
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.db.models import Q
 from django.utils import timezone
 
 from memory_core.embeddings import get_embedder
@@ -247,9 +248,9 @@ def test_it_records_access_counts_and_a_recall_log_in_few_queries(owner, django_
     remember(owner, "The dentist appointment is on Friday")
     query_embedding = get_embedder().embed_query("what do I drink?")
 
-    # Namespaces, search set-up, term counts, three candidate searches, UPDATE, INSERT, and the
-    # savepoint pair of the test's transaction.
-    with django_assert_max_num_queries(10):
+    # Namespaces, query terms, term statistics, one candidates statement, and the access counts
+    # with the log rows in one statement; no transaction (or savepoint) of its own.
+    with django_assert_max_num_queries(5):
         result = memory_recall(
             actor=owner, query="what do I drink?", query_embedding=query_embedding, turn_ref="chat:42"
         )
@@ -279,3 +280,16 @@ def test_it_refuses_bad_arguments(owner):
         memory_recall(query="tea")
     with pytest.raises(MemoryServiceError):
         memory_recall(actor=owner, query="tea", types=["gossip"])
+
+
+def test_a_filter_across_a_relation_narrows_the_candidates_like_any_other(owner, other_user):
+    tea = remember(owner, "I like green tea best")
+    remember(other_user, "I like green tea too")
+
+    # `where` on the namespace's path joins another table: recall keeps the scope and the filter.
+    path = namespace_for_user(user=owner).path
+    kept = memory_recall(actor=owner, query="green tea", where=Q(namespace__path=path), record=False)
+    none = memory_recall(actor=owner, query="green tea", where=Q(namespace__path="nobody"), record=False)
+
+    assert [item.entry.pk for item in kept.items] == [tea.pk]
+    assert none.items == []
