@@ -3,8 +3,8 @@
 One user with N memories (facts, preferences, events, procedures; active, hidden, superseded),
 each with its creation event, bulk-loaded. Timed in-process with Django's test client (routing,
 middleware, the queries, rendering): the first page, a page deep in the list, a filtered page,
-and a word search (which embeds the query for the meaning half). Baseline in the same run: the
-same pages for a user with no memories.
+and a word search (which embeds the query for the meaning half), with each page's size. Baseline in
+the same run: the same pages for a user with no memories. Then the request that opening a row makes.
 
 `python -m bench me_list [--memories N] [--repeat R]`
 """
@@ -12,6 +12,8 @@ same pages for a user with no memories.
 from __future__ import annotations
 
 import argparse
+import re
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -64,15 +66,27 @@ def _load(user: Any, n: int) -> None:
     )
 
 
-def _time(client: Any, params: dict[str, str], repeat: int) -> list[float]:
-    client.get("/me/", params)  # warm: the first request compiles templates, loads the embedder
-    samples = []
+def _time(
+    client: Any, params: dict[str, str], repeat: int, url: str = "/me/", headers: dict[str, str] | None = None
+) -> Timing:
+    client.get(url, params, headers=headers)  # warm: the first request compiles templates, loads the embedder
+    samples, size = [], 0
     for _ in range(repeat):
         with common.timed() as elapsed:
-            response = client.get("/me/", params)
+            response = client.get(url, params, headers=headers)
         assert response.status_code == 200, response.status_code
         samples.append(elapsed())
-    return samples
+        size = len(response.content)
+    return Timing(samples, size)
+
+
+@dataclass
+class Timing:
+    samples: list[float]
+    size: int  # bytes of the page
+
+    def __str__(self) -> str:
+        return f"{common.summary_ms(self.samples)} {self.size / 1024:6.1f} KB"
 
 
 def main(argv: list[str]) -> None:
@@ -106,11 +120,14 @@ def main(argv: list[str]) -> None:
     for label, params in PAGES.items():
         full = _time(clients["bench-me-full"], params, args.repeat)
         empty = _time(clients["bench-me-empty"], params, args.repeat)
-        print(
-            f"{label:24s} {common.summary_ms(full)}   empty: {common.summary_ms(empty)}"
-            f"   ratio p50 {common.ratio(common.percentile(full, 50), common.percentile(empty, 50))}",
-            flush=True,
-        )
+        ratio = common.ratio(common.percentile(full.samples, 50), common.percentile(empty.samples, 50))
+        print(f"{label:24s} {full}   empty: {empty}   ratio p50 {ratio}", flush=True)
+    # Opening a row loads its body (source, use, history, actions): one request per opened row.
+    first = clients["bench-me-full"].get("/me/").content.decode()
+    row = re.search(r'hx-get="(/me/memories/[0-9a-f-]+/row/)"', first)
+    if row:
+        opened = _time(clients["bench-me-full"], {}, args.repeat, url=row[1], headers={"HX-Request": "true"})
+        print(f"{'opening one row':24s} {opened}", flush=True)
     for user in users.values():
         user.delete()
     common.truncate()

@@ -26,6 +26,7 @@ from memory_core.services import namespace_create, namespace_for_user
 from tests.chat.helpers import conversation as new_conversation
 from tests.chat.helpers import say
 from tests.memory_core.helpers import remember
+from tests.privacy.helpers import opened
 from tests.routes import answered_methods, routes
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +42,8 @@ USER_POSTS = [
     "privacy:bulk_undo_erase",
 ]
 USER_GETS = ["privacy:index", "privacy:activity", "privacy:export", "privacy:erase_all", "privacy:import"]
-ENTRY_GETS = ["privacy:erase", "privacy:memory", "privacy:import_job"]  # by id: someone else's is 404
+# By id: someone else's is 404.
+ENTRY_GETS = ["privacy:erase", "privacy:memory", "privacy:row", "privacy:import_job"]
 OPERATOR_GETS = ["privacy:moderation"]
 
 
@@ -227,9 +229,10 @@ def test_the_page_groups_memories_with_source_confidence_window_use_and_history(
     remember(owner, "The user met Ana on 2026-05-03.", type="episodic", category="event")
     remember(owner, "<script>alert(1)</script> likes hiking.")
 
-    response = client_for(owner).get(reverse("privacy:index"))
+    client = client_for(owner)
+    response = client.get(reverse("privacy:index"))
 
-    html = response.content.decode()
+    html = opened(client, response.content.decode())
     assert response.status_code == 200
     for group in ("Facts", "Events"):
         assert f'<span class="tag">{group}</span>' in html
