@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date
 from functools import cached_property
 from typing import Any
 
 from django.db.models import Case, Count, Prefetch, Q, QuerySet, Value, When
 from django.http import QueryDict
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.dateformat import format as date_format
 from django.utils.dateparse import parse_date
 from django.utils.timezone import localtime
 
 from chat.models import Conversation
 from memory_core.models import (
-    ActorKind,
-    EventAction,
     MemoryEntry,
     MemoryEvent,
     MemoryStatus,
@@ -237,23 +234,6 @@ def memory_totals(*, user: Any, exclude: list[uuid.UUID] | None = None, scope: S
         ],
         all=sum(cells.values()),
         cells=cells,
-    )
-
-
-def rule_decisions(*, user: Any, days: int = 30) -> QuerySet[MemoryEvent]:
-    """Operators' recent decisions on rules the user asked to remember, newest first."""
-    since = timezone.now() - timedelta(days=days)
-    return (
-        MemoryEvent.objects.filter(
-            namespace__in=Namespace.objects.owned_by(user),
-            action__in=[EventAction.APPROVED, EventAction.REJECTED],
-            actor_kind=ActorKind.OPERATOR,
-            created_at__gte=since,
-            entry__isnull=False,
-        )
-        .select_related("entry")
-        .defer("entry__embedding", "entry__search_vector")
-        .order_by("-created_at", "-id")[:10]
     )
 
 

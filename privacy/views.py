@@ -42,6 +42,7 @@ from memory_core.moderation import (
     procedure_approve,
     procedure_create,
     procedure_reject,
+    rule_decisions,
     shared_namespaces,
 )
 from memory_core.selectors import erasure_receipts, memory_access, memory_entries_by_ids, memory_versions
@@ -62,7 +63,6 @@ from privacy.selectors import (
     memory_rows,
     memory_search,
     memory_totals,
-    rule_decisions,
     staff_access,
 )
 from privacy.services import REMEMBER_KINDS, privacy_export, privacy_remember
