@@ -37,8 +37,11 @@ def _ready():
     expect.set_options(timeout=None)
 
 
-def check(page, name: str, size: str) -> None:
-    """No sideways scroll, no serious or critical axe violation, and a screenshot."""
+# The narrowest and widest common phones: only the sideways scroll is checked there.
+PHONE_WIDTHS = {"phone-360": {"width": 360, "height": 740}, "phone-430": {"width": 430, "height": 932}}
+
+
+def no_sideways_scroll(page, name: str, size: str) -> None:
     page.wait_for_load_state("load")
     width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     if width[0] > width[1]:
@@ -47,6 +50,11 @@ def check(page, name: str, size: str) -> None:
             " > window.innerWidth + 1).slice(-5).map(e => e.tagName + '.' + e.className)"
         )
         pytest.fail(f"{name} scrolls sideways at {size}: {width}, widest: {wide}")
+
+
+def check(page, name: str, size: str) -> None:
+    """No sideways scroll, no serious or critical axe violation, and a screenshot."""
+    no_sideways_scroll(page, name, size)
     page.add_script_tag(url="/__tests__/axe.js")
     result = page.evaluate(
         "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations"
@@ -56,6 +64,16 @@ def check(page, name: str, size: str) -> None:
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}-{size}.png"), full_page=True)
     assert result == [], f"{name} at {size}: {result}"
+
+
+def open_a_row(page) -> None:
+    """/me/ with its first row opened: the row's body (history, correct form, actions) loads."""
+    page.goto("/me/")
+    row = page.locator("#memory-list li.memory").first
+    row.locator("> details > summary").click()
+    expect(row.locator(".row-body .actions")).to_be_visible()
+    row.locator("details.history > summary").click()
+    row.locator("details.correct > summary").click()
 
 
 def test_every_page_at_both_sizes(owner, moderator, login, openai_server, live_server):
@@ -91,13 +109,24 @@ def test_every_page_at_both_sizes(owner, moderator, login, openai_server, live_s
         for name, url in pages.items():
             page.goto(url)
             check(page, name, size)
+        open_a_row(page)
+        check(page, "me-row-open", size)
         # The chat: the composer has the focus and is in view; the reply ran no script.
-        page.goto(f"/c/{conv.pk}/")
-        assert page.evaluate("document.activeElement.matches('#composer textarea')")
-        box = page.locator("#composer textarea").bounding_box()
-        assert box is not None and box["y"] + box["height"] <= viewport["height"], size
+        for url in ("/", f"/c/{conv.pk}/"):
+            page.goto(url)
+            assert page.evaluate("document.activeElement.matches('#composer textarea')"), (url, size)
+            box = page.locator("#composer textarea").bounding_box()
+            assert box is not None and box["y"] + box["height"] <= viewport["height"], (url, size)
         assert page.evaluate("window.__pwned") is None
         expect(page.locator(".msg.assistant .md strong")).to_have_text("Bold")
+
+    for size, viewport in PHONE_WIDTHS.items():
+        page.set_viewport_size(viewport)
+        for name, url in pages.items():
+            page.goto(url)
+            no_sideways_scroll(page, name, size)
+        open_a_row(page)
+        no_sideways_scroll(page, "me-row-open", size)
 
     page.set_viewport_size(VIEWPORTS["desktop"])
     # Deep links: a memory on page 3, an old version that names the current one.
@@ -160,6 +189,10 @@ def test_moderation_and_the_api_docs_at_both_sizes(moderator, login, live_server
         page.goto("/me/moderation/")
         check(page, "moderation", size)
         expect(page.locator("select[name=namespace_path]").first).to_have_value("org/default")
+    for size, viewport in PHONE_WIDTHS.items():
+        page.set_viewport_size(viewport)
+        page.goto("/me/moderation/")
+        no_sideways_scroll(page, "moderation", size)
     for url in ("/api/redoc/", "/api/docs/"):
         page.goto(url)
         page.wait_for_load_state("networkidle")
