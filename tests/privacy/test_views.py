@@ -8,6 +8,7 @@ import json
 import uuid
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -144,6 +145,16 @@ def test_only_operators_see_moderation(request, proposal, user):
     assert proposal.status == MemoryStatus.PENDING_REVIEW
     assert not MemoryEntry.objects.filter(content="Be kind.").exists()
     assert FlaggedWrite.objects.get().dismissed_at is None
+
+
+def test_only_operators_get_the_moderation_link(owner, operator, make_user):
+    link = 'href="/me/moderation/"'
+    granted_not_staff = make_user("nina")  # the permission alone does not make an operator
+    granted_not_staff.user_permissions.add(Permission.objects.get(codename="moderate_memories"))
+    for user in (owner, operator, granted_not_staff):
+        assert link not in client_for(user).get(reverse("privacy:activity")).content.decode()
+    operator.user_permissions.add(Permission.objects.get(codename="moderate_memories"))
+    assert link in client_for(operator).get(reverse("privacy:activity")).content.decode()
 
 
 def test_the_operator_sees_procedures_and_flags_but_no_personal_memories(moderator, entry, proposal):
