@@ -50,6 +50,14 @@ def test_the_list_is_paged_with_totals_and_filters_survive_paging(owner):
     assert rows(facts) == 10 and "page 2 of 2 · 60 memories" in facts
     assert 'href="?type=facts&amp;page=1"' in facts  # the way back keeps the filter
 
+    searched = client.get(reverse("privacy:index"), {"q": "bicycle", "type": "facts"}).content.decode()
+    assert rows(searched) == 50 and "page 1 of 2 · 60 memories" in searched
+    assert 'href="?q=bicycle&amp;type=facts&amp;page=2"' in searched  # a search survives paging too
+    second = client.get(
+        reverse("privacy:index"), {"q": "bicycle", "type": "facts", "page": 2}
+    ).content.decode()
+    assert rows(second) == 10 and 'value="bicycle"' in second
+
 
 def test_search_finds_by_meaning_and_by_words_in_any_order(owner):
     allergy = remember(owner, "The user is severely allergic to peanuts.", category="safety")
