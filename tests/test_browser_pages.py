@@ -139,6 +139,16 @@ def test_every_page_at_both_sizes(owner, moderator, login, openai_server, live_s
     page.locator(".banner.old-version a").click()
     page.wait_for_url(f"**/me/memories/{current.pk}/")
 
+    # Keyboard: whatever Tab reaches shows a visible focus ring, from the skip link on.
+    page.goto("/me/")
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        ring = page.evaluate(
+            "(() => { const e = document.activeElement, s = getComputedStyle(e);"
+            " return [e.tagName + '.' + e.className, s.outlineStyle, parseFloat(s.outlineWidth)]; })()"
+        )
+        assert ring[1] != "none" and ring[2] >= 2, ring
+
     # Bulk erase, then Undo: both come back.
     page.goto("/me/")
     first, second = (page.locator("#memory-list input[name=ids]").nth(i) for i in (0, 1))
