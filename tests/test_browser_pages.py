@@ -172,12 +172,20 @@ def test_every_page_at_both_sizes(owner, moderator, login, openai_server, live_s
     expect(page.locator(".notice.updated.inline")).to_contain_text("Undone")
     assert not MemoryEntry.objects.filter(pk=taught.pk).exists()
 
-    # The composer: a long paste is counted, not cut, and cannot be sent.
+    # The composer: a 20,000-character paste is counted, not cut, and cannot be sent; Enter gets a
+    # plain message (no echo of the text) and the paste stays in the box to be shortened.
     box = page.locator("#composer textarea")
-    box.fill("x" * 8100)
-    expect(page.locator("#composer-count")).to_contain_text("100 over the limit")
-    assert len(box.input_value()) == 8100
+    box.fill("pasted " * 2857 + "x")
+    expect(page.locator("#composer-count")).to_contain_text("12,000 over the limit")
+    assert len(box.input_value()) == 20_000
     expect(page.get_by_role("button", name="Send")).to_be_disabled()
+    turns = page.locator("#messages .turn").count()
+    box.press("Enter")
+    expect(page.locator("#composer-error")).to_contain_text("Nothing was sent")
+    assert "pasted pasted" not in page.locator("#composer-error").inner_text()
+    assert len(box.input_value()) == 20_000 and page.locator("#messages .turn").count() == turns
+    box.fill("Short again.")
+    expect(page.locator("#composer-error")).to_have_text("")
 
 
 def test_moderation_and_the_api_docs_at_both_sizes(moderator, login, live_server, settings):
