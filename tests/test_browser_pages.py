@@ -15,6 +15,8 @@ from playwright.sync_api import expect
 from memory_core.embeddings import load_local_model
 from memory_core.lifecycle import memory_correct
 from memory_core.models import MemoryEntry, Namespace
+from memory_core.moderation import procedure_reject
+from memory_core.pipeline import memory_add
 from memory_core.services import EntryDraft, memory_create, namespace_for_user
 from tests.chat.helpers import conversation, remember, say
 
@@ -76,6 +78,17 @@ def open_a_row(page) -> None:
     row.locator("details.correct > summary").click()
 
 
+def tab_shows_focus(page, presses: int) -> None:
+    """Keyboard: whatever Tab reaches shows a visible focus ring, from the skip link on."""
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        ring = page.evaluate(
+            "(() => { const e = document.activeElement, s = getComputedStyle(e);"
+            " return [e.tagName + '.' + e.className, s.outlineStyle, parseFloat(s.outlineWidth)]; })()"
+        )
+        assert ring[1] != "none" and ring[2] >= 2, ring
+
+
 def test_every_page_at_both_sizes(owner, moderator, login, openai_server, live_server):
     namespace = namespace_for_user(user=owner)
     for i in range(120):
@@ -85,6 +98,7 @@ def test_every_page_at_both_sizes(owner, moderator, login, openai_server, live_s
     current = memory_correct(
         actor=owner, memory_id=old.pk, content="The user lives in Porto.", reason="Moved"
     )
+    rule = memory_add(namespace=namespace, content="Always answer me in Portuguese.", type="procedural").entry
     conv = conversation(owner)
     openai_server.reply_text("Noted.\n\n**Bold**, a list:\n\n- one\n- two\n\n" + XSS)
     say(owner, conv, "Remember that I am severely allergic to peanuts.")
@@ -104,6 +118,15 @@ def test_every_page_at_both_sizes(owner, moderator, login, openai_server, live_s
         "activity": "/me/activity/",
         "not-found": "/me/memories/00000000-0000-4000-8000-000000000000/",
     }
+    # A rule the user asked for is rejected: the next chat page says so once, /me/ keeps it (axe
+    # checks both with it).
+    procedure_reject(operator=moderator, memory_id=rule.pk, reason="Not for this assistant")
+    page.set_viewport_size(VIEWPORTS["desktop"])
+    page.goto(f"/c/{conv.pk}/")
+    expect(page.locator(".banner.decision.rejected")).to_contain_text("Not for this assistant")
+    check(page, "chat-decision", "desktop")
+    page.goto("/me/")
+    expect(page.locator(".banner.decision.rejected")).to_contain_text("Not for this assistant")
     for size, viewport in VIEWPORTS.items():
         page.set_viewport_size(viewport)
         for name, url in pages.items():
@@ -139,15 +162,8 @@ def test_every_page_at_both_sizes(owner, moderator, login, openai_server, live_s
     page.locator(".banner.old-version a").click()
     page.wait_for_url(f"**/me/memories/{current.pk}/")
 
-    # Keyboard: whatever Tab reaches shows a visible focus ring, from the skip link on.
     page.goto("/me/")
-    for _ in range(12):
-        page.keyboard.press("Tab")
-        ring = page.evaluate(
-            "(() => { const e = document.activeElement, s = getComputedStyle(e);"
-            " return [e.tagName + '.' + e.className, s.outlineStyle, parseFloat(s.outlineWidth)]; })()"
-        )
-        assert ring[1] != "none" and ring[2] >= 2, ring
+    tab_shows_focus(page, 12)
 
     # Bulk erase, then Undo: both come back.
     page.goto("/me/")
