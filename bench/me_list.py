@@ -3,8 +3,9 @@
 One user with N memories (facts, preferences, events, procedures; active, hidden, superseded),
 each with its creation event, bulk-loaded. Timed in-process with Django's test client (routing,
 middleware, the queries, rendering): the first page, a page deep in the list, a filtered page,
-and a word search (which embeds the query for the meaning half). Baseline in the same run: the
-same pages for a user with no memories.
+and a word search (which embeds the query for the meaning half), with each page's size and the
+CPU time of this process (the part a busy machine moves least; the database's is not in it). Baseline in
+the same run: the same pages for a user with no memories. Then the request that opening a row makes.
 
 `python -m bench me_list [--memories N] [--repeat R]`
 """
@@ -12,6 +13,9 @@ same pages for a user with no memories.
 from __future__ import annotations
 
 import argparse
+import re
+import time
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -64,15 +68,31 @@ def _load(user: Any, n: int) -> None:
     )
 
 
-def _time(client: Any, params: dict[str, str], repeat: int) -> list[float]:
-    client.get("/me/", params)  # warm: the first request compiles templates, loads the embedder
-    samples = []
+def _time(
+    client: Any, params: dict[str, str], repeat: int, url: str = "/me/", headers: dict[str, str] | None = None
+) -> Timing:
+    client.get(url, params, headers=headers)  # warm: the first request compiles templates, loads the embedder
+    samples, cpu, size = [], [], 0
     for _ in range(repeat):
+        started = time.process_time()
         with common.timed() as elapsed:
-            response = client.get("/me/", params)
+            response = client.get(url, params, headers=headers)
+        cpu.append(time.process_time() - started)
         assert response.status_code == 200, response.status_code
         samples.append(elapsed())
-    return samples
+        size = len(response.content)
+    return Timing(samples, cpu, size)
+
+
+@dataclass
+class Timing:
+    samples: list[float]  # wall clock
+    cpu: list[float]  # this process's CPU time (Python: routing, ORM, rendering): less moved by load
+    size: int  # bytes of the page
+
+    def __str__(self) -> str:
+        cpu = common.percentile(self.cpu, 50) * 1000
+        return f"{common.summary_ms(self.samples)} cpu p50 {cpu:6.1f} ms {self.size / 1024:6.1f} KB"
 
 
 def main(argv: list[str]) -> None:
@@ -106,11 +126,14 @@ def main(argv: list[str]) -> None:
     for label, params in PAGES.items():
         full = _time(clients["bench-me-full"], params, args.repeat)
         empty = _time(clients["bench-me-empty"], params, args.repeat)
-        print(
-            f"{label:24s} {common.summary_ms(full)}   empty: {common.summary_ms(empty)}"
-            f"   ratio p50 {common.ratio(common.percentile(full, 50), common.percentile(empty, 50))}",
-            flush=True,
-        )
+        ratio = common.ratio(common.percentile(full.samples, 50), common.percentile(empty.samples, 50))
+        print(f"{label:24s} {full}   empty: {empty}   ratio p50 {ratio}", flush=True)
+    # Opening a row loads its body (source, use, history, actions): one request per opened row.
+    first = clients["bench-me-full"].get("/me/").content.decode()
+    row = re.search(r'hx-get="(/me/memories/[0-9a-f-]+/row/)"', first)
+    if row:
+        opened = _time(clients["bench-me-full"], {}, args.repeat, url=row[1], headers={"HX-Request": "true"})
+        print(f"{'opening one row':24s} {opened}", flush=True)
     for user in users.values():
         user.delete()
     common.truncate()

@@ -52,6 +52,8 @@ from chat.services import (
 from config.typing import HtmxHttpRequest
 from memory_core.errors import MemoryServiceError, NotFound
 from memory_core.llm import LLMError
+from memory_core.models import MemoryEvent
+from memory_core.moderation import rule_decisions
 from memory_core.services import namespace_for_user
 
 logger = logging.getLogger(__name__)
@@ -96,10 +98,24 @@ def _page(request: HtmxHttpRequest, conversation: Conversation | None, **extra: 
         "max_chars": MESSAGE_MAX_CHARS,
         "title_max_chars": TITLE_MAX_CHARS,
     }
+    context["decisions"] = _new_rule_decisions(request)
     if conversation is not None:
         context["turns"] = conversation_turns(user=request.user, conversation=conversation)
         context["notices"] = conversation_notices(user=request.user, conversation=conversation)
     return {**context, **extra}
+
+
+# The newest operator decision on the user's rules already shown in chat (each is shown there once;
+# /me/ lists them for 30 days and the memory's page for good).
+_DECISIONS_SEEN = "chat_rule_decisions_seen"
+
+
+def _new_rule_decisions(request: HtmxHttpRequest) -> list[MemoryEvent]:
+    seen = request.session.get(_DECISIONS_SEEN, 0)
+    decisions = list(rule_decisions(user=request.user, after_id=seen if isinstance(seen, int) else 0))
+    if decisions:
+        request.session[_DECISIONS_SEEN] = max(event.pk for event in decisions)
+    return decisions
 
 
 def _conversation_url(conversation: Conversation, message: Message | None = None) -> str:

@@ -14,6 +14,7 @@ version: the old one is superseded (window closed, linked both ways).
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
@@ -28,6 +29,7 @@ from memory_core.models import (
     EventAction,
     FlaggedWrite,
     MemoryEntry,
+    MemoryEvent,
     MemoryStatus,
     MemoryType,
     Namespace,
@@ -333,3 +335,22 @@ def flag_dismiss(*, operator: Any, flag_id: Any) -> FlaggedWrite:
         flag.dismissed_at, flag.dismissed_by = timezone.now(), operator
         flag.save(update_fields=["dismissed_at", "dismissed_by"])
     return flag
+
+
+def rule_decisions(*, user: Any, days: int = 30, after_id: int = 0) -> QuerySet[MemoryEvent]:
+    """Operators' recent decisions (approved, rejected) on rules `user` asked to remember, newest
+    first; `after_id` leaves out those already shown."""
+    since = timezone.now() - timedelta(days=days)
+    return (
+        MemoryEvent.objects.filter(
+            namespace__in=Namespace.objects.owned_by(user),
+            action__in=[EventAction.APPROVED, EventAction.REJECTED],
+            actor_kind=ActorKind.OPERATOR,
+            created_at__gte=since,
+            entry__isnull=False,
+            pk__gt=after_id,
+        )
+        .select_related("entry")
+        .defer("entry__embedding", "entry__search_vector")
+        .order_by("-created_at", "-id")[:10]
+    )

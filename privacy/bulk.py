@@ -114,6 +114,17 @@ def pending_entry_ids(*, user: Any) -> list[uuid.UUID]:
     return [pk for ids in rows for pk in ids]
 
 
+def pending_erasures_settle(*, user: Any) -> list[uuid.UUID]:
+    """Erase the user's erasures past their Undo window, then the entries still waiting (the list
+    leaves them out): one query when nothing is due, as on nearly every visit."""
+    rows = list(PendingErasure.objects.filter(user=user).values_list("due_at", "entry_ids"))
+    now = timezone.now()
+    if any(due <= now for due, _ in rows):
+        pending_erasures_run(user=user, now=now)
+        return pending_entry_ids(user=user)
+    return [pk for _, ids in rows for pk in ids]
+
+
 def pending_erasures_run(*, user: Any = None, now: datetime | None = None) -> int:
     """Erase for good what is past its Undo window (one user's, or everyone's); returns entries erased."""
     due = PendingErasure.objects.filter(due_at__lte=now or timezone.now()).select_related("user")

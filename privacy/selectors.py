@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date
 from functools import cached_property
 from typing import Any
 
 from django.db.models import Case, Count, Prefetch, Q, QuerySet, Value, When
 from django.http import QueryDict
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.dateformat import format as date_format
 from django.utils.dateparse import parse_date
 from django.utils.timezone import localtime
 
 from chat.models import Conversation
 from memory_core.models import (
-    ActorKind,
-    EventAction,
     MemoryEntry,
     MemoryEvent,
     MemoryStatus,
@@ -121,7 +118,7 @@ def meaning_matches(*, user: Any, query: str) -> list[uuid.UUID]:
 
 
 def memory_search(
-    *, user: Any, filters: MemoryFilters, exclude: list[uuid.UUID] | None = None
+    *, user: Any, filters: MemoryFilters, exclude: list[uuid.UUID] | None = None, scope: Scope | None = None
 ) -> QuerySet[MemoryEntry]:
     """The user's memories (and procedures shared with them) matching the filters, newest first, or
     best match first when searching: every word in the text, or close in meaning (recall)."""
@@ -132,7 +129,7 @@ def memory_search(
         if filters.status == "all"
         else [filters.status]
     )
-    qs = _visible(user)
+    qs = _visible(user, scope)
     if statuses:
         qs = qs.filter(status__in=statuses)
     if filters.category:
@@ -158,17 +155,32 @@ def memory_search(
     return qs.defer("embedding", "search_vector")
 
 
-def _visible(user: Any) -> QuerySet[MemoryEntry]:
-    """`MemoryEntry.objects.visible_to(user)` with the namespace ids resolved first (one small query):
+@dataclass(frozen=True)
+class Scope:
+    """The namespaces whose memories the user sees: their own, and those shared with them (whose
+    active procedures only). Resolved once per request and passed to the list's queries."""
+
+    own: list[int]
+    shared: list[int]
+
+    @classmethod
+    def of(cls, user: Any) -> Scope:
+        return cls(
+            own=list(Namespace.objects.owned_by(user).values_list("id", flat=True)),
+            shared=list(Namespace.objects.shared_with(user).values_list("id", flat=True)),
+        )
+
+
+def _visible(user: Any, scope: Scope | None = None) -> QuerySet[MemoryEntry]:
+    """`MemoryEntry.objects.visible_to(user)` with the namespace ids resolved first (two small queries):
     without shared namespaces the filter is a plain `namespace_id IN (…)`, which the
     (namespace, recorded_at) and (namespace, status, type, category) indexes answer, where the OR of
     two subqueries made PostgreSQL scan the whole table."""
-    own = list(Namespace.objects.owned_by(user).values_list("id", flat=True))
-    shared = list(Namespace.objects.shared_with(user).values_list("id", flat=True))
-    visible = Q(namespace_id__in=own)
-    if shared:
-        visible |= Q(namespace_id__in=shared, type=MemoryType.PROCEDURAL, status=MemoryStatus.ACTIVE)
-    return MemoryEntry.objects.filter(visible) if own or shared else MemoryEntry.objects.none()
+    scope = scope or Scope.of(user)
+    visible = Q(namespace_id__in=scope.own)
+    if scope.shared:
+        visible |= Q(namespace_id__in=scope.shared, type=MemoryType.PROCEDURAL, status=MemoryStatus.ACTIVE)
+    return MemoryEntry.objects.filter(visible) if scope.own or scope.shared else MemoryEntry.objects.none()
 
 
 @dataclass(frozen=True)
@@ -180,6 +192,10 @@ class Totals:
     all: int
     # (group, status) → count: what a list filtered by type and status alone holds, without counting again.
     cells: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    @property
+    def archived(self) -> int:
+        return sum(n for (_, status), n in self.cells.items() if status == MemoryStatus.ARCHIVED)
 
     def count(self, filters: MemoryFilters) -> int | None:
         """The number of memories `filters` list, when the totals know it (no words, category or dates)."""
@@ -196,9 +212,9 @@ class Totals:
         return sum(self.cells.get((group, status), 0) for group in groups for status in statuses)
 
 
-def memory_totals(*, user: Any, exclude: list[uuid.UUID] | None = None) -> Totals:
+def memory_totals(*, user: Any, exclude: list[uuid.UUID] | None = None, scope: Scope | None = None) -> Totals:
     """The totals in one grouped count (an index-only scan of (namespace, status, type, category))."""
-    qs = _visible(user)
+    qs = _visible(user, scope)
     if exclude:
         qs = qs.exclude(pk__in=exclude)
     # Grouped by the indexed columns themselves (no expression): the count reads the index alone.
@@ -218,23 +234,6 @@ def memory_totals(*, user: Any, exclude: list[uuid.UUID] | None = None) -> Total
         ],
         all=sum(cells.values()),
         cells=cells,
-    )
-
-
-def rule_decisions(*, user: Any, days: int = 30) -> QuerySet[MemoryEvent]:
-    """Operators' recent decisions on rules the user asked to remember, newest first."""
-    since = timezone.now() - timedelta(days=days)
-    return (
-        MemoryEvent.objects.filter(
-            namespace__in=Namespace.objects.owned_by(user),
-            action__in=[EventAction.APPROVED, EventAction.REJECTED],
-            actor_kind=ActorKind.OPERATOR,
-            created_at__gte=since,
-            entry__isnull=False,
-        )
-        .select_related("entry")
-        .defer("entry__embedding", "entry__search_vector")
-        .order_by("-created_at", "-id")[:10]
     )
 
 
@@ -296,7 +295,7 @@ class MemoryCard:
         return rows
 
 
-_ENTRY_VIEWS = ("memory", "correct", "hide", "unhide", "erase")
+_ENTRY_VIEWS = ("memory", "row", "correct", "hide", "unhide", "restore", "erase")
 _SENTINEL = uuid.UUID(int=0)
 
 
@@ -374,6 +373,18 @@ def memory_cards(*, user: Any, entries: list[MemoryEntry]) -> list[MemoryCard]:
             )
         )
     return cards
+
+
+def memory_rows(*, user: Any, entries: list[MemoryEntry]) -> list[MemoryCard]:
+    """Compact cards for the list: what a closed row shows (statement, kind, status), no query.
+    A row's source, history and actions are read when it is opened (`memory_cards` for one)."""
+    patterns = url_patterns()
+    return [
+        MemoryCard(
+            entry=entry, own=entry.namespace.owner_id == user.pk, source=Source(label=""), patterns=patterns
+        )
+        for entry in entries
+    ]
 
 
 def staff_access(*, user: Any, limit: int = 100) -> QuerySet[AuditEvent]:

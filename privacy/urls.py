@@ -12,6 +12,7 @@ urlpatterns = [
     path("bulk/", views.bulk, name="bulk"),
     path("bulk/undo-erase/", views.erasure_undo_view, name="bulk_undo_erase"),
     path("memories/<uuid:memory_id>/", views.memory_detail, name="memory"),
+    path("memories/<uuid:memory_id>/row/", views.memory_row, name="row"),
     path("memories/<uuid:memory_id>/correct/", views.correct, name="correct"),
     path("memories/<uuid:memory_id>/hide/", views.hide, name="hide"),
     path("memories/<uuid:memory_id>/unhide/", views.unhide, name="unhide"),

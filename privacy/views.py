@@ -44,6 +44,7 @@ from memory_core.moderation import (
     procedure_approve,
     procedure_create,
     procedure_reject,
+    rule_decisions,
     shared_namespaces,
 )
 from memory_core.selectors import erasure_receipts, memory_access, memory_entries_by_ids, memory_versions
@@ -52,18 +53,18 @@ from privacy.bulk import (
     UNDO_SECONDS,
     bulk_apply,
     erasure_undo,
-    pending_entry_ids,
-    pending_erasures_run,
+    pending_erasures_settle,
 )
 from privacy.memory_page import memory_page
 from privacy.selectors import (
     GROUPS,
     STATUS_CHOICES,
     MemoryFilters,
+    Scope,
     memory_cards,
+    memory_rows,
     memory_search,
     memory_totals,
-    rule_decisions,
     staff_access,
 )
 from privacy.services import REMEMBER_KINDS, privacy_export, privacy_remember
@@ -106,23 +107,25 @@ def _entry_url(entry_id: Any) -> str:
 @login_required
 @require_GET
 def index(request: HtmxHttpRequest) -> HttpResponse:
-    pending_erasures_run(user=request.user)  # what is past its Undo window goes now
+    waiting = pending_erasures_settle(user=request.user)  # what is past its Undo window goes now
     filters = MemoryFilters.from_query(request.GET)
-    waiting = pending_entry_ids(user=request.user)
-    totals = memory_totals(user=request.user, exclude=waiting)
-    paginator = Paginator(memory_search(user=request.user, filters=filters, exclude=waiting), PAGE_SIZE)
+    scope = Scope.of(request.user)  # the namespaces, resolved once for the totals and the page
+    totals = memory_totals(user=request.user, exclude=waiting, scope=scope)
+    rows = memory_search(user=request.user, filters=filters, exclude=waiting, scope=scope)
+    paginator = Paginator(rows, PAGE_SIZE)
     known = totals.count(filters)
     if known is not None:
         paginator.count = known  # the totals counted it already: no second scan of the list
     page = paginator.get_page(request.GET.get("page"))
-    cards = memory_cards(user=request.user, entries=list(page.object_list))
-    archived = archived_entries(actor=request.user)
     context = {
-        "archived": list(archived[:ARCHIVED_SHOWN]),
-        "archived_count": archived.count(),
+        # Archived ones are counted by the totals: listed only when there are some.
+        "archived": list(archived_entries(actor=request.user).exclude(pk__in=waiting)[:ARCHIVED_SHOWN])
+        if totals.archived
+        else [],
+        "archived_count": totals.archived,
         "namespace": namespace_for_user(user=request.user),
         "filters": filters,
-        "cards": cards,
+        "cards": memory_rows(user=request.user, entries=list(page.object_list)),
         "totals": totals,
         "decisions": list(rule_decisions(user=request.user)),
         "group_choices": GROUPS,
@@ -215,10 +218,27 @@ def memory_detail(request: HttpRequest, memory_id: Any) -> HttpResponse:
     return render(request, "privacy/memory.html", {"page": page, "card": page.card, "entry": page.entry})
 
 
+@login_required
+@require_GET
+def memory_row(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
+    """The body of one row of the list (source, use, history, actions), loaded when it is opened;
+    without htmx, the memory's own page."""
+    try:
+        entry = memory_access(actor=request.user, memory_id=memory_id)
+    except MemoryServiceError as exc:
+        _raise_for_access(exc)
+        raise
+    if not request.htmx:
+        return redirect(_entry_url(entry.pk))
+    card = memory_cards(user=request.user, entries=[entry])[0]
+    return render(request, "privacy/index.html#row_body", {"card": card, "entry": entry})
+
+
 def _entry_response(request: HtmxHttpRequest, entry: MemoryEntry, done: str, error: str = "") -> HttpResponse:
     if request.htmx:
         card = memory_cards(user=request.user, entries=[entry])[0]
-        return render(request, "privacy/index.html#entry", {"card": card, "error": error, "notice": done})
+        context = {"card": card, "error": error, "notice": done, "expanded": True}
+        return render(request, "privacy/index.html#entry", context)
     if error:
         messages.error(request, error)
     else:

@@ -15,6 +15,8 @@ from playwright.sync_api import expect
 from memory_core.embeddings import load_local_model
 from memory_core.lifecycle import memory_correct
 from memory_core.models import MemoryEntry, Namespace
+from memory_core.moderation import procedure_reject
+from memory_core.pipeline import memory_add
 from memory_core.services import EntryDraft, memory_create, namespace_for_user
 from tests.chat.helpers import conversation, remember, say
 
@@ -37,8 +39,11 @@ def _ready():
     expect.set_options(timeout=None)
 
 
-def check(page, name: str, size: str) -> None:
-    """No sideways scroll, no serious or critical axe violation, and a screenshot."""
+# The narrowest and widest common phones: only the sideways scroll is checked there.
+PHONE_WIDTHS = {"phone-360": {"width": 360, "height": 740}, "phone-430": {"width": 430, "height": 932}}
+
+
+def no_sideways_scroll(page, name: str, size: str) -> None:
     page.wait_for_load_state("load")
     width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     if width[0] > width[1]:
@@ -47,6 +52,11 @@ def check(page, name: str, size: str) -> None:
             " > window.innerWidth + 1).slice(-5).map(e => e.tagName + '.' + e.className)"
         )
         pytest.fail(f"{name} scrolls sideways at {size}: {width}, widest: {wide}")
+
+
+def check(page, name: str, size: str) -> None:
+    """No sideways scroll, no serious or critical axe violation, and a screenshot."""
+    no_sideways_scroll(page, name, size)
     page.add_script_tag(url="/__tests__/axe.js")
     result = page.evaluate(
         "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations"
@@ -58,6 +68,27 @@ def check(page, name: str, size: str) -> None:
     assert result == [], f"{name} at {size}: {result}"
 
 
+def open_a_row(page) -> None:
+    """/me/ with its first row opened: the row's body (history, correct form, actions) loads."""
+    page.goto("/me/")
+    row = page.locator("#memory-list li.memory").first
+    row.locator("> details > summary").click()
+    expect(row.locator(".row-body .actions")).to_be_visible()
+    row.locator("details.history > summary").click()
+    row.locator("details.correct > summary").click()
+
+
+def tab_shows_focus(page, presses: int) -> None:
+    """Keyboard: whatever Tab reaches shows a visible focus ring, from the skip link on."""
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        ring = page.evaluate(
+            "(() => { const e = document.activeElement, s = getComputedStyle(e);"
+            " return [e.tagName + '.' + e.className, s.outlineStyle, parseFloat(s.outlineWidth)]; })()"
+        )
+        assert ring[1] != "none" and ring[2] >= 2, ring
+
+
 def test_every_page_at_both_sizes(owner, moderator, login, openai_server, live_server):
     namespace = namespace_for_user(user=owner)
     for i in range(120):
@@ -67,6 +98,7 @@ def test_every_page_at_both_sizes(owner, moderator, login, openai_server, live_s
     current = memory_correct(
         actor=owner, memory_id=old.pk, content="The user lives in Porto.", reason="Moved"
     )
+    rule = memory_add(namespace=namespace, content="Always answer me in Portuguese.", type="procedural").entry
     conv = conversation(owner)
     openai_server.reply_text("Noted.\n\n**Bold**, a list:\n\n- one\n- two\n\n" + XSS)
     say(owner, conv, "Remember that I am severely allergic to peanuts.")
@@ -86,18 +118,38 @@ def test_every_page_at_both_sizes(owner, moderator, login, openai_server, live_s
         "activity": "/me/activity/",
         "not-found": "/me/memories/00000000-0000-4000-8000-000000000000/",
     }
+    # A rule the user asked for is rejected: the next chat page says so once, /me/ keeps it (axe
+    # checks both with it).
+    procedure_reject(operator=moderator, memory_id=rule.pk, reason="Not for this assistant")
+    page.set_viewport_size(VIEWPORTS["desktop"])
+    page.goto(f"/c/{conv.pk}/")
+    expect(page.locator(".banner.decision.rejected")).to_contain_text("Not for this assistant")
+    check(page, "chat-decision", "desktop")
+    page.goto("/me/")
+    expect(page.locator(".banner.decision.rejected")).to_contain_text("Not for this assistant")
     for size, viewport in VIEWPORTS.items():
         page.set_viewport_size(viewport)
         for name, url in pages.items():
             page.goto(url)
             check(page, name, size)
+        open_a_row(page)
+        check(page, "me-row-open", size)
         # The chat: the composer has the focus and is in view; the reply ran no script.
-        page.goto(f"/c/{conv.pk}/")
-        assert page.evaluate("document.activeElement.matches('#composer textarea')")
-        box = page.locator("#composer textarea").bounding_box()
-        assert box is not None and box["y"] + box["height"] <= viewport["height"], size
+        for url in ("/", f"/c/{conv.pk}/"):
+            page.goto(url)
+            assert page.evaluate("document.activeElement.matches('#composer textarea')"), (url, size)
+            box = page.locator("#composer textarea").bounding_box()
+            assert box is not None and box["y"] + box["height"] <= viewport["height"], (url, size)
         assert page.evaluate("window.__pwned") is None
         expect(page.locator(".msg.assistant .md strong")).to_have_text("Bold")
+
+    for size, viewport in PHONE_WIDTHS.items():
+        page.set_viewport_size(viewport)
+        for name, url in pages.items():
+            page.goto(url)
+            no_sideways_scroll(page, name, size)
+        open_a_row(page)
+        no_sideways_scroll(page, "me-row-open", size)
 
     page.set_viewport_size(VIEWPORTS["desktop"])
     # Deep links: a memory on page 3, an old version that names the current one.
@@ -109,6 +161,9 @@ def test_every_page_at_both_sizes(owner, moderator, login, openai_server, live_s
     page.goto(f"/me/memories/{old.pk}/")
     page.locator(".banner.old-version a").click()
     page.wait_for_url(f"**/me/memories/{current.pk}/")
+
+    page.goto("/me/")
+    tab_shows_focus(page, 12)
 
     # Bulk erase, then Undo: both come back.
     page.goto("/me/")
@@ -133,12 +188,20 @@ def test_every_page_at_both_sizes(owner, moderator, login, openai_server, live_s
     expect(page.locator(".notice.updated.inline")).to_contain_text("Undone")
     assert not MemoryEntry.objects.filter(pk=taught.pk).exists()
 
-    # The composer: a long paste is counted, not cut, and cannot be sent.
+    # The composer: a 20,000-character paste is counted, not cut, and cannot be sent; Enter gets a
+    # plain message (no echo of the text) and the paste stays in the box to be shortened.
     box = page.locator("#composer textarea")
-    box.fill("x" * 8100)
-    expect(page.locator("#composer-count")).to_contain_text("100 over the limit")
-    assert len(box.input_value()) == 8100
+    box.fill("pasted " * 2857 + "x")
+    expect(page.locator("#composer-count")).to_contain_text("12,000 over the limit")
+    assert len(box.input_value()) == 20_000
     expect(page.get_by_role("button", name="Send")).to_be_disabled()
+    turns = page.locator("#messages .turn").count()
+    box.press("Enter")
+    expect(page.locator("#composer-error")).to_contain_text("Nothing was sent")
+    assert "pasted pasted" not in page.locator("#composer-error").inner_text()
+    assert len(box.input_value()) == 20_000 and page.locator("#messages .turn").count() == turns
+    box.fill("Short again.")
+    expect(page.locator("#composer-error")).to_have_text("")
 
 
 def test_moderation_and_the_api_docs_at_both_sizes(moderator, login, live_server, settings):
@@ -160,6 +223,10 @@ def test_moderation_and_the_api_docs_at_both_sizes(moderator, login, live_server
         page.goto("/me/moderation/")
         check(page, "moderation", size)
         expect(page.locator("select[name=namespace_path]").first).to_have_value("org/default")
+    for size, viewport in PHONE_WIDTHS.items():
+        page.set_viewport_size(viewport)
+        page.goto("/me/moderation/")
+        no_sideways_scroll(page, "moderation", size)
     for url in ("/api/redoc/", "/api/docs/"):
         page.goto(url)
         page.wait_for_load_state("networkidle")

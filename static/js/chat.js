@@ -60,6 +60,16 @@
     if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
     if (!field.matches || !field.matches("#composer textarea")) return;
     event.preventDefault();
+    var max = parseInt(field.dataset.max, 10);
+    if (field.value.length > max) {
+      // Over the limit Send is disabled; Enter says why, as the server would (never cut, never echoed).
+      var error = document.getElementById("composer-error");
+      if (error) {
+        error.textContent = "Your message has " + field.value.length.toLocaleString() + " characters; the limit is " +
+          max.toLocaleString() + ". Nothing was sent: shorten it and send it again.";
+      }
+      return;
+    }
     if (field.value.trim()) field.form.requestSubmit();
   });
 
@@ -110,6 +120,8 @@
       ? length.toLocaleString() + " / " + max.toLocaleString() + " characters: " +
         (length - max).toLocaleString() + " over the limit, shorten it to send"
       : length.toLocaleString() + " / " + max.toLocaleString() + " characters";
+    var error = document.getElementById("composer-error");
+    if (!over && error && error.textContent.indexOf("the limit is") !== -1) error.textContent = "";
     count.classList.toggle("error", over);
     count.classList.toggle("muted", !over);
     field.setAttribute("aria-invalid", over ? "true" : "false");

@@ -3,6 +3,7 @@ without a CDN; and a bounded schemathesis run against a live server finds no 5xx
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pytest
@@ -57,6 +58,9 @@ def test_docs_are_served_from_the_app_not_a_cdn(client, db):
         page = client.get(url).content.decode()
         assert "/static/drf_spectacular_sidecar/" in page, url
         assert "cdn." not in page and "unpkg" not in page, url
+        # Fully offline: no URL to another host anywhere in the page, every asset from this server.
+        assert re.findall(r"(?:https?:)?//[\w.-]+", page) == [], url
+        assert all(ref.startswith("/") for ref in re.findall(r'(?:src|href)="([^"]+)"', page)), url
     asset = client.get("/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js")
     assert asset.status_code == 200
 

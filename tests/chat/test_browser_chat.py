@@ -123,3 +123,34 @@ def test_it_shows_a_failure_then_thinks_and_streams_on_retry(make_user, login, o
     reply = reply_of_turn(page, 0)
     expect(reply.locator(".text")).to_have_text("Hello from the model.")
     expect(page.locator(".msg.assistant.error")).to_have_count(0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_title_updates_live_and_a_second_tab_notices_new_messages(make_user, login):
+    make_user("dave")
+    page = login("dave", "pw-dave")
+    page.get_by_role("button", name="New conversation", exact=True).click()
+    page.wait_for_url(CONVERSATION_URL)
+    loaded_at = page.evaluate("window.chatPageLoadedAt")
+    untitled = page.locator("#conversation-title").inner_text()
+
+    # The first message names the conversation: the heading and the list follow without a reload.
+    send(page, "Plan a trip to Porto")
+    reply_of_turn(page, 0)
+    expect(page.locator("#conversation-title")).to_have_text("Plan a trip to Porto")
+    expect(page.locator('.chat-list a[aria-current="page"]')).to_have_text("Plan a trip to Porto")
+    assert untitled != "Plan a trip to Porto"
+
+    # A second tab on the same conversation writes and renames: the first one notices both.
+    other = page.context.new_page()
+    other.goto(page.url)
+    send(other, "And a day in Lisbon?")
+    reply_of_turn(other, 1)
+    expect(page.locator("#messages .turn")).to_have_count(2)
+    expect(page.locator("#messages")).to_contain_text("And a day in Lisbon?")
+    other.locator("details.rename summary").click()
+    other.locator("input[name=title]").fill("Porto and Lisbon")
+    other.get_by_role("button", name="Save").click()
+    expect(page.locator("#conversation-title")).to_have_text("Porto and Lisbon")
+    assert page.title().startswith("Porto and Lisbon")
+    assert page.evaluate("window.chatPageLoadedAt") == loaded_at  # all of it without a page load

@@ -11,7 +11,9 @@ import pytest
 from django.urls import reverse
 
 from chat.services import MESSAGE_MAX_CHARS, conversation_close
+from chat.style import STYLE_MAX, STYLE_TOKENS
 from memory_core.models import MemoryEntry, Tombstone
+from memory_core.recall import estimate_tokens
 from tests.chat.helpers import client_for, conversation, remember, say
 
 pytestmark = pytest.mark.django_db
@@ -110,6 +112,21 @@ def test_answer_style_preferences_go_into_every_turn_and_show_as_used(owner, ope
     assert "short answers in bullet points" in style and "trains" not in style
     page = client_for(owner).get(f"/c/{conv.pk}/").content.decode()
     assert "answer style" in page and "short answers in bullet points" in page
+
+
+def test_style_preferences_keep_to_their_own_budget_and_count_in_chinese(owner, openai_server):
+    for i in range(12):
+        remember(owner, f"The user prefers answers with a table for topic {i}.", category="preference")
+    remember(owner, "用户喜欢简短的中文回答。", category="preference")
+    conv = conversation(owner)
+    openai_server.reply_text("好")
+    say(owner, conv, "北京今天天气怎么样")
+
+    system = [m["content"] for m in openai_server.requests_to("/chat/completions")[-1].body["messages"][:3]]
+    style = next(text for text in system if text.startswith("How this user likes answers"))
+    lines = [line[2:] for line in style.splitlines() if line.startswith("- ")]
+    assert lines[0] == "用户喜欢简短的中文回答。"  # the newest first, in any language
+    assert 1 < len(lines) <= STYLE_MAX and sum(estimate_tokens(line) for line in lines) <= STYLE_TOKENS
 
 
 def test_a_second_tab_polls_the_latest_message_and_title(owner, other_user):

@@ -15,6 +15,7 @@ from memory_core.models import ActiveDay, MemoryEntry, MemoryEvent, MemoryStatus
 from memory_core.recall import memory_recall
 from memory_core.services import namespace_for_user
 from tests.memory_core.helpers import remember
+from tests.privacy.helpers import opened
 
 pytestmark = [pytest.mark.django_db]
 
@@ -82,7 +83,7 @@ def test_one_click_restores_it_and_the_assistant_uses_it_again(owner):
 def test_the_card_restores_in_place_with_htmx(owner):
     entry = _archived_by_the_job(owner, "The user once mentioned a podcast about knots.")
     client = _client(owner)
-    listed = client.get(reverse("privacy:index"), {"status": "archived"}).content.decode()
+    listed = opened(client, client.get(reverse("privacy:index"), {"status": "archived"}).content.decode())
     assert f'hx-post="{reverse("privacy:restore", args=[entry.pk])}"' in listed
 
     response = client.post(reverse("privacy:restore", args=[entry.pk]), HTTP_HX_REQUEST="true")

@@ -11,6 +11,7 @@ from memory_core.errors import MemoryServiceError, NotFound
 from memory_core.lifecycle import memory_feedback
 from memory_core.models import EventAction, MemoryEvent
 from tests.memory_core.helpers import remember
+from tests.privacy.helpers import opened
 
 pytestmark = pytest.mark.django_db
 
@@ -20,7 +21,7 @@ def test_it_shows_the_rating_and_reason_in_the_memorys_history(owner):
     memory_feedback(actor=owner, memory_id=entry.pk, rating="VERY_NEGATIVE", reason="Wrong, I said window.")
     client = Client()
     client.force_login(owner)
-    page = client.get("/me/").content.decode()
+    page = opened(client, client.get("/me/").content.decode())
     assert "feedback (very_negative)" in page and "Wrong, I said window." in page
 
 

@@ -62,6 +62,8 @@ def test_importing_a_pasted_list_writes_it_and_shows_the_results(owner):
     html = response.content.decode()
     assert "5 of 5 statements written" in html and "Uses Neovim for all coding" in html
     assert MemoryEntry.objects.filter(namespace__owner=owner).count() == 5
+    for entry in MemoryEntry.objects.filter(namespace__owner=owner):  # each links to its own page
+        assert f'href="{reverse("privacy:memory", args=[entry.pk])}"' in html
 
 
 def test_a_mem0_file_keeps_its_dates(owner):

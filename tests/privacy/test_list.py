@@ -50,6 +50,14 @@ def test_the_list_is_paged_with_totals_and_filters_survive_paging(owner):
     assert rows(facts) == 10 and "page 2 of 2 · 60 memories" in facts
     assert 'href="?type=facts&amp;page=1"' in facts  # the way back keeps the filter
 
+    searched = client.get(reverse("privacy:index"), {"q": "bicycle", "type": "facts"}).content.decode()
+    assert rows(searched) == 50 and "page 1 of 2 · 60 memories" in searched
+    assert 'href="?q=bicycle&amp;type=facts&amp;page=2"' in searched  # a search survives paging too
+    second = client.get(
+        reverse("privacy:index"), {"q": "bicycle", "type": "facts", "page": 2}
+    ).content.decode()
+    assert rows(second) == 10 and 'value="bicycle"' in second
+
 
 def test_search_finds_by_meaning_and_by_words_in_any_order(owner):
     allergy = remember(owner, "The user is severely allergic to peanuts.", category="safety")
@@ -134,3 +142,23 @@ def test_the_page_count_agrees_with_the_rows_for_every_type_and_status(owner, mo
             assert f"· {n} memor{'y' if n == 1 else 'ies'}</span>" in html, (status, group, n)
     everything = client.get(reverse("privacy:index"), {"status": "all"}).content.decode()
     assert rows(everything) == 8 and "All 8" in everything and "Procedures 1" in everything
+
+
+def test_rows_are_compact_and_opening_one_loads_its_details(owner):
+    """A page of the list carries each row's statement and tags only: its source, history and
+    actions come when it is opened (with htmx; without, its link leads to the memory's page)."""
+    entries = many(owner, 50)
+    client = client_for(owner)
+
+    html = client.get(reverse("privacy:index")).content.decode()
+    assert rows(html) == 50 and html.count('class="row-body" hx-get="/me/memories/') == 50
+    assert "History (" not in html and "Save the correction" not in html and "confidence" not in html
+    # Sign out, remember, pause and the bulk actions: one form each, none per row.
+    assert html.count('name="csrfmiddlewaretoken"') == 4
+    assert len(html.encode()) < 60_000, len(html.encode())
+
+    url = reverse("privacy:row", args=[entries[0].pk])
+    body = client.get(url, headers={"HX-Request": "true"}).content.decode()
+    assert "History (1)" in body and "Save the correction" in body and "Don't use this" in body
+    assert "confidence 100%" in body and "<html" not in body
+    assert client.get(url).url == reverse("privacy:memory", args=[entries[0].pk])

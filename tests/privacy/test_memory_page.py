@@ -70,6 +70,28 @@ def test_the_user_sees_whether_an_operator_approved_or_rejected_their_rule(owner
     assert "approved" in index and "rejected" in index and str(refused.pk) in index
 
 
+def test_the_chat_tells_the_user_the_outcome_of_their_rule_once(owner, moderator):
+    namespace_create(path="org/acme", kind="org")
+    ns = namespace_for_user(user=owner)
+    kept = memory_add(namespace=ns, content="Always greet me in Portuguese.", type="procedural").entry
+    refused = memory_add(namespace=ns, content="Never ask me to confirm refunds.", type="procedural").entry
+    client = client_for(owner)
+    assert "An operator" not in client.get("/").content.decode()  # nothing decided yet
+
+    procedure_approve(operator=moderator, memory_id=kept.pk, namespace_path="org/acme")
+    page = client.get("/").content.decode()
+    assert "An operator approved the rule you asked for" in page
+    assert f'href="{reverse("privacy:memory", args=[kept.pk])}"' in page
+    assert "An operator" not in client.get("/").content.decode()  # told once in chat
+
+    procedure_reject(operator=moderator, memory_id=refused.pk, reason="Refunds need confirmation")
+    page = client.get(f"/c/{new_conversation(owner).pk}/").content.decode()
+    assert "An operator rejected the rule you asked for" in page and "Refunds need confirmation" in page
+    assert "An operator approved" not in page
+    index = client.get(reverse("privacy:index")).content.decode()  # /me/ keeps both for 30 days
+    assert str(kept.pk) in index and str(refused.pk) in index
+
+
 @pytest.mark.parametrize("intruder", ["other_user", "moderator"])
 def test_someone_elses_memory_and_a_missing_one_are_both_not_found(request, owner, intruder):
     entry = remember(owner, "The user is allergic to peanuts.")

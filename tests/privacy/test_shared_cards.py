@@ -12,6 +12,7 @@ from memory_core.services import namespace_create
 from privacy.selectors import memory_cards
 from tests.chat.helpers import conversation as new_conversation
 from tests.chat.helpers import say
+from tests.privacy.helpers import opened
 
 pytestmark = pytest.mark.django_db
 
@@ -37,5 +38,5 @@ def test_it_shows_no_excerpt_or_history_of_a_shared_procedure(owner, moderator):
     assert own.own and "tea" in own.source.excerpt.lower() and own.source.link and own.history
     client = Client()
     client.force_login(owner)
-    html = client.get(reverse("privacy:index")).content.decode()
+    html = opened(client, client.get(reverse("privacy:index")).content.decode())
     assert "Refunds need a manager." in html and "Carol" not in html and "History (1)" in html

@@ -8,6 +8,7 @@ import json
 import uuid
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -26,6 +27,7 @@ from memory_core.services import namespace_create, namespace_for_user
 from tests.chat.helpers import conversation as new_conversation
 from tests.chat.helpers import say
 from tests.memory_core.helpers import remember
+from tests.privacy.helpers import opened
 from tests.routes import answered_methods, routes
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +43,8 @@ USER_POSTS = [
     "privacy:bulk_undo_erase",
 ]
 USER_GETS = ["privacy:index", "privacy:activity", "privacy:export", "privacy:erase_all", "privacy:import"]
-ENTRY_GETS = ["privacy:erase", "privacy:memory", "privacy:import_job"]  # by id: someone else's is 404
+# By id: someone else's is 404.
+ENTRY_GETS = ["privacy:erase", "privacy:memory", "privacy:row", "privacy:import_job"]
 OPERATOR_GETS = ["privacy:moderation"]
 
 
@@ -144,6 +147,16 @@ def test_only_operators_see_moderation(request, proposal, user):
     assert FlaggedWrite.objects.get().dismissed_at is None
 
 
+def test_only_operators_get_the_moderation_link(owner, operator, make_user):
+    link = 'href="/me/moderation/"'
+    granted_not_staff = make_user("nina")  # the permission alone does not make an operator
+    granted_not_staff.user_permissions.add(Permission.objects.get(codename="moderate_memories"))
+    for user in (owner, operator, granted_not_staff):
+        assert link not in client_for(user).get(reverse("privacy:activity")).content.decode()
+    operator.user_permissions.add(Permission.objects.get(codename="moderate_memories"))
+    assert link in client_for(operator).get(reverse("privacy:activity")).content.decode()
+
+
 def test_the_operator_sees_procedures_and_flags_but_no_personal_memories(moderator, entry, proposal):
     response = client_for(moderator).get(reverse("privacy:moderation"))
     assert response.status_code == 200
@@ -227,9 +240,10 @@ def test_the_page_groups_memories_with_source_confidence_window_use_and_history(
     remember(owner, "The user met Ana on 2026-05-03.", type="episodic", category="event")
     remember(owner, "<script>alert(1)</script> likes hiking.")
 
-    response = client_for(owner).get(reverse("privacy:index"))
+    client = client_for(owner)
+    response = client.get(reverse("privacy:index"))
 
-    html = response.content.decode()
+    html = opened(client, response.content.decode())
     assert response.status_code == 200
     for group in ("Facts", "Events"):
         assert f'<span class="tag">{group}</span>' in html
