@@ -153,8 +153,8 @@ def test_rows_are_compact_and_opening_one_loads_its_details(owner):
     html = client.get(reverse("privacy:index")).content.decode()
     assert rows(html) == 50 and html.count('class="row-body" hx-get="/me/memories/') == 50
     assert "History (" not in html and "Save the correction" not in html and "confidence" not in html
-    # Sign out, remember, pause and the bulk actions: one form each, none per row.
-    assert html.count('name="csrfmiddlewaretoken"') == 4
+    # Sign out, remember, pause, the bulk actions and the language switch: one form each, none per row.
+    assert html.count('name="csrfmiddlewaretoken"') == 5
     assert len(html.encode()) < 60_000, len(html.encode())
 
     url = reverse("privacy:row", args=[entries[0].pk])
