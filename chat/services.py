@@ -42,6 +42,8 @@ class PreparedTurn:
     acknowledgements: list[str] = field(default_factory=list)
     # The secret values of the user's message, scanned once: the reply must never repeat them.
     secret_values: tuple[str, ...] = ()
+    # The complete messages before it not yet in the summary, as loaded for the prompt.
+    earlier: list[Message] = field(default_factory=list)
 
 
 def _clean_text(text: str) -> str:
@@ -299,7 +301,9 @@ def turn_prepare(*, user: Any, conversation: Conversation, user_message: Message
         llm_messages.insert(
             1, {"role": "system", "content": "Tell the user, in your reply: " + " ".join(acks)}
         )
-    return PreparedTurn(conversation, user_message, llm_messages, recall, state, acks, secrets.values)
+    return PreparedTurn(
+        conversation, user_message, llm_messages, recall, state, acks, secrets.values, earlier=earlier
+    )
 
 
 def _usable(text: str) -> str:
@@ -333,13 +337,7 @@ def turn_complete(*, prepared: PreparedTurn, text: str, offline: bool) -> Messag
             )
             user_message.status, user_message.error = Message.Status.COMPLETE, ""
             user_message.save(update_fields=["status", "error"])
-            conversation.last_activity_at = timezone.now()
-            fields = ["last_activity_at"]
-            if prepared.memory_state == "paused":
-                # This turn happened while memory was paused: no later trigger may learn from it.
-                conversation.extracted_upto = reply.pk
-                fields.append("extracted_upto")
-            conversation.save(update_fields=fields)
+            _touch(conversation, paused_upto=reply.pk if prepared.memory_state == "paused" else None)
             if prepared.memory_state == "on":
                 _maybe_extract_every_n(conversation)
     except IntegrityError:
@@ -347,8 +345,28 @@ def turn_complete(*, prepared: PreparedTurn, text: str, offline: bool) -> Messag
         if existing is None:
             raise
         return existing
-    _maybe_summarise(conversation)
+    _maybe_summarise(conversation, seen=[*prepared.earlier, user_message, reply])
     return reply
+
+
+# Activity is kept to the minute: the idle sweep counts in tens of minutes, and the user's message
+# has just set it (`message_post`), so a reply within the minute saves the turn a write.
+ACTIVITY_RESOLUTION = timedelta(minutes=1)
+
+
+def _touch(conversation: Conversation, *, paused_upto: int | None) -> None:
+    """The reply's activity; `paused_upto`: the turn happened while memory was paused, so no later
+    trigger may learn from it (nor from anything before)."""
+    now = timezone.now()
+    fields = []
+    if conversation.last_activity_at is None or now - conversation.last_activity_at >= ACTIVITY_RESOLUTION:
+        conversation.last_activity_at = now
+        fields.append("last_activity_at")
+    if paused_upto is not None:
+        conversation.extracted_upto = paused_upto
+        fields.append("extracted_upto")
+    if fields:
+        conversation.save(update_fields=fields)
 
 
 def turn_fail(*, prepared: PreparedTurn, error: MemoryServiceError) -> None:
@@ -413,15 +431,29 @@ def _maybe_extract_every_n(conversation: Conversation) -> None:
         _extract_pending(conversation=conversation, trigger="every_n_turns")
 
 
-def _maybe_summarise(conversation: Conversation) -> None:
-    """Fold turns that fell out of the recent window into the rolling summary."""
+SUMMARY_MIN_MESSAGES = 4  # fewer messages out of the window are not worth a summary yet
+
+
+def _older(messages: list[Message]) -> list[Message]:
+    """The messages that fell out of the recent window."""
+    window = recent_window(messages, budget_tokens=settings.CHAT_HISTORY_TOKENS)
+    return messages[: len(messages) - len(window)]
+
+
+def _maybe_summarise(conversation: Conversation, *, seen: list[Message] | None = None) -> None:
+    """Fold turns that fell out of the recent window into the rolling summary.
+
+    `seen`: the unsummarised messages this turn already loaded. Too few of them to summarise means
+    no query: only messages another tab completed meanwhile could add more, and they are folded in
+    at the next turn (more messages never leave fewer out of the window).
+    """
+    if seen is not None and len(_older(seen)) < SUMMARY_MIN_MESSAGES:
+        return
     complete = conversation.messages.filter(status=Message.Status.COMPLETE)
     if conversation.summary_upto is not None:
         complete = complete.filter(pk__gt=conversation.summary_upto)
-    unsummarised = list(complete.in_turn_order())
-    window = recent_window(unsummarised, budget_tokens=settings.CHAT_HISTORY_TOKENS)
-    older = unsummarised[: len(unsummarised) - len(window)]
-    if len(older) < 4:
+    older = _older(list(complete.in_turn_order()))
+    if len(older) < SUMMARY_MIN_MESSAGES:
         return
     summary = _summarise(previous=conversation.summary, messages=older)
     # Derived text, kept across turns: no secret of the summarised messages survives in it.
