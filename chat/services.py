@@ -10,18 +10,28 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.postgres.expressions import ArraySubquery
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from chat.models import Conversation, Message
 from chat.prompting import build_messages, offline_summary, recent_window
-from chat.style import style_block, style_preferences
+from chat.style import STYLE_MAX, current_style, style_block, style_preferences
 from memory_core.erasure import Requester, Tally, erasure_receipt_record, extraction_jobs_erase
 from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction import candidate_add, extraction_enqueue, remember_requests
 from memory_core.guards.secrets import redact, redact_values, scan_secrets
 from memory_core.llm import LLMError, LLMOutputError, get_llm
-from memory_core.models import ActorKind, ErasureReceipt, ErasureScope, ExtractionJob, Namespace, SourceKind
+from memory_core.models import (
+    ActorKind,
+    ErasureReceipt,
+    ErasureScope,
+    ExtractionJob,
+    MemoryEntry,
+    Namespace,
+    NamespaceKind,
+    SourceKind,
+)
 from memory_core.pipeline import AddOutcome
 from memory_core.recall import RecallResult, memory_recall
 from memory_core.services import namespace_for_user
@@ -247,8 +257,18 @@ def _remember_now(*, user: Any, namespace: Namespace, message: Message) -> list[
     return acks
 
 
+def _namespace_and_style(user: Any) -> tuple[Namespace, list[MemoryEntry]]:
+    """The user's namespace and their current style preferences (`style.current_style`) in one
+    query; on the user's first turn the namespace is created, and the preferences cost their own."""
+    contents = ArraySubquery(current_style(user).values("content")[:STYLE_MAX])
+    row = Namespace.objects.filter(owner=user, kind=NamespaceKind.USER).annotate(style=contents).first()
+    if row is None:
+        return namespace_for_user(user=user), list(current_style(user)[:STYLE_MAX])
+    return row, [MemoryEntry(content=content) for content in row.style]  # type: ignore[attr-defined]
+
+
 def turn_prepare(*, user: Any, conversation: Conversation, user_message: Message) -> PreparedTurn:
-    namespace = namespace_for_user(user=user)
+    namespace, style = _namespace_and_style(user)
     state = _memory_state(conversation, namespace)
     acks: list[str] = []
     wants_memory = bool(remember_requests(_payload(user_message)))
@@ -295,7 +315,7 @@ def turn_prepare(*, user: Any, conversation: Conversation, user_message: Message
         summary=conversation.summary,
         history=history,
         user_text=user_message.content,
-        style=style_block(style_preferences(user=user)) if state == "on" else "",
+        style=style_block(style_preferences(user=user, loaded=style)) if state == "on" else "",
     )
     if acks:
         llm_messages.insert(
