@@ -218,10 +218,16 @@ def measure(user: Any, *, turns: int, per_conversation: int = 10) -> None:
     recalled: list[int] = []
     conversation = None
 
-    def turn(text: str) -> tuple[float, float, float, float, int]:
+    def rotate() -> None:
+        """A new conversation every `per_conversation` turns (the bench's own queries)."""
         nonlocal conversation
         if conversation is None or conversation.messages.count() >= 2 * per_conversation:
             conversation = conversation_create(user=user)
+
+    def turn(text: str, *, rotated: bool = False) -> tuple[float, float, float, float, int]:
+        if not rotated:
+            rotate()
+        assert conversation is not None
         t0 = time.perf_counter()
         message = message_post(conversation=conversation, content=text)
         t1 = time.perf_counter()
@@ -267,11 +273,13 @@ def measure(user: Any, *, turns: int, per_conversation: int = 10) -> None:
 
     chat.services.memory_recall = counted_recall  # type: ignore[assignment]  # counting, not replacing
     try:
+        rotate()
         with CaptureQueriesContext(connection) as queries:
-            turn(_query(rng))
+            turn(_query(rng), rotated=True)
     finally:
         chat.services.memory_recall = real_recall  # type: ignore[assignment]
     total = _statements(queries.captured_queries)
+    control = sum(1 for q in queries.captured_queries if q["sql"].strip() in ("BEGIN", "COMMIT"))
     of_recall = sum(recall_statements)
 
     print(
@@ -294,7 +302,8 @@ def measure(user: Any, *, turns: int, per_conversation: int = 10) -> None:
     )
     print(
         f"    SQL statements per turn (savepoints aside): {total} = {of_recall} recall + "
-        f"{total - of_recall} chat;  goal <= 10: {'met' if total <= 10 else 'MISSED'}",
+        f"{total - of_recall} chat, of them {control} BEGIN/COMMIT (the test suite's count has none);  "
+        f"goal <= 10: {'met' if total <= 10 else 'MISSED'}",
         flush=True,
     )
     # Wall-clock figures: on a shared machine they grow with whatever else runs on it.
