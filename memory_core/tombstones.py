@@ -99,7 +99,7 @@ def blocking_tombstone(
     """The tombstone that forbids learning `content` from this source again, if any.
 
     `candidates`: the namespace's tombstones already fetched for a whole batch
-    (`tombstones_for_batch`); without them, the matching ones are queried.
+    (`namespace_with_tombstones`); without them, the matching ones are queried.
     """
     digest = statement_digest(content)
     refs = message_refs(conversation, message_ids)
@@ -130,21 +130,16 @@ def _could_block(contents: list[str], keys: list[str]) -> Q:
     return Q(digest__in=digests) | Q(key_digest__in=key_digests)
 
 
-def tombstones_for_batch(*, namespace: Namespace, contents: list[str], keys: list[str]) -> list[Tombstone]:
-    """Every tombstone of `namespace` that could block one of a batch's statements, newest first,
-    in one query (each statement is then checked by `blocking_tombstone(candidates=…)`)."""
-    matching = Tombstone.objects.filter(namespace=namespace).filter(_could_block(contents, keys))
-    return list(matching.order_by("-created_at"))
-
-
 _TOMBSTONE_FIELDS = ("id", "reason", "digest", "key_digest", "message_refs", "created_at")
 
 
 def namespace_with_tombstones(
     *, namespace_id: int, contents: list[str], keys: list[str]
 ) -> tuple[Namespace, list[Tombstone]]:
-    """The namespace's pause and erase-all watermark (`memory_paused`, `mine_after`) and
-    `tombstones_for_batch`, in ONE query: what the write pipeline's guards read before embedding."""
+    """The namespace's pause and erase-all watermark (`memory_paused`, `mine_after`) and every
+    tombstone of it that could block one of the statements, newest first (each statement is then
+    checked by `blocking_tombstone(candidates=…)`), in ONE query: what the write pipeline's
+    guards read before embedding."""
     rows = (
         Tombstone.objects.filter(namespace_id=OuterRef("pk"))
         .filter(_could_block(contents, keys))
