@@ -4,13 +4,16 @@ Figures, each with its baseline in the same run:
 
 * query embedding p50/p95: ONNX Runtime (default) vs torch, one thread; batch rate, all cores;
 * ingest, one by one: `memory_add` vs mem0 `Memory.add(infer=False)` (pgvector on the same
-  embedded server, the same packaged MiniLM through sentence-transformers, no LLM call);
-* ingest, batched: `memory_add_many` in batches of `--batch` vs one by one;
+  embedded server, the same packaged MiniLM through sentence-transformers, no LLM call); each
+  turn with the turn before it as its context, as the mem0-compatible endpoint stores them
+  (so ours embeds two texts per turn, mem0 one); SQL statements per add;
+* ingest, batched: `memory_add_many` in batches of `--batch` vs one by one; statements per batch;
 * `memory_recall` in-process including the query embedding, p50/p95, recording on: ours on ONNX
   and on torch vs mem0 `Memory.search` over the same conversations;
 * recall log: rows written, then bounded by `RECALL_LOG_RETENTION_DAYS`.
 
-`python -m bench speed [--conversations 2] [--one-by-one 150] [--queries 150] [--batch 25] [--no-mem0]`
+`python -m bench speed [--conversations 2] [--one-by-one 150] [--queries 150] [--batch 25] [--no-mem0]
+[--ingest-only]`
 """
 
 from __future__ import annotations
@@ -112,35 +115,68 @@ def common_var() -> Any:
     return path
 
 
+def _statements(run: Callable[[], object]) -> int:
+    """SQL statements `run` sends, savepoints aside."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        run()
+    return sum(1 for q in captured.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE")))
+
+
 def _ingest(conversations: list[Conversation], one_by_one: int, batch: int, mem0: Any) -> dict[str, Any]:
     from memory_core.models import Namespace
     from memory_core.pipeline import memory_add, write_request
     from memory_core.pipeline_batch import memory_add_many
+    from memory_core.search_context import preceding_turns
 
-    print("ingest (LoCoMo turns, stored as given, local embeddings, in-process):")
-    sample = [turn.content for turn in conversations[0].turns[:one_by_one]]
+    print("ingest (LoCoMo turns with their preceding turn as context, stored as given, local embeddings):")
+    texts = [turn.content for turn in conversations[0].turns]
+    sample = list(zip(texts, preceding_turns(texts), strict=True))[:one_by_one]
     single = Namespace.objects.create(path="agent/speed-single", kind="agent")
-    ours = _times(sample, lambda text: memory_add(namespace=single, content=text, exact=True))
-    ours_rate = len(sample) / sum(ours)
-    print(f"  ours memory_add one by one: {ours_rate:7.1f}/s   ({common.summary_ms(ours)})")
+
+    def add(item: tuple[str, str]) -> None:
+        memory_add(namespace=single, content=item[0], context=item[1], exact=True)
+
+    ours = _times(sample[1:], add)
+    ours_rate = len(ours) / sum(ours)
+    per_add = _statements(lambda: add(sample[0]))
+    print(
+        f"  ours memory_add one by one: {ours_rate:7.1f}/s   ({common.summary_ms(ours)}); "
+        f"{per_add} SQL statements per add"
+    )
 
     namespaces: dict[str, Any] = {}
     total = 0
+    per_batch: list[int] = []
     with common.timed() as elapsed:
         for conversation in conversations:
             namespace = Namespace.objects.create(path=f"agent/speed-{conversation.name}", kind="agent")
             namespaces[conversation.name] = namespace
-            texts = [turn.content for turn in conversation.turns]
-            for start in range(0, len(texts), batch):
-                chunk = texts[start : start + batch]
-                memory_add_many(
-                    namespace=namespace, requests=[write_request(content=t, exact=True) for t in chunk]
-                )
-            total += len(texts)
+            turns = [turn.content for turn in conversation.turns]
+            contexts = preceding_turns(turns)
+            for start in range(0, len(turns), batch):
+                requests = [
+                    write_request(content=text, context=context, exact=True)
+                    for text, context in zip(
+                        turns[start : start + batch], contexts[start : start + batch], strict=True
+                    )
+                ]
+                if start == batch:  # a full batch into a namespace that holds one already: counted
+                    per_batch.append(
+                        _statements(
+                            lambda ns=namespace, r=requests: memory_add_many(namespace=ns, requests=r)
+                        )
+                    )
+                else:
+                    memory_add_many(namespace=namespace, requests=requests)
+            total += len(turns)
     batched_rate = total / elapsed()
     print(
         f"  ours memory_add_many, batches of {batch}: {batched_rate:7.1f}/s ({total} turns); "
-        f"vs one by one {common.ratio(batched_rate, ours_rate)}"
+        f"vs one by one {common.ratio(batched_rate, ours_rate)}; "
+        f"{per_batch[0] if per_batch else '-'} SQL statements per batch"
     )
     if mem0 is not None:
         mem0_times: list[float] = []
@@ -222,6 +258,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=150)
     parser.add_argument("--batch", type=int, default=25)
     parser.add_argument("--no-mem0", action="store_true")
+    parser.add_argument("--ingest-only", action="store_true", help="the ingest figures alone")
     args = parser.parse_args(argv)
     common.setup()
     common.header("Speed at scale on LoCoMo, ours vs mem0 OSS")
@@ -232,14 +269,16 @@ def main(argv: list[str] | None = None) -> None:
         f"{os.cpu_count()} cores"
     )
     texts = [turn.content for turn in conversations[0].turns[:200]]
-    _embedding(texts, [q.text for q in conversations[0].questions[:100]])
+    if not args.ingest_only:
+        _embedding(texts, [q.text for q in conversations[0].questions[:100]])
     mem0 = None
     if not args.no_mem0:
         mem0 = _mem0("mem0_speed_bench")
         mem0.reset()
     namespaces = _ingest(conversations, args.one_by_one, args.batch, mem0)
-    _recall(conversations, namespaces, args.queries, mem0)
-    _recall_log()
+    if not args.ingest_only:
+        _recall(conversations, namespaces, args.queries, mem0)
+        _recall_log()
 
 
 if __name__ == "__main__":

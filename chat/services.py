@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.postgres.expressions import ArraySubquery
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
@@ -17,13 +18,22 @@ from django.utils.translation import gettext_lazy
 
 from chat.models import Conversation, Message
 from chat.prompting import build_messages, offline_summary, recent_window
-from chat.style import style_block, style_preferences
+from chat.style import STYLE_MAX, current_style, style_block, style_preferences
 from memory_core.erasure import Requester, Tally, erasure_receipt_record, extraction_jobs_erase
 from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction import candidate_add, extraction_enqueue, remember_requests
 from memory_core.guards.secrets import SecretScan, redact, redact_values, scan_secrets
 from memory_core.llm import LLMError, LLMOutputError, get_llm
-from memory_core.models import ActorKind, ErasureReceipt, ErasureScope, ExtractionJob, Namespace, SourceKind
+from memory_core.models import (
+    ActorKind,
+    ErasureReceipt,
+    ErasureScope,
+    ExtractionJob,
+    MemoryEntry,
+    Namespace,
+    NamespaceKind,
+    SourceKind,
+)
 from memory_core.pipeline import AddOutcome
 from memory_core.recall import RecallResult, memory_recall
 from memory_core.services import namespace_for_user
@@ -45,6 +55,8 @@ class PreparedTurn:
     acknowledgements: list[str] = field(default_factory=list)
     # The secret values of the user's message, scanned once: the reply must never repeat them.
     secret_values: tuple[str, ...] = ()
+    # The complete messages before it not yet in the summary, as loaded for the prompt.
+    earlier: list[Message] = field(default_factory=list)
 
 
 def _clean_text(text: str) -> str:
@@ -292,8 +304,18 @@ def _acknowledgements(
     return acks, secrets
 
 
+def _namespace_and_style(user: Any) -> tuple[Namespace, list[MemoryEntry]]:
+    """The user's namespace and their current style preferences (`style.current_style`) in one
+    query; on the user's first turn the namespace is created, and the preferences cost their own."""
+    contents = ArraySubquery(current_style(user).values("content")[:STYLE_MAX])
+    row = Namespace.objects.filter(owner=user, kind=NamespaceKind.USER).annotate(style=contents).first()
+    if row is None:
+        return namespace_for_user(user=user), list(current_style(user)[:STYLE_MAX])
+    return row, [MemoryEntry(content=content) for content in row.style]  # type: ignore[attr-defined]
+
+
 def turn_prepare(*, user: Any, conversation: Conversation, user_message: Message) -> PreparedTurn:
-    namespace = namespace_for_user(user=user)
+    namespace, style = _namespace_and_style(user)
     state = _memory_state(conversation, namespace)
     with translation.override(acknowledgement_language(user_message.content)):
         acks, secrets = _acknowledgements(user=user, namespace=namespace, state=state, message=user_message)
@@ -326,13 +348,15 @@ def turn_prepare(*, user: Any, conversation: Conversation, user_message: Message
         summary=conversation.summary,
         history=history,
         user_text=user_message.content,
-        style=style_block(style_preferences(user=user)) if state == "on" else "",
+        style=style_block(style_preferences(user=user, loaded=style)) if state == "on" else "",
     )
     if acks:
         llm_messages.insert(
             1, {"role": "system", "content": "Tell the user, in your reply: " + " ".join(acks)}
         )
-    return PreparedTurn(conversation, user_message, llm_messages, recall, state, acks, secrets.values)
+    return PreparedTurn(
+        conversation, user_message, llm_messages, recall, state, acks, secrets.values, earlier=earlier
+    )
 
 
 def _usable(text: str) -> str:
@@ -366,13 +390,7 @@ def turn_complete(*, prepared: PreparedTurn, text: str, offline: bool) -> Messag
             )
             user_message.status, user_message.error = Message.Status.COMPLETE, ""
             user_message.save(update_fields=["status", "error"])
-            conversation.last_activity_at = timezone.now()
-            fields = ["last_activity_at"]
-            if prepared.memory_state == "paused":
-                # This turn happened while memory was paused: no later trigger may learn from it.
-                conversation.extracted_upto = reply.pk
-                fields.append("extracted_upto")
-            conversation.save(update_fields=fields)
+            _touch(conversation, paused_upto=reply.pk if prepared.memory_state == "paused" else None)
             if prepared.memory_state == "on":
                 _maybe_extract_every_n(conversation)
     except IntegrityError:
@@ -380,8 +398,28 @@ def turn_complete(*, prepared: PreparedTurn, text: str, offline: bool) -> Messag
         if existing is None:
             raise
         return existing
-    _maybe_summarise(conversation)
+    _maybe_summarise(conversation, seen=[*prepared.earlier, user_message, reply])
     return reply
+
+
+# Activity is kept to the minute: the idle sweep counts in tens of minutes, and the user's message
+# has just set it (`message_post`), so a reply within the minute saves the turn a write.
+ACTIVITY_RESOLUTION = timedelta(minutes=1)
+
+
+def _touch(conversation: Conversation, *, paused_upto: int | None) -> None:
+    """The reply's activity; `paused_upto`: the turn happened while memory was paused, so no later
+    trigger may learn from it (nor from anything before)."""
+    now = timezone.now()
+    fields = []
+    if conversation.last_activity_at is None or now - conversation.last_activity_at >= ACTIVITY_RESOLUTION:
+        conversation.last_activity_at = now
+        fields.append("last_activity_at")
+    if paused_upto is not None:
+        conversation.extracted_upto = paused_upto
+        fields.append("extracted_upto")
+    if fields:
+        conversation.save(update_fields=fields)
 
 
 def turn_fail(*, prepared: PreparedTurn, error: MemoryServiceError) -> None:
@@ -446,15 +484,29 @@ def _maybe_extract_every_n(conversation: Conversation) -> None:
         _extract_pending(conversation=conversation, trigger="every_n_turns")
 
 
-def _maybe_summarise(conversation: Conversation) -> None:
-    """Fold turns that fell out of the recent window into the rolling summary."""
+SUMMARY_MIN_MESSAGES = 4  # fewer messages out of the window are not worth a summary yet
+
+
+def _older(messages: list[Message]) -> list[Message]:
+    """The messages that fell out of the recent window."""
+    window = recent_window(messages, budget_tokens=settings.CHAT_HISTORY_TOKENS)
+    return messages[: len(messages) - len(window)]
+
+
+def _maybe_summarise(conversation: Conversation, *, seen: list[Message] | None = None) -> None:
+    """Fold turns that fell out of the recent window into the rolling summary.
+
+    `seen`: the unsummarised messages this turn already loaded. Too few of them to summarise means
+    no query: only messages another tab completed meanwhile could add more, and they are folded in
+    at the next turn (more messages never leave fewer out of the window).
+    """
+    if seen is not None and len(_older(seen)) < SUMMARY_MIN_MESSAGES:
+        return
     complete = conversation.messages.filter(status=Message.Status.COMPLETE)
     if conversation.summary_upto is not None:
         complete = complete.filter(pk__gt=conversation.summary_upto)
-    unsummarised = list(complete.in_turn_order())
-    window = recent_window(unsummarised, budget_tokens=settings.CHAT_HISTORY_TOKENS)
-    older = unsummarised[: len(unsummarised) - len(window)]
-    if len(older) < 4:
+    older = _older(list(complete.in_turn_order()))
+    if len(older) < SUMMARY_MIN_MESSAGES:
         return
     summary = _summarise(previous=conversation.summary, messages=older)
     # Derived text, kept across turns: no secret of the summarised messages survives in it.

@@ -34,12 +34,16 @@ def _candidates(user: Any) -> Any:
     ).defer("embedding", "search_vector")
 
 
-def style_preferences(*, user: Any) -> list[MemoryEntry]:
-    """The user's current answer-style preferences that fit `STYLE_TOKENS`, newest first."""
+def current_style(user: Any) -> Any:
+    """The user's current answer-style preferences, newest first (sliced by the callers)."""
+    return _candidates(user).current().filter(status=MemoryStatus.ACTIVE).order_by("-recorded_at")
+
+
+def style_preferences(*, user: Any, loaded: list[MemoryEntry] | None = None) -> list[MemoryEntry]:
+    """The user's current answer-style preferences that fit `STYLE_TOKENS`, newest first.
+    `loaded`: the first `STYLE_MAX` of `current_style`, when the caller read them already."""
     picked, used = [], 0
-    for entry in (
-        _candidates(user).current().filter(status=MemoryStatus.ACTIVE).order_by("-recorded_at")[:STYLE_MAX]
-    ):
+    for entry in loaded if loaded is not None else current_style(user)[:STYLE_MAX]:
         cost = estimate_tokens(entry.content)
         if used + cost > STYLE_TOKENS:
             continue

@@ -40,6 +40,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 LOCAL_MODEL_NAME = "all-MiniLM-L6-v2"
 LOCAL_MODEL_DIMENSIONS = 384
+SMALL_BATCH = 2  # texts embedded on the query session's one thread
 
 _local_model: SentenceTransformer | None = None
 _local_model_lock = threading.Lock()
@@ -157,7 +158,9 @@ class LocalEmbedder:
     def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        threads = _query_threads() if len(texts) == 1 else batch_threads()
+        # A statement with its context document is a query-sized job: a thread pool would cost
+        # more than it saves, all the more on busy cores (bench/speed.py).
+        threads = _query_threads() if len(texts) <= SMALL_BATCH else batch_threads()
         onnx = _onnx_model(threads)
         if onnx is not None:
             return onnx.embed(list(texts)).tolist()

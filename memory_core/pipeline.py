@@ -27,18 +27,25 @@ same source (same conversation, messages and text) is IGNORED, so jobs are idemp
 Locks: the namespace row is taken FOR NO KEY UPDATE, which serialises writers of one namespace
 but does not conflict with the FOR KEY SHARE locks that inserts referencing it take (recall's
 log rows), so recall and add on one user never deadlock.
+
+Cost of one new statement (`write`): one query for the guards (pause, watermark, tombstones), one
+model call for its vectors (statement and context, after the guards: a refused statement is never
+embedded), then in one transaction the lock (which also reads whether any webhook listens), one
+query for the reconciliation candidates, and the entry, evidence and history INSERTs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Required, TypedDict
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import FloatField, Value
 from django.utils import timezone
 from pgvector.django import CosineDistance
+from typing_extensions import Unpack
 
 from memory_core.choices import AddAction
 from memory_core.errors import Conflict
@@ -59,9 +66,16 @@ from memory_core.models import (
     Tombstone,
 )
 from memory_core.sameness import same_statement, speaker
-from memory_core.services import EntryDraft, event_record, memory_create, supersede, validate_fields
-from memory_core.tombstones import blocking_tombstone, mined_too_early
-from memory_core.webhooks.announce import announce_outcome
+from memory_core.services import (
+    EntryDraft,
+    entry_vectors,
+    event_record,
+    memory_insert,
+    supersede,
+    validate_fields,
+)
+from memory_core.tombstones import blocking_tombstone, mined_too_early, namespace_with_tombstones
+from memory_core.webhooks.announce import announce_outcomes, outcome_listeners
 
 PREFERENCE_CATEGORIES = {"preference"}
 EXCERPT_MAX_CHARS = 500
@@ -92,133 +106,103 @@ class WriteRequest(EntryDraft):
     raw_text: str = ""
     said_at: datetime | None = None
     embedding: list[float] | None = None
+    context_embedding: list[float] | None = None  # set by `embed` with `embedding`
     exact: bool = False
     flag_reason: str = ""  # set by `classify` when the statement relaxes a control
 
 
-def memory_add(
-    *,
-    namespace: Namespace,
-    content: str,
-    type: str = MemoryType.SEMANTIC,
-    category: str = "general",
-    key: str = "",
-    source_kind: str = SourceKind.API_IMPORT,
-    source_conversation: str = "",
-    source_message_ids: list[str] | None = None,
-    confidence: float = 1.0,
-    importance: float = 0.5,
-    pinned: bool = False,
-    is_inference: bool = False,
-    valid_from: datetime | None = None,
-    valid_to: datetime | None = None,
-    expires_at: datetime | None = None,
-    metadata: dict[str, Any] | None = None,
-    extractor_model: str = "",
-    extractor_prompt_version: str = "",
-    actor_kind: str = ActorKind.SYSTEM,
-    actor: Any = None,
-    excerpt: str = "",
-    raw_text: str = "",
-    said_at: datetime | None = None,
-    embedding: list[float] | None = None,
-    exact: bool = False,
-    context: str = "",
-) -> AddOutcome:
-    """Guard, classify and reconcile one statement into `namespace` (see the module docstring).
+class WriteFields(TypedDict, total=False):
+    """The keyword arguments of `memory_add` and `write_request` (their defaults: `WriteRequest`)."""
 
-    `embedding` lets batch callers embed many statements in one model call; it must be the
-    current embedder's vector of the stripped content.
-    """
-    # First statement: locals() holds exactly the arguments.
-    fields = {name: value for name, value in locals().items() if name != "namespace"}
+    content: Required[str]
+    type: str
+    category: str
+    key: str
+    source_kind: str
+    source_conversation: str
+    source_message_ids: list[str] | None
+    confidence: float
+    importance: float
+    pinned: bool
+    is_inference: bool
+    valid_from: datetime | None
+    valid_to: datetime | None
+    expires_at: datetime | None
+    metadata: dict[str, Any] | None
+    extractor_model: str
+    extractor_prompt_version: str
+    actor_kind: str
+    actor: Any
+    excerpt: str
+    raw_text: str
+    said_at: datetime | None
+    # The current embedder's vector of the stripped content, when the caller embedded it already.
+    embedding: list[float] | None
+    exact: bool
+    context: str
+
+
+def memory_add(*, namespace: Namespace, **fields: Unpack[WriteFields]) -> AddOutcome:
+    """Guard, classify and reconcile one statement into `namespace` (see the module docstring)."""
     return write(namespace=namespace, request=write_request(**fields))
 
 
-def write_request(
-    *,
-    content: str,
-    type: str = MemoryType.SEMANTIC,
-    category: str = "general",
-    key: str = "",
-    source_kind: str = SourceKind.API_IMPORT,
-    source_conversation: str = "",
-    source_message_ids: list[str] | None = None,
-    confidence: float = 1.0,
-    importance: float = 0.5,
-    pinned: bool = False,
-    is_inference: bool = False,
-    valid_from: datetime | None = None,
-    valid_to: datetime | None = None,
-    expires_at: datetime | None = None,
-    metadata: dict[str, Any] | None = None,
-    extractor_model: str = "",
-    extractor_prompt_version: str = "",
-    actor_kind: str = ActorKind.SYSTEM,
-    actor: Any = None,
-    excerpt: str = "",
-    raw_text: str = "",
-    said_at: datetime | None = None,
-    embedding: list[float] | None = None,
-    exact: bool = False,
-    context: str = "",
-) -> WriteRequest:
-    """The `WriteRequest` of `memory_add`'s arguments (batch callers build a list of them)."""
-    return WriteRequest(
-        content=content,
-        type=type,
-        category=category or "general",
-        key=key or "",
-        source_kind=source_kind,
-        source_conversation=source_conversation or "",
-        source_message_ids=tuple(str(m) for m in (source_message_ids or [])),
-        excerpt=excerpt or "",
-        context=context or "",
-        raw_text=raw_text or "",
-        said_at=said_at,
-        confidence=confidence,
-        importance=importance,
-        pinned=pinned,
-        is_inference=is_inference,
-        valid_from=valid_from,
-        valid_to=valid_to,
-        expires_at=expires_at,
-        metadata=dict(metadata or {}),
-        extractor_model=extractor_model,
-        extractor_prompt_version=extractor_prompt_version,
-        actor_kind=actor_kind,
-        actor=actor,
-        embedding=embedding,
-        exact=exact,
-    )
+def write_request(**fields: Unpack[WriteFields]) -> WriteRequest:
+    """The `WriteRequest` of `memory_add`'s arguments (batch callers build a list of them): the
+    dataclass's defaults, with empty values (None, "") read as those defaults."""
+    values: dict[str, Any] = {name: value for name, value in fields.items() if value is not None}
+    values["category"] = values.get("category") or "general"
+    values["source_message_ids"] = tuple(str(m) for m in values.get("source_message_ids") or ())
+    values["metadata"] = dict(values.get("metadata") or {})
+    for name in ("key", "source_conversation", "excerpt", "context", "raw_text"):
+        values[name] = values.get(name) or ""
+    return WriteRequest(**values)
 
 
 def write(*, namespace: Namespace, request: WriteRequest) -> AddOutcome:
+    """One statement through every step; `pipeline_batch.memory_add_many` is the same for many."""
     request = normalise(request)
-    fresh = Namespace.objects.only("memory_paused", "mine_after").get(pk=namespace.pk)
+    fresh, tombstones = namespace_with_tombstones(
+        namespace_id=namespace.pk, contents=[request.content], keys=[request.key]
+    )
     guard_pause(fresh)
-    ignored = guard_tombstones(fresh, request)
-    if ignored is not None:
-        return ignored
-    request, secret_outcome = guard_secrets(namespace, request)
-    if secret_outcome is not None:
-        return secret_outcome
-    if request.source_kind == SourceKind.EXTRACTED and request.confidence < _min_confidence():
-        return AddOutcome(
-            AddAction.IGNORED, None, reason=f"confidence {request.confidence:.2f} below the threshold"
-        )
-    request = classify(request)
-    if request.embedding is None:
-        from memory_core.embeddings import get_embedder
-
-        # Before taking the lock: keeps it short.
-        request = replace(request, embedding=get_embedder().embed_query(request.content))
+    outcome, request = screen(fresh, request, tombstones)
+    if outcome is not None:
+        return outcome
+    [request] = embed([request])  # before taking the lock: keeps it short
     with transaction.atomic():
-        locked = lock_namespace(namespace.pk)
+        locked = lock_for_write(namespace.pk)
         guard_pause(locked)  # paused while we embedded: still nothing is stored
         outcome = reconcile(locked, request)
-        announce_outcome(outcome)
-        return outcome
+        announce_outcomes([outcome], listening=locked.webhooks_listening)  # type: ignore[attr-defined]
+    return outcome
+
+
+def screen(
+    namespace: Namespace, request: WriteRequest, tombstones: list[Tombstone]
+) -> tuple[AddOutcome | None, WriteRequest]:
+    """Steps 2 and 3 for a normalised statement: (the outcome that ends its way in, or None; the
+    request as it goes on — redacted, classified). `tombstones` from `namespace_with_tombstones`."""
+    ignored = guard_tombstones(namespace, request, tombstones)
+    if ignored is not None:
+        return ignored, request
+    request, secret_outcome = guard_secrets(namespace, request)
+    if secret_outcome is not None:
+        return secret_outcome, request
+    if request.source_kind == SourceKind.EXTRACTED and request.confidence < _min_confidence():
+        reason = f"confidence {request.confidence:.2f} below the threshold"
+        return AddOutcome(AddAction.IGNORED, None, reason=reason), request
+    return None, classify(request)
+
+
+def embed(requests: list[WriteRequest]) -> list[WriteRequest]:
+    """`requests` with their statement and context vectors, in one model call for all of them
+    (after `screen`: a refused statement, a secret above all, is never sent to the embedder)."""
+    vectors = entry_vectors([(r.content, r.context, r.embedding) for r in requests])
+    return [
+        replace(request, embedding=statement, context_embedding=context)
+        for request, (statement, context) in zip(requests, vectors, strict=True)
+    ]
 
 
 # --- 1. normalise --------------------------------------------------------------------------------
@@ -247,7 +231,7 @@ def guard_tombstones(
     namespace: Namespace, request: WriteRequest, candidates: list[Tombstone] | None = None
 ) -> AddOutcome | None:
     """What the user took back (or an operator rejected) is not learned again from the past.
-    `candidates`: a batch's tombstones, fetched once (`tombstones.tombstones_for_batch`)."""
+    `candidates`: the tombstones read with the namespace (`tombstones.namespace_with_tombstones`)."""
     said_at = request.said_at
     if request.source_kind == SourceKind.EXTRACTED and mined_too_early(namespace, said_at):
         return AddOutcome(AddAction.IGNORED, None, reason="said before the user erased their memory")
@@ -375,20 +359,58 @@ def lock_namespace(namespace_id: int) -> Namespace:
     return Namespace.objects.select_for_update(no_key=True).get(pk=namespace_id)
 
 
+def lock_for_write(namespace_id: int) -> Namespace:
+    """`lock_namespace`, with `webhooks_listening` (whether any webhook wants the pipeline's events)
+    read in the same query."""
+    return (
+        Namespace.objects.select_for_update(no_key=True)
+        .annotate(webhooks_listening=outcome_listeners())
+        .get(pk=namespace_id)
+    )
+
+
 def _merge_similarity() -> float:
     return float(getattr(settings, "MERGE_SIMILARITY", 0.9))
 
 
-def _find_duplicate(live: Any, request: WriteRequest) -> MemoryEntry | None:
-    """The entry that already says the same thing (hidden ones included: a hidden statement said
-    again stays hidden instead of coming back as a new entry)."""
-    nearest = list(
-        live.exclude(embedding__isnull=True)
-        .annotate(distance=CosineDistance("embedding", request.embedding))
-        .order_by("distance")[:3]
-    )
-    nearest += list(live.filter(content__iexact=request.content)[:1])
-    return first_same_statement(nearest, request)
+NEAREST = 3  # how many nearest entries may be the same statement
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """What reconciling one statement compares it with: the `NEAREST` entries of its duplicate
+    scope by cosine `distance` and the first with its wording (hidden ones included: a hidden
+    statement said again stays hidden instead of coming back as a new entry), and the current
+    entry of its key slot."""
+
+    duplicates: list[MemoryEntry]
+    slot: MemoryEntry | None
+
+
+def candidates(namespace_id: int, request: WriteRequest) -> Candidates:
+    """`Candidates` of `request`, in one query (a UNION ALL of the three lookups)."""
+    live, dup_scope = reconcile_scopes(namespace_id, request.type)
+    distance = CosineDistance("embedding", request.embedding)
+    parts = [
+        dup_scope.exclude(embedding__isnull=True)
+        .annotate(distance=distance, role=Value("near"))
+        .order_by("distance")[:NEAREST],
+        # The same wording counts as distance 0, whatever its vector (`first_same_statement`).
+        dup_scope.filter(content__iexact=request.content)
+        .annotate(distance=Value(0.0, output_field=FloatField()), role=Value("wording"))
+        .order_by()[:1],
+    ]
+    if request.key and request.type != MemoryType.PROCEDURAL:
+        parts.append(
+            live.filter(key=request.key)
+            .annotate(distance=distance, role=Value("slot"))
+            .order_by("-valid_from")[:1]
+        )
+    rows = list(parts[0].union(*parts[1:], all=True))
+    near = sorted((e for e in rows if e.role == "near"), key=lambda e: e.distance)  # type: ignore[attr-defined]
+    wording = [e for e in rows if e.role == "wording"]  # type: ignore[attr-defined]
+    slot = next((e for e in rows if e.role == "slot"), None)  # type: ignore[attr-defined]
+    return Candidates(duplicates=near + wording, slot=slot)
 
 
 def first_same_statement(nearest: list[MemoryEntry], request: WriteRequest) -> MemoryEntry | None:
@@ -426,8 +448,16 @@ def _create(
 ) -> MemoryEntry:
     if request.valid_from is None:
         request = replace(request, valid_from=timezone.now())
-    return memory_create(
-        namespace=namespace, draft=request, reason=reason, status=status, embedding=request.embedding
+    vectors = None
+    if request.embedding is not None and request.context_embedding is not None:
+        vectors = (request.embedding, request.context_embedding)
+    return memory_insert(
+        namespace=namespace,
+        draft=request,
+        reason=reason,
+        status=status,
+        vectors=vectors,
+        embedding=request.embedding,
     )
 
 
@@ -503,8 +533,8 @@ def reconcile_scopes(namespace_id: int, type: str) -> tuple[Any, Any]:
 
 def reconcile(namespace: Namespace, request: WriteRequest) -> AddOutcome:
     """ADD, MERGE, SUPERSEDE or IGNORE, with the namespace locked by the caller."""
-    live, dup_scope = reconcile_scopes(namespace.pk, request.type)
-    duplicate = _find_duplicate(dup_scope, request)
+    found = candidates(namespace.pk, request)
+    duplicate = first_same_statement(found.duplicates, request)
     if duplicate is not None:
         if _same_source(duplicate, request):
             return AddOutcome(AddAction.IGNORED, duplicate, reason="already recorded from this source")
@@ -529,12 +559,9 @@ def reconcile(namespace: Namespace, request: WriteRequest) -> AddOutcome:
             flagged=bool(request.flag_reason),
         )
 
-    key = request.key
-    slot = live.filter(key=key).exclude(key="").order_by("-valid_from").first() if key else None
-    if slot is None:
+    if found.slot is None:
         return AddOutcome(AddAction.ADDED, _create(namespace, request))
-
-    return _update_slot(namespace, request, slot)
+    return _update_slot(namespace, request, found.slot)
 
 
 def _update_slot(namespace: Namespace, request: WriteRequest, slot: MemoryEntry) -> AddOutcome:

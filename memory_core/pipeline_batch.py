@@ -2,20 +2,21 @@
 
 The same steps and guarantees as `pipeline.write` for each statement, in order, as if they were
 added one by one — but the work that one-by-one repeats is done once for the batch: the pause
-check, the tombstones (one query), the embeddings (one model call), the namespace lock (one
-transaction), the reconciliation candidates (the three nearest entries of every statement in
-one LATERAL query, the exact-wording matches and the key slots in one query each), and the
-inserts of plain ADDs (one INSERT each for entries, evidence and history).
+check with the tombstones (one query), the embeddings of the statements and of their contexts
+(one model call), the namespace lock with the webhook check (one transaction, one query), the
+reconciliation candidates (the nearest entries of every statement in one LATERAL query, the
+exact-wording matches and the key slots in one query each, per memory type), and the inserts of
+plain ADDs and of procedures for review (one INSERT each for entries, evidence and history).
 
-A statement that needs more than an ADD — a merge, a key slot to update, a procedure for review —
-or whose duplicate could be an earlier statement of the same batch, first flushes the pending
-ADDs and then goes through `pipeline.reconcile` on its own, exactly as a single add would; the
-candidates are fetched again after it, as it may have changed them.
+A statement that needs more than that — a merge, a key slot to update — or whose duplicate could
+be an earlier statement of the same batch, first flushes the pending inserts and then goes
+through `pipeline.reconcile` on its own, exactly as a single add would; the candidates of its
+memory type are fetched again after it, as it may have changed them.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import json
 from typing import Any
 
 import numpy as np
@@ -24,26 +25,26 @@ from django.db.models.functions import Upper
 
 from memory_core.choices import AddAction
 from memory_core.errors import MemoryServiceError
-from memory_core.models import MemoryEntry, MemoryType, Namespace, SourceKind
+from memory_core.models import MemoryEntry, MemoryType, Namespace
 from memory_core.pipeline import (
+    NEAREST,
     AddOutcome,
     WriteRequest,
-    _min_confidence,
-    classify,
+    embed,
     first_same_statement,
+    flag_policy,
     guard_pause,
-    guard_secrets,
-    guard_tombstones,
-    lock_namespace,
+    lock_for_write,
     normalise,
     reconcile,
     reconcile_scopes,
+    screen,
 )
 from memory_core.services import memory_create_many
-from memory_core.tombstones import tombstones_for_batch
+from memory_core.tombstones import namespace_with_tombstones
 from memory_core.webhooks.announce import announce_outcomes
 
-NEAREST = 3  # as `pipeline._find_duplicate`
+PENDING_REASON = "Awaiting operator review."  # as `pipeline.reconcile` for a procedure
 
 
 def memory_add_many(*, namespace: Namespace, requests: list[WriteRequest]) -> list[AddOutcome]:
@@ -53,27 +54,31 @@ def memory_add_many(*, namespace: Namespace, requests: list[WriteRequest]) -> li
     batch is kept (the caller's transaction, or this one).
     """
     requests = [_indexed(index, normalise, request) for index, request in enumerate(requests)]
-    fresh = Namespace.objects.only("memory_paused", "mine_after").get(pk=namespace.pk)
+    fresh, tombstones = namespace_with_tombstones(
+        namespace_id=namespace.pk, contents=[r.content for r in requests], keys=[r.key for r in requests]
+    )
     _indexed(0, guard_pause, fresh)
     outcomes: list[AddOutcome | None] = [None] * len(requests)
-    tombstones = tombstones_for_batch(
-        namespace=fresh, contents=[r.content for r in requests], keys=[r.key for r in requests]
-    )
     accepted: list[tuple[int, WriteRequest]] = []
     with transaction.atomic():  # a flag written by the secrets guard goes with the batch
         for index, request in enumerate(requests):
-            outcome, request = _guard(fresh, request, tombstones)
+            outcome, request = screen(fresh, request, tombstones)
             if outcome is not None:
                 outcomes[index] = outcome
             else:
                 accepted.append((index, request))
-        _embed([request for _, request in accepted], into=accepted)
-        locked = lock_namespace(namespace.pk)
+        embedded = embed([request for _, request in accepted])  # before the lock: keeps it short
+        accepted = [(index, request) for (index, _), request in zip(accepted, embedded, strict=True)]
+        locked = lock_for_write(namespace.pk)
         _indexed(0, guard_pause, locked)  # paused while we embedded: still nothing is stored
         reconciled = _Reconciler(locked).run(accepted)
         for index, outcome in reconciled:
             outcomes[index] = outcome
-        announce_outcomes(outcome for _, outcome in reconciled)  # webhooks, as `pipeline.write` does
+        # Webhooks, as `pipeline.write` does.
+        announce_outcomes(
+            (outcome for _, outcome in reconciled),
+            listening=locked.webhooks_listening,  # type: ignore[attr-defined]
+        )
     return [outcome for outcome in outcomes if outcome is not None]
 
 
@@ -85,68 +90,44 @@ def _indexed(index: int, step: Any, *args: Any) -> Any:
         raise
 
 
-def _guard(
-    namespace: Namespace, request: WriteRequest, tombstones: list[Any]
-) -> tuple[AddOutcome | None, WriteRequest]:
-    ignored = guard_tombstones(namespace, request, tombstones)
-    if ignored is not None:
-        return ignored, request
-    request, secret_outcome = guard_secrets(namespace, request)
-    if secret_outcome is not None:
-        return secret_outcome, request
-    if request.source_kind == SourceKind.EXTRACTED and request.confidence < _min_confidence():
-        reason = f"confidence {request.confidence:.2f} below the threshold"
-        return AddOutcome(AddAction.IGNORED, None, reason=reason), request
-    return None, classify(request)
-
-
-def _embed(requests: list[WriteRequest], *, into: list[tuple[int, WriteRequest]]) -> None:
-    """One model call for every statement the caller did not embed."""
-    missing = [position for position, request in enumerate(requests) if request.embedding is None]
-    if not missing:
-        return
-    from memory_core.embeddings import get_embedder
-
-    vectors = get_embedder().embed([requests[position].content for position in missing])
-    for position, vector in zip(missing, vectors, strict=True):
-        index, request = into[position]
-        into[position] = (index, replace(request, embedding=vector))
-
-
 class _Reconciler:
-    """Reconciles a batch in order; plain ADDs wait in `pending` and are inserted together."""
+    """Reconciles a batch in order; plain ADDs and procedures for review wait in `pending` and are
+    inserted together."""
 
     def __init__(self, namespace: Namespace) -> None:
         self.namespace = namespace
         self.pending: list[tuple[int, WriteRequest]] = []
-        # Entries written since the candidates were fetched (pending ones included, unsaved).
+        # Entries written since their type's candidates were fetched (pending ones included, unsaved).
         self.fresh: list[MemoryEntry] = []
-        self.nearest: dict[int, list[MemoryEntry]] | None = None
+        self.fetched: set[str] = set()  # the memory types whose candidates below are current
+        self.nearest: dict[int, list[MemoryEntry]] = {}
         self.slots: dict[tuple[str, str], MemoryEntry] = {}
         self.exact: dict[int, list[MemoryEntry]] = {}
 
     def run(self, items: list[tuple[int, WriteRequest]]) -> list[tuple[int, AddOutcome]]:
         done: list[tuple[int, AddOutcome]] = []
         for position, (index, request) in enumerate(items):
-            if request.type != MemoryType.PROCEDURAL:
-                if self.nearest is None:
-                    self._fetch(items[position:])
-                if self._plain_add(index, request):
-                    continue
+            if request.type not in self.fetched:
+                self._fetch(request.type, items[position:])
+            if self._queued(index, request):
+                continue
             done += self._flush()
             done.append((index, _indexed(index, reconcile, self.namespace, request)))
-            self.nearest = None  # it may have merged into or superseded a candidate
+            # It may have merged into or superseded a candidate of its type (and only of its type).
+            self.fetched.discard(request.type)
         return done + self._flush()
 
-    def _plain_add(self, index: int, request: WriteRequest) -> bool:
-        """Queue `request` as an ADD when nothing in the namespace or the batch says the same
-        thing and its key slot is empty; False when it needs `reconcile`."""
-        assert self.nearest is not None
+    def _queued(self, index: int, request: WriteRequest) -> bool:
+        """Queue `request` for insertion when nothing in the namespace or the batch says the same
+        thing and (a fact) its key slot is empty; False when it needs `reconcile`."""
         if request.valid_to is not None:
             return False  # its window is checked (and refused with its index) by `reconcile`
         same_type = [entry for entry in self.fresh if entry.type == request.type]
-        if request.key and (
-            (request.type, request.key) in self.slots or any(e.key == request.key for e in same_type)
+        procedural = request.type == MemoryType.PROCEDURAL
+        if (
+            request.key
+            and not procedural
+            and ((request.type, request.key) in self.slots or any(e.key == request.key for e in same_type))
         ):
             return False
         vector = np.asarray(request.embedding, dtype=np.float64)
@@ -174,71 +155,96 @@ class _Reconciler:
         return True
 
     def _flush(self) -> list[tuple[int, AddOutcome]]:
+        """Insert the pending statements: ADDs, and procedures waiting for review as
+        `pipeline.reconcile` would store them (flagged when they would weaken a policy)."""
         if not self.pending:
             return []
-        drafts = [(request, request.embedding or []) for _, request in self.pending]
-        entries = memory_create_many(namespace=self.namespace, drafts=list(drafts))
-        done = [
-            (index, AddOutcome(AddAction.ADDED, entry))
-            for (index, _), entry in zip(self.pending, entries, strict=True)
+        drafts = [
+            (
+                request,
+                (request.embedding or [], request.context_embedding or request.embedding or []),
+                PENDING_REASON if request.type == MemoryType.PROCEDURAL else "",
+            )
+            for _, request in self.pending
         ]
+        entries = memory_create_many(namespace=self.namespace, drafts=drafts)
+        done = []
+        for (index, request), entry in zip(self.pending, entries, strict=True):
+            if request.type != MemoryType.PROCEDURAL:
+                done.append((index, AddOutcome(AddAction.ADDED, entry)))
+                continue
+            if request.flag_reason:
+                flag_policy(
+                    entry,
+                    reason=request.flag_reason,
+                    source_kind=request.source_kind,
+                    source_conversation=request.source_conversation,
+                    source_message_ids=request.source_message_ids,
+                )
+            outcome = AddOutcome(
+                AddAction.PENDING_REVIEW,
+                entry,
+                reason="procedures need operator approval",
+                flagged=bool(request.flag_reason),
+            )
+            done.append((index, outcome))
         self.pending = []
         return done
 
-    def _fetch(self, items: list[tuple[int, WriteRequest]]) -> None:
-        """The candidates of the remaining statements: nearest, same wording, key slots."""
-        self.fresh = []  # the pending ADDs were flushed before any refetch: all in the database now
-        self.nearest, self.exact, self.slots = {}, {}, {}
-        by_type: dict[str, list[tuple[int, WriteRequest]]] = {}
-        for index, request in items:
-            if request.type != MemoryType.PROCEDURAL:
-                by_type.setdefault(request.type, []).append((index, request))
-        for type_, group in by_type.items():
-            live, dup_scope = reconcile_scopes(self.namespace.pk, type_)
-            self.nearest.update(_nearest(dup_scope, group))
-            wordings = {request.content.upper() for _, request in group}
-            same = list(
-                dup_scope.annotate(wording=Upper("content"))
-                .filter(wording__in=wordings)
-                .only("id", "type", "key", "content", "metadata")
-            )
-            for index, request in group:
-                self.exact[index] = [e for e in same if e.content.upper() == request.content.upper()]
-            keys = {request.key for _, request in group if request.key}
+    def _fetch(self, type_: str, items: list[tuple[int, WriteRequest]]) -> None:
+        """The candidates of the remaining statements of `type_`: nearest, same wording, key slots.
+        The pending statements were flushed before any refetch: all in the database now."""
+        self.fresh = [entry for entry in self.fresh if entry.type != type_]
+        self.slots = {slot: entry for slot, entry in self.slots.items() if slot[0] != type_}
+        group = [(index, request) for index, request in items if request.type == type_]
+        live, dup_scope = reconcile_scopes(self.namespace.pk, type_)
+        self.nearest.update(_nearest(dup_scope, group))
+        wordings = {request.content.upper() for _, request in group}
+        same = list(
+            dup_scope.annotate(wording=Upper("content"))
+            .filter(wording__in=wordings)
+            .only("id", "type", "key", "content", "metadata")
+        )
+        for index, request in group:
+            self.exact[index] = [e for e in same if e.content.upper() == request.content.upper()]
+        keys = {request.key for _, request in group if request.key}
+        if keys and type_ != MemoryType.PROCEDURAL:
             for entry in live.filter(key__in=keys).only("id", "key", "valid_from").order_by("-valid_from"):
                 self.slots.setdefault((type_, entry.key), entry)
+        self.fetched.add(type_)
 
 
 def _nearest(scope: Any, group: list[tuple[int, WriteRequest]]) -> dict[int, list[MemoryEntry]]:
     """The `NEAREST` entries of `scope` by cosine distance to each statement, in one query."""
+    found: dict[int, list[MemoryEntry]] = {}
+    if not group:
+        return found
     ids_sql, ids_params = scope.exclude(embedding__isnull=True).values("pk").query.sql_with_params()
     table = MemoryEntry._meta.db_table
     sql = f"""
-        SELECT item.position, near.id, near.distance
+        SELECT item.position, near.id, near.type, near.key, near.content, near.metadata, near.distance
         FROM unnest(%s::int[], %s::vector[]) AS item(position, embedding)
         CROSS JOIN LATERAL (
-            SELECT e.id, e.embedding <=> item.embedding AS distance FROM {table} e
-            WHERE e.id IN ({ids_sql}) ORDER BY distance LIMIT {NEAREST}
+            SELECT e.id, e.type, e.key, e.content, e.metadata, e.embedding <=> item.embedding AS distance
+            FROM {table} e WHERE e.id IN ({ids_sql}) ORDER BY distance LIMIT {NEAREST}
         ) AS near
     """  # noqa: S608  # Django compiled the scope; the rest are parameters
     vectors = [_vector_literal(request.embedding or []) for _, request in group]
     with connection.cursor() as cursor:
         cursor.execute(sql, [[index for index, _ in group], vectors, *ids_params])
         rows = cursor.fetchall()
-    entries = MemoryEntry.objects.only("id", "type", "key", "content", "metadata").in_bulk(
-        {pk for _, pk, _ in rows}
-    )
-    found: dict[int, list[MemoryEntry]] = {}
-    for index, pk, distance in rows:
-        entry = entries[pk]
-        copy = MemoryEntry(
-            pk=entry.pk, type=entry.type, key=entry.key, content=entry.content, metadata=entry.metadata
-        )
-        copy.distance = float(distance)  # type: ignore[attr-defined]
-        found.setdefault(index, []).append(copy)
+    for index, pk, type_, key, content, metadata, distance in rows:
+        entry = MemoryEntry(pk=pk, type=type_, key=key, content=content, metadata=_json(metadata))
+        entry.distance = float(distance)  # type: ignore[attr-defined]
+        found.setdefault(index, []).append(entry)
     for values in found.values():
         values.sort(key=lambda e: e.distance)  # type: ignore[attr-defined]
     return found
+
+
+def _json(value: Any) -> Any:
+    """A jsonb column read by a raw cursor: decoded by psycopg, or text with another driver."""
+    return json.loads(value) if isinstance(value, str) else value
 
 
 def _vector_literal(vector: list[float]) -> str:

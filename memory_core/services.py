@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -177,16 +178,45 @@ class EntryDraft:
     actor: Any = None
 
 
+EntryVectors = tuple[list[float], list[float]]  # (statement, context) embeddings of one entry
+
+
+def entry_vectors(
+    items: list[tuple[str, str, list[float] | None]], embedder: Any = None
+) -> list[EntryVectors]:
+    """The (statement, context) vectors of each (content, context, given statement vector), in ONE
+    model call for every missing statement vector and context document. Without context the
+    statement is its own context: both similarities stay comparable."""
+    if embedder is None:
+        from memory_core.embeddings import get_embedder
+
+        embedder = get_embedder()
+    texts: list[str] = []
+    for content, context, vector in items:
+        if vector is None:
+            texts.append(content)
+        if clipped(context):
+            texts.append(context_document(clipped(context), content))
+    computed = iter(embedder.embed(texts) if texts else [])
+    vectors: list[EntryVectors] = []
+    for _content, context, vector in items:
+        statement = vector if vector is not None else next(computed)
+        vectors.append((statement, next(computed) if clipped(context) else statement))
+    return vectors
+
+
 def _new_entry(
     *,
     namespace: Namespace,
     draft: EntryDraft,
     status: str | None,
-    embedding: list[float] | None,
+    vectors: EntryVectors | None,
     embedder: Any,
     now: datetime,
+    embedding: list[float] | None = None,
 ) -> MemoryEntry:
-    """The validated, unsaved entry of one draft (see `memory_create`)."""
+    """The validated, unsaved entry of one draft (see `memory_create`); `vectors` from
+    `entry_vectors` of its validated content, or None to embed here what `embedding` lacks."""
     text = validate_fields(
         content=draft.content,
         type=draft.type,
@@ -203,8 +233,8 @@ def _new_entry(
         status = MemoryStatus.PENDING_REVIEW if draft.type == MemoryType.PROCEDURAL else MemoryStatus.ACTIVE
     elif draft.type == MemoryType.PROCEDURAL and status == MemoryStatus.ACTIVE:
         raise MemoryServiceError("A procedure becomes active only when an operator approves it.")
-    vector = embedding if embedding is not None else embedder.embed_query(text)
     context = clipped(draft.context)
+    vector, context_vector = vectors or entry_vectors([(text, context, embedding)], embedder)[0]
     return MemoryEntry(
         namespace=namespace,
         type=draft.type,
@@ -229,8 +259,7 @@ def _new_entry(
         embedding=vector,
         embedding_model=embedder.name,
         search_context=context,
-        # Without context the statement is its own context: both similarities stay comparable.
-        context_embedding=embedder.embed_query(context_document(context, text)) if context else vector,
+        context_embedding=context_vector,
     )
 
 
@@ -272,15 +301,29 @@ def memory_create(
 
     Procedural entries always start as pending review: only an operator makes them active.
     """
+    return memory_insert(namespace=namespace, draft=draft, reason=reason, status=status, embedding=embedding)
+
+
+def memory_insert(
+    *,
+    namespace: Namespace,
+    draft: EntryDraft,
+    reason: str = "",
+    status: str | None = None,
+    vectors: EntryVectors | None = None,
+    embedding: list[float] | None = None,
+) -> MemoryEntry:
+    """`memory_create` inside the caller's transaction (the write pipeline holds one: no savepoint)."""
     from memory_core.embeddings import get_embedder
 
     entry = _new_entry(
         namespace=namespace,
         draft=draft,
         status=status,
-        embedding=embedding,
+        vectors=vectors,
         embedder=get_embedder(),
         now=timezone.now(),
+        embedding=embedding,
     )
     entry.save(force_insert=True)
     _evidence(entry, draft).save(force_insert=True)
@@ -288,29 +331,29 @@ def memory_create(
     return entry
 
 
-@transaction.atomic
 def memory_create_many(
-    *, namespace: Namespace, drafts: list[tuple[EntryDraft, list[float]]], reason: str = ""
+    *, namespace: Namespace, drafts: Sequence[tuple[EntryDraft, EntryVectors, str]]
 ) -> list[MemoryEntry]:
-    """`memory_create` for several embedded drafts at once: one INSERT each for the entries, their
-    evidence and their history (the write pipeline's batches)."""
+    """`memory_create` for several drafts, each with its `entry_vectors` and history reason, at once:
+    one INSERT each for the entries, their evidence and their history (the write pipeline's
+    batches). Validation runs first; the inserts join the caller's transaction (no savepoint)."""
     from memory_core.embeddings import get_embedder
 
     embedder = get_embedder()
     now = timezone.now()
     entries = [
-        _new_entry(
-            namespace=namespace, draft=draft, status=None, embedding=vector, embedder=embedder, now=now
-        )
-        for draft, vector in drafts
+        _new_entry(namespace=namespace, draft=draft, status=None, vectors=vectors, embedder=embedder, now=now)
+        for draft, vectors, _ in drafts
     ]
-    MemoryEntry.objects.bulk_create(entries)
-    MemoryEvidence.objects.bulk_create(
-        _evidence(entry, draft) for entry, (draft, _) in zip(entries, drafts, strict=True)
-    )
-    MemoryEvent.objects.bulk_create(
-        _created_event(entry, draft, reason) for entry, (draft, _) in zip(entries, drafts, strict=True)
-    )
+    with transaction.atomic(savepoint=False):
+        MemoryEntry.objects.bulk_create(entries)
+        MemoryEvidence.objects.bulk_create(
+            _evidence(entry, draft) for entry, (draft, _, _) in zip(entries, drafts, strict=True)
+        )
+        MemoryEvent.objects.bulk_create(
+            _created_event(entry, draft, reason)
+            for entry, (draft, _, reason) in zip(entries, drafts, strict=True)
+        )
     return entries
 
 

@@ -21,7 +21,9 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.conf import settings
-from django.db.models import Q
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db.models import OuterRef, Q
+from django.db.models.functions import JSONObject
 
 from memory_core.models import MemoryEntry, MemoryEvidence, Namespace, SourceKind, Tombstone, TombstoneReason
 from memory_core.validation import normalise
@@ -97,7 +99,7 @@ def blocking_tombstone(
     """The tombstone that forbids learning `content` from this source again, if any.
 
     `candidates`: the namespace's tombstones already fetched for a whole batch
-    (`tombstones_for_batch`); without them, the matching ones are queried.
+    (`namespace_with_tombstones`); without them, the matching ones are queried.
     """
     digest = statement_digest(content)
     refs = message_refs(conversation, message_ids)
@@ -122,13 +124,38 @@ def blocking_tombstone(
     return None
 
 
-def tombstones_for_batch(*, namespace: Namespace, contents: list[str], keys: list[str]) -> list[Tombstone]:
-    """Every tombstone of `namespace` that could block one of a batch's statements, newest first,
-    in one query (each statement is then checked by `blocking_tombstone(candidates=…)`)."""
+def _could_block(contents: list[str], keys: list[str]) -> Q:
     digests = {statement_digest(content) for content in contents}
     key_digests = {slot_digest(key) for key in keys if key}
-    return list(
-        Tombstone.objects.filter(namespace=namespace)
-        .filter(Q(digest__in=digests) | Q(key_digest__in=key_digests))
+    return Q(digest__in=digests) | Q(key_digest__in=key_digests)
+
+
+_TOMBSTONE_FIELDS = ("id", "reason", "digest", "key_digest", "message_refs", "created_at")
+
+
+def namespace_with_tombstones(
+    *, namespace_id: int, contents: list[str], keys: list[str]
+) -> tuple[Namespace, list[Tombstone]]:
+    """The namespace's pause and erase-all watermark (`memory_paused`, `mine_after`) and every
+    tombstone of it that could block one of the statements, newest first (each statement is then
+    checked by `blocking_tombstone(candidates=…)`), in ONE query: what the write pipeline's
+    guards read before embedding."""
+    rows = (
+        Tombstone.objects.filter(namespace_id=OuterRef("pk"))
+        .filter(_could_block(contents, keys))
         .order_by("-created_at")
+        .values(row=JSONObject(**{name: name for name in _TOMBSTONE_FIELDS}))
     )
+    namespace = (
+        Namespace.objects.only("memory_paused", "mine_after")
+        .annotate(blocking=ArraySubquery(rows))
+        .get(pk=namespace_id)
+    )
+    tombstones = [
+        Tombstone(
+            namespace_id=namespace_id,
+            **{**row, "created_at": datetime.fromisoformat(row["created_at"])},
+        )
+        for row in namespace.blocking  # type: ignore[attr-defined]  # the annotation
+    ]
+    return namespace, tombstones

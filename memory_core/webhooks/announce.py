@@ -9,6 +9,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from django.db.models import Exists
+
 from memory_core.choices import AddAction, ExtractionStatus, MemoryStatus
 from memory_core.guards.secrets import scan_secrets
 from memory_core.webhooks.dispatch import payloads_erase, webhook_emit
@@ -56,9 +58,20 @@ def announce_outcome(outcome: AddOutcome) -> None:
     _memory(event, outcome.entry, **extra)
 
 
-def announce_outcomes(outcomes: Iterable[AddOutcome]) -> None:
-    """`announce_outcome` for a batch of adds: one query in all when nobody listens to their events
+def outcome_listeners() -> Exists:
+    """Whether an enabled endpoint subscribes to any event of the write pipeline: an expression the
+    pipeline reads in its namespace lock's query, so that a write nobody listens to costs no query
+    for its announcement (always current, unlike a cache another worker could not invalidate)."""
+    events = sorted(set(_OUTCOME_EVENTS.values()))
+    return Exists(WebhookEndpoint.objects.filter(enabled=True, events__overlap=events))
+
+
+def announce_outcomes(outcomes: Iterable[AddOutcome], *, listening: bool | None = None) -> None:
+    """`announce_outcome` for the statements of one write: nothing when `listening` (read with
+    `outcome_listeners`) is False, otherwise one query in all when nobody listens to their events
     (rather than one per statement)."""
+    if listening is False:
+        return
     news = [o for o in outcomes if o.entry is not None and o.action in _OUTCOME_EVENTS]
     types = sorted({_OUTCOME_EVENTS[o.action] for o in news})
     if not types or not WebhookEndpoint.objects.filter(enabled=True, events__overlap=types).exists():

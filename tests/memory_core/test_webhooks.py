@@ -27,7 +27,7 @@ from memory_core.webhooks.delivery import delivery_attempt, webhook_retries_run
 from memory_core.webhooks.dispatch import OPERATORS
 from memory_core.webhooks.events import WebhookEventType
 from memory_core.webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
-from memory_core.webhooks.services import endpoint_create, events_check
+from memory_core.webhooks.services import endpoint_create, endpoint_update, events_check
 from memory_core.webhooks.signing import SignatureError, signature_verify
 from tests.erasure_helpers import canary
 from tests.memory_core.test_job_cluster import (
@@ -188,6 +188,29 @@ def test_it_announces_extraction_finished_and_failed(
     finished = receiver.of_type("extraction.finished")[0].json["data"]["job"]
     assert finished["id"] == failing.pk and finished["status"] == "done"
     assert "Oslo" not in receiver.of_type("extraction.finished")[0].body.decode()
+
+
+def test_an_endpoint_created_disabled_or_enabled_between_two_adds_is_heard_at_the_next_one(
+    owner, receiver, django_capture_on_commit_callbacks
+):
+    # The pipeline reads whether anyone listens with every write (no per-worker cache to go stale).
+    namespace = namespace_for_user(user=owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        memory_add(namespace=namespace, content="The user keeps bees.")
+    endpoint, _ = endpoint_create(audience=OPERATORS, url=receiver.url, events=["memory.added"])
+    with django_capture_on_commit_callbacks(execute=True):
+        memory_add(namespace=namespace, content="The user plays the cello.")
+    endpoint_update(endpoint=endpoint, enabled=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        memory_add_many(namespace=namespace, requests=[write_request(content="The user's sister is Ana.")])
+    endpoint_update(endpoint=endpoint, enabled=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        memory_add_many(namespace=namespace, requests=[write_request(content="The user owns a kayak.")])
+
+    assert [r.json["data"]["memory"]["content"] for r in receiver.received] == [
+        "The user plays the cello.",
+        "The user owns a kayak.",
+    ]
 
 
 def test_nothing_is_sent_for_what_changes_nothing_or_is_rolled_back(

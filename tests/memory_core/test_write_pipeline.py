@@ -183,3 +183,18 @@ def test_an_exact_add_merges_only_the_same_wording_of_the_same_speaker(ns):
     other = memory_add(namespace=ns, content="Nice to meet you!", metadata={"speaker": "B"}, exact=True)
     assert same.action == AddAction.MERGED and same.entry.pk == first.entry.pk
     assert other.action == AddAction.ADDED
+
+
+def test_a_new_statement_with_its_context_is_stored_in_a_few_queries(ns, django_assert_max_num_queries):
+    memory_add(namespace=ns, content="I own a red bicycle")
+    with django_assert_max_num_queries(8):  # guards, lock, candidates, 3 INSERTs, savepoint
+        outcome = memory_add(
+            namespace=ns, content="The piano was tuned in May", context="What happened to the piano?"
+        )
+
+    assert outcome.action == AddAction.ADDED
+    entry = MemoryEntry.objects.get(pk=outcome.entry.pk)
+    assert entry.search_context == "What happened to the piano?"
+    assert sum(x * y for x, y in zip(entry.embedding, entry.context_embedding, strict=True)) < 0.99
+    assert MemoryEvidence.objects.filter(entry=entry).count() == 1
+    assert MemoryEvent.objects.filter(entry=entry, action="created").count() == 1
