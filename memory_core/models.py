@@ -542,3 +542,11 @@ from memory_core.webhooks.models import (  # noqa: E402, F401
     WebhookEndpoint,
     WebhookEvent,
 )
+
+# The knowledge-graph rows (memory_core.entities.models), registered with this app the same way.
+from memory_core.entities.models import (  # noqa: E402, F401
+    Entity,
+    EntityMention,
+    Relation,
+    RelationSupport,
+)
