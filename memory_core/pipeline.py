@@ -41,6 +41,7 @@ from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from memory_core.choices import AddAction
+from memory_core.entities.hooks import entities_after_write
 from memory_core.errors import Conflict
 from memory_core.extraction.slots import infer_slot
 from memory_core.guards.policy import policy_check
@@ -217,6 +218,7 @@ def write(*, namespace: Namespace, request: WriteRequest) -> AddOutcome:
         locked = lock_namespace(namespace.pk)
         guard_pause(locked)  # paused while we embedded: still nothing is stored
         outcome = reconcile(locked, request)
+        entities_after_write(outcomes=[outcome])
         announce_outcome(outcome)
         return outcome
 

@@ -14,6 +14,8 @@ explicit namespace list) and `current(at=…)`:
   from per-namespace statistics kept by triggers on write and erase (`memory_core.lexical`); a
   term in more than 30% of the scope does not select candidates, it only adds its small weight.
 * always-recall: pinned entries and the "profile" / "safety" categories, whatever the query.
+* graph: the memories linked to the entities the query mentions and to their neighbours up to
+  two hops (`memory_core.entities.recall`; docs/entities.md).
 
 Each candidate gets
 
@@ -28,6 +30,8 @@ Each candidate gets
                                            (or since it was recorded when never recalled)
           + w_importance * importance      the entry's 0..1 importance
           + w_confidence * confidence      the entry's 0..1 confidence
+          + w_graph      * graph           1 for a memory about an entity the query mentions,
+                                           less per hop away from one (0 when not reached)
             ) / (the sum of the weights)       so the score stays within 0..1
 
 Measured on the LoCoMo development conversations (`python -m bench locomo --ablate`, evidence
@@ -59,7 +63,7 @@ from __future__ import annotations
 
 import math
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -72,6 +76,7 @@ from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from memory_core import lexical, query_signals
+from memory_core.entities.recall import graph_candidates
 from memory_core.errors import MemoryServiceError
 from memory_core.llm import MEMORIES_END, MEMORIES_START
 from memory_core.models import (
@@ -95,6 +100,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "recency": 0.05,
     "importance": 0.05,
     "confidence": 0.02,
+    "graph": 0.3,
 }
 DEFAULT_RECENCY_HALF_LIFE_DAYS = 30.0
 
@@ -108,7 +114,7 @@ HNSW_EF_SEARCH = 100
 MIN_SIMILARITY = 0.2
 MIN_KEYWORD = 0.05
 # The parts of the ranking that can be switched off (`RECALL_COMPONENTS`, for ablations).
-COMPONENTS = ("context", "keyword", "time", "names")
+COMPONENTS = ("context", "keyword", "time", "names", "graph")
 MAX_LIMIT = 200
 
 INTRODUCTION = (
@@ -429,6 +435,8 @@ class QuerySignals:
     period: query_signals.TimeRange | None = None
     names: tuple[str, ...] = ()
     weights: lexical.TermWeights = lexical.NO_TERMS
+    # Memory id → score of the entities the query mentions and their neighbours (`entities.recall`).
+    graph: dict[uuid.UUID, float] = field(default_factory=dict)
 
 
 def memory_recall(
@@ -459,7 +467,7 @@ def memory_recall(
     base, namespace_ids = _scope(actor=actor, namespaces=namespaces)
     text = " ".join((query or "").split())
     turn_ref = turn_ref or f"recall:{uuid.uuid4()}"
-    scanned = dict.fromkeys(("vector", "context", "keyword", "always", "candidates", "relevant"), 0)
+    scanned = dict.fromkeys(("vector", "context", "keyword", "graph", "always", "candidates", "relevant"), 0)
     if base is None:
         return RecallResult(items=[], prompt_block="", scanned=scanned, turn_ref=turn_ref)
     scope = base.current(at=at)
@@ -484,6 +492,8 @@ def memory_recall(
             )
             sources.update(nearest_candidates(scope, search=search, k=k, with_context="context" in enabled))
             sources["keyword"] = keyword_candidates(scope, search=search, k=k)
+        graph = graph_candidates(namespace_ids=namespace_ids, query=text, at=at) if "graph" in enabled else {}
+        sources["graph"] = list(_annotated(scope.filter(pk__in=list(graph)), search)) if graph else []
         sources["always"] = always_candidates(scope, search=search, k=limit)
 
         signals = QuerySignals(
@@ -492,6 +502,7 @@ def memory_recall(
             else None,
             names=query_signals.query_names(text) if "names" in enabled else (),
             weights=search.weights,
+            graph=graph,
         )
         ranked = rank_candidates(
             sources,
@@ -534,6 +545,7 @@ def _components(
         ),
         "importance": float(entry.importance),
         "confidence": float(entry.confidence),
+        "graph": signals.graph.get(entry.pk, 0.0),
     }
 
 
@@ -565,13 +577,13 @@ def rank_candidates(
     for entry in candidates.values():
         components = _components(entry, signals=signals, half_life_days=half_life_days, now=now)
         always_recall = "always" in found_by[entry.pk]
-        if not always_recall and not is_relevant(
+        if not (always_recall or components["graph"]) and not is_relevant(
             similarity=max(components["similarity"], components["context"]), keyword=components["keyword"]
         ):
             continue
         reasons = ["pinned" if entry.pinned else "always"] if always_recall else []
         reasons += [name for name in ("vector", "context") if name in found_by[entry.pk]]
-        reasons += [name for name in ("keyword", "time", "names") if components[name] > 0]
+        reasons += [name for name in ("keyword", "time", "names", "graph") if components[name] > 0]
         line = memory_line(entry)
         item = RecalledMemory(
             entry=entry,

@@ -31,6 +31,8 @@ class Entity(models.Model):
     name = models.CharField(max_length=NAME_MAX_CHARS)
     aliases = ArrayField(models.CharField(max_length=NAME_MAX_CHARS), default=list, blank=True)
     is_self = models.BooleanField(default=False)
+    # False while it is known only by a kinship word ("my sister"): the first name given names it.
+    named = models.BooleanField(default=True)
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     embedding_model = models.CharField(max_length=100, blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now)

@@ -1,0 +1,83 @@
+"""Where the engine calls the knowledge-graph layer: after a write (the offline rules), after the
+language-model extractor wrote a statement (its entities and relations)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from memory_core.choices import AddAction
+from memory_core.entities.record import record_reading
+from memory_core.entities.resolve import Resolver
+from memory_core.entities.rules import SELF, Reading, Ref, Triple, read
+from memory_core.entities.vocabulary import OBJECT_KIND, VALUE_PREDICATES, EntityKind, Predicate
+from memory_core.models import MemoryEntry
+
+RULES_EXTRACTOR = "rules-entities-v1"
+# Outcomes whose entry is new: a merge adds evidence to a statement already read.
+_NEW_ENTRY = frozenset({AddAction.ADDED, AddAction.SUPERSEDED})
+
+
+def entities_after_write(*, outcomes: Iterable[Any]) -> None:
+    """Read every newly written entry with the offline rules; inside the writer's transaction,
+    under its namespace lock (`pipeline.write`, `pipeline_batch.memory_add_many`)."""
+    resolvers: dict[int, Resolver] = {}
+    for outcome in outcomes:
+        entry: MemoryEntry | None = outcome.entry
+        if entry is None or outcome.action not in _NEW_ENTRY:
+            continue
+        resolver = resolvers.setdefault(entry.namespace_id, Resolver(entry.namespace_id))
+        record_reading(entry=entry, reading=read(entry.content), resolver=resolver, extractor=RULES_EXTRACTOR)
+
+
+def relations_from_candidate(*, entry: MemoryEntry, relations: list[Any], extractor: str) -> None:
+    """The language model's relations for `entry` (schema `extraction.schema.RelationCandidate`):
+    subject and object are names, or "user" for the user; kinship labels map to predicates."""
+    from django.db import transaction
+
+    from memory_core.pipeline import lock_namespace
+
+    reading = Reading()
+    for item in relations:
+        triple = _triple(item)
+        if triple is not None:
+            reading.add(triple)
+    if not reading.triples:
+        return
+    with transaction.atomic():
+        lock_namespace(entry.namespace_id)
+        record_reading(
+            entry=entry, reading=reading, resolver=Resolver(entry.namespace_id), extractor=extractor
+        )
+
+
+_SELF_NAMES = frozenset({"user", "the user", "i", "me", "我", "用户"})
+
+
+def _ref(name: str, kind: str) -> Ref:
+    return SELF if name.strip().lower() in _SELF_NAMES else Ref(name=name.strip(), kind=kind)
+
+
+def _triple(item: Any) -> Triple | None:
+    from memory_core.entities.kinship import kin
+
+    subject_name = str(getattr(item, "subject", "") or "").strip()
+    predicate = str(getattr(item, "predicate", "") or "").strip().lower()
+    obj = str(getattr(item, "object", "") or "").strip()
+    if not subject_name or not predicate or not obj:
+        return None
+    label = predicate
+    found = kin(predicate)
+    if found:
+        predicate, label = found
+    elif predicate not in Predicate.values:
+        predicate, label = Predicate.OTHER, label
+    subject = _ref(subject_name, str(getattr(item, "subject_kind", "") or EntityKind.PERSON))
+    if predicate in VALUE_PREDICATES or (
+        predicate == Predicate.OTHER and getattr(item, "object_kind", "") == "value"
+    ):
+        return Triple(subject, predicate, label, value=obj)
+    kind = str(getattr(item, "object_kind", "") or OBJECT_KIND.get(predicate, EntityKind.PERSON))
+    if kind not in EntityKind.values:
+        kind = OBJECT_KIND.get(predicate, EntityKind.OTHER)
+    return Triple(subject, predicate, label, _ref(obj, kind))
