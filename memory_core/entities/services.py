@@ -4,6 +4,7 @@ namespaces (`selectors`); see docs/entities.md."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 from typing import Any
 
@@ -92,12 +93,15 @@ def entity_split(*, actor: Any, entity_id: Any, entry_ids: list[Any], name: str)
     relations resting only on them move to a new entity."""
     entity = entity_get(actor=actor, entity_id=entity_id)
     _lock(entity.namespace_id)
+    wanted = set(map(str, entry_ids))
+    try:
+        ids = [uuid.UUID(e) for e in wanted]
+    except ValueError:
+        ids = []
     entries = set(
-        MemoryEntry.objects.filter(
-            namespace_id=entity.namespace_id, pk__in=[str(e) for e in entry_ids]
-        ).values_list("pk", flat=True)
+        MemoryEntry.objects.filter(namespace_id=entity.namespace_id, pk__in=ids).values_list("pk", flat=True)
     )
-    if not entries or len(entries) != len(set(map(str, entry_ids))):
+    if not entries or len(entries) != len(wanted):
         raise MemoryServiceError(
             "Unknown memories.", field_errors={"entry_ids": ["Must be memories that mention this entity."]}
         )
