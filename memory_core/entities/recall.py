@@ -5,7 +5,8 @@ and the memories that mention them or support those relations, each with a 0..1 
 One query: the seeds (a GIN lookup of the query's words in the aliases), a bounded recursive
 walk, and the memories reached. A hop along a relation the query asks about ("husband", "lives",
 "工作") keeps most of the score (`ASKED_HOP`), any other hop halves it (`OTHER_HOP`); an entity
-named everywhere counts for less (`COMMON`). The user's
+named everywhere (a conversation's speaker) counts for less, and so does the walk through it
+(`COMMON`); memories scoring under `FLOOR` are left out. The user's
 own entity is never walked through: everyone is related to the user, so it links nothing.
 """
 
@@ -31,6 +32,8 @@ LIMIT = 50
 # An entity named in more memories than this (a conversation's speaker) says less about any one
 # of them: its score is scaled by COMMON / mentions.
 COMMON = 20
+# Below this a memory is too far from what the query names to be a candidate of its own.
+FLOOR = 0.2
 
 _WORDS = re.compile(r"[\w\u00c0-\u024f-]+(?:'[\w]+)?")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
@@ -55,13 +58,19 @@ def query_terms(query: str) -> tuple[list[str], list[str]]:
 
 _SQL = """
 WITH RECURSIVE seeds AS (
-    SELECT id FROM memory_core_entity
-    WHERE namespace_id = ANY(%(ns)s) AND NOT is_self AND aliases && %(terms)s::varchar[]
+    SELECT e.id, LEAST(1.0, %(common)s::float / GREATEST(1, (
+        SELECT count(*) FROM memory_core_entitymention c WHERE c.entity_id = e.id
+    ))) AS weight
+    FROM memory_core_entity e
+    WHERE e.namespace_id = ANY(%(ns)s) AND NOT e.is_self AND e.aliases && %(terms)s::varchar[]
 ), walk(entity_id, hop, weight) AS (
-    SELECT id, 0, 1.0::float FROM seeds
+    SELECT id, 0, weight FROM seeds
   UNION ALL
     SELECT n.id, w.hop + 1,
            w.weight * CASE WHEN r.predicate = ANY(%(predicates)s) THEN %(asked)s ELSE %(other)s END
+           * LEAST(1.0, %(common)s::float / GREATEST(1, (
+               SELECT count(*) FROM memory_core_entitymention c WHERE c.entity_id = n.id
+           )))
     FROM walk w
     JOIN memory_core_relation r ON r.subject_id = w.entity_id OR r.object_id = w.entity_id
     JOIN memory_core_entity n
@@ -69,10 +78,7 @@ WITH RECURSIVE seeds AS (
     WHERE w.hop < %(hops)s AND NOT n.is_self AND r.namespace_id = ANY(%(ns)s)
       AND r.valid_from <= %(at)s AND (r.valid_to IS NULL OR r.valid_to > %(at)s)
 ), reached AS (
-    SELECT w.entity_id, max(w.weight) * LEAST(1.0, %(common)s::float / GREATEST(1, (
-        SELECT count(*) FROM memory_core_entitymention c WHERE c.entity_id = w.entity_id
-    ))) AS weight
-    FROM walk w GROUP BY w.entity_id
+    SELECT entity_id, max(weight) AS weight FROM walk GROUP BY entity_id
 )
 SELECT entry_id, max(score) AS score FROM (
     SELECT m.entry_id, b.weight AS score
@@ -85,7 +91,8 @@ SELECT entry_id, max(score) AS score FROM (
     WHERE r.namespace_id = ANY(%(ns)s) AND r.valid_from <= %(at)s
       AND (r.valid_to IS NULL OR r.valid_to > %(at)s)
 ) found
-GROUP BY entry_id ORDER BY score DESC, entry_id LIMIT %(limit)s
+GROUP BY entry_id HAVING max(score) >= %(floor)s
+ORDER BY score DESC, entry_id LIMIT %(limit)s
 """
 
 
@@ -111,6 +118,7 @@ def graph_candidates(
                 "support": SUPPORT_SHARE,
                 "limit": limit,
                 "common": COMMON,
+                "floor": FLOOR,
             },
         )
         return {row[0]: round(float(row[1]), 6) for row in cursor.fetchall()}
