@@ -21,6 +21,8 @@ from django.utils import timezone
 
 from memory_core.entities.kinship import KIN_WORDS, QUERY_PREDICATE_WORDS
 from memory_core.entities.record import candidate_names
+from memory_core.entities.rules import _STOP_NAMES
+from memory_core.extraction.rules.lexicon import _words
 
 MAX_HOPS = 2
 ASKED_HOP = 0.8
@@ -62,6 +64,27 @@ def query_terms(query: str) -> tuple[list[str], list[str], list[str], bool]:
         predicates |= {p for word, p in QUERY_PREDICATE_WORDS.items() if word in run}
     names = sorted(t for t in terms if t and t not in kin and t not in KIN_WORDS)
     return names, sorted(kin), sorted(predicates), mine
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][\w\u00c0-\u024f'-]*")
+_QUESTION_WORDS = _words(
+    "what where which who whom whose when how why does do did is are was were can could would will "
+    "should tell please hi hello hey remind show give find list any"
+)
+
+
+def may_name_someone(query: str) -> bool:
+    """Whether the query may mention an entity: a kin word, Chinese text, or a capitalised word
+    that is not a sentence opener or question word. Without one, recall spends no query on the
+    graph (a lower-case name in a lower-case question is the price)."""
+    if _CJK_RUN.search(query):
+        return True
+    words = _WORDS.findall(query.replace("\u2019", "'").lower())
+    if any(w.removesuffix("'s") in KIN_WORDS for w in words):
+        return True
+    return any(
+        w.lower().removesuffix("'s") not in _STOP_NAMES | _QUESTION_WORDS for w in _CAPITALISED.findall(query)
+    )
 
 
 _SQL = """
@@ -131,8 +154,10 @@ def graph_candidates(
 ) -> dict[uuid.UUID, float]:
     """Memory id → graph score of the memories reached from the entities `query` mentions (one
     query; none when the query has no words). Ids only: the caller applies its own scope."""
+    if not namespace_ids or not may_name_someone(query):
+        return {}  # no query at all: most recalls name no one
     names, kin, predicates, mine = query_terms(query)
-    if not (names or kin) or not namespace_ids:
+    if not (names or kin):
         return {}
     with connection.cursor() as cursor:
         cursor.execute(
