@@ -48,7 +48,7 @@ def test_merge_moves_mentions_and_relations(owner, other_user):
 
 
 def test_split_separates_two_people_of_one_name(owner):
-    first, second = _say(owner, "My colleague Alex lives in Lyon.", "Alex is my brother.")
+    _, second = _say(owner, "My colleague Alex lives in Lyon.", "Alex is my brother.")
     alex = _named(owner, "Alex")
     other = entity_split(actor=owner, entity_id=alex.pk, entry_ids=[second.pk], name="Alex (brother)")
     assert {r.predicate for r in entity_facts(actor=owner, entity_id=other.pk).relations} == {"sibling"}
