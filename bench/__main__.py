@@ -8,6 +8,7 @@ from bench import (
     api_load,
     chat_turn,
     cross_language,
+    entities,
     erasure_rewrite,
     forgetting,
     languages,
@@ -46,6 +47,7 @@ BENCHMARKS = {
     "zh_rules": zh_rules.main,
     "languages": languages.main,
     "cross_language": cross_language.main,
+    "entities": entities.main,
 }
 
 

@@ -562,8 +562,15 @@ class ErasureReceipt(models.Model):
         return f"erasure {self.pk} ({self.scope}, {self.entries} entries)"
 
 
-# The webhook rows live in their own module (memory_core.webhooks.models); imported here so that
-# Django registers them with this app.
+# The knowledge-graph rows (memory_core.entities.models) and the webhook rows
+# (memory_core.webhooks.models) live in their own modules; imported here so that Django registers
+# them with this app.
+from memory_core.entities.models import (  # noqa: E402, F401
+    Entity,
+    EntityMention,
+    Relation,
+    RelationSupport,
+)
 from memory_core.webhooks.models import (  # noqa: E402, F401
     WebhookAttempt,
     WebhookDelivery,

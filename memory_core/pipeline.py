@@ -48,6 +48,7 @@ from pgvector.django import CosineDistance
 from typing_extensions import Unpack
 
 from memory_core.choices import AddAction
+from memory_core.entities.hooks import entities_after_write
 from memory_core.errors import Conflict
 from memory_core.extraction.slots import infer_slot, states_safety
 from memory_core.guards.policy import policy_check
@@ -174,6 +175,7 @@ def write(*, namespace: Namespace, request: WriteRequest) -> AddOutcome:
         locked = lock_for_write(namespace.pk)
         guard_pause(locked)  # paused while we embedded: still nothing is stored
         outcome = reconcile(locked, request)
+        entities_after_write(outcomes=[outcome])
         announce_outcomes([outcome], listening=locked.webhooks_listening)  # type: ignore[attr-defined]
     return outcome
 
