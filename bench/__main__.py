@@ -7,6 +7,7 @@ import sys
 from bench import (
     api_load,
     chat_turn,
+    entities,
     erasure_rewrite,
     forgetting,
     locomo,
@@ -38,6 +39,7 @@ BENCHMARKS = {
     "mcp": mcp.main,
     "forgetting": forgetting.main,
     "me_list": me_list.main,
+    "entities": entities.main,
 }
 
 

@@ -30,6 +30,19 @@ def entities_after_write(*, outcomes: Iterable[Any]) -> None:
         record_reading(entry=entry, reading=read(entry.content), resolver=resolver, extractor=RULES_EXTRACTOR)
 
 
+def entities_after_correction(*, old: MemoryEntry, new: MemoryEntry) -> None:
+    """A correction says the old wording was wrong, not that the world changed: what was read
+    from the old version is withdrawn (relations no other memory supports go), the new one is read."""
+    from memory_core.entities.erasure import entities_prune
+    from memory_core.entities.models import EntityMention, RelationSupport
+
+    RelationSupport.objects.filter(entry=old).delete()
+    EntityMention.objects.filter(entry=old).delete()
+    entities_prune(namespace_ids=[old.namespace_id])
+    resolver = Resolver(new.namespace_id)
+    record_reading(entry=new, reading=read(new.content), resolver=resolver, extractor=RULES_EXTRACTOR)
+
+
 def relations_from_candidate(*, entry: MemoryEntry, relations: list[Any], extractor: str) -> None:
     """The language model's relations for `entry` (schema `extraction.schema.RelationCandidate`):
     subject and object are names, or "user" for the user; kinship labels map to predicates."""
@@ -40,7 +53,7 @@ def relations_from_candidate(*, entry: MemoryEntry, relations: list[Any], extrac
     reading = Reading()
     for item in relations:
         triple = _triple(item)
-        if triple is not None:
+        if triple is not None and _grounded(triple, entry.content):
             reading.add(triple)
     if not reading.triples:
         return
@@ -49,6 +62,14 @@ def relations_from_candidate(*, entry: MemoryEntry, relations: list[Any], extrac
         record_reading(
             entry=entry, reading=reading, resolver=Resolver(entry.namespace_id), extractor=extractor
         )
+
+
+def _grounded(triple: Triple, content: str) -> bool:
+    """Only names and values the statement itself holds: the statement passed the secret guard,
+    and a name the model made up would be an entity nobody mentioned."""
+    text = content.lower()
+    names = [ref.name for ref in (triple.subject, triple.object) if ref is not None and ref.name]
+    return all(name.lower() in text for name in [*names, triple.value] if name)
 
 
 _SELF_NAMES = frozenset({"user", "the user", "i", "me", "我", "用户"})

@@ -4,7 +4,8 @@ and the memories that mention them or support those relations, each with a 0..1 
 
 One query: the seeds (a GIN lookup of the query's words in the aliases), a bounded recursive
 walk, and the memories reached. A hop along a relation the query asks about ("husband", "lives",
-"工作") keeps most of the score (`ASKED_HOP`), any other hop halves it (`OTHER_HOP`). The user's
+"工作") keeps most of the score (`ASKED_HOP`), any other hop halves it (`OTHER_HOP`); an entity
+named everywhere counts for less (`COMMON`). The user's
 own entity is never walked through: everyone is related to the user, so it links nothing.
 """
 
@@ -27,6 +28,9 @@ OTHER_HOP = 0.5
 # of the entity's weight: "Ana's husband Marc" is about Marc, and also about Ana's marriage.
 SUPPORT_SHARE = 0.9
 LIMIT = 50
+# An entity named in more memories than this (a conversation's speaker) says less about any one
+# of them: its score is scaled by COMMON / mentions.
+COMMON = 20
 
 _WORDS = re.compile(r"[\w\u00c0-\u024f-]+(?:'[\w]+)?")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
@@ -38,9 +42,12 @@ def query_terms(query: str) -> tuple[list[str], list[str]]:
     terms = set(candidate_names(query))
     for size in range(1, 4):
         terms.update(" ".join(words[i : i + size]) for i in range(len(words) - size + 1))
+    # "mum" finds the mother: a kin word's canonical label is an alias of whom it names.
+    terms.update(KIN_WORDS[w][1] for w in words if w in KIN_WORDS)
     predicates = {KIN_WORDS[w][0] for w in words if w in KIN_WORDS}
     predicates |= {QUERY_PREDICATE_WORDS[w] for w in words if w in QUERY_PREDICATE_WORDS}
     for run in _CJK_RUN.findall(query):
+        terms.update(label for word, (_, label) in KIN_WORDS.items() if word in run)
         predicates |= {p for word, (p, _) in KIN_WORDS.items() if word in run}
         predicates |= {p for word, p in QUERY_PREDICATE_WORDS.items() if word in run}
     return sorted(t for t in terms if t), sorted(predicates)
@@ -62,7 +69,10 @@ WITH RECURSIVE seeds AS (
     WHERE w.hop < %(hops)s AND NOT n.is_self AND r.namespace_id = ANY(%(ns)s)
       AND r.valid_from <= %(at)s AND (r.valid_to IS NULL OR r.valid_to > %(at)s)
 ), reached AS (
-    SELECT entity_id, max(weight) AS weight FROM walk GROUP BY entity_id
+    SELECT w.entity_id, max(w.weight) * LEAST(1.0, %(common)s::float / GREATEST(1, (
+        SELECT count(*) FROM memory_core_entitymention c WHERE c.entity_id = w.entity_id
+    ))) AS weight
+    FROM walk w GROUP BY w.entity_id
 )
 SELECT entry_id, max(score) AS score FROM (
     SELECT m.entry_id, b.weight AS score
@@ -100,6 +110,7 @@ def graph_candidates(
                 "at": at or timezone.now(),
                 "support": SUPPORT_SHARE,
                 "limit": limit,
+                "common": COMMON,
             },
         )
         return {row[0]: round(float(row[1]), 6) for row in cursor.fetchall()}
