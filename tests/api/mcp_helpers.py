@@ -30,6 +30,13 @@ TOOLS = {
     "memory_erase",
     "memory_erase_all",
     "memory_history",
+    "entity_list",
+    "entity_get",
+    "entity_correct",
+    "entity_merge",
+    "entity_erase",
+    "relation_list",
+    "relation_erase",
 }
 
 
