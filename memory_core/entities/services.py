@@ -51,6 +51,22 @@ def entity_correct(*, actor: Any, entity_id: Any, name: str | None = None, kind:
     if name is not None:
         entity.name, entity.named = _clean_name(name), True
         entity.aliases = sorted(set(entity.aliases) | {alias_of(entity.name)})
+        # The name rests on the memories that speak of the entity, as a mention of each: the next
+        # prune (any erasure in the namespace) re-derives aliases and names from the mentions, and
+        # would otherwise undo the correction; erasing those memories takes the name with them.
+        entries = set(EntityMention.objects.filter(entity=entity).values_list("entry_id", flat=True))
+        EntityMention.objects.bulk_create(
+            [
+                EntityMention(
+                    namespace_id=entity.namespace_id,
+                    entity=entity,
+                    entry_id=entry,
+                    surface=alias_of(entity.name),
+                )
+                for entry in entries
+            ],
+            ignore_conflicts=True,
+        )
     entity.save(update_fields=["name", "named", "kind", "aliases", "updated_at"])
     return entity
 

@@ -226,3 +226,20 @@ def test_bad_input_is_refused_and_changes_nothing(key_client):
     assert (sorted(Entity.objects.values_list("name", "kind")), Relation.objects.count()) == before
     role.refresh_from_db()
     assert role.value == "nurse" and role.valid_to is None
+
+
+def test_a_corrected_name_outlives_other_erasures_and_leaves_with_its_memories(key_client):
+    tea = add(key_client, "My friend Bea likes green tea.")["entry"]
+    other = add(key_client, "My colleague Tom plays chess.")["entry"]
+    bea = listed(key_client)["Bea"]["id"]
+    full_name = canary("Silva")
+    response = key_client.patch(f"/api/v1/entities/{bea}/?user_id=u1", {"name": full_name}, format="json")
+    assert response.status_code == 200
+
+    assert key_client.delete(f"/api/v1/memories/{other['id']}/?user_id=u1").status_code == 204
+    assert listed(key_client)[full_name]["id"] == bea  # the prune after that erasure kept it
+    assert set(listed(key_client, f"&q={full_name.lower()}")) == {full_name}
+
+    assert key_client.delete(f"/api/v1/memories/{tea['id']}/?user_id=u1").status_code == 204
+    assert listed(key_client) == {}
+    assert_nothing_in_sql(full_name)
