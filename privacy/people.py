@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memory_core.entities import selectors as graph
 from memory_core.entities import services as graph_services
 from memory_core.entities.models import NAME_MAX_CHARS, Entity, Relation
-from memory_core.entities.vocabulary import EntityKind
+from memory_core.entities.vocabulary import EntityKind, Predicate
 from memory_core.errors import MemoryServiceError, NotFound
 
 LIST_SIZE = 300  # entities on the page; a search narrows beyond that
@@ -38,6 +38,10 @@ class Fact:
         return self.relation.value
 
 
+# Read from the object's side, a verb becomes a noun: "Your workplace", "Ana's home".
+_INCOMING = {Predicate.WORKS_AT: "workplace", Predicate.LIVES_IN: "home"}
+
+
 def _words(relation: Relation) -> str:
     return relation.label or relation.get_predicate_display()
 
@@ -52,7 +56,7 @@ def facts_of(entity: Entity, relations: list[Relation]) -> list[Fact]:
         else:
             subject = relation.subject
             owner = None if subject.is_self else subject
-            facts.append(Fact(relation, False, owner, _words(relation)))
+            facts.append(Fact(relation, False, owner, _INCOMING.get(relation.predicate) or _words(relation)))
     return facts
 
 

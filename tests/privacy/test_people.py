@@ -70,6 +70,9 @@ def test_the_page_shows_people_what_is_known_and_the_sources(owner):
     assert "Ana" in page and "Marc" in page and "Called: ana, sister" in page
     assert re.search(r"Husband: <a href=\"/me/people/[0-9a-f-]+/\">Marc</a>", page)
     assert "Works as: nurse" in page and "Your sister" in page
+    tell(client, "I work at Acme.")
+    acme = client.get(reverse("privacy:person", args=[person("Acme").pk])).content.decode()
+    assert "Your workplace" in acme
     only_marc = client.get(reverse("privacy:people") + "?q=marc&kind=person").content.decode()
     assert "Marc" in only_marc and "Your sister" not in only_marc
 
