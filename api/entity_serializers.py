@@ -120,7 +120,8 @@ class RelationOutSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     subject = RelationEndSerializer()
     predicate = serializers.ChoiceField(choices=Predicate.choices)
-    label = serializers.CharField(help_text="The words used: sister, husband, 姐姐 …")
+    # The output's "label" key; the stubs type the name as Field.label.
+    label = serializers.CharField(help_text="The words used: sister, husband, 姐姐 …")  # type: ignore[assignment]
     object = RelationEndSerializer(allow_null=True)
     value = serializers.CharField(help_text="The value when there is no object entity (a job title).")
     status = serializers.ChoiceField(choices=RelationStatus.choices)

@@ -39,7 +39,7 @@ class Fact:
 
 
 # Read from the object's side, a verb becomes a noun: "Your workplace", "Ana's home".
-_INCOMING = {Predicate.WORKS_AT: "workplace", Predicate.LIVES_IN: "home"}
+_INCOMING: dict[str, str] = {Predicate.WORKS_AT: "workplace", Predicate.LIVES_IN: "home"}
 
 
 def _words(relation: Relation) -> str:

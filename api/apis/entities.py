@@ -82,9 +82,10 @@ def entity_rows(request: Request | Caller, params: dict[str, Any]) -> tuple[list
         return [], 0
     qs = graph.entity_list(actor=subject.actor, kind=params.get("kind"), q=params.get("q"))
     limit, offset = params["limit"], params["offset"]
+    counted: list[Any] = list(qs[offset : offset + limit])  # annotated by entity_list
     rows = [
         {**graph.entity_dict(e), "relation_count": e.relation_count, "memory_count": e.memory_count}
-        for e in qs[offset : offset + limit]
+        for e in counted
     ]
     return rows, qs.count()
 
