@@ -170,9 +170,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench entities")
     parser.add_argument("--users", type=int, default=0, help="only the first N synthetic users")
     parser.add_argument("--locomo", type=int, default=2, help="LoCoMo conversations (0: skip)")
+    parser.add_argument("--no-synthetic", action="store_true", help="only the LoCoMo part")
     args = parser.parse_args(argv or [])
     common.setup()
-    synthetic(args.users)
+    if not args.no_synthetic:
+        synthetic(args.users)
     if args.locomo:
         locomo(args.locomo)
 

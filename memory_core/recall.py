@@ -493,7 +493,10 @@ def memory_recall(
             sources.update(nearest_candidates(scope, search=search, k=k, with_context="context" in enabled))
             sources["keyword"] = keyword_candidates(scope, search=search, k=k)
         graph = graph_candidates(namespace_ids=namespace_ids, query=text, at=at) if "graph" in enabled else {}
-        sources["graph"] = list(_annotated(scope.filter(pk__in=list(graph)), search)) if graph else []
+        # Only the graph's memories no other source found are fetched (often none: no query).
+        found = {entry.pk for rows in sources.values() for entry in rows}
+        missing = [pk for pk in graph if pk not in found]
+        sources["graph"] = list(_annotated(scope.filter(pk__in=missing), search)) if missing else []
         sources["always"] = always_candidates(scope, search=search, k=limit)
 
         signals = QuerySignals(

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from memory_core.choices import AddAction
-from memory_core.entities.record import record_reading
+from memory_core.entities.record import mention_known_names, record_reading
 from memory_core.entities.resolve import Resolver
 from memory_core.entities.rules import SELF, Reading, Ref, Triple, read
 from memory_core.entities.vocabulary import OBJECT_KIND, VALUE_PREDICATES, EntityKind, Predicate
@@ -22,12 +22,21 @@ def entities_after_write(*, outcomes: Iterable[Any]) -> None:
     """Read every newly written entry with the offline rules; inside the writer's transaction,
     under its namespace lock (`pipeline.write`, `pipeline_batch.memory_add_many`)."""
     resolvers: dict[int, Resolver] = {}
+    written: list[tuple[MemoryEntry, set[Any]]] = []
     for outcome in outcomes:
         entry: MemoryEntry | None = outcome.entry
         if entry is None or outcome.action not in _NEW_ENTRY:
             continue
-        resolver = resolvers.setdefault(entry.namespace_id, Resolver(entry.namespace_id))
-        record_reading(entry=entry, reading=read(entry.content), resolver=resolver, extractor=RULES_EXTRACTOR)
+        reading = read(entry.content)
+        seen: set[Any] = set()
+        if reading.refs or reading.triples:  # no query for a statement naming no one
+            resolver = resolvers.setdefault(entry.namespace_id, Resolver(entry.namespace_id))
+            record_reading(
+                entry=entry, reading=reading, resolver=resolver, extractor=RULES_EXTRACTOR, known_names=False
+            )
+            seen = {resolver.resolve(ref).pk for ref in reading.refs}
+        written.append((entry, seen))
+    mention_known_names(written)  # one query for the whole batch
 
 
 def entities_after_correction(*, old: MemoryEntry, new: MemoryEntry) -> None:

@@ -36,6 +36,10 @@ _CANONICAL = {
 for _predicate, _words in _GROUPS.items():
     for _word in _words.split():
         _EN[_word] = (_predicate, _CANONICAL.get(_word, _word))
+# Plurals name the same relation ("my kids", "her sisters").
+for _word, _meaning in list(_EN.items()):
+    _EN.setdefault(_word + "s", _meaning)
+_EN["children"] = _EN["child"]
 
 _ZH: dict[str, tuple[str, str]] = {
     "妻子": (Predicate.SPOUSE, "wife"), "老婆": (Predicate.SPOUSE, "wife"),

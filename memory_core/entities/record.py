@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Q
 from django.utils import timezone
 
 from memory_core.entities.models import NAME_MAX_CHARS, Entity, EntityMention, Relation, RelationSupport
 from memory_core.entities.resolve import Resolver, alias_of, surfaces
-from memory_core.entities.rules import Reading, Ref, Triple
+from memory_core.entities.rules import _STOP_NAMES, Reading, Ref, Triple
 from memory_core.entities.vocabulary import SINGLE_VALUED, Predicate, RelationStatus
 from memory_core.models import MemoryEntry
 
@@ -21,15 +22,21 @@ SYMMETRIC = frozenset(
 )
 _WORD = re.compile(r"[A-Z][\w'\u00c0-\u024f-]*(?:\s+[A-Z][\w'\u00c0-\u024f-]*){0,2}")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+_OPENERS = _STOP_NAMES
 
 
-def record_reading(*, entry: MemoryEntry, reading: Reading, resolver: Resolver, extractor: str) -> None:
-    """Resolve the reading's refs, mention them, record its triples with `entry` as support."""
-    for ref in reading.refs:
-        mention(entry=entry, entity=resolver.resolve(ref), words=surfaces(ref))
+def record_reading(
+    *, entry: MemoryEntry, reading: Reading, resolver: Resolver, extractor: str, known_names: bool = True
+) -> None:
+    """Resolve the reading's refs, mention them, record its triples with `entry` as support;
+    with `known_names`, also the known entities it names in passing (`mention_known_names`)."""
+    resolved = [resolver.resolve(ref) for ref in reading.refs]
+    for ref, entity in zip(reading.refs, resolved, strict=True):
+        mention(entry=entry, entity=entity, words=surfaces(ref))
     for triple in reading.triples:
         relation_record(entry=entry, triple=triple, resolver=resolver, extractor=extractor)
-    _mention_known_names(entry, resolver, reading)
+    if known_names:
+        mention_known_names([(entry, {e.pk for e in resolved})])
 
 
 def mention(*, entry: MemoryEntry, entity: Entity, words: list[str]) -> None:
@@ -47,32 +54,40 @@ def mention(*, entry: MemoryEntry, entity: Entity, words: list[str]) -> None:
 
 def candidate_names(text: str) -> list[str]:
     """The capitalised words and word runs, and the Chinese substrings (2-6 characters), of a
-    text, lower-cased: what may be an entity's alias."""
+    text, lower-cased: what may be an entity's alias (sentence openers such as "The" left out)."""
     names: set[str] = set()
     for match in _WORD.finditer(text):
         words = match.group(0).split()
         for size in range(1, len(words) + 1):
             for start in range(len(words) - size + 1):
                 names.add(alias_of(" ".join(words[start : start + size])))
+    names -= _OPENERS
     for run in _CJK_RUN.findall(text):
         for size in range(2, min(6, len(run)) + 1):
             names.update(run[start : start + size] for start in range(len(run) - size + 1))
     return sorted(names)
 
 
-def _mention_known_names(entry: MemoryEntry, resolver: Resolver, reading: Reading) -> None:
-    """Known entities named in passing ("Ana loves hiking"): one query, skipped without names."""
-    names = candidate_names(entry.content)
+def mention_known_names(entries: list[tuple[MemoryEntry, set[Any]]]) -> None:
+    """Known entities named in passing ("Ana loves hiking") by any of `entries` (each with the
+    ids of the entities its reading already mentions): one query for them all, none without names."""
+    wanted = {entry.pk: set(candidate_names(entry.content)) for entry, _ in entries}
+    names: set[str] = set().union(*wanted.values()) if wanted else set()
     if not names:
         return
-    known = Entity.objects.filter(
-        namespace_id=entry.namespace_id, is_self=False, named=True, aliases__overlap=names
+    namespaces = {entry.namespace_id for entry, _ in entries}
+    known = list(
+        Entity.objects.filter(
+            namespace_id__in=namespaces, is_self=False, named=True, aliases__overlap=sorted(names)
+        )
     )
-    resolved = {e.pk for e in resolver._seen.values()}
-    for entity in known:
-        if entity.pk not in resolved:
-            hit = [alias for alias in entity.aliases if alias in names]
-            mention(entry=entry, entity=entity, words=hit[:1])
+    for entry, seen in entries:
+        for entity in known:
+            if entity.namespace_id != entry.namespace_id or entity.pk in seen:
+                continue
+            hit = [alias for alias in entity.aliases if alias in wanted[entry.pk]]
+            if hit:
+                mention(entry=entry, entity=entity, words=hit[:1])
 
 
 def relation_record(*, entry: MemoryEntry, triple: Triple, resolver: Resolver, extractor: str) -> Relation:

@@ -338,12 +338,40 @@ def read_chinese(text: str) -> Reading:
 _HAS_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
+# A quoted turn of a transcript ("Melanie said, on 9 June 2023: my husband …"): "I" and "my"
+# are the speaker's, not the user's.
+_SPEAKER = re.compile(rf"^(?P<speaker>{_NAME}) (?:said|says|wrote)(?:,? on [^:]{{3,40}})?:\s*")
+
+
 def read(text: str) -> Reading:
     """The entities and relations one statement states (both languages: statements mix them)."""
-    readings = [read_english(text)]
-    if _HAS_CJK.search(text):
-        readings.append(read_chinese(text))
-    return _unified(readings)
+    quoted = _SPEAKER.match(text)
+    speaker = quoted.group("speaker") if quoted and _is_name(quoted.group("speaker")) else ""
+    body = text[quoted.end() :] if quoted and speaker else text
+    readings = [read_english(body)]
+    if _HAS_CJK.search(body):
+        readings.append(read_chinese(body))
+    reading = _unified(readings)
+    return _spoken_by(reading, Ref(name=speaker)) if speaker else reading
+
+
+def _spoken_by(reading: Reading, speaker: Ref) -> Reading:
+    def sub(ref: Ref | None) -> Ref | None:
+        if ref is None:
+            return None
+        if ref.is_self:
+            return speaker
+        if ref.kin and ref.of is None:
+            return Ref(name=ref.name, kin=ref.kin, of=speaker, kind=ref.kind)
+        return Ref(name=ref.name, kin=ref.kin, of=sub(ref.of), kind=ref.kind) if ref.of else ref
+
+    result = Reading()
+    result.add_ref(speaker)
+    for ref in reading.refs:
+        result.add_ref(sub(ref) or ref)
+    for t in reading.triples:
+        result.add(Triple(sub(t.subject) or speaker, t.predicate, t.label, sub(t.object), t.value))
+    return result
 
 
 def _unified(readings: list[Reading]) -> Reading:
