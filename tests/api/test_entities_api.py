@@ -243,3 +243,27 @@ def test_a_corrected_name_outlives_other_erasures_and_leaves_with_its_memories(k
     assert key_client.delete(f"/api/v1/memories/{tea['id']}/?user_id=u1").status_code == 204
     assert listed(key_client) == {}
     assert_nothing_in_sql(full_name)
+
+
+def test_an_entity_and_the_lists_cost_the_same_queries_however_much_is_known(key_client):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def cost(url: str) -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert key_client.get(url).status_code == 200
+        return len(queries)
+
+    add(key_client, "My friend Bea likes green tea.")
+    bea = listed(key_client)["Bea"]["id"]
+    urls = [
+        f"/api/v1/entities/{bea}/?user_id=u1",
+        "/api/v1/entities/?user_id=u1",
+        "/api/v1/relations/?user_id=u1",
+    ]
+    few = [cost(url) for url in urls]
+    for i, city in enumerate(["Lyon", "Porto", "Oslo", "Riga", "Bern", "Graz"]):
+        add(key_client, f"Bea moved to {city} in 201{i}.")
+        add(key_client, f"My colleague Tom{i} works at Acme{i}.")
+    assert len(detail(key_client, bea).json()["memories"]) >= 7
+    assert [cost(url) for url in urls] == few
