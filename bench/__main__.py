@@ -15,6 +15,7 @@ from bench import (
     me_list,
     mixed_load,
     offline_extraction,
+    people,
     policy_detector,
     recall_latency,
     secret_detector,
@@ -40,6 +41,7 @@ BENCHMARKS = {
     "forgetting": forgetting.main,
     "me_list": me_list.main,
     "entities": entities.main,
+    "people": people.main,
 }
 
 

@@ -80,7 +80,7 @@ def entity_rows(request: Request | Caller, params: dict[str, Any]) -> tuple[list
     subject = subject_for(request, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
     if subject is None:
         return [], 0
-    qs = graph.entity_list(actor=subject.actor, kind=params.get("kind"), q=params.get("q"))
+    qs = graph.entity_list(actor=subject.actor, kind=params.get("kind"), q=params.get("q")).defer("embedding")
     limit, offset = params["limit"], params["offset"]
     counted: list[Any] = list(qs[offset : offset + limit])  # annotated by entity_list
     rows = [
