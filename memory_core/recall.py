@@ -100,7 +100,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "recency": 0.05,
     "importance": 0.05,
     "confidence": 0.02,
-    "graph": 0.3,
+    "graph": 0.2,
 }
 DEFAULT_RECENCY_HALF_LIFE_DAYS = 30.0
 

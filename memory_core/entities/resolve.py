@@ -22,7 +22,7 @@ from memory_core.entities.vocabulary import EntityKind, RelationStatus
 SELF_NAME = "the user"
 EMBEDDING_MERGE_SIMILARITY = 0.93
 # Kinds a name may be resolved across: "Rex" said as a pet and later as "Rex" the person is one.
-_COMPATIBLE = {
+_COMPATIBLE: dict[str, set[str]] = {
     EntityKind.PERSON: {EntityKind.PERSON, EntityKind.OTHER},
     EntityKind.PET: {EntityKind.PET, EntityKind.PERSON, EntityKind.OTHER},
     EntityKind.ORGANISATION: {EntityKind.ORGANISATION, EntityKind.OTHER},
