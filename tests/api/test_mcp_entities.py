@@ -19,12 +19,6 @@ from tests.erasure_helpers import canary
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture(scope="module")
-def mcp_url() -> Iterator[str]:
-    with m.asgi_server() as url:
-        yield url
-
-
 @pytest.fixture(autouse=True)
 def _connections_closed_after_each_call() -> Iterator[None]:
     from django.db import connections
