@@ -267,3 +267,15 @@ def test_an_entity_and_the_lists_cost_the_same_queries_however_much_is_known(key
         add(key_client, f"My colleague Tom{i} works at Acme{i}.")
     assert len(detail(key_client, bea).json()["memories"]) >= 7
     assert [cost(url) for url in urls] == few
+
+
+def test_people_told_in_chinese_are_listed_found_and_shown(key_client, owner):
+    add(key_client, "我的姐姐叫小红。")
+    add(key_client, "小红的丈夫是医生。")
+    people = listed(key_client)
+    assert "小红" in people and "姐姐" in people["小红"]["aliases"]
+    assert set(listed(key_client, "&q=姐姐")) == {"小红"}
+    shown = detail(key_client, people["小红"]["id"]).json()
+    assert {m["content"] for m in shown["memories"]} >= {"我的姐姐叫小红。"}
+    links = {(r["predicate"], r["subject"]["is_self"]) for r in shown["relations"]}
+    assert {("sibling", True), ("spouse", False)} <= links
