@@ -18,6 +18,7 @@ from bench import (
     me_list,
     mixed_load,
     offline_extraction,
+    people,
     policy_detector,
     recall_latency,
     secret_detector,
@@ -48,6 +49,7 @@ BENCHMARKS = {
     "languages": languages.main,
     "cross_language": cross_language.main,
     "entities": entities.main,
+    "people": people.main,
 }
 
 

@@ -9,7 +9,8 @@ from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from memory_core.entities.models import Entity, EntityMention, Relation, RelationSupport
@@ -46,10 +47,18 @@ def entity_list(*, actor: Any, kind: str | None = None, q: str | None = None) ->
     if q:
         needle = " ".join(q.split()).lower()
         qs = qs.filter(Q(name__icontains=needle) | Q(aliases__contains=[needle]))
+    # Counted per entity by correlated subqueries (each an index lookup): counting over joins of
+    # mentions x incoming x outgoing relations multiplies rows (a city with 40 residents: 1,600).
     return qs.annotate(
-        relation_count=Count("relations_out", distinct=True) + Count("relations_in", distinct=True),
-        memory_count=Count("mentions__entry", distinct=True),
+        relation_count=_counted(Relation.objects.filter(subject=OuterRef("pk")), "subject")
+        + _counted(Relation.objects.filter(object=OuterRef("pk")), "object"),
+        memory_count=_counted(EntityMention.objects.filter(entity=OuterRef("pk")), "entity", "entry"),
     ).order_by("name", "id")
+
+
+def _counted(rows: QuerySet[Any], by: str, distinct: str | None = None) -> Coalesce:
+    counted = Count(distinct, distinct=True) if distinct else Count("pk")
+    return Coalesce(Subquery(rows.order_by().values(by).annotate(n=counted).values("n")[:1]), Value(0))
 
 
 def entity_get(*, actor: Any, entity_id: Any) -> Entity:

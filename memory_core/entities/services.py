@@ -26,6 +26,20 @@ def _lock(namespace_id: int) -> None:
     lock_namespace(namespace_id)
 
 
+def _entity_locked(*, actor: Any, entity_id: Any) -> Entity:
+    """The entity, read again once its namespace is locked: a change that held the lock first may
+    have merged or erased it (NotFound then, not a stale row saved back or a foreign-key error)."""
+    entity = entity_get(actor=actor, entity_id=entity_id)
+    _lock(entity.namespace_id)
+    return entity_get(actor=actor, entity_id=entity.pk)
+
+
+def _relation_locked(*, actor: Any, relation_id: Any) -> Relation:
+    relation = relation_get(actor=actor, relation_id=relation_id)
+    _lock(relation.namespace_id)
+    return relation_get(actor=actor, relation_id=relation.pk)
+
+
 def _clean_name(name: str) -> str:
     text = " ".join(str(name).split())
     if not text:
@@ -40,8 +54,7 @@ def _clean_name(name: str) -> str:
 @transaction.atomic
 def entity_correct(*, actor: Any, entity_id: Any, name: str | None = None, kind: str | None = None) -> Entity:
     """Rename (the new name becomes an alias too) or re-kind an entity."""
-    entity = entity_get(actor=actor, entity_id=entity_id)
-    _lock(entity.namespace_id)
+    entity = _entity_locked(actor=actor, entity_id=entity_id)
     if kind is not None:
         if kind not in EntityKind.values:
             raise MemoryServiceError(
@@ -51,6 +64,22 @@ def entity_correct(*, actor: Any, entity_id: Any, name: str | None = None, kind:
     if name is not None:
         entity.name, entity.named = _clean_name(name), True
         entity.aliases = sorted(set(entity.aliases) | {alias_of(entity.name)})
+        # The name rests on the memories that speak of the entity, as a mention of each: the next
+        # prune (any erasure in the namespace) re-derives aliases and names from the mentions, and
+        # would otherwise undo the correction; erasing those memories takes the name with them.
+        entries = set(EntityMention.objects.filter(entity=entity).values_list("entry_id", flat=True))
+        EntityMention.objects.bulk_create(
+            [
+                EntityMention(
+                    namespace_id=entity.namespace_id,
+                    entity=entity,
+                    entry_id=entry,
+                    surface=alias_of(entity.name),
+                )
+                for entry in entries
+            ],
+            ignore_conflicts=True,
+        )
     entity.save(update_fields=["name", "named", "kind", "aliases", "updated_at"])
     return entity
 
@@ -58,7 +87,7 @@ def entity_correct(*, actor: Any, entity_id: Any, name: str | None = None, kind:
 @transaction.atomic
 def entity_merge(*, actor: Any, entity_id: Any, into_id: Any) -> Entity:
     """`entity_id` is the same as `into_id`: its mentions and relations move there; it goes."""
-    source = entity_get(actor=actor, entity_id=entity_id)
+    source = _entity_locked(actor=actor, entity_id=entity_id)
     target = entity_get(actor=actor, entity_id=into_id)
     if source.pk == target.pk:
         raise MemoryServiceError(
@@ -68,7 +97,6 @@ def entity_merge(*, actor: Any, entity_id: Any, into_id: Any) -> Entity:
         raise MemoryServiceError(
             "Entities of different memories cannot be merged.", field_errors={"into": ["Other namespace."]}
         )
-    _lock(target.namespace_id)
     for mention in EntityMention.objects.filter(entity=source):
         EntityMention.objects.get_or_create(
             namespace_id=mention.namespace_id,
@@ -91,8 +119,7 @@ def entity_merge(*, actor: Any, entity_id: Any, into_id: Any) -> Entity:
 def entity_split(*, actor: Any, entity_id: Any, entry_ids: list[Any], name: str) -> Entity:
     """The memories `entry_ids` speak of someone else, called `name`: their mentions and the
     relations resting only on them move to a new entity."""
-    entity = entity_get(actor=actor, entity_id=entity_id)
-    _lock(entity.namespace_id)
+    entity = _entity_locked(actor=actor, entity_id=entity_id)
     wanted = set(map(str, entry_ids))
     try:
         ids = [uuid.UUID(e) for e in wanted]
@@ -150,8 +177,7 @@ def relation_correct(
     *, actor: Any, relation_id: Any, value: str | None = None, valid_to: datetime | None = None
 ) -> Relation:
     """Correct a value relation's value, or end a relation (`valid_to`: it no longer holds)."""
-    relation = relation_get(actor=actor, relation_id=relation_id)
-    _lock(relation.namespace_id)
+    relation = _relation_locked(actor=actor, relation_id=relation_id)
     if value is not None:
         if relation.object_id is not None:
             raise MemoryServiceError(
@@ -176,7 +202,6 @@ def relation_correct(
 @transaction.atomic
 def relation_erase(*, actor: Any, relation_id: Any) -> None:
     """Delete the relation and its support (the memories stay); entities left bare go too."""
-    relation = relation_get(actor=actor, relation_id=relation_id)
-    _lock(relation.namespace_id)
+    relation = _relation_locked(actor=actor, relation_id=relation_id)
     relation.delete()
     entities_prune(namespace_ids=[relation.namespace_id])
