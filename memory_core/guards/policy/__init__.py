@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .chinese import HAN, chinese
+from .chinese import HAN, chinese, simplified
 from .english import english
 from .normalise import normalise
 from .style import answer_style as _answer_style
@@ -104,7 +104,7 @@ def policy_check(text: str, *, type: str | None = None) -> PolicyCheck:
 def answer_style(text: str) -> bool:
     """Whether `text` states how its speaker wants to be answered ("keep your replies to me short",
     "回复我的时候请尽量简短"): a preference of theirs, not a rule (see `style`)."""
-    return _answer_style(normalise(text or "").lower())
+    return _answer_style(simplified(normalise(text or "").lower()))
 
 
 def reads_as_rule(text: str) -> bool:

@@ -88,6 +88,11 @@ _ZH_TRADITIONAL = str.maketrans(
 )
 
 
+def simplified(text: str) -> str:
+    """The text with the traditional characters of the lexicon read as simplified."""
+    return text.translate(_ZH_TRADITIONAL)
+
+
 def chinese(text: str, *, procedural: bool) -> tuple[bool, list[tuple[int, int, str]]]:
     """(reads as a rule, relaxed controls) of the Chinese clauses of a text."""
     text = text.translate(_ZH_TRADITIONAL)

@@ -202,7 +202,7 @@ def english(text: str, *, procedural: bool) -> tuple[bool, list[tuple[int, int, 
         # "Keep your replies to me short", "Just call me Xiao Lin": about the user, not a rule (a
         # relaxation in the same sentence still makes it one, below).
         instruction = rule and not _PERSON.match(body)
-        rule = rule and not answer_style(body) and not _called(body, original)
+        rule = rule and not answer_style(low) and not _called(body, original)
         found = relaxed_controls(Sentence.of(body, original), instruction=instruction)
         if found and not procedural:
             found = _standing(found, body=body, subject=inner)

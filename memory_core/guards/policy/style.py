@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 
-# What the preference shapes.
+# What the preference shapes: the words chat/style.py's `STYLE_PATTERN` picks a preference by (so
+# the chat applies every preference read here), as word starts.
 _EN_STYLE = re.compile(
-    r"\b(?:answer|answers|answered|answering|repl(?:y|ies|ied|ying)|respon(?:d|ds|se|ses)|explanations?"
-    r"|explain|summar(?:y|ies|ise|ize)|bullet(?: points?)?|lists?|tables?|markdown|format\w*|emojis?|tone"
-    r"|formal|casual|polite|language|english|chinese|french|german|spanish|japanese|korean|short|shorter"
-    r"|brief|concise|detailed|long|longer|wordy|verbose|simple words|plain words|jargon|talk|speak|write)\b"
+    r"\b(?:answer|repl(?:y|ies)|respon(?:se|d)|explanation|explain|summar|bullet|list|table|markdown"
+    r"|format|emoji|tone|formal|casual|polite|language|in (?:english|chinese|french|german|spanish"
+    r"|portuguese|japanese|korean|italian|dutch))"
 )
 # The speaker as the one answered: "to me", "answer me", "when you talk to me".
 _EN_AUDIENCE = re.compile(
@@ -25,9 +25,7 @@ _EN_AUDIENCE = re.compile(
     r"|(?:answer|reply|respond|talk|speak|write|explain) (?:it |things |this )?(?:to )?me"
     r"|me (?:in|with) (?:english|chinese|french|german|spanish|japanese|korean|bullet|short|plain|simple))\b"
 )
-_ZH_STYLE = re.compile(
-    r"回答|回复|答复|回我|简短|简洁|简单|详细|啰嗦|啰唆|长篇|篇幅|字数|语气|格式|中文|英文|列表|表格|要点|口语|正式|说话|解释|表情"
-)
+_ZH_STYLE = re.compile(r"回答|回复|答复|简短|简洁|详细|语气|格式|中文|英文|列表|表格")
 # "回复我", "跟我说话", "给我解释", "对我说", "我的问题": the user is the one answered.
 _ZH_AUDIENCE = re.compile(r"(?:回复|回答|答复|回|跟|对|和|给|同|向)我|我的问题|我问")
 
