@@ -178,3 +178,39 @@ def test_style_rules_for_others_and_relaxations_still_wait_for_an_operator(owner
     response = owner_client.post("/api/v1/memories/", {"content": content}, format="json")
     body = response.json()
     assert (body["action"], body["flagged"]) == ("pending_review", flagged), body
+
+
+def _blend(breakdown: dict[str, float], weights: dict[str, float]) -> float:
+    return sum(weights[name] * breakdown[name] for name in weights) / sum(weights.values())
+
+
+# recall.DEFAULT_WEIGHTS, written out: what a client reading the breakdown would compute with.
+DEFAULTS = {
+    "similarity": 0.3, "context": 0.2, "keyword": 0.7, "time": 0.1, "names": 0.1, "recency": 0.05,
+    "importance": 0.05, "confidence": 0.02,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("lang", "query", "embedding_share"),
+    [("zh", "我周末一般干什么？", 1 / 3), ("en", "What do I like doing at weekends?", 1.0)],
+)
+def test_the_score_is_the_breakdown_under_the_weights_for_the_querys_language(
+    key_client, lang, query, embedding_share
+):
+    """With the local English model, a Chinese question weighs the embedding's similarity a third
+    (it says little about Chinese); an English one keeps the defaults. Each score is its breakdown
+    under those weights, so the breakdown a client reads still explains the order."""
+    user, _ids = _write(key_client, lang)
+    response = key_client.post("/api/v1/recall/", {"user_id": user, "query": query}, format="json")
+    items = response.json()["items"]
+    assert items
+    weights = {
+        **DEFAULTS,
+        "similarity": DEFAULTS["similarity"] * embedding_share,
+        "context": DEFAULTS["context"] * embedding_share,
+    }
+    for item in items:
+        assert item["score"] == pytest.approx(_blend(item["breakdown"], weights), abs=1e-4), item
+    if lang == "zh":  # the embedding does vary: the full weights would give other scores
+        assert any(abs(item["score"] - _blend(item["breakdown"], DEFAULTS)) > 1e-3 for item in items)
