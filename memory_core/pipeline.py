@@ -51,7 +51,7 @@ from memory_core.choices import AddAction
 from memory_core.entities.hooks import entities_after_write
 from memory_core.errors import Conflict
 from memory_core.extraction.slots import infer_slot, states_safety
-from memory_core.guards.policy import policy_check
+from memory_core.guards.policy import answer_style, policy_check
 from memory_core.guards.secrets import REDACTED, contains_values, redact_values, scan_secrets
 from memory_core.models import (
     ActorKind,
@@ -334,6 +334,9 @@ def classify(request: WriteRequest) -> WriteRequest:
             )
     if request.key or request.type == MemoryType.PROCEDURAL:
         return request
+    if request.category in ("", "general") and answer_style(request.content):
+        # "keep your replies to me short": a preference the chat applies to every turn (chat/style.py)
+        request = replace(request, category="preference")
     slot = infer_slot(request.content)
     if slot is None:
         if not request.pinned and states_safety(request.content):

@@ -56,7 +56,9 @@ Tunables (Django settings, read on every call):
 
 * `RECALL_WEIGHTS`: a dict with any of the keys of `DEFAULT_WEIGHTS`; missing keys keep their
   default. Recency, importance and confidence are tie-breakers worth 0.12 together, so a stale
-  but relevant memory still beats a fresh irrelevant one.
+  but relevant memory still beats a fresh irrelevant one. For a mostly CJK query while the local
+  English model embeds it, similarity and context keep a third of their weight
+  (`embedding_coverage.query_weights`); the breakdown still shows the components as measured.
 * `RECALL_COMPONENTS`: the optional parts in use (`COMPONENTS`; all by default), for ablations.
 * `RECALL_RECENCY_HALF_LIFE_DAYS`: default `DEFAULT_RECENCY_HALF_LIFE_DAYS`.
 
@@ -87,7 +89,7 @@ from django.db.models import Q, Value
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
-from memory_core import lexical, query_signals, query_translation
+from memory_core import embedding_coverage, lexical, query_signals, query_translation
 from memory_core.entities.recall import graph_candidates
 from memory_core.errors import MemoryServiceError
 from memory_core.llm import MEMORIES_END, MEMORIES_START
@@ -745,7 +747,8 @@ def memory_recall(
     )
     scored = score_candidates(
         candidates,
-        weights=recall_weights(),
+        # the embedding weighs less for a query in a language the model does not read
+        weights=embedding_coverage.query_weights(recall_weights(), text),
         half_life_days=recency_half_life_days(),
         now=now,
         signals=signals,

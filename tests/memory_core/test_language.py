@@ -40,6 +40,8 @@ def test_chinese_runs_are_cut_into_words_and_the_rest_is_left_as_written():
     ("text", "language"),
     [
         ("我对花生过敏", "zh"),
+        ("我叫 Alice", "zh"),  # half the words
+        ("My name is 王小明", "en"),
         ("我的订单号是RF20260629001", "zh"),
         ("The user likes 豆浆 in the morning", "en"),
         ("I live in Lisbon.", "en"),

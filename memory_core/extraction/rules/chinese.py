@@ -58,6 +58,10 @@ _ZH_LEAD = re.compile(
     r"|(?:请|麻烦|麻烦你|你|您)?(?:帮我)?(?:记住|记一下|记下|记着|记好|别忘了|不要忘了|别忘记|不要忘记)(?:了|哦|啊)?)+"
 )
 # Hedges and plans: "考虑", "打算", "想要": not a fact yet (like "might move to Paris").
+# A floor, a room or a spot nearby: "三楼", "302室", "公司附近", "小区里".
+_ZH_IN_BUILDING = re.compile(
+    r"[\d一二三四五六七八九十两几]+(?:楼|层|号|室)|楼上|楼下|顶楼|一楼|附近|旁边|对面|隔壁|边上|小区|这边|那边|这里|那里"
+)
 _ZH_HEDGE = re.compile(r"考虑|打算|准备|计划|想要|想去|要不要|可能|也许|或许|说不定")
 # Sentence-final particles: "我芒果过敏哈".
 _ZH_TAIL = re.compile(r"(?:哈哈+|哈|啊|呀|哦|啦|嘛|哟|喔|呢)$")
@@ -251,6 +255,8 @@ def _zh_home(who: Who, p: str) -> list[Fact] | None:
     )
     match = match or re.match(r"^(?:现在|目前)?家在(?P<place>.+?)$", p)
     match = match or re.match(r"^(?:现在|目前|一直)?在(?P<place>.{2,12}?)(?:住|居住|定居|安家)(?:了)?$", p)
+    if match and _ZH_IN_BUILDING.search(match.group("place")):
+        return []  # "我家在三楼", "住在公司附近": where in a building or a street, not a city
     if match:
         return [_fact(who, "home_city", f"{who.zh}住在{match.group('place')}。", "profile", importance=0.7)]
     match = re.match(r"^(?:已经|刚|刚刚)?搬(?:家)?到了?(?P<place>.+?)(?:了|去了)?$", p)
