@@ -48,7 +48,7 @@ from pgvector.django import CosineDistance
 from typing_extensions import Unpack
 
 from memory_core.choices import AddAction
-from memory_core.entities.hooks import entities_after_write
+from memory_core.entities.hooks import entities_after_write, named_entities_exist
 from memory_core.errors import Conflict
 from memory_core.extraction.slots import infer_slot, states_safety
 from memory_core.guards.policy import answer_style, policy_check
@@ -175,7 +175,7 @@ def write(*, namespace: Namespace, request: WriteRequest) -> AddOutcome:
         locked = lock_for_write(namespace.pk)
         guard_pause(locked)  # paused while we embedded: still nothing is stored
         outcome = reconcile(locked, request)
-        entities_after_write(outcomes=[outcome])
+        entities_after_write(outcomes=[outcome], names_known=locked.names_known)  # type: ignore[attr-defined]
         announce_outcomes([outcome], listening=locked.webhooks_listening)  # type: ignore[attr-defined]
     return outcome
 
@@ -366,10 +366,11 @@ def lock_namespace(namespace_id: int) -> Namespace:
 
 def lock_for_write(namespace_id: int) -> Namespace:
     """`lock_namespace`, with `webhooks_listening` (whether any webhook wants the pipeline's events)
-    read in the same query."""
+    and `names_known` (whether the namespace has named entities a statement could mention in
+    passing) read in the same query."""
     return (
         Namespace.objects.select_for_update(no_key=True)
-        .annotate(webhooks_listening=outcome_listeners())
+        .annotate(webhooks_listening=outcome_listeners(), names_known=named_entities_exist())
         .get(pk=namespace_id)
     )
 

@@ -75,7 +75,10 @@ def memory_add_many(*, namespace: Namespace, requests: list[WriteRequest]) -> li
         reconciled = _Reconciler(locked).run(accepted)
         for index, outcome in reconciled:
             outcomes[index] = outcome
-        entities_after_write(outcomes=[outcome for _, outcome in reconciled])
+        entities_after_write(
+            outcomes=[outcome for _, outcome in reconciled],
+            names_known=locked.names_known,  # type: ignore[attr-defined]
+        )
         # Webhooks, as `pipeline.write` does.
         announce_outcomes(
             (outcome for _, outcome in reconciled),

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django.db.models import Exists, OuterRef
+
 from memory_core.choices import AddAction
 from memory_core.entities.record import mention_known_names, record_reading
 from memory_core.entities.resolve import Resolver
@@ -18,9 +20,19 @@ RULES_EXTRACTOR = "rules-entities-v1"
 _NEW_ENTRY = frozenset({AddAction.ADDED, AddAction.SUPERSEDED})
 
 
-def entities_after_write(*, outcomes: Iterable[Any]) -> None:
+def named_entities_exist() -> Exists:
+    """For the writer's namespace query (`pipeline.lock_for_write`): does the namespace have named
+    entities that a statement could mention in passing?"""
+    from memory_core.entities.models import Entity
+
+    return Exists(Entity.objects.filter(namespace_id=OuterRef("pk"), is_self=False, named=True))
+
+
+def entities_after_write(*, outcomes: Iterable[Any], names_known: bool = True) -> None:
     """Read every newly written entry with the offline rules; inside the writer's transaction,
-    under its namespace lock (`pipeline.write`, `pipeline_batch.memory_add_many`)."""
+    under its namespace lock (`pipeline.write`, `pipeline_batch.memory_add_many`). `names_known`
+    False (the namespace had no named entity when locked) spares the lookup of names mentioned in
+    passing unless this very write created entities."""
     resolvers: dict[int, Resolver] = {}
     written: list[tuple[MemoryEntry, set[Any]]] = []
     for outcome in outcomes:
@@ -36,7 +48,8 @@ def entities_after_write(*, outcomes: Iterable[Any]) -> None:
             )
             seen = {resolver.resolve(ref).pk for ref in reading.refs}
         written.append((entry, seen))
-    mention_known_names(written)  # one query for the whole batch
+    if names_known or resolvers:
+        mention_known_names(written)  # one query for the whole batch
 
 
 def entities_after_correction(*, old: MemoryEntry, new: MemoryEntry) -> None:

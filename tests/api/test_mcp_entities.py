@@ -120,4 +120,4 @@ def test_an_assistant_reads_corrects_merges_and_erases_people(mcp_url, operator)
     anyio.run(scenario)
     assert not MemoryEntry.objects.filter(content__contains=sister).exists()
     assert scan_database(sister) == {}
-    assert ErasureReceipt.objects.filter(via="api").count() == 2
+    assert ErasureReceipt.objects.filter(via="mcp").count() == 2
