@@ -8,7 +8,8 @@ from datetime import date
 from functools import cached_property
 from typing import Any
 
-from django.db.models import Case, Count, Prefetch, Q, QuerySet, Value, When
+from django.core.paginator import Page, Paginator
+from django.db.models import Case, Count, Prefetch, Q, QuerySet, Value, When, Window
 from django.http import QueryDict
 from django.urls import reverse
 from django.utils.dateformat import format as date_format
@@ -161,6 +162,25 @@ def memory_search(
         )
         qs = qs.order_by("match", "-recorded_at", "-id")
     return qs.defer("embedding", "search_vector")
+
+
+def counted_page(rows: QuerySet[MemoryEntry], paginator: Paginator, number: Any) -> Page:
+    """Page `number` of `rows` (a search, `paginator`'s list) and the number of its matches in one
+    query (`COUNT(*) OVER ()`): the matches are all sorted by rank to cut the page anyway, so counting
+    them costs no more than the separate `COUNT(*)` round trip it replaces. Past the last page, the
+    paginator's own way."""
+    try:
+        wanted = max(1, int(number))
+    except (TypeError, ValueError):
+        wanted = 1
+    start = (wanted - 1) * paginator.per_page
+    rows = list(
+        paginator.object_list.annotate(matches=Window(Count("*")))[start : start + paginator.per_page]
+    )
+    if not rows:
+        return paginator.get_page(number)
+    paginator.count = rows[0].matches
+    return Page(rows, wanted, paginator)
 
 
 @dataclass(frozen=True)

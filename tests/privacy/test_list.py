@@ -130,6 +130,14 @@ def test_a_word_search_pages_through_every_match_and_keeps_the_filters(owner):
     assert rows(second) == 10 and "page 2 of 2 · 60 memories" in second and "Lisbon" not in second
     shown = {int(n) for n in re.findall(r"bicycle number (\d+)\.", first + second)}
     assert shown == set(range(60))  # each match once, across the pages
+    # A page past the end shows the last; one that is not a number, the first.
+    past = client.get(reverse("privacy:index"), {"q": "bicy", "page": 99}).content.decode()
+    assert rows(past) == 10 and "page 2 of 2 · 60 memories" in past
+    for wrong in ("x", "-3", "0"):
+        odd = client.get(reverse("privacy:index"), {"q": "bicy", "page": wrong}).content.decode()
+        assert rows(odd) == 50 and "page 1 of 2 · 60 memories" in odd, wrong
+    none = client.get(reverse("privacy:index"), {"q": "zebra", "page": 2}).content.decode()
+    assert rows(none) == 0 and "bicycle" not in none
 
 
 def test_bulk_hide_offers_undo(owner):
