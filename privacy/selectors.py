@@ -174,13 +174,11 @@ def counted_page(rows: QuerySet[MemoryEntry], paginator: Paginator, number: Any)
     except (TypeError, ValueError):
         wanted = 1
     start = (wanted - 1) * paginator.per_page
-    rows = list(
-        paginator.object_list.annotate(matches=Window(Count("*")))[start : start + paginator.per_page]
-    )
-    if not rows:
+    found = list(rows.annotate(matches=Window(Count("*")))[start : start + paginator.per_page])
+    if not found:
         return paginator.get_page(number)
-    paginator.count = rows[0].matches
-    return Page(rows, wanted, paginator)
+    paginator.count = found[0].matches  # type: ignore[attr-defined]  # the annotation above
+    return Page(found, wanted, paginator)
 
 
 @dataclass(frozen=True)
