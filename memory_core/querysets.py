@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from django.db import models
+from django.db import models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -67,12 +67,14 @@ class MemoryEntryQuerySet(models.QuerySet):
             return super().update(**kwargs)
         # The copies depend on each row's statement, context and key together: recompute them for
         # the rows updated (selected first: the update may take them out of this queryset).
-        pks = list(self.values_list("pk", flat=True))
-        updated = super().update(**kwargs)
-        rows = list(self.model._default_manager.filter(pk__in=pks).only("pk", *_INDEXED_TEXT))
-        for row in rows:
-            row.index_text()
-        self.model._default_manager.bulk_update(rows, ["search_text", "search_context_text"], batch_size=500)
+        with transaction.atomic():
+            pks = list(self.values_list("pk", flat=True))
+            updated = super().update(**kwargs)
+            rows: list[Any] = list(self.model._default_manager.filter(pk__in=pks).only("pk", *_INDEXED_TEXT))
+            for row in rows:
+                row.index_text()
+            copies = ["search_text", "search_context_text"]
+            self.model._default_manager.bulk_update(rows, copies, batch_size=500)
         return updated
 
     def visible_to(self, user: AbstractBaseUser | AnonymousUser | None) -> MemoryEntryQuerySet:
