@@ -18,7 +18,9 @@ then every question of that language is asked:
 The same run repeats both languages with the local embedding at its full weight for every query
 (before the language-aware weights), and Chinese with segmentation off (the index and the query
 read the text as written, as before issue 17), without the characters of words, with jieba's
-plain `cut` instead of `cut_for_search` and without the stop list, as baselines.
+plain `cut` instead of `cut_for_search` and without the stop list, as baselines; and both
+languages without the topic words of a memory's key (`memory_core.topics`: before them), and
+Chinese with those words at the statement's weight A and at the context's weight D.
 `python -m bench languages [--misses]`.
 """
 
