@@ -102,7 +102,9 @@ def topic_words(key: str) -> list[str]:
         # A name slug may follow ("family.daughter.mia.health…"): the scoped key starts at a topic.
         while rest and rest[0] not in TOPICS:
             rest = rest[1:]
-        found += _topic(rest)
+        # Ending at the slug ("pet.cat.dafu", "family.daughter.mia"), the key is their name's slot
+        # (名字, 叫; not 称呼, which asks how to address the user).
+        found += _topic(rest) if rest or len(parts) == 2 else ["名字", "叫"]
     else:
         found += _topic(parts)
     return list(dict.fromkeys(found))

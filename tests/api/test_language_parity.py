@@ -263,3 +263,22 @@ def test_the_score_is_the_breakdown_under_the_weights_for_the_querys_language(
         assert item["score"] == pytest.approx(_blend(item["breakdown"], weights), abs=1e-4), item
     if lang == "zh":  # the embedding does vary: the full weights would give other scores
         assert any(abs(item["score"] - _blend(item["breakdown"], DEFAULTS)) > 1e-3 for item in items)
+
+
+@pytest.mark.parametrize(
+    ("content", "key"),
+    [
+        ("我养了一只橘猫，叫大福。", "pet.cat."),
+        ("我有一个儿子，叫乐乐。", ""),
+        ("我养了一只狗，叫旺财。", "pet.dog."),
+    ],
+)
+def test_a_name_said_after_an_animal_or_relative_is_theirs_not_the_users(key_client, content, key):
+    """ "叫大福" after "养了一只橘猫" names the cat: the user's own name is not superseded by it (and
+    the cat's memory is not indexed with the words of the user's name)."""
+    name = _add(key_client, "我叫王小明。", "named-zh")
+    assert name["key"] == "name"
+    other = _add(key_client, content, "named-zh")
+    assert other["key"].startswith(key) and other["key"] != "name", other
+    response = key_client.get(f"/api/v1/memories/{name['id']}/", {"user_id": "named-zh"})
+    assert response.status_code == 200 and response.json()["status"] == "active", response.content
