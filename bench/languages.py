@@ -18,7 +18,9 @@ then every question of that language is asked:
 The same run repeats both languages with the local embedding at its full weight for every query
 (before the language-aware weights), and Chinese with segmentation off (the index and the query
 read the text as written, as before issue 17), without the characters of words, with jieba's
-plain `cut` instead of `cut_for_search` and without the stop list, as baselines.
+plain `cut` instead of `cut_for_search` and without the stop list, as baselines; and both
+languages without the topic words of a memory's key (`memory_core.topics`: before them), and
+Chinese with those words at the statement's weight A and at the context's weight D.
 `python -m bench languages [--misses]`.
 """
 
@@ -47,26 +49,33 @@ def load_set() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
 @contextmanager
 def segmentation(mode: str) -> Iterator[None]:
     """`search` (the product's), `words` (no characters), `cut` (jieba's plain segmentation),
-    `nostop` (no stop list) or `off` (text as written)."""
+    `nostop` (no stop list), `notopic` (no topic words of the key), `topic-a` / `topic-d` (the
+    topic words at the statement's weight A / the context's D) or `off` (text as written)."""
     import rjieba
 
-    from memory_core import language, lexical, models, querysets
+    from memory_core import language, lexical
 
-    saved = language.segment, language.search_text, language.CHARACTERS, language.STOP_WORDS
+    saved = (language.segment, language.search_text, language.CHARACTERS, language.STOP_WORDS,
+             language.topic_terms, language.TOPIC_WEIGHT)  # fmt: skip
     if mode == "nostop":
         language.STOP_WORDS = frozenset()
     if mode == "cut":
         language.segment = rjieba.cut
     if mode == "words":
         language.CHARACTERS = False
+    if mode in ("notopic", "off"):
+        language.topic_terms = lambda text, key: []
+    if mode in ("topic-a", "topic-d"):
+        language.TOPIC_WEIGHT = "A" if mode == "topic-a" else "D"
     replaced: Callable[[str], str | None] = (lambda text: None) if mode == "off" else language.search_text
-    for module in (models, querysets, lexical):
+    for module in (language, lexical):
         module.search_text = replaced  # type: ignore[attr-defined]
     try:
         yield
     finally:
         language.segment, language.CHARACTERS, language.STOP_WORDS = saved[0], saved[2], saved[3]
-        for module in (models, querysets, lexical):
+        language.topic_terms, language.TOPIC_WEIGHT = saved[4], saved[5]
+        for module in (language, lexical):
             module.search_text = saved[1]  # type: ignore[attr-defined]
 
 
@@ -220,6 +229,10 @@ def main(argv: list[str] | None = None) -> None:
         ("zh", "words", "Chinese (words only, cut_for_search)"),
         ("zh", "cut", "Chinese (plain cut, and characters)"),
         ("zh", "nostop", "Chinese (no stop list)"),
+        ("zh", "notopic", "Chinese (no topic words: before)"),
+        ("zh", "topic-a", "Chinese (topic words at weight A)"),
+        ("zh", "topic-d", "Chinese (topic words at weight D)"),
+        ("en", "notopic", "English (no topic words: before)"),
         ("zh", "full-embedding", "Chinese (embedding full weight: before)"),
         ("en", "full-embedding", "English (embedding full weight: before)"),
         ("zh", "off", "Chinese (not segmented: before)"),
@@ -228,11 +241,14 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'':<38}" + "".join(f"{m + ' top1':>16}{'R@5':>7}" for m in COLUMNS))
     for lang, mode, label in runs:
         with common.timed() as elapsed:
-            results[lang, mode] = evaluate(lang, mode, misses=args.misses and mode == "search")
+            results[lang, mode] = evaluate(lang, mode, misses=args.misses and mode in ("search", "notopic"))
         row = "".join(f"{results[lang, mode][m][0]:16.3f}{results[lang, mode][m][1]:7.3f}" for m in COLUMNS)
         print(f"{label:<38}{row}   ({elapsed():.0f} s)", flush=True)
     _segmentation_cost(memories)
     en, zh, before = results["en", "search"], results["zh", "search"], results["zh", "off"]
+    for lang, name in (("zh", "Chinese"), ("en", "English")):
+        now, without = results[lang, "search"]["hybrid"][0], results[lang, "notopic"]["hybrid"][0]
+        print(f"{name} hybrid top-1: with topic words {now:.3f}, without {without:.3f}")
     for lang, name in (("zh", "Chinese"), ("en", "English")):
         now, full = results[lang, "search"]["hybrid"][0], results[lang, "full-embedding"]["hybrid"][0]
         print(f"{name} hybrid top-1: language-aware weights {now:.3f}, embedding at full weight {full:.3f}")

@@ -24,6 +24,8 @@ from typing import Literal
 
 import rjieba
 
+from memory_core.topics import topic_words
+
 Language = Literal["zh", "ja", "ko", "en"]
 
 # Han ideographs: the unified block, extension A, compatibility ideographs, extensions B onwards.
@@ -131,3 +133,37 @@ def search_text(text: str) -> str | None:
     if not HAN_RUN.search(folded):
         return None if folded == text else folded
     return HAN_RUN.sub(lambda match: " " + " ".join(words(match.group())) + " ", folded)
+
+
+# Where a Chinese memory's topic words go: "A", the statement's own weight (`search_text`), or "D",
+# the context's (`search_context_text`). Measured in `bench languages` (docs/languages.md).
+TOPIC_WEIGHT: Literal["A", "D"] = "A"
+
+
+def topic_terms(text: str, key: str) -> list[str]:
+    """The question words of the key's topic (`memory_core.topics`) for a Chinese statement; none
+    for any other language, no key, or a key outside the vocabulary."""
+    if not key or not text or detect(text) != "zh":
+        return []
+    return topic_words(key)
+
+
+def _joined(text: str, terms: list[str]) -> str | None:
+    """The text's searchable copy followed by the topic words it does not hold already (a word
+    counted twice would weigh the topic above what the statement says)."""
+    copy = search_text(text)
+    held = set((copy or text).split())
+    added = [term for term in terms if term not in held]
+    if not added:
+        return copy
+    return f"{copy or text} {' '.join(added)}".strip()
+
+
+def search_copies(content: str, context: str, key: str) -> tuple[str | None, str | None]:
+    """What the full-text index reads for an entry: its statement and its context (`search_text`;
+    None when that is the text as written), the topic words of a Chinese statement's key with
+    the one at `TOPIC_WEIGHT`. The one place the copies are computed (model, querysets, migrations)."""
+    terms = topic_terms(content, key)
+    if TOPIC_WEIGHT == "A":
+        return _joined(content, terms), search_text(context)
+    return search_text(content), _joined(context, terms)

@@ -93,9 +93,8 @@ def _found(client, query: str, user_id: str, memory_id: str) -> bool:
 
 SAFETY_QUESTIONS = {"我能吃什么零食？", "What snacks can I eat?"}
 # Questions that share no word with their memory: "在哪里工作" / "在阿里巴巴做数据分析师", "称呼" / "叫我".
-# The local embedding model does not read Chinese (docs/languages.md); a multilingual model
-# (EMBEDDING_BACKEND=openai) or query translation is what finds them. Strict: they fail loudly
-# once found, so this list shrinks.
+# The local embedding model does not read Chinese (docs/languages.md); the memory's slot key does:
+# a Chinese memory is indexed with its key's topic words (job: 工作, 职位; preferred_name: 称呼).
 NO_SHARED_WORD = {("zh", "我在哪里工作？"), ("zh", "你该怎么称呼我？")}
 
 
@@ -117,17 +116,63 @@ def test_plain_memories_are_kept_and_each_question_finds_its_memory_first(key_cl
     wrong = [
         (question, memory)
         for question, memory in QUESTIONS[lang]
-        if (lang, question) not in NO_SHARED_WORD and not _found(key_client, question, user, by_name[memory])
+        if not _found(key_client, question, user, by_name[memory])
     ]
     assert wrong == [], wrong
 
 
-@pytest.mark.xfail(strict=True, reason="no word in common; the local embedding does not read Chinese")
 @pytest.mark.parametrize(("lang", "question"), sorted(NO_SHARED_WORD))
 def test_a_question_sharing_no_word_with_its_memory(key_client, lang, question):
     user, ids = _write(key_client, lang)
     memory_id = next(pk for pk, name in ids.items() if name == dict(QUESTIONS[lang])[question])
     assert _found(key_client, question, user, memory_id)
+
+
+# Other topics, asked in words their memory does not hold: the memory's key (home_city,
+# health.allergy.mango, pet.dog.…, employer, job) brings the topic's words (memory_core.topics).
+TOPIC_MEMORIES = {
+    "home": "我家在杭州西湖区。",  # home_city; no 住
+    "mango": "我一吃芒果就起疹子。",  # health.allergy.mango; no 过敏
+    "dog": "我的狗叫旺财。",  # pet.dog.…; no 养, no 宠物
+    "bytedance": "我在字节跳动上班。",  # employer; no 工作, no 公司
+    "nurse": "我是一名护士。",  # job; no 职业
+}
+TOPIC_QUESTIONS = [
+    ("我住哪儿？", "home"),
+    ("我对什么过敏？", "mango"),
+    ("我养了什么宠物？", "dog"),
+    ("我在哪家公司？", "bytedance"),
+    ("我的职业是什么？", "nurse"),
+]
+
+
+@pytest.mark.parametrize(("question", "memory"), TOPIC_QUESTIONS)
+def test_a_chinese_question_finds_its_memory_by_the_topic_of_its_key(key_client, question, memory):
+    user = "topics-zh"
+    # Among the other Chinese memories, less those that answer one of these questions too (a job,
+    # a home, an allergy, a pet of their own).
+    for name, content in MEMORIES["zh"].items():
+        if name not in ("job", "home", "allergy", "cat"):
+            _add(key_client, content, user)
+    # An employer and a job share the work topic's words (工作, 公司, 职位): one of them per user.
+    other_work = {"bytedance": "nurse", "nurse": "bytedance"}.get(memory)
+    ids = {name: _add(key_client, text, user) for name, text in TOPIC_MEMORIES.items() if name != other_work}
+    entry = ids[memory]
+    assert entry["key"], entry  # the topic comes from the slot the write path gave it
+    assert not any(word in entry["content"] for word in ("住", "过敏", "养", "宠物", "公司", "职业"))
+    assert _found(key_client, question, user, entry["id"])
+
+
+def test_an_english_memory_gets_no_chinese_topic_words(key_client):
+    """The topic words serve Chinese statements only: an English one is found by its own words
+    (and the embedding), and a Chinese question does not reach it through its key."""
+    entry = _add(key_client, "I live in Hangzhou.", "topics-en")
+    assert entry["key"] == "home_city"
+    response = key_client.post(
+        "/api/v1/recall/", {"user_id": "topics-en", "query": "我住哪儿？"}, format="json"
+    )
+    assert response.status_code == 200
+    assert all("keyword" not in item["reasons"] for item in response.json()["items"])
 
 
 # How the user wants to be answered, said to the assistant: a preference of theirs (chat/style.py
@@ -218,3 +263,22 @@ def test_the_score_is_the_breakdown_under_the_weights_for_the_querys_language(
         assert item["score"] == pytest.approx(_blend(item["breakdown"], weights), abs=1e-4), item
     if lang == "zh":  # the embedding does vary: the full weights would give other scores
         assert any(abs(item["score"] - _blend(item["breakdown"], DEFAULTS)) > 1e-3 for item in items)
+
+
+@pytest.mark.parametrize(
+    ("content", "key"),
+    [
+        ("我养了一只橘猫，叫大福。", "pet.cat."),
+        ("我有一个儿子，叫乐乐。", ""),
+        ("我养了一只狗，叫旺财。", "pet.dog."),
+    ],
+)
+def test_a_name_said_after_an_animal_or_relative_is_theirs_not_the_users(key_client, content, key):
+    """ "叫大福" after "养了一只橘猫" names the cat: the user's own name is not superseded by it (and
+    the cat's memory is not indexed with the words of the user's name)."""
+    name = _add(key_client, "我叫王小明。", "named-zh")
+    assert name["key"] == "name"
+    other = _add(key_client, content, "named-zh")
+    assert other["key"].startswith(key) and other["key"] != "name", other
+    response = key_client.get(f"/api/v1/memories/{name['id']}/", {"user_id": "named-zh"})
+    assert response.status_code == 200 and response.json()["status"] == "active", response.content

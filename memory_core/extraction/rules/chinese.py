@@ -80,6 +80,12 @@ _ZH_SUBJECT = re.compile(
 )
 
 
+# A clause that ends by naming a new animal or relative of the user's ("养了一只橘猫", "有个女儿").
+_ZH_INTRODUCES = re.compile(
+    rf"^(?:养|有|生)了?(?:[一两二三几]?(?:只|条|个|位|头))?[{_CJK}]{{0,3}}?(?P<rel>{_ZH_REL_ALT})$"
+)
+
+
 # "记住…", "帮我记一下…", "别忘了…": an explicit request to remember what follows.
 ZH_REMEMBER = re.compile(
     r"^(?:(?:对了|另外|还有|哦|嗯|好的|好)[\uff0c,\s]*)?(?:请|麻烦|麻烦你|你|您)?(?:帮我|给我)?"
@@ -182,7 +188,18 @@ def _read_chinese(sentence: str) -> list[Fact]:
         previous = who
         facts = _zh_predicate(who, rest, possessive)
         found += [_allergic(fact) for fact in facts] if reacted else facts
+        previous = _next_subject(who, rest)
     return found
+
+
+def _next_subject(who: Who, predicate: str) -> Who:
+    """Whom the next clause without a subject is about: the animal or relative this one just
+    named ("我养了一只橘猫 / 叫大福", "我有个女儿 / 对花生过敏": not the user, whose name is not
+    "大福"), else this clause's subject."""
+    introduced = _ZH_INTRODUCES.search(predicate)
+    if introduced and who.user:
+        return _relative(introduced.group("rel"), zh=introduced.group("rel"))
+    return who
 
 
 def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:
