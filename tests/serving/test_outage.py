@@ -85,8 +85,10 @@ def _client(port: int, kind: str, headers: dict[str, str], load: Load, started: 
 
 def test_it_answers_503_while_the_database_is_down_and_recovers_by_itself(tmp_path: Path):
     pgdata = tmp_path / "pg"
+    # These pages never embed; the clients poll faster than a person's rate limit allows, and this
+    # test is about outages, not limits (tests/api/test_limits.py has those).
     env = production_env(EMBEDDED_PGDATA=str(pgdata), EMBEDDED_DB_NAME=DB, DEMO_PASSWORD=PASSWORD,
-                         EMBEDDING_BACKEND="openai")  # fmt: skip  # these pages never embed
+                         EMBEDDING_BACKEND="openai", API_RATE_PER_USER="100000/min")  # fmt: skip
     _manage(env, "migrate", "--noinput")
     _manage(env, "ensure_demo_user")
     token = _manage(env, "issue_user_token", "demo").strip()
