@@ -96,6 +96,7 @@ _COLUMNS = [
     "metadata",
     "created_at",
     "updated_at",
+    "search_context",
 ]
 
 
@@ -177,7 +178,7 @@ def load(synth: Synth, *, sizes: list[int], chunk: int = 20_000) -> list[tuple[A
                         (
                             uuid.uuid4(), int(ns_id), "semantic", "general", "", text, "extracted", "", [],
                             "", "", False, 0.9, 0.5, False, 1,
-                            "active", when, when, 0, vector, LOCAL_MODEL_NAME, {}, when, when,
+                            "active", when, when, 0, vector, LOCAL_MODEL_NAME, {}, when, when, "",
                         )
                     )  # fmt: skip
     with common.timed() as build:
@@ -192,7 +193,7 @@ def _user_scope(user: Any) -> Any:
     """The scope `memory_recall` searches for this user (current entries of their namespaces)."""
     from memory_core.recall import _scope
 
-    scope, _ = _scope(actor=user, namespaces=None)
+    scope, _, _ = _scope(actor=user, namespaces=None)
     assert scope is not None
     return scope.current()
 

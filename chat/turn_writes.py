@@ -21,7 +21,7 @@ _CONVERSATION = Conversation._meta.db_table
 def _insert(message: Message, *, suffix: str = "") -> tuple[str, list[Any]]:
     """An INSERT of `message` built from the model's fields (defaults applied), returning its id."""
     fields = [f for f in Message._meta.concrete_fields if not f.primary_key]
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+    columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
     values = [f.get_db_prep_save(f.pre_save(message, add=True), connection) for f in fields]
     placeholders = ", ".join(["%s"] * len(fields))
     sql = f"INSERT INTO {_MESSAGE} ({columns}) VALUES ({placeholders}){suffix} RETURNING id"  # noqa: S608

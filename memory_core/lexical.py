@@ -85,6 +85,11 @@ def parse_terms(text: str) -> list[str]:
     return split_terms(row[0] if row else "")
 
 
+def terms_expression(text: str) -> RawSQL:
+    """`parse_terms`'s parse as an expression, to travel in another query (its text: `split_terms`)."""
+    return RawSQL("plainto_tsquery(%s::regconfig, %s)::text", [SEARCH_CONFIG, query_text(text)])
+
+
 def split_terms(tsquery_text: str) -> list[str]:
     """The lexemes of a `plainto_tsquery` result ("'refund' & 'rf2026'"), unquoted, first 16."""
     terms = []
