@@ -2,7 +2,17 @@
 
 from django.urls import path
 
-from api.apis import conversations, erasures, extractions, imports, memories, moderation, recall, webhooks
+from api.apis import (
+    conversations,
+    entities,
+    erasures,
+    extractions,
+    imports,
+    memories,
+    moderation,
+    recall,
+    webhooks,
+)
 
 urlpatterns = [
     path("memories/", memories.MemoriesApi.as_view(), name="api-memories"),
@@ -13,6 +23,12 @@ urlpatterns = [
     path("memories/<str:memory_id>/history/", memories.MemoryHistoryApi.as_view(), name="api-memory-history"),
     path("memories/<str:memory_id>/restore/", memories.MemoryRestoreApi.as_view(), name="api-memory-restore"),
     path("erasures/", erasures.ErasuresApi.as_view(), name="api-erasures"),
+    path("entities/", entities.EntitiesApi.as_view(), name="api-entities"),
+    path("entities/<str:entity_id>/", entities.EntityApi.as_view(), name="api-entity"),
+    path("entities/<str:entity_id>/merge/", entities.EntityMergeApi.as_view(), name="api-entity-merge"),
+    path("entities/<str:entity_id>/split/", entities.EntitySplitApi.as_view(), name="api-entity-split"),
+    path("relations/", entities.RelationsApi.as_view(), name="api-relations"),
+    path("relations/<str:relation_id>/", entities.RelationApi.as_view(), name="api-relation"),
     path("recall/", recall.RecallApi.as_view(), name="api-recall"),
     path("conversations/", conversations.ConversationsApi.as_view(), name="api-conversations"),
     path(

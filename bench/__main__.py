@@ -8,6 +8,7 @@ from bench import (
     api_load,
     chat_turn,
     cross_language,
+    entities,
     erasure_rewrite,
     forgetting,
     languages,
@@ -17,6 +18,7 @@ from bench import (
     me_list,
     mixed_load,
     offline_extraction,
+    people,
     policy_detector,
     recall_latency,
     secret_detector,
@@ -46,6 +48,8 @@ BENCHMARKS = {
     "zh_rules": zh_rules.main,
     "languages": languages.main,
     "cross_language": cross_language.main,
+    "entities": entities.main,
+    "people": people.main,
 }
 
 

@@ -8,14 +8,20 @@ then every question of that language is asked:
 
 * lexical: the BM25 keyword candidates alone (`recall.keyword_candidates`);
 * vector: the nearest entries by the local embedding alone (`recall.vector_candidates`);
-* hybrid: `recall.memory_recall`, its items ordered by score. (The prompt block lists the
-  always-recall entries, such as allergies, first whatever the question; "served" counts top-1
-  in that order.) "answerable": hybrid over the questions whose memory the write path made
-  current (a statement it reads as a rule waits for review and cannot be recalled).
+* hybrid: `recall.memory_recall`, its items ordered by score (each score checked to be its
+  breakdown blended with the weights recall used: `embedding_coverage.query_weights`). (The
+  prompt block lists the always-recall entries, such as allergies, first whatever the question;
+  "served" counts top-1 in that order.) "answerable": hybrid over the questions whose memory
+  the write path made current (a statement it reads as a rule waits for review and cannot be
+  recalled).
 
-The same run repeats Chinese with segmentation off (the index and the query read the text as
-written, as before issue 17), without the characters of words, with jieba's plain `cut` instead
-of `cut_for_search` and without the stop list, as baselines. `python -m bench languages [--misses]`.
+The same run repeats both languages with the local embedding at its full weight for every query
+(before the language-aware weights), and Chinese with segmentation off (the index and the query
+read the text as written, as before issue 17), without the characters of words, with jieba's
+plain `cut` instead of `cut_for_search` and without the stop list, as baselines; and both
+languages without the topic words of a memory's key (`memory_core.topics`: before them), and
+Chinese with those words at the statement's weight A and at the context's weight D.
+`python -m bench languages [--misses]`.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -43,26 +49,33 @@ def load_set() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
 @contextmanager
 def segmentation(mode: str) -> Iterator[None]:
     """`search` (the product's), `words` (no characters), `cut` (jieba's plain segmentation),
-    `nostop` (no stop list) or `off` (text as written)."""
+    `nostop` (no stop list), `notopic` (no topic words of the key), `topic-a` / `topic-d` (the
+    topic words at the statement's weight A / the context's D) or `off` (text as written)."""
     import rjieba
 
-    from memory_core import language, lexical, models, querysets
+    from memory_core import language, lexical
 
-    saved = language.segment, language.search_text, language.CHARACTERS, language.STOP_WORDS
+    saved = (language.segment, language.search_text, language.CHARACTERS, language.STOP_WORDS,
+             language.topic_terms, language.TOPIC_WEIGHT)  # fmt: skip
     if mode == "nostop":
         language.STOP_WORDS = frozenset()
     if mode == "cut":
         language.segment = rjieba.cut
     if mode == "words":
         language.CHARACTERS = False
+    if mode in ("notopic", "off"):
+        language.topic_terms = lambda text, key: []
+    if mode in ("topic-a", "topic-d"):
+        language.TOPIC_WEIGHT = "A" if mode == "topic-a" else "D"
     replaced: Callable[[str], str | None] = (lambda text: None) if mode == "off" else language.search_text
-    for module in (models, querysets, lexical):
+    for module in (language, lexical):
         module.search_text = replaced  # type: ignore[attr-defined]
     try:
         yield
     finally:
         language.segment, language.CHARACTERS, language.STOP_WORDS = saved[0], saved[2], saved[3]
-        for module in (models, querysets, lexical):
+        language.topic_terms, language.TOPIC_WEIGHT = saved[4], saved[5]
+        for module in (language, lexical):
             module.search_text = saved[1]  # type: ignore[attr-defined]
 
 
@@ -122,27 +135,44 @@ def _ranked(method: str, namespace: Any, text: str, vector: list[float]) -> list
         record=False,
     )
     items = list(result.items)
+    if not all(_honest(item, text) for item in items):
+        raise AssertionError(f"a score is not its breakdown under the weights in use: {text}")
     if method == "hybrid":
         items.sort(key=lambda item: -item.score)
     return [str(item.entry.pk) for item in items]
 
 
-# What hybrid gives a Chinese query when the English-only local embedding weighs less (a probe
-# for the ranking, not a setting the product applies).
-LIGHT_VECTOR = {"similarity": 0.1, "context": 0.05}
+@contextmanager
+def full_embedding_weight() -> Iterator[None]:
+    """Recall as before the language-aware weights: the local embedding at its full weight for
+    every query (the baseline of `embedding_coverage.query_weights`)."""
+    from memory_core import embedding_coverage
+
+    saved = embedding_coverage.CJK_LOCAL_EMBEDDING_SHARE
+    embedding_coverage.CJK_LOCAL_EMBEDDING_SHARE = 1.0
+    try:
+        yield
+    finally:
+        embedding_coverage.CJK_LOCAL_EMBEDDING_SHARE = saved
+
+
+def _honest(item: Any, text: str) -> bool:
+    """The item's score is its breakdown blended with the weights recall says it used for `text`."""
+    from memory_core import embedding_coverage, recall
+
+    weights = embedding_coverage.query_weights(recall.recall_weights(), text)
+    return abs(recall.blend(item.breakdown, weights) - item.score) < 1e-4
 
 
 def evaluate(lang: str, mode: str, *, misses: bool = False) -> dict[str, tuple[float, float]]:
     """{method: (top-1, recall@5)} for one language under one segmentation mode."""
-    from django.test import override_settings
-
     from memory_core.embeddings import get_embedder
 
     memories, questions = load_set()
     common.truncate()
-    light = mode == "light-vector"
-    weights = override_settings(RECALL_WEIGHTS=LIGHT_VECTOR if light else {})
-    with segmentation("search" if light else mode), weights:
+    full = mode == "full-embedding"
+    weights = full_embedding_weight() if full else nullcontext()
+    with segmentation("search" if full else mode), weights:
         namespace, ids = _write(f"bench-{lang}-{mode}", memories, lang)
         vectors = get_embedder().embed([q[lang] for q in questions])
         inactive = _inactive(namespace, ids)
@@ -199,19 +229,29 @@ def main(argv: list[str] | None = None) -> None:
         ("zh", "words", "Chinese (words only, cut_for_search)"),
         ("zh", "cut", "Chinese (plain cut, and characters)"),
         ("zh", "nostop", "Chinese (no stop list)"),
-        ("zh", "light-vector", "Chinese (similarity weight 0.1)"),
-        ("en", "light-vector", "English (similarity weight 0.1)"),
+        ("zh", "notopic", "Chinese (no topic words: before)"),
+        ("zh", "topic-a", "Chinese (topic words at weight A)"),
+        ("zh", "topic-d", "Chinese (topic words at weight D)"),
+        ("en", "notopic", "English (no topic words: before)"),
+        ("zh", "full-embedding", "Chinese (embedding full weight: before)"),
+        ("en", "full-embedding", "English (embedding full weight: before)"),
         ("zh", "off", "Chinese (not segmented: before)"),
     )
     results: dict[tuple[str, str], dict[str, tuple[float, float]]] = {}
     print(f"{'':<38}" + "".join(f"{m + ' top1':>16}{'R@5':>7}" for m in COLUMNS))
     for lang, mode, label in runs:
         with common.timed() as elapsed:
-            results[lang, mode] = evaluate(lang, mode, misses=args.misses and mode == "search")
+            results[lang, mode] = evaluate(lang, mode, misses=args.misses and mode in ("search", "notopic"))
         row = "".join(f"{results[lang, mode][m][0]:16.3f}{results[lang, mode][m][1]:7.3f}" for m in COLUMNS)
         print(f"{label:<38}{row}   ({elapsed():.0f} s)", flush=True)
     _segmentation_cost(memories)
     en, zh, before = results["en", "search"], results["zh", "search"], results["zh", "off"]
+    for lang, name in (("zh", "Chinese"), ("en", "English")):
+        now, without = results[lang, "search"]["hybrid"][0], results[lang, "notopic"]["hybrid"][0]
+        print(f"{name} hybrid top-1: with topic words {now:.3f}, without {without:.3f}")
+    for lang, name in (("zh", "Chinese"), ("en", "English")):
+        now, full = results[lang, "search"]["hybrid"][0], results[lang, "full-embedding"]["hybrid"][0]
+        print(f"{name} hybrid top-1: language-aware weights {now:.3f}, embedding at full weight {full:.3f}")
     for method in COLUMNS:
         print(
             f"{method:<8} top-1 Chinese - English {zh[method][0] - en[method][0]:+.3f}; "

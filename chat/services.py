@@ -24,6 +24,7 @@ from memory_core.erasure import Requester, Tally, erasure_receipt_record, extrac
 from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction import candidate_add, extraction_enqueue, remember_requests
 from memory_core.guards.secrets import SecretScan, redact, redact_values, scan_secrets
+from memory_core.language import is_chinese
 from memory_core.llm import LLMError, LLMOutputError, get_llm
 from memory_core.models import (
     ActorKind,
@@ -38,7 +39,6 @@ from memory_core.models import (
 from memory_core.pipeline import AddOutcome
 from memory_core.recall import RecallResult, memory_recall
 from memory_core.services import namespace_for_user
-from memory_core.writing_systems import is_chinese
 
 logger = logging.getLogger(__name__)
 

@@ -41,9 +41,11 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from memory_core.compaction import compaction_request
+from memory_core.entities.erasure import entities_prune
 from memory_core.lifecycle import _own_entry
 from memory_core.models import (
     ActorKind,
+    Entity,
     ErasureReceipt,
     ErasureScope,
     ErasureVia,
@@ -277,7 +279,8 @@ def memory_erase(*, actor: Any, memory_id: Any, requester: Requester | None = No
     _scrub_admin_log(ids)
     tally.history = _tombstone([ns], ids)
     tally.recalls = RecallLog.objects.filter(entry_id__in=ids).count()
-    MemoryEntry.objects.filter(pk__in=ids).delete()  # evidence and recall logs cascade
+    MemoryEntry.objects.filter(pk__in=ids).delete()  # evidence, recall logs, graph support cascade
+    entities_prune(namespace_ids=[ns])  # relations no other memory supports, entities left bare
     _erased_events(versions, actor)
     announce_erased(entries=versions, scope=ErasureScope.ONE)
     return erasure_receipt_record(subject=actor, scope=ErasureScope.ONE, tally=tally, requester=requester)
@@ -313,6 +316,7 @@ def memory_erase_all(
             .update(data={}, reason="", entry=None)
         )
         MemoryEntry.objects.filter(pk__in=ids).delete()
+        Entity.objects.filter(namespace_id__in=namespace_ids).delete()  # relations and mentions cascade
         _erased_events(entries, actor)
         announce_erased(entries=entries, scope=scope, namespace_ids=namespace_ids)
     return erasure_receipt_record(subject=actor, scope=scope, tally=tally, requester=requester)

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from memory_core.entities.selectors import entities_export
 from memory_core.models import ErasureReceipt, MemoryEntry, MemoryEvent, Namespace, RecallLog
 from memory_core.selectors import erasure_receipts
 
@@ -123,6 +124,8 @@ def memory_export(*, actor: Any) -> dict[str, Any]:
             for log in recall_log
         ],
         "erasures": [receipt_dict(r) for r in erasure_receipts(actor=actor)],
+        # People, places and organisations, and the relations between them (docs/entities.md).
+        **entities_export(namespace_ids=namespace_ids),
     }
 
 

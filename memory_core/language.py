@@ -1,5 +1,9 @@
 """The language of a text, and the words full-text search indexes it by (docs/languages.md).
 
+One detector, by Unicode script ranges: the search index segments Chinese, the chat answers its
+acknowledgements in the language the user wrote, recall weighs the English-trained local
+embedding down for CJK queries, and the pages say when memories are in a script it serves poorly.
+
 PostgreSQL's parser splits words at spaces and punctuation; Chinese has neither between words,
 so a run of Han characters would be one token ("我对花生过敏" one lexeme, found only by the exact
 run). `search_text` segments each run of Han characters into words with jieba (rjieba, which
@@ -20,14 +24,22 @@ from typing import Literal
 
 import rjieba
 
+from memory_core.topics import topic_words
+
 Language = Literal["zh", "ja", "ko", "en"]
 
 # Han ideographs: the unified block, extension A, compatibility ideographs, extensions B onwards.
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 HAN_RUN = re.compile(f"[{_HAN}]+")
-_KANA = re.compile("[\u3040-\u30ff]")
+_KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff]")
 _HANGUL = re.compile("[\uac00-\ud7af\u1100-\u11ff]")
-_LETTER = re.compile(r"[^\W\d_]")
+# Han (the basic planes), kana, Hangul syllables and jamo: CJK script. A class of literal
+# characters, so Python's re and PostgreSQL's regex (`content__regex`) both read it.
+_CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x3040, 0x30FF), (0x31F0, 0x31FF),
+               (0xAC00, 0xD7AF), (0x1100, 0x11FF))  # fmt: skip
+CJK_CLASS = "[" + "".join(f"{chr(low)}-{chr(high)}" for low, high in _CJK_RANGES) + "]"
+_CJK = re.compile(CJK_CLASS)
+_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
 
 # Words a Chinese question is mostly made of and that tell memories apart by nothing: pronouns,
 # particles, copulas, question words. Left out of the index and the query, as the `english`
@@ -48,19 +60,41 @@ STOP_WORDS = frozenset(
 )
 
 
+def cjk_share(text: str) -> float:
+    """About what share of the text's words are CJK (0.0 for text without words).
+
+    CJK text has no spaces: two characters count as a word (Chinese words are mostly one or two
+    characters), a run of Latin letters as one.
+    """
+    cjk_words = len(_CJK.findall(text)) / 2
+    total = cjk_words + len(_LATIN_WORD.findall(text))
+    return cjk_words / total if total else 0.0
+
+
 def detect(text: str) -> Language:
-    """The language a text is written in, from its script: Chinese when Han characters are at
-    least a third of its letters (and no kana or hangul), else English, the one configuration
-    the search index has for alphabetic scripts."""
+    """The language a text is written in, from its script (no model, no dictionary): Japanese with
+    kana, Korean with Hangul, Chinese when at least half its words are Han ("我叫 Alice",
+    "我的订单号是RF20260629001"), else English, the one configuration the search index has for
+    alphabetic scripts ("The user likes 豆浆")."""
     if _KANA.search(text):
         return "ja"
     if _HANGUL.search(text):
         return "ko"
-    han = sum(len(run) for run in HAN_RUN.findall(text))
-    if han == 0:
-        return "en"
-    letters = len(_LETTER.findall(text))
-    return "zh" if han * 3 >= letters else "en"
+    return "zh" if cjk_share(text) >= 0.5 else "en"
+
+
+def is_cjk(text: str) -> bool:
+    """Mostly Chinese, Japanese or Korean: "我叫 Alice" is, "My name is 王小明" is not."""
+    return cjk_share(text) >= 0.5
+
+
+def has_cjk(text: str) -> bool:
+    return _CJK.search(text) is not None
+
+
+def is_chinese(text: str) -> bool:
+    """Mostly Han characters, and no kana or Hangul (which would make it Japanese or Korean)."""
+    return detect(text) == "zh"
 
 
 # jieba's search segmentation: each long word and the dictionary words inside it ("订单号" →
@@ -99,3 +133,37 @@ def search_text(text: str) -> str | None:
     if not HAN_RUN.search(folded):
         return None if folded == text else folded
     return HAN_RUN.sub(lambda match: " " + " ".join(words(match.group())) + " ", folded)
+
+
+# Where a Chinese memory's topic words go: "A", the statement's own weight (`search_text`), or "D",
+# the context's (`search_context_text`). Measured in `bench languages` (docs/languages.md).
+TOPIC_WEIGHT: Literal["A", "D"] = "A"
+
+
+def topic_terms(text: str, key: str) -> list[str]:
+    """The question words of the key's topic (`memory_core.topics`) for a Chinese statement; none
+    for any other language, no key, or a key outside the vocabulary."""
+    if not key or not text or detect(text) != "zh":
+        return []
+    return topic_words(key)
+
+
+def _joined(text: str, terms: list[str]) -> str | None:
+    """The text's searchable copy followed by the topic words it does not hold already (a word
+    counted twice would weigh the topic above what the statement says)."""
+    copy = search_text(text)
+    held = set((copy or text).split())
+    added = [term for term in terms if term not in held]
+    if not added:
+        return copy
+    return f"{copy or text} {' '.join(added)}".strip()
+
+
+def search_copies(content: str, context: str, key: str) -> tuple[str | None, str | None]:
+    """What the full-text index reads for an entry: its statement and its context (`search_text`;
+    None when that is the text as written), the topic words of a Chinese statement's key with
+    the one at `TOPIC_WEIGHT`. The one place the copies are computed (model, querysets, migrations)."""
+    terms = topic_terms(content, key)
+    if TOPIC_WEIGHT == "A":
+        return _joined(content, terms), search_text(context)
+    return search_text(content), _joined(context, terms)

@@ -90,6 +90,33 @@ def terms_expression(text: str) -> RawSQL:
     return RawSQL("plainto_tsquery(%s::regconfig, %s)::text", [SEARCH_CONFIG, query_text(text)])
 
 
+def prefix_query(text: str, *, max_words: int = MAX_QUERY_TERMS) -> str:
+    """A tsquery (syntax text, '' when no word is searchable) that every word of `text` must match at
+    a word's beginning, through the GIN index: each word as the index stems it or as typed, so both
+    "peanut" (stem) finds "peanuts" and "bicy" (typed; its stem is "bici") finds "bicycle"; an
+    identifier's start finds it ('rf2026':* finds RF20260629001); Chinese as `query_text` segments
+    it. Stop words match nothing and are left out, as the index leaves them out. One round trip."""
+    words = query_text(text).split()[:max_words]
+    if not words:
+        return ""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT plainto_tsquery(%s::regconfig, w)::text, plainto_tsquery('simple', w)::text "
+            "FROM unnest(%s::text[]) WITH ORDINALITY AS t(w, n) ORDER BY n",
+            [SEARCH_CONFIG, words],
+        )
+        parsed = cursor.fetchall()
+    parts = []
+    for stemmed, typed in parsed:
+        stems = split_terms(stemmed)
+        if not stems:
+            continue  # a stop word: not in the index
+        forms = dict.fromkeys([" & ".join(_quoted(term) + ":*" for term in stems)])
+        forms[" & ".join(_quoted(term) + ":*" for term in split_terms(typed))] = None
+        parts.append("(" + " | ".join(form for form in forms if form) + ")")
+    return " & ".join(dict.fromkeys(parts))
+
+
 def split_terms(tsquery_text: str) -> list[str]:
     """The lexemes of a `plainto_tsquery` result ("'refund' & 'rf2026'"), unquoted, first 16."""
     terms = []

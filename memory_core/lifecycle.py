@@ -31,6 +31,7 @@ from typing import Any
 
 from django.db import transaction
 
+from memory_core.entities.hooks import entities_after_correction
 from memory_core.errors import MemoryServiceError, PermissionDenied
 from memory_core.guards.policy import policy_check
 from memory_core.guards.secrets import scan_secrets
@@ -143,6 +144,7 @@ def memory_correct(
     )
     if check is not None and check.weakens:
         flag_policy(new, reason=check.reason, source_kind=SourceKind.USER_CORRECTION)
+    entities_after_correction(old=old, new=new)
     announce_corrected(new=new, old=old)
     return new
 

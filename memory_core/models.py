@@ -37,7 +37,7 @@ from memory_core.choices import (
     SourceKind,
     TombstoneReason,
 )
-from memory_core.language import search_text
+from memory_core.language import search_copies
 from memory_core.querysets import MemoryEntryQuerySet, MemoryEventQuerySet, NamespaceQuerySet
 
 EMBEDDING_DIMENSIONS = 384
@@ -45,8 +45,10 @@ CONTENT_MAX_CHARS = 2000
 # Full-text configuration used both by the generated column and by queries against it, over the
 # segmented text of `memory_core.language` (Chinese words pass the English stemmer unchanged).
 SEARCH_CONFIG = "english"
-# The columns whose words full-text search reads through a segmented copy (`MemoryEntry.index_text`).
-INDEXED_TEXT = {"content": "search_text", "search_context": "search_context_text"}
+# The columns whose words full-text search reads through a segmented copy (`MemoryEntry.index_text`):
+# the statement, its context, and the key (a Chinese statement's topic words, `memory_core.topics`).
+INDEXED_TEXT = ("content", "search_context", "key")
+SEARCH_COPIES = ("search_text", "search_context_text")
 
 
 def _choices_check(field: str, choices: type[models.TextChoices], name: str) -> models.CheckConstraint:
@@ -165,8 +167,8 @@ class MemoryEntry(models.Model):
     # The embedding of the context followed by the statement (same model as `embedding`).
     context_embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     # The statement and context as the full-text index reads them: Chinese segmented into words
-    # (`memory_core.language.search_text`), NULL when that is the text itself. Filled on every
-    # save and bulk write (`index_text`, `MemoryEntryQuerySet`); never shown.
+    # (`memory_core.language.search_text`) with the key's topic words for Chinese, NULL when that is
+    # the text itself. Filled on every save and bulk write (`index_text`, `MemoryEntryQuerySet`).
     search_text = models.TextField(null=True, blank=True, editable=False)  # noqa: DJ001 - NULL: as written
     search_context_text = models.TextField(null=True, blank=True, editable=False)  # noqa: DJ001
     # The statement's words weigh A, the context's D (see `memory_core.lexical`). Statistics
@@ -262,14 +264,14 @@ class MemoryEntry(models.Model):
         return self.status in MemoryStatus.correctable()
 
     def index_text(self, fields: Iterable[str] = INDEXED_TEXT) -> list[str]:
-        """Fill the segmented copies the search index reads of `fields` (statement, context);
-        return the copies' field names."""
-        copies = []
-        for field in fields:
-            if field in INDEXED_TEXT:
-                setattr(self, INDEXED_TEXT[field], search_text(getattr(self, field)))
-                copies.append(INDEXED_TEXT[field])
-        return copies
+        """Fill the copies the search index reads (`memory_core.language.search_copies`) when
+        `fields` change one of their sources (statement, context, key); return the copies' names."""
+        if not set(fields) & set(INDEXED_TEXT):
+            return []
+        self.search_text, self.search_context_text = search_copies(
+            self.content, self.search_context, self.key
+        )
+        return list(SEARCH_COPIES)
 
 
 class SearchTerm(models.Model):
@@ -562,8 +564,15 @@ class ErasureReceipt(models.Model):
         return f"erasure {self.pk} ({self.scope}, {self.entries} entries)"
 
 
-# The webhook rows live in their own module (memory_core.webhooks.models); imported here so that
-# Django registers them with this app.
+# The knowledge-graph rows (memory_core.entities.models) and the webhook rows
+# (memory_core.webhooks.models) live in their own modules; imported here so that Django registers
+# them with this app.
+from memory_core.entities.models import (  # noqa: E402, F401
+    Entity,
+    EntityMention,
+    Relation,
+    RelationSupport,
+)
 from memory_core.webhooks.models import (  # noqa: E402, F401
     WebhookAttempt,
     WebhookDelivery,

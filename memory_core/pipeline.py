@@ -48,9 +48,10 @@ from pgvector.django import CosineDistance
 from typing_extensions import Unpack
 
 from memory_core.choices import AddAction
+from memory_core.entities.hooks import entities_after_write, named_entities_exist
 from memory_core.errors import Conflict
 from memory_core.extraction.slots import infer_slot, states_safety
-from memory_core.guards.policy import policy_check
+from memory_core.guards.policy import answer_style, policy_check
 from memory_core.guards.secrets import REDACTED, contains_values, redact_values, scan_secrets
 from memory_core.models import (
     ActorKind,
@@ -174,6 +175,7 @@ def write(*, namespace: Namespace, request: WriteRequest) -> AddOutcome:
         locked = lock_for_write(namespace.pk)
         guard_pause(locked)  # paused while we embedded: still nothing is stored
         outcome = reconcile(locked, request)
+        entities_after_write(outcomes=[outcome], names_known=locked.names_known)  # type: ignore[attr-defined]
         announce_outcomes([outcome], listening=locked.webhooks_listening)  # type: ignore[attr-defined]
     return outcome
 
@@ -332,6 +334,9 @@ def classify(request: WriteRequest) -> WriteRequest:
             )
     if request.key or request.type == MemoryType.PROCEDURAL:
         return request
+    if request.category in ("", "general") and answer_style(request.content):
+        # "keep your replies to me short": a preference the chat applies to every turn (chat/style.py)
+        request = replace(request, category="preference")
     slot = infer_slot(request.content)
     if slot is None:
         if not request.pinned and states_safety(request.content):
@@ -361,10 +366,11 @@ def lock_namespace(namespace_id: int) -> Namespace:
 
 def lock_for_write(namespace_id: int) -> Namespace:
     """`lock_namespace`, with `webhooks_listening` (whether any webhook wants the pipeline's events)
-    read in the same query."""
+    and `names_known` (whether the namespace has named entities a statement could mention in
+    passing) read in the same query."""
     return (
         Namespace.objects.select_for_update(no_key=True)
-        .annotate(webhooks_listening=outcome_listeners())
+        .annotate(webhooks_listening=outcome_listeners(), names_known=named_entities_exist())
         .get(pk=namespace_id)
     )
 

@@ -24,6 +24,7 @@ from django.db import connection, transaction
 from django.db.models.functions import Upper
 
 from memory_core.choices import AddAction
+from memory_core.entities.hooks import entities_after_write
 from memory_core.errors import MemoryServiceError
 from memory_core.models import MemoryEntry, MemoryType, Namespace
 from memory_core.pipeline import (
@@ -74,6 +75,10 @@ def memory_add_many(*, namespace: Namespace, requests: list[WriteRequest]) -> li
         reconciled = _Reconciler(locked).run(accepted)
         for index, outcome in reconciled:
             outcomes[index] = outcome
+        entities_after_write(
+            outcomes=[outcome for _, outcome in reconciled],
+            names_known=locked.names_known,  # type: ignore[attr-defined]
+        )
         # Webhooks, as `pipeline.write` does.
         announce_outcomes(
             (outcome for _, outcome in reconciled),

@@ -5,7 +5,7 @@ in English over memories in Chinese (or the reverse) is also searched in the mem
 the language model translates the query (one short call, `RECALL_TRANSLATE_TIMEOUT_SECONDS`, no
 retries, answers cached), the translation is embedded and searched like the query, and each
 memory keeps the better of its two scores. Any failure of the model leaves the plain query's
-results as they are. Languages are told apart by script (memory_core.writing_systems): Chinese
+results as they are. Languages are told apart by script (memory_core.language): Chinese
 and everything else, which the translation calls English.
 
 Measured in bench/cross_language.py; see docs/languages.md.
@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
+from memory_core.language import CJK_CLASS, is_chinese
 from memory_core.llm import LLMError, OpenAIProvider
 from memory_core.models import MemoryEntry, MemoryStatus
-from memory_core.writing_systems import CJK_CLASS, is_chinese
 
 if TYPE_CHECKING:
     from datetime import datetime

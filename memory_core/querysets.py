@@ -5,12 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from django.db import models
+from django.db import models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from memory_core.choices import MemoryStatus, MemoryType, NamespaceKind
-from memory_core.language import search_text
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -41,9 +40,9 @@ class NamespaceQuerySet(models.QuerySet):
         return self.filter(grants__user=user).exclude(kind=NamespaceKind.USER)
 
 
-# The statement and context columns whose words full-text search indexes through a segmented copy
-# (`MemoryEntry.search_text`, `search_context_text`; see `memory_core.language`); as in models.
-_INDEXED_TEXT = {"content": "search_text", "search_context": "search_context_text"}
+# The columns the full-text index's copies (`MemoryEntry.search_text`, `search_context_text`) are
+# computed from (`memory_core.language.search_copies`); as in models.
+_INDEXED_TEXT = ("content", "search_context", "key")
 
 
 class MemoryEntryQuerySet(models.QuerySet):
@@ -64,12 +63,19 @@ class MemoryEntryQuerySet(models.QuerySet):
         return super().bulk_update(objs, fields, *args, **kwargs)
 
     def update(self, **kwargs: Any) -> int:
-        for text, copy in _INDEXED_TEXT.items():
-            if text in kwargs and copy not in kwargs:
-                if not isinstance(kwargs[text], str):
-                    raise TypeError(f"update({text}=…) takes a string: its search copy is computed in Python")
-                kwargs[copy] = search_text(kwargs[text])
-        return super().update(**kwargs)
+        if not set(kwargs) & set(_INDEXED_TEXT):
+            return super().update(**kwargs)
+        # The copies depend on each row's statement, context and key together: recompute them for
+        # the rows updated (selected first: the update may take them out of this queryset).
+        with transaction.atomic():
+            pks = list(self.values_list("pk", flat=True))
+            updated = super().update(**kwargs)
+            rows: list[Any] = list(self.model._default_manager.filter(pk__in=pks).only("pk", *_INDEXED_TEXT))
+            for row in rows:
+                row.index_text()
+            copies = ["search_text", "search_context_text"]
+            self.model._default_manager.bulk_update(rows, copies, batch_size=500)
+        return updated
 
     def visible_to(self, user: AbstractBaseUser | AnonymousUser | None) -> MemoryEntryQuerySet:
         """Entries of the user's own namespaces, plus approved procedures shared with them."""

@@ -13,6 +13,8 @@ explicit namespace list) and `current(at=…)`, all four in one SQL statement (`
   from per-namespace statistics kept by triggers on write and erase (`memory_core.lexical`); a
   term in more than 30% of the scope does not select candidates, it only adds its small weight.
 * always-recall: pinned entries and the "profile" / "safety" categories, whatever the query.
+* graph: the memories linked to the entities the query mentions and to their neighbours up to
+  two hops (`memory_core.entities.recall`; docs/entities.md).
 
 Each candidate gets
 
@@ -29,6 +31,8 @@ Each candidate gets
                                            (or since it was recorded when never recalled)
           + w_importance * importance      the entry's 0..1 importance
           + w_confidence * confidence      the entry's 0..1 confidence
+          + w_graph      * graph           1 for a memory about an entity the query mentions,
+                                           less per hop away from one (0 when not reached)
             ) / (the sum of the weights)       so the score stays within 0..1
 
 Measured on the LoCoMo development conversations (`python -m bench locomo --ablate`, evidence
@@ -52,7 +56,9 @@ Tunables (Django settings, read on every call):
 
 * `RECALL_WEIGHTS`: a dict with any of the keys of `DEFAULT_WEIGHTS`; missing keys keep their
   default. Recency, importance and confidence are tie-breakers worth 0.12 together, so a stale
-  but relevant memory still beats a fresh irrelevant one.
+  but relevant memory still beats a fresh irrelevant one. For a mostly CJK query while the local
+  English model embeds it, similarity and context keep a third of their weight
+  (`embedding_coverage.query_weights`); the breakdown still shows the components as measured.
 * `RECALL_COMPONENTS`: the optional parts in use (`COMPONENTS`; all by default), for ablations.
 * `RECALL_RECENCY_HALF_LIFE_DAYS`: default `DEFAULT_RECENCY_HALF_LIFE_DAYS`.
 
@@ -71,7 +77,7 @@ import re
 import threading
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -83,7 +89,8 @@ from django.db.models import Q, Value
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
-from memory_core import lexical, query_signals, query_translation
+from memory_core import embedding_coverage, lexical, query_signals, query_translation
+from memory_core.entities.recall import graph_candidates
 from memory_core.errors import MemoryServiceError
 from memory_core.llm import MEMORIES_END, MEMORIES_START
 from memory_core.models import (
@@ -107,6 +114,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "recency": 0.05,
     "importance": 0.05,
     "confidence": 0.02,
+    "graph": 0.2,
 }
 DEFAULT_RECENCY_HALF_LIFE_DAYS = 30.0
 
@@ -120,7 +128,7 @@ HNSW_EF_SEARCH = 100
 MIN_SIMILARITY = 0.2
 MIN_KEYWORD = 0.05
 # The parts of the ranking that can be switched off (`RECALL_COMPONENTS`, for ablations).
-COMPONENTS = ("context", "keyword", "time", "names")
+COMPONENTS = ("context", "keyword", "time", "names", "graph")
 MAX_LIMIT = 200
 
 INTRODUCTION = (
@@ -440,8 +448,8 @@ def _loaded_fields() -> list[Any]:
 
 def _converters(fields: list[Any]) -> list[list[Any]]:
     converters = []
-    for field in fields:
-        col = field.get_col(_ENTRY_TABLE)
+    for model_field in fields:
+        col = model_field.get_col(_ENTRY_TABLE)
         converters.append(connection.ops.get_db_converters(col) + col.get_db_converters(connection))
     return converters
 
@@ -462,13 +470,20 @@ def _scope_where(scope: MemoryEntryQuerySet) -> tuple[str, list[Any]] | None:
 
 
 def fetch_candidates(
-    scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int, always_k: int, with_context: bool
+    scope: MemoryEntryQuerySet,
+    *,
+    search: CandidateQuery,
+    k: int,
+    always_k: int,
+    with_context: bool,
+    graph_ids: list[uuid.UUID] | None = None,
 ) -> list[Candidate]:
     """Every candidate source in one statement; each candidate with its scores and its sources.
 
     The vector, context, keyword and always-recall searches are the sorted, limited subqueries of
     `vector_candidates`, `context_candidates`, `keyword_candidates` and `always_candidates` over
-    the scope's WHERE clause (compiled once), joined by UNION ALL; the scores are computed once
+    the scope's WHERE clause (compiled once), with the memories the entity graph reached
+    (`graph_ids`, still filtered by the scope), joined by UNION ALL; the scores are computed once
     per distinct entry in the outer query and the rows come back as plain tuples. The HNSW
     settings `prepare_search` makes travel in the same query string (no transaction needed).
     """
@@ -504,6 +519,8 @@ def fetch_candidates(
             k,
             [tsquery, *bm25.params],
         )
+    if graph_ids:
+        part("graph", "id = ANY(%s::uuid[])", "recorded_at DESC", len(graph_ids), [list(graph_ids)])
     part(
         "always",
         "(pinned OR category = ANY(%s))",
@@ -667,6 +684,8 @@ class QuerySignals:
     period: query_signals.TimeRange | None = None
     names: tuple[str, ...] = ()
     weights: lexical.TermWeights = lexical.NO_TERMS
+    # Memory id → score of the entities the query mentions and their neighbours (`entities.recall`).
+    graph: dict[uuid.UUID, float] = field(default_factory=dict)
 
 
 def memory_recall(
@@ -700,7 +719,7 @@ def memory_recall(
         actor=actor, namespaces=namespaces, terms_of=text if "keyword" in enabled else ""
     )
     turn_ref = turn_ref or f"recall:{uuid.uuid4()}"
-    scanned = dict.fromkeys(("vector", "context", "keyword", "always", "candidates", "relevant"), 0)
+    scanned = dict.fromkeys(("vector", "context", "keyword", "graph", "always", "candidates", "relevant"), 0)
     if base is None:
         return RecallResult(items=[], prompt_block="", scanned=scanned, turn_ref=turn_ref)
     scope = base.current(at=at)
@@ -725,17 +744,22 @@ def memory_recall(
         if "keyword" in enabled:
             weights = lexical.term_weights(namespace_ids=namespace_ids, terms=terms)
         search = CandidateQuery(embedding=_query_embedding_result(pending), weights=weights)
+    # Entities the query mentions and their neighbours (no query when it names no one).
+    graph = graph_candidates(namespace_ids=namespace_ids, query=text, at=at) if "graph" in enabled else {}
     candidates = fetch_candidates(
-        scope, search=search, k=k, always_k=limit, with_context="context" in enabled
-    )
+        scope, search=search, k=k, always_k=limit, with_context="context" in enabled,
+        graph_ids=sorted(graph, key=graph.__getitem__, reverse=True)[:k],
+    )  # fmt: skip
     signals = QuerySignals(
         period=query_signals.time_range(text, reference=reference_date or now) if "time" in enabled else None,
         names=query_signals.query_names(text) if "names" in enabled else (),
         weights=search.weights,
+        graph=graph,
     )
     scored = score_candidates(
         candidates,
-        weights=recall_weights(),
+        # the embedding weighs less for a query in a language the model does not read
+        weights=embedding_coverage.query_weights(recall_weights(), text),
         half_life_days=recency_half_life_days(),
         now=now,
         signals=signals,
@@ -836,6 +860,7 @@ def _components(
         ),
         "importance": float(entry.importance),
         "confidence": float(entry.confidence),
+        "graph": signals.graph.get(entry.pk, 0.0),
     }
 
 
@@ -904,7 +929,7 @@ def _score(
     for item, sources in rows:
         components = _components(item, signals=signals, names=names, half_life_days=half_life_days, now=now)
         always_recall = "always" in sources
-        if not always_recall and not is_relevant(
+        if not (always_recall or components["graph"]) and not is_relevant(
             similarity=max(components["similarity"], components["context"]), keyword=components["keyword"]
         ):
             continue
@@ -927,7 +952,7 @@ def _recalled(
     found = item.sources if sources is None else sources
     reasons = ["pinned" if item.pinned else "always"] if "always" in found else []
     reasons += [name for name in ("vector", "context") if name in found]
-    reasons += [name for name in ("keyword", "time", "names") if components[name] > 0]
+    reasons += [name for name in ("keyword", "time", "names", "graph") if components[name] > 0]
     line = memory_line(item) if line is None else line
     return RecalledMemory(
         entry=entry(item),

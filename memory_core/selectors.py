@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from pgvector.django import CosineDistance
 
 from memory_core.errors import NotFound
@@ -71,13 +71,17 @@ def memory_history(*, actor: Any, memory_id: Any) -> QuerySet[MemoryEvent]:
 def memory_nearest(
     *, actor: Any, embedding: list[float], limit: int = 10, at: datetime | None = None
 ) -> list[tuple[MemoryEntry, float]]:
-    """The entries visible to `actor` nearest to `embedding` by cosine distance (exact scan)."""
+    """The entries visible to `actor` nearest to `embedding` by cosine distance (exact scan).
+
+    Ordered by `distance + 0`, which the HNSW index cannot serve: an index scan would take the
+    index's nearest tuples first (dead ones and other people's included) and filter afterwards,
+    so a small namespace could get fewer than `limit`, or none."""
     qs = (
         MemoryEntry.objects.visible_to(actor)
         .current(at=at)
         .exclude(embedding__isnull=True)
         .annotate(distance=CosineDistance("embedding", embedding))
-        .order_by("distance")[:limit]
+        .order_by(F("distance") + 0)[:limit]
     )
     return [(entry, float(entry.distance)) for entry in qs]
 

@@ -8,7 +8,8 @@ from datetime import date
 from functools import cached_property
 from typing import Any
 
-from django.db.models import Case, Count, Prefetch, Q, QuerySet, Value, When
+from django.core.paginator import Page, Paginator
+from django.db.models import Case, Count, Prefetch, Q, QuerySet, Value, When, Window
 from django.http import QueryDict
 from django.urls import reverse
 from django.utils.dateformat import format as date_format
@@ -16,6 +17,7 @@ from django.utils.dateparse import parse_date
 from django.utils.timezone import localtime
 
 from chat.models import Conversation
+from memory_core.lexical import prefix_query
 from memory_core.models import (
     MemoryEntry,
     MemoryEvent,
@@ -24,7 +26,7 @@ from memory_core.models import (
     Namespace,
     SourceKind,
 )
-from memory_core.recall import MIN_KEYWORD, memory_recall
+from memory_core.recall import MIN_KEYWORD, TsQuery, memory_recall
 from memory_core.selectors import parse_uuid
 from privacy.models import AuditEvent
 
@@ -93,6 +95,14 @@ SEARCH_MIN_SIMILARITY = 0.5
 SEARCH_MAX_WORDS = 8
 
 
+def word_matches(query: str) -> Q:
+    """The entries holding every word of `query` at a word's beginning, through the full-text index
+    (no scan of the text): `memory_core.lexical.prefix_query`. A query of stop words or punctuation
+    alone matches nothing by words (the meaning half still searches)."""
+    text_query = prefix_query(" ".join(query.split()[:SEARCH_MAX_WORDS]))
+    return Q(search_vector=TsQuery(text_query)) if text_query else Q(pk__in=[])
+
+
 def _group_filter(group: str) -> Q:
     if group == "events":
         return Q(type=MemoryType.EPISODIC)
@@ -121,7 +131,9 @@ def memory_search(
     *, user: Any, filters: MemoryFilters, exclude: list[uuid.UUID] | None = None, scope: Scope | None = None
 ) -> QuerySet[MemoryEntry]:
     """The user's memories (and procedures shared with them) matching the filters, newest first, or
-    best match first when searching: every word in the text, or close in meaning (recall)."""
+    best match first when searching: every word at a word's beginning (`word_matches`, the full-text
+    index), or close in meaning (recall's own candidates); no scan of the text, so the page's count
+    reads the matches alone."""
     statuses = (
         CURRENT_STATUSES
         if filters.status == "current"
@@ -142,17 +154,31 @@ def memory_search(
     if filters.until:
         qs = qs.filter(recorded_at__date__lte=filters.until)
     if filters.q:
-        words = Q()
-        for word in filters.q.split()[:SEARCH_MAX_WORDS]:
-            words &= Q(content__icontains=word) | Q(key__icontains=word)
         ranked = meaning_matches(user=user, query=filters.q)
-        qs = qs.filter(words | Q(pk__in=ranked)).annotate(
+        qs = qs.filter(word_matches(filters.q) | Q(pk__in=ranked)).annotate(
             match=Case(
                 *[When(pk=pk, then=Value(i)) for i, pk in enumerate(ranked)], default=Value(len(ranked))
             )
         )
         qs = qs.order_by("match", "-recorded_at", "-id")
     return qs.defer("embedding", "search_vector")
+
+
+def counted_page(rows: QuerySet[MemoryEntry], paginator: Paginator, number: Any) -> Page:
+    """Page `number` of `rows` (a search, `paginator`'s list) and the number of its matches in one
+    query (`COUNT(*) OVER ()`): the matches are all sorted by rank to cut the page anyway, so counting
+    them costs no more than the separate `COUNT(*)` round trip it replaces. Past the last page, the
+    paginator's own way."""
+    try:
+        wanted = max(1, int(number))
+    except (TypeError, ValueError):
+        wanted = 1
+    start = (wanted - 1) * paginator.per_page
+    found = list(rows.annotate(matches=Window(Count("*")))[start : start + paginator.per_page])
+    if not found:
+        return paginator.get_page(number)
+    paginator.count = found[0].matches  # type: ignore[attr-defined]  # the annotation above
+    return Page(found, wanted, paginator)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from privacy import imports, views
+from privacy import imports, people, views
 
 app_name = "privacy"
 
@@ -24,6 +24,12 @@ urlpatterns = [
     path("activity/", views.activity, name="activity"),
     path("import/", imports.import_page, name="import"),
     path("import/<uuid:import_id>/", imports.import_job, name="import_job"),
+    path("people/", people.people, name="people"),
+    path("people/<uuid:entity_id>/", people.person, name="person"),
+    path("people/<uuid:entity_id>/correct/", people.person_correct, name="person_correct"),
+    path("people/<uuid:entity_id>/merge/", people.person_merge, name="person_merge"),
+    path("people/<uuid:entity_id>/split/", people.person_split, name="person_split"),
+    path("people/<uuid:entity_id>/erase/", people.person_erase, name="person_erase"),
     path("moderation/", views.moderation, name="moderation"),
     path("moderation/procedures/new/", views.procedure_create_view, name="procedure_create"),
     path(

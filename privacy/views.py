@@ -61,6 +61,7 @@ from privacy.selectors import (
     STATUS_CHOICES,
     MemoryFilters,
     Scope,
+    counted_page,
     memory_cards,
     memory_rows,
     memory_search,
@@ -116,7 +117,10 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
     known = totals.count(filters)
     if known is not None:
         paginator.count = known  # the totals counted it already: no second scan of the list
-    page = paginator.get_page(request.GET.get("page"))
+    if filters.q:
+        page = counted_page(rows, paginator, request.GET.get("page"))  # the page and its count in one query
+    else:
+        page = paginator.get_page(request.GET.get("page"))
     context = {
         # Archived ones are counted by the totals: listed only when there are some.
         "archived": list(archived_entries(actor=request.user).exclude(pk__in=waiting)[:ARCHIVED_SHOWN])

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from api import entity_serializers as es
 from api import serializers as s
+from api.apis.entities import (
+    entity_detail,
+    entity_erase_for,
+    entity_owner,
+    entity_rows,
+    relation_owner,
+    relation_rows,
+)
 from api.apis.erasures import erase_all_for
 from api.apis.extractions import extraction_queue_for
 from api.apis.memories import memories_add_for, memory_rows
@@ -15,6 +24,9 @@ from api.base import outcome_out, requester_of, valid
 from api.models import ApiScope
 from api.selectors import memory_for, subject_for
 from chat.erasure import memory_erase_with_sources
+from memory_core.entities import selectors as graph
+from memory_core.entities import services as graph_services
+from memory_core.errors import NotFound
 from memory_core.forgetting import memory_restore
 from memory_core.lifecycle import memory_correct
 from memory_core.models import ErasureVia, MemoryEntry, MemoryStatus
@@ -134,6 +146,71 @@ def memory_history_of(caller: Caller, *, memory_id: str, **address: Any) -> dict
     actor, entry = memory_for(caller, memory_id=memory_id, **_address(params))
     events = memory_history(actor=actor, memory_id=entry.pk)
     return {"memory_id": str(entry.pk), "events": s.MemoryEventOutSerializer(events, many=True).data}
+
+
+# --- People and places (issue 19) ------------------------------------------------------------------
+
+
+def _split(given: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the address, checked; the other arguments)."""
+    address = _address(valid(s.AddressSerializer, {k: v for k, v in given.items() if k in ADDRESS}))
+    return address, {k: v for k, v in given.items() if k not in ADDRESS}
+
+
+def _paged(rows: list[Any], count: int, offset: int) -> dict[str, Any]:
+    following = offset + len(rows)
+    return {"count": count, "next_offset": following if following < count else None, "results": rows}
+
+
+def entity_list(caller: Caller, **arguments: Any) -> dict[str, Any]:
+    params = valid(es.EntityListQuerySerializer, _given(**arguments))
+    rows, count = entity_rows(caller, params)
+    return _paged(rows, count, params["offset"])
+
+
+def entity_get(caller: Caller, *, entity_id: str, **arguments: Any) -> dict[str, Any]:
+    params = valid(es.PointInTimeSerializer, _given(**arguments))
+    data = entity_detail(caller, entity_id, params)
+    return {**data, "memories": [statement(m) for m in data["memories"]]}
+
+
+def entity_correct(caller: Caller, *, entity_id: str, **arguments: Any) -> dict[str, Any]:
+    address, rest = _split(_given(**arguments))
+    params = valid(es.EntityCorrectSerializer, rest)
+    actor = entity_owner(caller, entity_id, address)
+    entity = graph_services.entity_correct(
+        actor=actor, entity_id=entity_id, name=params.get("name"), kind=params.get("kind")
+    )
+    return graph.entity_dict(entity)
+
+
+def entity_merge(caller: Caller, *, entity_id: str, **arguments: Any) -> dict[str, Any]:
+    address, rest = _split(_given(**arguments))
+    params = valid(es.EntityMergeSerializer, rest)
+    actor = entity_owner(caller, entity_id, address)
+    if entity_owner(caller, params["into"], address) != actor:
+        raise NotFound("Entity not found.")
+    return graph.entity_dict(
+        graph_services.entity_merge(actor=actor, entity_id=entity_id, into_id=params["into"])
+    )
+
+
+def entity_erase(caller: Caller, *, entity_id: str, via: str, **address: Any) -> dict[str, Any]:
+    params = _address(valid(s.AddressSerializer, _given(**address)))
+    return entity_erase_for(caller, entity_id, params, via=via)
+
+
+def relation_list(caller: Caller, **arguments: Any) -> dict[str, Any]:
+    params = valid(es.RelationListQuerySerializer, _given(**arguments))
+    rows, count = relation_rows(caller, params)
+    return _paged([graph.relation_dict(r) for r in rows], count, params["offset"])
+
+
+def relation_erase(caller: Caller, *, relation_id: str, **address: Any) -> dict[str, Any]:
+    params = _address(valid(s.AddressSerializer, _given(**address)))
+    actor = relation_owner(caller, relation_id, params)
+    graph_services.relation_erase(actor=actor, relation_id=relation_id)
+    return {"erased": relation_id}
 
 
 # The profile sections, in the order an assistant should weigh them.

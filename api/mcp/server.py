@@ -48,6 +48,8 @@ AgentId = Annotated[
 ]
 MemoryId = Annotated[str, Field(description="The memory's id, as returned by search, list or add.")]
 MemoryTypeName = Literal["semantic", "episodic", "procedural"]
+EntityId = Annotated[str, Field(description="The entity's id, as returned by entity_list.")]
+EntityKindName = Literal["person", "organisation", "place", "pet", "product", "other"]
 
 
 def _access_token(ctx: Context | None) -> AccessToken | None:
@@ -320,6 +322,125 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
         …), with who made it and why. Call it when the user asks how or when something was learned."""
         return await _tool(
             ctx, op.READ, op.memory_history_of, memory_id=memory_id, user_id=user_id, agent_id=agent_id
+        )
+
+    # --- People and places (issue 19) -----------------------------------------------------------
+
+    @server.tool(annotations=read_only)
+    async def entity_list(
+        ctx: Context,
+        kind: Annotated[EntityKindName | None, Field(description="Only this kind.")] = None,
+        q: Annotated[str | None, Field(description="A name, alias or word such as 'sister'.")] = None,
+        limit: Annotated[int | None, Field(description="Page size, 1..200 (default 50).")] = None,
+        offset: Annotated[int | None, Field(description="Where the page starts (next_offset).")] = None,
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """The people, places, organisations and pets the user has told you about, by name, with
+        the words they were called by (aliases: 'sister', 'Ana'). Call it when the user asks whom
+        you know of, or to find an entity's id before entity_get."""
+        return await _tool(
+            ctx, op.READ, op.entity_list, kind=kind, q=q, limit=limit, offset=offset,
+            user_id=user_id, agent_id=agent_id,
+        )  # fmt: skip
+
+    @server.tool(annotations=read_only)
+    async def entity_get(
+        ctx: Context,
+        entity_id: EntityId,
+        at: Annotated[
+            datetime | None, Field(description="What held at this instant (ISO 8601), not now.")
+        ] = None,
+        history: Annotated[bool | None, Field(description="Ended and superseded relations too.")] = None,
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """Everything known about one person or place: its relations (Ana —spouse→ Marc, Marc
+        —role→ pilot) and the memories they rest on. Call it for questions that go through someone
+        ("what does my sister's husband do?")."""
+        return await _tool(
+            ctx, op.READ, op.entity_get, entity_id=entity_id, at=_iso(at), history=history,
+            user_id=user_id, agent_id=agent_id,
+        )  # fmt: skip
+
+    @server.tool(annotations=writes)
+    async def entity_correct(
+        ctx: Context,
+        entity_id: EntityId,
+        name: Annotated[str | None, Field(description="The right name.")] = None,
+        kind: Annotated[EntityKindName | None, Field(description="The right kind.")] = None,
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """Fix an entity's name or kind when the user says it is wrong ("her name is Anna, not
+        Ana"). The new name is remembered as an alias too."""
+        return await _tool(
+            ctx, op.WRITE, op.entity_correct, entity_id=entity_id, name=name, kind=kind,
+            user_id=user_id, agent_id=agent_id,
+        )  # fmt: skip
+
+    @server.tool(annotations=writes)
+    async def entity_merge(
+        ctx: Context,
+        entity_id: EntityId,
+        into: Annotated[str, Field(description="The id of the entity that stays.")],
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """Two entities are one (the user says "Bea is Beatrice"): entity_id's memories, aliases and
+        relations move to `into`, which is returned; entity_id is gone."""
+        return await _tool(
+            ctx, op.WRITE, op.entity_merge, entity_id=entity_id, into=into, user_id=user_id, agent_id=agent_id
+        )
+
+    @server.tool(annotations=erases)
+    async def entity_erase(
+        ctx: Context, entity_id: EntityId, user_id: UserId = None, agent_id: AgentId = None
+    ) -> CallToolResult:
+        """Forget a person or place entirely, when the user asks you to: every memory that speaks
+        of it is erased for good, with its relations. Irreversible; confirm with the user first."""
+        return await _tool(
+            ctx, op.ERASE, op.entity_erase, entity_id=entity_id, via=via, user_id=user_id, agent_id=agent_id
+        )
+
+    @server.tool(annotations=read_only)
+    async def relation_list(
+        ctx: Context,
+        entity: Annotated[str | None, Field(description="Only this entity's relations (either end).")] = None,
+        predicate: Annotated[
+            str | None,
+            Field(
+                description="parent, child, sibling, relative, spouse, partner, friend, colleague, "
+                "manager, pet, works_at, role, lives_in or other."
+            ),
+        ] = None,
+        at: Annotated[datetime | None, Field(description="What held at this instant (ISO 8601).")] = None,
+        history: Annotated[bool | None, Field(description="Ended and superseded relations too.")] = None,
+        limit: Annotated[int | None, Field(description="Page size, 1..200 (default 50).")] = None,
+        offset: Annotated[int | None, Field(description="Where the page starts (next_offset).")] = None,
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """The links between the people and places the user told you about (who is whose sister,
+        who works where), newest first, each with the memories it rests on."""
+        return await _tool(
+            ctx, op.READ, op.relation_list, entity=entity, predicate=predicate, at=_iso(at), history=history,
+            limit=limit, offset=offset, user_id=user_id, agent_id=agent_id,
+        )  # fmt: skip
+
+    @server.tool(annotations=erases)
+    async def relation_erase(
+        ctx: Context,
+        relation_id: Annotated[
+            str, Field(description="The relation's id, from entity_get or relation_list.")
+        ],
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """Remove a wrong link ("Marc is not Ana's husband"); the memories themselves stay (correct
+        or erase them with the memory tools)."""
+        return await _tool(
+            ctx, op.ERASE, op.relation_erase, relation_id=relation_id, user_id=user_id, agent_id=agent_id
         )
 
     @server.resource(

@@ -268,6 +268,12 @@ def _write_candidates(
             result["rejected"] += 1
             continue
         result[outcome.action] = result.get(outcome.action, 0) + 1
+        if outcome.entry is not None and candidate.relations and outcome.action in _CHANGING_ACTIONS:
+            from memory_core.entities.hooks import relations_from_candidate  # it imports the rules
+
+            relations_from_candidate(
+                entry=outcome.entry, relations=candidate.relations, extractor=extractor.name
+            )
         if outcome.entry is not None:
             entry_id = str(outcome.entry.pk)
             if entry_id not in result["entries"]:

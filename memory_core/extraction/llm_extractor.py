@@ -58,6 +58,13 @@ timestamps and write them as ISO dates (YYYY-MM-DD) in the statement and in vali
 - confidence: how sure you are the user meant it (1.0 for explicit "remember" requests); \
 importance: how much it matters for future help (safety facts near 1.0). Set is_inference to \
 true when the statement is inferred rather than said.
+- For a statement about the people, organisations, places and pets in the user's life, list \
+its relations: subject and object by name ("user" for the user), predicate a kinship or social \
+word (sister, husband, mother, friend, colleague, boss, dog) or works_at, role (object: the job \
+title, object_kind "value") or lives_in. "The user's sister Ana's husband Marc is a pilot." gives \
+{"subject": "user", "predicate": "sister", "object": "Ana"}, {"subject": "Ana", "predicate": \
+"husband", "object": "Marc"}, {"subject": "Marc", "predicate": "role", "object": "pilot", \
+"object_kind": "value"}.
 - If nothing is worth remembering, return an empty list.
 
 Answer with only a JSON object: {"candidates": [...]}."""

@@ -14,7 +14,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstr
 from memory_core.choices import AddAction
 from memory_core.models import CONTENT_MAX_CHARS
 
-PROMPT_VERSION = "extract-v1"
+PROMPT_VERSION = "extract-v2"
 RULES_VERSION = "rules-v2"
 RULES_NAME = "rule-based"
 
@@ -51,6 +51,31 @@ def _known_category(value: Any) -> Any:
 
 
 Unit = Annotated[float, Field(ge=0, le=1), BeforeValidator(_unit_interval)]
+
+
+def _clipped(value: Any) -> Any:
+    # A long or odd relation field must not fail the model's whole answer: cut it, and let the
+    # graph layer drop what it cannot use.
+    return str(value).strip()[:200] if value is not None else ""
+
+
+_Short = Annotated[str, BeforeValidator(_clipped)]
+
+
+class RelationCandidate(BaseModel):
+    """One relation a statement states, between two named things or a thing and a value."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    subject: _Short = Field(description='Who or what: a name, or "user" for the user.')
+    predicate: _Short = Field(
+        description="A kinship or social word (sister, husband, mother, friend, colleague, boss, dog, "
+        "cat …) or one of works_at, role, lives_in; anything else in a few words."
+    )
+    object: _Short = Field(description='A name, "user", or a value such as a job title for role.')
+    object_kind: _Short = Field(
+        default="", description="person, organisation, place, pet, product, other, or value."
+    )
 
 
 class Candidate(BaseModel):
@@ -90,6 +115,11 @@ class Candidate(BaseModel):
         description="ISO date (YYYY-MM-DD) the fact or event starts, resolved against timestamps.",
     )
     pinned: bool = Field(default=False, description="True for safety facts: allergies, health constraints.")
+    relations: list[RelationCandidate] = Field(
+        default_factory=list,
+        description="The relations between people, organisations, places and pets that the "
+        'statement states, e.g. {"subject": "user", "predicate": "sister", "object": "Ana"}.',
+    )
 
 
 def _shortened(text: str, limit: int) -> str:
@@ -142,5 +172,3 @@ def parse_when(value: Any) -> datetime | None:
     if parsed is not None and timezone.is_naive(parsed):
         parsed = timezone.make_aware(parsed, timezone.get_default_timezone())
     return parsed
-
-

@@ -34,6 +34,7 @@ from typing import Any
 from django.utils import timezone
 
 from memory_core.extraction.rules import read_statement
+from memory_core.language import is_chinese
 
 
 @dataclass(frozen=True)
@@ -62,15 +63,35 @@ def states_safety(statement: str) -> bool:
     return any(fact.get("pinned") for fact in _stated(statement, timezone.localdate()))
 
 
+# Facts the Chinese reader gives one statement as, where the English reader gives one: "在阿里巴巴做
+# 数据分析师" is an employer and a job, "works at Alibaba as a data analyst" one job; so the same
+# statement takes the same slot in either language (a job, superseded by the next job).
+_ONE_SLOT = {frozenset({"employer", "job"}): "job"}
+
+
+def _one_fact(facts: tuple[dict[str, Any], ...], chinese: bool) -> dict[str, Any] | None:
+    """The one fact with a key a statement states, or (Chinese) the one `_ONE_SLOT` reads its facts as."""
+    keys = {fact.get("key", "") for fact in facts}
+    if "" in keys or not keys:
+        return None
+    if len(keys) == 1:
+        return facts[0]
+    if not chinese:
+        return None
+    scopes = {key.rpartition(".")[0] for key in keys}
+    slot = _ONE_SLOT.get(frozenset(key.rpartition(".")[2] for key in keys))
+    if slot is None or len(scopes) != 1 or len(facts) != len(keys):
+        return None
+    return next(fact for fact in facts if fact["key"].rpartition(".")[2] == slot)
+
+
 def infer_slot(statement: str) -> Slot | None:
     """The key slot an already written statement fills, or None when there is no stable one."""
     if not isinstance(statement, str) or not statement.strip():
         return None
-    facts = _stated(statement, timezone.localdate())
-    keys = {fact.get("key", "") for fact in facts}
-    if len(keys) != 1 or "" in keys:
+    fact = _one_fact(_stated(statement, timezone.localdate()), is_chinese(statement))
+    if fact is None:
         return None
-    fact = facts[0]
     return Slot(
         key=fact["key"],
         category=fact["category"],

@@ -94,3 +94,13 @@ def world(django_db_setup, django_db_blocker) -> Iterator[World]:
     yield built
     with django_db_blocker.unblock():
         call_command("flush", interactive=False, verbosity=0)
+
+
+@pytest.fixture(scope="session")
+def mcp_url() -> Iterator[str]:
+    """The site's ASGI app with the MCP server, once per run: the SDK's session manager can be
+    started only once in a process, so every MCP test module shares it."""
+    from tests.api.mcp_helpers import asgi_server
+
+    with asgi_server() as url:
+        yield url

@@ -31,6 +31,13 @@ TOOLS = {
     "memory_erase_all",
     "memory_history",
     "memory_restore",
+    "entity_list",
+    "entity_get",
+    "entity_correct",
+    "entity_merge",
+    "entity_erase",
+    "relation_list",
+    "relation_erase",
 }
 
 

@@ -76,6 +76,14 @@ def pending(w: World, side: str) -> str:
     return str(w.sides[side].pending.pk)
 
 
+def entity(w: World, side: str) -> str:
+    return f"/api/v1/entities/{w.sides[side].entity.pk}/"  # type: ignore[union-attr]
+
+
+def relation(w: World, side: str) -> str:
+    return f"/api/v1/relations/{w.sides[side].relation.pk}/"  # type: ignore[union-attr]
+
+
 def webhook(w: World, side: str) -> str:
     return f"/api/v1/webhooks/{w.sides[side].webhook.pk}/"  # type: ignore[union-attr]
 
@@ -142,6 +150,48 @@ ENDPOINTS = [
     Endpoint(
         "recall", "post", lambda w, side: "/api/v1/recall/", lambda side: {**_who(side), "query": "pet"}
     ),
+    # people and places (issue 19)
+    Endpoint("entities_list", "get", lambda w, side: "/api/v1/entities/" + _q(side)),
+    Endpoint("entity_get", "get", lambda w, side: entity(w, side) + _q(side), by_id=True),
+    Endpoint(
+        "entity_correct",
+        "patch",
+        lambda w, side: entity(w, side) + _q(side),
+        lambda side: {"name": "Ana Lopes"},
+        "write",
+        by_id=True,
+    ),
+    Endpoint("entity_erase", "delete", lambda w, side: entity(w, side) + _q(side), None, "erase", True),
+    Endpoint(
+        "entity_merge",
+        "post",
+        lambda w, side: entity(w, side) + "merge/" + _q(side),
+        scope="write",
+        by_id=True,
+        world_body=lambda w, side: {"into": str(w.sides[side].other_entity.pk)},  # type: ignore[union-attr]
+    ),
+    Endpoint(
+        "entity_split",
+        "post",
+        lambda w, side: entity(w, side) + "split/" + _q(side),
+        scope="write",
+        by_id=True,
+        world_body=lambda w, side: {
+            "memories": [str(w.sides[side].about_entity.pk)],  # type: ignore[union-attr]
+            "name": "Ana Lopes",
+        },
+    ),
+    Endpoint("relations_list", "get", lambda w, side: "/api/v1/relations/" + _q(side)),
+    Endpoint("relation_get", "get", lambda w, side: relation(w, side) + _q(side), by_id=True),
+    Endpoint(
+        "relation_correct",
+        "patch",
+        lambda w, side: relation(w, side) + _q(side),
+        lambda side: {"ended": True},
+        "write",
+        by_id=True,
+    ),
+    Endpoint("relation_erase", "delete", lambda w, side: relation(w, side) + _q(side), None, "erase", True),
     Endpoint(
         "conversations_create",
         "post",

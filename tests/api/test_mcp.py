@@ -21,12 +21,6 @@ from tests.api.conftest import client_with
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture(scope="session")
-def mcp_url() -> Iterator[str]:
-    with m.asgi_server() as url:
-        yield url
-
-
 @pytest.fixture(autouse=True)
 def _connections_closed_after_each_call() -> Iterator[None]:
     """The server answers in worker threads; a connection kept open there would outlive the test

@@ -20,6 +20,7 @@ from api.services import (
 )
 from chat.models import Conversation
 from chat.services import conversation_create
+from memory_core.entities.models import Entity, Relation
 from memory_core.extraction import extraction_enqueue
 from memory_core.imports import import_create
 from memory_core.models import ExtractionJob, ImportJob, MemoryEntry, NamespaceKind
@@ -43,6 +44,10 @@ class Side:
     job: ExtractionJob
     pending: MemoryEntry
     secret: str
+    entity: Entity | None = None  # Ana, the user's sister (issue 19)
+    other_entity: Entity | None = None  # Bea, a colleague: what Ana may be merged into
+    relation: Relation | None = None  # (the user) sibling (Ana)
+    about_entity: MemoryEntry | None = None  # the memory that speaks of Ana
     webhook: WebhookEndpoint | None = None
     delivery: WebhookDelivery | None = None
     import_job: ImportJob | None = None
@@ -72,7 +77,13 @@ def _side(user: Any, namespace: Any, secret: str, conversation_ref: str) -> Side
     assert memory is not None and pending is not None and job is not None
     imported = import_create(namespace=namespace, format="text", data="Likes green tea", actor_kind="user")
     conversation = conversation_create(user=user, title="Hello")
-    return Side(user, memory, conversation, job, pending, secret, import_job=imported)
+    side = Side(user, memory, conversation, job, pending, secret, import_job=imported)
+    side.about_entity = memory_add(namespace=namespace, content="My sister Ana is a nurse.", actor=user).entry
+    memory_add(namespace=namespace, content="My colleague Bea plays chess.", actor=user)
+    side.entity = Entity.objects.get(namespace=namespace, name="Ana")
+    side.other_entity = Entity.objects.get(namespace=namespace, name="Bea")
+    side.relation = Relation.objects.get(namespace=namespace, predicate="sibling", object=side.entity)
+    return side
 
 
 def _webhook(side: Side, audience: str) -> None:

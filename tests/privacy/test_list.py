@@ -3,6 +3,7 @@ select-many with Undo (erasure waits out its Undo window, then is final)."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -70,6 +71,73 @@ def test_search_finds_by_meaning_and_by_words_in_any_order(owner):
     html = client.get(reverse("privacy:index"), {"q": "music instrument"}).content.decode()
     assert "cello" in html and "peanuts" not in html
     assert MemoryEntry.objects.get(pk=allergy.pk).access_count == 0  # a search is not a use
+
+
+def _found(client, query: str) -> str:
+    return client.get(reverse("privacy:index"), {"q": query}).content.decode()
+
+
+def test_search_matches_words_as_typed_stems_beginnings_identifiers_and_chinese(owner):
+    peanuts = remember(owner, "The user is allergic to peanuts.")
+    refund = remember(owner, "Refund order RF20260629001 is waiting for approval.")
+    chinese = remember(owner, "用户对花生过敏。家住三楼。")
+    mixed = remember(owner, "订单号RF20260700042已经退款。")
+    volvo = remember(owner, "The user drives a red Volvo estate.")
+    japanese = remember(owner, "The user is studying Japanese at night school.")
+    client = client_for(owner)
+
+    cases = {
+        "peanut": [peanuts],  # the stem: "peanut" finds "peanuts"
+        "Peanuts ALLERGIC": [peanuts],  # any case, any order
+        "aller": [peanuts],  # the beginning of a word
+        "RF2026": [refund, mixed],  # the beginning of an identifier, in English or Chinese text
+        "rf20260629001": [refund],
+        "花生": [chinese],  # a Chinese word
+        "过敏": [chinese],
+        "三楼": [chinese],
+        "退款": [mixed],
+        "RF20260700042 退款": [mixed],
+        "volv": [volvo],
+        "studies Japanese": [japanese],  # a stem no substring finds ("studying")
+    }
+    for query, expected in cases.items():
+        html = _found(client, query)
+        for entry in expected:
+            assert entry.content in html, query
+        assert f"{len(expected)} memor" in html or len(expected) < 2, query
+    # Every word must be there: a second word none of them holds finds nothing by words.
+    assert refund.content not in _found(client, "RF2026 zebra")
+    assert volvo.content not in _found(client, "RF2026")
+    assert refund.content not in _found(client, "Volvo")
+    # Query syntax is text, not an operator: no error, and the identifier is still found.
+    for query in ("RF2026':* | !", "& | ! ( ) :*", "'", "\\"):
+        response = client.get(reverse("privacy:index"), {"q": query})
+        assert response.status_code == 200, query
+    assert refund.content in _found(client, "RF2026':* | !")
+
+
+def test_a_word_search_pages_through_every_match_and_keeps_the_filters(owner):
+    many(owner, 60)
+    namespace = namespace_for_user(user=owner)
+    for i in range(50):
+        memory_create(namespace=namespace, draft=EntryDraft(content=f"Visited Lisbon harbour on day {i}."))
+    client = client_for(owner)
+
+    first = client.get(reverse("privacy:index"), {"q": "bicy"}).content.decode()
+    assert rows(first) == 50 and "page 1 of 2 · 60 memories" in first and "Lisbon" not in first
+    assert 'href="?q=bicy&amp;page=2"' in first
+    second = client.get(reverse("privacy:index"), {"q": "bicy", "page": 2}).content.decode()
+    assert rows(second) == 10 and "page 2 of 2 · 60 memories" in second and "Lisbon" not in second
+    shown = {int(n) for n in re.findall(r"bicycle number (\d+)\.", first + second)}
+    assert shown == set(range(60))  # each match once, across the pages
+    # A page past the end shows the last; one that is not a number, the first.
+    past = client.get(reverse("privacy:index"), {"q": "bicy", "page": 99}).content.decode()
+    assert rows(past) == 10 and "page 2 of 2 · 60 memories" in past
+    for wrong in ("x", "-3", "0"):
+        odd = client.get(reverse("privacy:index"), {"q": "bicy", "page": wrong}).content.decode()
+        assert rows(odd) == 50 and "page 1 of 2 · 60 memories" in odd, wrong
+    none = client.get(reverse("privacy:index"), {"q": "zebra", "page": 2}).content.decode()
+    assert rows(none) == 0 and "bicycle" not in none
 
 
 def test_bulk_hide_offers_undo(owner):

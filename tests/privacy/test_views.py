@@ -28,6 +28,7 @@ from tests.chat.helpers import conversation as new_conversation
 from tests.chat.helpers import say
 from tests.memory_core.helpers import remember
 from tests.privacy.helpers import opened
+from tests.privacy.test_people import PEOPLE_ROWS
 from tests.routes import answered_methods, routes
 
 pytestmark = pytest.mark.django_db
@@ -192,6 +193,7 @@ def test_every_privacy_route_and_method_is_in_the_matrix(other_user, proposal):
     rows = {(name, "POST") for name in ENTRY_POSTS + USER_POSTS}
     rows |= {(name, "GET") for name in USER_GETS + ENTRY_GETS + OPERATOR_GETS}
     rows |= {(resolve(url).view_name, "POST") for url, _data in moderation_posts(proposal)}
+    rows |= PEOPLE_ROWS  # covered in tests/privacy/test_people.py
     client = client_for(other_user)
     served = {
         (route.name, method)

@@ -58,6 +58,10 @@ _ZH_LEAD = re.compile(
     r"|(?:请|麻烦|麻烦你|你|您)?(?:帮我)?(?:记住|记一下|记下|记着|记好|别忘了|不要忘了|别忘记|不要忘记)(?:了|哦|啊)?)+"
 )
 # Hedges and plans: "考虑", "打算", "想要": not a fact yet (like "might move to Paris").
+# A floor, a room or a spot nearby: "三楼", "302室", "公司附近", "小区里".
+_ZH_IN_BUILDING = re.compile(
+    r"[\d一二三四五六七八九十两几]+(?:楼|层|号|室)|楼上|楼下|顶楼|一楼|附近|旁边|对面|隔壁|边上|小区|这边|那边|这里|那里"
+)
 _ZH_HEDGE = re.compile(r"考虑|打算|准备|计划|想要|想去|要不要|可能|也许|或许|说不定")
 # Sentence-final particles: "我芒果过敏哈".
 _ZH_TAIL = re.compile(r"(?:哈哈+|哈|啊|呀|哦|啦|嘛|哟|喔|呢)$")
@@ -73,6 +77,12 @@ _ZH_ASKS = re.compile(r"什么(?!都|也)|怎么|哪|谁|几|多少|是否|吗$|
 _ZH_NAME_TAIL = re.compile(r"(?:就行了?|就好了?|就可以了?|即可|好了|吧|哈|啊|呀|哦|就成)$")
 _ZH_SUBJECT = re.compile(
     rf"^(?P<subj>用户|该用户|本人|(?:我们|我)家的?(?={_ZH_REL_ALT})|我们|我)(?P<of>的)?(?:(?P<rel>{_ZH_REL_ALT}))?(?P<rest>.*)$"
+)
+
+
+# A clause that ends by naming a new animal or relative of the user's ("养了一只橘猫", "有个女儿").
+_ZH_INTRODUCES = re.compile(
+    rf"^(?:养|有|生)了?(?:[一两二三几]?(?:只|条|个|位|头))?[{_CJK}]{{0,3}}?(?P<rel>{_ZH_REL_ALT})$"
 )
 
 
@@ -178,7 +188,18 @@ def _read_chinese(sentence: str) -> list[Fact]:
         previous = who
         facts = _zh_predicate(who, rest, possessive)
         found += [_allergic(fact) for fact in facts] if reacted else facts
+        previous = _next_subject(who, rest)
     return found
+
+
+def _next_subject(who: Who, predicate: str) -> Who:
+    """Whom the next clause without a subject is about: the animal or relative this one just
+    named ("我养了一只橘猫 / 叫大福", "我有个女儿 / 对花生过敏": not the user, whose name is not
+    "大福"), else this clause's subject."""
+    introduced = _ZH_INTRODUCES.search(predicate)
+    if introduced and who.user:
+        return _relative(introduced.group("rel"), zh=introduced.group("rel"))
+    return who
 
 
 def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:
@@ -251,6 +272,8 @@ def _zh_home(who: Who, p: str) -> list[Fact] | None:
     )
     match = match or re.match(r"^(?:现在|目前)?家在(?P<place>.+?)$", p)
     match = match or re.match(r"^(?:现在|目前|一直)?在(?P<place>.{2,12}?)(?:住|居住|定居|安家)(?:了)?$", p)
+    if match and _ZH_IN_BUILDING.search(match.group("place")):
+        return []  # "我家在三楼", "住在公司附近": where in a building or a street, not a city
     if match:
         return [_fact(who, "home_city", f"{who.zh}住在{match.group('place')}。", "profile", importance=0.7)]
     match = re.match(r"^(?:已经|刚|刚刚)?搬(?:家)?到了?(?P<place>.+?)(?:了|去了)?$", p)

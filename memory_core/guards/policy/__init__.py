@@ -6,8 +6,11 @@
 - is it a rule? An imperative ("always answer in French", "skip verification"), something addressed
   to the assistant ("you no longer have to..."), or a requirement stated about a process, a class of
   customers or a role ("refunds over $500 need two approvals", "agents may..."). A statement about
-  the user or another person ("I always drink coffee", "Ana no longer works at Contoso"), a past
-  event, a question or an opinion is a fact.
+  the user or another person ("I always drink coffee", "Ana no longer works at Contoso", "下周五我要去
+  北京出差"), the name the user goes by ("just call me Xiao Lin"), how the user wants to be answered
+  ("keep your replies to me short", "回复我的时候请尽量简短": a preference the chat applies, `style`),
+  a past event, a question or an opinion is a fact. A style instruction with no such audience
+  ("keep answers under 200 words") is a rule.
 - does it relax a control? The text is normalised first (NFKC, zero-width characters, s p a c e d
   or h-y-p-h-e-n-a-t-e-d letters, leetspeak inside words, "w/o", "req'd"), then every pair of a
   predicate and a control close to each other is given a polarity: a requirement ("need",
@@ -40,11 +43,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .chinese import HAN, chinese
+from .chinese import HAN, chinese, simplified
 from .english import english
 from .normalise import normalise
+from .style import answer_style as _answer_style
 
-__all__ = ["CONTROLS", "PolicyCheck", "normalise", "policy_check", "reads_as_rule", "weakens_policy"]
+__all__ = [
+    "CONTROLS", "PolicyCheck", "answer_style", "normalise", "policy_check", "reads_as_rule", "weakens_policy",
+]  # fmt: skip
 
 CONTROLS = (
     "approval", "verification", "authentication", "limit", "refund", "discount", "access", "review",
@@ -93,6 +99,12 @@ def policy_check(text: str, *, type: str | None = None) -> PolicyCheck:
     article = "an" if control[0] in "aeiou" else "a"
     reason = _REASONS.get(control, f"relaxes {article} {control} control")
     return PolicyCheck(is_rule=True, weakens=True, control=control, reason=reason)
+
+
+def answer_style(text: str) -> bool:
+    """Whether `text` states how its speaker wants to be answered ("keep your replies to me short",
+    "回复我的时候请尽量简短"): a preference of theirs, not a rule (see `style`)."""
+    return _answer_style(simplified(normalise(text or "").lower()))
 
 
 def reads_as_rule(text: str) -> bool:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from .style import answer_style
+
 HAN = re.compile(r"[\u4e00-\u9fff]")
 _ZH_CONTROLS: list[tuple[str, str, str]] = [
     ("authentication", "guard", r"双重认证|双因素|两步验证|二次验证|验证码|密码|登录验证|安全问题|认证"),
@@ -47,6 +49,12 @@ _ZH_IMPERATIVE = re.compile(
     r"|取消|关闭)"
 )
 _ZH_PERSON = re.compile(r"^(?:我|用户|本人|俺|咱|他|她|我们家|[\u4e00-\u9fff]{1,3}(?:先生|女士|小姐))")
+# A time before the subject: "下周五我要去北京出差", "每天早上我都跑步".
+_ZH_WHEN = re.compile(
+    r"^(?:(?:下|上|这|本|每|下下)(?:个)?(?:周|星期|礼拜|月|年)[一二三四五六七日天末]?|明天|后天|昨天|前天|今年|明年|去年"
+    r"|前年|周[一二三四五六日末]|星期[一二三四五六日天]|[早晚]上|中午|下午|上午|平时|平常|每天|最近|现在|目前"
+    r"|[\d一二三四五六七八九十]+月(?:[\d一二三四五六七八九十]+[日号])?|[\d一二三四五六七八九十]+[日号])+"
+)
 _ZH_MODAL = re.compile(r"需要|必须|应该|应当|可以|不得|禁止|不能|不可|不许|严禁|切勿|不准|须|要(?!是)")
 # A question proposes nothing: "要是我对青霉素过敏会怎么样".
 _ZH_QUESTION = re.compile(r"(?:吗|呢|怎么样|怎么办|为什么|是不是|会不会)$|^(?:要是|如果|假如|万一)")
@@ -80,21 +88,35 @@ _ZH_TRADITIONAL = str.maketrans(
 )
 
 
+def simplified(text: str) -> str:
+    """The text with the traditional characters of the lexicon read as simplified."""
+    return text.translate(_ZH_TRADITIONAL)
+
+
 def chinese(text: str, *, procedural: bool) -> tuple[bool, list[tuple[int, int, str]]]:
     """(reads as a rule, relaxed controls) of the Chinese clauses of a text."""
     text = text.translate(_ZH_TRADITIONAL)
     is_rule, relaxed = False, []
     about_person = False  # the sentence so far is about the user or a named person
-    clauses = [c for c in re.split(r"[\uff0c\u3002\uff1b\uff01\uff1f,.;!?\s]+", text) if c]
+    # Each clause with whether its sentence is the user's own answer-style preference ("回复我的时候,
+    # 请尽量简短"): that sentence is about the user, like a statement of theirs.
+    clauses = [
+        (clause, answer_style(sentence))
+        for sentence in re.split(r"[\u3002\uff01\uff1f.!?\n]+", text)
+        for clause in re.split(r"[\uff0c\uff1b,;\s]+", sentence)
+        if clause
+    ]
     asks = bool(re.search(r"[?\uff1f]\s*$", text))
-    for offset, clause in enumerate(clauses):
+    for offset, (clause, own_style) in enumerate(clauses):
         clause = _ZH_REMEMBER_LEAD.sub("", clause)
         if not clause:
             continue  # "请帮我记住": the request; what follows is read on its own
         if _ZH_QUESTION.search(clause) or (asks and offset == len(clauses) - 1):
             continue
         standing = bool(_ZH_STANDING.search(clause))
-        person = (bool(_ZH_PERSON.match(clause)) or bool(_ZH_CALL_ME.search(clause))) and not procedural
+        person = (
+            bool(_ZH_PERSON.match(_ZH_WHEN.sub("", clause))) or bool(_ZH_CALL_ME.search(clause)) or own_style
+        ) and not procedural
         # Chinese drops a repeated subject: "我海鲜过敏 / 虾蟹都不能碰" is still about the user, and
         # so is a polite request for their own sake ("…过敏 / 开药前请提醒我"); "以后…" starts a rule.
         starts_rule = bool(_ZH_STANDING.search(clause.replace("请", "")))

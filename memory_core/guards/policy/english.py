@@ -6,6 +6,7 @@ import re
 
 from .lexicon import GUARD_RE, PROHIBIT_PREFIX, REQUIRE
 from .polarity import Sentence, relaxed_controls
+from .style import answer_style
 
 # A standing rule or a past event (`_episodic`).
 _STANDING = re.compile(
@@ -130,9 +131,23 @@ def _strip_lead(body: str) -> str:
     return body
 
 
-def _imperative(segment: str, original: str) -> bool:
-    if not _IMPERATIVE.match(segment):
+def _called(body: str, original: str) -> bool:
+    """ "Call me Xiao Lin", "please address me as Dr Chen": the name the user goes by."""
+    match = re.match(r"^(?:call|address) me (?:as |by )?(?:dr\.? |mr\.? |ms\.? |mrs\.? )?(?P<name>\S+)", body)
+    if not match or len(body.split()) > 6:
         return False
+    first = original[match.start("name") : match.end("name")][:1]
+    return first.isupper() or not first.isascii()
+
+
+def _imperative(segment: str, original: str) -> bool:
+    word = _IMPERATIVE.match(segment)
+    if not word:
+        return False
+    if word.group(0) in ("only", "just"):
+        # "only with oat milk" after a comma is a detail; "only refund in cash" is a command.
+        rest = segment[word.end() :].lstrip()
+        return bool(rest) and _imperative(rest, original[word.end() :].lstrip())
     first = original.split(" ", 1)[0] if original else ""
     # "Mark lives in Paris", "Grant approved my refund": a name, not a command.
     if first[:1].isupper() and _NOT_IMPERATIVE_NEXT.match(segment):
@@ -152,7 +167,7 @@ def _rule_sentence(body: str, original: str) -> bool:
     for separator, piece in zip(parts[1::2], parts[2::2], strict=True):
         low = _strip_lead(re.sub(r"^(?:so|then|and|but|therefore|thus|hence)\s", "", piece.lower()))
         if (
-            _IMPERATIVE.match(low)
+            _imperative(low, low)
             and not _PERSON.match(low)
             and (separator != ", " or not piece[:1].isupper())
         ):
@@ -184,7 +199,10 @@ def english(text: str, *, procedural: bool) -> tuple[bool, list[tuple[int, int, 
         inner = _strip_lead(body[reported.end() :]) if reported else body
         original = piece.strip(" .!;")[len(low) - len(body) :]
         rule = _rule_sentence(body, original) or (reported is not None and _rule_sentence(inner, inner))
+        # "Keep your replies to me short", "Just call me Xiao Lin": about the user, not a rule (a
+        # relaxation in the same sentence still makes it one, below).
         instruction = rule and not _PERSON.match(body)
+        rule = rule and not answer_style(low) and not _called(body, original)
         found = relaxed_controls(Sentence.of(body, original), instruction=instruction)
         if found and not procedural:
             found = _standing(found, body=body, subject=inner)

@@ -1,0 +1,337 @@
+"""People, places and things a user's memories speak of, and the relations between them (issue 19):
+list, get (with relations and source memories), correct, merge, split, erase; relations list, get,
+correct, erase. A thin layer over `memory_core.entities` (docs/entities.md); the functions before
+the views are the API's and MCP's shared glue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Prefetch, prefetch_related_objects
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api import entity_examples as ex
+from api import entity_serializers as es
+from api import serializers as s
+from api.auth import Caller, tenant_of
+from api.base import ERASE, READ, WRITE, ApiView, AsIs, address_of, json_object, page, requester_of, valid
+from api.schema import errors
+from api.selectors import subject_for, tenant_namespace_ids
+from api.subjects import address_error
+from memory_core.entities import selectors as graph
+from memory_core.entities import services as graph_services
+from memory_core.entities.models import Entity, Relation, RelationSupport
+from memory_core.erasure import memory_erase
+from memory_core.errors import NotFound
+from memory_core.export import receipt_dict
+from memory_core.models import ErasureVia, MemoryEntry
+from memory_core.selectors import parse_uuid
+
+_SUPPORT = Prefetch("support", queryset=RelationSupport.objects.only("relation_id", "entry_id"))
+
+
+# --- Whose graph: the caller's own, or one of the tenant's end users' ------------------------------
+
+
+def _owner_of(
+    request: Request | Caller, model: Any, object_id: Any, what: str, address: dict[str, Any]
+) -> Any:
+    """The user to act as for this entity or relation: the caller itself, or the shadow owner of
+    the tenant's namespace that holds it. Missing and someone else's are alike (404)."""
+    tenant = tenant_of(request)
+    if tenant is None:
+        if address.get("user_id") or address.get("agent_id"):
+            raise address_error("user_id and agent_id are for tenant API keys.")
+        return request.user
+    pk = parse_uuid(object_id)
+    row = (
+        model.objects.filter(pk=pk, namespace__in=tenant_namespace_ids(tenant))
+        .select_related("namespace__owner")
+        .first()
+        if pk is not None
+        else None
+    )
+    if row is None or row.namespace.owner is None:
+        raise NotFound(f"{what} not found.")
+    if address.get("user_id") or address.get("agent_id"):
+        subject = subject_for(request, user_id=address.get("user_id"), agent_id=address.get("agent_id"))
+        if subject is None or subject.namespace.pk != row.namespace_id:
+            raise NotFound(f"{what} not found.")
+    return row.namespace.owner
+
+
+def entity_owner(request: Request | Caller, entity_id: Any, address: dict[str, Any]) -> Any:
+    return _owner_of(request, Entity, entity_id, "Entity", address)
+
+
+def relation_owner(request: Request | Caller, relation_id: Any, address: dict[str, Any]) -> Any:
+    return _owner_of(request, Relation, relation_id, "Relation", address)
+
+
+# --- Shared glue (REST and MCP) --------------------------------------------------------------------
+
+
+def entity_rows(request: Request | Caller, params: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+    """One page of the addressed user's entities (validated `EntityListQuerySerializer` params)."""
+    subject = subject_for(request, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
+    if subject is None:
+        return [], 0
+    qs = graph.entity_list(actor=subject.actor, kind=params.get("kind"), q=params.get("q")).defer("embedding")
+    limit, offset = params["limit"], params["offset"]
+    counted: list[Any] = list(qs[offset : offset + limit])  # annotated by entity_list
+    rows = [
+        {**graph.entity_dict(e), "relation_count": e.relation_count, "memory_count": e.memory_count}
+        for e in counted
+    ]
+    return rows, qs.count()
+
+
+def entity_detail(request: Request | Caller, entity_id: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """The entity, its relations (at `at`, or all with `history`) and its source memories."""
+    actor = entity_owner(request, entity_id, params)
+    facts = graph.entity_facts(
+        actor=actor, entity_id=entity_id, at=params.get("at"), history=params.get("history", False)
+    )
+    prefetch_related_objects(facts.relations, _SUPPORT)  # their memories, in one query
+    for entry in facts.memories:
+        entry.namespace = facts.entity.namespace  # one namespace: saves a query per memory
+    return {
+        **graph.entity_dict(facts.entity),
+        "relations": [graph.relation_dict(r) for r in facts.relations],
+        "memories": s.MemoryOutSerializer(facts.memories, many=True).data,
+    }
+
+
+def entity_erase_for(
+    request: Request | Caller, entity_id: Any, params: dict[str, Any], via: str = ErasureVia.API
+) -> dict[str, Any]:
+    """Erase every memory that mentions the entity or supports one of its relations, each with its
+    receipt naming who asked; the graph prunes the entity and its relations with them."""
+    actor = entity_owner(request, entity_id, params)
+    facts = graph.entity_facts(actor=actor, entity_id=entity_id, history=True)
+    requester = requester_of(request, via)
+    receipts = []
+    for entry in facts.memories:
+        if MemoryEntry.objects.filter(pk=entry.pk).exists():  # an older version goes with a newer one
+            receipts.append(memory_erase(actor=actor, memory_id=entry.pk, requester=requester))
+    if Entity.objects.filter(pk=facts.entity.pk).exists():  # a name nothing supports: the engine's erase
+        graph_services.entity_erase(actor=actor, entity_id=facts.entity.pk)
+    return {"erased": sum(r.entries for r in receipts), "receipts": [receipt_dict(r) for r in receipts]}
+
+
+def relation_rows(request: Request | Caller, params: dict[str, Any]) -> tuple[list[Relation], int]:
+    subject = subject_for(request, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
+    if subject is None:
+        return [], 0
+    entity_id = params.get("entity")
+    if entity_id is not None:
+        entity_owner(request, entity_id, params)  # the tenant's and this user's, or 404
+    qs = graph.relation_list(
+        actor=subject.actor,
+        entity_id=entity_id,
+        predicate=params.get("predicate"),
+        at=params.get("at"),
+        history=params["history"],
+    ).prefetch_related(_SUPPORT)
+    limit, offset = params["limit"], params["offset"]
+    return list(qs[offset : offset + limit]), qs.count()
+
+
+def relation_correct_for(request: Request | Caller, relation_id: Any, params: dict[str, Any]) -> Relation:
+    actor = relation_owner(request, relation_id, params)
+    valid_to = timezone.now() if params.get("ended") else params.get("valid_to")
+    return graph_services.relation_correct(
+        actor=actor, relation_id=relation_id, value=params.get("value"), valid_to=valid_to
+    )
+
+
+# --- Views -----------------------------------------------------------------------------------------
+
+
+class EntitiesApi(ApiView):
+    scopes = {"GET": READ}
+
+    @extend_schema(
+        operation_id="entities_list",
+        summary="List people, places and things",
+        description="The entities the user's memories speak of (not the user themself), by name. "
+        "`relation_count` and `memory_count` say how much is known. Tenant keys: `user_id` or `agent_id`.",
+        tags=["entities"],
+        parameters=[es.EntityListQuerySerializer],
+        responses={200: es.EntityPageSerializer, **errors(400)},
+        examples=ex.ENTITIES_LIST,
+    )
+    def get(self, request: Request) -> Response:
+        params = valid(es.EntityListQuerySerializer, request.query_params)
+        rows, count = entity_rows(request, params)
+        return Response(
+            page(request, rows, count=count, limit=params["limit"], offset=params["offset"], serializer=AsIs)
+        )
+
+
+class EntityApi(ApiView):
+    scopes = {"GET": READ, "PATCH": WRITE, "DELETE": ERASE}
+
+    @extend_schema(
+        operation_id="entities_retrieve",
+        summary="An entity, what is known about it, and the sources",
+        description="Its relations in both directions (those that hold now, at `at`, or all with "
+        "`history=true`) and the memories that mention it or support them.",
+        tags=["entities"],
+        parameters=[es.PointInTimeSerializer],
+        responses={200: es.EntityDetailSerializer, **errors(400, 404)},
+        examples=ex.ENTITIES_RETRIEVE,
+    )
+    def get(self, request: Request, entity_id: str) -> Response:
+        params = valid(es.PointInTimeSerializer, request.query_params)
+        return Response(entity_detail(request, entity_id, params))
+
+    @extend_schema(
+        operation_id="entities_correct",
+        summary="Correct an entity's name or kind",
+        description="A new name becomes an alias too, so later mentions by it are recognised.",
+        tags=["entities"],
+        parameters=[s.AddressSerializer],
+        request=es.EntityCorrectSerializer,
+        responses={200: es.EntityOutSerializer, **errors(400, 404)},
+        examples=ex.ENTITIES_CORRECT,
+    )
+    def patch(self, request: Request, entity_id: str) -> Response:
+        params = valid(es.EntityCorrectSerializer, json_object(request))
+        actor = entity_owner(request, entity_id, address_of(request))
+        entity = graph_services.entity_correct(
+            actor=actor, entity_id=entity_id, name=params.get("name"), kind=params.get("kind")
+        )
+        return Response(graph.entity_dict(entity))
+
+    @extend_schema(
+        operation_id="entities_erase",
+        summary="Erase an entity and everything that speaks of it",
+        description="Erases every memory that mentions the entity or supports one of its relations "
+        "(hard delete with tombstones, as `DELETE /api/v1/memories/{id}/`), and with them the entity "
+        "and its relations. Irreversible; the receipts hold counts, never content.",
+        tags=["entities"],
+        parameters=[s.AddressSerializer],
+        responses={200: es.EntityErasedSerializer, **errors(400, 404)},
+        examples=ex.ENTITIES_ERASE,
+    )
+    def delete(self, request: Request, entity_id: str) -> Response:
+        return Response(entity_erase_for(request, entity_id, address_of(request)))
+
+
+class EntityMergeApi(ApiView):
+    scopes = {"POST": WRITE}
+
+    @extend_schema(
+        operation_id="entities_merge",
+        summary="Merge an entity into another",
+        description='They are the same ("Ana" and "my sister"): this entity\'s mentions, aliases and '
+        "relations move to `into`, which is returned; this one is gone. Both must belong to the same user.",
+        tags=["entities"],
+        parameters=[s.AddressSerializer],
+        request=es.EntityMergeSerializer,
+        responses={200: es.EntityOutSerializer, **errors(400, 404)},
+        examples=ex.ENTITIES_MERGE,
+    )
+    def post(self, request: Request, entity_id: str) -> Response:
+        params = valid(es.EntityMergeSerializer, json_object(request))
+        address = address_of(request)
+        actor = entity_owner(request, entity_id, address)
+        if entity_owner(request, params["into"], address) != actor:
+            raise NotFound("Entity not found.")
+        entity = graph_services.entity_merge(actor=actor, entity_id=entity_id, into_id=params["into"])
+        return Response(graph.entity_dict(entity))
+
+
+class EntitySplitApi(ApiView):
+    scopes = {"POST": WRITE}
+
+    @extend_schema(
+        operation_id="entities_split",
+        summary="Split memories off into a new entity",
+        description="Some memories speak of someone else with the same name: their mentions, and the "
+        "relations resting only on them, move to a new entity called `name`, which is returned.",
+        tags=["entities"],
+        parameters=[s.AddressSerializer],
+        request=es.EntitySplitSerializer,
+        responses={201: es.EntityOutSerializer, **errors(400, 404)},
+        examples=ex.ENTITIES_SPLIT,
+    )
+    def post(self, request: Request, entity_id: str) -> Response:
+        params = valid(es.EntitySplitSerializer, json_object(request))
+        actor = entity_owner(request, entity_id, address_of(request))
+        entity = graph_services.entity_split(
+            actor=actor, entity_id=entity_id, entry_ids=params["memories"], name=params["name"]
+        )
+        return Response(graph.entity_dict(entity), status=status.HTTP_201_CREATED)
+
+
+class RelationsApi(ApiView):
+    scopes = {"GET": READ}
+
+    @extend_schema(
+        operation_id="relations_list",
+        summary="List relations",
+        description="Subject —predicate→ object (or value), newest first: those that hold now, at `at`, "
+        "or all with `history=true`; `entity` narrows to one entity's (either end).",
+        tags=["entities"],
+        parameters=[es.RelationListQuerySerializer],
+        responses={200: es.RelationPageSerializer, **errors(400, 404)},
+        examples=ex.RELATIONS_LIST,
+    )
+    def get(self, request: Request) -> Response:
+        params = valid(es.RelationListQuerySerializer, request.query_params)
+        rows, count = relation_rows(request, params)
+        limit, offset = params["limit"], params["offset"]
+        data = [graph.relation_dict(r) for r in rows]
+        return Response(page(request, data, count=count, limit=limit, offset=offset, serializer=AsIs))
+
+
+class RelationApi(ApiView):
+    scopes = {"GET": READ, "PATCH": WRITE, "DELETE": ERASE}
+
+    @extend_schema(
+        operation_id="relations_retrieve",
+        summary="A relation",
+        tags=["entities"],
+        parameters=[s.AddressSerializer],
+        responses={200: es.RelationOutSerializer, **errors(400, 404)},
+        examples=ex.RELATIONS_RETRIEVE,
+    )
+    def get(self, request: Request, relation_id: str) -> Response:
+        actor = relation_owner(request, relation_id, address_of(request))
+        return Response(graph.relation_dict(graph.relation_get(actor=actor, relation_id=relation_id)))
+
+    @extend_schema(
+        operation_id="relations_correct",
+        summary="Correct a relation",
+        description="`value`: the right value of a relation to a value (a job title). `valid_to` or "
+        "`ended: true`: it no longer holds (its window closes; it stays in the history).",
+        tags=["entities"],
+        parameters=[s.AddressSerializer],
+        request=es.RelationCorrectSerializer,
+        responses={200: es.RelationOutSerializer, **errors(400, 404)},
+        examples=ex.RELATIONS_CORRECT,
+    )
+    def patch(self, request: Request, relation_id: str) -> Response:
+        params = valid(es.RelationCorrectSerializer, json_object(request))
+        relation = relation_correct_for(request, relation_id, {**params, **address_of(request)})
+        return Response(graph.relation_dict(relation))
+
+    @extend_schema(
+        operation_id="relations_erase",
+        summary="Erase a relation",
+        description="The relation is wrong: it and its links to memories go; the memories stay (erase "
+        "or correct them with the memories endpoints).",
+        tags=["entities"],
+        parameters=[s.AddressSerializer],
+        responses={204: OpenApiResponse(description="Erased."), **errors(400, 404)},
+    )
+    def delete(self, request: Request, relation_id: str) -> Response:
+        actor = relation_owner(request, relation_id, address_of(request))
+        graph_services.relation_erase(actor=actor, relation_id=relation_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,153 @@
+"""Input and output serializers of the entities and relations endpoints (issue 19). Output is the
+engine's own JSON view (`entity_dict` / `relation_dict`); these classes check input and document
+the shapes in the schema."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from api.serializers import (
+    AddressSerializer,
+    ErasureReceiptSerializer,
+    MemoryOutSerializer,
+    PageQuerySerializer,
+    StrictBooleanField,
+    StrictCharField,
+)
+from memory_core.entities.models import NAME_MAX_CHARS
+from memory_core.entities.vocabulary import EntityKind, Predicate, RelationStatus
+
+MAX_SPLIT = 200
+
+
+class EntityListQuerySerializer(AddressSerializer, PageQuerySerializer):
+    kind = serializers.ChoiceField(choices=EntityKind.choices, required=False)
+    q = StrictCharField(required=False, max_length=NAME_MAX_CHARS, help_text="A name or alias (part of).")
+
+
+class PointInTimeSerializer(AddressSerializer):
+    at = serializers.DateTimeField(
+        required=False, help_text="Relations as they held at this instant (ISO 8601); default now."
+    )
+    history = serializers.BooleanField(
+        required=False, default=False, help_text="Every relation, ended and superseded ones too."
+    )
+
+
+class RelationListQuerySerializer(PointInTimeSerializer, PageQuerySerializer):
+    entity = serializers.UUIDField(required=False, help_text="Only relations of this entity (either end).")
+    predicate = serializers.ChoiceField(choices=Predicate.choices, required=False)
+
+
+class EntityCorrectSerializer(serializers.Serializer):
+    name = StrictCharField(required=False, max_length=NAME_MAX_CHARS, help_text="The right name.")
+    kind = serializers.ChoiceField(choices=EntityKind.choices, required=False)
+
+    def validate(self, attrs: dict) -> dict:
+        if not attrs:
+            raise serializers.ValidationError("Give name, kind or both.")
+        return attrs
+
+
+class EntityMergeSerializer(serializers.Serializer):
+    into = serializers.UUIDField(
+        help_text="The entity that stays; this one's memories and relations move to it."
+    )
+
+
+class EntitySplitSerializer(serializers.Serializer):
+    memories = serializers.ListField(
+        child=serializers.UUIDField(),
+        min_length=1,
+        max_length=MAX_SPLIT,
+        help_text="The memories that speak of someone else: their mentions and relations move.",
+    )
+    name = StrictCharField(max_length=NAME_MAX_CHARS, help_text="The other one's name.")
+
+
+class RelationCorrectSerializer(serializers.Serializer):
+    value = StrictCharField(
+        required=False,
+        max_length=NAME_MAX_CHARS,
+        help_text="Relations to a value (a job title): the right one.",
+    )
+    valid_to = serializers.DateTimeField(required=False, help_text="It stopped holding at this instant.")
+    ended = StrictBooleanField(required=False, help_text="true: it no longer holds (valid_to now).")
+
+    def validate(self, attrs: dict) -> dict:
+        if not attrs:
+            raise serializers.ValidationError("Give value, valid_to or ended.")
+        if "valid_to" in attrs and attrs.get("ended") is not None:
+            raise serializers.ValidationError("Give valid_to or ended, not both.")
+        return attrs
+
+
+# --- Output (the engine's dicts, documented) ---------------------------------------------------------
+
+
+class EntityOutSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    kind = serializers.ChoiceField(choices=EntityKind.choices)
+    name = serializers.CharField()
+    named = serializers.BooleanField(help_text="false while known only by a kinship word ('my sister').")
+    aliases = serializers.ListField(
+        child=serializers.CharField(), help_text="Names and words it was called by."
+    )
+    is_self = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+
+
+class EntityRowSerializer(EntityOutSerializer):
+    relation_count = serializers.IntegerField()
+    memory_count = serializers.IntegerField(help_text="Memories that mention it.")
+
+
+class EntityPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = EntityRowSerializer(many=True)
+
+
+class RelationEndSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    is_self = serializers.BooleanField(help_text="true: the user themself.")
+
+
+class RelationOutSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    subject = RelationEndSerializer()
+    predicate = serializers.ChoiceField(choices=Predicate.choices)
+    # The output's "label" key; the stubs type the name as Field.label.
+    label = serializers.CharField(help_text="The words used: sister, husband, 姐姐 …")  # type: ignore[assignment]
+    object = RelationEndSerializer(allow_null=True)
+    value = serializers.CharField(help_text="The value when there is no object entity (a job title).")
+    status = serializers.ChoiceField(choices=RelationStatus.choices)
+    valid_from = serializers.DateTimeField()
+    valid_to = serializers.DateTimeField(allow_null=True)
+    recorded_at = serializers.DateTimeField()
+    superseded_by = serializers.UUIDField(allow_null=True)
+    confidence = serializers.FloatField()
+    extractor = serializers.CharField()
+    memories = serializers.ListField(child=serializers.UUIDField(), help_text="The memories it rests on.")
+
+
+class RelationPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = RelationOutSerializer(many=True)
+
+
+class EntityDetailSerializer(EntityOutSerializer):
+    relations = RelationOutSerializer(many=True)
+    memories = MemoryOutSerializer(
+        many=True, help_text="The sources: memories that mention it or support its relations."
+    )
+
+
+class EntityErasedSerializer(serializers.Serializer):
+    erased = serializers.IntegerField(help_text="Memory entries erased.")
+    receipts = ErasureReceiptSerializer(many=True, help_text="One per erased memory: counts, never content.")

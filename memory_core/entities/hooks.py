@@ -1,0 +1,126 @@
+"""Where the engine calls the knowledge-graph layer: after a write (the offline rules), after the
+language-model extractor wrote a statement (its entities and relations)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.db.models import Exists, OuterRef
+
+from memory_core.choices import AddAction
+from memory_core.entities.record import mention_known_names, record_reading
+from memory_core.entities.resolve import Resolver
+from memory_core.entities.rules import SELF, Reading, Ref, Triple, read
+from memory_core.entities.vocabulary import OBJECT_KIND, VALUE_PREDICATES, EntityKind, Predicate
+from memory_core.models import MemoryEntry
+
+RULES_EXTRACTOR = "rules-entities-v1"
+# Outcomes whose entry is new: a merge adds evidence to a statement already read.
+_NEW_ENTRY = frozenset({AddAction.ADDED, AddAction.SUPERSEDED})
+
+
+def named_entities_exist() -> Exists:
+    """For the writer's namespace query (`pipeline.lock_for_write`): does the namespace have named
+    entities that a statement could mention in passing?"""
+    from memory_core.entities.models import Entity
+
+    return Exists(Entity.objects.filter(namespace_id=OuterRef("pk"), is_self=False, named=True))
+
+
+def entities_after_write(*, outcomes: Iterable[Any], names_known: bool = True) -> None:
+    """Read every newly written entry with the offline rules; inside the writer's transaction,
+    under its namespace lock (`pipeline.write`, `pipeline_batch.memory_add_many`). `names_known`
+    False (the namespace had no named entity when locked) spares the lookup of names mentioned in
+    passing unless this very write created entities."""
+    resolvers: dict[int, Resolver] = {}
+    written: list[tuple[MemoryEntry, set[Any]]] = []
+    for outcome in outcomes:
+        entry: MemoryEntry | None = outcome.entry
+        if entry is None or outcome.action not in _NEW_ENTRY:
+            continue
+        reading = read(entry.content)
+        seen: set[Any] = set()
+        if reading.refs or reading.triples:  # no query for a statement naming no one
+            resolver = resolvers.setdefault(entry.namespace_id, Resolver(entry.namespace_id))
+            record_reading(
+                entry=entry, reading=reading, resolver=resolver, extractor=RULES_EXTRACTOR, known_names=False
+            )
+            seen = {resolver.resolve(ref).pk for ref in reading.refs}
+        written.append((entry, seen))
+    if names_known or resolvers:
+        mention_known_names(written)  # one query for the whole batch
+
+
+def entities_after_correction(*, old: MemoryEntry, new: MemoryEntry) -> None:
+    """A correction says the old wording was wrong, not that the world changed: what was read
+    from the old version is withdrawn (relations no other memory supports go), the new one is read."""
+    from memory_core.entities.erasure import entities_prune
+    from memory_core.entities.models import EntityMention, RelationSupport
+
+    RelationSupport.objects.filter(entry=old).delete()
+    EntityMention.objects.filter(entry=old).delete()
+    entities_prune(namespace_ids=[old.namespace_id])
+    resolver = Resolver(new.namespace_id)
+    record_reading(entry=new, reading=read(new.content), resolver=resolver, extractor=RULES_EXTRACTOR)
+
+
+def relations_from_candidate(*, entry: MemoryEntry, relations: list[Any], extractor: str) -> None:
+    """The language model's relations for `entry` (schema `extraction.schema.RelationCandidate`):
+    subject and object are names, or "user" for the user; kinship labels map to predicates."""
+    from django.db import transaction
+
+    from memory_core.pipeline import lock_namespace
+
+    reading = Reading()
+    for item in relations:
+        triple = _triple(item)
+        if triple is not None and _grounded(triple, entry.content):
+            reading.add(triple)
+    if not reading.triples:
+        return
+    with transaction.atomic():
+        lock_namespace(entry.namespace_id)
+        record_reading(
+            entry=entry, reading=reading, resolver=Resolver(entry.namespace_id), extractor=extractor
+        )
+
+
+def _grounded(triple: Triple, content: str) -> bool:
+    """Only names and values the statement itself holds: the statement passed the secret guard,
+    and a name the model made up would be an entity nobody mentioned."""
+    text = content.lower()
+    names = [ref.name for ref in (triple.subject, triple.object) if ref is not None and ref.name]
+    return all(name.lower() in text for name in [*names, triple.value] if name)
+
+
+_SELF_NAMES = frozenset({"user", "the user", "i", "me", "我", "用户"})
+
+
+def _ref(name: str, kind: str) -> Ref:
+    return SELF if name.strip().lower() in _SELF_NAMES else Ref(name=name.strip(), kind=kind)
+
+
+def _triple(item: Any) -> Triple | None:
+    from memory_core.entities.kinship import kin
+
+    subject_name = str(getattr(item, "subject", "") or "").strip()
+    predicate = str(getattr(item, "predicate", "") or "").strip().lower()
+    obj = str(getattr(item, "object", "") or "").strip()
+    if not subject_name or not predicate or not obj:
+        return None
+    label = predicate
+    found = kin(predicate)
+    if found:
+        predicate, label = found
+    elif predicate not in Predicate.values:
+        predicate, label = Predicate.OTHER, label
+    subject = _ref(subject_name, str(getattr(item, "subject_kind", "") or EntityKind.PERSON))
+    if predicate in VALUE_PREDICATES or (
+        predicate == Predicate.OTHER and getattr(item, "object_kind", "") == "value"
+    ):
+        return Triple(subject, predicate, label, value=obj)
+    kind = str(getattr(item, "object_kind", "") or OBJECT_KIND.get(predicate, EntityKind.PERSON))
+    if kind not in EntityKind.values:
+        kind = OBJECT_KIND.get(predicate, EntityKind.OTHER)
+    return Triple(subject, predicate, label, _ref(obj, kind))

@@ -1,0 +1,94 @@
+"""Kinship and social words (English and Chinese) and the predicate each one names.
+
+Used both to read statements (`rules`) and queries (`recall`): "sister", "姐姐" → `sibling`.
+"""
+
+from __future__ import annotations
+
+from memory_core.entities.vocabulary import EntityKind, Predicate
+
+# word → (predicate, canonical label). The label is what the relation records and what a query's
+# word is matched with, so "mum", "mom" and "妈妈" all find the mother.
+_EN: dict[str, tuple[str, str]] = {}
+_GROUPS: dict[str, str] = {
+    Predicate.SPOUSE: "wife husband spouse",
+    Predicate.PARTNER: "partner girlfriend boyfriend fiance fiancee fiancé fiancée",
+    Predicate.PARENT: "mother mom mum mommy mama father dad daddy papa parent",
+    Predicate.CHILD: "son daughter child kid baby",
+    Predicate.SIBLING: "sister brother sibling",
+    Predicate.RELATIVE: (
+        "grandmother grandma granny grandfather grandpa granddad aunt uncle cousin niece nephew "
+        "grandson granddaughter stepson stepdaughter stepmother stepfather mother-in-law father-in-law "
+        "sister-in-law brother-in-law"
+    ),
+    Predicate.FRIEND: "friend roommate flatmate neighbour neighbor",
+    Predicate.COLLEAGUE: "colleague coworker co-worker teammate",
+    Predicate.MANAGER: "boss manager supervisor",
+    Predicate.PET: "dog puppy cat kitten parrot rabbit bunny hamster horse bird turtle pet",
+}
+_CANONICAL = {
+    "mom": "mother", "mum": "mother", "mommy": "mother", "mama": "mother", "dad": "father",
+    "daddy": "father", "papa": "father", "kid": "child", "baby": "child", "grandma": "grandmother",
+    "granny": "grandmother", "grandpa": "grandfather", "granddad": "grandfather", "fiancee": "fiance",
+    "fiancé": "fiance", "fiancée": "fiance", "puppy": "dog", "kitten": "cat", "bunny": "rabbit",
+    "co-worker": "coworker", "neighbor": "neighbour",
+}  # fmt: skip
+for _predicate, _words in _GROUPS.items():
+    for _word in _words.split():
+        _EN[_word] = (_predicate, _CANONICAL.get(_word, _word))
+# Plurals name the same relation ("my kids", "her sisters").
+for _word, _meaning in list(_EN.items()):
+    _EN.setdefault(_word + "s", _meaning)
+_EN["children"] = _EN["child"]
+
+_ZH: dict[str, tuple[str, str]] = {
+    "妻子": (Predicate.SPOUSE, "wife"), "老婆": (Predicate.SPOUSE, "wife"),
+    "太太": (Predicate.SPOUSE, "wife"),
+    "丈夫": (Predicate.SPOUSE, "husband"), "老公": (Predicate.SPOUSE, "husband"),
+    "先生": (Predicate.SPOUSE, "husband"), "爱人": (Predicate.SPOUSE, "spouse"),
+    "男朋友": (Predicate.PARTNER, "boyfriend"), "女朋友": (Predicate.PARTNER, "girlfriend"),
+    "未婚夫": (Predicate.PARTNER, "fiance"), "未婚妻": (Predicate.PARTNER, "fiance"),
+    "妈妈": (Predicate.PARENT, "mother"), "母亲": (Predicate.PARENT, "mother"),
+    "爸爸": (Predicate.PARENT, "father"), "父亲": (Predicate.PARENT, "father"),
+    "儿子": (Predicate.CHILD, "son"), "女儿": (Predicate.CHILD, "daughter"),
+    "孩子": (Predicate.CHILD, "child"),
+    "哥哥": (Predicate.SIBLING, "brother"), "弟弟": (Predicate.SIBLING, "brother"),
+    "姐姐": (Predicate.SIBLING, "sister"), "妹妹": (Predicate.SIBLING, "sister"),
+    "爷爷": (Predicate.RELATIVE, "grandfather"), "外公": (Predicate.RELATIVE, "grandfather"),
+    "奶奶": (Predicate.RELATIVE, "grandmother"), "外婆": (Predicate.RELATIVE, "grandmother"),
+    "叔叔": (Predicate.RELATIVE, "uncle"), "舅舅": (Predicate.RELATIVE, "uncle"),
+    "阿姨": (Predicate.RELATIVE, "aunt"), "姑姑": (Predicate.RELATIVE, "aunt"),
+    "表哥": (Predicate.RELATIVE, "cousin"), "表姐": (Predicate.RELATIVE, "cousin"),
+    "好朋友": (Predicate.FRIEND, "friend"), "朋友": (Predicate.FRIEND, "friend"),
+    "室友": (Predicate.FRIEND, "roommate"), "邻居": (Predicate.FRIEND, "neighbour"),
+    "同事": (Predicate.COLLEAGUE, "colleague"),
+    "老板": (Predicate.MANAGER, "boss"), "上司": (Predicate.MANAGER, "boss"),
+    "领导": (Predicate.MANAGER, "boss"),
+    "经理": (Predicate.MANAGER, "manager"),
+    "小狗": (Predicate.PET, "dog"), "狗": (Predicate.PET, "dog"), "小猫": (Predicate.PET, "cat"),
+    "猫": (Predicate.PET, "cat"), "猫咪": (Predicate.PET, "cat"), "宠物": (Predicate.PET, "pet"),
+}  # fmt: skip
+
+KIN_WORDS: dict[str, tuple[str, str]] = {**_EN, **_ZH}
+EN_KIN_WORDS = tuple(sorted(_EN, key=len, reverse=True))
+ZH_KIN_WORDS = tuple(sorted(_ZH, key=len, reverse=True))
+
+# Words of a query that ask about a relation without naming a kin: "where does … live", "工作".
+QUERY_PREDICATE_WORDS: dict[str, str] = {
+    "live": Predicate.LIVES_IN, "lives": Predicate.LIVES_IN, "living": Predicate.LIVES_IN,
+    "moved": Predicate.LIVES_IN, "住": Predicate.LIVES_IN, "住在": Predicate.LIVES_IN,
+    "work": Predicate.WORKS_AT, "works": Predicate.WORKS_AT, "job": Predicate.ROLE,
+    "employer": Predicate.WORKS_AT, "company": Predicate.WORKS_AT, "do": Predicate.ROLE,
+    "工作": Predicate.WORKS_AT, "公司": Predicate.WORKS_AT, "职业": Predicate.ROLE,
+    "married": Predicate.SPOUSE,
+}  # fmt: skip
+
+
+def kin(word: str) -> tuple[str, str] | None:
+    """(predicate, label) of a kinship or social word, or None."""
+    return KIN_WORDS.get(word.lower())
+
+
+def kind_of(predicate: str) -> str:
+    """The kind of entity the object of a kinship predicate is."""
+    return EntityKind.PET if predicate == Predicate.PET else EntityKind.PERSON

@@ -1,0 +1,181 @@
+"""The graph candidate source of recall: the entities a query mentions (names, aliases, kinship
+words, English and Chinese), their neighbours up to two hops over the relations valid at `at`,
+and the memories that mention them or support those relations, each with a 0..1 "graph" score.
+
+One query: the seeds (a GIN lookup of the query's words in the aliases), a bounded recursive
+walk, and the memories reached. A hop along a relation the query asks about ("husband", "lives",
+"工作") keeps most of the score (`ASKED_HOP`), any other hop halves it (`OTHER_HOP`); an entity
+named everywhere (a conversation's speaker) counts for less, and so does the walk through it
+(`COMMON`); memories scoring under `FLOOR` are left out. The user's
+own entity is never walked through: everyone is related to the user, so it links nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import datetime
+
+from django.db import connection
+from django.utils import timezone
+
+from memory_core.entities.kinship import KIN_WORDS, QUERY_PREDICATE_WORDS
+from memory_core.entities.record import candidate_names
+from memory_core.entities.rules import _STOP_NAMES
+from memory_core.extraction.rules.lexicon import _words
+
+MAX_HOPS = 2
+ASKED_HOP = 0.8
+OTHER_HOP = 0.5
+# A memory that supports a relation of a reached entity (not only mentions it) scores this much
+# of the entity's weight: "Ana's husband Marc" is about Marc, and also about Ana's marriage.
+SUPPORT_SHARE = 0.9
+LIMIT = 50
+# An entity named in more memories than this (a conversation's speaker) says less about any one
+# of them: its score is scaled by COMMON / mentions.
+COMMON = 20
+# Below this a memory is too far from what the query names to be a candidate of its own.
+FLOOR = 0.2
+
+_WORDS = re.compile(r"[\w\u00c0-\u024f-]+(?:'[\w]+)?")
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+_HAS_CJK = re.compile(r"[\u4e00-\u9fff]")
+_MINE = re.compile(r"(?i)\b(?:my|mine|me|i|our|we)\b|我")
+
+
+def query_terms(query: str) -> tuple[list[str], list[str], list[str], bool]:
+    """(names, kin words, predicates asked about, whether the user speaks of their own) of a
+    query, lower-cased. Names are words and word runs that may be an entity's alias; kin words
+    count only for an entity related to someone the query names (or to the user)."""
+    words = [w.lower().removesuffix("'s") for w in _WORDS.findall(query.replace("\u2019", "'"))]
+    terms = set(candidate_names(query))
+    for size in range(1, 4):
+        terms.update(" ".join(words[i : i + size]) for i in range(len(words) - size + 1))
+    kin = {w for w in words if w in KIN_WORDS}
+    # "mum" finds the mother: a kin word's canonical label is an alias of whom it names.
+    kin |= {KIN_WORDS[w][1] for w in words if w in KIN_WORDS}
+    predicates = {KIN_WORDS[w][0] for w in words if w in KIN_WORDS}
+    predicates |= {QUERY_PREDICATE_WORDS[w] for w in words if w in QUERY_PREDICATE_WORDS}
+    mine = bool(_MINE.search(query))
+    for run in _CJK_RUN.findall(query):
+        kin |= {w for w in KIN_WORDS if w in run and _HAS_CJK.match(w)}
+        kin |= {label for word, (_, label) in KIN_WORDS.items() if word in run}
+        predicates |= {p for word, (p, _) in KIN_WORDS.items() if word in run}
+        predicates |= {p for word, p in QUERY_PREDICATE_WORDS.items() if word in run}
+    names = sorted(t for t in terms if t and t not in kin and t not in KIN_WORDS)
+    return names, sorted(kin), sorted(predicates), mine
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][\w\u00c0-\u024f'-]*")
+_QUESTION_WORDS = _words(
+    "what where which who whom whose when how why does do did is are was were can could would will "
+    "should tell please hi hello hey remind show give find list any"
+)
+
+
+def may_name_someone(query: str) -> bool:
+    """Whether the query may mention an entity: a kin word, Chinese text, or a capitalised word
+    that is not a sentence opener or question word. Without one, recall spends no query on the
+    graph (a lower-case name in a lower-case question is the price)."""
+    if _CJK_RUN.search(query):
+        return True
+    words = _WORDS.findall(query.replace("\u2019", "'").lower())
+    if any(w.removesuffix("'s") in KIN_WORDS for w in words):
+        return True
+    return any(
+        w.lower().removesuffix("'s") not in _STOP_NAMES | _QUESTION_WORDS for w in _CAPITALISED.findall(query)
+    )
+
+
+_SQL = """
+WITH RECURSIVE named AS (
+    SELECT e.id FROM memory_core_entity e
+    WHERE e.namespace_id = ANY(%(ns)s) AND NOT e.is_self AND e.aliases && %(names)s::varchar[]
+), owners AS (
+    SELECT id FROM named
+  UNION ALL
+    SELECT id FROM memory_core_entity
+    WHERE namespace_id = ANY(%(ns)s) AND is_self AND (%(mine)s OR NOT EXISTS (SELECT 1 FROM named))
+), kin1 AS (
+    SELECT k.id FROM memory_core_relation r
+    JOIN memory_core_entity k ON k.id = CASE WHEN r.subject_id IN (SELECT id FROM owners)
+                                             THEN r.object_id ELSE r.subject_id END
+    WHERE r.namespace_id = ANY(%(ns)s) AND k.aliases && %(kin)s::varchar[] AND NOT k.is_self
+      AND (r.subject_id IN (SELECT id FROM owners) OR r.object_id IN (SELECT id FROM owners))
+      AND r.valid_from <= %(at)s AND (r.valid_to IS NULL OR r.valid_to > %(at)s)
+), kin2 AS (
+    SELECT k.id FROM memory_core_relation r
+    JOIN memory_core_entity k ON k.id = CASE WHEN r.subject_id IN (SELECT id FROM kin1)
+                                             THEN r.object_id ELSE r.subject_id END
+    WHERE r.namespace_id = ANY(%(ns)s) AND k.aliases && %(kin)s::varchar[] AND NOT k.is_self
+      AND (r.subject_id IN (SELECT id FROM kin1) OR r.object_id IN (SELECT id FROM kin1))
+      AND r.valid_from <= %(at)s AND (r.valid_to IS NULL OR r.valid_to > %(at)s)
+), seeds AS (
+    SELECT e.id, LEAST(1.0, %(common)s::float / GREATEST(1, (
+        SELECT count(*) FROM memory_core_entitymention c WHERE c.entity_id = e.id
+    ))) AS weight
+    FROM memory_core_entity e
+    WHERE e.id IN (SELECT id FROM named UNION SELECT id FROM kin1 UNION SELECT id FROM kin2)
+), walk(entity_id, hop, weight) AS (
+    SELECT id, 0, weight FROM seeds
+  UNION ALL
+    SELECT n.id, w.hop + 1,
+           w.weight * CASE WHEN r.predicate = ANY(%(predicates)s) THEN %(asked)s ELSE %(other)s END
+           * LEAST(1.0, %(common)s::float / GREATEST(1, (
+               SELECT count(*) FROM memory_core_entitymention c WHERE c.entity_id = n.id
+           )))
+    FROM walk w
+    JOIN memory_core_relation r ON r.subject_id = w.entity_id OR r.object_id = w.entity_id
+    JOIN memory_core_entity n
+      ON n.id = CASE WHEN r.subject_id = w.entity_id THEN r.object_id ELSE r.subject_id END
+    WHERE w.hop < %(hops)s AND NOT n.is_self AND r.namespace_id = ANY(%(ns)s)
+      AND r.valid_from <= %(at)s AND (r.valid_to IS NULL OR r.valid_to > %(at)s)
+), reached AS (
+    SELECT entity_id, max(weight) AS weight FROM walk GROUP BY entity_id
+)
+SELECT entry_id, max(score) AS score FROM (
+    SELECT m.entry_id, b.weight AS score
+    FROM reached b JOIN memory_core_entitymention m ON m.entity_id = b.entity_id
+  UNION ALL
+    SELECT s.entry_id, b.weight * %(support)s
+    FROM reached b
+    JOIN memory_core_relation r ON r.subject_id = b.entity_id OR r.object_id = b.entity_id
+    JOIN memory_core_relationsupport s ON s.relation_id = r.id
+    WHERE r.namespace_id = ANY(%(ns)s) AND r.valid_from <= %(at)s
+      AND (r.valid_to IS NULL OR r.valid_to > %(at)s)
+) found
+GROUP BY entry_id HAVING max(score) >= %(floor)s
+ORDER BY score DESC, entry_id LIMIT %(limit)s
+"""
+
+
+def graph_candidates(
+    *, namespace_ids: list[int], query: str, at: datetime | None = None, limit: int = LIMIT
+) -> dict[uuid.UUID, float]:
+    """Memory id → graph score of the memories reached from the entities `query` mentions (one
+    query; none when the query has no words). Ids only: the caller applies its own scope."""
+    if not namespace_ids or not may_name_someone(query):
+        return {}  # no query at all: most recalls name no one
+    names, kin, predicates, mine = query_terms(query)
+    if not (names or kin):
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _SQL,
+            {
+                "ns": list(namespace_ids),
+                "names": names,
+                "kin": kin,
+                "mine": mine,
+                "predicates": predicates,
+                "asked": ASKED_HOP,
+                "other": OTHER_HOP,
+                "hops": MAX_HOPS,
+                "at": at or timezone.now(),
+                "support": SUPPORT_SHARE,
+                "limit": limit,
+                "common": COMMON,
+                "floor": FLOOR,
+            },
+        )
+        return {row[0]: round(float(row[1]), 6) for row in cursor.fetchall()}

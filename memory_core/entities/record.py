@@ -1,0 +1,172 @@
+"""Writing what a statement says about entities: mentions, relations and their support, and the
+supersede rule for single-valued predicates. Called under the namespace lock."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Q
+from django.utils import timezone
+
+from memory_core.entities.models import NAME_MAX_CHARS, Entity, EntityMention, Relation, RelationSupport
+from memory_core.entities.resolve import Resolver, alias_of, surfaces
+from memory_core.entities.rules import _STOP_NAMES, Reading, Ref, Triple
+from memory_core.entities.vocabulary import SINGLE_VALUED, Predicate, RelationStatus
+from memory_core.models import MemoryEntry
+
+# Relations that read the same both ways: "Ana is my sister's spouse" is "… spouse is Ana".
+SYMMETRIC = frozenset(
+    {Predicate.SPOUSE, Predicate.PARTNER, Predicate.SIBLING, Predicate.FRIEND, Predicate.COLLEAGUE}
+)
+_WORD = re.compile(r"[A-Z][\w'\u00c0-\u024f-]*(?:\s+[A-Z][\w'\u00c0-\u024f-]*){0,2}")
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+_OPENERS = _STOP_NAMES
+
+
+def record_reading(
+    *, entry: MemoryEntry, reading: Reading, resolver: Resolver, extractor: str, known_names: bool = True
+) -> None:
+    """Resolve the reading's refs, mention them, record its triples with `entry` as support;
+    with `known_names`, also the known entities it names in passing (`mention_known_names`)."""
+    resolved = [resolver.resolve(ref) for ref in reading.refs]
+    for ref, entity in zip(reading.refs, resolved, strict=True):
+        mention(entry=entry, entity=entity, words=surfaces(ref))
+    for triple in reading.triples:
+        relation_record(entry=entry, triple=triple, resolver=resolver, extractor=extractor)
+    if known_names:
+        mention_known_names([(entry, {e.pk for e in resolved})])
+
+
+def mention(*, entry: MemoryEntry, entity: Entity, words: list[str]) -> None:
+    if entity.is_self:
+        return  # every "I" statement would link to the user: no signal for recall
+    for word in words:
+        EntityMention.objects.get_or_create(
+            namespace_id=entry.namespace_id, entity=entity, entry=entry, surface=word[:NAME_MAX_CHARS]
+        )
+    merged = sorted(set(entity.aliases) | set(words))
+    if merged != sorted(entity.aliases):
+        entity.aliases = merged
+        entity.save(update_fields=["aliases", "updated_at"])
+
+
+def candidate_names(text: str) -> list[str]:
+    """The capitalised words and word runs, and the Chinese substrings (2-6 characters), of a
+    text, lower-cased: what may be an entity's alias (sentence openers such as "The" left out)."""
+    names: set[str] = set()
+    for match in _WORD.finditer(text):
+        words = match.group(0).split()
+        for size in range(1, len(words) + 1):
+            for start in range(len(words) - size + 1):
+                names.add(alias_of(" ".join(words[start : start + size])))
+    names -= _OPENERS
+    for run in _CJK_RUN.findall(text):
+        for size in range(2, min(6, len(run)) + 1):
+            names.update(run[start : start + size] for start in range(len(run) - size + 1))
+    return sorted(names)
+
+
+def mention_known_names(entries: list[tuple[MemoryEntry, set[Any]]]) -> None:
+    """Known entities named in passing ("Ana loves hiking") by any of `entries` (each with the
+    ids of the entities its reading already mentions): one query for them all, none without names."""
+    wanted = {entry.pk: set(candidate_names(entry.content)) for entry, _ in entries}
+    names: set[str] = set().union(*wanted.values()) if wanted else set()
+    if not names:
+        return
+    namespaces = {entry.namespace_id for entry, _ in entries}
+    known = list(
+        Entity.objects.filter(
+            namespace_id__in=namespaces, is_self=False, named=True, aliases__overlap=sorted(names)
+        )
+    )
+    for entry, seen in entries:
+        for entity in known:
+            if entity.namespace_id != entry.namespace_id or entity.pk in seen:
+                continue
+            hit = [alias for alias in entity.aliases if alias in wanted[entry.pk]]
+            if hit:
+                mention(entry=entry, entity=entity, words=hit[:1])
+
+
+def relation_record(*, entry: MemoryEntry, triple: Triple, resolver: Resolver, extractor: str) -> Relation:
+    subject = resolver.resolve(triple.subject)
+    obj = resolver.resolve(triple.object) if triple.object is not None else None
+    value = triple.value.strip()[:NAME_MAX_CHARS] if obj is None else ""
+    existing = _current(entry.namespace_id, subject, triple.predicate, obj, value)
+    if existing is None:
+        existing = _create(entry, subject, triple, obj, value, extractor)
+    RelationSupport.objects.get_or_create(
+        relation=existing,
+        entry=entry,
+        defaults={
+            "namespace_id": entry.namespace_id,
+            "source_conversation": entry.source_conversation,
+            "source_message_ids": list(entry.source_message_ids),
+        },
+    )
+    return existing
+
+
+def _current(
+    namespace_id: int, subject: Entity, predicate: str, obj: Entity | None, value: str
+) -> Relation | None:
+    same = Q(subject=subject, object=obj, value=value) if obj is not None else Q(subject=subject, value=value)
+    if obj is not None and predicate in SYMMETRIC:
+        same |= Q(subject=obj, object=subject)
+    return (
+        Relation.objects.filter(namespace_id=namespace_id, predicate=predicate, status=RelationStatus.ACTIVE)
+        .filter(same)
+        .first()
+    )
+
+
+def _create(
+    entry: MemoryEntry, subject: Entity, triple: Triple, obj: Entity | None, value: str, extractor: str
+) -> Relation:
+    start: datetime = entry.valid_from or timezone.now()
+    relation = Relation(
+        namespace_id=entry.namespace_id,
+        subject=subject,
+        predicate=triple.predicate,
+        label=triple.label[:80],
+        object=obj,
+        value=value,
+        valid_from=start,
+        confidence=float(entry.confidence),
+        extractor=extractor[:100],
+    )
+    if triple.predicate not in SINGLE_VALUED:
+        relation.save(force_insert=True)
+        return relation
+    current = (
+        Relation.objects.filter(
+            namespace_id=entry.namespace_id,
+            subject=subject,
+            predicate=triple.predicate,
+            status=RelationStatus.ACTIVE,
+        )
+        .order_by("-valid_from")
+        .first()
+    )
+    if current is not None and start < current.valid_from:
+        # Older news arriving late: it held before the current one, and is history already.
+        relation.status, relation.valid_to, relation.superseded_by = (
+            RelationStatus.SUPERSEDED,
+            current.valid_from,
+            current,
+        )
+        relation.save(force_insert=True)
+        return relation
+    relation.save(force_insert=True)
+    Relation.objects.filter(
+        namespace_id=entry.namespace_id,
+        subject=subject,
+        predicate=triple.predicate,
+        status=RelationStatus.ACTIVE,
+    ).exclude(pk=relation.pk).update(status=RelationStatus.SUPERSEDED, valid_to=start, superseded_by=relation)
+    return relation
+
+
+__all__ = ["Ref", "candidate_names", "mention", "record_reading", "relation_record"]

@@ -1,0 +1,170 @@
+"""Entity resolution inside one namespace, never across: a `Ref` ("Ana", "my sister",
+"my sister Ana", "Ana's husband") to the stored `Entity` it means, created when there is none.
+
+Order of evidence: the namespace's own user for "I / my / 我"; an entity already called by the
+name (its aliases), preferring the one the owner has that kin relation to; for a kin word with no
+name, the entity the owner currently has that relation to (so "my sister" is Ana once "my sister
+Ana" was said); an unnamed entity known only by that kin word takes the first name given. A new
+organisation or place whose name's embedding is nearly that of a known one of the same kind is
+that one (`EMBEDDING_MERGE_SIMILARITY`). Callers hold the namespace lock (the write pipeline's).
+"""
+
+from __future__ import annotations
+
+from django.db.models import Q
+from pgvector.django import CosineDistance
+
+from memory_core.entities.kinship import kin
+from memory_core.entities.models import NAME_MAX_CHARS, Entity, Relation
+from memory_core.entities.rules import Ref
+from memory_core.entities.vocabulary import EntityKind, RelationStatus
+
+SELF_NAME = "the user"
+EMBEDDING_MERGE_SIMILARITY = 0.93
+# Kinds a name may be resolved across: "Rex" said as a pet and later as "Rex" the person is one.
+_COMPATIBLE: dict[str, set[str]] = {
+    EntityKind.PERSON: {EntityKind.PERSON, EntityKind.OTHER},
+    EntityKind.PET: {EntityKind.PET, EntityKind.PERSON, EntityKind.OTHER},
+    EntityKind.ORGANISATION: {EntityKind.ORGANISATION, EntityKind.OTHER},
+    EntityKind.PLACE: {EntityKind.PLACE, EntityKind.OTHER},
+}
+
+
+def alias_of(text: str) -> str:
+    return " ".join(text.split()).lower()[:NAME_MAX_CHARS]
+
+
+def surfaces(ref: Ref) -> list[str]:
+    """The words a ref was named by: its name, the kin word said and its English label."""
+    words = [ref.name] if ref.name else []
+    if ref.kin:
+        words.append(ref.kin)
+        found = kin(ref.kin)
+        if found:
+            words.append(found[1])
+    return list(dict.fromkeys(alias_of(w) for w in words if w.strip()))
+
+
+class Resolver:
+    """Resolves the refs of one or more statements of a namespace; remembers what it resolved."""
+
+    def __init__(self, namespace_id: int) -> None:
+        self.namespace_id = namespace_id
+        self._self: Entity | None = None
+        self._seen: dict[Ref, Entity] = {}
+        self.created: list[Entity] = []
+
+    def self_entity(self) -> Entity:
+        if self._self is None:
+            self._self, _ = Entity.objects.get_or_create(
+                namespace_id=self.namespace_id,
+                is_self=True,
+                defaults={"kind": EntityKind.PERSON, "name": SELF_NAME},
+            )
+        return self._self
+
+    def resolve(self, ref: Ref) -> Entity:
+        if ref.is_self:
+            return self.self_entity()
+        if ref not in self._seen:
+            self._seen[ref] = self._resolve(ref)
+        return self._seen[ref]
+
+    def _resolve(self, ref: Ref) -> Entity:
+        owner = self.resolve(ref.owner) if ref.kin else None
+        found = kin(ref.kin) if ref.kin else None
+        related = self._related(owner, found[0], found[1]) if owner is not None and found else []
+        if ref.name:
+            entity = self._by_name(ref, related)
+            if entity is None:
+                unnamed = [e for e in related if not e.named]
+                entity = unnamed[0] if unnamed else None
+                if entity is not None:
+                    entity.name, entity.named = ref.name[:NAME_MAX_CHARS], True
+                    entity.save(update_fields=["name", "named", "updated_at"])
+            return entity or self._create(ref, named=True)
+        if related:
+            return related[0]
+        return self._create(ref, named=False)
+
+    def _related(self, owner: Entity, predicate: str, label: str) -> list[Entity]:
+        """The entities `owner` currently has this relation to, the latest first; for a kin word
+        whose label fixes the meaning ("sister"), only those of that label."""
+        relations = (
+            Relation.objects.filter(
+                namespace_id=self.namespace_id,
+                subject=owner,
+                predicate=predicate,
+                status=RelationStatus.ACTIVE,
+                object__isnull=False,
+            )
+            .filter(Q(label=label) | Q(label=""))
+            .select_related("object")
+            .order_by("-valid_from")
+        )
+        return [r.object for r in relations if r.object is not None]
+
+    def _by_name(self, ref: Ref, related: list[Entity]) -> Entity | None:
+        alias = alias_of(ref.name)
+        kinds = _COMPATIBLE.get(ref.kind, {ref.kind})
+        for entity in related:
+            if alias in entity.aliases:
+                return entity
+        candidates = list(
+            Entity.objects.filter(
+                namespace_id=self.namespace_id, is_self=False, aliases__contains=[alias], kind__in=kinds
+            ).order_by("-updated_at")[:1]
+        )
+        if candidates:
+            return candidates[0]
+        if ref.kind in (EntityKind.ORGANISATION, EntityKind.PLACE):
+            return self._by_embedding(ref)
+        return None
+
+    def _by_embedding(self, ref: Ref) -> Entity | None:
+        from memory_core.embeddings import get_embedder
+
+        embedder = get_embedder()
+        vector = embedder.embed_query(ref.name)
+        nearest = (
+            Entity.objects.filter(
+                namespace_id=self.namespace_id,
+                kind=ref.kind,
+                embedding__isnull=False,
+                embedding_model=embedder.name,
+            )
+            .annotate(distance=CosineDistance("embedding", vector))
+            .order_by("distance")
+            .first()
+        )
+        if nearest is not None and 1 - float(nearest.distance) >= EMBEDDING_MERGE_SIMILARITY:  # type: ignore[attr-defined]
+            return nearest
+        self._pending_embedding = (ref, vector, embedder.name)
+        return None
+
+    def _create(self, ref: Ref, *, named: bool) -> Entity:
+        name = ref.name if named else _placeholder(ref, self)
+        entity = Entity(
+            namespace_id=self.namespace_id,
+            kind=ref.kind,
+            name=name[:NAME_MAX_CHARS],
+            named=named,
+            aliases=[alias_of(ref.name)] if named else [],
+        )
+        pending = getattr(self, "_pending_embedding", None)
+        if pending is not None and pending[0] == ref:
+            entity.embedding, entity.embedding_model = pending[1], pending[2]
+        elif named:
+            from memory_core.embeddings import get_embedder
+
+            embedder = get_embedder()
+            entity.embedding, entity.embedding_model = embedder.embed_query(name), embedder.name
+        entity.save(force_insert=True)
+        self.created.append(entity)
+        return entity
+
+
+def _placeholder(ref: Ref, resolver: Resolver) -> str:
+    """The name of an entity known only by a kin word: "my sister", "Ana's husband"."""
+    owner = resolver.resolve(ref.owner)
+    return f"my {ref.kin}" if owner.is_self else f"{owner.name}'s {ref.kin}"

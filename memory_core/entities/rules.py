@@ -1,0 +1,397 @@
+"""Offline extraction of entities and relations from one statement, English and Chinese.
+
+A statement is read into `Ref`s (who or what it names: "my sister Ana", "Ana's husband Marc",
+"the user", "腾讯") and `Triple`s (subject, predicate, object or value). A `Ref` that names a kin
+("my sister") implies its own triple (me —sibling[sister]→ Ana). Resolution to stored entities
+is `memory_core.entities.resolve`'s job; this module needs no database.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from memory_core.entities.kinship import EN_KIN_WORDS, ZH_KIN_WORDS, kin, kind_of
+from memory_core.entities.vocabulary import EntityKind, Predicate
+from memory_core.extraction.rules.lexicon import _NOT_NAMES, _ORG, _PLACE, _alternation, _words
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A mention: the user (`is_self`), a name, and/or a kin word relative to `of` (None: the user)."""
+
+    name: str = ""
+    kin: str = ""  # the word used ("sister", "姐姐")
+    of: Ref | None = None
+    kind: str = EntityKind.PERSON
+    is_self: bool = False
+
+    @property
+    def owner(self) -> Ref:
+        return self.of or SELF
+
+
+SELF = Ref(is_self=True)
+
+
+@dataclass(frozen=True)
+class Triple:
+    subject: Ref
+    predicate: str
+    label: str = ""
+    object: Ref | None = None
+    value: str = ""
+
+
+@dataclass
+class Reading:
+    refs: list[Ref] = field(default_factory=list)
+    triples: list[Triple] = field(default_factory=list)
+
+    def add_ref(self, ref: Ref) -> None:
+        if ref.is_self or ref in self.refs:
+            return
+        if ref.of is not None:
+            self.add_ref(ref.of)
+        self.refs.append(ref)
+        if ref.kin:
+            found = kin(ref.kin)
+            if found:
+                self.add(Triple(ref.owner, found[0], found[1], object=ref))
+
+    def add(self, triple: Triple) -> None:
+        for ref in (triple.subject, triple.object):
+            if ref is not None:
+                self.add_ref(ref)
+        if triple not in self.triples:
+            self.triples.append(triple)
+
+
+# --- English ----------------------------------------------------------------------------------
+
+_NAME = r"(?:[A-Z][\w'\u00c0-\u024f-]*(?<!'s)(?:\s+[A-Z][\w'\u00c0-\u024f-]*(?<!'s)){0,2})"
+_KIN = rf"(?i:{_alternation(list(EN_KIN_WORDS))})"
+_ADJ = r"(?i:(?:little|baby|younger|older|big|twin|best|new|old|elder|late|favou?rite|dear|close)\s+)*"
+_MY = r"(?i:my|our|the\s+user's|user's)"
+_POSSESSOR = rf"(?:{_MY}|{_NAME}'s)"
+_CHAIN = rf"{_POSSESSOR}(?:\s+{_ADJ}{_KIN}'s)*"
+_NP_KIN = rf"(?P<poss>{_CHAIN})\s+{_ADJ}(?P<kin>{_KIN})(?!\w)(?:,?\s+(?P<name>{_NAME}))?"
+_SELF_WORDS = r"(?:I|(?i:the\s+user|user|we))"
+# Sentence openers that a capitalised-word name pattern would otherwise take for a name.
+_STOP_NAMES = (
+    _words(
+        "i my our the a an and but so then now also yesterday today tomorrow last next this that he "
+        "she they it we you his her their user when after before since while if as in on at"
+    )
+    | _NOT_NAMES
+)
+
+_NAMED = re.compile(
+    rf"{_NP_KIN}(?:\s+(?:is|was)\s+(?:called\s+|named\s+)?|'s\s+name\s+is\s+|\s+(?:called|named)\s+)"
+    rf"(?P<name2>{_NAME})(?=$|[\s.,;!?])"
+)
+_IS_MY = re.compile(rf"(?P<name2>{_NAME})\s+(?:is|was)\s+{_NP_KIN}\b")
+_SUBJECT = rf"(?P<subj>{_NP_KIN}|{_SELF_WORDS}|{_NAME})"
+_WORKS = re.compile(
+    rf"{_SUBJECT}\s+(?i:(?:now\s+|currently\s+|still\s+)?(?:works|work|is\s+working|am\s+working|has\s+worked|"
+    rf"started\s+working|is\s+employed|am\s+employed)\s+(?:at|for|with|by)|joined)\s+(?P<org>{_ORG})"
+)
+_LIVES = re.compile(
+    rf"{_SUBJECT}\s+(?i:(?:now\s+|currently\s+|still\s+)?(?:lives|live|is\s+living|am\s+living|resides|is\s+based|"
+    rf"am\s+based|(?:has\s+|have\s+)?moved|(?:has\s+|have\s+)?relocated)\s+(?:back\s+)?(?:in|to|into))\s+"
+    rf"(?:the\s+)?(?P<place>{_PLACE})"
+)
+_ROLE = re.compile(
+    rf"{_SUBJECT}\s+(?i:(?P<verb>is|am|works?\s+as|is\s+working\s+as|am\s+working\s+as)\s+(?:a|an)\s+)"
+    r"(?P<role>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})(?=$|[\s.,;!?])"
+)
+_MARRIED = re.compile(rf"{_SUBJECT}\s+(?i:is|am|got|was)\s+married\s+to\s+(?P<name2>{_NAME})")
+_HAS_PET = re.compile(
+    rf"{_SUBJECT}\s+(?i:has|have)\s+(?i:a|an)\s+{_ADJ}(?P<pet>{_KIN})\s+(?i:named|called)\s+(?P<name2>{_NAME})"
+)
+_PROFESSION_ENDINGS = (
+    "er",
+    "or",
+    "ist",
+    "ian",
+    "ant",
+    "ent",
+    "eer",
+    "ot",
+    "ect",
+    "ive",
+    "ic",
+    "man",
+    "woman",
+)
+_PROFESSIONS = _words(
+    "nurse doctor chef judge nanny dentist surgeon student professor teacher pilot lawyer "
+    "engineer accountant architect barista consultant developer designer journalist librarian "
+    "mechanic pharmacist physician plumber scientist therapist veterinarian vet writer actor "
+    "actress analyst"
+)
+_NOT_ROLES = _words(
+    "lover member beginner fan user owner sucker winner loser other vegetarian vegan christian "
+    "introvert extrovert perfectionist optimist pessimist"
+)
+
+
+def _is_name(text: str) -> bool:
+    return bool(text) and text.split()[0].lower() not in _STOP_NAMES
+
+
+def _strip_openers(text: str) -> str:
+    """ "Yesterday Ana" → "Ana": capitalised sentence openers are not part of a name."""
+    words = text.split()
+    while len(words) > 1 and words[0].lower() in _STOP_NAMES:
+        words = words[1:]
+    return " ".join(words)
+
+
+def _chain(possessor: str) -> Ref:
+    """ "my sister's husband's" → Ref(kin=husband, of=Ref(kin=sister)); "Ana's" → Ref(name=Ana)."""
+    ref: Ref
+    mine = re.match(rf"{_MY}\s*", possessor)
+    if mine:
+        ref, rest = SELF, possessor[mine.end() :]
+    else:
+        named = re.match(rf"(?P<name>{_NAME})'s\s*", possessor)
+        if named is None:
+            return SELF
+        ref, rest = Ref(name=_strip_openers(named.group("name"))), possessor[named.end() :]
+    for word in re.findall(rf"({_KIN})'s", rest):
+        found = kin(word)
+        if found:
+            ref = Ref(kin=word.lower(), of=None if ref.is_self else ref, kind=kind_of(found[0]))
+    return ref
+
+
+def _np(match: re.Match[str], name_group: str = "name") -> Ref:
+    owner = _chain(match.group("poss"))
+    word = match.group("kin").lower()
+    found = kin(word)
+    name = match.groupdict().get(name_group) or match.groupdict().get("name") or ""
+    name = name if _is_name(name) else ""
+    return Ref(
+        name=name,
+        kin=word,
+        of=None if owner.is_self else owner,
+        kind=kind_of(found[0]) if found else EntityKind.PERSON,
+    )
+
+
+def _subject(match: re.Match[str]) -> Ref | None:
+    if match.group("kin"):
+        return _np(match)
+    text = match.group("subj")
+    if re.fullmatch(_SELF_WORDS, text):
+        return SELF
+    text = _strip_openers(text)
+    return Ref(name=text) if _is_name(text) else None
+
+
+def _is_role(verb: str, role: str) -> bool:
+    last = role.split()[-1].lower()
+    if last in _NOT_ROLES:
+        return False
+    return (
+        verb.lower().startswith(("work", "is working", "am working"))
+        or last in _PROFESSIONS
+        or (last.endswith(_PROFESSION_ENDINGS) and len(last) > 4)
+    )
+
+
+def read_english(text: str) -> Reading:
+    text = re.sub(r"\bI'm\b", "I am", text.replace("\u2019", "'"))
+    reading = Reading()
+    for match in re.finditer(_NP_KIN, text):
+        reading.add_ref(_np(match))
+    for match in _NAMED.finditer(text):
+        if _is_name(match.group("name2")):
+            named = _np(match)
+            reading.refs = [r for r in reading.refs if r != Ref(kin=named.kin, of=named.of, kind=named.kind)]
+            reading.add_ref(Ref(name=match.group("name2"), kin=named.kin, of=named.of, kind=named.kind))
+    for match in _IS_MY.finditer(text):
+        if _is_name(match.group("name2")):
+            named = _np(match)
+            reading.add_ref(Ref(name=match.group("name2"), kin=named.kin, of=named.of, kind=named.kind))
+    _relations_english(text, reading)
+    return reading
+
+
+def _relations_english(text: str, reading: Reading) -> None:
+    _places_and_work(text, reading)
+    _roles_and_partners(text, reading)
+
+
+def _places_and_work(text: str, reading: Reading) -> None:
+    for match in _WORKS.finditer(text):
+        subject = _subject(match)
+        org = match.group("org").rstrip(".")
+        if subject and org.split()[0].lower() not in _STOP_NAMES:
+            reading.add(
+                Triple(subject, Predicate.WORKS_AT, "works at", Ref(name=org, kind=EntityKind.ORGANISATION))
+            )
+    for match in _LIVES.finditer(text):
+        subject = _subject(match)
+        place = match.group("place").rstrip(".").rstrip(",")
+        if subject and place.split()[0].lower() not in _STOP_NAMES:
+            reading.add(
+                Triple(subject, Predicate.LIVES_IN, "lives in", Ref(name=place, kind=EntityKind.PLACE))
+            )
+
+
+def _roles_and_partners(text: str, reading: Reading) -> None:
+    for match in _ROLE.finditer(text):
+        subject = _subject(match)
+        role = match.group("role").lower()
+        if subject and _is_role(match.group("verb"), role):
+            reading.add(Triple(subject, Predicate.ROLE, "works as", value=role))
+    for match in _MARRIED.finditer(text):
+        subject = _subject(match)
+        if subject and _is_name(match.group("name2")):
+            reading.add(Triple(subject, Predicate.SPOUSE, "married to", Ref(name=match.group("name2"))))
+    for match in _HAS_PET.finditer(text):
+        subject = _subject(match)
+        pet = match.group("pet").lower()
+        if subject and _is_name(match.group("name2")):
+            ref = Ref(
+                name=match.group("name2"),
+                kin=pet,
+                of=None if subject.is_self else subject,
+                kind=EntityKind.PET,
+            )
+            reading.add_ref(ref)
+
+
+# --- Chinese ----------------------------------------------------------------------------------
+
+_ZH_KIN = _alternation(list(ZH_KIN_WORDS))
+_ZH_STOP = "\uff0c\u3002,.!\uff01\uff1f?\uff1b;\uff1a:\u3001\\s"  # full-width and ASCII punctuation
+# A Chinese name: two to four characters up to a particle or punctuation; or a Latin name.
+_ZH_NAME_CHAR = r"(?:(?![是的在住我你他她它和也叫很被把])[\u4e00-\u9fff])"
+_ZH_AFTER_NAME = r"是|在|住|工作|上班|做|的|和|也|今年|很|喜欢|养"
+_ZH_NAME = rf"(?:[A-Z][A-Za-z'-]*|{_ZH_NAME_CHAR}{{1,4}}?)(?=$|[{_ZH_STOP}]|{_ZH_AFTER_NAME})"
+_ZH_SELF = r"(?:我|用户)"
+_ZH_NP = rf"(?:(?P<zself>{_ZH_SELF})的?|(?P<zowner>{_ZH_NAME})的)(?P<zkin>{_ZH_KIN})"
+_ZH_NAMED = re.compile(rf"{_ZH_NP}(?:叫做|名叫|叫|名字是|是)(?P<zname>{_ZH_NAME})")
+_ZH_IS_MY = re.compile(rf"(?<![\u4e00-\u9fff])(?P<zname>{_ZH_NAME})是{_ZH_NP}")
+_ZH_SUBJECT = rf"(?P<zsubj>{_ZH_NP}(?P<zsubjname>{_ZH_NAME})?|{_ZH_SELF}|{_ZH_NAME})"
+_ZH_WORKS = re.compile(rf"{_ZH_SUBJECT}(?:现在|目前)?在(?P<org>[^{_ZH_STOP}]{{1,20}}?)(?:工作|上班|任职)")
+_ZH_LIVES = re.compile(
+    rf"{_ZH_SUBJECT}(?:现在|目前)?(?:住在|搬到了?|定居在|生活在)(?P<place>[^{_ZH_STOP}]{{1,12}})"
+)
+_ZH_PROFESSIONS = (
+    "医生|老师|教师|律师|工程师|护士|程序员|飞行员|机长|设计师|会计|会计师|教授|学生|厨师|警察|司机|记者|销售|"
+    "经理|产品经理|建筑师|科学家|作家|演员|歌手|画家|公务员|研究员|博士|模特|翻译|药剂师|兽医|牙医"
+)
+_ZH_ROLE = re.compile(rf"{_ZH_SUBJECT}(?:是|当|做)(?:一名|一个|一位|名)?(?P<role>{_ZH_PROFESSIONS})")
+_ZH_PROFESSION_SET = frozenset(_ZH_PROFESSIONS.split("|"))
+
+
+def _zh_np(match: re.Match[str]) -> Ref:
+    word = match.group("zkin")
+    found = kin(word)
+    owner = match.group("zowner")
+    of = Ref(name=owner) if owner and owner not in ("我", "用户") else None
+    return Ref(kin=word, of=of, kind=kind_of(found[0]) if found else EntityKind.PERSON)
+
+
+def _zh_subject(match: re.Match[str]) -> Ref:
+    if match.group("zkin"):
+        ref = _zh_np(match)
+        name = match.group("zsubjname") or ""
+        return Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind) if name else ref
+    text = match.group("zsubj")
+    return SELF if re.fullmatch(_ZH_SELF, text) else Ref(name=text)
+
+
+def read_chinese(text: str) -> Reading:
+    reading = Reading()
+    named: set[Ref] = set()
+    for match in _ZH_NAMED.finditer(text):
+        ref = _zh_np(match)
+        name = match.group("zname")
+        if name in _ZH_PROFESSION_SET:
+            continue  # "我姐姐是医生": a role, not a name (below)
+        named.add(ref)
+        reading.add_ref(Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind))
+    for match in _ZH_IS_MY.finditer(text):
+        ref = _zh_np(match)
+        named.add(ref)
+        reading.add_ref(Ref(name=match.group("zname"), kin=ref.kin, of=ref.of, kind=ref.kind))
+    for match in re.finditer(_ZH_NP, text):
+        ref = _zh_np(match)
+        if ref not in named:
+            reading.add_ref(ref)
+    for match in _ZH_WORKS.finditer(text):
+        org = Ref(name=match.group("org"), kind=EntityKind.ORGANISATION)
+        reading.add(Triple(_zh_subject(match), Predicate.WORKS_AT, "在…工作", org))
+    for match in _ZH_LIVES.finditer(text):
+        place = Ref(name=match.group("place"), kind=EntityKind.PLACE)
+        reading.add(Triple(_zh_subject(match), Predicate.LIVES_IN, "住在", place))
+    for match in _ZH_ROLE.finditer(text):
+        reading.add(Triple(_zh_subject(match), Predicate.ROLE, "是", value=match.group("role")))
+    return reading
+
+
+_HAS_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+# A quoted turn of a transcript ("Melanie said, on 9 June 2023: my husband …"): "I" and "my"
+# are the speaker's, not the user's.
+_SPEAKER = re.compile(rf"^(?P<speaker>{_NAME}) (?:said|says|wrote)(?:,? on [^:]{{3,40}})?:\s*")
+
+
+def read(text: str) -> Reading:
+    """The entities and relations one statement states (both languages: statements mix them)."""
+    quoted = _SPEAKER.match(text)
+    speaker = quoted.group("speaker") if quoted and _is_name(quoted.group("speaker")) else ""
+    body = text[quoted.end() :] if quoted and speaker else text
+    readings = [read_english(body)]
+    if _HAS_CJK.search(body):
+        readings.append(read_chinese(body))
+    reading = _unified(readings)
+    return _spoken_by(reading, Ref(name=speaker)) if speaker else reading
+
+
+def _spoken_by(reading: Reading, speaker: Ref) -> Reading:
+    def sub(ref: Ref | None) -> Ref | None:
+        if ref is None:
+            return None
+        if ref.is_self:
+            return speaker
+        if ref.kin and ref.of is None:
+            return Ref(name=ref.name, kin=ref.kin, of=speaker, kind=ref.kind)
+        return Ref(name=ref.name, kin=ref.kin, of=sub(ref.of), kind=ref.kind) if ref.of else ref
+
+    result = Reading()
+    result.add_ref(speaker)
+    for ref in reading.refs:
+        result.add_ref(sub(ref) or ref)
+    for t in reading.triples:
+        result.add(Triple(sub(t.subject) or speaker, t.predicate, t.label, sub(t.object), t.value))
+    return result
+
+
+def _unified(readings: list[Reading]) -> Reading:
+    """One reading in which "my sister" is the "my sister Ana" the same statement names."""
+    named: dict[tuple[str, Ref | None], list[Ref]] = {}
+    for reading in readings:
+        for ref in reading.refs:
+            if ref.name and ref.kin:
+                named.setdefault((ref.kin, ref.of), []).append(ref)
+
+    def same(ref: Ref | None) -> Ref | None:
+        if ref is None or ref.name or ref.is_self:
+            return ref
+        candidates = named.get((ref.kin, ref.of), [])
+        return candidates[0] if len(candidates) == 1 else ref
+
+    result = Reading()
+    for reading in readings:
+        for ref in reading.refs:
+            result.add_ref(same(ref) or ref)
+        for t in reading.triples:
+            result.add(Triple(same(t.subject) or t.subject, t.predicate, t.label, same(t.object), t.value))
+    return result

@@ -1,0 +1,123 @@
+"""People and places through the MCP server, with the SDK's own client over streamable HTTP: list,
+get (what is known and the sources), correct, merge, erase (memories go, with receipts naming the
+key), relations; another tenant's and bad input refused with the REST API's error bodies."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import anyio
+import pytest
+
+from api.services import api_key_issue, tenant_create
+from memory_core.entities.models import Entity, Relation
+from memory_core.models import ErasureReceipt, MemoryEntry
+from memory_core.scan import scan_database
+from tests.api import mcp_helpers as m
+from tests.erasure_helpers import canary
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _connections_closed_after_each_call() -> Iterator[None]:
+    from django.db import connections
+
+    conf = connections.settings["default"]
+    previous = conf.get("CONN_MAX_AGE", 0)
+    conf["CONN_MAX_AGE"] = 0
+    yield
+    conf["CONN_MAX_AGE"] = previous
+
+
+def test_an_assistant_reads_corrects_merges_and_erases_people(mcp_url, operator):
+    tenant = tenant_create(name="Acme", slug="acme", created_by=operator)
+    key = api_key_issue(tenant=tenant, scopes=["read", "write", "erase"])[1]
+    stranger = api_key_issue(
+        tenant=tenant_create(name="Globex", slug="globex"), scopes=["read", "write", "erase"]
+    )[1]
+    sister = canary("Ana")
+
+    async def scenario():
+        async with m.http_client(mcp_url, key) as client:
+            for text in (
+                f"My sister {sister} is a nurse.",
+                f"{sister}'s husband Marc is a pilot.",
+                "My friend Bea likes green tea.",
+                "My colleague Beatrice plays chess.",
+            ):
+                await m.ok(client, "memory_add", content=text, user_id="u1")
+            people = {e["name"]: e for e in (await m.ok(client, "entity_list", user_id="u1"))["results"]}
+            assert {sister, "Marc", "Bea", "Beatrice"} <= set(people)
+            assert [
+                e["name"] for e in (await m.ok(client, "entity_list", q="husband", user_id="u1"))["results"]
+            ] == ["Marc"]
+
+            ana = await m.ok(client, "entity_get", entity_id=people[sister]["id"], user_id="u1")
+            links = {
+                (r["predicate"], (r["object"] or {}).get("name") or r["value"]) for r in ana["relations"]
+            }
+            assert ("spouse", "Marc") in links and ("role", "nurse") in links
+            assert {s["content"] for s in ana["memories"]} == {
+                f"My sister {sister} is a nurse.",
+                f"{sister}'s husband Marc is a pilot.",
+            }
+            past = await m.ok(
+                client, "entity_get", entity_id=ana["id"], at="2001-01-01T00:00:00Z", user_id="u1"
+            )
+            assert past["relations"] == []
+
+            fixed = await m.ok(
+                client, "entity_correct", entity_id=people["Bea"]["id"], name="Bea Silva", user_id="u1"
+            )
+            assert fixed["name"] == "Bea Silva"
+            merged = await m.ok(
+                client,
+                "entity_merge",
+                entity_id=people["Beatrice"]["id"],
+                into=people["Bea"]["id"],
+                user_id="u1",
+            )
+            assert merged["id"] == people["Bea"]["id"] and "beatrice" in merged["aliases"]
+
+            spouse = (
+                await m.ok(client, "relation_list", entity=ana["id"], predicate="spouse", user_id="u1")
+            )["results"]
+            assert [r["object"]["name"] for r in spouse] == ["Marc"]
+
+            # Refusals: the REST API's bodies.
+            failed, body = await m.call(
+                client, "entity_correct", entity_id=ana["id"], name="   ", user_id="u1"
+            )
+            assert failed and body["status"] == 400 and "name" in body["errors"]
+            failed, body = await m.call(
+                client, "entity_merge", entity_id=ana["id"], into=ana["id"], user_id="u1"
+            )
+            assert failed and body["status"] == 400
+            failed, body = await m.call(client, "entity_get", entity_id="not-an-id", user_id="u1")
+            assert failed and body["status"] == 404
+
+            async with m.http_client(mcp_url, stranger) as other:
+                for tool, args in (
+                    ("entity_get", {"entity_id": ana["id"]}),
+                    ("entity_correct", {"entity_id": ana["id"], "name": "Eve"}),
+                    ("entity_erase", {"entity_id": ana["id"]}),
+                    ("relation_erase", {"relation_id": spouse[0]["id"]}),
+                ):
+                    failed, body = await m.call(other, tool, user_id="u1", **args)
+                    assert failed and body["status"] == 404, (tool, body)
+                assert (await m.ok(other, "entity_list", user_id="u1"))["results"] == []
+            assert m.orm(lambda: Entity.objects.filter(name=sister).exists())
+
+            await m.ok(client, "relation_erase", relation_id=spouse[0]["id"], user_id="u1")
+            assert m.orm(lambda: not Relation.objects.filter(pk=spouse[0]["id"]).exists())
+
+            erased = await m.ok(client, "entity_erase", entity_id=ana["id"], user_id="u1")
+            assert erased["erased"] == 2 and len(erased["receipts"]) == 2
+            left = {e["name"] for e in (await m.ok(client, "entity_list", user_id="u1"))["results"]}
+            assert sister not in left and "Bea Silva" in left
+
+    anyio.run(scenario)
+    assert not MemoryEntry.objects.filter(content__contains=sister).exists()
+    assert scan_database(sister) == {}
+    assert ErasureReceipt.objects.filter(via="mcp").count() == 2
