@@ -10,13 +10,20 @@ Baseline, in the same run: the same vector search as an exact scan (`SET LOCAL e
 off`: every row of the scope is compared). recall@10 compares the HNSW path's ten nearest with
 the exact ten.
 
-`python -m bench recall_latency [--scale 1m] [--queries N]`
+`--only NAME` runs one scenario (10k, 100k, 100k-one, 1m, 1m-one); `--reuse` keeps the rows already
+loaded when their count matches (to measure a layout change on the same data); `--explain` prints
+EXPLAIN (ANALYZE, BUFFERS) of the slowest recall's candidates statement, run again.
+
+`python -m bench recall_latency [--scale 1m] [--queries N] [--only NAME] [--reuse] [--explain]`
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
 import uuid
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -28,6 +35,7 @@ DIM = 384
 CENTRES = 200
 NAMESPACES = 1000
 SEED = 20260629
+_TABLE = "memory_core_memoryentry"
 
 
 def _vocabulary(rng: np.random.Generator, size: int = 20_000) -> list[str]:
@@ -96,6 +104,7 @@ _COLUMNS = [
     "metadata",
     "created_at",
     "updated_at",
+    "search_context",
 ]
 
 
@@ -131,6 +140,19 @@ def _indexes(action: str) -> None:
                 editor.add_index(MemoryEntry, index)
 
 
+@contextlib.contextmanager
+def _stats_deferred(raw: Any) -> Iterator[None]:
+    """The BM25 statistics' row trigger off during the load, the statistics rebuilt once after it
+    (as migration 0016 does): one namespace's statistics row updated per inserted entry makes a
+    one-namespace load quadratic (every update walks the row's versions of the same transaction)."""
+    raw.execute(f"ALTER TABLE {_TABLE} DISABLE TRIGGER memory_search_stats_insert_delete")
+    try:
+        yield
+    finally:
+        raw.execute(f"ALTER TABLE {_TABLE} ENABLE TRIGGER memory_search_stats_insert_delete")
+    raw.execute(importlib.import_module("memory_core.migrations.0016_language_search").REBUILD_STATS)
+
+
 def load(synth: Synth, *, sizes: list[int], chunk: int = 20_000) -> list[tuple[Any, Any]]:
     """Users each owning a namespace with `sizes[i]` entries; returns [(user, namespace)]."""
     from django.contrib.auth import get_user_model
@@ -156,7 +178,7 @@ def load(synth: Synth, *, sizes: list[int], chunk: int = 20_000) -> list[tuple[A
     owners = np.repeat(np.array([ns.pk for ns in namespaces]), sizes)
     synth.rng.shuffle(owners)  # rows of a namespace spread over the table, as in real life
     now = datetime.now(UTC)
-    with _raw_connection() as raw:
+    with _raw_connection() as raw, _stats_deferred(raw):
         oids = dict(
             raw.execute(
                 "SELECT attname, atttypid FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0",
@@ -177,7 +199,7 @@ def load(synth: Synth, *, sizes: list[int], chunk: int = 20_000) -> list[tuple[A
                         (
                             uuid.uuid4(), int(ns_id), "semantic", "general", "", text, "extracted", "", [],
                             "", "", False, 0.9, 0.5, False, 1,
-                            "active", when, when, 0, vector, LOCAL_MODEL_NAME, {}, when, when,
+                            "active", when, when, 0, vector, LOCAL_MODEL_NAME, {}, when, when, "",
                         )
                     )  # fmt: skip
     with common.timed() as build:
@@ -192,7 +214,7 @@ def _user_scope(user: Any) -> Any:
     """The scope `memory_recall` searches for this user (current entries of their namespaces)."""
     from memory_core.recall import _scope
 
-    scope, _ = _scope(actor=user, namespaces=None)
+    scope, _, _ = _scope(actor=user, namespaces=None)
     assert scope is not None
     return scope.current()
 
@@ -212,7 +234,11 @@ def _vector_top(scope: Any, embedding: np.ndarray, *, exact: bool, k: int) -> li
     return [row.pk for row in sorted(rows, key=lambda row: getattr(row, "distance", 0.0))]
 
 
-def measure(synth: Synth, label: str, owners: list[tuple[Any, Any]], *, queries: int) -> None:
+def measure(synth: Synth, label: str, owners: list[tuple[Any, Any]], *, queries: int) -> str:
+    """Prints the figures; returns the candidates statement of the slowest recall."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
     from memory_core.recall import CANDIDATES_PER_SOURCE, memory_recall
 
     picks = synth.rng.integers(0, len(owners), queries)
@@ -220,13 +246,17 @@ def measure(synth: Synth, label: str, owners: list[tuple[Any, Any]], *, queries:
     texts = synth.texts(queries, low=3, high=7)
     timings: dict[str, list[float]] = {"recall": [], "recorded": [], "hnsw": [], "exact": []}
     overlap = []
+    slowest: tuple[float, str] = (0.0, "")
     for i, (pick, vector, text) in enumerate(zip(picks, vectors, texts, strict=True)):
         user, _ = owners[pick]
         scope = _user_scope(user)
         embedding = vector.tolist()
-        with common.timed() as t:
+        with CaptureQueriesContext(connection) as captured, common.timed() as t:
             memory_recall(actor=user, query=text, query_embedding=embedding, record=False)
         timings["recall"].append(t())
+        if timings["recall"][-1] > slowest[0]:
+            statements = [q["sql"] for q in captured.captured_queries if "WITH found AS" in q["sql"]]
+            slowest = (timings["recall"][-1], statements[0] if statements else "")
         if i % 4 == 0:  # recording writes rows; a sample is enough for its cost
             with common.timed() as t:
                 memory_recall(actor=user, query=text, query_embedding=embedding, turn_ref=f"bench:{i}")
@@ -251,6 +281,22 @@ def measure(synth: Synth, label: str, owners: list[tuple[Any, Any]], *, queries:
         f"full recall p50 {common.ratio(exact, recall_p50)};  recall@10 vs exact {common.mean(overlap):.3f}",
         flush=True,
     )
+    return slowest[1]
+
+
+def explain_analyze(statement: str) -> None:
+    """EXPLAIN (ANALYZE, BUFFERS) of a captured candidates statement: its HNSW settings (the part
+    before "; ") are applied in the same transaction, then the query itself is explained."""
+    from django.db import connection, transaction
+
+    settings_sql, _, query = statement.partition("; ")
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(settings_sql)
+        cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {query}")
+        plan = [row[0] for row in cursor.fetchall()]
+    print("  EXPLAIN (ANALYZE, BUFFERS) of the slowest recall's candidates statement, run again:")
+    for line in plan:
+        print("    " + line)
 
 
 def _explain(owners: list[tuple[Any, Any]], synth: Synth) -> None:
@@ -288,29 +334,55 @@ def embedder_timing(samples: int = 50) -> None:
     print(f"  {label}: {common.summary_ms(durations)}")
 
 
+SCENARIOS: dict[str, tuple[str, list[int]]] = {
+    "10k": ("10k entries over 1,000 namespaces", [10] * NAMESPACES),
+    "100k": ("100k entries over 1,000 namespaces", [100] * NAMESPACES),
+    "100k-one": ("one namespace of 100k entries", [100_000]),
+    "1m": ("1M entries over 1,000 namespaces", [1000] * NAMESPACES),
+    "1m-one": ("one namespace of 1M entries", [1_000_000]),
+}
+
+
+def _loaded(sizes: list[int]) -> list[tuple[Any, Any]] | None:
+    """The users and namespaces of a previous load of `sizes` (same counts), else None."""
+    from memory_core.models import MemoryEntry, Namespace
+
+    namespaces = list(
+        Namespace.objects.filter(path__startswith="user/bench").select_related("owner").order_by("pk")
+    )
+    if len(namespaces) != len(sizes) or MemoryEntry.objects.count() != sum(sizes):
+        return None
+    return [(ns.owner, ns) for ns in namespaces]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench recall_latency")
     parser.add_argument("--scale", choices=["default", "1m"], default="default")
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--only", choices=list(SCENARIOS))
+    parser.add_argument("--reuse", action="store_true")
+    parser.add_argument("--explain", action="store_true")
     args = parser.parse_args(argv)
     common.setup()
     common.header("Recall latency (database path; query embedding timed apart)")
     synth = Synth()
-    scenarios: list[tuple[str, list[int]]] = [
-        ("10k entries over 1,000 namespaces", [10] * NAMESPACES),
-        ("100k entries over 1,000 namespaces", [100] * NAMESPACES),
-        ("one namespace of 100k entries", [100_000]),
-    ]
-    if args.scale == "1m":
-        scenarios += [
-            ("1M entries over 1,000 namespaces", [1000] * NAMESPACES),
-            ("one namespace of 1M entries", [1_000_000]),
-        ]
-    for label, sizes in scenarios:
+    names = (
+        [args.only]
+        if args.only
+        else ["10k", "100k", "100k-one"] + (["1m", "1m-one"] if args.scale == "1m" else [])
+    )
+    for name in names:
+        label, sizes = SCENARIOS[name]
         print(f"- {label}")
-        owners = load(synth, sizes=sizes)
+        owners = _loaded(sizes) if args.reuse else None
+        if owners is None:
+            owners = load(synth, sizes=sizes)
+        else:
+            print(f"  reusing the {sum(sizes):,} rows already loaded")
         _explain(owners, synth)
-        measure(synth, label, owners, queries=args.queries)
+        slowest = measure(synth, label, owners, queries=args.queries)
+        if args.explain and slowest:
+            explain_analyze(slowest)
     embedder_timing()
 
 

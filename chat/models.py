@@ -30,6 +30,9 @@ class Conversation(models.Model):
     summary_upto = models.BigIntegerField(null=True, blank=True)
     # Last message already handed to extraction (every-N-turns and idle triggers continue from it).
     extracted_upto = models.BigIntegerField(null=True, blank=True)
+    # User messages posted after `extracted_upto`: raised in the statement that saves each message,
+    # lowered by what an extraction hands over; the every-N-turns trigger reads it instead of counting.
+    unextracted_turns = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
     last_activity_at = models.DateTimeField(default=timezone.now, db_index=True)
 

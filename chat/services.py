@@ -6,12 +6,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.expressions import ArraySubquery
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy
 from chat.models import Conversation, Message
 from chat.prompting import build_messages, offline_summary, recent_window
 from chat.style import STYLE_MAX, current_style, style_block, style_preferences
+from chat.turn_writes import message_insert, reply_insert
 from memory_core.erasure import Requester, Tally, erasure_receipt_record, extraction_jobs_erase
 from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction import candidate_add, extraction_enqueue, remember_requests
@@ -119,27 +120,49 @@ def conversation_close(*, conversation: Conversation) -> ExtractionJob | None:
     return _extract_pending(conversation=conversation, trigger="closed")
 
 
-def _extract_pending(*, conversation: Conversation, trigger: str) -> ExtractionJob | None:
-    """Hand the messages not yet extracted to memory_core (never for incognito conversations)."""
+def _extract_pending(*, conversation: Conversation, trigger: str, at_least: int = 0) -> ExtractionJob | None:
+    """Hand the messages not yet extracted to memory_core (never for incognito conversations);
+    `at_least`: only if that many user messages wait (the every-N-turns trigger)."""
     if conversation.incognito:
         return None
-    messages = conversation.messages.all()
-    if conversation.extracted_upto is not None:
-        messages = messages.filter(pk__gt=conversation.extracted_upto)
-    batch = list(messages.order_by("id")[:500])
-    if not any(m.role == Message.Role.USER for m in batch):
-        return None
-    job = extraction_enqueue(
-        namespace=namespace_for_user(user=conversation.user),
-        source_conversation=str(conversation.pk),
-        messages=[_payload(m) for m in batch],
-        trigger=trigger,
-    )
-    # None: memory is paused (what was said while paused is never learned, not even after
-    # resuming) or nothing is left to learn (said before an erase-all); either way these
-    # messages are never handed over again.
-    conversation.extracted_upto = batch[-1].pk
-    conversation.save(update_fields=["extracted_upto"])
+    with transaction.atomic():
+        # Locked and re-read: two requests at once (two tabs finishing, a close beside a trigger)
+        # hand the same messages over once, and a message saved meanwhile waits for this to commit
+        # before it counts itself (`turn_writes.message_insert`), so the recount below is exact.
+        state = (
+            Conversation.objects.select_for_update()
+            .filter(pk=conversation.pk)
+            .values_list("extracted_upto", "unextracted_turns")
+            .first()
+        )
+        if state is None:
+            return None
+        conversation.extracted_upto, conversation.unextracted_turns = state
+        if conversation.unextracted_turns < at_least:
+            return None
+        messages = conversation.messages.all()
+        if conversation.extracted_upto is not None:
+            messages = messages.filter(pk__gt=conversation.extracted_upto)
+        batch = list(messages.order_by("id")[:500])
+        job = None
+        if any(m.role == Message.Role.USER for m in batch):
+            job = extraction_enqueue(
+                namespace=namespace_for_user(user=conversation.user),
+                source_conversation=str(conversation.pk),
+                messages=[_payload(m) for m in batch],
+                trigger=trigger,
+            )
+            # None: memory is paused (what was said while paused is never learned, not even after
+            # resuming) or nothing is left to learn (said before an erase-all); either way these
+            # messages are never handed over again.
+            conversation.extracted_upto = batch[-1].pk
+        left = conversation.messages.filter(role=Message.Role.USER)
+        if conversation.extracted_upto is not None:
+            left = left.filter(pk__gt=conversation.extracted_upto)
+        conversation.unextracted_turns = left.count()
+        Conversation.objects.filter(pk=conversation.pk).update(
+            extracted_upto=conversation.extracted_upto, unextracted_turns=conversation.unextracted_turns
+        )
     return job
 
 
@@ -184,18 +207,12 @@ def message_post(*, conversation: Conversation, content: str) -> Message:
             f"Messages are at most {MESSAGE_MAX_CHARS} characters.",
             field_errors={"content": [f"At most {MESSAGE_MAX_CHARS} characters (got {len(text)})."]},
         )
-    with transaction.atomic():
-        message = Message.objects.create(
-            conversation=conversation, role=Message.Role.USER, content=text, status=Message.Status.PENDING
-        )
-        conversation.last_activity_at = timezone.now()
-        conversation.closed_at = None
-        fields = ["last_activity_at", "closed_at"]
-        if not conversation.title:
-            # A title is derived text: shown in lists and exports, it never holds a secret.
-            conversation.title = redact(text.splitlines()[0])[:60]
-            fields.append("title")
-        conversation.save(update_fields=fields)
+    message = Message(
+        conversation=conversation, role=Message.Role.USER, content=text, status=Message.Status.PENDING
+    )
+    # A title is derived text: shown in lists and exports, it never holds a secret.
+    title = "" if conversation.title else redact(text.splitlines()[0])[:60]
+    message_insert(message=message, conversation=conversation, now=timezone.now(), title=title)
     return message
 
 
@@ -378,26 +395,23 @@ def turn_complete(*, prepared: PreparedTurn, text: str, offline: bool) -> Messag
     conversation, user_message = prepared.conversation, prepared.user_message
     # The reply is derived text: it never repeats a secret of the user's message.
     text = redact_values(text, prepared.secret_values)
-    try:
-        with transaction.atomic():
-            reply = Message.objects.create(
-                conversation=conversation,
-                role=Message.Role.ASSISTANT,
-                content=text.strip(),
-                offline=offline,
-                reply_to=user_message,
-                recall_ref=prepared.recall.turn_ref if prepared.recall and prepared.recall.items else "",
-            )
-            user_message.status, user_message.error = Message.Status.COMPLETE, ""
-            user_message.save(update_fields=["status", "error"])
-            _touch(conversation, paused_upto=reply.pk if prepared.memory_state == "paused" else None)
-            if prepared.memory_state == "on":
-                _maybe_extract_every_n(conversation)
-    except IntegrityError:
-        existing = Message.objects.filter(reply_to=user_message).first()
-        if existing is None:
-            raise
-        return existing
+    reply = Message(
+        conversation=conversation,
+        role=Message.Role.ASSISTANT,
+        content=text.strip(),
+        offline=offline,
+        reply_to=user_message,
+        recall_ref=prepared.recall.turn_ref if prepared.recall and prepared.recall.items else "",
+    )
+    if not reply_insert(
+        reply=reply,
+        user_message=user_message,
+        touch_at=_activity_due(conversation),
+        paused=prepared.memory_state == "paused",
+    ):
+        return Message.objects.get(reply_to=user_message)
+    if prepared.memory_state == "on":
+        _maybe_extract_every_n(conversation)
     _maybe_summarise(conversation, seen=[*prepared.earlier, user_message, reply])
     return reply
 
@@ -407,19 +421,12 @@ def turn_complete(*, prepared: PreparedTurn, text: str, offline: bool) -> Messag
 ACTIVITY_RESOLUTION = timedelta(minutes=1)
 
 
-def _touch(conversation: Conversation, *, paused_upto: int | None) -> None:
-    """The reply's activity; `paused_upto`: the turn happened while memory was paused, so no later
-    trigger may learn from it (nor from anything before)."""
+def _activity_due(conversation: Conversation) -> datetime | None:
+    """The reply's new activity time, or None when the user's message set it within the minute."""
     now = timezone.now()
-    fields = []
     if conversation.last_activity_at is None or now - conversation.last_activity_at >= ACTIVITY_RESOLUTION:
-        conversation.last_activity_at = now
-        fields.append("last_activity_at")
-    if paused_upto is not None:
-        conversation.extracted_upto = paused_upto
-        fields.append("extracted_upto")
-    if fields:
-        conversation.save(update_fields=fields)
+        return now
+    return None
 
 
 def turn_fail(*, prepared: PreparedTurn, error: MemoryServiceError) -> None:
@@ -474,14 +481,12 @@ def turn_stream(*, user: Any, conversation: Conversation, user_message: Message)
 
 
 def _maybe_extract_every_n(conversation: Conversation) -> None:
+    """Hand the conversation over every CHAT_EXTRACT_EVERY_N_TURNS user messages. The counter was
+    read with the reply; `_extract_pending` re-reads it under a lock, so two tabs finishing at once
+    hand the same messages over once."""
     every = settings.CHAT_EXTRACT_EVERY_N_TURNS
-    if every <= 0:
-        return
-    pending = conversation.messages.filter(role=Message.Role.USER)
-    if conversation.extracted_upto is not None:
-        pending = pending.filter(pk__gt=conversation.extracted_upto)
-    if pending.count() >= every:
-        _extract_pending(conversation=conversation, trigger="every_n_turns")
+    if every > 0 and conversation.unextracted_turns >= every:
+        _extract_pending(conversation=conversation, trigger="every_n_turns", at_least=every)
 
 
 SUMMARY_MIN_MESSAGES = 4  # fewer messages out of the window are not worth a summary yet

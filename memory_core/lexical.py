@@ -85,6 +85,11 @@ def parse_terms(text: str) -> list[str]:
     return split_terms(row[0] if row else "")
 
 
+def terms_expression(text: str) -> RawSQL:
+    """`parse_terms`'s parse as an expression, to travel in another query (its text: `split_terms`)."""
+    return RawSQL("plainto_tsquery(%s::regconfig, %s)::text", [SEARCH_CONFIG, query_text(text)])
+
+
 def prefix_query(text: str, *, max_words: int = MAX_QUERY_TERMS) -> str:
     """A tsquery (syntax text, '' when no word is searchable) that every word of `text` must match at
     a word's beginning, through the GIN index: each word as the index stems it or as typed, so both

@@ -47,9 +47,9 @@ Diversity (MMR over the top 20-60, per-session caps), reciprocal-rank fusion, pe
 normalisation, embedding feedback from the top results (Rocchio), a larger candidate pool
 (100 per source) and other BM25 constants were measured and none moved R@20 by more than noise.
 
-Cost (`python -m bench locomo_latency`, docs/performance.md): five statements per recall
-(namespaces, query terms, term statistics, candidates, recall log) and no transaction; the
-query embedding runs on a worker thread while the first three are read; candidates are ranked as
+Cost (`python -m bench locomo_latency`, docs/performance.md): four statements per recall
+(namespaces with the query's terms, term statistics, candidates, recall log) and no transaction;
+the query embedding runs on a worker thread while the first two are read; candidates are ranked as
 plain rows and only the recalled ones become model instances.
 
 Tunables (Django settings, read on every call):
@@ -568,8 +568,11 @@ def _vector_literal(embedding: list[float]) -> str:
 # --- The service -----------------------------------------------------------------------------
 
 
-def _scope(*, actor: Any, namespaces: list[Namespace] | None) -> tuple[MemoryEntryQuerySet | None, list[int]]:
-    """The entries recall may use (None when there are none: no query needed) and their namespaces.
+def _scope(
+    *, actor: Any, namespaces: list[Namespace] | None, terms_of: str = ""
+) -> tuple[MemoryEntryQuerySet | None, list[int], list[str]]:
+    """The entries recall may use (None when there are none: no query needed), their namespaces,
+    and the query terms of `terms_of` (`lexical.parse_terms`), parsed by the same query.
 
     For an actor the namespace ids are looked up first (one query) and added to `visible_to`,
     which still decides: a literal id list lets the planner use the namespace index and its
@@ -579,26 +582,33 @@ def _scope(*, actor: Any, namespaces: list[Namespace] | None) -> tuple[MemoryEnt
     """
     if (actor is None) == (namespaces is None):
         raise MemoryServiceError("Recall needs either an actor or a list of namespaces, not both.")
+    # Each namespace row carries the parsed query, so the terms cost no round trip of their own
+    # (without a namespace nothing is searched and they are not needed).
+    parsed = lexical.terms_expression(terms_of) if terms_of else Value("")
     if actor is not None:
         # Pause is enforced here, not by each caller: a user who paused memory gets nothing
         # recalled, not even the procedures shared with them.
         owned = (
             Namespace.objects.owned_by(actor)
-            .annotate(own=Value(True))
-            .values_list("pk", "memory_paused", "own")
+            .annotate(own=Value(True), parsed=parsed)
+            .values_list("pk", "memory_paused", "own", "parsed")
         )
-        shared = Namespace.objects.shared_with(actor).annotate(own=Value(False))
-        rows = list(owned.union(shared.values_list("pk", "memory_paused", "own")))
-        if any(paused and own for _, paused, own in rows):
-            return None, []
-        ids = list(dict.fromkeys(pk for pk, paused, _ in rows if not paused))
-        return (MemoryEntry.objects.visible_to(actor).in_namespaces(ids) if ids else None), ids
-    ids = list(
-        Namespace.objects.filter(pk__in=[n.pk for n in namespaces or []], memory_paused=False).values_list(
-            "pk", flat=True
+        shared = Namespace.objects.shared_with(actor).annotate(own=Value(False), parsed=parsed)
+        rows = list(owned.union(shared.values_list("pk", "memory_paused", "own", "parsed")))
+        if any(paused and own for _, paused, own, _ in rows):
+            return None, [], []
+        ids = list(dict.fromkeys(pk for pk, paused, _, _ in rows if not paused))
+        scope = MemoryEntry.objects.visible_to(actor).in_namespaces(ids) if ids else None
+    else:
+        rows = list(
+            Namespace.objects.filter(pk__in=[n.pk for n in namespaces or []], memory_paused=False)
+            .annotate(parsed=parsed)
+            .values_list("pk", "parsed")
         )
-    )
-    return (MemoryEntry.objects.in_namespaces(ids) if ids else None), ids
+        ids = [row[0] for row in rows]
+        scope = MemoryEntry.objects.in_namespaces(ids) if ids else None
+    terms = lexical.split_terms(rows[0][-1]) if scope is not None and terms_of else []
+    return scope, ids, terms
 
 
 def _validate(
@@ -698,13 +708,16 @@ def memory_recall(
     Scope is `actor`'s visible entries, or `namespaces` for trusted callers that authorised them.
     A blank query still returns the always-recall entries. Dates in the query ("last week") are
     read relative to `reference_date`, else `at`, else now. With `record`, the recalled entries'
-    access counts and the recall log are written (one UPDATE, one INSERT). About eight queries.
+    access counts and the recall log are written (one statement). Four statements in all.
     `where` narrows the candidates before ranking (a caller's filter on dates, categories, metadata),
     so a filtered search still fills `limit`.
     """
     _validate(budget_tokens=budget_tokens, limit=limit, at=at, types=types, reference=reference_date)
-    base, namespace_ids = _scope(actor=actor, namespaces=namespaces)
     text = " ".join((query or "").split())
+    enabled = recall_components()
+    base, namespace_ids, terms = _scope(
+        actor=actor, namespaces=namespaces, terms_of=text if "keyword" in enabled else ""
+    )
     turn_ref = turn_ref or f"recall:{uuid.uuid4()}"
     scanned = dict.fromkeys(("vector", "context", "keyword", "graph", "always", "candidates", "relevant"), 0)
     if base is None:
@@ -715,7 +728,6 @@ def memory_recall(
     if where is not None:
         scope = scope.filter(where)
     now = at or timezone.now()
-    enabled = recall_components()
     # The query embedding runs on a worker thread while this one reads the term statistics.
     pending = _embed_async(text, query_embedding) if text else None
     # Cross-language recall (RECALL_TRANSLATE_QUERY, off by default): memory_core.query_translation.
@@ -730,7 +742,6 @@ def memory_recall(
     if pending is not None:
         weights = lexical.NO_TERMS
         if "keyword" in enabled:
-            terms = lexical.parse_terms(text)
             weights = lexical.term_weights(namespace_ids=namespace_ids, terms=terms)
         search = CandidateQuery(embedding=_query_embedding_result(pending), weights=weights)
     # Entities the query mentions and their neighbours (no query when it names no one).

@@ -248,9 +248,9 @@ def test_it_records_access_counts_and_a_recall_log_in_few_queries(owner, django_
     remember(owner, "The dentist appointment is on Friday")
     query_embedding = get_embedder().embed_query("what do I drink?")
 
-    # Namespaces, query terms, term statistics, one candidates statement, and the access counts
-    # with the log rows in one statement; no transaction (or savepoint) of its own.
-    with django_assert_max_num_queries(5):
+    # Namespaces with the query's terms, term statistics, one candidates statement, and the
+    # access counts with the log rows in one statement; no transaction (or savepoint) of its own.
+    with django_assert_max_num_queries(4):
         result = memory_recall(
             actor=owner, query="what do I drink?", query_embedding=query_embedding, turn_ref="chat:42"
         )
