@@ -155,7 +155,7 @@ def ranked_for(
     now: datetime,
 ) -> list[RecalledMemory]:
     """The candidates of one translation, ranked as recall ranks the query's (same transaction)."""
-    from memory_core import lexical, recall
+    from memory_core import embedding_coverage, lexical, recall
 
     terms = recall.prepare_search(translation.text)
     weights = lexical.NO_TERMS
@@ -167,7 +167,8 @@ def ranked_for(
     sources["always"] = always
     return recall.rank_candidates(
         sources,
-        weights=recall.recall_weights(),
+        # as the query's own ranking: the embedding weighs less for a language the model does not read
+        weights=embedding_coverage.query_weights(recall.recall_weights(), translation.text),
         half_life_days=recall.recency_half_life_days(),
         now=now,
         signals=replace(signals, weights=search.weights),
