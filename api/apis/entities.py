@@ -25,10 +25,9 @@ from api.subjects import address_error
 from memory_core.entities import selectors as graph
 from memory_core.entities import services as graph_services
 from memory_core.entities.models import Entity, Relation, RelationSupport
-from memory_core.erasure import memory_erase
 from memory_core.errors import NotFound
 from memory_core.export import receipt_dict
-from memory_core.models import ErasureVia, MemoryEntry
+from memory_core.models import ErasureVia
 from memory_core.selectors import parse_uuid
 
 _SUPPORT = Prefetch("support", queryset=RelationSupport.objects.only("relation_id", "entry_id"))
@@ -112,14 +111,9 @@ def entity_erase_for(
     """Erase every memory that mentions the entity or supports one of its relations, each with its
     receipt naming who asked; the graph prunes the entity and its relations with them."""
     actor = entity_owner(request, entity_id, params)
-    facts = graph.entity_facts(actor=actor, entity_id=entity_id, history=True)
-    requester = requester_of(request, via)
-    receipts = []
-    for entry in facts.memories:
-        if MemoryEntry.objects.filter(pk=entry.pk).exists():  # an older version goes with a newer one
-            receipts.append(memory_erase(actor=actor, memory_id=entry.pk, requester=requester))
-    if Entity.objects.filter(pk=facts.entity.pk).exists():  # a name nothing supports: the engine's erase
-        graph_services.entity_erase(actor=actor, entity_id=facts.entity.pk)
+    receipts = graph_services.entity_erase(
+        actor=actor, entity_id=entity_id, requester=requester_of(request, via)
+    )
     return {"erased": sum(r.entries for r in receipts), "receipts": [receipt_dict(r) for r in receipts]}
 
 

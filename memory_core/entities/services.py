@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -18,6 +18,9 @@ from memory_core.entities.selectors import entity_get, relation_get
 from memory_core.entities.vocabulary import EntityKind, RelationStatus
 from memory_core.errors import MemoryServiceError
 from memory_core.models import ErasureReceipt, MemoryEntry
+
+if TYPE_CHECKING:
+    from memory_core.erasure import Requester
 
 
 def _lock(namespace_id: int) -> None:
@@ -148,10 +151,11 @@ def entity_split(*, actor: Any, entity_id: Any, entry_ids: list[Any], name: str)
     return new
 
 
-def entity_erase(*, actor: Any, entity_id: Any) -> ErasureReceipt | None:
+def entity_erase(*, actor: Any, entity_id: Any, requester: Requester | None = None) -> list[ErasureReceipt]:
     """Forget everything about the entity: every memory that mentions it or supports one of its
-    relations is erased (with the tombstones and receipts of `memory_core.erasure`), then the
-    entity. The last receipt, or None when no memory spoke of it."""
+    relations is erased (with the tombstones and receipts of `memory_core.erasure`, each naming
+    `requester`), then the entity. The receipts, one per memory erased (none when no memory
+    spoke of it)."""
     from memory_core.erasure import memory_erase
 
     entity = entity_get(actor=actor, entity_id=entity_id)
@@ -161,15 +165,15 @@ def entity_erase(*, actor: Any, entity_id: Any) -> ErasureReceipt | None:
         .union(RelationSupport.objects.filter(relation__in=Relation.objects.filter(object=entity)))
         .values_list("entry_id", flat=True)
     )
-    receipt = None
+    receipts = []
     for entry_id in entry_ids:
         if MemoryEntry.objects.filter(pk=entry_id).exists():  # an older version erased with a newer
-            receipt = memory_erase(actor=actor, memory_id=entry_id)
+            receipts.append(memory_erase(actor=actor, memory_id=entry_id, requester=requester))
     with transaction.atomic():
         _lock(entity.namespace_id)
         Entity.objects.filter(pk=entity.pk).delete()
         entities_prune(namespace_ids=[entity.namespace_id])
-    return receipt
+    return receipts
 
 
 @transaction.atomic
