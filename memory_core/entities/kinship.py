@@ -6,6 +6,7 @@ Used both to read statements (`rules`) and queries (`recall`): "sister", "姐姐
 from __future__ import annotations
 
 from memory_core.entities.vocabulary import EntityKind, Predicate
+from memory_core.extraction.rules.lexicon import _ZH_PETS, _ZH_RELATIONS
 
 # word → (predicate, canonical label). The label is what the relation records and what a query's
 # word is matched with, so "mum", "mom" and "妈妈" all find the mother.
@@ -41,21 +42,15 @@ for _word, _meaning in list(_EN.items()):
     _EN.setdefault(_word + "s", _meaning)
 _EN["children"] = _EN["child"]
 
+# The Chinese words the offline extractor already reads (`_ZH_RELATIONS`, `_ZH_PETS`: word → English
+# label), each taking the predicate of its label; then the social words only the graph needs.
 _ZH: dict[str, tuple[str, str]] = {
-    "妻子": (Predicate.SPOUSE, "wife"), "老婆": (Predicate.SPOUSE, "wife"),
-    "太太": (Predicate.SPOUSE, "wife"),
-    "丈夫": (Predicate.SPOUSE, "husband"), "老公": (Predicate.SPOUSE, "husband"),
-    "先生": (Predicate.SPOUSE, "husband"), "爱人": (Predicate.SPOUSE, "spouse"),
-    "男朋友": (Predicate.PARTNER, "boyfriend"), "女朋友": (Predicate.PARTNER, "girlfriend"),
-    "未婚夫": (Predicate.PARTNER, "fiance"), "未婚妻": (Predicate.PARTNER, "fiance"),
-    "妈妈": (Predicate.PARENT, "mother"), "母亲": (Predicate.PARENT, "mother"),
-    "爸爸": (Predicate.PARENT, "father"), "父亲": (Predicate.PARENT, "father"),
-    "儿子": (Predicate.CHILD, "son"), "女儿": (Predicate.CHILD, "daughter"),
-    "孩子": (Predicate.CHILD, "child"),
-    "哥哥": (Predicate.SIBLING, "brother"), "弟弟": (Predicate.SIBLING, "brother"),
-    "姐姐": (Predicate.SIBLING, "sister"), "妹妹": (Predicate.SIBLING, "sister"),
-    "爷爷": (Predicate.RELATIVE, "grandfather"), "外公": (Predicate.RELATIVE, "grandfather"),
-    "奶奶": (Predicate.RELATIVE, "grandmother"), "外婆": (Predicate.RELATIVE, "grandmother"),
+    word: _EN[label.replace("_", "-")]
+    for word, label in {**_ZH_RELATIONS, **_ZH_PETS}.items()
+    if label.replace("_", "-") in _EN
+}
+_ZH.update({
+    "先生": (Predicate.SPOUSE, "husband"),
     "叔叔": (Predicate.RELATIVE, "uncle"), "舅舅": (Predicate.RELATIVE, "uncle"),
     "阿姨": (Predicate.RELATIVE, "aunt"), "姑姑": (Predicate.RELATIVE, "aunt"),
     "表哥": (Predicate.RELATIVE, "cousin"), "表姐": (Predicate.RELATIVE, "cousin"),
@@ -63,11 +58,9 @@ _ZH: dict[str, tuple[str, str]] = {
     "室友": (Predicate.FRIEND, "roommate"), "邻居": (Predicate.FRIEND, "neighbour"),
     "同事": (Predicate.COLLEAGUE, "colleague"),
     "老板": (Predicate.MANAGER, "boss"), "上司": (Predicate.MANAGER, "boss"),
-    "领导": (Predicate.MANAGER, "boss"),
-    "经理": (Predicate.MANAGER, "manager"),
-    "小狗": (Predicate.PET, "dog"), "狗": (Predicate.PET, "dog"), "小猫": (Predicate.PET, "cat"),
-    "猫": (Predicate.PET, "cat"), "猫咪": (Predicate.PET, "cat"), "宠物": (Predicate.PET, "pet"),
-}  # fmt: skip
+    "领导": (Predicate.MANAGER, "boss"), "经理": (Predicate.MANAGER, "manager"),
+    "宠物": (Predicate.PET, "pet"),
+})  # fmt: skip
 
 KIN_WORDS: dict[str, tuple[str, str]] = {**_EN, **_ZH}
 EN_KIN_WORDS = tuple(sorted(_EN, key=len, reverse=True))
