@@ -739,13 +739,14 @@ def memory_recall(
     # No transaction of its own: every step is one statement (the candidates' HNSW settings
     # travel with them, see `fetch_candidates`), so recall costs no BEGIN / COMMIT round trips.
     search = CandidateQuery()
-    if pending is not None:
-        weights = lexical.NO_TERMS
-        if "keyword" in enabled:
-            weights = lexical.term_weights(namespace_ids=namespace_ids, terms=terms)
-        search = CandidateQuery(embedding=_query_embedding_result(pending), weights=weights)
-    # Entities the query mentions and their neighbours (no query when it names no one).
+    weights = lexical.NO_TERMS
+    if pending is not None and "keyword" in enabled:
+        weights = lexical.term_weights(namespace_ids=namespace_ids, terms=terms)
+    # Entities the query mentions and their neighbours (no query when it names no one); read
+    # while the query embedding is still being computed, like the term statistics.
     graph = graph_candidates(namespace_ids=namespace_ids, query=text, at=at) if "graph" in enabled else {}
+    if pending is not None:
+        search = CandidateQuery(embedding=_query_embedding_result(pending), weights=weights)
     candidates = fetch_candidates(
         scope, search=search, k=k, always_k=limit, with_context="context" in enabled,
         graph_ids=sorted(graph, key=graph.__getitem__, reverse=True)[:k],
