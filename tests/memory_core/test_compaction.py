@@ -48,13 +48,15 @@ def test_big_tables_wait_for_the_nightly_rewrite(owner, settings):
     settings.ERASURE_REWRITE_NOW_MAX_MB = 0  # every table counts as big
     marker = canary()
     receipt = _erased(owner, marker)
+    assert any(path.startswith("base/") for path in files_with(marker))  # dead rows, still in the files
 
     vacuumed = run_erasure_vacuum()
 
+    # VACUUM only frees the space: whether a freed row's bytes survive depends on how the page is
+    # compacted, so the receipt, not the file, is what says the rewrite is still owed.
     assert vacuumed["rewritten"] == 0 and vacuumed["vacuumed"] and not vacuumed["wal_retired"]
     receipt.refresh_from_db()
     assert receipt.vacuumed_at is not None and receipt.rewritten_at is None
-    assert any(path.startswith("base/") for path in files_with(marker))  # VACUUM frees, never zeroes
 
     settings.ERASURE_REWRITE_HOUR = (timezone.localtime().hour + 12) % 24
     assert run_erasure_rewrite() == {"due": False}  # not the quiet hour, and not overdue
