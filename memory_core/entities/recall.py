@@ -2,7 +2,7 @@
 words, English and Chinese), their neighbours up to two hops over the relations valid at `at`,
 and the memories that mention them or support those relations, each with a 0..1 "graph" score.
 
-One query: the seeds (a GIN lookup of the query's words in the aliases), a bounded recursive
+One statement: the seeds (a GIN lookup of the query's words in the aliases), a bounded recursive
 walk, and the memories reached. A hop along a relation the query asks about ("husband", "lives",
 "工作") keeps most of the score (`ASKED_HOP`), any other hop halves it (`OTHER_HOP`); an entity
 named everywhere (a conversation's speaker) counts for less, and so does the walk through it
@@ -87,66 +87,15 @@ def may_name_someone(query: str) -> bool:
     )
 
 
-_SQL = """
-WITH RECURSIVE named AS (
-    SELECT e.id FROM memory_core_entity e
-    WHERE e.namespace_id = ANY(%(ns)s) AND NOT e.is_self AND e.aliases && %(names)s::varchar[]
-), owners AS (
-    SELECT id FROM named
-  UNION ALL
-    SELECT id FROM memory_core_entity
-    WHERE namespace_id = ANY(%(ns)s) AND is_self AND (%(mine)s OR NOT EXISTS (SELECT 1 FROM named))
-), kin1 AS (
-    SELECT k.id FROM memory_core_relation r
-    JOIN memory_core_entity k ON k.id = CASE WHEN r.subject_id IN (SELECT id FROM owners)
-                                             THEN r.object_id ELSE r.subject_id END
-    WHERE r.namespace_id = ANY(%(ns)s) AND k.aliases && %(kin)s::varchar[] AND NOT k.is_self
-      AND (r.subject_id IN (SELECT id FROM owners) OR r.object_id IN (SELECT id FROM owners))
-      AND r.valid_from <= %(at)s AND (r.valid_to IS NULL OR r.valid_to > %(at)s)
-), kin2 AS (
-    SELECT k.id FROM memory_core_relation r
-    JOIN memory_core_entity k ON k.id = CASE WHEN r.subject_id IN (SELECT id FROM kin1)
-                                             THEN r.object_id ELSE r.subject_id END
-    WHERE r.namespace_id = ANY(%(ns)s) AND k.aliases && %(kin)s::varchar[] AND NOT k.is_self
-      AND (r.subject_id IN (SELECT id FROM kin1) OR r.object_id IN (SELECT id FROM kin1))
-      AND r.valid_from <= %(at)s AND (r.valid_to IS NULL OR r.valid_to > %(at)s)
-), seeds AS (
-    SELECT e.id, LEAST(1.0, %(common)s::float / GREATEST(1, (
-        SELECT count(*) FROM memory_core_entitymention c WHERE c.entity_id = e.id
-    ))) AS weight
-    FROM memory_core_entity e
-    WHERE e.id IN (SELECT id FROM named UNION SELECT id FROM kin1 UNION SELECT id FROM kin2)
-), walk(entity_id, hop, weight) AS (
-    SELECT id, 0, weight FROM seeds
-  UNION ALL
-    SELECT n.id, w.hop + 1,
-           w.weight * CASE WHEN r.predicate = ANY(%(predicates)s) THEN %(asked)s ELSE %(other)s END
-           * LEAST(1.0, %(common)s::float / GREATEST(1, (
-               SELECT count(*) FROM memory_core_entitymention c WHERE c.entity_id = n.id
-           )))
-    FROM walk w
-    JOIN memory_core_relation r ON r.subject_id = w.entity_id OR r.object_id = w.entity_id
-    JOIN memory_core_entity n
-      ON n.id = CASE WHEN r.subject_id = w.entity_id THEN r.object_id ELSE r.subject_id END
-    WHERE w.hop < %(hops)s AND NOT n.is_self AND r.namespace_id = ANY(%(ns)s)
-      AND r.valid_from <= %(at)s AND (r.valid_to IS NULL OR r.valid_to > %(at)s)
-), reached AS (
-    SELECT entity_id, max(weight) AS weight FROM walk GROUP BY entity_id
+# The statement itself is the PL/pgSQL function `memory_graph_candidates` (migration
+# 0019_graph_function), so that it is parsed and planned once per connection, not per recall.
+# The namespace's relations valid at `at` are read once there (`edges`, both directions in
+# `pairs`): a user's graph is tens to hundreds of relations, and plain joins over one
+# materialised set make a generic plan as good as a custom one.
+_SQL = (
+    "SELECT graph_entry_id, graph_score FROM memory_graph_candidates"
+    "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
-SELECT entry_id, max(score) AS score FROM (
-    SELECT m.entry_id, b.weight AS score
-    FROM reached b JOIN memory_core_entitymention m ON m.entity_id = b.entity_id
-  UNION ALL
-    SELECT s.entry_id, b.weight * %(support)s
-    FROM reached b
-    JOIN memory_core_relation r ON r.subject_id = b.entity_id OR r.object_id = b.entity_id
-    JOIN memory_core_relationsupport s ON s.relation_id = r.id
-    WHERE r.namespace_id = ANY(%(ns)s) AND r.valid_from <= %(at)s
-      AND (r.valid_to IS NULL OR r.valid_to > %(at)s)
-) found
-GROUP BY entry_id HAVING max(score) >= %(floor)s
-ORDER BY score DESC, entry_id LIMIT %(limit)s
-"""
 
 
 def graph_candidates(
@@ -162,20 +111,9 @@ def graph_candidates(
     with connection.cursor() as cursor:
         cursor.execute(
             _SQL,
-            {
-                "ns": list(namespace_ids),
-                "names": names,
-                "kin": kin,
-                "mine": mine,
-                "predicates": predicates,
-                "asked": ASKED_HOP,
-                "other": OTHER_HOP,
-                "hops": MAX_HOPS,
-                "at": at or timezone.now(),
-                "support": SUPPORT_SHARE,
-                "limit": limit,
-                "common": COMMON,
-                "floor": FLOOR,
-            },
-        )
+            [
+                list(namespace_ids), names, kin, names + kin, mine, predicates, at or timezone.now(),
+                ASKED_HOP, OTHER_HOP, MAX_HOPS, COMMON, SUPPORT_SHARE, FLOOR, limit,
+            ],
+        )  # fmt: skip
         return {row[0]: round(float(row[1]), 6) for row in cursor.fetchall()}
