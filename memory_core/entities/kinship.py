@@ -38,8 +38,11 @@ for _predicate, _words in _GROUPS.items():
     for _word in _words.split():
         _EN[_word] = (_predicate, _CANONICAL.get(_word, _word))
 # Plurals name the same relation ("my kids", "her sisters").
+_PLURALS = {"children"}
 for _word, _meaning in list(_EN.items()):
-    _EN.setdefault(_word + "s", _meaning)
+    if _word + "s" not in _EN:
+        _EN[_word + "s"] = _meaning
+        _PLURALS.add(_word + "s")
 _EN["children"] = _EN["child"]
 
 # The Chinese words the offline extractor already reads (`_ZH_RELATIONS`, `_ZH_PETS`: word → English
@@ -80,6 +83,37 @@ QUERY_PREDICATE_WORDS: dict[str, str] = {
 def kin(word: str) -> tuple[str, str] | None:
     """(predicate, label) of a kinship or social word, or None."""
     return KIN_WORDS.get(word.lower())
+
+
+def label_said(word: str) -> str:
+    """The English label an entity said by kin `word` is known by ("" for no kin word): plural for
+    a plural ("my kids" are "children"), so that a question about one ("Melanie's friend") does not
+    take a group ("Melanie's friends") for that one person, while one about the group finds it."""
+    found = KIN_WORDS.get(word.lower())
+    if found is None:
+        return ""
+    label = found[1]
+    if word.lower() not in _PLURALS:
+        return label
+    return "children" if label == "child" else label + "s"
+
+
+def is_plural(word: str) -> bool:
+    """Whether kin `word` names several ("kids", "friends")."""
+    return word.lower() in _PLURALS
+
+
+def names_a_group(aliases: list[str]) -> bool:
+    """Whether an entity known by these aliases is a group ("my friends"): every kin word among
+    them is a plural. A group is never taken for one of its members, nor one member for it."""
+    said = [alias for alias in aliases if alias in KIN_WORDS]
+    return bool(said) and all(alias in _PLURALS for alias in said)
+
+
+def singular_label(word: str) -> str:
+    """The singular English label of kin `word` ("kids" -> "child"), or ""."""
+    found = KIN_WORDS.get(word.lower())
+    return found[1] if found else ""
 
 
 def kind_of(predicate: str) -> str:

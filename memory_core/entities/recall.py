@@ -19,7 +19,7 @@ from datetime import datetime
 from django.db import connection
 from django.utils import timezone
 
-from memory_core.entities.kinship import KIN_WORDS, QUERY_PREDICATE_WORDS
+from memory_core.entities.kinship import KIN_WORDS, QUERY_PREDICATE_WORDS, label_said, singular_label
 from memory_core.entities.record import candidate_names
 from memory_core.entities.rules import _STOP_NAMES
 from memory_core.extraction.rules.lexicon import _words
@@ -52,8 +52,10 @@ def query_terms(query: str) -> tuple[list[str], list[str], list[str], bool]:
     for size in range(1, 4):
         terms.update(" ".join(words[i : i + size]) for i in range(len(words) - size + 1))
     kin = {w for w in words if w in KIN_WORDS}
-    # "mum" finds the mother: a kin word's canonical label is an alias of whom it names.
-    kin |= {KIN_WORDS[w][1] for w in words if w in KIN_WORDS}
+    # "mum" finds the mother: a kin word's canonical label is an alias of whom it names; a plural
+    # ("Melanie's friends") also finds each one, a singular never the group (`label_said`).
+    kin |= {label_said(w) for w in words if w in KIN_WORDS}
+    kin |= {singular_label(w) for w in words if w in KIN_WORDS and label_said(w) != singular_label(w)}
     predicates = {KIN_WORDS[w][0] for w in words if w in KIN_WORDS}
     predicates |= {QUERY_PREDICATE_WORDS[w] for w in words if w in QUERY_PREDICATE_WORDS}
     mine = bool(_MINE.search(query))

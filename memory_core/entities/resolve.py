@@ -14,7 +14,7 @@ from __future__ import annotations
 from django.db.models import Q
 from pgvector.django import CosineDistance
 
-from memory_core.entities.kinship import kin
+from memory_core.entities.kinship import is_plural, kin, label_said, names_a_group
 from memory_core.entities.models import NAME_MAX_CHARS, Entity, Relation
 from memory_core.entities.rules import Ref
 from memory_core.entities.vocabulary import EntityKind, RelationStatus
@@ -39,9 +39,8 @@ def surfaces(ref: Ref) -> list[str]:
     words = [ref.name] if ref.name else []
     if ref.kin:
         words.append(ref.kin)
-        found = kin(ref.kin)
-        if found:
-            words.append(found[1])
+        if kin(ref.kin):
+            words.append(label_said(ref.kin))
     return list(dict.fromkeys(alias_of(w) for w in words if w.strip()))
 
 
@@ -74,6 +73,8 @@ class Resolver:
         owner = self.resolve(ref.owner) if ref.kin else None
         found = kin(ref.kin) if ref.kin else None
         related = self._related(owner, found[0], found[1]) if owner is not None and found else []
+        # "my friends" and "my friend Lena" share a relation, not an entity (`names_a_group`).
+        related = [e for e in related if (not e.named and names_a_group(e.aliases)) == is_plural(ref.kin)]
         if ref.name:
             entity = self._by_name(ref, related)
             if entity is None:

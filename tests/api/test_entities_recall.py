@@ -46,3 +46,31 @@ def test_my_sister_and_my_sister_ana_are_one_person(key_client):
     assert people["Ana"].mentions.values("entry").distinct().count() == 3
     items = recall(key_client, "Where does my sister live?")
     assert "My sister Ana moved to Lyon last year." in contents(items)[:3]
+
+
+def test_one_friend_is_not_the_group_of_friends(key_client):
+    """A group said in the plural ("my friends") is its own entity: a named friend does not take it
+    over, a question about one friend does not reach the group's memories, one about the friends does."""
+    group = add(key_client, "My friends threw me a surprise party in the garden.")
+    add(key_client, "My friend Lena is a nurse in Leeds.")
+    for filler in [
+        "I had pasta for dinner on Tuesday.",
+        "The user is learning to play the cello.",
+        "I prefer window seats on long flights.",
+    ]:
+        add(key_client, filler)
+
+    people = entities(namespace_of(group))
+    assert "Lena" in people and "friend" in people["Lena"].aliases
+    assert "my friends" in people and not people["my friends"].named
+    friendships = relations(namespace_of(group), predicate="friend")
+    assert sorted(r.object.name for r in friendships) == ["Lena", "my friends"]
+
+    def graph_score(items: list[dict], start: str) -> float:
+        return next((i["breakdown"]["graph"] for i in items if i["entry"]["content"].startswith(start)), 0.0)
+
+    one = recall(key_client, "Where does my friend work?")
+    assert graph_score(one, "My friend Lena") > 0
+    assert graph_score(one, "My friends threw") == 0
+    several = recall(key_client, "What did my friends organise for me?")
+    assert graph_score(several, "My friends threw") > 0
