@@ -121,6 +121,9 @@ DEFAULT_RECENCY_HALF_LIFE_DAYS = 30.0
 ALWAYS_RECALL_CATEGORIES = ("profile", "safety")
 # Rows taken from each of the vector and keyword searches before reranking.
 CANDIDATES_PER_SOURCE = 50
+# The graph source adds its best memories only: the rest of what it reached still gets its graph
+# score when another source finds it, and loading and ranking fifty more rows cost more than they won.
+GRAPH_CANDIDATES = 20
 # pgvector 0.8: keep walking the graph until enough rows pass the scope filter (relaxed order is
 # fine because candidates are re-sorted here), with a candidate list larger than the default 40.
 HNSW_EF_SEARCH = 100
@@ -749,7 +752,7 @@ def memory_recall(
         search = CandidateQuery(embedding=_query_embedding_result(pending), weights=weights)
     candidates = fetch_candidates(
         scope, search=search, k=k, always_k=limit, with_context="context" in enabled,
-        graph_ids=sorted(graph, key=graph.__getitem__, reverse=True)[:k],
+        graph_ids=sorted(graph, key=graph.__getitem__, reverse=True)[:GRAPH_CANDIDATES],
     )  # fmt: skip
     signals = QuerySignals(
         period=query_signals.time_range(text, reference=reference_date or now) if "time" in enabled else None,
