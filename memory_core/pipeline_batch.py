@@ -253,4 +253,5 @@ def _json(value: Any) -> Any:
 
 
 def _vector_literal(vector: list[float]) -> str:
-    return "[" + ",".join(repr(float(x)) for x in vector) + "]"
+    # Nine significant digits give a float4 back exactly (the column's type), shorter than repr.
+    return "[" + ",".join(format(float(x), ".9g") for x in vector) + "]"
