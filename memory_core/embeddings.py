@@ -199,6 +199,12 @@ def _torch_embed(texts: list[str], *, threads: int) -> list[list[float]]:
             torch.set_num_threads(_query_threads())
 
 
+def vector_literal(vector: list[float]) -> str:
+    """pgvector's text form, for a raw statement's parameter. Nine significant digits: the columns
+    hold float4, which they give back exactly, in two thirds of the characters of Python's repr."""
+    return "[" + ",".join(format(float(x), ".9g") for x in vector) + "]"
+
+
 class _QueryCache:
     """A thread-safe LRU of query vectors keyed by (model, dimensions, text)."""
 

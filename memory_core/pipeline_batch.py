@@ -24,6 +24,7 @@ from django.db import connection, transaction
 from django.db.models.functions import Upper
 
 from memory_core.choices import AddAction
+from memory_core.embeddings import vector_literal
 from memory_core.entities.hooks import entities_after_write
 from memory_core.errors import MemoryServiceError
 from memory_core.models import MemoryEntry, MemoryType, Namespace
@@ -234,7 +235,7 @@ def _nearest(scope: Any, group: list[tuple[int, WriteRequest]]) -> dict[int, lis
             FROM {table} e WHERE e.id IN ({ids_sql}) ORDER BY distance LIMIT {NEAREST}
         ) AS near
     """  # noqa: S608  # Django compiled the scope; the rest are parameters
-    vectors = [_vector_literal(request.embedding or []) for _, request in group]
+    vectors = [vector_literal(request.embedding or []) for _, request in group]
     with connection.cursor() as cursor:
         cursor.execute(sql, [[index for index, _ in group], vectors, *ids_params])
         rows = cursor.fetchall()
@@ -251,7 +252,3 @@ def _json(value: Any) -> Any:
     """A jsonb column read by a raw cursor: decoded by psycopg, or text with another driver."""
     return json.loads(value) if isinstance(value, str) else value
 
-
-def _vector_literal(vector: list[float]) -> str:
-    # Nine significant digits give a float4 back exactly (the column's type), shorter than repr.
-    return "[" + ",".join(format(float(x), ".9g") for x in vector) + "]"

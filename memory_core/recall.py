@@ -90,6 +90,7 @@ from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from memory_core import embedding_coverage, lexical, query_signals, query_translation
+from memory_core.embeddings import vector_literal
 from memory_core.entities.recall import graph_candidates
 from memory_core.errors import MemoryServiceError
 from memory_core.llm import MEMORIES_END, MEMORIES_START
@@ -501,7 +502,7 @@ def fetch_candidates(
         sql = f"SELECT id FROM {table} WHERE ({where}) AND {condition} ORDER BY {order} LIMIT {int(limit)}"  # noqa: S608
         parts.append((source, sql, [*where_params, *params]))
 
-    vector_text = _vector_literal(search.embedding) if search.embedding is not None else None
+    vector_text = vector_literal(search.embedding) if search.embedding is not None else None
     # The query vector travels once, in the first CTE: the searches and the scores refer to it
     # (an index scan orders by it as by a constant); inlined at each use it made the statement
     # four 5 KB literals longer to send and parse.
@@ -544,9 +545,10 @@ def fetch_candidates(
         scores[2] = bm25.sql
         params += list(bm25.params)
     query_vector = "" if vector_text is None else "query_vector AS MATERIALIZED (SELECT %s::vector AS v), "
+    grouped = "ids AS (SELECT id, array_agg(source) AS sources FROM found GROUP BY id)"
     sql = (
         # Table and column names from the model, the WHERE clause compiled by the ORM, values as parameters.
-        f"WITH {query_vector}found AS ({found}), ids AS (SELECT id, array_agg(source) AS sources FROM found GROUP BY id) "  # noqa: S608, E501
+        f"WITH {query_vector}found AS ({found}), {grouped} "  # noqa: S608
         f"SELECT ids.sources, {', '.join(scores)}, {columns} "
         f"FROM ids JOIN {table} ON {table}.id = ids.id"
     )
@@ -560,12 +562,6 @@ def fetch_candidates(
     attnames = [f.attname for f in fields]
     ranked_at = tuple(attnames.index(name) for name in _RANKED_COLUMNS)
     return [Candidate(row, ranked_at) for row in rows]
-
-
-def _vector_literal(embedding: list[float]) -> str:
-    """pgvector's text form, built once per recall. Nine significant digits: the column holds
-    float4, which they give back exactly, in two thirds of the characters of Python's repr."""
-    return "[" + ",".join(format(float(x), ".9g") for x in embedding) + "]"
 
 
 # --- The service -----------------------------------------------------------------------------
@@ -711,7 +707,8 @@ def memory_recall(
     Scope is `actor`'s visible entries, or `namespaces` for trusted callers that authorised them.
     A blank query still returns the always-recall entries. Dates in the query ("last week") are
     read relative to `reference_date`, else `at`, else now. With `record`, the recalled entries'
-    access counts and the recall log are written (one statement). Four statements in all.
+    access counts and the recall log are written (one statement). Four statements in all, five
+    when the query names someone the entity graph knows (`graph_candidates`).
     `where` narrows the candidates before ranking (a caller's filter on dates, categories, metadata),
     so a filtered search still fills `limit`.
     """

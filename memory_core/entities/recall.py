@@ -19,7 +19,13 @@ from datetime import datetime
 from django.db import connection
 from django.utils import timezone
 
-from memory_core.entities.kinship import KIN_WORDS, QUERY_PREDICATE_WORDS, label_said, singular_label
+from memory_core.entities.kinship import (
+    KIN_WORDS,
+    QUERY_PREDICATE_WORDS,
+    is_plural,
+    label_said,
+    singular_label,
+)
 from memory_core.entities.record import candidate_names
 from memory_core.entities.rules import _STOP_NAMES
 from memory_core.extraction.rules.lexicon import _words
@@ -55,7 +61,7 @@ def query_terms(query: str) -> tuple[list[str], list[str], list[str], bool]:
     # "mum" finds the mother: a kin word's canonical label is an alias of whom it names; a plural
     # ("Melanie's friends") also finds each one, a singular never the group (`label_said`).
     kin |= {label_said(w) for w in words if w in KIN_WORDS}
-    kin |= {singular_label(w) for w in words if w in KIN_WORDS and label_said(w) != singular_label(w)}
+    kin |= {singular_label(w) for w in words if is_plural(w)}
     predicates = {KIN_WORDS[w][0] for w in words if w in KIN_WORDS}
     predicates |= {QUERY_PREDICATE_WORDS[w] for w in words if w in QUERY_PREDICATE_WORDS}
     mine = bool(_MINE.search(query))

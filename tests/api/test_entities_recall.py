@@ -8,19 +8,26 @@ from tests.api.entities_helpers import add, contents, entities, namespace_of, re
 
 pytestmark = pytest.mark.django_db
 
+FILLERS = [
+    "I had pasta for dinner on Tuesday.",
+    "My favourite colour is green.",
+    "The user is learning to play the cello.",
+    "I prefer window seats on long flights.",
+    "The user's flat has a small balcony.",
+    "My manager asked me to prepare the quarterly report.",
+]
+
+
+def _fillers(client) -> None:
+    """Unrelated memories, so that the graph, not the only candidates there are, finds the answer."""
+    for filler in FILLERS:
+        add(client, filler)
+
 
 def test_my_sisters_husband_finds_his_job(key_client):
     first = add(key_client, "My sister is Ana.")
     add(key_client, "Ana's husband Marc is a pilot.")
-    for filler in [
-        "I had pasta for dinner on Tuesday.",
-        "My favourite colour is green.",
-        "The user is learning to play the cello.",
-        "I prefer window seats on long flights.",
-        "The user's flat has a small balcony.",
-        "My manager asked me to prepare the quarterly report.",
-    ]:
-        add(key_client, filler)
+    _fillers(key_client)
     items = recall(key_client, "What does my sister's husband do?")
     assert "Ana's husband Marc is a pilot." in contents(items)
     marc = next(item for item in items if item["entry"]["content"].startswith("Ana's husband"))
@@ -53,12 +60,7 @@ def test_one_friend_is_not_the_group_of_friends(key_client):
     over, a question about one friend does not reach the group's memories, one about the friends does."""
     group = add(key_client, "My friends threw me a surprise party in the garden.")
     add(key_client, "My friend Lena is a nurse in Leeds.")
-    for filler in [
-        "I had pasta for dinner on Tuesday.",
-        "The user is learning to play the cello.",
-        "I prefer window seats on long flights.",
-    ]:
-        add(key_client, filler)
+    _fillers(key_client)
 
     people = entities(namespace_of(group))
     assert "Lena" in people and "friend" in people["Lena"].aliases

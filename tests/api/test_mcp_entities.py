@@ -121,3 +121,34 @@ def test_an_assistant_reads_corrects_merges_and_erases_people(mcp_url, operator)
     assert not MemoryEntry.objects.filter(content__contains=sister).exists()
     assert scan_database(sister) == {}
     assert ErasureReceipt.objects.filter(via="mcp").count() == 2
+
+
+def test_an_assistant_asking_about_one_friend_does_not_get_the_group(mcp_url, operator):
+    """Through memory_search, as through REST: "my friends" said in the plural is a group of its
+    own, which a question about one friend does not reach and a question about the friends does."""
+    tenant = tenant_create(name="Acme", slug="acme", created_by=operator)
+    key = api_key_issue(tenant=tenant, scopes=["read", "write"])[1]
+    friend = canary("Lena")
+
+    async def scenario():
+        async with m.http_client(mcp_url, key) as client:
+            for text in (
+                "My friends took me sailing on the lake for my birthday.",
+                f"My friend {friend} teaches maths in Porto.",
+                "I had soup for lunch on Friday.",
+                "The user prefers aisle seats on trains.",
+            ):
+                await m.ok(client, "memory_add", content=text, user_id="u1")
+            people = {e["name"] for e in (await m.ok(client, "entity_list", user_id="u1"))["results"]}
+            assert {friend, "my friends"} <= people
+
+            async def by_graph(query: str) -> set[str]:
+                found = (await m.ok(client, "memory_search", query=query, limit=5, user_id="u1"))["results"]
+                return {r["content"] for r in found if "graph" in r["reasons"]}
+
+            group = "My friends took me sailing on the lake for my birthday."
+            one = await by_graph("What does my friend teach?")
+            assert f"My friend {friend} teaches maths in Porto." in one and group not in one
+            assert group in await by_graph("Where did my friends take me?")
+
+    anyio.run(scenario)
