@@ -21,7 +21,10 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: Playwright's sync API keeps an asyncio loop running in this thread
+# while it is open, and a test that runs its own loop after it (the MCP client's anyio.run) would
+# fail with "Cannot run the event loop while another loop is running" wherever the order put it.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
         pytest.fail(f"chromium not found at {CHROMIUM}: `make test` installs Debian's chromium package")
