@@ -79,18 +79,19 @@ import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery
 from django.core.exceptions import EmptyResultSet, ImproperlyConfigured
 from django.db import connection
-from django.db.models import Q, Value
+from django.db.models import Exists, OuterRef, Q, Value
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from memory_core import embedding_coverage, lexical, query_signals, query_translation
 from memory_core.embeddings import vector_literal
+from memory_core.entities.models import Entity
 from memory_core.entities.recall import graph_candidates
 from memory_core.errors import MemoryServiceError
 from memory_core.llm import MEMORIES_END, MEMORIES_START
@@ -567,11 +568,17 @@ def fetch_candidates(
 # --- The service -----------------------------------------------------------------------------
 
 
-def _scope(
-    *, actor: Any, namespaces: list[Namespace] | None, terms_of: str = ""
-) -> tuple[MemoryEntryQuerySet | None, list[int], list[str]]:
-    """The entries recall may use (None when there are none: no query needed), their namespaces,
-    and the query terms of `terms_of` (`lexical.parse_terms`), parsed by the same query.
+class RecallScope(NamedTuple):
+    entries: MemoryEntryQuerySet | None  # None when there are none: no query needed
+    namespace_ids: list[int]
+    terms: list[str]  # of the query (`lexical.parse_terms`)
+    # The namespaces whose entity graph knows someone besides the user: only these are walked.
+    graph_namespace_ids: list[int]
+
+
+def _scope(*, actor: Any, namespaces: list[Namespace] | None, terms_of: str = "") -> RecallScope:
+    """The entries recall may use, their namespaces, those with a graph worth walking, and the
+    query terms of `terms_of`, all read by the same query.
 
     For an actor the namespace ids are looked up first (one query) and added to `visible_to`,
     which still decides: a literal id list lets the planner use the namespace index and its
@@ -584,30 +591,33 @@ def _scope(
     # Each namespace row carries the parsed query, so the terms cost no round trip of their own
     # (without a namespace nothing is searched and they are not needed).
     parsed = lexical.terms_expression(terms_of) if terms_of else Value("")
+    people = Exists(Entity.objects.filter(namespace=OuterRef("pk"), is_self=False))
     if actor is not None:
         # Pause is enforced here, not by each caller: a user who paused memory gets nothing
         # recalled, not even the procedures shared with them.
         owned = (
             Namespace.objects.owned_by(actor)
-            .annotate(own=Value(True), parsed=parsed)
-            .values_list("pk", "memory_paused", "own", "parsed")
+            .annotate(own=Value(True), people=people, parsed=parsed)
+            .values_list("pk", "memory_paused", "own", "people", "parsed")
         )
-        shared = Namespace.objects.shared_with(actor).annotate(own=Value(False), parsed=parsed)
-        rows = list(owned.union(shared.values_list("pk", "memory_paused", "own", "parsed")))
-        if any(paused and own for _, paused, own, _ in rows):
-            return None, [], []
-        ids = list(dict.fromkeys(pk for pk, paused, _, _ in rows if not paused))
-        scope = MemoryEntry.objects.visible_to(actor).in_namespaces(ids) if ids else None
+        shared = Namespace.objects.shared_with(actor).annotate(own=Value(False), people=people, parsed=parsed)
+        rows = list(owned.union(shared.values_list("pk", "memory_paused", "own", "people", "parsed")))
+        if any(paused and own for _, paused, own, _, _ in rows):
+            return RecallScope(None, [], [], [])
+        rows = [row for row in rows if not row[1]]
+        scope = MemoryEntry.objects.visible_to(actor).in_namespaces(list(dict.fromkeys(r[0] for r in rows)))
     else:
         rows = list(
             Namespace.objects.filter(pk__in=[n.pk for n in namespaces or []], memory_paused=False)
-            .annotate(parsed=parsed)
-            .values_list("pk", "parsed")
+            .annotate(people=people, parsed=parsed)
+            .values_list("pk", "people", "parsed")
         )
-        ids = [row[0] for row in rows]
-        scope = MemoryEntry.objects.in_namespaces(ids) if ids else None
-    terms = lexical.split_terms(rows[0][-1]) if scope is not None and terms_of else []
-    return scope, ids, terms
+        scope = MemoryEntry.objects.in_namespaces([row[0] for row in rows])
+    ids = list(dict.fromkeys(row[0] for row in rows))
+    if not ids:
+        return RecallScope(None, [], [], [])
+    terms = lexical.split_terms(rows[0][-1]) if terms_of else []
+    return RecallScope(scope, ids, terms, list(dict.fromkeys(row[0] for row in rows if row[-2])))
 
 
 def _validate(
@@ -715,7 +725,7 @@ def memory_recall(
     _validate(budget_tokens=budget_tokens, limit=limit, at=at, types=types, reference=reference_date)
     text = " ".join((query or "").split())
     enabled = recall_components()
-    base, namespace_ids, terms = _scope(
+    base, namespace_ids, terms, graph_namespace_ids = _scope(
         actor=actor, namespaces=namespaces, terms_of=text if "keyword" in enabled else ""
     )
     turn_ref = turn_ref or f"recall:{uuid.uuid4()}"
@@ -742,9 +752,12 @@ def memory_recall(
     weights = lexical.NO_TERMS
     if pending is not None and "keyword" in enabled:
         weights = lexical.term_weights(namespace_ids=namespace_ids, terms=terms)
-    # Entities the query mentions and their neighbours (no query when it names no one); read
-    # while the query embedding is still being computed, like the term statistics.
-    graph = graph_candidates(namespace_ids=namespace_ids, query=text, at=at) if "graph" in enabled else {}
+    # Entities the query mentions and their neighbours, read while the query embedding is still
+    # being computed, like the term statistics. No statement when the query names no one, or when
+    # no namespace's graph knows anyone besides the user (`_scope`).
+    graph = (
+        graph_candidates(namespace_ids=graph_namespace_ids, query=text, at=at) if "graph" in enabled else {}
+    )
     if pending is not None:
         search = CandidateQuery(embedding=_query_embedding_result(pending), weights=weights)
     candidates = fetch_candidates(

@@ -76,3 +76,25 @@ def test_one_friend_is_not_the_group_of_friends(key_client):
     assert graph_score(one, "My friends threw") == 0
     several = recall(key_client, "What did my friends organise for me?")
     assert graph_score(several, "My friends threw") > 0
+
+
+def test_the_graph_is_walked_only_for_a_user_it_knows_someone_of(key_client):
+    """A question that names someone costs no graph statement while the user's graph knows no one
+    but the user; once it knows someone, the same question walks it (and finds the answer)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def walks(query: str) -> tuple[int, list[dict]]:
+        with CaptureQueriesContext(connection) as queries:
+            items = recall(key_client, query)
+        return sum("memory_graph_candidates" in q["sql"] for q in queries.captured_queries), items
+
+    add(key_client, "I prefer window seats on long flights.")
+    assert walks("What does Ana do for a living?")[0] == 0
+
+    add(key_client, "My sister Ana is a pilot.")
+    count, items = walks("What does Ana do for a living?")
+    assert count == 1
+    found = {i["entry"]["content"]: i["reasons"] for i in items}
+    assert "graph" in found["My sister Ana is a pilot."]
+    assert walks("What do I prefer on flights?")[0] == 0  # names no one: no statement either
