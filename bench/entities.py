@@ -6,7 +6,7 @@
    user's statements written through the real write pipeline (which builds the graph), then
    every question recalled with and without the graph source: recall@5 of the answering
    statement among the ranked entries after the always-recall ones, and recall latency
-   p50/p95 with the graph on and off, rounds alternated, twice: each question's embedding
+   p50/p95 with the graph on and off, taking turns question by question, twice: each question's embedding
    computed as for a new message (the graph statement runs while it is computed), and the
    embedding already cached (a question asked again: nothing hides the graph statement);
 2. with `--locomo N`, the first N LoCoMo conversations (`bench.locomo`), their turns read into
@@ -47,30 +47,44 @@ def _write(users: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _ask(
-    users: list[dict[str, Any]], world: dict[str, Any], components: tuple[str, ...], *, fresh: bool = False
-) -> tuple[float, list[float]]:
+    users: list[dict[str, Any]],
+    world: dict[str, Any],
+    builds: tuple[tuple[str, ...], ...],
+    *,
+    fresh: bool = False,
+) -> list[tuple[float, list[float]]]:
+    """Each build's recall@K and durations over every question. The builds take turns question
+    by question (the first to go alternates), so that the machine's load hits each alike."""
     from django.test import override_settings
 
     from memory_core.embeddings import query_cache
     from memory_core.recall import memory_recall
 
-    hits, durations, total = 0, [], 0
-    with override_settings(RECALL_COMPONENTS=components):
-        for user in users:
-            namespace = world["namespaces"][user["user"]]
-            for question in user["questions"]:
-                if fresh:
-                    query_cache.clear()
-                start = time.perf_counter()
-                result = memory_recall(namespaces=[namespace], query=question["text"], limit=20, record=False)
-                durations.append(time.perf_counter() - start)
+    hits = [0] * len(builds)
+    durations: list[list[float]] = [[] for _ in builds]
+    total = 0
+    for user in users:
+        namespace = world["namespaces"][user["user"]]
+        for question in user["questions"]:
+            order = list(range(len(builds)))
+            if total % 2:
+                order.reverse()
+            for index in order:
+                with override_settings(RECALL_COMPONENTS=builds[index]):
+                    if fresh:
+                        query_cache.clear()
+                    start = time.perf_counter()
+                    result = memory_recall(
+                        namespaces=[namespace], query=question["text"], limit=20, record=False
+                    )
+                    durations[index].append(time.perf_counter() - start)
                 # The always-recall entries (the user's own profile and safety facts) come first
                 # whatever the query; recall@5 counts the ranked ones after them.
                 ranked = [item for item in result.items if not {"pinned", "always"} & set(item.reasons)]
                 ids = [str(item.entry.pk) for item in ranked[:K]]
-                hits += world["answers"][(user["user"], question["answer"])] in ids
-                total += 1
-    return hits / total, durations
+                hits[index] += world["answers"][(user["user"], question["answer"])] in ids
+            total += 1
+    return [(hits[index] / total, durations[index]) for index in range(len(builds))]
 
 
 def synthetic(users_limit: int) -> None:
@@ -88,18 +102,16 @@ def synthetic(users_limit: int) -> None:
         f"{len(users)} users, {statements} statements written through the pipeline in {elapsed():.1f} s; "
         f"{Entity.objects.count()} entities, {Relation.objects.count()} relations; {questions} questions"
     )
-    _ask(users, world, ON)  # warm-up: embeddings cached, plans prepared
+    _ask(users, world, (ON, OFF))  # warm-up: embeddings cached, plans prepared
     with_graph, without_graph = 0.0, 0.0
     cases = ((True, "embedding computed (a new message)"), (False, "embedding cached (asked again)"))
     for fresh, label in cases:
-        # Alternate on/off rounds so that load on the machine hits both alike.
         on_durations: list[float] = []
         off_durations: list[float] = []
         for _ in range(3):
-            with_graph, durations = _ask(users, world, ON, fresh=fresh)
-            on_durations += durations
-            without_graph, durations = _ask(users, world, OFF, fresh=fresh)
-            off_durations += durations
+            (with_graph, on), (without_graph, off) = _ask(users, world, (ON, OFF), fresh=fresh)
+            on_durations += on
+            off_durations += off
         print(f"latency, {label}:")
         print(f"  without graph: {common.summary_ms(off_durations)}")
         print(f"  with graph:    {common.summary_ms(on_durations)}")

@@ -24,6 +24,7 @@ from django.db.models.expressions import RawSQL
 
 from memory_core.language import search_text
 from memory_core.models import SEARCH_CONFIG
+from memory_core.round_trip import Read, run_together
 
 K1 = 1.2
 B = 0.75
@@ -129,18 +130,26 @@ def split_terms(tsquery_text: str) -> list[str]:
 
 def term_weights(*, namespace_ids: list[int], terms: list[str]) -> TermWeights:
     """The weights of `terms` over the namespaces' statistics: one query on two small tables."""
+    read = term_weights_read(namespace_ids=namespace_ids, terms=terms)
+    return NO_TERMS if read is None else run_together([read])[0]
+
+
+def term_weights_read(*, namespace_ids: list[int], terms: list[str]) -> Read[TermWeights] | None:
+    """`term_weights` as a read that can share a round trip (`memory_core.round_trip`); None when
+    there is nothing to read."""
     if not terms or not namespace_ids:
-        return NO_TERMS
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT t.term, t.holding, s.entries, s.total_length FROM "
-            "(SELECT coalesce(sum(entries), 0) AS entries, coalesce(sum(total_length), 0) AS total_length "
-            " FROM memory_core_searchstats WHERE namespace_id = ANY(%s)) AS s "
-            "LEFT JOIN (SELECT term, sum(entries) AS holding FROM memory_core_searchterm "
-            " WHERE namespace_id = ANY(%s) AND term = ANY(%s) GROUP BY term) AS t ON true",
-            [namespace_ids, namespace_ids, terms],
-        )
-        rows = cursor.fetchall()
+        return None
+    sql = (
+        "SELECT t.term, t.holding, s.entries, s.total_length FROM "
+        "(SELECT coalesce(sum(entries), 0) AS entries, coalesce(sum(total_length), 0) AS total_length "
+        " FROM memory_core_searchstats WHERE namespace_id = ANY(%s)) AS s "
+        "LEFT JOIN (SELECT term, sum(entries) AS holding FROM memory_core_searchterm "
+        " WHERE namespace_id = ANY(%s) AND term = ANY(%s) GROUP BY term) AS t ON true"
+    )
+    return Read(sql, [namespace_ids, namespace_ids, terms], lambda rows: _weights_of(rows, terms))
+
+
+def _weights_of(rows: list[tuple[Any, ...]], terms: list[str]) -> TermWeights:
     entries = int(rows[0][2]) if rows else 0
     if entries == 0:
         return NO_TERMS

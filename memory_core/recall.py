@@ -92,7 +92,7 @@ from pgvector.django import CosineDistance
 from memory_core import embedding_coverage, lexical, query_signals, query_translation
 from memory_core.embeddings import vector_literal
 from memory_core.entities.models import Entity
-from memory_core.entities.recall import graph_candidates
+from memory_core.entities.recall import graph_read
 from memory_core.errors import MemoryServiceError
 from memory_core.llm import MEMORIES_END, MEMORIES_START
 from memory_core.models import (
@@ -104,6 +104,7 @@ from memory_core.models import (
     SourceKind,
 )
 from memory_core.querysets import MemoryEntryQuerySet
+from memory_core.round_trip import run_together
 
 # Relevance: keyword 0.7, similarity 0.3, context 0.2, names 0.2 is the best R@10 + R@20 of a
 # LoCoMo sweep (docs/recall.md); the neighbours (names 0.1 / 0.3, keyword 0.6 / 0.8) lose 0.004-0.006.
@@ -697,6 +698,27 @@ class QuerySignals:
     graph: dict[uuid.UUID, float] = field(default_factory=dict)
 
 
+def _term_weights_and_graph(
+    text: str,
+    *,
+    at: datetime | None,
+    namespace_ids: list[int],
+    terms: list[str],
+    graph_namespace_ids: list[int],
+) -> tuple[lexical.TermWeights, dict[uuid.UUID, float]]:
+    """The query terms' statistics and the entity graph's candidates (the entities the query
+    mentions and their neighbours), read in one round trip while the query embedding is still
+    being computed. No graph statement when the query names no one, or when no namespace's graph
+    knows anyone besides the user (`_scope`); no round trip when neither is needed."""
+    weights = lexical.term_weights_read(namespace_ids=namespace_ids, terms=terms)
+    graph = graph_read(namespace_ids=graph_namespace_ids, query=text, at=at)
+    results = iter(run_together([read for read in (weights, graph) if read is not None]))
+    return (
+        lexical.NO_TERMS if weights is None else next(results),
+        {} if graph is None else next(results),
+    )
+
+
 def memory_recall(
     *,
     actor: Any = None,
@@ -717,8 +739,9 @@ def memory_recall(
     Scope is `actor`'s visible entries, or `namespaces` for trusted callers that authorised them.
     A blank query still returns the always-recall entries. Dates in the query ("last week") are
     read relative to `reference_date`, else `at`, else now. With `record`, the recalled entries'
-    access counts and the recall log are written (one statement). Four statements in all, five
-    when the query names someone the entity graph knows (`graph_candidates`).
+    access counts and the recall log are written (one statement). Four round trips in all: the
+    graph walk, when the query names someone the entity graph knows, travels with the term
+    statistics (`_term_weights_and_graph`).
     `where` narrows the candidates before ranking (a caller's filter on dates, categories, metadata),
     so a filtered search still fills `limit`.
     """
@@ -749,14 +772,12 @@ def memory_recall(
     # No transaction of its own: every step is one statement (the candidates' HNSW settings
     # travel with them, see `fetch_candidates`), so recall costs no BEGIN / COMMIT round trips.
     search = CandidateQuery()
-    weights = lexical.NO_TERMS
-    if pending is not None and "keyword" in enabled:
-        weights = lexical.term_weights(namespace_ids=namespace_ids, terms=terms)
-    # Entities the query mentions and their neighbours, read while the query embedding is still
-    # being computed, like the term statistics. No statement when the query names no one, or when
-    # no namespace's graph knows anyone besides the user (`_scope`).
-    graph = (
-        graph_candidates(namespace_ids=graph_namespace_ids, query=text, at=at) if "graph" in enabled else {}
+    weights, graph = _term_weights_and_graph(
+        text,
+        at=at,
+        namespace_ids=namespace_ids,
+        terms=terms if pending is not None and "keyword" in enabled else [],
+        graph_namespace_ids=graph_namespace_ids if "graph" in enabled else [],
     )
     if pending is not None:
         search = CandidateQuery(embedding=_query_embedding_result(pending), weights=weights)

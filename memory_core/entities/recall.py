@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 import uuid
 from datetime import datetime
+from typing import Any
 
-from django.db import connection
 from django.utils import timezone
 
 from memory_core.entities.kinship import (
@@ -29,6 +29,7 @@ from memory_core.entities.kinship import (
 from memory_core.entities.record import candidate_names
 from memory_core.entities.rules import _STOP_NAMES
 from memory_core.extraction.rules.lexicon import _words
+from memory_core.round_trip import Read, run_together
 
 MAX_HOPS = 2
 ASKED_HOP = 0.8
@@ -111,17 +112,26 @@ def graph_candidates(
 ) -> dict[uuid.UUID, float]:
     """Memory id → graph score of the memories reached from the entities `query` mentions (one
     query; none when the query has no words). Ids only: the caller applies its own scope."""
+    read = graph_read(namespace_ids=namespace_ids, query=query, at=at, limit=limit)
+    return {} if read is None else run_together([read])[0]
+
+
+def graph_read(
+    *, namespace_ids: list[int], query: str, at: datetime | None = None, limit: int = LIMIT
+) -> Read[dict[uuid.UUID, float]] | None:
+    """`graph_candidates` as a read that can share a round trip (`memory_core.round_trip`); None
+    when there is nothing to walk, so that most recalls, which name no one, spend nothing on it."""
     if not namespace_ids or not may_name_someone(query):
-        return {}  # no query at all: most recalls name no one
+        return None
     names, kin, predicates, mine = query_terms(query)
     if not (names or kin):
-        return {}
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _SQL,
-            [
-                list(namespace_ids), names, kin, names + kin, mine, predicates, at or timezone.now(),
-                ASKED_HOP, OTHER_HOP, MAX_HOPS, COMMON, SUPPORT_SHARE, FLOOR, limit,
-            ],
-        )  # fmt: skip
-        return {row[0]: round(float(row[1]), 6) for row in cursor.fetchall()}
+        return None
+    params = [
+        list(namespace_ids), names, kin, names + kin, mine, predicates, at or timezone.now(),
+        ASKED_HOP, OTHER_HOP, MAX_HOPS, COMMON, SUPPORT_SHARE, FLOOR, limit,
+    ]  # fmt: skip
+    return Read(_SQL, params, _scores)
+
+
+def _scores(rows: list[tuple[Any, ...]]) -> dict[uuid.UUID, float]:
+    return {row[0]: round(float(row[1]), 6) for row in rows}
