@@ -59,6 +59,10 @@ class TermWeights:
         """OR of the matching terms: one is enough (the ranking prefers entries with more)."""
         return " | ".join(_quoted(term) for term in self.matching or self.terms)
 
+    def any_term_query(self) -> str:
+        """OR of every term: an entry this does not match scores 0 (`bm25_expression`)."""
+        return " | ".join(_quoted(term) for term in self.terms)
+
 
 NO_TERMS = TermWeights()
 
@@ -165,15 +169,19 @@ def _weights_of(rows: list[tuple[Any, ...]], terms: list[str]) -> TermWeights:
 
 def bm25_expression(weights: TermWeights) -> RawSQL:
     """An entry's BM25 score for the query, evaluated by PostgreSQL on the row's tsvector."""
+    # The index-free `@@` first: most candidates (found by meaning) hold none of the terms, and
+    # for them the lexeme join would unnest the whole tsvector to sum nothing.
     sql = (
+        "(CASE WHEN memory_core_memoryentry.search_vector @@ %s::tsquery THEN "
         "(SELECT coalesce(sum(q.idf * tf.n * %s / (tf.n + %s * (1 - %s + %s * "
         "length(memory_core_memoryentry.search_vector) / %s))), 0) "
         "FROM unnest(memory_core_memoryentry.search_vector) AS u "
         "JOIN unnest(%s::text[], %s::float8[]) AS q(term, idf) ON q.term = u.lexeme "
         "CROSS JOIN LATERAL (SELECT sum(CASE WHEN w = 'D' THEN %s ELSE 1 END) AS n "
-        "FROM unnest(u.weights) AS w) AS tf)"
+        "FROM unnest(u.weights) AS w) AS tf) ELSE 0 END)"
     )
     params: list[Any] = [
+        weights.any_term_query(),
         K1 + 1,
         K1,
         B,

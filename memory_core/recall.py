@@ -78,7 +78,7 @@ import threading
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
 from django.conf import settings
@@ -89,7 +89,7 @@ from django.db.models import Exists, OuterRef, Q, Value
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
-from memory_core import embedding_coverage, lexical, query_signals, query_translation
+from memory_core import embedding_coverage, lexical, query_signals, query_translation, recall_log
 from memory_core.embeddings import vector_literal
 from memory_core.entities.models import Entity
 from memory_core.entities.recall import graph_read
@@ -399,15 +399,31 @@ _RANKED_COLUMNS = (
     "importance",
     "confidence",
     "pinned",
+    "namespace_id",
 )
+_RANKED_TIMES = frozenset(("valid_from", "recorded_at", "last_accessed_at"))
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _time_column(column: str) -> str:
+    """A timestamp column as whole microseconds since the epoch: exact, and read back by a C-level
+    int and `timedelta` where psycopg's text timestamps go through a Python parser (Django's
+    time-zone loader subclasses it). A recall reads about 500 of them, most for candidates it drops."""
+    return f"(extract(epoch FROM {column}) * 1000000)::int8"
+
+
+def _from_micros(value: int | None) -> datetime | None:
+    return None if value is None else _EPOCH + timedelta(microseconds=value)
 
 
 class Candidate:
-    """One candidate row, ranked without building a model instance: the columns the ranking and
-    the prompt line read (named as on `MemoryEntry`, so `memory_line` and `_components` take
-    either), its scores, the sources that found it, and the whole row for `to_entry`."""
+    """One candidate row, ranked without building a model instance: the columns the ranking, the
+    prompt line and the recall log read (named as on `MemoryEntry`, so `memory_line` and
+    `_components` take either), its scores and the sources that found it. Only the entries recall
+    returns are read whole (`_load_entries`): most candidates are dropped, and their other columns
+    (the conversation turn, metadata, provenance) were most of the statement's bytes."""
 
-    __slots__ = (*_RANKED_COLUMNS, "pk", "distance", "context_distance", "bm25", "sources", "row")
+    __slots__ = (*_RANKED_COLUMNS, "pk", "distance", "context_distance", "bm25", "sources")
 
     id: uuid.UUID
     pk: uuid.UUID
@@ -421,40 +437,84 @@ class Candidate:
     importance: float
     confidence: float
     pinned: bool
+    namespace_id: int
     distance: float | None
     context_distance: float | None
     bm25: float | None
     sources: set[str]
-    row: tuple[Any, ...]
 
-    def __init__(self, row: tuple[Any, ...], ranked_at: tuple[int, ...]) -> None:
+    def __init__(self, row: tuple[Any, ...]) -> None:
         self.sources = set(row[0])
         self.distance, self.context_distance, self.bm25 = row[1], row[2], row[3]
-        self.row = row[4:]
-        for name, index in zip(_RANKED_COLUMNS, ranked_at, strict=True):
-            setattr(self, name, self.row[index])
+        for name, value in zip(_RANKED_COLUMNS, row[4:], strict=True):
+            setattr(self, name, _from_micros(value) if name in _RANKED_TIMES else value)
         self.pk = self.id
-
-    def to_entry(self, fields: list[Any], converters: list[list[Any]]) -> MemoryEntry:
-        """The model instance, through the ORM's value converters; the columns not loaded are deferred."""
-        values = list(self.row)
-        for index, field_converters in enumerate(converters):
-            for converter in field_converters:
-                values[index] = converter(values[index], fields[index], connection)
-        entry = MemoryEntry.from_db(connection.alias, [f.attname for f in fields], values)
-        entry.distance = self.distance  # type: ignore[attr-defined]
-        entry.context_distance = self.context_distance  # type: ignore[attr-defined]
-        entry.bm25 = self.bm25  # type: ignore[attr-defined]
-        return entry
 
 
 def _loaded_fields() -> list[Any]:
     return [f for f in MemoryEntry._meta.concrete_fields if f.name not in _NOT_LOADED]
 
 
+def _is_time(field: Any) -> bool:
+    return field.get_internal_type() == "DateTimeField"
+
+
+def _select_list(fields: list[Any]) -> str:
+    """The columns of `fields`, timestamps as microseconds (`_time_column`)."""
+    quoted = (f"{_ENTRY_TABLE}.{connection.ops.quote_name(f.column)}" for f in fields)
+    return ", ".join(
+        _time_column(column) if _is_time(f) else column for f, column in zip(fields, quoted, strict=True)
+    )
+
+
+def _ranked_fields() -> list[Any]:
+    by_attname = {f.attname: f for f in MemoryEntry._meta.concrete_fields}
+    return [by_attname[name] for name in _RANKED_COLUMNS]
+
+
+def _load_entries(
+    candidates: list[Candidate], *, turn_ref: str = "", logged: list[float] | None = None
+) -> dict[uuid.UUID, MemoryEntry]:
+    """The candidates' entries as model instances, by id (one statement; the columns not loaded
+    are deferred). With `logged` (one score per candidate, in rank order) the same statement
+    counts the access and writes the recall log (`recall_log.record_items`); the rows read are as they
+    were before it, as a recall that reads first and records after would see them."""
+    if not candidates:
+        return {}
+    fields = _loaded_fields()
+    select = f"SELECT {_select_list(fields)} FROM {_ENTRY_TABLE} WHERE id = ANY(%(loaded)s::uuid[])"  # noqa: S608
+    params = {"loaded": [candidate.pk for candidate in candidates]}
+    if logged is not None:
+        items = [(c.namespace_id, c.pk, score) for c, score in zip(candidates, logged, strict=True)]
+        rows = recall_log.record_items(turn_ref=turn_ref, items=items, then=select, then_params=params)
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute(select, params)
+            rows = cursor.fetchall()
+    converters = _converters(fields)
+    attnames = [f.attname for f in fields]
+    entries: dict[uuid.UUID, MemoryEntry] = {}
+    for row in rows:
+        values = list(row)
+        for index, field_converters in enumerate(converters):
+            for converter in field_converters:
+                values[index] = converter(values[index], fields[index], connection)
+        entry = MemoryEntry.from_db(connection.alias, attnames, values)
+        entries[entry.pk] = entry
+    for candidate in candidates:
+        if (loaded := entries.get(candidate.pk)) is not None:
+            loaded.distance = candidate.distance  # type: ignore[attr-defined]
+            loaded.context_distance = candidate.context_distance  # type: ignore[attr-defined]
+            loaded.bm25 = candidate.bm25  # type: ignore[attr-defined]
+    return entries
+
+
 def _converters(fields: list[Any]) -> list[list[Any]]:
-    converters = []
+    converters: list[list[Any]] = []
     for model_field in fields:
+        if _is_time(model_field):  # read as microseconds (`_time_column`)
+            converters.append([lambda value, _field, _connection: _from_micros(value)])
+            continue
         col = model_field.get_col(_ENTRY_TABLE)
         converters.append(connection.ops.get_db_converters(col) + col.get_db_converters(connection))
     return converters
@@ -538,8 +598,7 @@ def fetch_candidates(
     )
     params: list[Any] = [vector_text] if vector_text is not None else []
     params += [p for _, _, part_params in parts for p in part_params]
-    fields = _loaded_fields()
-    columns = ", ".join(f"{table}.{connection.ops.quote_name(f.column)}" for f in fields)
+    columns = _select_list(_ranked_fields())
     scores = ["NULL::float8", "NULL::float8", "NULL::float8"]
     if vector_text is not None:
         scores[:2] = [f"{table}.embedding <=> {vector}", f"{table}.context_embedding <=> {vector}"]
@@ -561,9 +620,7 @@ def fetch_candidates(
         cursor.execute(f"{_HNSW_SETTINGS}; {sql}", [str(HNSW_EF_SEARCH), *params])
         cursor.nextset()
         rows = cursor.fetchall()
-    attnames = [f.attname for f in fields]
-    ranked_at = tuple(attnames.index(name) for name in _RANKED_COLUMNS)
-    return [Candidate(row, ranked_at) for row in rows]
+    return [Candidate(row) for row in rows]
 
 
 # --- The service -----------------------------------------------------------------------------
@@ -804,8 +861,21 @@ def memory_recall(
             scored, translated, budget_tokens=budget_tokens, limit=limit, scope=scope,
             namespace_ids=namespace_ids, k=k, components=enabled, signals=signals, now=now,
         )  # fmt: skip
+        if record and items:
+            recall_log.record_items(
+                turn_ref=turn_ref, items=[(i.entry.namespace_id, i.entry.pk, i.score) for i in items]
+            )
     else:
-        items = _fill(scored, budget_tokens=budget_tokens, limit=limit)
+        chosen = _fill(scored, budget_tokens=budget_tokens, limit=limit)
+        # The recalled entries read whole, with the access counts and the log written (when
+        # `record`) by the same statement.
+        logged = [score for _, score, *_ in chosen] if record else None
+        entries = _load_entries([c for c, *_ in chosen], turn_ref=turn_ref, logged=logged)
+        items = [
+            _recalled(candidate, score, components, entry=lambda c: entries[c.pk], line=line)
+            for candidate, score, components, line in chosen
+            if candidate.pk in entries  # erased since it was found
+        ]
     for candidate in candidates:
         for name in candidate.sources:
             scanned[name] += 1
@@ -817,8 +887,6 @@ def memory_recall(
         turn_ref=turn_ref,
         tokens=sum(item.tokens for item in items),
     )
-    if record and items:
-        _record(result)
     return result
 
 
@@ -832,13 +900,12 @@ def _translated_items(
 ) -> list[RecalledMemory]:
     """The rare path (translation on and needed): the query's ranking as model instances, merged
     with each translation's (memory_core.query_translation), then the budget."""
-    fields = _loaded_fields()
-    converters = _converters(fields)
-
-    def instance(candidate: Candidate) -> MemoryEntry:
-        return candidate.to_entry(fields, converters)
-
-    ranked = [_recalled(row, score, parts, entry=instance) for row, score, parts in scored]
+    entries = _load_entries([candidate for candidate, _, _ in scored])
+    ranked = [
+        _recalled(row, score, parts, entry=lambda c: entries[c.pk])
+        for row, score, parts in scored
+        if row.pk in entries
+    ]
     always = [item.entry for item in ranked if {"always", "pinned"} & set(item.reasons)]
     ranked = query_translation.with_translations(ranked, translated, always=always, **search)
     return fill_budget(ranked, budget_tokens=budget_tokens, limit=limit)
@@ -851,26 +918,20 @@ _MIN_LINE_TOKENS = estimate_tokens("- [fact, dated 2000-01-01, source: operator]
 
 def _fill(
     scored: list[tuple[Candidate, float, dict[str, float]]], *, budget_tokens: int, limit: int
-) -> list[RecalledMemory]:
-    """`fill_budget` over scored candidates: a line is built only for a candidate the budget
-    reaches, and only the recalled ones become model instances."""
-    fields = _loaded_fields()
-    converters = _converters(fields)
-    items: list[RecalledMemory] = []
+) -> list[tuple[Candidate, float, dict[str, float], str]]:
+    """`fill_budget` over scored candidates: the recalled ones with their prompt lines, a line
+    built only for a candidate the budget reaches."""
+    chosen: list[tuple[Candidate, float, dict[str, float], str]] = []
     used = 0
     for candidate, score, components in scored:
-        if len(items) >= limit or budget_tokens - used < _MIN_LINE_TOKENS:
+        if len(chosen) >= limit or budget_tokens - used < _MIN_LINE_TOKENS:
             break
         line = memory_line(candidate)
         tokens = estimate_tokens(line)
         if used + tokens <= budget_tokens:
-            items.append(
-                _recalled(
-                    candidate, score, components, entry=lambda c: c.to_entry(fields, converters), line=line
-                )
-            )
+            chosen.append((candidate, score, components, line))
             used += tokens
-    return items
+    return chosen
 
 
 def _components(
@@ -1012,8 +1073,4 @@ def fill_budget(ranked: list[RecalledMemory], *, budget_tokens: int, limit: int)
     return items
 
 
-def _record(result: RecallResult) -> None:
-    """Access counts and the recall log in one statement (`memory_core.recall_log.record`)."""
-    from memory_core.recall_log import record
 
-    record(result)

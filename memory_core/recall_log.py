@@ -10,8 +10,10 @@ shows); the activity page's recent recalls are within the retention window.
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import connection
@@ -40,32 +42,50 @@ WITH counted AS (
         SELECT id FROM {_ENTRY} WHERE id = ANY(%(ids)s::uuid[])
         ORDER BY id FOR NO KEY UPDATE SKIP LOCKED
     )
+), logged AS (
+    INSERT INTO {_LOG} (namespace_id, entry_id, turn_ref, rank, score, created_at)
+    SELECT namespace_id, entry_id, %(turn_ref)s, rank, score, %(now)s
+    FROM unnest(%(namespaces)s::bigint[], %(entries)s::uuid[], %(scores)s::float8[])
+        WITH ORDINALITY AS item(namespace_id, entry_id, score, rank)
 )
-INSERT INTO {_LOG} (namespace_id, entry_id, turn_ref, rank, score, created_at)
-SELECT namespace_id, entry_id, %(turn_ref)s, rank, score, %(now)s
-FROM unnest(%(namespaces)s::bigint[], %(entries)s::uuid[], %(ranks)s::int[], %(scores)s::float8[])
-    AS item(namespace_id, entry_id, rank, score)
 """  # noqa: S608  # table names from the models; every value is a parameter
 
 
 def record(result: RecallResult) -> None:
-    """Access counts and the log rows of one recall, in one statement (see `_RECORD_SQL`)."""
-    if not result.items:
-        return
-    items = result.items
+    """Access counts and log rows of a recall's result, in one statement (`record_items`)."""
+    record_items(
+        turn_ref=result.turn_ref,
+        items=[(item.entry.namespace_id, item.entry.pk, item.score) for item in result.items],
+    )
+
+
+def record_items(
+    *,
+    turn_ref: str,
+    items: Sequence[tuple[int, uuid.UUID, float]],
+    then: str = "SELECT 1",
+    then_params: dict[str, Any] | None = None,
+) -> list[tuple[Any, ...]]:
+    """Count the access of one recall's items — (namespace id, entry id, score), in rank order —
+    and log them, in one statement (see `_RECORD_SQL`); nothing for no items.
+
+    `then`, a SELECT with named parameters (`then_params`), is the statement's main query and its
+    rows are returned: recall reads the entries it returns in the same round trip. It sees the
+    rows as they were before the counts (one snapshot for the whole statement)."""
+    if not items:
+        return []
+    params = {
+        "now": timezone.now(),
+        "ids": sorted({str(entry_id) for _, entry_id, _ in items}),
+        "turn_ref": turn_ref[:100],
+        "namespaces": [namespace_id for namespace_id, _, _ in items],
+        "entries": [str(entry_id) for _, entry_id, _ in items],
+        "scores": [score for _, _, score in items],
+        **(then_params or {}),
+    }
     with connection.cursor() as cursor:
-        cursor.execute(
-            _RECORD_SQL,
-            {
-                "now": timezone.now(),
-                "ids": sorted({str(item.entry.pk) for item in items}),
-                "turn_ref": result.turn_ref[:100],
-                "namespaces": [item.entry.namespace_id for item in items],
-                "entries": [str(item.entry.pk) for item in items],
-                "ranks": list(range(1, len(items) + 1)),
-                "scores": [item.score for item in items],
-            },
-        )
+        cursor.execute(_RECORD_SQL + then, params)
+        return cursor.fetchall()
 
 
 def retention_days() -> int:
