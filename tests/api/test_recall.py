@@ -79,3 +79,35 @@ def test_it_recalls_nothing_for_unknown_or_paused_users(remembered):
 
     memory_pause(actor=TenantUser.objects.get(external_id="u1").user, paused=True)
     assert recall(remembered, query="peanuts")["items"] == []
+
+
+def test_a_recalled_entry_is_the_whole_memory_as_its_own_page_shows_it(key_client):
+    """Recall reads its candidates slim and the returned entries whole: every field a client sees
+    (timestamps to the microsecond, metadata, validity, provenance) is the memory's own, with or
+    without recording, and the access count is the one before this recall."""
+    created = key_client.post(
+        "/api/v1/memories/",
+        {
+            "user_id": "u1",
+            "content": "Mira's cello lesson moved to Thursdays at 17:30.",
+            "metadata": {"source": "school newsletter", "weeks": [1, 2, 3]},
+            "valid_from": "2026-03-04T05:06:07.123456+00:00",
+        },
+        format="json",
+    )
+    assert created.status_code == 201, created.content
+    memory_id = created.json()["entry"]["id"]
+
+    def page() -> dict:
+        return key_client.get(f"/api/v1/memories/{memory_id}/?user_id=u1").json()
+
+    for query in ("When is the cello lesson?", "cello Thursdays"):
+        before = page()
+        result = recall(key_client, query=query)
+        entry = next(item["entry"] for item in result["items"] if item["entry"]["id"] == memory_id)
+        shared = [name for name in before if name in entry]
+        assert len(shared) > 15
+        assert {name: entry[name] for name in shared} == {name: before[name] for name in shared}
+        assert entry["valid_from"].startswith("2026-03-04T05:06:07.123456")
+        assert entry["metadata"] == {"source": "school newsletter", "weeks": [1, 2, 3]}
+        assert page()["access_count"] == before["access_count"] + 1
