@@ -382,9 +382,12 @@ def always_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: 
     return list(qs.order_by("-pinned", "-importance", "-recorded_at")[:k])
 
 
-# Loaded for every candidate: all columns but the vectors and the search columns (large, and not
-# needed once scored; a caller that reads one gets it loaded as a deferred field).
-_NOT_LOADED = frozenset(("embedding", "context_embedding", "search_vector", "search_context"))
+# Loaded for every returned entry: all columns but the vectors and the search columns and their
+# segmented copies (large, and not needed once scored; a caller that reads one gets it loaded as
+# a deferred field).
+_NOT_LOADED = frozenset(
+    ("embedding", "context_embedding", "search_vector", "search_context", "search_text", "search_context_text")
+)
 _ENTRY_TABLE = MemoryEntry._meta.db_table
 # What ranking reads of a candidate, by the model's attribute names (see `Candidate`).
 _RANKED_COLUMNS = (
