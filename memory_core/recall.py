@@ -386,7 +386,14 @@ def always_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: 
 # segmented copies (large, and not needed once scored; a caller that reads one gets it loaded as
 # a deferred field).
 _NOT_LOADED = frozenset(
-    ("embedding", "context_embedding", "search_vector", "search_context", "search_text", "search_context_text")
+    {
+        "embedding",
+        "context_embedding",
+        "search_vector",
+        "search_context",
+        "search_text",
+        "search_context_text",
+    }
 )
 _ENTRY_TABLE = MemoryEntry._meta.db_table
 # What ranking reads of a candidate, by the model's attribute names (see `Candidate`).
@@ -404,7 +411,6 @@ _RANKED_COLUMNS = (
     "pinned",
     "namespace_id",
 )
-_RANKED_TIMES = frozenset(("valid_from", "recorded_at", "last_accessed_at"))
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -447,10 +453,17 @@ class Candidate:
     sources: set[str]
 
     def __init__(self, row: tuple[Any, ...]) -> None:
-        self.sources = set(row[0])
-        self.distance, self.context_distance, self.bm25 = row[1], row[2], row[3]
-        for name, value in zip(_RANKED_COLUMNS, row[4:], strict=True):
-            setattr(self, name, _from_micros(value) if name in _RANKED_TIMES else value)
+        # In `_RANKED_COLUMNS` order (a hundred candidates per recall: no loop over the names).
+        (
+            sources, self.distance, self.context_distance, self.bm25,
+            self.id, self.content, self.type, self.source_kind, self.is_inference,
+            valid_from, recorded_at, last_accessed_at,
+            self.importance, self.confidence, self.pinned, self.namespace_id,
+        ) = row  # fmt: skip
+        self.sources = set(sources)
+        self.valid_from = _EPOCH + timedelta(microseconds=valid_from)
+        self.recorded_at = _EPOCH + timedelta(microseconds=recorded_at)
+        self.last_accessed_at = _from_micros(last_accessed_at)
         self.pk = self.id
 
 
@@ -808,6 +821,9 @@ def memory_recall(
     _validate(budget_tokens=budget_tokens, limit=limit, at=at, types=types, reference=reference_date)
     text = " ".join((query or "").split())
     enabled = recall_components()
+    # The query embedding starts first, on a worker thread, and this one reads the namespaces, the
+    # term statistics and the entity graph meanwhile (a refused or empty scope discards it).
+    pending = _embed_async(text, query_embedding) if text else None
     base, namespace_ids, terms, graph_namespace_ids = _scope(
         actor=actor, namespaces=namespaces, terms_of=text if "keyword" in enabled else ""
     )
@@ -821,8 +837,6 @@ def memory_recall(
     if where is not None:
         scope = scope.filter(where)
     now = at or timezone.now()
-    # The query embedding runs on a worker thread while this one reads the term statistics.
-    pending = _embed_async(text, query_embedding) if text else None
     # Cross-language recall (RECALL_TRANSLATE_QUERY, off by default): memory_core.query_translation.
     translated = query_translation.translations(
         text if query_embedding is None else "", namespace_ids=namespace_ids, embed=_query_embedding
