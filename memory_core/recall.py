@@ -85,7 +85,8 @@ from django.conf import settings
 from django.contrib.postgres.search import SearchQuery
 from django.core.exceptions import EmptyResultSet, ImproperlyConfigured
 from django.db import connection
-from django.db.models import Exists, OuterRef, Q, Value
+from django.db.models import Exists, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
@@ -101,6 +102,7 @@ from memory_core.models import (
     MemoryEntry,
     MemoryType,
     Namespace,
+    SearchStats,
     SourceKind,
 )
 from memory_core.querysets import MemoryEntryQuerySet
@@ -127,6 +129,9 @@ CANDIDATES_PER_SOURCE = 50
 # The graph source adds its best memories only: the rest of what it reached still gets its graph
 # score when another source finds it, and loading and ranking fifty more rows cost more than they won.
 GRAPH_CANDIDATES = 20
+# A scope of at most this many entries is searched by one exact pass over its rows (see
+# `fetch_candidates`); a bigger one by the planner's choice (the HNSW index for large ones).
+EXACT_SCAN_MAX = 2000
 # pgvector 0.8: keep walking the graph until enough rows pass the scope filter (relaxed order is
 # fine because candidates are re-sorted here), with a candidate list larger than the default 40.
 HNSW_EF_SEARCH = 100
@@ -551,6 +556,57 @@ def _scope_where(scope: MemoryEntryQuerySet) -> tuple[str, list[Any]] | None:
     return (sql or "TRUE"), list(params)
 
 
+# The query vector travels once, in the first CTE of the candidates statement: the searches and
+# the scores refer to it (an index scan orders by it as by a constant); inlined at each use it made
+# the statement four 5 KB literals longer to send and parse.
+_VECTOR = "(SELECT v FROM query_vector)"
+
+
+def _scoped_part(
+    scope_where: tuple[str, list[Any]], source: str, condition: str, order: str, limit: int, params: list[Any]
+) -> tuple[str, str, list[Any]]:
+    """One candidate search: the scope's entries meeting `condition`, the first `limit` by `order`."""
+    where, where_params = scope_where
+    sql = f"SELECT id FROM {_ENTRY_TABLE} WHERE ({where}) AND {condition} ORDER BY {order} LIMIT {int(limit)}"  # noqa: S608
+    return source, sql, [*where_params, *params]
+
+
+class _Nearest(NamedTuple):
+    cte: str  # a CTE of the statement ("" for none)
+    cte_params: list[Any]
+    parts: list[tuple[str, str, list[Any]]]  # the searches, as `_scoped_part` makes them
+    scores: list[str]  # the statement and context distances of an outer row
+    joined: str  # what the outer query joins for them
+
+
+def _nearest(scope_where: tuple[str, list[Any]], *, k: int, with_context: bool, exact: bool) -> _Nearest:
+    """The vector and context searches of the candidates statement. `exact`: both distances of
+    each entry in the scope computed in one pass (`distances`), which both searches and the scores
+    read; else each search is its own subquery, which the planner may serve by the HNSW index, and
+    the scores are computed again for the candidates."""
+    v = _VECTOR
+    if exact:
+        where, where_params = scope_where
+        cte = (
+            f"distances AS MATERIALIZED (SELECT id, embedding <=> {v} AS d, context_embedding <=> {v} AS cd "  # noqa: S608
+            f"FROM {_ENTRY_TABLE} WHERE ({where}) "
+            "AND (embedding IS NOT NULL OR context_embedding IS NOT NULL)), "
+        )
+        searches = [("vector", "d")] + ([("context", "cd")] if with_context else [])
+        parts: list[tuple[str, str, list[Any]]] = [
+            (source, f"SELECT id FROM distances WHERE {col} IS NOT NULL ORDER BY {col} LIMIT {int(k)}", [])  # noqa: S608
+            for source, col in searches
+        ]
+        joined = " LEFT JOIN distances ON distances.id = ids.id"
+        return _Nearest(cte, list(where_params), parts, ["distances.d", "distances.cd"], joined)
+    parts = [_scoped_part(scope_where, "vector", "embedding IS NOT NULL", f"embedding <=> {v}", k, [])]
+    if with_context:
+        condition, order = "context_embedding IS NOT NULL", f"context_embedding <=> {v}"
+        parts.append(_scoped_part(scope_where, "context", condition, order, k, []))
+    table = _ENTRY_TABLE
+    return _Nearest("", [], parts, [f"{table}.embedding <=> {v}", f"{table}.context_embedding <=> {v}"], "")
+
+
 def fetch_candidates(
     scope: MemoryEntryQuerySet,
     *,
@@ -559,6 +615,7 @@ def fetch_candidates(
     always_k: int,
     with_context: bool,
     graph_ids: list[uuid.UUID] | None = None,
+    scope_size: int | None = None,
 ) -> list[Candidate]:
     """Every candidate source in one statement; each candidate with its scores and its sources.
 
@@ -568,27 +625,26 @@ def fetch_candidates(
     (`graph_ids`, still filtered by the scope), joined by UNION ALL; the scores are computed once
     per distinct entry in the outer query and the rows come back as plain tuples. The HNSW
     settings `prepare_search` makes travel in the same query string (no transaction needed).
+
+    A scope of at most `EXACT_SCAN_MAX` entries (`scope_size`, an upper bound) is searched
+    exactly anyway (the planner sorts a small namespace rather than walk the HNSW graph): then
+    both distances of each entry are computed in one pass over the scope (`distances`), which the
+    vector and context searches and the scores all read, instead of two scans and a third
+    computation for the candidates.
     """
     scope_where = _scope_where(scope)
     if scope_where is None:
         return []
-    where, where_params = scope_where
     table = _ENTRY_TABLE
     parts: list[tuple[str, str, list[Any]]] = []
 
     def part(source: str, condition: str, order: str, limit: int, params: list[Any]) -> None:
-        sql = f"SELECT id FROM {table} WHERE ({where}) AND {condition} ORDER BY {order} LIMIT {int(limit)}"  # noqa: S608
-        parts.append((source, sql, [*where_params, *params]))
+        parts.append(_scoped_part(scope_where, source, condition, order, limit, params))
 
     vector_text = vector_literal(search.embedding) if search.embedding is not None else None
-    # The query vector travels once, in the first CTE: the searches and the scores refer to it
-    # (an index scan orders by it as by a constant); inlined at each use it made the statement
-    # four 5 KB literals longer to send and parse.
-    vector = "(SELECT v FROM query_vector)"
-    if vector_text is not None:
-        part("vector", "embedding IS NOT NULL", f"embedding <=> {vector}", k, [])
-        if with_context:
-            part("context", "context_embedding IS NOT NULL", f"context_embedding <=> {vector}", k, [])
+    exact = scope_size is not None and scope_size <= EXACT_SCAN_MAX
+    nearest = _nearest(scope_where, k=k, with_context=with_context, exact=exact) if vector_text else None
+    parts += nearest.parts if nearest is not None else []
     bm25 = lexical.bm25_expression(search.weights) if search.weights.terms else None
     if bm25 is not None:
         tsquery = search.weights.tsquery()
@@ -613,11 +669,12 @@ def fetch_candidates(
         for i, (source, sql, _) in enumerate(parts)
     )
     params: list[Any] = [vector_text] if vector_text is not None else []
+    params += nearest.cte_params if nearest is not None else []
     params += [p for _, _, part_params in parts for p in part_params]
     columns = _select_list(_ranked_fields())
     scores = ["NULL::float8", "NULL::float8", "NULL::float8"]
-    if vector_text is not None:
-        scores[:2] = [f"{table}.embedding <=> {vector}", f"{table}.context_embedding <=> {vector}"]
+    if nearest is not None:
+        scores[:2] = nearest.scores
     if bm25 is not None:
         scores[2] = bm25.sql
         params += list(bm25.params)
@@ -625,9 +682,9 @@ def fetch_candidates(
     grouped = "ids AS (SELECT id, array_agg(source) AS sources FROM found GROUP BY id)"
     sql = (
         # Table and column names from the model, the WHERE clause compiled by the ORM, values as parameters.
-        f"WITH {query_vector}found AS ({found}), {grouped} "  # noqa: S608
+        f"WITH {query_vector}{nearest.cte if nearest else ''}found AS ({found}), {grouped} "  # noqa: S608
         f"SELECT ids.sources, {', '.join(scores)}, {columns} "
-        f"FROM ids JOIN {table} ON {table}.id = ids.id"
+        f"FROM ids JOIN {table} ON {table}.id = ids.id{nearest.joined if nearest else ''}"
     )
     with connection.cursor() as cursor:
         # The HNSW settings of `prepare_search` for this statement only: set_config(…, true) in the
@@ -648,6 +705,8 @@ class RecallScope(NamedTuple):
     terms: list[str]  # of the query (`lexical.parse_terms`)
     # The namespaces whose entity graph knows someone besides the user: only these are walked.
     graph_namespace_ids: list[int]
+    # How many entries the namespaces hold, whatever their status: a bound on the scope's size.
+    size: int = 0
 
 
 def _scope(*, actor: Any, namespaces: list[Namespace] | None, terms_of: str = "") -> RecallScope:
@@ -666,32 +725,42 @@ def _scope(*, actor: Any, namespaces: list[Namespace] | None, terms_of: str = ""
     # (without a namespace nothing is searched and they are not needed).
     parsed = lexical.terms_expression(terms_of) if terms_of else Value("")
     people = Exists(Entity.objects.filter(namespace=OuterRef("pk"), is_self=False))
+    size = Coalesce(Subquery(SearchStats.objects.filter(namespace=OuterRef("pk")).values("entries")[:1]), 0)
     if actor is not None:
         # Pause is enforced here, not by each caller: a user who paused memory gets nothing
         # recalled, not even the procedures shared with them.
+        columns = ("pk", "memory_paused", "own", "size", "people", "parsed")
         owned = (
             Namespace.objects.owned_by(actor)
-            .annotate(own=Value(True), people=people, parsed=parsed)
-            .values_list("pk", "memory_paused", "own", "people", "parsed")
+            .annotate(own=Value(True), size=size, people=people, parsed=parsed)
+            .values_list(*columns)
         )
-        shared = Namespace.objects.shared_with(actor).annotate(own=Value(False), people=people, parsed=parsed)
-        rows = list(owned.union(shared.values_list("pk", "memory_paused", "own", "people", "parsed")))
-        if any(paused and own for _, paused, own, _, _ in rows):
+        shared = Namespace.objects.shared_with(actor).annotate(
+            own=Value(False), size=size, people=people, parsed=parsed
+        )
+        rows = list(owned.union(shared.values_list(*columns)))
+        if any(paused and own for _, paused, own, *_ in rows):
             return RecallScope(None, [], [], [])
         rows = [row for row in rows if not row[1]]
         scope = MemoryEntry.objects.visible_to(actor).in_namespaces(list(dict.fromkeys(r[0] for r in rows)))
     else:
         rows = list(
             Namespace.objects.filter(pk__in=[n.pk for n in namespaces or []], memory_paused=False)
-            .annotate(people=people, parsed=parsed)
-            .values_list("pk", "people", "parsed")
+            .annotate(size=size, people=people, parsed=parsed)
+            .values_list("pk", "size", "people", "parsed")
         )
         scope = MemoryEntry.objects.in_namespaces([row[0] for row in rows])
-    ids = list(dict.fromkeys(row[0] for row in rows))
-    if not ids:
+    kept = {row[0]: row for row in rows}  # a namespace both owned and shared counts once
+    if not kept:
         return RecallScope(None, [], [], [])
     terms = lexical.split_terms(rows[0][-1]) if terms_of else []
-    return RecallScope(scope, ids, terms, list(dict.fromkeys(row[0] for row in rows if row[-2])))
+    return RecallScope(
+        scope,
+        list(kept),
+        terms,
+        [pk for pk, row in kept.items() if row[-2]],
+        size=sum(row[-3] for row in kept.values()),
+    )
 
 
 def _validate(
@@ -824,7 +893,7 @@ def memory_recall(
     # The query embedding starts first, on a worker thread, and this one reads the namespaces, the
     # term statistics and the entity graph meanwhile (a refused or empty scope discards it).
     pending = _embed_async(text, query_embedding) if text else None
-    base, namespace_ids, terms, graph_namespace_ids = _scope(
+    base, namespace_ids, terms, graph_namespace_ids, scope_size = _scope(
         actor=actor, namespaces=namespaces, terms_of=text if "keyword" in enabled else ""
     )
     turn_ref = turn_ref or f"recall:{uuid.uuid4()}"
@@ -858,6 +927,7 @@ def memory_recall(
     candidates = fetch_candidates(
         scope, search=search, k=k, always_k=limit, with_context="context" in enabled,
         graph_ids=sorted(graph, key=graph.__getitem__, reverse=True)[:GRAPH_CANDIDATES],
+        scope_size=scope_size,
     )  # fmt: skip
     signals = QuerySignals(
         period=query_signals.time_range(text, reference=reference_date or now) if "time" in enabled else None,

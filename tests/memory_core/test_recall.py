@@ -293,3 +293,32 @@ def test_a_filter_across_a_relation_narrows_the_candidates_like_any_other(owner,
 
     assert [item.entry.pk for item in kept.items] == [tea.pk]
     assert none.items == []
+
+
+def test_a_small_scope_searched_in_one_pass_ranks_exactly_as_the_planners_searches(owner, monkeypatch):
+    """Below `EXACT_SCAN_MAX` entries the statement and context distances come from one pass over
+    the scope; the ranking, scores and breakdowns are the same as with a subquery per search."""
+    from memory_core import recall
+
+    for text, context in [
+        ("My sister Ana moved to Porto last spring.", "How is your family doing these days?"),
+        ("I take the 7:40 train to work on weekdays.", "What does your morning look like?"),
+        ("Our dog Miso is scared of thunderstorms.", "Any pets at home?"),
+        ("I am allergic to shellfish.", ""),
+        ("The quarterly report is due on the 3rd of March.", "Anything stressful at work?"),
+        ("Ana's husband Marc teaches chemistry.", "Tell me about your brother-in-law."),
+        ("I prefer aisle seats on long flights.", "Booking the trip to Seoul now."),
+    ]:
+        remember(owner, text, context=context)
+    questions = ["Where does my sister live?", "What is the dog afraid of?", "train", "allergies", "Marc"]
+
+    def ranked(**kwargs: object) -> list[list[tuple[str, float, dict[str, float]]]]:
+        results = [memory_recall(actor=owner, query=q, record=False, **kwargs) for q in questions]  # type: ignore[arg-type]
+        return [[(item.entry.content, item.score, item.breakdown) for item in r.items] for r in results]
+
+    one_pass = ranked()
+    filtered_one_pass = ranked(types=["semantic"], where=~Q(content__icontains="report"))
+    monkeypatch.setattr(recall, "EXACT_SCAN_MAX", -1)
+    assert ranked() == one_pass
+    assert ranked(types=["semantic"], where=~Q(content__icontains="report")) == filtered_one_pass
+    assert any(row for row in one_pass) and any(row for row in filtered_one_pass)
