@@ -214,7 +214,7 @@ def _user_scope(user: Any) -> Any:
     """The scope `memory_recall` searches for this user (current entries of their namespaces)."""
     from memory_core.recall import _scope
 
-    scope, _, _ = _scope(actor=user, namespaces=None)
+    scope = _scope(actor=user, namespaces=None).entries
     assert scope is not None
     return scope.current()
 

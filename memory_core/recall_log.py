@@ -44,9 +44,10 @@ WITH counted AS (
     )
 ), logged AS (
     INSERT INTO {_LOG} (namespace_id, entry_id, turn_ref, rank, score, created_at)
-    SELECT namespace_id, entry_id, %(turn_ref)s, rank, score, %(now)s
+    SELECT item.namespace_id, item.entry_id, %(turn_ref)s, item.rank, item.score, %(now)s
     FROM unnest(%(namespaces)s::bigint[], %(entries)s::uuid[], %(scores)s::float8[])
         WITH ORDINALITY AS item(namespace_id, entry_id, score, rank)
+    JOIN {_ENTRY} AS entry ON entry.id = item.entry_id  -- an entry erased since it was found: not logged
 )
 """  # noqa: S608  # table names from the models; every value is a parameter
 
@@ -67,7 +68,8 @@ def record_items(
     then_params: dict[str, Any] | None = None,
 ) -> list[tuple[Any, ...]]:
     """Count the access of one recall's items — (namespace id, entry id, score), in rank order —
-    and log them, in one statement (see `_RECORD_SQL`); nothing for no items.
+    and log them, in one statement (see `_RECORD_SQL`); nothing for no items. An entry erased
+    since the recall found it is neither counted nor logged.
 
     `then`, a SELECT with named parameters (`then_params`), is the statement's main query and its
     rows are returned: recall reads the entries it returns in the same round trip. It sees the

@@ -73,3 +73,27 @@ def test_the_forget_command_prunes_too_and_zero_keeps_everything(owner, settings
     settings.RECALL_LOG_RETENTION_DAYS = 365
     call_command("forget", stdout=out)
     assert RecallLog.objects.count() == 0
+
+
+def test_an_entry_erased_since_the_recall_found_it_is_not_logged(owner):
+    """Recall reads its candidates, then logs the returned ones in a later statement: an entry
+    erased in between is skipped (not a foreign-key error that would fail the whole recall)."""
+    from memory_core import recall_log
+
+    tea = remember(owner, "I like green tea best")
+    gone = remember(owner, "I drink coffee in the morning")
+    namespace_id, gone_id = gone.namespace_id, gone.pk
+    gone.delete()
+
+    rows = recall_log.record_items(
+        turn_ref="chat:race",
+        items=[(namespace_id, gone_id, 0.9), (tea.namespace_id, tea.pk, 0.8)],
+        then="SELECT id FROM memory_core_memoryentry WHERE id = ANY(%(loaded)s::uuid[])",
+        then_params={"loaded": [gone_id, tea.pk]},
+    )
+
+    assert [row[0] for row in rows] == [tea.pk]
+    logged = RecallLog.objects.filter(turn_ref="chat:race").values_list("entry_id", "rank")
+    assert list(logged) == [(tea.pk, 2)]
+    tea.refresh_from_db()
+    assert tea.access_count == 1
