@@ -2,8 +2,8 @@
 turn, whatever the message is about, so they go into the system prompt within their own small
 budget instead of competing in recall (a question about trains never "matches" "short answers").
 
-A preference is about answering when it names what it shapes: answers, replies, explanations,
-format (lists, tables, markdown, emoji), language or tone. The same words in Chinese count.
+Which preferences are about answering is decided when they are written
+(`memory_core.answer_style`, the `MemoryEntry.answer_style` column).
 """
 
 from __future__ import annotations
@@ -11,27 +11,20 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from memory_core.answer_style import PREFERENCE_CATEGORY, STYLE_PATTERN
 from memory_core.models import MemoryEntry, MemoryStatus, Namespace
 from memory_core.recall import estimate_tokens
 
 STYLE_TOKENS = 120  # the budget of the style block, apart from recall's
 STYLE_MAX = 8
-PREFERENCE_CATEGORY = "preference"
-# PostgreSQL regular expression (case-insensitive match, `~*`): word starts in English, any
-# position in Chinese.
-STYLE_PATTERN = (
-    r"\m(answer|repl(y|ies)|respon(se|d)|explanation|explain|summar|bullet|list|table|markdown|"
-    r"format|emoji|tone|formal|casual|polite|language|in (english|chinese|french|german|spanish|"
-    r"portuguese|japanese|korean|italian|dutch))"
-    r"|回答|回复|答复|简短|简洁|详细|语气|格式|中文|英文|列表|表格"
-)
+
+__all__ = ["PREFERENCE_CATEGORY", "STYLE_MAX", "STYLE_PATTERN", "STYLE_TOKENS", "current_style", "style_at"]
 
 
 def _candidates(user: Any) -> Any:
     own = Namespace.objects.owned_by(user).values("id")
-    return MemoryEntry.objects.filter(
-        namespace_id__in=own, category=PREFERENCE_CATEGORY, content__iregex=STYLE_PATTERN
-    ).defer("embedding", "search_vector")
+    entries = MemoryEntry.objects.filter(namespace_id__in=own, answer_style=True)
+    return entries.defer("embedding", "search_vector")
 
 
 def current_style(user: Any) -> Any:

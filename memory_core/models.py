@@ -16,12 +16,13 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import ExpressionWrapper, F, Q
 from django.db.models.functions import Coalesce, Length
 from django.db.models.lookups import LessThanOrEqual
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
 
+from memory_core.answer_style import PREFERENCE_CATEGORY, STYLE_PATTERN
 from memory_core.choices import (
     ActorKind,
     ErasureScope,
@@ -180,6 +181,14 @@ class MemoryEntry(models.Model):
         db_persist=True,
     )
     metadata = models.JSONField(default=dict, blank=True)
+    # An answer-style preference (`memory_core.answer_style`), decided by PostgreSQL on every write.
+    answer_style = models.GeneratedField(
+        expression=ExpressionWrapper(
+            Q(category=PREFERENCE_CATEGORY, content__iregex=STYLE_PATTERN), output_field=models.BooleanField()
+        ),
+        output_field=models.BooleanField(),
+        db_persist=True,
+    )
 
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
@@ -197,6 +206,12 @@ class MemoryEntry(models.Model):
             # The /me/ list, newest first: read in index order, no sort of every row.
             models.Index(fields=["namespace", "recorded_at", "id"], name="memory_ns_recorded"),
             models.Index(fields=["namespace", "key"], name="memory_ns_key"),
+            # A turn's style preferences, newest first (`chat.style.current_style`).
+            models.Index(
+                fields=["namespace", "-recorded_at"],
+                condition=Q(answer_style=True),
+                name="memory_answer_style",
+            ),
             HnswIndex(
                 name="memory_embedding_hnsw",
                 fields=["embedding"],

@@ -129,6 +129,39 @@ def test_style_preferences_keep_to_their_own_budget_and_count_in_chinese(owner, 
     assert 1 < len(lines) <= STYLE_MAX and sum(estimate_tokens(line) for line in lines) <= STYLE_TOKENS
 
 
+def test_which_preferences_shape_answers_follows_every_write(owner, openai_server):
+    """Style-ness is decided by the database on every write (`MemoryEntry.answer_style`): a
+    correction through the privacy page, an ORM update and a recategorisation all take effect on
+    the next turn, in English and Chinese."""
+    from django.db import connection
+
+    def style_lines() -> list[str]:
+        openai_server.reply_text("ok")
+        say(owner, conversation(owner), "Any news today?")
+        messages = openai_server.requests_to("/chat/completions")[-1].body["messages"][:3]
+        style = next((m["content"] for m in messages if m["content"].startswith("How this user likes")), "")
+        return [line[2:] for line in style.splitlines() if line.startswith("- ")]
+
+    plain = remember(owner, "The user prefers tea to coffee.", category="preference")
+    chinese = remember(owner, "用户喜欢喝绿茶。", category="preference")
+    assert style_lines() == []
+
+    response = client_for(owner).post(
+        reverse("privacy:correct", args=[plain.pk]),
+        {"content": "The user prefers replies without emoji.", "reason": "said so"},
+    )
+    assert response.status_code in (200, 302)
+    assert style_lines() == ["The user prefers replies without emoji."]
+
+    MemoryEntry.objects.filter(pk=chinese.pk).update(content="用户喜欢简洁的回答。")
+    # newest first: the correction is newer than the Chinese preference
+    assert style_lines() == ["The user prefers replies without emoji.", "用户喜欢简洁的回答。"]
+
+    with connection.cursor() as cursor:  # a write no Python code sees
+        cursor.execute("UPDATE memory_core_memoryentry SET category = 'profile' WHERE id = %s", [chinese.pk])
+    assert style_lines() == ["The user prefers replies without emoji."]
+
+
 def test_a_second_tab_polls_the_latest_message_and_title(owner, other_user):
     conv = conversation(owner)
     _message, reply = say(owner, conv, "Plan a trip to Porto")
