@@ -15,7 +15,7 @@ import re
 
 from .lexicon import BENEFIT_RE, GENERIC_RE, GUARD_RE
 
-# What the preference shapes: the words chat/style.py's `STYLE_PATTERN` picks a preference by (so
+# What the preference shapes: the words `memory_core.answer_style.STYLE_PATTERN` picks a preference by (so
 # the chat applies every preference read here), as word starts.
 _EN_STYLE = re.compile(
     r"\b(?:answer|repl(?:y|ies)|respon(?:se|d)|explanation|explain|summar|bullet|list|table|markdown"
