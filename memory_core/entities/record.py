@@ -42,10 +42,13 @@ def record_reading(
 def mention(*, entry: MemoryEntry, entity: Entity, words: list[str]) -> None:
     if entity.is_self:
         return  # every "I" statement would link to the user: no signal for recall
-    for word in words:
-        EntityMention.objects.get_or_create(
-            namespace_id=entry.namespace_id, entity=entity, entry=entry, surface=word[:NAME_MAX_CHARS]
-        )
+    # One INSERT … ON CONFLICT DO NOTHING (the `mention_unique` constraint) for all the words:
+    # a SELECT, a savepoint and an INSERT per word before; safe under concurrent writers too.
+    said = dict.fromkeys(word[:NAME_MAX_CHARS] for word in words)
+    EntityMention.objects.bulk_create(
+        [EntityMention(namespace_id=entry.namespace_id, entity=entity, entry=entry, surface=w) for w in said],
+        ignore_conflicts=True,
+    )
     merged = sorted(set(entity.aliases) | set(words))
     if merged != sorted(entity.aliases):
         entity.aliases = merged
@@ -97,14 +100,18 @@ def relation_record(*, entry: MemoryEntry, triple: Triple, resolver: Resolver, e
     existing = _current(entry.namespace_id, subject, triple.predicate, obj, value)
     if existing is None:
         existing = _create(entry, subject, triple, obj, value, extractor)
-    RelationSupport.objects.get_or_create(
-        relation=existing,
-        entry=entry,
-        defaults={
-            "namespace_id": entry.namespace_id,
-            "source_conversation": entry.source_conversation,
-            "source_message_ids": list(entry.source_message_ids),
-        },
+    # Kept as it is when the entry already supports the relation (`relation_support_unique`).
+    RelationSupport.objects.bulk_create(
+        [
+            RelationSupport(
+                relation=existing,
+                entry=entry,
+                namespace_id=entry.namespace_id,
+                source_conversation=entry.source_conversation,
+                source_message_ids=list(entry.source_message_ids),
+            )
+        ],
+        ignore_conflicts=True,
     )
     return existing
 

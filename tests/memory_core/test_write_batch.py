@@ -156,3 +156,32 @@ def test_rules_and_contexts_in_a_batch_are_stored_as_one_by_one_would_in_a_few_q
     assert _cosine(batched.context_embedding, single.context_embedding) > 0.999
     assert _cosine(batched.embedding, single.embedding) > 0.999
     assert _cosine(batched.context_embedding, batched.embedding) < 0.99
+
+
+def test_a_batch_naming_people_links_them_without_a_query_per_mention(ns):
+    """The entity graph's mentions and supports are written with one INSERT each (ON CONFLICT DO
+    NOTHING), not a lookup, a savepoint and an insert per word: a batch about a family costs a
+    bounded number of statements, and every mention is there."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from memory_core.entities.models import EntityMention, RelationSupport
+
+    facts = [
+        "My sister Ana lives in Porto.",
+        "Ana's husband Marc is a chemistry teacher.",
+        "My brother Tomas works at Globex.",
+        "Tomas has a dog called Pepper.",
+        "My mother Rosa grows tomatoes.",
+        "My friend Lena plays the cello.",
+        "Ana and Marc visited Rosa in May.",
+        "My colleague Dara runs marathons.",
+    ]
+    with CaptureQueriesContext(connection) as queries:
+        _batch(ns, *facts)
+
+    # 203 statements, savepoints included, with a lookup and a savepoint per mention; 103 now. The
+    # entity resolution itself (about a dozen per statement naming someone) is what remains.
+    assert len(queries.captured_queries) <= 110
+    assert EntityMention.objects.filter(namespace=ns).count() >= len(facts)
+    assert RelationSupport.objects.filter(namespace=ns).exists()
