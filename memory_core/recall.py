@@ -71,6 +71,7 @@ The framing text around the lines (about 75 tokens) is not counted against the b
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -488,9 +489,28 @@ def _select_list(fields: list[Any]) -> str:
     )
 
 
-def _ranked_fields() -> list[Any]:
+@functools.cache
+def _ranked_select() -> str:
+    """The candidates statement's columns (`_RANKED_COLUMNS`); the same for every recall."""
     by_attname = {f.attname: f for f in MemoryEntry._meta.concrete_fields}
-    return [by_attname[name] for name in _RANKED_COLUMNS]
+    return _select_list([by_attname[name] for name in _RANKED_COLUMNS])
+
+
+class _EntryReader(NamedTuple):
+    """How a returned entry is read whole: the same for every recall, so made once."""
+
+    fields: list[Any]
+    attnames: list[str]
+    select: str  # with the parameter %(loaded)s, the ids
+    converters: list[tuple[int, list[Any]]]  # (column index, its converters), for columns with any
+
+
+@functools.cache
+def _entry_reader() -> _EntryReader:
+    fields = _loaded_fields()
+    select = f"SELECT {_select_list(fields)} FROM {_ENTRY_TABLE} WHERE id = ANY(%(loaded)s::uuid[])"  # noqa: S608
+    converters = [(index, found) for index, found in enumerate(_converters(fields)) if found]
+    return _EntryReader(fields, [f.attname for f in fields], select, converters)
 
 
 def _load_entries(
@@ -502,25 +522,22 @@ def _load_entries(
     were before it, as a recall that reads first and records after would see them."""
     if not candidates:
         return {}
-    fields = _loaded_fields()
-    select = f"SELECT {_select_list(fields)} FROM {_ENTRY_TABLE} WHERE id = ANY(%(loaded)s::uuid[])"  # noqa: S608
+    reader = _entry_reader()
     params = {"loaded": [candidate.pk for candidate in candidates]}
     if logged is not None:
         items = [(c.namespace_id, c.pk, score) for c, score in zip(candidates, logged, strict=True)]
-        rows = recall_log.record_items(turn_ref=turn_ref, items=items, then=select, then_params=params)
+        rows = recall_log.record_items(turn_ref=turn_ref, items=items, then=reader.select, then_params=params)
     else:
         with connection.cursor() as cursor:
-            cursor.execute(select, params)
+            cursor.execute(reader.select, params)
             rows = cursor.fetchall()
-    converters = _converters(fields)
-    attnames = [f.attname for f in fields]
     entries: dict[uuid.UUID, MemoryEntry] = {}
     for row in rows:
         values = list(row)
-        for index, field_converters in enumerate(converters):
+        for index, field_converters in reader.converters:
             for converter in field_converters:
-                values[index] = converter(values[index], fields[index], connection)
-        entry = MemoryEntry.from_db(connection.alias, attnames, values)
+                values[index] = converter(values[index], reader.fields[index], connection)
+        entry = MemoryEntry.from_db(connection.alias, reader.attnames, values)
         entries[entry.pk] = entry
     for candidate in candidates:
         if (loaded := entries.get(candidate.pk)) is not None:
@@ -671,7 +688,7 @@ def fetch_candidates(
     params: list[Any] = [vector_text] if vector_text is not None else []
     params += nearest.cte_params if nearest is not None else []
     params += [p for _, _, part_params in parts for p in part_params]
-    columns = _select_list(_ranked_fields())
+    columns = _ranked_select()
     scores = ["NULL::float8", "NULL::float8", "NULL::float8"]
     if nearest is not None:
         scores[:2] = nearest.scores

@@ -29,7 +29,7 @@ from memory_core.entities.kinship import (
 from memory_core.entities.record import candidate_names
 from memory_core.entities.rules import _STOP_NAMES
 from memory_core.extraction.rules.lexicon import _words
-from memory_core.round_trip import Read, run_together
+from memory_core.round_trip import Read
 
 MAX_HOPS = 2
 ASKED_HOP = 0.8
@@ -107,20 +107,13 @@ _SQL = (
 )
 
 
-def graph_candidates(
-    *, namespace_ids: list[int], query: str, at: datetime | None = None, limit: int = LIMIT
-) -> dict[uuid.UUID, float]:
-    """Memory id → graph score of the memories reached from the entities `query` mentions (one
-    query; none when the query has no words). Ids only: the caller applies its own scope."""
-    read = graph_read(namespace_ids=namespace_ids, query=query, at=at, limit=limit)
-    return {} if read is None else run_together([read])[0]
-
-
 def graph_read(
     *, namespace_ids: list[int], query: str, at: datetime | None = None, limit: int = LIMIT
 ) -> Read[dict[uuid.UUID, float]] | None:
-    """`graph_candidates` as a read that can share a round trip (`memory_core.round_trip`); None
-    when there is nothing to walk, so that most recalls, which name no one, spend nothing on it."""
+    """Memory id → graph score of the memories reached from the entities `query` mentions, as a
+    read that shares recall's round trip with the term statistics (`memory_core.round_trip`);
+    None when there is nothing to walk, so that most recalls, which name no one, spend nothing
+    on it. Ids only: the caller applies its own scope."""
     if not namespace_ids or not may_name_someone(query):
         return None
     names, kin, predicates, mine = query_terms(query)

@@ -122,3 +122,23 @@ def test_the_write_path_holds_through_the_mem0_client(mem0):
     mem0.add("The user works at Fabrikam.", user_id="carol", infer=False)
     current = {r["memory"] for r in mem0.get_all(filters={"user_id": "carol"})["results"]}
     assert "The user works at Fabrikam." in current and "The user works at Contoso." not in current
+
+
+def test_a_searched_memory_is_the_memory_get_returns(mem0):
+    """Search reads its candidates slim and the results whole: through the unmodified client, a
+    result carries the same fields as `get` of the same id (dates to the microsecond, metadata,
+    categories), not a partial row."""
+    added = mem0.add(
+        "Mira's cello lesson moved to Thursdays at 17:30.",
+        user_id="dora",
+        infer=False,
+        metadata={"source": "school newsletter", "weeks": [1, 2, 3]},
+    )
+    [first] = added["results"]
+
+    found = mem0.search("When is the cello lesson?", filters={"user_id": "dora"}, top_k=5)
+    result = next(r for r in found["results"] if r["id"] == first["id"])
+    stored = mem0.get(first["id"])
+    shared = [name for name in stored if name in result and name not in ("score",)]
+    assert {"memory", "metadata", "created_at", "updated_at"} <= set(shared)
+    assert {name: result[name] for name in shared} == {name: stored[name] for name in shared}
