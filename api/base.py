@@ -3,6 +3,7 @@ erasure, and the output of entries, outcomes and jobs used by several endpoints.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from rest_framework import serializers
@@ -90,21 +91,37 @@ class AsIs(serializers.Serializer):
 
 
 def entry_out(entry: MemoryEntry | None, subject: Subject | None = None) -> Any:
-    if entry is None:
-        return None
-    if subject is not None and entry.namespace_id == subject.namespace.pk:
-        entry.namespace = subject.namespace  # saves a query per entry on merged/ignored outcomes
-    return s.MemoryOutSerializer(entry).data
+    return entries_out([entry], subject)[0]
+
+
+def entries_out(entries: Sequence[MemoryEntry | None], subject: Subject | None = None) -> list[Any]:
+    """The entries as `MemoryOutSerializer` shapes them (None stays None), by one list serializer:
+    DRF builds a serializer's fields (a deep copy of every declared field) per instance, which for
+    a serializer per entry was most of what a recall of twenty items cost to render."""
+    present = [entry for entry in entries if entry is not None]
+    for entry in present:
+        if subject is not None and entry.namespace_id == subject.namespace.pk:
+            entry.namespace = subject.namespace  # saves a query per entry
+    rendered = iter(s.MemoryOutSerializer(present, many=True).data if present else [])
+    return [None if entry is None else next(rendered) for entry in entries]
 
 
 def outcome_out(outcome: Any, subject: Subject) -> dict[str, Any]:
-    return {
-        "action": outcome.action,
-        "reason": outcome.reason,
-        "flagged": outcome.flagged,
-        "entry": entry_out(outcome.entry, subject),
-        "replaced": outcome.replaced.pk if outcome.replaced is not None else None,
-    }
+    return outcomes_out([outcome], subject)[0]
+
+
+def outcomes_out(outcomes: Sequence[Any], subject: Subject) -> list[dict[str, Any]]:
+    entries = entries_out([outcome.entry for outcome in outcomes], subject)
+    return [
+        {
+            "action": outcome.action,
+            "reason": outcome.reason,
+            "flagged": outcome.flagged,
+            "entry": entry,
+            "replaced": outcome.replaced.pk if outcome.replaced is not None else None,
+        }
+        for outcome, entry in zip(outcomes, entries, strict=True)
+    ]
 
 
 def job_out(job: ExtractionJob | None) -> dict[str, Any] | None:

@@ -212,11 +212,9 @@ def load(synth: Synth, *, sizes: list[int], chunk: int = 20_000) -> list[tuple[A
 
 def _user_scope(user: Any) -> Any:
     """The scope `memory_recall` searches for this user (current entries of their namespaces)."""
-    from memory_core.recall import _scope
+    from memory_core import recall_scope
 
-    scope = _scope(actor=user, namespaces=None).entries
-    assert scope is not None
-    return scope.current()
+    return recall_scope.read(actor=user).entries().current()
 
 
 def _vector_top(scope: Any, embedding: np.ndarray, *, exact: bool, k: int) -> list[Any]:

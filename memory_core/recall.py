@@ -6,7 +6,7 @@ explicit namespace list) and `current(at=…)`, all four in one SQL statement (`
 * vector: the `CANDIDATES_PER_SOURCE` nearest entries by cosine distance of `embedding`. A large
   scope is served by the HNSW index with pgvector 0.8's iterative scan (a namespace filter cannot
   starve the result), a small one by the namespace index and an exact sort; the planner picks,
-  because the scope reaches it as a literal list of namespace ids (see `_scope`).
+  because the scope reaches it as a literal list of namespace ids (see `recall_scope`).
 * context: the same over `context_embedding`, the embedding of the turn an entry answers followed
   by the entry (`memory_core.search_context`; the statement itself when it has no context).
 * keyword: BM25 over `search_vector` (statement weight A, context weight D), with term weights
@@ -84,16 +84,21 @@ from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery
-from django.core.exceptions import EmptyResultSet, ImproperlyConfigured
+from django.core.exceptions import EmptyResultSet, FullResultSet, ImproperlyConfigured
 from django.db import connection
-from django.db.models import Exists, OuterRef, Q, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Q, Value
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
-from memory_core import embedding_coverage, lexical, query_signals, query_translation, recall_log
+from memory_core import (
+    embedding_coverage,
+    lexical,
+    query_signals,
+    query_translation,
+    recall_log,
+    recall_scope,
+)
 from memory_core.embeddings import vector_literal
-from memory_core.entities.models import Entity
 from memory_core.entities.recall import graph_read
 from memory_core.errors import MemoryServiceError
 from memory_core.llm import MEMORIES_END, MEMORIES_START
@@ -103,7 +108,6 @@ from memory_core.models import (
     MemoryEntry,
     MemoryType,
     Namespace,
-    SearchStats,
     SourceKind,
 )
 from memory_core.querysets import MemoryEntryQuerySet
@@ -337,7 +341,7 @@ def vector_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: 
     """The k nearest entries in scope; after `prepare_search`, in the same transaction.
 
     With iterative scans the HNSW index keeps searching until k rows pass the scope filter; for
-    a small scope the planner prefers the namespace index and an exact sort (see `_scope`).
+    a small scope the planner prefers the namespace index and an exact sort (see `recall_scope`).
     """
     if search.embedding is None:
         return []
@@ -570,7 +574,18 @@ def _scope_where(scope: MemoryEntryQuerySet) -> tuple[str, list[Any]] | None:
         sql, params = query.get_compiler(connection=connection).compile(query.where)
     except EmptyResultSet:
         return None
+    except FullResultSet:  # an empty filter
+        return "TRUE", []
     return (sql or "TRUE"), list(params)
+
+
+def _and_where(
+    first: tuple[str, list[Any]] | None, second: tuple[str, list[Any]] | None
+) -> tuple[str, list[Any]] | None:
+    """Both WHERE clauses (None, an empty scope, stays empty)."""
+    if first is None or second is None:
+        return None
+    return f"({first[0]}) AND ({second[0]})", [*first[1], *second[1]]
 
 
 # The query vector travels once, in the first CTE of the candidates statement: the searches and
@@ -625,7 +640,7 @@ def _nearest(scope_where: tuple[str, list[Any]], *, k: int, with_context: bool, 
 
 
 def fetch_candidates(
-    scope: MemoryEntryQuerySet,
+    scope_where: tuple[str, list[Any]] | None,
     *,
     search: CandidateQuery,
     k: int,
@@ -638,10 +653,11 @@ def fetch_candidates(
 
     The vector, context, keyword and always-recall searches are the sorted, limited subqueries of
     `vector_candidates`, `context_candidates`, `keyword_candidates` and `always_candidates` over
-    the scope's WHERE clause (compiled once), with the memories the entity graph reached
-    (`graph_ids`, still filtered by the scope), joined by UNION ALL; the scores are computed once
-    per distinct entry in the outer query and the rows come back as plain tuples. The HNSW
-    settings `prepare_search` makes travel in the same query string (no transaction needed).
+    the scope's WHERE clause (`scope_where`, None for an empty scope), with the memories the
+    entity graph reached (`graph_ids`, still filtered by the scope), joined by UNION ALL; the
+    scores are computed once per distinct entry in the outer query and the rows come back as
+    plain tuples. The HNSW settings `prepare_search` makes travel in the same query string (no
+    transaction needed).
 
     A scope of at most `EXACT_SCAN_MAX` entries (`scope_size`, an upper bound) is searched
     exactly anyway (the planner sorts a small namespace rather than walk the HNSW graph): then
@@ -649,7 +665,6 @@ def fetch_candidates(
     vector and context searches and the scores all read, instead of two scans and a third
     computation for the candidates.
     """
-    scope_where = _scope_where(scope)
     if scope_where is None:
         return []
     table = _ENTRY_TABLE
@@ -714,70 +729,6 @@ def fetch_candidates(
 
 
 # --- The service -----------------------------------------------------------------------------
-
-
-class RecallScope(NamedTuple):
-    entries: MemoryEntryQuerySet | None  # None when there are none: no query needed
-    namespace_ids: list[int]
-    terms: list[str]  # of the query (`lexical.parse_terms`)
-    # The namespaces whose entity graph knows someone besides the user: only these are walked.
-    graph_namespace_ids: list[int]
-    # How many entries the namespaces hold, whatever their status: a bound on the scope's size.
-    size: int = 0
-
-
-def _scope(*, actor: Any, namespaces: list[Namespace] | None, terms_of: str = "") -> RecallScope:
-    """The entries recall may use, their namespaces, those with a graph worth walking, and the
-    query terms of `terms_of`, all read by the same query.
-
-    For an actor the namespace ids are looked up first (one query) and added to `visible_to`,
-    which still decides: a literal id list lets the planner use the namespace index and its
-    per-namespace statistics, so a small namespace gets an exact scan and a large one the HNSW
-    index, where `visible_to`'s OR of subqueries alone would scan the whole table. The ids also
-    select the keyword statistics (`memory_core.lexical`).
-    """
-    if (actor is None) == (namespaces is None):
-        raise MemoryServiceError("Recall needs either an actor or a list of namespaces, not both.")
-    # Each namespace row carries the parsed query, so the terms cost no round trip of their own
-    # (without a namespace nothing is searched and they are not needed).
-    parsed = lexical.terms_expression(terms_of) if terms_of else Value("")
-    people = Exists(Entity.objects.filter(namespace=OuterRef("pk"), is_self=False))
-    size = Coalesce(Subquery(SearchStats.objects.filter(namespace=OuterRef("pk")).values("entries")[:1]), 0)
-    if actor is not None:
-        # Pause is enforced here, not by each caller: a user who paused memory gets nothing
-        # recalled, not even the procedures shared with them.
-        columns = ("pk", "memory_paused", "own", "size", "people", "parsed")
-        owned = (
-            Namespace.objects.owned_by(actor)
-            .annotate(own=Value(True), size=size, people=people, parsed=parsed)
-            .values_list(*columns)
-        )
-        shared = Namespace.objects.shared_with(actor).annotate(
-            own=Value(False), size=size, people=people, parsed=parsed
-        )
-        rows = list(owned.union(shared.values_list(*columns)))
-        if any(paused and own for _, paused, own, *_ in rows):
-            return RecallScope(None, [], [], [])
-        rows = [row for row in rows if not row[1]]
-        scope = MemoryEntry.objects.visible_to(actor).in_namespaces(list(dict.fromkeys(r[0] for r in rows)))
-    else:
-        rows = list(
-            Namespace.objects.filter(pk__in=[n.pk for n in namespaces or []], memory_paused=False)
-            .annotate(size=size, people=people, parsed=parsed)
-            .values_list("pk", "size", "people", "parsed")
-        )
-        scope = MemoryEntry.objects.in_namespaces([row[0] for row in rows])
-    kept = {row[0]: row for row in rows}  # a namespace both owned and shared counts once
-    if not kept:
-        return RecallScope(None, [], [], [])
-    terms = lexical.split_terms(rows[0][-1]) if terms_of else []
-    return RecallScope(
-        scope,
-        list(kept),
-        terms,
-        [pk for pk, row in kept.items() if row[-2]],
-        size=sum(row[-3] for row in kept.values()),
-    )
 
 
 def _validate(
@@ -868,7 +819,7 @@ def _term_weights_and_graph(
     """The query terms' statistics and the entity graph's candidates (the entities the query
     mentions and their neighbours), read in one round trip while the query embedding is still
     being computed. No graph statement when the query names no one, or when no namespace's graph
-    knows anyone besides the user (`_scope`); no round trip when neither is needed."""
+    knows anyone besides the user (`recall_scope.read`); no round trip when neither is needed."""
     weights = lexical.term_weights_read(namespace_ids=namespace_ids, terms=terms)
     graph = graph_read(namespace_ids=graph_namespace_ids, query=text, at=at)
     results = iter(run_together([read for read in (weights, graph) if read is not None]))
@@ -910,18 +861,17 @@ def memory_recall(
     # The query embedding starts first, on a worker thread, and this one reads the namespaces, the
     # term statistics and the entity graph meanwhile (a refused or empty scope discards it).
     pending = _embed_async(text, query_embedding) if text else None
-    base, namespace_ids, terms, graph_namespace_ids, scope_size = _scope(
+    readable = recall_scope.read(
         actor=actor, namespaces=namespaces, terms_of=text if "keyword" in enabled else ""
     )
+    namespace_ids, terms = readable.namespace_ids, readable.terms
     turn_ref = turn_ref or f"recall:{uuid.uuid4()}"
     scanned = dict.fromkeys(("vector", "context", "keyword", "graph", "always", "candidates", "relevant"), 0)
-    if base is None:
+    if not namespace_ids:
         return RecallResult(items=[], prompt_block="", scanned=scanned, turn_ref=turn_ref)
-    scope = base.current(at=at)
-    if types:
-        scope = scope.filter(type__in=types)
+    scope_where: tuple[str, list[Any]] | None = readable.where(at=at, types=types)
     if where is not None:
-        scope = scope.filter(where)
+        scope_where = _and_where(scope_where, _scope_where(MemoryEntry.objects.filter(where)))
     now = at or timezone.now()
     # Cross-language recall (RECALL_TRANSLATE_QUERY, off by default): memory_core.query_translation.
     translated = query_translation.translations(
@@ -937,14 +887,14 @@ def memory_recall(
         at=at,
         namespace_ids=namespace_ids,
         terms=terms if pending is not None and "keyword" in enabled else [],
-        graph_namespace_ids=graph_namespace_ids if "graph" in enabled else [],
+        graph_namespace_ids=readable.graph_namespace_ids if "graph" in enabled else [],
     )
     if pending is not None:
         search = CandidateQuery(embedding=_query_embedding_result(pending), weights=weights)
     candidates = fetch_candidates(
-        scope, search=search, k=k, always_k=limit, with_context="context" in enabled,
+        scope_where, search=search, k=k, always_k=limit, with_context="context" in enabled,
         graph_ids=sorted(graph, key=graph.__getitem__, reverse=True)[:GRAPH_CANDIDATES],
-        scope_size=scope_size,
+        scope_size=readable.size,
     )  # fmt: skip
     signals = QuerySignals(
         period=query_signals.time_range(text, reference=reference_date or now) if "time" in enabled else None,
@@ -961,6 +911,12 @@ def memory_recall(
         signals=signals,
     )
     if translated:
+        # The translations' own searches go through the ORM (off by default, see above).
+        scope = readable.entries().current(at=at)
+        if types:
+            scope = scope.filter(type__in=types)
+        if where is not None:
+            scope = scope.filter(where)
         items = _translated_items(
             scored, translated, budget_tokens=budget_tokens, limit=limit, scope=scope,
             namespace_ids=namespace_ids, k=k, components=enabled, signals=signals, now=now,

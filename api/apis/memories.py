@@ -23,7 +23,7 @@ from api.base import (
     ApiView,
     address_of,
     json_object,
-    outcome_out,
+    outcomes_out,
     page,
     requester_of,
     valid,
@@ -147,7 +147,7 @@ class MemoriesApi(ApiView):
             params = valid(s.MemoryCreateSerializer, data)
             items = [{k: v for k, v in params.items() if k not in ("user_id", "agent_id")}]
         subject, outcomes = memories_add_for(request, params, items)
-        results = [outcome_out(outcome, subject) for outcome in outcomes]
+        results = outcomes_out(outcomes, subject)
         if "memories" in data:
             counts = Counter(outcome.action for outcome in outcomes)
             return Response({"counts": dict(counts), "results": results})

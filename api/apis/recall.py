@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from api import examples as ex
 from api import serializers as s
 from api.auth import Caller
-from api.base import READ, ApiView, entry_out, json_object, valid
+from api.base import READ, ApiView, entries_out, json_object, valid
 from api.schema import errors
 from api.selectors import subject_for
 from memory_core.recall import memory_recall
@@ -52,15 +52,16 @@ def recall_answer(request: Request | Caller, params: dict[str, Any], via: str = 
         turn_ref=f"{via}:{uuid.uuid4()}",
         reference_date=params.get("reference_date"),
     )
+    entries = entries_out([item.entry for item in result.items], subject)
     items = [
         {
-            "entry": entry_out(item.entry, subject),
+            "entry": entry,
             "score": item.score,
             "breakdown": item.breakdown,
             "reasons": list(item.reasons),
             "tokens": item.tokens,
         }
-        for item in result.items
+        for item, entry in zip(result.items, entries, strict=True)
     ]
     return {
         "items": items,
