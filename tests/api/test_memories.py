@@ -87,6 +87,34 @@ def test_it_adds_a_batch_in_one_go(key_client):
     assert MemoryEntry.objects.count() == 3
 
 
+def test_a_batchs_results_each_show_their_own_memory_in_order(key_client):
+    """Rejected items (no entry) between stored ones: each result still carries its own memory,
+    exactly as GET shows it."""
+    add(key_client, user_id="u", content="The user's cat is called Miso.")
+    body = {
+        "user_id": "u",
+        "memories": [
+            {"content": "The user's sister lives in Porto."},
+            {"content": "My password is hunter2-Zebra!"},
+            {"content": "The user's cat is called Miso."},
+            {"content": "用户的银行卡号是 6222 0212 3456 7890 123"},
+            {"content": "The user takes the 7:40 train to work."},
+        ],
+    }
+    results = key_client.post("/api/v1/memories/", body, format="json").json()["results"]
+
+    assert [r["action"] for r in results] == ["added", "rejected", "merged", "rejected", "added"]
+    assert [r["entry"] is None for r in results] == [False, True, False, True, False]
+    stored = {0: "The user's sister lives in Porto.", 2: "The user's cat is called Miso."}
+    stored[4] = "The user takes the 7:40 train to work."
+    for index, wording in stored.items():
+        result = results[index]
+        assert result["entry"]["content"] == wording
+        shown = key_client.get(f"/api/v1/memories/{result['entry']['id']}/", {"user_id": "u"}).json()
+        assert result["entry"] == shown
+    assert results[2]["entry"]["evidence_count"] == 2
+
+
 def test_it_keeps_agents_and_tenants_apart(key_client, other_tenant, make_key):
     agent = add(key_client, agent_id="support", content="Escalations go to the duty manager.")
     assert agent.json()["entry"]["namespace"] == "agent/acme.support"
