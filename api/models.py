@@ -159,3 +159,16 @@ class TenantNamespace(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tenant.slug}:{self.kind}:{self.external_id}"
+
+
+class RateCount(models.Model):
+    """One rate limit's counter (`api.throttling`): requests in the current window and in the one
+    before it, for a sliding estimate. One row per key or person, rewritten in place."""
+
+    key = models.CharField(max_length=120, primary_key=True)
+    window_start = models.BigIntegerField(help_text="Seconds since the epoch.")
+    count = models.IntegerField()
+    previous = models.IntegerField()
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.count} (+{self.previous} before)"

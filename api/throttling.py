@@ -1,27 +1,106 @@
 """Rate limits per tenant key and per person, from REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
-(`api_key`, `api_user`). A 429 carries `Retry-After`. Counters live in Django's cache: with
-several workers, configure a shared cache (Redis) or each worker counts on its own."""
+(`api_key`, `api_user`). A 429 carries `Retry-After`.
+
+The counters are rows of `RateCount` in the database, shared by every worker, process and machine,
+and each request costs one statement: an INSERT … ON CONFLICT that rolls the window over, checks
+the limit and counts the request, atomically (a request refused is not counted). DRF's own
+throttle kept a list of every request's time in Django's cache: with the default database cache
+that was six statements per request, rewriting a pickled list of up to a thousand timestamps, and
+two concurrent requests could each overwrite the other's.
+
+The limit is a sliding window estimated from two fixed ones (as Cloudflare and nginx-style limiters
+do): the requests of the current window, plus those of the window before weighted by how much of it
+still overlaps the last `duration` seconds.
+"""
 
 from __future__ import annotations
 
+import math
+import time
 from typing import Any, cast
 
+from django.db import connection
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
-from api.models import ApiKey
+from api.models import ApiKey, RateCount
+
+_TABLE = RateCount._meta.db_table
+
+# The values of the row as they are once rolled over to the current window.
+_PREVIOUS = (
+    "CASE WHEN r.window_start = EXCLUDED.window_start THEN r.previous "
+    "WHEN r.window_start = EXCLUDED.window_start - %(duration)s THEN r.count ELSE 0 END"
+)
+_COUNT = "CASE WHEN r.window_start = EXCLUDED.window_start THEN r.count ELSE 0 END"
+_TAKE = f"""
+INSERT INTO {_TABLE} AS r (key, window_start, count, previous) VALUES (%(key)s, %(window)s, 1, 0)
+ON CONFLICT (key) DO UPDATE SET
+    previous = {_PREVIOUS}, count = {_COUNT} + 1, window_start = EXCLUDED.window_start
+WHERE {_PREVIOUS} * %(weight)s + {_COUNT} + 1 <= %(limit)s
+RETURNING count
+"""  # noqa: S608  # the table name from the model; every value is a parameter
 
 
-class _SettingsRateThrottle(SimpleRateThrottle):
+def take(key: str, *, limit: int, duration: int, now: float) -> float | None:
+    """Count one request against `limit` per `duration` seconds: None when it is allowed, else
+    the seconds to wait before one would be."""
+    window = int(now // duration) * duration
+    weight = 1.0 - (now - window) / duration
+    params: dict[str, Any] = {
+        "key": key, "window": window, "duration": duration, "weight": weight, "limit": limit,
+    }  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(_TAKE, params)
+        if cursor.fetchone() is not None:
+            return None
+        cursor.execute(f"SELECT window_start, count, previous FROM {_TABLE} WHERE key = %s", [key])  # noqa: S608
+        row = cursor.fetchone()
+    return _wait(row, limit=limit, duration=duration, now=now)
+
+
+def _wait(row: tuple[int, int, int] | None, *, limit: int, duration: int, now: float) -> float:
+    """Seconds until one more request fits: the previous window's share decays as time passes; a
+    full current window has to roll over and then decay in turn."""
+    if row is None:
+        return 1.0
+    start, count, previous = row
+    elapsed = now - start
+    if count + 1 > limit:
+        # Into the next window, this window's count weighs count * (1 - x / duration).
+        decayed = duration * (1 - (limit - 1) / count) if count else 0.0
+        return max(1.0, duration - elapsed + decayed)
+    needed = duration * (1 - (limit - count - 1) / previous) if previous else 0.0
+    return max(1.0, needed - elapsed)
+
+
+class _CountedThrottle(SimpleRateThrottle):
+    # Set by SimpleRateThrottle.__init__ from the rate (the stubs do not declare them).
+    num_requests: int | None
+    duration: int | None
+
     def get_rate(self) -> str | None:
         # DRF binds THROTTLE_RATES at import; read it per request so settings changes apply.
         # The stubs type the rates as numbers; DRF's are "N/period" strings.
         rates = cast("dict[str, str | None]", api_settings.DEFAULT_THROTTLE_RATES)
         return rates.get(self.scope) if self.scope is not None else None
 
+    def allow_request(self, request: Request, view: Any) -> bool:
+        if self.rate is None or self.num_requests is None or self.duration is None:
+            return True
+        key = self.get_cache_key(request, view)
+        if key is None:
+            return True
+        self.waiting = take(key, limit=self.num_requests, duration=self.duration, now=time.time())
+        return self.waiting is None
 
-class ApiKeyThrottle(_SettingsRateThrottle):
+    def wait(self) -> float | None:
+        waiting = getattr(self, "waiting", None)
+        return None if waiting is None else math.ceil(waiting)
+
+
+class ApiKeyThrottle(_CountedThrottle):
     scope = "api_key"
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
@@ -30,7 +109,7 @@ class ApiKeyThrottle(_SettingsRateThrottle):
         return None
 
 
-class ApiUserThrottle(_SettingsRateThrottle):
+class ApiUserThrottle(_CountedThrottle):
     scope = "api_user"
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:

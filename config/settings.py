@@ -249,9 +249,9 @@ if REDIS_URL:
 else:
     Q_CLUSTER["orm"] = "default"
 
-# The cache holds the API rate-limit counters: shared by every process (the database by default,
-# Redis when REDIS_URL is set), so a limit holds however many web workers and machines serve.
-# `manage.py createcachetable` (run by `make run` and the deploy steps) creates the table.
+# Django's cache (the database by default, Redis when REDIS_URL is set; `manage.py
+# createcachetable`, run by `make run` and the deploy steps, creates the table). The API's rate
+# limits keep their own counters in the database (`api.throttling`), shared by every process.
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:

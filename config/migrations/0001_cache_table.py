@@ -1,4 +1,4 @@
-"""The database cache's table (rate-limit counters shared by every process), created by `migrate`
+"""The database cache's table (Django's cache shared by every process), created by `migrate`
 so that no deployment can forget `createcachetable`; a no-op when the cache is Redis."""
 
 from django.core.management import call_command

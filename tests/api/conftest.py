@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
@@ -21,11 +20,6 @@ os.environ["MEM0_TELEMETRY"] = "False"
 os.environ.setdefault("MEM0_DIR", os.path.join(tempfile.gettempdir(), "mem0-test-config"))
 
 ALL_SCOPES = ["read", "write", "erase", "moderate"]
-
-
-@pytest.fixture(autouse=True)
-def _fresh_throttles() -> None:
-    cache.clear()  # throttle counters live in the cache; no test inherits another's
 
 
 @pytest.fixture

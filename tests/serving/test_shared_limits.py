@@ -1,11 +1,11 @@
-"""API rate limits hold across processes: two web servers share the counters (the database cache
-by default), so a client alternating between them gets no more than the limit."""
+"""API rate limits hold across processes: two web servers share the counters (rows in the
+database, `api.throttling`), so a client alternating between them gets no more than the limit."""
 
 from __future__ import annotations
 
 import pytest
-from django.db import connection
 
+from api.models import RateCount
 from api.services import user_token_issue
 from tests.serving.processes import WebServer, get, production_env, running
 
@@ -16,8 +16,7 @@ LIMIT = 6
 
 def test_two_server_processes_count_one_limit(make_user, tmp_path):
     token = user_token_issue(user=make_user("alice")).key
-    with connection.cursor() as cursor:
-        cursor.execute("DELETE FROM cache")  # counters of earlier tests
+    RateCount.objects.all().delete()  # counters of earlier tests
     env = production_env(API_RATE_PER_USER=f"{LIMIT}/min", EMBEDDING_BACKEND="openai")
     servers = [WebServer(tmp_path / f"web-{n}.log", workers=1, env=env) for n in range(2)]
     with running(*servers):
