@@ -97,3 +97,55 @@ def test_an_entry_erased_since_the_recall_found_it_is_not_logged(owner):
     assert list(logged) == [(tea.pk, 2)]
     tea.refresh_from_db()
     assert tea.access_count == 1
+
+
+def _synchronous_commit() -> str:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_recall_on_its_own_is_recorded_for_everyone_to_see_and_changes_no_setting(owner):
+    """Outside any transaction the log's statement commits without waiting for the WAL flush:
+    its rows are still written whole and seen at once by other connections, and the session's
+    own setting stays as it was for whatever it writes next."""
+    import threading
+
+    from django.db import connection, connections
+
+    tea = remember(owner, "I like green tea best")
+    assert not connection.in_atomic_block
+
+    result = memory_recall(actor=owner, query="which tea do I like?", turn_ref="chat:alone")
+
+    assert [item.entry.pk for item in result.items] == [tea.pk]
+    assert _synchronous_commit() == "on"
+    seen: list[tuple[int, int]] = []
+
+    def other_connection() -> None:  # a page open in another worker
+        seen.append(
+            (
+                RecallLog.objects.filter(turn_ref="chat:alone", entry_id=tea.pk).count(),
+                type(tea).objects.get(pk=tea.pk).access_count,
+            )
+        )
+        connections.close_all()
+
+    reader = threading.Thread(target=other_connection)
+    reader.start()
+    reader.join()
+    assert seen == [(1, 1)]
+
+
+def test_inside_a_callers_transaction_the_recall_commits_as_the_caller_does(owner):
+    from django.db import connection, transaction
+
+    remember(owner, "I like green tea best")
+    with transaction.atomic():
+        assert connection.in_atomic_block
+        memory_recall(actor=owner, query="which tea do I like?", turn_ref="chat:inside")
+        assert _synchronous_commit() == "on"  # the caller's other writes still wait for the flush
+    assert RecallLog.objects.filter(turn_ref="chat:inside").count() == 1
