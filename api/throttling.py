@@ -46,6 +46,8 @@ RETURNING count
 def take(key: str, *, limit: int, duration: int, now: float) -> float | None:
     """Count one request against `limit` per `duration` seconds: None when it is allowed, else
     the seconds to wait before one would be."""
+    if limit <= 0:  # "0/min": nothing is allowed
+        return float(duration)
     window = int(now // duration) * duration
     weight = 1.0 - (now - window) / duration
     params: dict[str, Any] = {

@@ -98,3 +98,13 @@ def test_requests_of_one_key_at_once_get_exactly_the_limit(rates, tenant, make_k
         thread.join()
 
     assert sorted(statuses) == [200] * 4 + [429] * 4
+
+
+@pytest.mark.django_db
+def test_a_rate_of_zero_refuses_everything(rates, key_client):
+    rates("0/min")
+
+    refused = key_client.get("/api/v1/memories/", {"user_id": "u"})
+
+    assert refused.status_code == 429 and int(refused["Retry-After"]) == 60
+    assert not RateCount.objects.exists()
