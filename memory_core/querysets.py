@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
 # Statuses that describe what was true at some time; used for point-in-time recall.
-_HISTORICAL_STATUSES = (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED, MemoryStatus.EXPIRED)
+HISTORICAL_STATUSES = (MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED, MemoryStatus.EXPIRED)
 
 
 def _namespaces(model: type[models.Model]) -> NamespaceQuerySet:
@@ -23,19 +23,19 @@ def _namespaces(model: type[models.Model]) -> NamespaceQuerySet:
     return model._meta.get_field("namespace").related_model.objects.all()  # type: ignore[union-attr]
 
 
-def _is_real_user(user: Any) -> bool:
+def is_real_user(user: Any) -> bool:
     return user is not None and getattr(user, "is_authenticated", False) and getattr(user, "is_active", False)
 
 
 class NamespaceQuerySet(models.QuerySet):
     def owned_by(self, user: AbstractBaseUser | AnonymousUser | None) -> NamespaceQuerySet:
-        if not _is_real_user(user):
+        if not is_real_user(user):
             return self.none()
         return self.filter(owner=user)
 
     def shared_with(self, user: AbstractBaseUser | AnonymousUser | None) -> NamespaceQuerySet:
         """Org / agent namespaces whose approved procedures the user's assistant may read."""
-        if not _is_real_user(user):
+        if not is_real_user(user):
             return self.none()
         return self.filter(grants__user=user).exclude(kind=NamespaceKind.USER)
 
@@ -79,7 +79,7 @@ class MemoryEntryQuerySet(models.QuerySet):
 
     def visible_to(self, user: AbstractBaseUser | AnonymousUser | None) -> MemoryEntryQuerySet:
         """Entries of the user's own namespaces, plus approved procedures shared with them."""
-        if not _is_real_user(user):
+        if not is_real_user(user):
             return self.none()
         namespaces = _namespaces(self.model)
         own = namespaces.owned_by(user).values("id")
@@ -104,11 +104,11 @@ class MemoryEntryQuerySet(models.QuerySet):
         if at is None or at >= now:
             ttl = Q(expires_at__isnull=True) | Q(expires_at__gt=when)
             return self.filter(window & ttl, status=MemoryStatus.ACTIVE)
-        return self.filter(window, status__in=_HISTORICAL_STATUSES)
+        return self.filter(window, status__in=HISTORICAL_STATUSES)
 
 
 class MemoryEventQuerySet(models.QuerySet):
     def visible_to(self, user: AbstractBaseUser | AnonymousUser | None) -> MemoryEventQuerySet:
-        if not _is_real_user(user):
+        if not is_real_user(user):
             return self.none()
         return self.filter(namespace_id__in=_namespaces(self.model).owned_by(user).values("id"))

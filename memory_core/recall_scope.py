@@ -29,7 +29,7 @@ from memory_core.choices import MemoryStatus, MemoryType, NamespaceKind
 from memory_core.entities.models import Entity
 from memory_core.errors import MemoryServiceError
 from memory_core.models import MemoryEntry, Namespace, NamespaceGrant, SearchStats
-from memory_core.querysets import _HISTORICAL_STATUSES, MemoryEntryQuerySet, _is_real_user
+from memory_core.querysets import HISTORICAL_STATUSES, MemoryEntryQuerySet, is_real_user
 
 ENTRY_TABLE = MemoryEntry._meta.db_table
 
@@ -81,7 +81,7 @@ def current_where(at: datetime | None) -> tuple[str, list[Any]]:
     if at is None or at >= now:
         ttl = f"({t}.expires_at IS NULL OR {t}.expires_at > %s)"
         return f"{window} AND {ttl} AND {t}.status = %s", [when, when, when, MemoryStatus.ACTIVE]
-    return f"{window} AND {t}.status = ANY(%s)", [when, when, [str(s) for s in _HISTORICAL_STATUSES]]
+    return f"{window} AND {t}.status = ANY(%s)", [when, when, [str(s) for s in HISTORICAL_STATUSES]]
 
 
 @functools.cache
@@ -107,7 +107,7 @@ def read(*, actor: Any = None, namespaces: list[Namespace] | None = None, terms_
     parsed_sql, parsed_params = (parsed.sql, list(parsed.params)) if parsed is not None else ("''", [])
     columns = f"{n}.id, {n}.memory_paused, {_namespace_select()}{parsed_sql}"
     if actor is not None:
-        if not _is_real_user(actor):
+        if not is_real_user(actor):
             return RecallScope([], [], [], [], actor=actor)
         grants = NamespaceGrant._meta.db_table
         sql = (
