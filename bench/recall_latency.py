@@ -253,7 +253,7 @@ def measure(synth: Synth, label: str, owners: list[tuple[Any, Any]], *, queries:
             memory_recall(actor=user, query=text, query_embedding=embedding, record=False)
         timings["recall"].append(t())
         if timings["recall"][-1] > slowest[0]:
-            statements = [q["sql"] for q in captured.captured_queries if "WITH found AS" in q["sql"]]
+            statements = [q["sql"] for q in captured.captured_queries if "found AS (" in q["sql"]]
             slowest = (timings["recall"][-1], statements[0] if statements else "")
         if i % 4 == 0:  # recording writes rows; a sample is enough for its cost
             with common.timed() as t:
