@@ -7,6 +7,8 @@ import json
 
 from django.apps import apps
 
+from api.models import RateCount
+
 # What mem0's get_all (and an export of it) gives: `memory`, dates with their offsets, categories.
 MEM0_EXPORT = {
     "count": 2,
@@ -60,5 +62,5 @@ def row_counts() -> dict[str, int]:
     return {
         model._meta.db_table: model._default_manager.count()
         for model in apps.get_models()
-        if model._meta.db_table != "api_ratecount"
+        if model is not RateCount
     }

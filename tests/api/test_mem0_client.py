@@ -142,3 +142,27 @@ def test_a_searched_memory_is_the_memory_get_returns(mem0):
     shared = [name for name in stored if name in result and name not in ("score",)]
     assert {"memory", "metadata", "created_at", "updated_at"} <= set(shared)
     assert {name: result[name] for name in shared} == {name: stored[name] for name in shared}
+
+
+def test_the_rate_limit_reaches_the_client_and_a_refused_add_stores_nothing(live_url, operator, settings):
+    """The unmodified client against a key limited to four requests a minute: the limit is one
+    count shared by every route (the ping, adds, searches), the client raises its own
+    RateLimitError with the Retry-After, and the add it refused left no memory behind."""
+    from mem0 import MemoryClient
+    from mem0.exceptions import RateLimitError
+
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"api_key": "4/min", "api_user": "100/min"},
+    }
+    tenant = tenant_create(name="Acme", slug="acme", created_by=operator)
+    client = MemoryClient(api_key=api_key_issue(tenant=tenant, scopes=["read", "write"])[1], host=live_url)
+    client.add("The user is vegetarian.", user_id="alice", infer=False)  # the ping was the first
+    client.search("food", filters={"user_id": "alice"})
+    client.search("diet", filters={"user_id": "alice"})
+
+    with pytest.raises(RateLimitError) as refused:
+        client.add("The user keeps bees.", user_id="alice", infer=False)
+
+    assert 0 < refused.value.debug_info["retry_after"] <= 120
+    assert list(MemoryEntry.objects.values_list("content", flat=True)) == ["The user is vegetarian."]
