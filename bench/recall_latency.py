@@ -214,7 +214,7 @@ def _user_scope(user: Any) -> Any:
     """The scope `memory_recall` searches for this user (current entries of their namespaces)."""
     from memory_core import recall_scope
 
-    return recall_scope.read(actor=user).entries().current()
+    return recall_scope.read(actor=user).queryset()
 
 
 def _vector_top(scope: Any, embedding: np.ndarray, *, exact: bool, k: int) -> list[Any]:

@@ -912,9 +912,7 @@ def memory_recall(
     )
     if translated:
         # The translations' own searches go through the ORM (off by default, see above).
-        scope = readable.entries().current(at=at)
-        if types:
-            scope = scope.filter(type__in=types)
+        scope = readable.queryset(at=at, types=types)
         if where is not None:
             scope = scope.filter(where)
         items = _translated_items(

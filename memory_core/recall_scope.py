@@ -71,6 +71,12 @@ class RecallScope(NamedTuple):
         base = MemoryEntry.objects.visible_to(self.actor) if self.actor is not None else MemoryEntry.objects
         return base.in_namespaces(self.namespace_ids)
 
+    def queryset(self, *, at: datetime | None = None, types: list[str] | None = None) -> MemoryEntryQuerySet:
+        """`where(at, types)` as a queryset: the same rows, for searches written with the ORM (the
+        cross-language recall's)."""
+        scope = self.entries().current(at=at)
+        return scope.filter(type__in=types) if types else scope
+
 
 def current_where(at: datetime | None) -> tuple[str, list[Any]]:
     """`MemoryEntryQuerySet.current(at)` as SQL text."""

@@ -96,9 +96,11 @@ def _reference(actor, at, types) -> set[str]:
 def test_an_actors_scope_selects_what_the_querysets_select(world, owner, at_days, types):
     at = None if at_days is None else NOW + at_days * DAY
 
-    ours = _selected(recall_scope.read(actor=owner).where(at=at, types=types))
+    scope = recall_scope.read(actor=owner)
+    ours = _selected(scope.where(at=at, types=types))
 
     assert ours == _reference(owner, at, types)
+    assert ours == set(scope.queryset(at=at, types=types).values_list("content", flat=True))
     if at_days in (None, -7, 3) and types != ["semantic", "episodic"]:
         assert "an approved org procedure" in ours  # the cases are not vacuous
     assert not ours & {"a procedure of a paused agent", "someone else's procedure", "an org fact"}
