@@ -132,6 +132,8 @@ def run(
                 embedder.embed_query(question.text)
                 embedding.append(time.perf_counter() - start)
         reset_queries()
+    if not passes:  # `--passes 0`: the conversations are loaded (and warm) for a later `--reuse`
+        return times
 
     print(f"\n{'build':<10}{'p50 ms':>10}{'p95 ms':>10}{'mean ms':>10}{'SQL/recall':>12}")
     for build in builds:

@@ -109,7 +109,8 @@ _COLUMNS = [
 
 
 def _raw_connection() -> Any:
-    """A psycopg connection of its own to the bench database, with the vector type registered."""
+    """A psycopg connection of its own to the bench database, with the vector types registered
+    (memory vectors are `halfvec`: the COPY sends each as a `HalfVector`)."""
     import psycopg
     from django.db import connection
     from pgvector.psycopg import register_vector
@@ -158,6 +159,7 @@ def load(synth: Synth, *, sizes: list[int], chunk: int = 20_000) -> list[tuple[A
     from django.contrib.auth import get_user_model
     from django.contrib.auth.hashers import make_password
     from django.db import connection
+    from pgvector import HalfVector
 
     from memory_core.embeddings import LOCAL_MODEL_NAME
     from memory_core.models import MemoryEntry, Namespace
@@ -199,7 +201,7 @@ def load(synth: Synth, *, sizes: list[int], chunk: int = 20_000) -> list[tuple[A
                         (
                             uuid.uuid4(), int(ns_id), "semantic", "general", "", text, "extracted", "", [],
                             "", "", False, 0.9, 0.5, False, 1,
-                            "active", when, when, 0, vector, LOCAL_MODEL_NAME, {}, when, when, "",
+                            "active", when, when, 0, HalfVector(vector), LOCAL_MODEL_NAME, {}, when, when, "",
                         )
                     )  # fmt: skip
     with common.timed() as build:

@@ -200,8 +200,9 @@ def _torch_embed(texts: list[str], *, threads: int) -> list[list[float]]:
 
 
 def vector_literal(vector: list[float]) -> str:
-    """pgvector's text form, for a raw statement's parameter. Nine significant digits: the columns
-    hold float4, which they give back exactly, in two thirds of the characters of Python's repr."""
+    """pgvector's text form, for a raw statement's parameter. Nine significant digits: a float4
+    exactly (a `vector`, as entity names are stored), in two thirds of the characters of Python's
+    repr; a `halfvec` cast rounds it as it rounds a stored value."""
     return "[" + ",".join(format(float(x), ".9g") for x in vector) + "]"
 
 

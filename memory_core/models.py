@@ -20,7 +20,7 @@ from django.db.models import ExpressionWrapper, F, Q
 from django.db.models.functions import Coalesce, Length
 from django.db.models.lookups import LessThanOrEqual
 from django.utils import timezone
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import HnswIndex
 
 from memory_core.answer_style import PREFERENCE_CATEGORY, STYLE_PATTERN
 from memory_core.choices import (
@@ -40,6 +40,7 @@ from memory_core.choices import (
 )
 from memory_core.language import search_copies
 from memory_core.querysets import MemoryEntryQuerySet, MemoryEventQuerySet, NamespaceQuerySet
+from memory_core.vector_storage import MEMORY_VECTOR_OPCLASS, HalfVectorField
 
 EMBEDDING_DIMENSIONS = 384
 CONTENT_MAX_CHARS = 2000
@@ -160,13 +161,13 @@ class MemoryEntry(models.Model):
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replaced_versions"
     )
 
-    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    embedding = HalfVectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     embedding_model = models.CharField(max_length=100, blank=True, default="")
     # What a statement from a conversation turn answers (the preceding turn): searched, never
     # shown. Content like the statement: redacted on the way in, erased with the entry.
     search_context = models.TextField(blank=True, default="")
     # The embedding of the context followed by the statement (same model as `embedding`).
-    context_embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    context_embedding = HalfVectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     # The statement and context as the full-text index reads them: Chinese segmented into words
     # (`memory_core.language.search_text`) with the key's topic words for Chinese, NULL when that is
     # the text itself. Filled on every save and bulk write (`index_text`, `MemoryEntryQuerySet`).
@@ -217,14 +218,14 @@ class MemoryEntry(models.Model):
                 fields=["embedding"],
                 m=16,
                 ef_construction=64,
-                opclasses=["vector_cosine_ops"],
+                opclasses=[MEMORY_VECTOR_OPCLASS],
             ),
             HnswIndex(
                 name="memory_context_embedding_hnsw",
                 fields=["context_embedding"],
                 m=16,
                 ef_construction=64,
-                opclasses=["vector_cosine_ops"],
+                opclasses=[MEMORY_VECTOR_OPCLASS],
             ),
             GinIndex(fields=["search_vector"], name="memory_search_gin"),
             # Always-recall entries (pinned safety facts, profile) are fetched on every recall.

@@ -44,6 +44,7 @@ from memory_core.pipeline import (
 )
 from memory_core.services import memory_create_many
 from memory_core.tombstones import namespace_with_tombstones
+from memory_core.vector_storage import MEMORY_VECTOR_TYPE
 from memory_core.webhooks.announce import announce_outcomes
 
 PENDING_REASON = "Awaiting operator review."  # as `pipeline.reconcile` for a procedure
@@ -229,7 +230,7 @@ def _nearest(scope: Any, group: list[tuple[int, WriteRequest]]) -> dict[int, lis
     table = MemoryEntry._meta.db_table
     sql = f"""
         SELECT item.position, near.id, near.type, near.key, near.content, near.metadata, near.distance
-        FROM unnest(%s::int[], %s::vector[]) AS item(position, embedding)
+        FROM unnest(%s::int[], %s::{MEMORY_VECTOR_TYPE}[]) AS item(position, embedding)
         CROSS JOIN LATERAL (
             SELECT e.id, e.type, e.key, e.content, e.metadata, e.embedding <=> item.embedding AS distance
             FROM {table} e WHERE e.id IN ({ids_sql}) ORDER BY distance LIMIT {NEAREST}
@@ -251,4 +252,3 @@ def _nearest(scope: Any, group: list[tuple[int, WriteRequest]]) -> dict[int, lis
 def _json(value: Any) -> Any:
     """A jsonb column read by a raw cursor: decoded by psycopg, or text with another driver."""
     return json.loads(value) if isinstance(value, str) else value
-

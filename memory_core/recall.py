@@ -112,6 +112,7 @@ from memory_core.models import (
 )
 from memory_core.querysets import MemoryEntryQuerySet
 from memory_core.round_trip import run_together
+from memory_core.vector_storage import MEMORY_VECTOR_TYPE
 
 # Relevance: keyword 0.7, similarity 0.3, context 0.2, names 0.2 is the best R@10 + R@20 of a
 # LoCoMo sweep (docs/recall.md); the neighbours (names 0.1 / 0.3, keyword 0.6 / 0.8) lose 0.004-0.006.
@@ -710,7 +711,11 @@ def fetch_candidates(
     if bm25 is not None:
         scores[2] = bm25.sql
         params += list(bm25.params)
-    query_vector = "" if vector_text is None else "query_vector AS MATERIALIZED (SELECT %s::vector AS v), "
+    query_vector = (
+        ""
+        if vector_text is None
+        else f"query_vector AS MATERIALIZED (SELECT %s::{MEMORY_VECTOR_TYPE} AS v), "
+    )
     grouped = "ids AS (SELECT id, array_agg(source) AS sources FROM found GROUP BY id)"
     sql = (
         # Table and column names from the model, the WHERE clause compiled by the ORM, values as parameters.
@@ -1129,6 +1134,3 @@ def fill_budget(ranked: list[RecalledMemory], *, budget_tokens: int, limit: int)
             items.append(item)
             used += item.tokens
     return items
-
-
-

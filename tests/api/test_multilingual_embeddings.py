@@ -18,6 +18,7 @@ from django.core.management import CommandError, call_command
 from memory_core.embeddings import LOCAL_MODEL_NAME
 from memory_core.models import MemoryEntry
 from tests.openai_server import deterministic_vector
+from tests.vectors import stored_as
 
 pytestmark = pytest.mark.django_db
 
@@ -129,9 +130,9 @@ def test_reembed_also_moves_the_context_embedding_to_the_new_model(key_client, m
 
     stored = MemoryEntry.objects.get(content="我对花生过敏。")
     expected = multilingual_vector("你有什么过敏吗？\n我对花生过敏。", 384)
-    assert max(abs(a - b) for a, b in zip(stored.context_embedding, expected, strict=True)) < 1e-5
+    assert stored_as(stored.context_embedding, expected)
     statement = multilingual_vector("我对花生过敏。", 384)
-    assert max(abs(a - b) for a, b in zip(stored.embedding, statement, strict=True)) < 1e-5
+    assert stored_as(stored.embedding, statement)
 
 
 def test_a_model_of_another_size_is_refused_with_a_clear_message(key_client, multilingual, settings):

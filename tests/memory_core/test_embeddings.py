@@ -23,6 +23,7 @@ from memory_core.embeddings import (
 from memory_core.errors import MemoryServiceError
 from memory_core.llm import OfflineMode
 from memory_core.models import MemoryEntry, MemoryEvent, Namespace
+from tests.vectors import stored_as
 
 
 def _dot(a: list[float], b: list[float]) -> float:
@@ -148,7 +149,7 @@ def test_it_reembeds_missing_and_outdated_embeddings(ns):
         entry.refresh_from_db()
         assert entry.embedding_model == LOCAL_MODEL_NAME
         expected = embedder.embed_query(entry.content)
-        assert max(abs(a - b) for a, b in zip(entry.embedding, expected, strict=True)) < 1e-5
+        assert stored_as(entry.embedding, expected)
     assert MemoryEntry.objects.get(pk=current.pk).updated_at == current_updated_at
 
     events = {e.entry_ref: e for e in MemoryEvent.objects.filter(action="reembedded")}
