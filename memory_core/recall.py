@@ -595,35 +595,39 @@ def _and_where(
 _VECTOR = "(SELECT v FROM query_vector)"
 
 
+# The scope's WHERE clause is written once, in a CTE that PostgreSQL inlines into each search
+# (NOT MATERIALIZED: every search is planned as if it had the clause itself, so each keeps its own
+# index). Each search reads the CTE under the table's name, so that expressions written for the
+# table (the BM25 score) read it unchanged. Written out in five searches, the clause and its
+# parameters made the statement over 4 KB, past what psycopg caches the parsing of.
+_IN_SCOPE = f"scope AS {_ENTRY_TABLE}"
+
+
 def _scoped_part(
-    scope_where: tuple[str, list[Any]], source: str, condition: str, order: str, limit: int, params: list[Any]
+    source: str, condition: str, order: str, limit: int, params: list[Any]
 ) -> tuple[str, str, list[Any]]:
     """One candidate search: the scope's entries meeting `condition`, the first `limit` by `order`."""
-    where, where_params = scope_where
-    sql = f"SELECT id FROM {_ENTRY_TABLE} WHERE ({where}) AND {condition} ORDER BY {order} LIMIT {int(limit)}"  # noqa: S608
-    return source, sql, [*where_params, *params]
+    sql = f"SELECT id FROM {_IN_SCOPE} WHERE {condition} ORDER BY {order} LIMIT {int(limit)}"  # noqa: S608
+    return source, sql, params
 
 
 class _Nearest(NamedTuple):
     cte: str  # a CTE of the statement ("" for none)
-    cte_params: list[Any]
     parts: list[tuple[str, str, list[Any]]]  # the searches, as `_scoped_part` makes them
     scores: list[str]  # the statement and context distances of an outer row
     joined: str  # what the outer query joins for them
 
 
-def _nearest(scope_where: tuple[str, list[Any]], *, k: int, with_context: bool, exact: bool) -> _Nearest:
+def _nearest(*, k: int, with_context: bool, exact: bool) -> _Nearest:
     """The vector and context searches of the candidates statement. `exact`: both distances of
     each entry in the scope computed in one pass (`distances`), which both searches and the scores
     read; else each search is its own subquery, which the planner may serve by the HNSW index, and
     the scores are computed again for the candidates."""
     v = _VECTOR
     if exact:
-        where, where_params = scope_where
         cte = (
             f"distances AS MATERIALIZED (SELECT id, embedding <=> {v} AS d, context_embedding <=> {v} AS cd "  # noqa: S608
-            f"FROM {_ENTRY_TABLE} WHERE ({where}) "
-            "AND (embedding IS NOT NULL OR context_embedding IS NOT NULL)), "
+            f"FROM {_IN_SCOPE} WHERE embedding IS NOT NULL OR context_embedding IS NOT NULL), "
         )
         searches = [("vector", "d")] + ([("context", "cd")] if with_context else [])
         parts: list[tuple[str, str, list[Any]]] = [
@@ -631,13 +635,13 @@ def _nearest(scope_where: tuple[str, list[Any]], *, k: int, with_context: bool, 
             for source, col in searches
         ]
         joined = " LEFT JOIN distances ON distances.id = ids.id"
-        return _Nearest(cte, list(where_params), parts, ["distances.d", "distances.cd"], joined)
-    parts = [_scoped_part(scope_where, "vector", "embedding IS NOT NULL", f"embedding <=> {v}", k, [])]
+        return _Nearest(cte, parts, ["distances.d", "distances.cd"], joined)
+    parts = [_scoped_part("vector", "embedding IS NOT NULL", f"embedding <=> {v}", k, [])]
     if with_context:
         condition, order = "context_embedding IS NOT NULL", f"context_embedding <=> {v}"
-        parts.append(_scoped_part(scope_where, "context", condition, order, k, []))
+        parts.append(_scoped_part("context", condition, order, k, []))
     table = _ENTRY_TABLE
-    return _Nearest("", [], parts, [f"{table}.embedding <=> {v}", f"{table}.context_embedding <=> {v}"], "")
+    return _Nearest("", parts, [f"{table}.embedding <=> {v}", f"{table}.context_embedding <=> {v}"], "")
 
 
 def fetch_candidates(
@@ -672,11 +676,11 @@ def fetch_candidates(
     parts: list[tuple[str, str, list[Any]]] = []
 
     def part(source: str, condition: str, order: str, limit: int, params: list[Any]) -> None:
-        parts.append(_scoped_part(scope_where, source, condition, order, limit, params))
+        parts.append(_scoped_part(source, condition, order, limit, params))
 
     vector_text = vector_literal(search.embedding) if search.embedding is not None else None
     exact = scope_size is not None and scope_size <= EXACT_SCAN_MAX
-    nearest = _nearest(scope_where, k=k, with_context=with_context, exact=exact) if vector_text else None
+    nearest = _nearest(k=k, with_context=with_context, exact=exact) if vector_text else None
     parts += nearest.parts if nearest is not None else []
     bm25 = lexical.bm25_expression(search.weights) if search.weights.terms else None
     if bm25 is not None:
@@ -701,8 +705,9 @@ def fetch_candidates(
         f"SELECT s{i}.id, '{source}' AS source FROM ({sql}) AS s{i}"  # noqa: S608 - no value in the text
         for i, (source, sql, _) in enumerate(parts)
     )
+    where, where_params = scope_where
     params: list[Any] = [vector_text] if vector_text is not None else []
-    params += nearest.cte_params if nearest is not None else []
+    params += where_params
     params += [p for _, _, part_params in parts for p in part_params]
     columns = _ranked_select()
     scores = ["NULL::float8", "NULL::float8", "NULL::float8"]
@@ -719,7 +724,8 @@ def fetch_candidates(
     grouped = "ids AS (SELECT id, array_agg(source) AS sources FROM found GROUP BY id)"
     sql = (
         # Table and column names from the model, the WHERE clause compiled by the ORM, values as parameters.
-        f"WITH {query_vector}{nearest.cte if nearest else ''}found AS ({found}), {grouped} "  # noqa: S608
+        f"WITH {query_vector}scope AS NOT MATERIALIZED (SELECT * FROM {table} WHERE ({where})), "  # noqa: S608
+        f"{nearest.cte if nearest else ''}found AS ({found}), {grouped} "
         f"SELECT ids.sources, {', '.join(scores)}, {columns} "
         f"FROM ids JOIN {table} ON {table}.id = ids.id{nearest.joined if nearest else ''}"
     )
