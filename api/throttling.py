@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import math
 import time
+from types import SimpleNamespace
 from typing import Any, cast
 
 from django.db import connection
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
 from api.models import ApiKey, RateCount
 
@@ -118,3 +119,17 @@ class ApiUserThrottle(_CountedThrottle):
         if isinstance(request.auth, ApiKey) or not request.user.is_authenticated:
             return None
         return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+
+
+def refusal(*, user: Any, auth: Any) -> float | None:
+    """The REST API's rate limits for a caller that does not come through DRF (the MCP server's tool
+    calls over HTTP): counted against the same rows, so a key's REST requests and tool calls share
+    one limit. The seconds to wait when over it (the call is then not counted), else None."""
+    request = SimpleNamespace(user=user, auth=auth)
+    waits: list[float] = []
+    # DRF imports the dotted paths of the setting; the stubs type them as the strings.
+    for throttle_class in cast("list[type[BaseThrottle]]", api_settings.DEFAULT_THROTTLE_CLASSES):
+        throttle = throttle_class()
+        if not throttle.allow_request(request, None):  # type: ignore[arg-type]  # reads .user and .auth only
+            waits.append(throttle.wait() or 1)
+    return max(waits) if waits else None

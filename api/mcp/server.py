@@ -19,11 +19,13 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import AnyHttpUrl, Field
+from rest_framework import exceptions
 
 from api.errors import error_body
 from api.mcp import operations as op
 from api.mcp.callers import caller_of
 from api.permissions import scope_allowed
+from api.throttling import refusal
 from config.outage import MESSAGE as UNAVAILABLE_MESSAGE
 from config.outage import is_database_unavailable
 
@@ -73,6 +75,10 @@ def _call(token: AccessToken | None, scope: str, operation: Callable[..., dict[s
     try:
         caller = caller_of(token)
         scope_allowed(user=caller.user, auth=caller.auth, scope=scope)
+        # Over HTTP a tool call counts as a REST request of the same credential; the stdio server
+        # is a local process acting for one person, as `manage.py` commands do, and is not limited.
+        if token is not None and (wait := refusal(user=caller.user, auth=caller.auth)) is not None:
+            raise exceptions.Throttled(wait)
         return json.loads(_json(operation(caller, **kw)))  # dates and ids as the API writes them
     except Exception as exc:
         answer = error_body(exc)

@@ -393,3 +393,35 @@ def test_the_stdio_command_refuses_an_unknown_user(db):
     )
     assert done.returncode != 0 and done.stdout == ""
     assert "No active user 'nobody'." in done.stderr
+
+
+@pytest.mark.parametrize("credential", ["key", "person"])
+def test_tool_calls_count_against_the_rest_rate_limit_and_a_refused_add_stores_nothing(
+    mcp_url, settings, tenant, make_key, owner, credential
+):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"api_key": "3/min", "api_user": "3/min"},
+    }
+    secret = make_key(tenant) if credential == "key" else user_token_issue(user=owner).key
+    who = {"user_id": "u7"} if credential == "key" else {}
+    rest = client_with(secret)
+
+    async def first_two():
+        async with m.http_client(mcp_url, secret) as client:
+            added = await m.call(client, "memory_add", content="Keeps bees on the allotment.", **who)
+            return added, await m.call(client, "memory_search", query="bees", **who)
+
+    async def fourth():
+        async with m.http_client(mcp_url, secret) as client:
+            return await m.call(client, "memory_add", content="Sells the honey at the market.", **who)
+
+    (add_failed, _), (search_failed, _) = anyio.run(first_two)
+    listed = rest.get("/api/v1/memories/", who).status_code  # the third of three, over REST
+    refused, body = anyio.run(fourth)
+    assert (add_failed, search_failed, listed) == (False, False, 200)
+    rest_refusal = rest.get("/api/v1/memories/", who)
+    assert rest_refusal.status_code == 429 and int(rest_refusal["Retry-After"]) > 0
+    assert refused and body["status"] == 429 and body["code"] == rest_refusal.json()["code"] == "throttled"
+    assert "seconds" in body["detail"]
+    assert list(MemoryEntry.objects.values_list("content", flat=True)) == ["Keeps bees on the allotment."]
