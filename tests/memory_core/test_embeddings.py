@@ -86,7 +86,8 @@ def test_it_gives_the_same_vectors_in_a_batch_as_one_by_one(settings):
 def test_a_large_batch_of_mixed_lengths_gives_each_text_its_own_vector():
     # Shortest first, cut into runs of like lengths (`onnx_embedding.runs`): each row must still be
     # the vector of its own text, whatever run it went in and however long the others were.
-    words = "my sister Ana moved to Lyon last spring and now teaches violin at the conservatory".split()
+    sentence = "my sister Ana moved to Lyon last spring and now teaches violin at the conservatory"
+    words = sentence.split(" ")
     texts = [" ".join(words[: 1 + (i * 7) % len(words)]) for i in range(30)]
     texts += ["用户住在上海。喜欢喝茶。" * (1 + i % 4) for i in range(6)]
     texts += [" ".join(words * 30), "ok", "", "Refund RF-001 was filed for order 88231"]
