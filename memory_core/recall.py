@@ -564,9 +564,10 @@ def _converters(fields: list[Any]) -> list[list[Any]]:
 
 
 def _scope_where(scope: MemoryEntryQuerySet) -> tuple[str, list[Any]] | None:
-    """The scope's WHERE clause compiled once by the ORM, for the four candidate subqueries; None
-    when the scope is empty. Recall's scopes filter the entry's own columns (and subqueries); a
-    caller's filter that joins another table is kept as `id IN (the scope)` instead."""
+    """The WHERE clause of a queryset of entries, compiled once by the ORM for the candidates
+    statement's `scope` CTE; None when it is empty. A filter on the entry's own columns (and
+    subqueries) is used as is; one that joins another table becomes `id IN (the queryset)`, since
+    the CTE selects from the entry table alone."""
     query = scope.query
     try:
         if any(count for alias, count in query.alias_refcount.items() if alias != query.base_table):

@@ -17,7 +17,7 @@ from typing import Any
 from pgvector.django import VectorField
 
 MEMORY_VECTOR_TYPE = "halfvec"
-MEMORY_VECTOR_OPCLASS = "halfvec_cosine_ops"
+MEMORY_VECTOR_OPCLASS = f"{MEMORY_VECTOR_TYPE}_cosine_ops"  # pgvector names one per type
 
 
 class HalfVectorField(VectorField):

@@ -74,17 +74,18 @@ async def http_client(url: str, credential: str | None) -> AsyncIterator[Client]
         yield client
 
 
-def stdio_parameters(username: str) -> StdioServerParameters:
-    """`manage.py mcp --user` on the test database, with the test settings (tasks run inline)."""
-    env = production_env(DJANGO_SETTINGS_MODULE="config.test_settings", DEBUG="true")
+def stdio_parameters(username: str, **settings: str) -> StdioServerParameters:
+    """`manage.py mcp --user` on the test database, with the test settings (tasks run inline) and
+    `settings` as environment variables."""
+    env = production_env(DJANGO_SETTINGS_MODULE="config.test_settings", DEBUG="true", **settings)
     return StdioServerParameters(
         command=sys.executable, args=["manage.py", "mcp", "--user", username], env=env, cwd=str(ROOT)
     )
 
 
 @asynccontextmanager
-async def stdio_client(username: str) -> AsyncIterator[Client]:
-    async with Client(stdio_parameters(username), read_timeout_seconds=120) as client:
+async def stdio_client(username: str, **settings: str) -> AsyncIterator[Client]:
+    async with Client(stdio_parameters(username, **settings), read_timeout_seconds=120) as client:
         yield client
 
 

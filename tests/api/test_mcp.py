@@ -425,3 +425,17 @@ def test_tool_calls_count_against_the_rest_rate_limit_and_a_refused_add_stores_n
     assert refused and body["status"] == 429 and body["code"] == rest_refusal.json()["code"] == "throttled"
     assert "seconds" in body["detail"]
     assert list(MemoryEntry.objects.values_list("content", flat=True)) == ["Keeps bees on the allotment."]
+
+
+def test_the_stdio_server_acting_for_one_person_is_not_rate_limited(owner):
+    # A local process run by the person it acts for, as the other manage.py commands are.
+    async def scenario():
+        async with m.stdio_client(owner.username, API_RATE_PER_USER="1/min") as client:
+            return [
+                await m.call(client, "memory_add", content="Grows tomatoes on the balcony."),
+                await m.call(client, "memory_search", query="tomatoes"),
+                await m.call(client, "memory_add", content="Waters them every evening."),
+            ]
+
+    assert [failed for failed, _ in anyio.run(scenario)] == [False, False, False]
+    assert MemoryEntry.objects.filter(namespace__owner=owner).count() == 2
