@@ -6,9 +6,11 @@
    user's statements written through the real write pipeline (which builds the graph), then
    every question recalled with and without the graph source: recall@5 of the answering
    statement among the ranked entries after the always-recall ones, and recall latency
-   p50/p95 with the graph on and off, taking turns question by question, twice: each question's embedding
-   computed as for a new message (the graph statement runs while it is computed), and the
-   embedding already cached (a question asked again: nothing hides the graph statement);
+   p50/p95 with the graph on and off, taking turns question by question, three times: each
+   question's embedding computed as for a new message (the graph is walked while it is
+   computed); the embedding already cached (a question asked again: nothing hides the walk);
+   and the embedding cached with the graph read again from the database for each question, as
+   after a write that changed it (`memory_core.entities.graph_cache`);
 2. with `--locomo N`, the first N LoCoMo conversations (`bench.locomo`), their turns read into
    the graph by the same offline rules, evidence R@10 per question category with and without.
 """
@@ -52,12 +54,14 @@ def _ask(
     builds: tuple[tuple[str, ...], ...],
     *,
     fresh: bool = False,
+    reread: bool = False,
 ) -> list[tuple[float, list[float]]]:
     """Each build's recall@K and durations over every question. The builds take turns question
     by question (the first to go alternates), so that the machine's load hits each alike."""
     from django.test import override_settings
 
     from memory_core.embeddings import query_cache
+    from memory_core.entities import graph_cache
     from memory_core.recall import memory_recall
 
     hits = [0] * len(builds)
@@ -73,6 +77,8 @@ def _ask(
                 with override_settings(RECALL_COMPONENTS=builds[index]):
                     if fresh:
                         query_cache.clear()
+                    if reread:
+                        graph_cache.clear()
                     start = time.perf_counter()
                     result = memory_recall(
                         namespaces=[namespace], query=question["text"], limit=20, record=False
@@ -104,12 +110,16 @@ def synthetic(users_limit: int) -> None:
     )
     _ask(users, world, (ON, OFF))  # warm-up: embeddings cached, plans prepared
     with_graph, without_graph = 0.0, 0.0
-    cases = ((True, "embedding computed (a new message)"), (False, "embedding cached (asked again)"))
-    for fresh, label in cases:
+    cases = (
+        (True, False, "embedding computed (a new message)"),
+        (False, False, "embedding cached (asked again)"),
+        (False, True, "embedding cached, graph read again (after a write changed it)"),
+    )
+    for fresh, reread, label in cases:
         on_durations: list[float] = []
         off_durations: list[float] = []
         for _ in range(3):
-            (with_graph, on), (without_graph, off) = _ask(users, world, (ON, OFF), fresh=fresh)
+            (with_graph, on), (without_graph, off) = _ask(users, world, (ON, OFF), fresh=fresh, reread=reread)
             on_durations += on
             off_durations += off
         print(f"latency, {label}:")

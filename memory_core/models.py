@@ -77,6 +77,10 @@ class Namespace(models.Model):
     # Active entries above which the forgetting job archives the least valuable ones (null: the
     # FORGET_CAPACITY setting). See memory_core.forgetting.
     memory_capacity = models.PositiveIntegerField(null=True, blank=True)
+    # Changes whenever the namespace's entities, relations, mentions or relation support do
+    # (database triggers, migration 0022): recall keeps each graph in memory under this version
+    # (`memory_core.entities.graph_cache`), so a changed graph is never read from the cache.
+    graph_version = models.BigIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = NamespaceQuerySet.as_manager()

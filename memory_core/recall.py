@@ -99,7 +99,8 @@ from memory_core import (
     recall_scope,
 )
 from memory_core.embeddings import vector_literal
-from memory_core.entities.recall import graph_read
+from memory_core.entities import graph_cache
+from memory_core.entities.recall import graph_question, graph_scores
 from memory_core.errors import MemoryServiceError
 from memory_core.llm import MEMORIES_END, MEMORIES_START
 from memory_core.models import (
@@ -628,7 +629,7 @@ def _nearest(*, k: int, with_context: bool, exact: bool) -> _Nearest:
     if exact:
         cte = (
             f"distances AS MATERIALIZED (SELECT id, embedding <=> {v} AS d, context_embedding <=> {v} AS cd "  # noqa: S608
-            f"FROM {_IN_SCOPE} WHERE embedding IS NOT NULL OR context_embedding IS NOT NULL), "
+            f"FROM {_IN_SCOPE}), "
         )
         searches = [("vector", "d")] + ([("context", "cd")] if with_context else [])
         parts: list[tuple[str, str, list[Any]]] = [
@@ -693,7 +694,10 @@ def fetch_candidates(
             k,
             [tsquery, *bm25.params],
         )
-    if graph_ids:
+    if graph_ids and nearest is not None and nearest.cte:
+        # The scope's rows are all in `distances` already: no search of the table to plan again.
+        parts.append(("graph", "SELECT id FROM distances WHERE id = ANY(%s::uuid[])", [list(graph_ids)]))
+    elif graph_ids:
         part("graph", "id = ANY(%s::uuid[])", "recorded_at DESC", len(graph_ids), [list(graph_ids)])
     part(
         "always",
@@ -826,19 +830,25 @@ def _term_weights_and_graph(
     at: datetime | None,
     namespace_ids: list[int],
     terms: list[str],
-    graph_namespace_ids: list[int],
+    graph_versions: dict[int, int],
 ) -> tuple[lexical.TermWeights, dict[uuid.UUID, float]]:
     """The query terms' statistics and the entity graph's candidates (the entities the query
-    mentions and their neighbours), read in one round trip while the query embedding is still
-    being computed. No graph statement when the query names no one, or when no namespace's graph
-    knows anyone besides the user (`recall_scope.read`); no round trip when neither is needed."""
+    mentions and their neighbours), while the query embedding is still being computed. The graphs
+    are walked as `graph_cache` holds them; those it does not hold at their current version
+    (`graph_versions`, for the namespaces whose graph knows anyone besides the user) are loaded
+    in the term statistics' round trip. No graph is read when the query names no one; no round
+    trip when neither read is needed."""
     weights = lexical.term_weights_read(namespace_ids=namespace_ids, terms=terms)
-    graph = graph_read(namespace_ids=graph_namespace_ids, query=text, at=at)
-    results = iter(run_together([read for read in (weights, graph) if read is not None]))
-    return (
-        lexical.NO_TERMS if weights is None else next(results),
-        {} if graph is None else next(results),
-    )
+    question = graph_question(text) if graph_versions else None
+    graphs, missing = graph_cache.cached(graph_versions) if question is not None else ([], [])
+    load = graph_cache.load_read(missing) if missing else None
+    results = iter(run_together([read for read in (weights, load) if read is not None]))
+    term_weights = lexical.NO_TERMS if weights is None else next(results)
+    if load is not None:
+        graphs += next(results)
+    if question is None:
+        return term_weights, {}
+    return term_weights, graph_scores(graphs, question, at=at)
 
 
 def memory_recall(
@@ -863,7 +873,7 @@ def memory_recall(
     read relative to `reference_date`, else `at`, else now. With `record`, the recalled entries'
     access counts and the recall log are written (one statement). Four round trips in all: the
     graph walk, when the query names someone the entity graph knows, travels with the term
-    statistics (`_term_weights_and_graph`).
+    statistics when it is loaded (`_term_weights_and_graph`).
     `where` narrows the candidates before ranking (a caller's filter on dates, categories, metadata),
     so a filtered search still fills `limit`.
     """
@@ -899,7 +909,7 @@ def memory_recall(
         at=at,
         namespace_ids=namespace_ids,
         terms=terms if pending is not None and "keyword" in enabled else [],
-        graph_namespace_ids=readable.graph_namespace_ids if "graph" in enabled else [],
+        graph_versions=readable.graph_versions if "graph" in enabled else {},
     )
     if pending is not None:
         search = CandidateQuery(embedding=_query_embedding_result(pending), weights=weights)

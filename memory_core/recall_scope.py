@@ -38,8 +38,9 @@ class RecallScope(NamedTuple):
     namespace_ids: list[int]  # every namespace read (own and shared), paused ones left out
     shared_ids: list[int]  # of them, those only shared with the actor: approved procedures only
     terms: list[str]  # of the query (`lexical.parse_terms`)
-    # The namespaces whose entity graph knows someone besides the user: only these are walked.
-    graph_namespace_ids: list[int]
+    # The namespaces whose entity graph knows someone besides the user (only these are walked),
+    # each with its graph's version (`memory_core.entities.graph_cache`).
+    graph_versions: dict[int, int]
     # How many entries the namespaces hold, whatever their status: a bound on the scope's size.
     size: int = 0
     actor: Any = None
@@ -93,12 +94,13 @@ def current_where(at: datetime | None) -> tuple[str, list[Any]]:
 @functools.cache
 def _namespace_select() -> str:
     """The columns read per namespace: its entry count, whether its graph knows anyone besides
-    the user, and the query's parsed terms (the same on every row)."""
+    the user, its graph's version, and the query's parsed terms (the same on every row)."""
     n = Namespace._meta.db_table
     stats, entity = SearchStats._meta.db_table, Entity._meta.db_table
     return (
         f"COALESCE((SELECT s.entries FROM {stats} s WHERE s.namespace_id = {n}.id LIMIT 1), 0), "  # noqa: S608
         f"EXISTS (SELECT 1 FROM {entity} e WHERE e.namespace_id = {n}.id AND NOT e.is_self), "
+        f"{n}.graph_version, "
     )
 
 
@@ -114,7 +116,7 @@ def read(*, actor: Any = None, namespaces: list[Namespace] | None = None, terms_
     columns = f"{n}.id, {n}.memory_paused, {_namespace_select()}{parsed_sql}"
     if actor is not None:
         if not is_real_user(actor):
-            return RecallScope([], [], [], [], actor=actor)
+            return RecallScope([], [], [], {}, actor=actor)
         grants = NamespaceGrant._meta.db_table
         sql = (
             f"SELECT {columns}, {n}.owner_id IS NOT DISTINCT FROM %s FROM {n} "  # noqa: S608
@@ -130,14 +132,14 @@ def read(*, actor: Any = None, namespaces: list[Namespace] | None = None, terms_
         rows = cursor.fetchall()
     # Pause is enforced here, not by each caller: a user who paused memory gets nothing recalled,
     # not even the procedures shared with them.
-    if actor is not None and any(paused and own for _, paused, _, _, _, own in rows):
-        return RecallScope([], [], [], [], actor=actor)
+    if actor is not None and any(paused and own for _, paused, _, _, _, _, own in rows):
+        return RecallScope([], [], [], {}, actor=actor)
     kept = [row for row in rows if not row[1]]
     return RecallScope(
         namespace_ids=[row[0] for row in kept],
-        shared_ids=[row[0] for row in kept if not row[5]],
-        terms=lexical.split_terms(rows[0][4]) if terms_of and rows else [],
-        graph_namespace_ids=[row[0] for row in kept if row[3]],
+        shared_ids=[row[0] for row in kept if not row[6]],
+        terms=lexical.split_terms(rows[0][5]) if terms_of and rows else [],
+        graph_versions={row[0]: row[4] for row in kept if row[3]},
         size=sum(row[2] for row in kept),
         actor=actor,
     )

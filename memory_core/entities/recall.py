@@ -2,23 +2,27 @@
 words, English and Chinese), their neighbours up to two hops over the relations valid at `at`,
 and the memories that mention them or support those relations, each with a 0..1 "graph" score.
 
-One statement: the seeds (a GIN lookup of the query's words in the aliases), a bounded recursive
-walk, and the memories reached. A hop along a relation the query asks about ("husband", "lives",
-"工作") keeps most of the score (`ASKED_HOP`), any other hop halves it (`OTHER_HOP`); an entity
-named everywhere (a conversation's speaker) counts for less, and so does the walk through it
-(`COMMON`); memories scoring under `FLOOR` are left out. The user's
-own entity is never walked through: everyone is related to the user, so it links nothing.
+Walked in Python over the namespaces' graphs as `graph_cache` holds them (loaded again whenever a
+namespace's graph changed): the seeds (the query's words, word runs and kin words among the
+aliases), a bounded walk, and the memories reached. A hop along a relation the query asks about
+("husband", "lives", "工作") keeps most of the score (`ASKED_HOP`), any other hop halves it
+(`OTHER_HOP`); an entity named everywhere (a conversation's speaker) counts for less, and so does
+the walk through it (`COMMON`); memories scoring under `FLOOR` are left out. The user's own
+entity is never walked through: everyone is related to the user, so it links nothing.
 """
 
 from __future__ import annotations
 
 import re
 import uuid
+from collections import ChainMap
+from collections.abc import Iterator, Sequence
 from datetime import datetime
-from typing import Any
+from typing import NamedTuple
 
 from django.utils import timezone
 
+from memory_core.entities.graph_cache import GraphRelation, NamespaceGraph, alias_key
 from memory_core.entities.kinship import (
     KIN_WORDS,
     QUERY_PREDICATE_WORDS,
@@ -29,7 +33,6 @@ from memory_core.entities.kinship import (
 from memory_core.entities.record import candidate_names
 from memory_core.entities.rules import _STOP_NAMES
 from memory_core.extraction.rules.lexicon import _words
-from memory_core.round_trip import Read
 
 MAX_HOPS = 2
 ASKED_HOP = 0.8
@@ -96,35 +99,115 @@ def may_name_someone(query: str) -> bool:
     )
 
 
-# The statement itself is the PL/pgSQL function `memory_graph_candidates` (migration
-# 0019_graph_function), so that it is parsed and planned once per connection, not per recall.
-# The namespace's relations valid at `at` are read once there (`edges`, both directions in
-# `pairs`): a user's graph is tens to hundreds of relations, and plain joins over one
-# materialised set make a generic plan as good as a custom one.
-_SQL = (
-    "SELECT graph_entry_id, graph_score FROM memory_graph_candidates"
-    "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-)
+class GraphQuestion(NamedTuple):
+    """What the walk needs of a query: its names and kin words as alias keys
+    (`graph_cache.alias_key`), the predicates it asks about, whether the user speaks of their own."""
+
+    names: frozenset[int]
+    kin: frozenset[int]
+    predicates: frozenset[str]
+    mine: bool
 
 
-def graph_read(
-    *, namespace_ids: list[int], query: str, at: datetime | None = None, limit: int = LIMIT
-) -> Read[dict[uuid.UUID, float]] | None:
-    """Memory id → graph score of the memories reached from the entities `query` mentions, as a
-    read that shares recall's round trip with the term statistics (`memory_core.round_trip`);
-    None when there is nothing to walk, so that most recalls, which name no one, spend nothing
-    on it. Ids only: the caller applies its own scope."""
-    if not namespace_ids or not may_name_someone(query):
+def graph_question(query: str) -> GraphQuestion | None:
+    """The query as the walk reads it; None when it names no one (no graph is read at all, so
+    most recalls spend nothing on it)."""
+    if not may_name_someone(query):
         return None
     names, kin, predicates, mine = query_terms(query)
     if not (names or kin):
         return None
-    params = [
-        list(namespace_ids), names, kin, names + kin, mine, predicates, at or timezone.now(),
-        ASKED_HOP, OTHER_HOP, MAX_HOPS, COMMON, SUPPORT_SHARE, FLOOR, limit,
-    ]  # fmt: skip
-    return Read(_SQL, params, _scores)
+    return GraphQuestion(
+        frozenset(map(alias_key, names)), frozenset(map(alias_key, kin)), frozenset(predicates), mine
+    )
 
 
-def _scores(rows: list[tuple[Any, ...]]) -> dict[uuid.UUID, float]:
-    return {row[0]: round(float(row[1]), 6) for row in rows}
+def graph_scores(
+    graphs: Sequence[NamespaceGraph],
+    question: GraphQuestion,
+    *,
+    at: datetime | None = None,
+    limit: int = LIMIT,
+) -> dict[uuid.UUID, float]:
+    """Memory id → graph score of the memories reached from the entities `question` mentions in
+    `graphs` (the namespaces read, held by `graph_cache`), the best `limit` of those scoring at
+    least `FLOOR`. Ids only: the caller applies its own scope."""
+    view = _View(graphs, at or timezone.now())
+    reached = _walk(view, _seeds(view, graphs, question), question.predicates)
+    hits: dict[str, float] = {}
+    for entity, weight in reached.items():
+        for entry in view.mentions.get(entity, ()):
+            _keep_best(hits, entry, weight)
+        for relation in view.valid_relations(entity):
+            for entry in view.support.get(relation.id, ()):
+                _keep_best(hits, entry, weight * SUPPORT_SHARE)
+    best = sorted((item for item in hits.items() if item[1] >= FLOOR), key=lambda item: (-item[1], item[0]))
+    return {uuid.UUID(entry): round(score, 6) for entry, score in best[:limit]}
+
+
+class _View:
+    """The graphs of the namespaces read as one, at one instant (ids are unique across them)."""
+
+    def __init__(self, graphs: Sequence[NamespaceGraph], at: datetime) -> None:
+        self.at = at
+        self.is_self: frozenset[str] = frozenset().union(*(graph.self_ids for graph in graphs))
+        self.relations = ChainMap(*(graph.relations for graph in graphs))
+        self.mentions = ChainMap(*(graph.mentions for graph in graphs))
+        self.support = ChainMap(*(graph.support for graph in graphs))
+
+    def valid_relations(self, entity: str) -> Iterator[GraphRelation]:
+        return (relation for relation in self.relations.get(entity, ()) if relation.holds_at(self.at))
+
+    def neighbours(self, entity: str) -> Iterator[tuple[str, str]]:
+        """(the other end, the predicate) of each relation between two entities valid then."""
+        for relation in self.valid_relations(entity):
+            if relation.object is not None:
+                other = relation.object if relation.subject == entity else relation.subject
+                yield other, relation.predicate
+
+    def share(self, entity: str) -> float:
+        """An entity named in many memories (a conversation's speaker) says less about each."""
+        return min(1.0, COMMON / max(1, len(self.mentions.get(entity, ()))))
+
+
+def _seeds(view: _View, graphs: Sequence[NamespaceGraph], question: GraphQuestion) -> frozenset[str]:
+    """The entities the query names, and those its kin words name among the kin of whom it names
+    (else, or also for "my …", of the user) and their kin in turn ("my sister's husband")."""
+    named: set[str] = set()
+    kin: set[str] = set()
+    for graph in graphs:
+        for key in question.names | question.kin:
+            for entity in graph.by_alias.get(key, ()):
+                if entity not in graph.self_ids:
+                    keys = graph.aliases[entity]
+                    if keys & question.names:
+                        named.add(entity)
+                    if keys & question.kin:
+                        kin.add(entity)
+    owners = named | (view.is_self if question.mine or not named else set())
+    kin_of_owners = {other for owner in owners for other, _ in view.neighbours(owner) if other in kin}
+    kin_of_kin = {other for entity in kin_of_owners for other, _ in view.neighbours(entity) if other in kin}
+    return frozenset(named | kin_of_owners | kin_of_kin)
+
+
+def _walk(view: _View, seeds: frozenset[str], asked: frozenset[str]) -> dict[str, float]:
+    """Entity → its best weight over every walk of up to `MAX_HOPS` hops from a seed. Weights only
+    shrink along a walk, so the best of each hop's best is the best walk."""
+    reached = {entity: view.share(entity) for entity in seeds}
+    frontier = dict(reached)
+    for _ in range(MAX_HOPS):
+        step: dict[str, float] = {}
+        for entity, weight in frontier.items():
+            for other, predicate in view.neighbours(entity):
+                if other not in view.is_self:  # everyone is related to the user: it links nothing
+                    hop = ASKED_HOP if predicate in asked else OTHER_HOP
+                    _keep_best(step, other, weight * hop * view.share(other))
+        for entity, weight in step.items():
+            _keep_best(reached, entity, weight)
+        frontier = step
+    return reached
+
+
+def _keep_best(best: dict[str, float], key: str, score: float) -> None:
+    if score > best.get(key, -1.0):
+        best[key] = score

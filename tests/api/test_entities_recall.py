@@ -78,23 +78,33 @@ def test_one_friend_is_not_the_group_of_friends(key_client):
     assert graph_score(several, "My friends threw") > 0
 
 
-def test_the_graph_is_walked_only_for_a_user_it_knows_someone_of(key_client):
-    """A question that names someone costs no graph statement while the user's graph knows no one
-    but the user; once it knows someone, the same question walks it (and finds the answer)."""
+def test_the_graph_is_read_only_for_a_user_it_knows_someone_of_and_only_when_it_changed(key_client):
+    """A question that names someone reads no graph while the user's graph knows no one but the
+    user; once it knows someone, the first such question reads it and the next ones walk the copy
+    recall keeps, until a new memory changes the graph: then the next question reads it again,
+    and finds what the new memory says."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    def walks(query: str) -> tuple[int, list[dict]]:
+    def reads(query: str) -> tuple[int, dict[str, list[str]]]:
         with CaptureQueriesContext(connection) as queries:
             items = recall(key_client, query)
-        return sum("memory_graph_candidates" in q["sql"] for q in queries.captured_queries), items
+        loads = sum("memory_core_entitymention" in q["sql"] for q in queries.captured_queries)
+        return loads, {i["entry"]["content"]: i["reasons"] for i in items}
 
     add(key_client, "I prefer window seats on long flights.")
-    assert walks("What does Ana do for a living?")[0] == 0
+    assert reads("What does Ana do for a living?")[0] == 0
 
     add(key_client, "My sister Ana is a pilot.")
-    count, items = walks("What does Ana do for a living?")
+    count, found = reads("What does Ana do for a living?")
     assert count == 1
-    found = {i["entry"]["content"]: i["reasons"] for i in items}
     assert "graph" in found["My sister Ana is a pilot."]
-    assert walks("What do I prefer on flights?")[0] == 0  # names no one: no statement either
+    again, found_again = reads("What does Ana do for a living?")
+    assert again == 0 and found_again == found
+    assert reads("Where does my sister work?")[0] == 0  # another question, the same graph
+
+    add(key_client, "Ana's husband Marc is a chef in Lyon.")
+    count, found = reads("What does my sister's husband do?")
+    assert count == 1
+    assert "graph" in found["Ana's husband Marc is a chef in Lyon."]
+    assert reads("What do I prefer on flights?")[0] == 0  # names no one: no graph read either
