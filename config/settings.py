@@ -332,8 +332,8 @@ RECALL_RECENCY_HALF_LIFE_DAYS = env_float("RECALL_RECENCY_HALF_LIFE_DAYS", 30.0)
 RECALL_TRANSLATE_QUERY = env_bool("RECALL_TRANSLATE_QUERY", False)
 RECALL_TRANSLATE_TIMEOUT_SECONDS = env_float("RECALL_TRANSLATE_TIMEOUT_SECONDS", 3.0)
 # Each process keeps the entity graphs it walks in memory, under their version (memory_core.entities
-# .graph_cache): at most this many namespaces (0: read each time), none unused for longer than this.
-RECALL_GRAPH_CACHE_SIZE = env_int("RECALL_GRAPH_CACHE_SIZE", 1000)
+# .graph_cache): about this much memory at most (0: read each time), none unused for longer than this.
+RECALL_GRAPH_CACHE_MB = env_float("RECALL_GRAPH_CACHE_MB", 64.0)
 RECALL_GRAPH_CACHE_SECONDS = env_float("RECALL_GRAPH_CACHE_SECONDS", 600.0)
 # Recall log rows older than this are deleted by the forgetting schedule (0: kept forever).
 RECALL_LOG_RETENTION_DAYS = env_int("RECALL_LOG_RETENTION_DAYS", 90)

@@ -10,14 +10,17 @@ the term statistics, and is never walked stale, whichever process or path wrote 
 
 What is kept says nothing a user said: entities, relations and memories by id, predicates,
 validity windows, and each alias as a salted hash (`alias_key`, Python's per-process string hash)
-that only a query's words are compared with. Graphs unused for `RECALL_GRAPH_CACHE_SECONDS` are
-dropped (and one older than that is loaded again), the least recently used first beyond
-`RECALL_GRAPH_CACHE_SIZE` namespaces.
+that only a query's words are compared with. The graphs held take at most about
+`RECALL_GRAPH_CACHE_MB` of a process's memory (counted as `ITEM_BYTES` an entity, relation,
+mention or support), the least recently used out first; one unused for
+`RECALL_GRAPH_CACHE_SECONDS` is dropped, and one loaded that long ago is loaded again.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -32,8 +35,12 @@ from memory_core.entities.models import Entity, EntityMention, Relation, Relatio
 from memory_core.models import Namespace
 from memory_core.round_trip import Read
 
-DEFAULT_SIZE = 1000
+DEFAULT_MB = 64.0
 DEFAULT_SECONDS = 600.0
+# What one entity, relation, mention or support costs held (Python's objects, measured with
+# tracemalloc over the benchmark's graphs: about 17 KB for 22 entities, 22 relations, 43
+# mentions and 24 supports).
+ITEM_BYTES = 150
 
 
 def alias_key(alias: str) -> int:
@@ -66,14 +73,17 @@ class NamespaceGraph:
     mentions: dict[str, tuple[str, ...]]  # entity → the memories that mention it, one per mention
     relations: dict[str, tuple[GraphRelation, ...]]  # entity → the relations it is either end of
     support: dict[str, tuple[str, ...]]  # relation → the memories it rests on
+    items: int  # entities, relations, mentions and supports: what holding it costs (`ITEM_BYTES`)
 
 
 class _Cache:
-    """Least recently used first out; a graph unused for `seconds` out whenever the cache is used."""
+    """Least recently used first out beyond the budget; a graph unused for `seconds` out whenever
+    the cache is used."""
 
     def __init__(self) -> None:
         # key → (graph, when it was loaded, when it was last walked), least recently walked first
         self._graphs: OrderedDict[tuple[str, int], tuple[NamespaceGraph, float, float]] = OrderedDict()
+        self._items = 0
         self._lock = threading.Lock()
 
     def get(self, key: tuple[str, int], version: int) -> NamespaceGraph | None:
@@ -85,7 +95,7 @@ class _Cache:
                 return None
             graph, loaded, _ = held
             if graph.version != version or now - loaded > _seconds():
-                del self._graphs[key]
+                self._drop(key)
                 return None
             self._graphs[key] = (graph, loaded, now)
             self._graphs.move_to_end(key)
@@ -94,31 +104,51 @@ class _Cache:
     def put(self, key: tuple[str, int], graph: NamespaceGraph) -> None:
         now = time.monotonic()
         with self._lock:
+            if key in self._graphs:
+                self._drop(key)
             self._graphs[key] = (graph, now, now)
-            self._graphs.move_to_end(key)
+            self._items += graph.items
             self._sweep(now)
 
+    def _drop(self, key: tuple[str, int]) -> None:
+        graph, _, _ = self._graphs.pop(key)
+        self._items -= graph.items
+
     def _sweep(self, now: float) -> None:
-        size, seconds = _size(), _seconds()
+        budget, seconds = _budget_items(), _seconds()
         while self._graphs:
-            _, (_, _, used) = next(iter(self._graphs.items()))
-            if len(self._graphs) <= size and now - used <= seconds:
+            key, (_, _, used) = next(iter(self._graphs.items()))
+            if self._items <= budget and now - used <= seconds:
                 break
-            self._graphs.popitem(last=False)
+            self._drop(key)
 
     def clear(self) -> None:
         with self._lock:
             self._graphs.clear()
+            self._items = 0
 
     def __len__(self) -> int:
         return len(self._graphs)
+
+    @property
+    def items(self) -> int:
+        return self._items
 
 
 _CACHE = _Cache()
 
 
-def _size() -> int:
-    return int(getattr(settings, "RECALL_GRAPH_CACHE_SIZE", DEFAULT_SIZE))
+def _fresh_cache_after_fork() -> None:
+    # A forked worker may inherit the lock held by another thread of its parent: start afresh.
+    global _CACHE
+    _CACHE = _Cache()
+
+
+os.register_at_fork(after_in_child=_fresh_cache_after_fork)
+
+
+def _budget_items() -> float:
+    return float(getattr(settings, "RECALL_GRAPH_CACHE_MB", DEFAULT_MB)) * 1_000_000 / ITEM_BYTES
 
 
 def _seconds() -> float:
@@ -154,6 +184,12 @@ def held() -> int:
     return len(_CACHE)
 
 
+def held_bytes() -> int:
+    """About how much memory the graphs held take (`ITEM_BYTES` an item)."""
+    return _CACHE.items * ITEM_BYTES
+
+
+@functools.cache
 def _load_sql() -> str:
     n, e, r = Namespace._meta.db_table, Entity._meta.db_table, Relation._meta.db_table
     m, s = EntityMention._meta.db_table, RelationSupport._meta.db_table
@@ -192,10 +228,11 @@ def _rows(value: Any) -> list[list[Any]]:
 def _graph(
     namespace_id: int, version: int, entities: Any, relations: Any, mentions: Any, support: Any
 ) -> NamespaceGraph:
+    entities, relations, mentions, support = map(_rows, (entities, relations, mentions, support))
     by_alias: dict[int, list[str]] = {}
     aliases: dict[str, frozenset[int]] = {}
     self_ids: set[str] = set()
-    for entity_id, names, is_self in _rows(entities):
+    for entity_id, names, is_self in entities:
         keys = frozenset(alias_key(name) for name in names or ())
         aliases[entity_id] = keys
         for key in keys:
@@ -203,7 +240,7 @@ def _graph(
         if is_self:
             self_ids.add(entity_id)
     by_entity: dict[str, list[GraphRelation]] = {}
-    for relation_id, subject, obj, predicate, valid_from, valid_to in _rows(relations):
+    for relation_id, subject, obj, predicate, valid_from, valid_to in relations:
         relation = GraphRelation(
             relation_id,
             subject,
@@ -216,10 +253,10 @@ def _graph(
         if obj is not None:
             by_entity.setdefault(obj, []).append(relation)
     mentioned: dict[str, list[str]] = {}
-    for entity_id, entry_id in _rows(mentions):
+    for entity_id, entry_id in mentions:
         mentioned.setdefault(entity_id, []).append(entry_id)
     supported: dict[str, list[str]] = {}
-    for relation_id, entry_id in _rows(support):
+    for relation_id, entry_id in support:
         supported.setdefault(relation_id, []).append(entry_id)
     return NamespaceGraph(
         namespace_id=namespace_id,
@@ -230,4 +267,5 @@ def _graph(
         mentions={key: tuple(ids) for key, ids in mentioned.items()},
         relations={key: tuple(items) for key, items in by_entity.items()},
         support={key: tuple(ids) for key, ids in supported.items()},
+        items=len(entities) + len(relations) + len(mentions) + len(support),
     )

@@ -31,6 +31,12 @@ FILLERS = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def nothing_held() -> None:
+    """Each test counts the graphs it reads: none left from an earlier test's users."""
+    graph_cache.clear()
+
+
 def graph_scores(client: Any, user: str = "u1") -> dict[str, dict[str, float]]:
     """Question → memory → its graph score, for every question."""
     return {
@@ -130,11 +136,13 @@ def test_a_graph_is_read_once_per_version_and_within_the_bounds_set(key_client):
         add(key_client, "My sister Ana is a nurse.", user=user)
     question = "What does my sister do?"
     assert [graph_reads(key_client, question, user) for user in ("u1", "u2", "u1", "u2")] == [1, 1, 0, 0]
-    with override_settings(RECALL_GRAPH_CACHE_SIZE=1):
+    room_for_one = graph_cache.held_bytes() * 0.75 / 1_000_000  # the two graphs are alike
+    with override_settings(RECALL_GRAPH_CACHE_MB=room_for_one):
         assert [graph_reads(key_client, question, user) for user in ("u1", "u2", "u1", "u2")] == [1, 1, 1, 1]
+        assert graph_cache.held() == 1
     with override_settings(RECALL_GRAPH_CACHE_SECONDS=0):
         assert [graph_reads(key_client, question, "u1") for _ in range(3)] == [1, 1, 1]
-    with override_settings(RECALL_GRAPH_CACHE_SIZE=0):
+    with override_settings(RECALL_GRAPH_CACHE_MB=0):
         assert [graph_reads(key_client, question, "u1") for _ in range(2)] == [1, 1]
         assert graph_cache.held() == 0
         assert graph_scores_of(key_client, question) == {"My sister Ana is a nurse.": pytest.approx(1.0)}
@@ -144,7 +152,6 @@ def test_a_graph_is_read_once_per_version_and_within_the_bounds_set(key_client):
 def test_what_is_held_says_nothing_a_user_said(key_client):
     add(key_client, "My sister Ana is a nurse.")
     add(key_client, "Ana's husband Marc is a pilot in Lyon.")
-    graph_cache.clear()
     assert any(item["breakdown"]["graph"] > 0 for item in recall(key_client, "Who is my sister's husband?"))
     assert graph_cache.held() == 1
     held = pickle.dumps(graph_cache._CACHE._graphs).lower()
@@ -219,3 +226,20 @@ def test_a_graph_change_not_yet_committed_is_not_seen_and_does_not_stick(key_cli
     assert errors == []
     after = graph_scores_of(key_client, question)
     assert after.get("Ana's husband Marc is a pilot.", 0) > 0
+
+
+@pytest.mark.django_db
+def test_a_forked_worker_starts_with_nothing_held(key_client):
+    """django-q forks its workers: a child never inherits its parent's copy (nor a lock another of
+    the parent's threads held)."""
+    import os
+
+    add(key_client, "My sister Ana is a nurse.")
+    recall(key_client, "What does my sister do?")
+    assert graph_cache.held() == 1
+    child = os.fork()
+    if child == 0:
+        os._exit(0 if graph_cache.held() == 0 else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert graph_cache.held() == 1
