@@ -327,6 +327,8 @@ MERGE_SIMILARITY = env_float("MERGE_SIMILARITY", 0.9)
 # Empty: `memory_core.recall.DEFAULT_WEIGHTS` (tuned on LoCoMo, docs/recall.md); set keys to override.
 RECALL_WEIGHTS: dict[str, float] = {}
 RECALL_RECENCY_HALF_LIFE_DAYS = env_float("RECALL_RECENCY_HALF_LIFE_DAYS", 30.0)
+# The optional parts of recall in use (memory_core.recall.COMPONENTS); unset or empty: all of them.
+RECALL_COMPONENTS = env_list("RECALL_COMPONENTS", []) or None
 # Cross-language recall (memory_core.query_translation, docs/languages.md): with a language model,
 # the query is also searched translated into the other language of the user's memories.
 RECALL_TRANSLATE_QUERY = env_bool("RECALL_TRANSLATE_QUERY", False)
