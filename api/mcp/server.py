@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -83,7 +84,11 @@ def _call(token: AccessToken | None, scope: str, operation: Callable[..., dict[s
     except Exception as exc:
         answer = error_body(exc)
         if answer is not None:
-            return answer[1] | {"status": answer[0]}
+            body = answer[1] | {"status": answer[0]}
+            if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+                # What REST says in its Retry-After header, which a tool result has no place for.
+                body["retry_after"] = math.ceil(exc.wait)
+            return body
         if is_database_unavailable(exc):
             return {"detail": UNAVAILABLE_MESSAGE, "code": "service_unavailable", "errors": {}, "status": 503}
         raise  # a bug: the SDK logs it and tells the client only that the tool failed
