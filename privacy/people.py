@@ -1,7 +1,7 @@
 """ "People and places" (/me/people/, issue 19): the entities the user's memories speak of, what the
-assistant knows about each (its current relations) and the memories it rests on, with correct,
-merge, split and erase. Function views over `memory_core.entities`; every form posts to a real URL
-and answers with a redirect, so the pages work without JavaScript."""
+assistant knows about each (its current relations, and what no longer holds) and the memories it
+rests on, with correct, merge, split and erase. Function views over `memory_core.entities`; every
+form posts to a real URL and answers with a redirect, so the pages work without JavaScript."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from django.db.models import F, Window
 from django.db.models.functions import RowNumber
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memory_core.entities import selectors as graph
@@ -126,7 +127,12 @@ def people(request: HttpRequest) -> HttpResponse:
 @require_GET
 def person(request: HttpRequest, entity_id: Any) -> HttpResponse:
     entity = _entity_or_404(request, entity_id)
-    facts = graph.entity_facts(actor=request.user, entity_id=entity.pk)
+    # Everything it was told, current or not: what no longer holds shows as "Earlier", with its
+    # window, as a memory's page shows the versions it replaced.
+    facts = graph.entity_facts(actor=request.user, entity_id=entity.pk, history=True)
+    now = timezone.now()
+    held = [r for r in facts.relations if r.valid_from <= now and (r.valid_to is None or r.valid_to > now)]
+    ended = [r for r in facts.relations if r.valid_to is not None and r.valid_to <= now]
     mentioned = set(entity.mentions.values_list("entry_id", flat=True))
     others = (
         Entity.objects.filter(namespace_id=entity.namespace_id, is_self=False)
@@ -139,7 +145,8 @@ def person(request: HttpRequest, entity_id: Any) -> HttpResponse:
         "privacy/person.html",
         {
             "entity": entity,
-            "facts": facts_of(entity, facts.relations),
+            "facts": facts_of(entity, held),
+            "earlier": facts_of(entity, ended),
             "sources": facts.memories,
             "mentioned": mentioned,
             "others": others[:OTHERS_SHOWN],

@@ -12,6 +12,7 @@ from api.apis.entities import (
     entity_erase_for,
     entity_owner,
     entity_rows,
+    relation_correct_for,
     relation_owner,
     relation_rows,
 )
@@ -204,6 +205,18 @@ def relation_list(caller: Caller, **arguments: Any) -> dict[str, Any]:
     params = valid(es.RelationListQuerySerializer, _given(**arguments))
     rows, count = relation_rows(caller, params)
     return _paged([graph.relation_dict(r) for r in rows], count, params["offset"])
+
+
+def relation_get(caller: Caller, *, relation_id: str, **address: Any) -> dict[str, Any]:
+    params = _address(valid(s.AddressSerializer, _given(**address)))
+    actor = relation_owner(caller, relation_id, params)
+    return graph.relation_dict(graph.relation_get(actor=actor, relation_id=relation_id))
+
+
+def relation_correct(caller: Caller, *, relation_id: str, **arguments: Any) -> dict[str, Any]:
+    address, rest = _split(_given(**arguments))
+    params = valid(es.RelationCorrectSerializer, rest)
+    return graph.relation_dict(relation_correct_for(caller, relation_id, {**params, **address}))
 
 
 def relation_erase(caller: Caller, *, relation_id: str, **address: Any) -> dict[str, Any]:

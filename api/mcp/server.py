@@ -52,6 +52,7 @@ AgentId = Annotated[
 MemoryId = Annotated[str, Field(description="The memory's id, as returned by search, list or add.")]
 MemoryTypeName = Literal["semantic", "episodic", "procedural"]
 EntityId = Annotated[str, Field(description="The entity's id, as returned by entity_list.")]
+RelationId = Annotated[str, Field(description="The relation's id, from entity_get or relation_list.")]
 EntityKindName = Literal["person", "organisation", "place", "pet", "product", "other"]
 
 
@@ -85,9 +86,10 @@ def _call(token: AccessToken | None, scope: str, operation: Callable[..., dict[s
         answer = error_body(exc)
         if answer is not None:
             body = answer[1] | {"status": answer[0]}
-            if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+            wait = getattr(exc, "wait", None)  # DRF's Throttled sets it; the stubs do not say so
+            if isinstance(exc, exceptions.Throttled) and wait is not None:
                 # What REST says in its Retry-After header, which a tool result has no place for.
-                body["retry_after"] = math.ceil(exc.wait)
+                body["retry_after"] = math.ceil(wait)
             return body
         if is_database_unavailable(exc):
             return {"detail": UNAVAILABLE_MESSAGE, "code": "service_unavailable", "errors": {}, "status": 503}
@@ -439,12 +441,44 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             limit=limit, offset=offset, user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
+    @server.tool(annotations=read_only)
+    async def relation_get(
+        ctx: Context, relation_id: RelationId, user_id: UserId = None, agent_id: AgentId = None
+    ) -> CallToolResult:
+        """One relation: who or what it links, the words used ("husband"), when it held, and the
+        memories it rests on."""
+        return await _tool(
+            ctx, op.READ, op.relation_get, relation_id=relation_id, user_id=user_id, agent_id=agent_id
+        )
+
+    @server.tool(annotations=writes)
+    async def relation_correct(
+        ctx: Context,
+        relation_id: RelationId,
+        value: Annotated[
+            str | None, Field(description="The right value of a relation to a value (a job title).")
+        ] = None,
+        ended: Annotated[
+            bool | None, Field(description='true: it no longer holds ("they divorced", "she moved").')
+        ] = None,
+        valid_to: Annotated[
+            datetime | None, Field(description="It stopped holding at this instant (ISO 8601).")
+        ] = None,
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """Fix a relation the user says is wrong or over: its value ("she is a surgeon, not a
+        nurse"), or that it ended (its window closes; it stays in the history, and the memories
+        stay)."""
+        return await _tool(
+            ctx, op.WRITE, op.relation_correct, relation_id=relation_id, value=value, ended=ended,
+            valid_to=_iso(valid_to), user_id=user_id, agent_id=agent_id,
+        )  # fmt: skip
+
     @server.tool(annotations=erases)
     async def relation_erase(
         ctx: Context,
-        relation_id: Annotated[
-            str, Field(description="The relation's id, from entity_get or relation_list.")
-        ],
+        relation_id: RelationId,
         user_id: UserId = None,
         agent_id: AgentId = None,
     ) -> CallToolResult:

@@ -37,6 +37,8 @@ TOOLS = {
     "entity_merge",
     "entity_erase",
     "relation_list",
+    "relation_get",
+    "relation_correct",
     "relation_erase",
 }
 

@@ -84,6 +84,31 @@ def test_an_assistant_reads_corrects_merges_and_erases_people(mcp_url, operator)
                 await m.ok(client, "relation_list", entity=ana["id"], predicate="spouse", user_id="u1")
             )["results"]
             assert [r["object"]["name"] for r in spouse] == ["Marc"]
+            one = await m.ok(client, "relation_get", relation_id=spouse[0]["id"], user_id="u1")
+            assert (one["label"], one["object"]["name"]) == ("husband", "Marc")
+
+            # Corrections: a value put right, a relation that ended (kept in the history).
+            role = next(r for r in ana["relations"] if r["predicate"] == "role")
+            fixed = await m.ok(
+                client, "relation_correct", relation_id=role["id"], value="surgeon", user_id="u1"
+            )
+            assert fixed["value"] == "surgeon"
+            ended = await m.ok(
+                client, "relation_correct", relation_id=spouse[0]["id"], ended=True, user_id="u1"
+            )
+            assert ended["valid_to"] is not None
+            now = await m.ok(client, "relation_list", entity=ana["id"], predicate="spouse", user_id="u1")
+            assert now["results"] == []
+            kept = await m.ok(
+                client, "relation_list", entity=ana["id"], predicate="spouse", history=True, user_id="u1"
+            )
+            assert [r["id"] for r in kept["results"]] == [spouse[0]["id"]]
+            for bad in ({"value": "   "}, {"ended": True, "valid_to": "2030-01-01T00:00:00Z"}):
+                failed, body = await m.call(
+                    client, "relation_correct", relation_id=role["id"], user_id="u1", **bad
+                )
+                assert failed and body["status"] == 400, (bad, body)
+            assert m.orm(lambda: Relation.objects.get(pk=role["id"]).value) == "surgeon"
 
             # Refusals: the REST API's bodies.
             failed, body = await m.call(
@@ -103,6 +128,8 @@ def test_an_assistant_reads_corrects_merges_and_erases_people(mcp_url, operator)
                     ("entity_correct", {"entity_id": ana["id"], "name": "Eve"}),
                     ("entity_erase", {"entity_id": ana["id"]}),
                     ("relation_erase", {"relation_id": spouse[0]["id"]}),
+                    ("relation_get", {"relation_id": spouse[0]["id"]}),
+                    ("relation_correct", {"relation_id": spouse[0]["id"], "value": "x"}),
                 ):
                     failed, body = await m.call(other, tool, user_id="u1", **args)
                     assert failed and body["status"] == 404, (tool, body)

@@ -211,3 +211,32 @@ def test_the_list_costs_the_same_queries_for_many_people(owner, django_assert_ma
     with django_assert_max_num_queries(12):
         page = client.get(reverse("privacy:people")).content.decode()
     assert "Lives in: <a" in page
+
+
+def test_what_no_longer_holds_shows_as_earlier_with_its_window(owner):
+    """A move closes the old home's window: the page says where she lives now, and under "Earlier"
+    where she lived, from when until when; the memories both rest on stay listed."""
+    client = signed_in(owner)
+    lyon, paris = tell(client, "My sister Ana lives in Lyon.", "My sister Ana moved to Paris.")
+    homes = Relation.objects.filter(subject__name="Ana", predicate="lives_in").order_by("valid_from")
+    assert [(r.object.name, r.valid_to is None) for r in homes] == [("Lyon", False), ("Paris", True)]
+
+    page = client.get(reverse("privacy:person", args=[person("Ana").pk])).content.decode()
+    now, earlier = page.split("<h2>Earlier</h2>")
+    assert re.search(r"Lives in: <a href=\"/me/people/[0-9a-f-]+/\">Paris</a>", now)
+    assert ">Lyon</a>" not in now.split("Where it comes from")[0]
+    earlier = earlier.split("Where it comes from")[0]
+    assert re.search(
+        r"Lives in: <a href=\"/me/people/[0-9a-f-]+/\">Lyon</a> <span class=\"tag\">until ", earlier
+    )
+    assert "from " in earlier and "Paris" not in earlier
+    for memory in (lyon, paris):
+        assert f'href="/me/memories/{memory.pk}/"' in page
+
+    # Nothing ended yet: no "Earlier" at all.
+    marc = tell(client, "Ana's husband Marc is a pilot.")[0]
+    assert (
+        marc
+        and "<h2>Earlier</h2>"
+        not in client.get(reverse("privacy:person", args=[person("Marc").pk])).content.decode()
+    )
