@@ -424,7 +424,9 @@ def test_tool_calls_count_against_the_rest_rate_limit_and_a_refused_add_stores_n
     assert rest_refusal.status_code == 429 and int(rest_refusal["Retry-After"]) > 0
     assert refused and body["status"] == 429 and body["code"] == rest_refusal.json()["code"] == "throttled"
     assert "seconds" in body["detail"]
-    assert 0 < body["retry_after"] <= 60 and isinstance(body["retry_after"], int)
+    # The same wait as REST's header a moment later (the sliding window can ask for more than a minute).
+    assert isinstance(body["retry_after"], int) and body["retry_after"] > 0
+    assert abs(body["retry_after"] - int(rest_refusal["Retry-After"])) <= 2
     assert list(MemoryEntry.objects.values_list("content", flat=True)) == ["Keeps bees on the allotment."]
 
 
