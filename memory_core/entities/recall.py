@@ -30,8 +30,9 @@ from memory_core.entities.kinship import (
     label_said,
     singular_label,
 )
-from memory_core.entities.record import candidate_names
+from memory_core.entities.record import SYMMETRIC, candidate_names
 from memory_core.entities.rules import _STOP_NAMES
+from memory_core.entities.vocabulary import SINGLE_VALUED
 from memory_core.extraction.rules.lexicon import _words
 
 MAX_HOPS = 2
@@ -53,10 +54,17 @@ _HAS_CJK = re.compile(r"[\u4e00-\u9fff]")
 _MINE = re.compile(r"(?i)\b(?:my|mine|me|i|our|we)\b|我")
 
 
-def query_terms(query: str) -> tuple[list[str], list[str], list[str], bool]:
-    """(names, kin words, predicates asked about, whether the user speaks of their own) of a
-    query, lower-cased. Names are words and word runs that may be an entity's alias; kin words
-    count only for an entity related to someone the query names (or to the user)."""
+class QueryTerms(NamedTuple):
+    names: list[str]  # words and word runs that may be an entity's alias
+    kin: list[str]  # kin words and their canonical labels ("mum" → "mother")
+    predicates: list[str]  # asked about: the kin words' and the other words' ("lives")
+    kin_predicates: list[str]  # the kin words' alone ("husband" → spouse)
+    mine: bool  # the user speaks of their own ("my", "我")
+
+
+def query_terms(query: str) -> QueryTerms:
+    """What a query may name, lower-cased (`QueryTerms`). Kin words count only for an entity
+    related to someone the query names (or to the user)."""
     words = [w.lower().removesuffix("'s") for w in _WORDS.findall(query.replace("\u2019", "'"))]
     terms = set(candidate_names(query))
     for size in range(1, 4):
@@ -66,16 +74,16 @@ def query_terms(query: str) -> tuple[list[str], list[str], list[str], bool]:
     # ("Melanie's friends") also finds each one, a singular never the group (`label_said`).
     kin |= {label_said(w) for w in words if w in KIN_WORDS}
     kin |= {singular_label(w) for w in words if is_plural(w)}
-    predicates = {KIN_WORDS[w][0] for w in words if w in KIN_WORDS}
-    predicates |= {QUERY_PREDICATE_WORDS[w] for w in words if w in QUERY_PREDICATE_WORDS}
+    kin_predicates = {KIN_WORDS[w][0] for w in words if w in KIN_WORDS}
+    predicates = {QUERY_PREDICATE_WORDS[w] for w in words if w in QUERY_PREDICATE_WORDS}
     mine = bool(_MINE.search(query))
     for run in _CJK_RUN.findall(query):
         kin |= {w for w in KIN_WORDS if w in run and _HAS_CJK.match(w)}
         kin |= {label for word, (_, label) in KIN_WORDS.items() if word in run}
-        predicates |= {p for word, (p, _) in KIN_WORDS.items() if word in run}
+        kin_predicates |= {p for word, (p, _) in KIN_WORDS.items() if word in run}
         predicates |= {p for word, p in QUERY_PREDICATE_WORDS.items() if word in run}
     names = sorted(t for t in terms if t and t not in kin and t not in KIN_WORDS)
-    return names, sorted(kin), sorted(predicates), mine
+    return QueryTerms(names, sorted(kin), sorted(predicates | kin_predicates), sorted(kin_predicates), mine)
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][\w\u00c0-\u024f'-]*")
@@ -101,11 +109,13 @@ def may_name_someone(query: str) -> bool:
 
 class GraphQuestion(NamedTuple):
     """What the walk needs of a query: its names and kin words as alias keys
-    (`graph_cache.alias_key`), the predicates it asks about, whether the user speaks of their own."""
+    (`graph_cache.alias_key`), the predicates it asks about and those its kin words name, and
+    whether the user speaks of their own."""
 
     names: frozenset[int]
     kin: frozenset[int]
     predicates: frozenset[str]
+    kin_predicates: frozenset[str]
     mine: bool
 
 
@@ -114,11 +124,15 @@ def graph_question(query: str) -> GraphQuestion | None:
     most recalls spend nothing on it)."""
     if not may_name_someone(query):
         return None
-    names, kin, predicates, mine = query_terms(query)
-    if not (names or kin):
+    terms = query_terms(query)
+    if not (terms.names or terms.kin):
         return None
     return GraphQuestion(
-        frozenset(map(alias_key, names)), frozenset(map(alias_key, kin)), frozenset(predicates), mine
+        frozenset(map(alias_key, terms.names)),
+        frozenset(map(alias_key, terms.kin)),
+        frozenset(terms.predicates),
+        frozenset(terms.kin_predicates),
+        terms.mine,
     )
 
 
@@ -158,12 +172,13 @@ class _View:
     def valid_relations(self, entity: str) -> Iterator[GraphRelation]:
         return (relation for relation in self.relations.get(entity, ()) if relation.holds_at(self.at))
 
-    def neighbours(self, entity: str) -> Iterator[tuple[str, str]]:
-        """(the other end, the predicate) of each relation between two entities valid then."""
+    def links(self, entity: str) -> Iterator[tuple[str, str, bool]]:
+        """(the other end, the predicate, whether `entity` is the subject) of each relation between
+        two entities valid then: "subject's <predicate> is object"."""
         for relation in self.valid_relations(entity):
             if relation.object is not None:
-                other = relation.object if relation.subject == entity else relation.subject
-                yield other, relation.predicate
+                outgoing = relation.subject == entity
+                yield (relation.object if outgoing else relation.subject), relation.predicate, outgoing
 
     def share(self, entity: str) -> float:
         """An entity named in many memories (a conversation's speaker) says less about each."""
@@ -173,6 +188,26 @@ class _View:
 def _seeds(view: _View, graphs: Sequence[NamespaceGraph], question: GraphQuestion) -> frozenset[str]:
     """The entities the query names, and those its kin words name among the kin of whom it names
     (else, or also for "my …", of the user) and their kin in turn ("my sister's husband")."""
+    named, kin = _by_alias(graphs, question)
+    # A kin word for a relation one has at most one of ("husband", "boss") names whoever holds it
+    # then, however they were called: "Joel is married to Lena" makes Lena Joel's husband or wife.
+    held = question.kin_predicates & SINGLE_VALUED
+
+    def kin_of(entity: str) -> set[str]:
+        return {
+            other
+            for other, predicate, outgoing in view.links(entity)
+            if other in kin
+            or (predicate in held and (outgoing or predicate in SYMMETRIC) and other not in view.is_self)
+        }
+
+    owners = named | (view.is_self if question.mine or not named else set())
+    kin_of_owners = set().union(*map(kin_of, owners))
+    return frozenset(named | kin_of_owners | set().union(*map(kin_of, kin_of_owners)))
+
+
+def _by_alias(graphs: Sequence[NamespaceGraph], question: GraphQuestion) -> tuple[set[str], set[str]]:
+    """The entities (not the user's own) the query's names call, and those its kin words call."""
     named: set[str] = set()
     kin: set[str] = set()
     for graph in graphs:
@@ -184,10 +219,7 @@ def _seeds(view: _View, graphs: Sequence[NamespaceGraph], question: GraphQuestio
                         named.add(entity)
                     if keys & question.kin:
                         kin.add(entity)
-    owners = named | (view.is_self if question.mine or not named else set())
-    kin_of_owners = {other for owner in owners for other, _ in view.neighbours(owner) if other in kin}
-    kin_of_kin = {other for entity in kin_of_owners for other, _ in view.neighbours(entity) if other in kin}
-    return frozenset(named | kin_of_owners | kin_of_kin)
+    return named, kin
 
 
 def _walk(view: _View, seeds: frozenset[str], asked: frozenset[str]) -> dict[str, float]:
@@ -198,7 +230,7 @@ def _walk(view: _View, seeds: frozenset[str], asked: frozenset[str]) -> dict[str
     for _ in range(MAX_HOPS):
         step: dict[str, float] = {}
         for entity, weight in frontier.items():
-            for other, predicate in view.neighbours(entity):
+            for other, predicate, _ in view.links(entity):
                 if other not in view.is_self:  # everyone is related to the user: it links nothing
                     hop = ASKED_HOP if predicate in asked else OTHER_HOP
                     _keep_best(step, other, weight * hop * view.share(other))

@@ -108,3 +108,34 @@ def test_the_graph_is_read_only_for_a_user_it_knows_someone_of_and_only_when_it_
     assert count == 1
     assert "graph" in found["Ana's husband Marc is a chef in Lyon."]
     assert reads("What do I prefer on flights?")[0] == 0  # names no one: no graph read either
+
+
+def test_a_husband_or_a_boss_is_whoever_holds_that_relation_however_they_were_called(key_client):
+    """ "Ana is married to Tom" never calls Tom a husband, and "my manager Felix" never calls him a
+    boss: a kin word for a relation one has at most one of names whoever holds it then. Once the
+    marriage ends, "my sister's husband" no longer reaches Tom, but a question at an earlier instant
+    still does."""
+    add(key_client, "My sister is Ana.")
+    married = add(key_client, "Ana is married to Tom.")
+    lawyer = add(key_client, "Tom is a lawyer in Leeds.")
+    add(key_client, "My manager is Felix.")
+    add(key_client, "Felix spends his weekends sailing.")
+    _fillers(key_client)
+
+    def graph_score(items: list[dict], content: str) -> float:
+        return next((i["breakdown"]["graph"] for i in items if i["entry"]["content"] == content), 0.0)
+
+    husband = recall(key_client, "What does my sister's husband do?")
+    assert graph_score(husband, "Tom is a lawyer in Leeds.") == 1.0
+    assert "Tom is a lawyer in Leeds." in contents(husband)[:3]
+    boss = recall(key_client, "What does my boss do at the weekend?")
+    assert graph_score(boss, "Felix spends his weekends sailing.") == 1.0
+
+    namespace = namespace_of(married)
+    spouse = relations(namespace, predicate="spouse")[0]
+    ended = key_client.patch(f"/api/v1/relations/{spouse.pk}/?user_id=u1", {"ended": True}, format="json")
+    assert ended.status_code == 200
+    after = recall(key_client, "What does my sister's husband do?")
+    assert graph_score(after, "Tom is a lawyer in Leeds.") < 1.0
+    before = recall(key_client, "What does my sister's husband do?", at=lawyer["entry"]["recorded_at"])
+    assert graph_score(before, "Tom is a lawyer in Leeds.") == 1.0
