@@ -188,8 +188,8 @@ class _View:
 
 
 def _joined(parts: list[dict[str, _V]]) -> Mapping[str, _V]:
-    # Most recalls read one namespace's graph: its own dict then, which is quicker to look in.
-    return parts[0] if len(parts) == 1 else ChainMap(*parts)  # none (a namespace just deleted): empty
+    # Most recalls read one namespace's graph: its own dict, quicker to look in than a ChainMap.
+    return parts[0] if len(parts) == 1 else ChainMap(*parts)
 
 
 def _seeds(view: _View, graphs: Sequence[NamespaceGraph], question: GraphQuestion) -> frozenset[str]:
