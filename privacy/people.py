@@ -131,7 +131,7 @@ def person(request: HttpRequest, entity_id: Any) -> HttpResponse:
     # window, as a memory's page shows the versions it replaced.
     facts = graph.entity_facts(actor=request.user, entity_id=entity.pk, history=True)
     now = timezone.now()
-    held = [r for r in facts.relations if r.valid_from <= now and (r.valid_to is None or r.valid_to > now)]
+    held = [r for r in facts.relations if r.holds_at(now)]
     ended = [r for r in facts.relations if r.valid_to is not None and r.valid_to <= now]
     mentioned = set(entity.mentions.values_list("entry_id", flat=True))
     others = (

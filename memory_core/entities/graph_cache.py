@@ -31,7 +31,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
-from memory_core.entities.models import Entity, EntityMention, Relation, RelationSupport
+from memory_core.entities.models import Entity, EntityMention, Relation, RelationSupport, window_holds
 from memory_core.models import Namespace
 from memory_core.round_trip import Read
 
@@ -58,7 +58,7 @@ class GraphRelation:
     valid_to: datetime | None
 
     def holds_at(self, at: datetime) -> bool:
-        return self.valid_from <= at and (self.valid_to is None or self.valid_to > at)
+        return window_holds(self.valid_from, self.valid_to, at)
 
 
 @dataclass(frozen=True)

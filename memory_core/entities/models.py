@@ -6,6 +6,7 @@ entry, so an erased memory takes its relations with it unless another memory sup
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
@@ -18,6 +19,12 @@ from memory_core.entities.vocabulary import EntityKind, Predicate, RelationStatu
 
 EMBEDDING_DIMENSIONS = 384  # as memory_core.models (not imported: that module imports this one)
 NAME_MAX_CHARS = 200
+
+
+def window_holds(valid_from: datetime, valid_to: datetime | None, at: datetime) -> bool:
+    """Whether a relation's validity window holds at `at` (the rule `selectors.current_at` writes
+    as a filter): from `valid_from` included to `valid_to` excluded."""
+    return valid_from <= at and (valid_to is None or valid_to > at)
 
 
 class Entity(models.Model):
@@ -135,6 +142,9 @@ class Relation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.subject_id} {self.predicate} {self.object_id or self.value}"
+
+    def holds_at(self, at: datetime) -> bool:
+        return window_holds(self.valid_from, self.valid_to, at)
 
 
 class RelationSupport(models.Model):

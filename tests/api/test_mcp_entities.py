@@ -179,3 +179,44 @@ def test_an_assistant_asking_about_one_friend_does_not_get_the_group(mcp_url, op
             assert group in await by_graph("Where did my friends take me?")
 
     anyio.run(scenario)
+
+
+def test_what_an_assistant_corrects_reaches_its_very_next_search(mcp_url, operator):
+    """Recall walks a copy of the graph it keeps in memory: a rename or an ended relation made
+    through the MCP server changes the next memory_search at once, never a stale walk."""
+    tenant = tenant_create(name="Acme", slug="acme", created_by=operator)
+    key = api_key_issue(tenant=tenant, scopes=["read", "write"])[1]
+    lawyer = "Tom is a lawyer in Leeds."
+
+    async def scenario():
+        async with m.http_client(mcp_url, key) as client:
+            for text in (
+                "My sister Ana is married to Tom.",
+                lawyer,
+                "I had soup for lunch on Friday.",
+                "The user prefers aisle seats on trains.",
+            ):
+                await m.ok(client, "memory_add", content=text, user_id="u1")
+
+            async def by_graph(query: str) -> set[str]:
+                found = (await m.ok(client, "memory_search", query=query, limit=5, user_id="u1"))["results"]
+                return {r["content"] for r in found if "graph" in r["reasons"]}
+
+            husband = "What does my sister's husband do?"
+            assert lawyer in await by_graph(husband)
+            assert lawyer not in await by_graph("Where does Skipper work?")
+
+            people = {
+                e["name"]: e["id"] for e in (await m.ok(client, "entity_list", user_id="u1"))["results"]
+            }
+            await m.ok(client, "entity_correct", entity_id=people["Tom"], name="Skipper", user_id="u1")
+            assert lawyer in await by_graph("Where does Skipper work?")
+
+            spouse = await m.ok(
+                client, "relation_list", entity=people["Tom"], predicate="spouse", user_id="u1"
+            )
+            relation = spouse["results"][0]["id"]
+            await m.ok(client, "relation_correct", relation_id=relation, ended=True, user_id="u1")
+            assert lawyer not in await by_graph(husband)
+
+    anyio.run(scenario)
