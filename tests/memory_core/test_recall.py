@@ -311,9 +311,12 @@ def test_a_small_scope_searched_in_one_pass_ranks_exactly_as_the_planners_search
     ]:
         remember(owner, text, context=context)
     questions = ["Where does my sister live?", "What is the dog afraid of?", "train", "allergies", "Marc"]
+    # One instant for every search: recency is scored against it, and a clock that moves between
+    # the two passes would make equal rankings differ in the sixth decimal.
+    instant = timezone.now()
 
     def ranked(**kwargs: object) -> list[list[tuple[str, float, dict[str, float]]]]:
-        results = [memory_recall(actor=owner, query=q, record=False, **kwargs) for q in questions]  # type: ignore[arg-type]
+        results = [memory_recall(actor=owner, query=q, record=False, at=instant, **kwargs) for q in questions]  # type: ignore[arg-type]
         return [[(item.entry.content, item.score, item.breakdown) for item in r.items] for r in results]
 
     one_pass = ranked()
