@@ -35,7 +35,7 @@ EVENT_STATUS: dict[str, str] = {
 # Our reconciliation outcomes → mem0's memory events.
 EVENTS = {
     "added": "ADD",
-    "pending_review": "ADD",
+    "pending_review": "NONE",  # not in memory yet: the result says `status: pending_review`
     "superseded": "UPDATE",
     "merged": "NONE",
     "ignored": "NONE",
@@ -201,18 +201,46 @@ def link_of(subject: Subject) -> Link:
 
 
 def stored(outcomes: list[AddOutcome]) -> dict[str, Any]:
-    """The reply to an add with `infer: false`: what became of each message, at once."""
-    results = [
-        {"id": str(o.entry.pk), "memory": o.entry.content, "event": EVENTS.get(o.action, "NONE")}
-        for o in outcomes
-        if o.entry is not None
-    ]
-    return {"message": "Memories stored", "status": "SUCCEEDED", "event_id": None, "results": results}
+    """The reply to an add with `infer: false`: what became of each message, at once. A statement
+    held for an operator's review or refused says so (`status`, `reason`): nothing is held or
+    dropped silently, and a refused one never echoes its text."""
+    results = [_outcome_result(o) for o in outcomes if o.entry is not None or o.action in _TOLD]
+    return {"message": _stored_message(outcomes), "status": "SUCCEEDED", "event_id": None, "results": results}
+
+
+# Outcomes without an entry that the caller is still told about (mem0's client passes extra
+# keys through: `status` and `reason` sit beside mem0's own `id`, `memory` and `event`).
+_TOLD = {"rejected", "ignored"}
+
+
+def _outcome_result(outcome: AddOutcome) -> dict[str, Any]:
+    action = str(outcome.action)
+    if outcome.entry is None:
+        return {"id": None, "memory": None, "event": "NONE", "status": action, "reason": outcome.reason}
+    result = {
+        "id": str(outcome.entry.pk),
+        "memory": outcome.entry.content,
+        "event": EVENTS.get(action, "NONE"),
+    }
+    if action == "pending_review":
+        result |= {"status": action, "reason": outcome.reason or HELD_REASON}
+    return result
+
+
+HELD_REASON = "a standing rule: an operator reviews it before any assistant uses it"
+
+
+def _stored_message(outcomes: list[AddOutcome]) -> str:
+    held = sum(1 for o in outcomes if o.action == "pending_review")
+    refused = sum(1 for o in outcomes if o.action == "rejected")
+    told = [f"{held} held for review" if held else "", f"{refused} refused" if refused else ""]
+    return "; ".join(["Memories stored", *[t for t in told if t]])
 
 
 def event(job: ExtractionJob, entries: dict[str, MemoryEntry] | None) -> dict[str, Any]:
     """mem0's event for an add to infer from; a finished one lists `entries`, the entries it
-    touched (None when they are not to be shown)."""
+    touched (None when they are not to be shown), each held one with its `status`, and how many
+    statements were held for review or refused."""
     status = EVENT_STATUS.get(job.status, "PENDING")
     body: dict[str, Any] = {
         "message": "Memory processing has been queued for background execution"
@@ -225,11 +253,23 @@ def event(job: ExtractionJob, entries: dict[str, MemoryEntry] | None) -> dict[st
     }
     if status == "SUCCEEDED" and entries is not None:
         changed = set((job.result or {}).get("changed", []))
-        body["results"] = [
-            {"id": entry_id, "memory": entry.content, "event": "ADD" if entry_id in changed else "NONE"}
-            for entry_id, entry in entries.items()
-        ]
+        body["results"] = [_entry_result(entry_id, entry, changed) for entry_id, entry in entries.items()]
+        counts = job.result or {}
+        body["held_for_review"] = int(counts.get("pending_review", 0))
+        body["refused"] = int(counts.get("rejected", 0))
     return body
+
+
+def _entry_result(entry_id: str, entry: MemoryEntry, changed: set[str]) -> dict[str, Any]:
+    if entry.status == "pending_review":
+        return {
+            "id": entry_id,
+            "memory": entry.content,
+            "event": "NONE",
+            "status": "pending_review",
+            "reason": HELD_REASON,
+        }
+    return {"id": entry_id, "memory": entry.content, "event": "ADD" if entry_id in changed else "NONE"}
 
 
 def event_detail(job: ExtractionJob, summary: dict[str, Any]) -> dict[str, Any]:

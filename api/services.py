@@ -30,7 +30,7 @@ from api.models import (
 )
 from api.subjects import Subject, subject_address
 from chat.erasure import memory_erase_all_with_sources
-from memory_core.embeddings import get_embedder
+from memory_core.embeddings import embed_remembered, get_embedder
 from memory_core.erasure import Requester
 from memory_core.errors import Conflict, MemoryServiceError, NotFound
 from memory_core.models import ActorKind, ErasureScope, Namespace, NamespaceKind, SourceKind
@@ -279,7 +279,7 @@ def memories_add(*, subject: Subject, items: list[dict[str, Any]], api_key: bool
     of the same speaker; a known slot (key given or inferred) still supersedes its old value."""
     # One model call for the whole batch instead of one per statement (the bulk of the cost).
     texts = [str(item.get("content") or "").strip() for item in items]
-    vectors = get_embedder().embed(texts) if all(texts) else [None] * len(items)
+    vectors = embed_remembered(get_embedder(), texts) if all(texts) else [None] * len(items)
     actor_kind = ActorKind.API if api_key else ActorKind.USER
     try:
         requests = [

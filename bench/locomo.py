@@ -5,7 +5,11 @@ questions of categories 1-4 are asked, and the turns named as their evidence are
 Recall@k of a question is the share of its evidence turns among the first k results, averaged
 over questions. BM25 (plain Python, over the same texts) is the reference baseline.
 
-`python -m bench locomo [--ablate] [--sweep] [--misses N] [--conversations N] [--runtimes]`: --ablate
+By default the turns go in through the public write path, one call per turn as a mem0 client adds
+them (`_load_public`); `--bulk` inserts them past it, with the turn before each as its context,
+and says so.
+
+`python -m bench locomo [--bulk] [--ablate] [--sweep] [--misses N] [--conversations N] [--runtimes]`: --ablate
 ranks again with each recall component switched off, --sweep prints the similarity/keyword blend sweep,
 --misses prints missed questions with their evidence, --runtimes runs the whole evaluation on each local
 embedding runtime (ONNX Runtime, then torch as the baseline) and prints the differences.
@@ -52,8 +56,40 @@ def bm25_ranker(texts: list[str], *, k1: float = 1.2, b: float = 0.75) -> Callab
     return rank
 
 
+def _load_public(conversations: list[Conversation]) -> dict[str, Namespace]:
+    """One namespace per conversation, each turn added by the public write path as a client would
+    through mem0's route with `infer: false`: one call per turn (`memory_add`, guarded, judged,
+    reconciled), the turn's id and the session's date given as a client can give them, no
+    neighbouring turn as context (a one-message add has none). Prints what became of the turns."""
+    from memory_core.choices import ActorKind
+    from memory_core.models import Namespace, SourceKind
+    from memory_core.pipeline import memory_add
+
+    namespaces: dict[str, Namespace] = {}
+    actions: Counter[str] = Counter()
+    for conversation in conversations:
+        namespace = Namespace.objects.create(path=f"agent/locomo-{conversation.name}", kind="agent")
+        for turn in conversation.turns:
+            outcome = memory_add(
+                namespace=namespace,
+                content=turn.content,
+                source_kind=SourceKind.API_IMPORT,
+                actor_kind=ActorKind.API,
+                source_message_ids=[turn.dia_id],
+                valid_from=turn.said_at,
+                exact=True,
+            )
+            actions[str(outcome.action)] += 1
+        namespaces[conversation.name] = namespace
+    print("loaded through the public write path (memory_add, one call per turn): " + ", ".join(
+        f"{name} {count}" for name, count in sorted(actions.items())
+    ))
+    return namespaces
+
+
 def _load(conversations: list[Conversation]) -> dict[str, Namespace]:
-    """One namespace per conversation, one memory per turn (embedded in batches, bulk inserted).
+    """One namespace per conversation, one memory per turn (embedded in batches, bulk inserted):
+    BYPASSES the write path (no guard, no judgement, no reconciliation), for comparison only.
 
     Each turn is indexed with the turn before it in its session, as the product's write path
     does for turns added in order (`memory_core.search_context`).
@@ -111,7 +147,12 @@ def _recall_at(ranked_ids: list[str], evidence: frozenset[str], k: int) -> float
 
 
 def evaluate(
-    *, sweep: bool = False, ablate: bool = False, misses: int = 0, conversations_limit: int = 0
+    *,
+    sweep: bool = False,
+    ablate: bool = False,
+    misses: int = 0,
+    conversations_limit: int = 0,
+    bulk: bool = False,
 ) -> dict[str, dict[int, float]]:
     from django.db import transaction
     from django.test import override_settings
@@ -126,7 +167,11 @@ def evaluate(
         conversations = conversations[:conversations_limit]
     common.truncate()
     with common.timed() as load_time:
-        namespaces = _load(conversations)
+        if bulk:
+            print("loading with bulk_create: BYPASSES the write path; not the product's figure")
+            namespaces = _load(conversations)
+        else:
+            namespaces = _load_public(conversations)
     questions = [(c, q) for c in conversations for q in c.questions]
     with common.timed() as embed_time:
         query_vectors = get_embedder().embed([q.text for _, q in questions])
@@ -260,12 +305,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--misses", type=int, default=0, help="print this many questions hybrid misses")
     parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations")
     parser.add_argument("--runtimes", action="store_true", help="compare EMBEDDING_RUNTIME onnx and torch")
+    parser.add_argument(
+        "--bulk",
+        action="store_true",
+        help="load with bulk_create, past the write path (with the turn before as context)",
+    )
     args = parser.parse_args(argv)
     common.setup()
     common.header("LoCoMo retrieval (evidence recall@k)")
     if not args.runtimes:
         evaluate(
-            sweep=args.sweep, ablate=args.ablate, misses=args.misses, conversations_limit=args.conversations
+            sweep=args.sweep,
+            ablate=args.ablate,
+            misses=args.misses,
+            conversations_limit=args.conversations,
+            bulk=args.bulk,
         )
         return
     compare_runtimes(conversations_limit=args.conversations)

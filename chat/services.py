@@ -20,10 +20,11 @@ from chat.models import Conversation, Message
 from chat.prompting import build_messages, offline_summary, recent_window
 from chat.style import STYLE_MAX, current_style, style_block, style_preferences
 from chat.turn_writes import message_insert, reply_insert
+from memory_core import judgement
 from memory_core.erasure import Requester, Tally, erasure_receipt_record, extraction_jobs_erase
 from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction import candidate_add, extraction_enqueue, remember_requests
-from memory_core.guards.secrets import SecretScan, redact, redact_values, scan_secrets
+from memory_core.guards.secrets import SecretScan, redact_values
 from memory_core.language import is_chinese
 from memory_core.llm import LLMError, LLMOutputError, get_llm
 from memory_core.models import (
@@ -211,7 +212,7 @@ def message_post(*, conversation: Conversation, content: str) -> Message:
         conversation=conversation, role=Message.Role.USER, content=text, status=Message.Status.PENDING
     )
     # A title is derived text: shown in lists and exports, it never holds a secret.
-    title = "" if conversation.title else redact(text.splitlines()[0])[:60]
+    title = "" if conversation.title else judgement.secrets(text.splitlines()[0]).redacted[:60]
     message_insert(message=message, conversation=conversation, now=timezone.now(), title=title)
     return message
 
@@ -309,7 +310,7 @@ def _acknowledgements(
             if state == "incognito"
             else _("Memory is paused, so I won't remember that. You can resume it on the privacy page.")
         ]
-    secrets = scan_secrets(message.content)
+    secrets = judgement.secrets(message.content)
     if secrets.found and state == "on" and not refused_secret:
         acks.append(
             _(
@@ -515,8 +516,8 @@ def _maybe_summarise(conversation: Conversation, *, seen: list[Message] | None =
         return
     summary = _summarise(previous=conversation.summary, messages=older)
     # Derived text, kept across turns: no secret of the summarised messages survives in it.
-    values = tuple(v for m in older for v in scan_secrets(m.content).values)
-    conversation.summary = redact_values(redact(summary), values)
+    values = tuple(v for m in older for v in judgement.secrets(m.content).values)
+    conversation.summary = redact_values(judgement.secrets(summary).redacted, values)
     conversation.summary_upto = older[-1].pk
     conversation.save(update_fields=["summary", "summary_upto"])
 

@@ -329,6 +329,9 @@ RECALL_WEIGHTS: dict[str, float] = {}
 RECALL_RECENCY_HALF_LIFE_DAYS = env_float("RECALL_RECENCY_HALF_LIFE_DAYS", 30.0)
 # The optional parts of recall in use (memory_core.recall.COMPONENTS); unset or empty: all of them.
 RECALL_COMPONENTS = env_list("RECALL_COMPONENTS", []) or None
+# Where the write path's judgement models and their manifest live (empty: the ones in the code,
+# memory_core/judgement/models; `manage.py train_judgement` writes them).
+JUDGEMENT_MODEL_DIR = env_str("JUDGEMENT_MODEL_DIR", "")
 # Cross-language recall (memory_core.query_translation, docs/languages.md): with a language model,
 # the query is also searched translated into the other language of the user's memories.
 RECALL_TRANSLATE_QUERY = env_bool("RECALL_TRANSLATE_QUERY", False)

@@ -11,3 +11,12 @@ class MemoryCoreConfig(AppConfig):
         from memory_core.recall import recall_components
 
         recall_components()
+        # The judgement models are read and checked against their checksums once, at start: a
+        # changed or damaged file stops the process instead of deciding what the write path keeps.
+        # Training writes new ones, so it is the one command that starts without them.
+        import sys
+
+        from memory_core.judgement.model import models
+
+        if sys.argv[1:2] != ["train_judgement"]:
+            models()

@@ -43,7 +43,8 @@ LOCAL_MODEL_DIMENSIONS = 384
 SMALL_BATCH = 2  # texts embedded on the query session's one thread
 
 _local_model: SentenceTransformer | None = None
-_local_model_lock = threading.Lock()
+# Re-entrant: exporting the ONNX model (under this lock) loads the torch model to check against.
+_local_model_lock = threading.RLock()
 # ONNX sessions by thread count: 1 for queries, the batch thread count for batches.
 _onnx_models: dict[int, OnnxModel] = {}
 _onnx_failed = False
@@ -245,6 +246,17 @@ def _cached_query(embedder: Embedder, text: str) -> list[float]:
     if size > 0:
         query_cache.put(key, tuple(vector), size)
     return vector
+
+
+def embed_remembered(embedder: Embedder, texts: list[str]) -> list[list[float]]:
+    """`embedder.embed(texts)` in one call, each vector also kept in the query cache: the write
+    path's judgement asks for the same statements' vectors next, and finds them there."""
+    vectors = embedder.embed(texts)
+    size = int(getattr(settings, "EMBEDDING_QUERY_CACHE_SIZE", 1024))
+    if size > 0:
+        for text, vector in zip(texts, vectors, strict=True):
+            query_cache.put((embedder.name, embedder.dimensions, text), tuple(vector), size)
+    return vectors
 
 
 class OpenAIEmbedder:

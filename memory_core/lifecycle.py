@@ -31,10 +31,9 @@ from typing import Any
 
 from django.db import transaction
 
+from memory_core import judgement
 from memory_core.entities.hooks import entities_after_correction
 from memory_core.errors import MemoryServiceError, PermissionDenied
-from memory_core.guards.policy import policy_check
-from memory_core.guards.secrets import scan_secrets
 from memory_core.models import (
     ActorKind,
     EventAction,
@@ -86,14 +85,14 @@ def memory_correct(
         raise MemoryServiceError(
             "The correction says the same as the memory.", field_errors={"content": ["Nothing changed."]}
         )
-    secrets = scan_secrets(text)
+    secrets = judgement.secrets(text)
     if secrets.found:
         raise MemoryServiceError(
             f"Secrets are never stored ({', '.join(secrets.kinds)}).",
             field_errors={"content": ["This looks like a secret."]},
         )
     # A rule waits for an operator, whatever the old entry was (the pipeline's classify step).
-    check = policy_check(text, type=old.type) if text else None
+    check = judgement.policy(text, type=old.type) if text else None
     as_rule = check is not None and (check.is_rule or old.type == MemoryType.PROCEDURAL)
     status = MemoryStatus.HIDDEN if old.status == MemoryStatus.HIDDEN else None
     if as_rule:

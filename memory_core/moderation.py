@@ -21,8 +21,8 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from memory_core import judgement
 from memory_core.errors import MemoryServiceError, NotFound, PermissionDenied
-from memory_core.guards.secrets import scan_secrets
 from memory_core.models import (
     CONTENT_MAX_CHARS,
     ActorKind,
@@ -72,7 +72,7 @@ def _clean_content(content: str) -> str:
         raise MemoryServiceError(
             "Invalid procedure.", field_errors={"content": [f"At most {CONTENT_MAX_CHARS} characters."]}
         )
-    if scan_secrets(text).found:
+    if judgement.secrets(text).found:
         raise MemoryServiceError(
             "Secrets are never stored.", field_errors={"content": ["This looks like a secret."]}
         )

@@ -47,12 +47,13 @@ from django.utils import timezone
 from pgvector.django import CosineDistance
 from typing_extensions import Unpack
 
+from memory_core import judgement
 from memory_core.choices import AddAction
 from memory_core.entities.hooks import entities_after_write, named_entities_exist
 from memory_core.errors import Conflict
-from memory_core.extraction.slots import infer_slot, states_safety
-from memory_core.guards.policy import answer_style, policy_check
-from memory_core.guards.secrets import REDACTED, contains_values, redact_values, scan_secrets
+from memory_core.extraction.slots import infer_slot, slot_family, states_safety
+from memory_core.guards.policy import answer_style
+from memory_core.guards.secrets import REDACTED, contains_values, redact_values
 from memory_core.models import (
     ActorKind,
     EventAction,
@@ -199,8 +200,11 @@ def screen(
 
 def embed(requests: list[WriteRequest]) -> list[WriteRequest]:
     """`requests` with their statement and context vectors, in one model call for all of them
-    (after `screen`: a refused statement, a secret above all, is never sent to the embedder)."""
-    vectors = entry_vectors([(r.content, r.context, r.embedding) for r in requests])
+    (after `screen`: a refused statement, a secret above all, is never sent to the embedder; the
+    judgement's own vectors come from the local model, in this process). A statement the judgement
+    already embedded with the store's own model is not embedded again."""
+    given = [r.embedding or judgement.known_vector(r.content) for r in requests]
+    vectors = entry_vectors([(r.content, r.context, v) for r, v in zip(requests, given, strict=True)])
     return [
         replace(request, embedding=statement, context_embedding=context)
         for request, (statement, context) in zip(requests, vectors, strict=True)
@@ -258,7 +262,7 @@ def secret_values(*texts: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     values: list[str] = []
     for text in texts:
         if text:
-            scan = scan_secrets(text)
+            scan = judgement.secrets(text)
             kinds += scan.kinds
             values += scan.values
     return tuple(dict.fromkeys(kinds)), tuple(dict.fromkeys(values))
@@ -266,7 +270,7 @@ def secret_values(*texts: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def scrub(text: str, values: tuple[str, ...]) -> str:
     """A derived text (excerpt, title, reason) with every secret removed: its own and known ones."""
-    return redact_values(scan_secrets(text).redacted, values) if text else text
+    return redact_values(judgement.secrets(text).redacted, values) if text else text
 
 
 def scrub_metadata(value: Any, values: tuple[str, ...]) -> Any:
@@ -283,7 +287,7 @@ def guard_secrets(namespace: Namespace, request: WriteRequest) -> tuple[WriteReq
     """Refuse a statement that holds a secret — its own, or one of its source's (a rewrite may
     have moved the digits away from the word "code") — and redact every derived text."""
     kinds, values = secret_values(request.raw_text, request.excerpt)
-    own = scan_secrets(request.content)
+    own = judgement.secrets(request.content)
     # A statement holding a redaction mark was built from a secret (a redacted job payload).
     if own.found or REDACTED in request.content or contains_values(request.content, values):
         kinds = tuple(dict.fromkeys((*own.kinds, *kinds))) or ("a secret from its source",)
@@ -318,9 +322,10 @@ def _min_confidence() -> float:
 
 
 def classify(request: WriteRequest) -> WriteRequest:
-    """Infer the key slot when none was given; turn rules into procedural candidates."""
+    """Infer the key slot when none was given; turn rules into procedural candidates; pin the
+    safety facts of the user and their dependants, and nothing else (`judgement.safety`)."""
     if request.source_kind != SourceKind.OPERATOR:
-        check = policy_check(request.content, type=request.type)
+        check = judgement.policy(request.content, type=request.type)
         if check.is_rule:
             # A rule, whatever the caller called it: it waits for an operator like any procedure.
             return replace(
@@ -330,28 +335,61 @@ def classify(request: WriteRequest) -> WriteRequest:
                 # A procedure proposed with its SOP key keeps it; a fact's slot is not a rule's.
                 key=request.key if request.type == MemoryType.PROCEDURAL else "",
                 pinned=False,
+                importance=min(request.importance, UNTRUSTED_IMPORTANCE)
+                if request.source_kind == SourceKind.EXTRACTED
+                else request.importance,
                 flag_reason=(check.reason or "would weaken a policy") if check.weakens else "",
             )
-    if request.key or request.type == MemoryType.PROCEDURAL:
+    if request.type == MemoryType.PROCEDURAL:
+        return request
+    request = _trusted_safety(request)
+    if request.key:
         return request
     if request.category in ("", "general") and answer_style(request.content):
         # "keep your replies to me short": a preference the chat applies to every turn (chat/style.py)
         request = replace(request, category="preference")
     slot = infer_slot(request.content)
+    whose = judgement.safety(request.content)
+    judged = whose.who != judgement.UNJUDGED
     if slot is None:
-        if not request.pinned and states_safety(request.content):
-            # Several facts, no one slot, but a safety fact among them: always recalled.
+        pinned = whose.pinned if judged else states_safety(request.content)
+        if not request.pinned and pinned:
+            # A safety fact of the user or a dependant, with no one slot: always recalled.
             category = "safety" if request.category in ("", "general") else request.category
             return replace(request, pinned=True, category=category, importance=max(request.importance, 0.9))
         return request
     who = speaker(request.metadata)
+    # The reader's slot says "a health fact"; the model says whose: a parent's condition or a
+    # dislike is not pinned as the user's own safety.
+    pinned = slot.pinned and (whose.pinned or not judged)
     return replace(
         request,
         # Two speakers of one imported conversation each have their own "home_city".
         key=f"{slot.key}@{who}" if who else slot.key,
         category=slot.category if request.category in ("", "general") else request.category,
-        pinned=request.pinned or slot.pinned,
-        importance=max(request.importance, slot.importance) if slot.pinned else request.importance,
+        pinned=request.pinned or pinned,
+        importance=max(request.importance, slot.importance) if pinned else request.importance,
+    )
+
+
+# A model's output gets no trust of its own: it cannot make a statement pinned, important or a
+# safety fact unless the safety decision holds on the text. (A developer's explicit pin stands.)
+UNTRUSTED_IMPORTANCE = 0.8
+
+
+def _trusted_safety(request: WriteRequest) -> WriteRequest:
+    """An extraction model's pinned flag, high importance or safety category stand only when the
+    text is a safety fact of the user or a dependant."""
+    if request.source_kind != SourceKind.EXTRACTED:
+        return request
+    claims = request.pinned or request.category == "safety" or request.importance > UNTRUSTED_IMPORTANCE
+    if not claims or judgement.safety(request.content).who in (*judgement.PINNED_WHO, judgement.UNJUDGED):
+        return request
+    return replace(
+        request,
+        pinned=False,
+        category="general" if request.category == "safety" else request.category,
+        importance=min(request.importance, UNTRUSTED_IMPORTANCE),
     )
 
 
@@ -408,7 +446,7 @@ def candidates(namespace_id: int, request: WriteRequest) -> Candidates:
     ]
     if request.key and request.type != MemoryType.PROCEDURAL:
         parts.append(
-            live.filter(key=request.key)
+            live.filter(key__in=slot_family(request.key))
             .annotate(distance=distance, role=Value("slot"))
             .order_by("-valid_from")[:1]
         )

@@ -27,6 +27,7 @@ from memory_core.choices import AddAction
 from memory_core.embeddings import vector_literal
 from memory_core.entities.hooks import entities_after_write
 from memory_core.errors import MemoryServiceError
+from memory_core.extraction.slots import slot_family
 from memory_core.models import MemoryEntry, MemoryType, Namespace
 from memory_core.pipeline import (
     NEAREST,
@@ -134,7 +135,10 @@ class _Reconciler:
         if (
             request.key
             and not procedural
-            and ((request.type, request.key) in self.slots or any(e.key == request.key for e in same_type))
+            and (
+                any((request.type, key) in self.slots for key in slot_family(request.key))
+                or any(e.key in slot_family(request.key) for e in same_type)
+            )
         ):
             return False
         vector = np.asarray(request.embedding, dtype=np.float64)
@@ -214,7 +218,7 @@ class _Reconciler:
         )
         for index, request in group:
             self.exact[index] = [e for e in same if e.content.upper() == request.content.upper()]
-        keys = {request.key for _, request in group if request.key}
+        keys = {key for _, request in group if request.key for key in slot_family(request.key)}
         if keys and type_ != MemoryType.PROCEDURAL:
             for entry in live.filter(key__in=keys).only("id", "key", "valid_from").order_by("-valid_from"):
                 self.slots.setdefault((type_, entry.key), entry)

@@ -99,3 +99,22 @@ def infer_slot(statement: str) -> Slot | None:
         pinned=bool(fact.get("pinned")),
         importance=float(fact.get("importance", 0.5)),
     )
+
+
+# Keys that name one slot: a statement in any of them supersedes the current value of the others
+# ("works at Contoso as an analyst" is a `job`, "just started at Fabrikam" an `employer`; the second
+# is the user's work now). The rule reader gives the first two of each; the others are what an
+# extraction model or a client may call them.
+SLOT_FAMILIES: tuple[frozenset[str], ...] = (
+    frozenset({"employer", "job", "job_title", "occupation", "workplace", "current_job"}),
+    frozenset({"home_city", "current_city", "city_of_residence", "residence", "lives_in", "location"}),
+)
+
+
+def slot_family(key: str) -> tuple[str, ...]:
+    """Every key of `key`'s slot family (the speaker suffix "@Ana" kept), or just `key`."""
+    base, at, who = key.partition("@")
+    for family in SLOT_FAMILIES:
+        if base in family:
+            return tuple(sorted(f"{name}{at}{who}" for name in family))
+    return (key,)

@@ -19,10 +19,10 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from memory_core import judgement
 from memory_core.choices import ImportFormat, MemoryType, SourceKind
 from memory_core.errors import MemoryServiceError
 from memory_core.extraction.schema import CATEGORIES, MESSAGE_ID_MAX_CHARS, parse_when
-from memory_core.guards.secrets import redact, scan_secrets
 from memory_core.validation import strip_nul
 
 # Evidence of imported statements names its origin: re-importing the same file is recognised
@@ -156,7 +156,7 @@ def _digest(*parts: str) -> str:
 def _scrubbed(value: Any) -> Any:
     """Metadata with every secret redacted (a job's payload must not keep one)."""
     if isinstance(value, str):
-        return redact(value)
+        return judgement.secrets(value).redacted
     if isinstance(value, dict):
         return {str(k): _scrubbed(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -166,7 +166,7 @@ def _scrubbed(value: Any) -> Any:
 
 def _statement(text: str) -> tuple[str, list[str]]:
     """The statement as it may be kept (redacted), and the kinds of secret it held."""
-    scan = scan_secrets(text)
+    scan = judgement.secrets(text)
     return (scan.redacted, list(scan.kinds)) if scan.found else (text, [])
 
 
@@ -320,7 +320,7 @@ def parse_transcript(data: Any) -> list[dict[str, Any]]:
                 "id": message_id,
                 "role": role,
                 # The extractor needs no secret, and a job's payload must not keep one.
-                "content": redact(strip_nul(content)),
+                "content": judgement.secrets(strip_nul(content)).redacted,
                 "created_at": when.isoformat() if when else "",
             }
         )

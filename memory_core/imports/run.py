@@ -179,9 +179,9 @@ def _row(item: ImportItem, outcome: AddOutcome) -> ImportRow:
 def _apply(namespace: Namespace, items: list[ImportItem], *, actor_kind: str) -> list[ImportRow]:
     """Each statement through `memory_add`, each in its own savepoint: a refused one does not undo
     the others. `MemoryPaused` and a failing model (`LLMError`) stop the whole run."""
-    from memory_core.embeddings import get_embedder
+    from memory_core.embeddings import embed_remembered, get_embedder
 
-    vectors = get_embedder().embed([item.content for item in items])  # one model call per chunk
+    vectors = embed_remembered(get_embedder(), [item.content for item in items])  # one model call per chunk
     rows = []
     for item, vector in zip(items, vectors, strict=True):
         try:

@@ -52,6 +52,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from memory_core import judgement
 from memory_core.extraction.rules.chinese import ZH_REMEMBER, zh_statement
 from memory_core.extraction.rules.facts import USER, Who
 from memory_core.extraction.rules.lexicon import _CJK, _SECRET_WORDS, _ZH_SIMPLIFIED, Fact
@@ -59,8 +60,6 @@ from memory_core.extraction.rules.reader import _Reader
 from memory_core.extraction.rules.text import _sentence, _sentences, _third_person, slug
 from memory_core.extraction.schema import RULES_NAME, RULES_VERSION, Candidate, rule_candidate
 from memory_core.extraction.schema import parse_when as _parse_when
-from memory_core.guards.policy import policy_check
-from memory_core.guards.secrets import scan_secrets
 
 __all__ = ["USER", "Fact", "RuleBasedExtractor", "Who", "read_statement", "remember_requests", "slug"]
 
@@ -119,7 +118,7 @@ class RuleBasedExtractor:
         if not what:
             return []
         chinese = bool(re.search(f"[{_CJK}]", what))
-        if _PROCEDURAL.search(what) or (chinese and policy_check(what).is_rule):
+        if _PROCEDURAL.search(what) or (chinese and judgement.policy(what).is_rule):
             return [
                 {
                     "content": _sentence(what),
@@ -136,7 +135,7 @@ class RuleBasedExtractor:
             for fields in _Reader(today).read(what, remembered=True)
             if not fields.get("incidental")
         ]
-        if _SECRET_WORDS.search(what) or scan_secrets(what).found:
+        if _SECRET_WORDS.search(what) or judgement.secrets(what).found:
             # The reader leaves the secret's clause out and keeps the facts beside it; the secret
             # goes on whole as well, so the pipeline refuses it and flags it for operators.
             return [*specific, whole]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from memory_core import judgement
 from memory_core.extraction.rules.chinese_health import (
     _ZH_NO_LONGER,
     _allergic,
@@ -37,7 +38,6 @@ from memory_core.extraction.rules.lexicon import (
     _alternation,
 )
 from memory_core.extraction.rules.text import slug
-from memory_core.guards.secrets import scan_secrets
 
 _ZH_REL_ALT = _alternation(list(_ZH_RELATIONS) + list(_ZH_PETS))
 _ZH_OTHERS = r"朋友|同事|同学|老板|邻居|室友|他们|她们|他|她|它|别人|客人"
@@ -118,7 +118,7 @@ def _states(raw: str, clause: str, *, asks: bool) -> bool:
     """Whether a clause states something we may keep: not empty, no secret, no question, no hypothesis."""
     if not clause or asks or _ZH_HYPOTHETICAL.search(clause) or _ZH_ASKS.search(clause):
         return False
-    return not (_SECRET_WORDS.search(raw) or scan_secrets(raw).found)
+    return not (_SECRET_WORDS.search(raw) or judgement.secrets(raw).found)
 
 
 def _zh_call_me(clause: str) -> list[Fact]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from memory_core import judgement
 from memory_core.extraction.rules.chinese import _read_chinese
 from memory_core.extraction.rules.clauses import (
     _ANTECEDENT,
@@ -38,7 +39,6 @@ from memory_core.extraction.rules.people import (
 from memory_core.extraction.rules.preferences import _is_request, _preferences
 from memory_core.extraction.rules.text import _normalise, _sentences
 from memory_core.extraction.rules.work import _work
-from memory_core.guards.secrets import scan_secrets
 
 
 class _Reader:
@@ -134,7 +134,7 @@ def _listed_relatives(sentence: str) -> tuple[list[Fact], str]:
 
 def _left_out(raw: str, *, question: bool) -> bool:
     """A clause naming a secret, or the question of a sentence: read nothing, continue nothing."""
-    if _SECRET_WORDS.search(raw) or scan_secrets(raw).found:
+    if _SECRET_WORDS.search(raw) or judgement.secrets(raw).found:
         return True
     return bool(_QUESTION_START.match(raw) and (question or raw.rstrip().endswith("?")))
 

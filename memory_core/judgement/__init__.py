@@ -1,0 +1,188 @@
+"""Judgement on the write path: is a statement a standing rule, does it relax a control, does it
+carry a secret, is it a safety fact and about whom. Learned linear models (`model`) over the
+sentence embedding and hashed n-grams (`features`), trained by `manage.py train_judgement` on the
+labelled sets in `data/` split by paraphrase family (`train`); the high-precision patterns of
+`guards` (Luhn, IBAN, token formats, a control's polarity) stand beside them. Figures: docs/trust.md.
+
+- `policy(text)`: a rule when the normative model says so, or when a control is relaxed (by the
+  weakening model or the polarity patterns): a weakening rule is never missed for want of a
+  rule-like wording. Ordinary conversation ("keep going, you've got this!") is no rule.
+- `secrets(text)`: the pattern scan, plus every sentence the secret model says carries a secret
+  value ("the four digits that open my phone are 8214"): its value-shaped spans, else the sentence.
+- `safety(text)`: whose safety fact it is: the user's, a dependant's (pinned), someone else's or
+  none (not pinned).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import numpy as np
+
+from memory_core.embeddings import LocalEmbedder, get_embedder, query_cache
+from memory_core.guards.policy import PolicyCheck, policy_check
+from memory_core.guards.secrets import REDACTED, SecretScan, scan_secrets
+from memory_core.guards.secrets.candidates import candidates
+from memory_core.guards.secrets.lexicon import CJK_DIGITS, DIGIT_NAMES
+from memory_core.guards.secrets.text import sentence_spans
+
+from .features import matrix
+from .model import models
+
+__all__ = ["PINNED_WHO", "UNJUDGED", "Safety", "known_vector", "policy", "safety", "scores", "secrets"]
+
+PINNED_WHO = ("user", "dependant")
+UNJUDGED = "unjudged"  # too long for the model: the reader's own safety facts decide
+LEARNED_SECRET = "secret (learned)"  # noqa: S105  # the kind's name, not a secret
+_VALUE_SHAPES = {"digits", "credential", "idlike", "quoted", "iban", "nino"}
+_MAX_SENTENCES = 12
+# The models learned from sentences of up to about forty words; past this their scores say
+# nothing, and the patterns of `guards` alone decide (a 3,000-character shopping list).
+LONGEST_JUDGED = 400
+# A secret is told one to a few values a sentence ("PIN 1234 and CVV 381"); more is a list.
+MOST_VALUES = 4
+# A sentence with no value-shaped span (a security answer, a passphrase of plain words) is refused
+# whole only when the model is this sure.
+SURE_WITHOUT_VALUE = 0.7
+_DIGIT_WORD = "(?:" + "|".join([*DIGIT_NAMES, "oh", *CJK_DIGITS, "\u3007", "两"]) + ")"
+# Three or more digits written out ("four seven seven one", "六六八八"): a value in words.
+_SPELLED_RUN = re.compile(rf"(?<![A-Za-z]){_DIGIT_WORD}(?:[\s,\-]*{_DIGIT_WORD}){{2,}}(?![A-Za-z])", re.I)
+
+
+@dataclass(frozen=True)
+class Safety:
+    """`who` the safety fact is about (user, dependant, other, none; `UNJUDGED` past the models'
+    reach) and whether it is pinned."""
+
+    who: str
+    probability: float
+
+    @property
+    def pinned(self) -> bool:
+        return self.who in PINNED_WHO
+
+
+def _vectors(texts: list[str]) -> list[list[float]]:
+    """The local model's vectors (always the local model, in this process: a text judged for
+    secrets is never sent to a remote embedder), through the query cache recall shares."""
+    embedder = LocalEmbedder()
+    return [embedder.embed_query(text) for text in texts]
+
+
+def known_vector(text: str) -> list[float] | None:
+    """The vector the judgement computed for `text`, when the store embeds with the same model
+    (so the write path does not embed a judged statement twice); None otherwise."""
+    embedder = get_embedder()
+    if embedder.name != LocalEmbedder.name or embedder.dimensions != LocalEmbedder.dimensions:
+        return None
+    vector = query_cache.get((embedder.name, embedder.dimensions, text))
+    return list(vector) if vector is not None else None
+
+
+@lru_cache(maxsize=4096)
+def scores(text: str) -> dict[str, tuple[float, ...]]:
+    """Each model's probabilities for `text` (binary models: the positive class)."""
+    loaded = models()
+    if not text.strip() or not loaded:
+        return {}
+    rows = matrix([text], _vectors([text]))
+    return {name: tuple(float(p) for p in model.probabilities(rows)[0]) for name, model in loaded.items()}
+
+
+def _positive(name: str, text: str) -> bool:
+    model = models().get(name)
+    found = scores(text).get(name)
+    return model is not None and bool(found) and found[-1] >= model.threshold  # type: ignore[index]
+
+
+def _sentences(text: str) -> list[str]:
+    parts = [text[a:b].strip() for a, b in sentence_spans(text)]
+    parts = [p for p in parts if len(p) > 2]
+    return parts[:_MAX_SENTENCES] if len(parts) > 1 else []
+
+
+def policy(text: str, *, type: str | None = None) -> PolicyCheck:
+    """`guards.policy.policy_check`'s answer, decided by the models (see the module docstring)."""
+    check = policy_check(text, type=type)
+    plain = " ".join((text or "").split())
+    if not plain:
+        return check
+    # A statement is judged whole, as the models learned; a long message sentence by sentence
+    # (judged alone, a sentence of a friendly turn reads as advice or a rule far too often).
+    if len(plain) <= LONGEST_JUDGED:
+        pieces = [plain]
+    else:
+        pieces = [p for p in _sentences(plain) if len(p) <= LONGEST_JUDGED]
+    weakens = check.weakens or any(_positive("weakening", p) for p in pieces)
+    is_rule = type == "procedural" or weakens or any(_positive("normative", p) for p in pieces)
+    if weakens and not check.weakens:
+        return PolicyCheck(is_rule=True, weakens=True, control="policy", reason="relaxes a control")
+    if weakens:
+        return check
+    reason = "reads as a standing rule or instruction; an operator must approve it" if is_rule else ""
+    return PolicyCheck(is_rule=is_rule, weakens=False, reason=reason)
+
+
+def _value_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The spans of a flagged sentence that can hold its secret: value-shaped (digits, a
+    credential-like token, a quoted string, digits written out), not a number an identifier owns
+    ("ticket INC-20931", "order 88231")."""
+    sentence = text[start:end]
+    spans = [(c.start, c.end) for c in candidates(sentence, start) if c.shape in _VALUE_SHAPES and c.loose_ok]
+    return spans + [(start + m.start(), start + m.end()) for m in _SPELLED_RUN.finditer(sentence)]
+
+
+def secrets(text: str) -> SecretScan:
+    """`scan_secrets`, plus the values of every sentence the secret model flags: its value-shaped
+    spans, or the whole sentence when the model is sure and no span has a value's shape (a
+    security answer, a passphrase of plain words)."""
+    scan = scan_secrets(text)
+    model = models().get("secret")
+    if not isinstance(text, str) or not text.strip() or model is None:
+        return scan
+    flagged: list[tuple[int, int]] = []
+    for start, end in sentence_spans(text)[:_MAX_SENTENCES]:
+        sentence = text[start:end].strip()
+        if not 3 < len(sentence) <= LONGEST_JUDGED:
+            continue
+        found = scores(sentence).get("secret")
+        if not found or found[-1] < model.threshold:
+            continue
+        spans = _value_spans(text, start, end)
+        if len(spans) > MOST_VALUES:
+            continue  # a list of codes or items, not a secret told (patterns still apply)
+        if spans:
+            flagged += spans
+        elif found[-1] >= SURE_WITHOUT_VALUE:
+            flagged.append((start + len(text[start:end]) - len(text[start:end].lstrip()), end))
+    values = [text[a:b].strip() for a, b in sorted(set(flagged))]
+    values = [v for v in values if v and v not in scan.values and REDACTED not in v]
+    if not values:
+        return scan
+    redacted = scan.redacted
+    for value in sorted(values, key=len, reverse=True):
+        redacted = redacted.replace(value, REDACTED)
+    kinds = scan.kinds if LEARNED_SECRET in scan.kinds else (*scan.kinds, LEARNED_SECRET)
+    return replace(scan, kinds=kinds, values=(*scan.values, *values), redacted=redacted)
+
+
+def safety(text: str) -> Safety:
+    """Whose safety fact `text` states, if anyone's (see `Safety`)."""
+    model = models().get("safety")
+    plain = " ".join((text or "").split())
+    if len(plain) > LONGEST_JUDGED:
+        return Safety(who=UNJUDGED, probability=0.0)
+    found = scores(plain).get("safety") if model else None
+    if not model or not found:
+        return Safety(who="none", probability=0.0)
+    probabilities = np.asarray(found)
+    pinned = sum(probabilities[model.classes.index(who)] for who in PINNED_WHO)
+    if pinned >= model.threshold:
+        who = max(PINNED_WHO, key=lambda w: probabilities[model.classes.index(w)])
+        return Safety(who=who, probability=float(pinned))
+    best = int(np.argmax(probabilities))
+    who = model.classes[best] if model.classes[best] not in PINNED_WHO else "none"
+    return Safety(who=who, probability=float(pinned))
+

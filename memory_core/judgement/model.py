@@ -1,0 +1,114 @@
+"""The judgement models on disk: one linear model a decision (`<name>.npz`: weights, intercept,
+classes) and `manifest.json` naming each file's SHA-256, its threshold and the scores it was
+trained to. A file whose checksum differs from the manifest is refused (`ModelFileRefused`): a
+model nobody trained here, or a damaged one, never decides what the write path keeps."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from scipy import sparse
+
+from .features import WIDTH
+
+DEFAULT_DIR = Path(__file__).resolve().parent / "models"
+MANIFEST = "manifest.json"
+
+
+class ModelFileRefused(ImproperlyConfigured):
+    """A judgement model file is missing, damaged, or not the one its manifest names."""
+
+
+@dataclass(frozen=True)
+class LinearModel:
+    """A logistic regression: `weights` (classes x WIDTH, one row for a binary model), `intercept`,
+    `classes` (the labels, positive last for a binary model), `threshold` for the positive class."""
+
+    name: str
+    weights: np.ndarray
+    intercept: np.ndarray
+    classes: tuple[str, ...]
+    threshold: float
+
+    def probabilities(self, rows: sparse.csr_matrix) -> np.ndarray:
+        """One row of class probabilities a text (binary: the positive class only, one column)."""
+        logits = np.asarray(rows @ self.weights.T, dtype=np.float64) + self.intercept
+        if len(self.classes) == 2:
+            return 1.0 / (1.0 + np.exp(-logits))
+        logits -= logits.max(axis=1, keepdims=True)
+        odds = np.exp(logits)
+        return odds / odds.sum(axis=1, keepdims=True)
+
+
+def model_dir() -> Path:
+    return Path(getattr(settings, "JUDGEMENT_MODEL_DIR", "") or DEFAULT_DIR)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def read_manifest(directory: Path) -> dict[str, Any]:
+    try:
+        return json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelFileRefused(f"judgement manifest unreadable in {directory}: {exc}") from exc
+
+
+def load_models(directory: Path) -> dict[str, LinearModel]:
+    """Every model the manifest names, each checked against its checksum and shape."""
+    manifest = read_manifest(directory)
+    models: dict[str, LinearModel] = {}
+    for name, entry in manifest.get("models", {}).items():
+        path = directory / entry["file"]
+        if not path.is_file():
+            raise ModelFileRefused(f"judgement model {name}: {path} is missing")
+        if sha256(path) != entry["sha256"]:
+            raise ModelFileRefused(
+                f"judgement model {name}: {path.name} does not match the checksum in {MANIFEST}; "
+                "train it again with `manage.py train_judgement`"
+            )
+        with np.load(path, allow_pickle=False) as data:
+            weights = data["weights"].astype(np.float32)
+            intercept = data["intercept"].astype(np.float64)
+        if weights.ndim != 2 or weights.shape[1] != WIDTH:
+            raise ModelFileRefused(
+                f"judgement model {name}: weights of shape {weights.shape}, expected (k, {WIDTH})"
+            )
+        models[name] = LinearModel(
+            name=name,
+            weights=weights,
+            intercept=intercept,
+            classes=tuple(entry["classes"]),
+            threshold=float(entry["threshold"]),
+        )
+    return models
+
+
+_loaded: dict[str, LinearModel] | None = None
+_lock = threading.Lock()
+
+
+def models() -> dict[str, LinearModel]:
+    """The models of `model_dir()`, loaded and checked once a process (at start-up, `apps.ready`)."""
+    global _loaded
+    if _loaded is None:
+        with _lock:
+            if _loaded is None:
+                _loaded = load_models(model_dir())
+    return _loaded
+
+
+def reset() -> None:
+    """Forget the loaded models (a test that points JUDGEMENT_MODEL_DIR elsewhere)."""
+    global _loaded
+    with _lock:
+        _loaded = None

@@ -1,0 +1,252 @@
+"""Training the judgement models (`manage.py train_judgement`): every labelled set in, split by
+paraphrase family, one logistic regression a decision, its threshold chosen on the dev split for
+the recall it must reach, scored once on the test split, written with its checksum.
+
+Sources: `data/*.jsonl` (families written for these models), the older labelled sets under
+tests/data (each row its own family) and the turns of LoCoMo conversation 26 as ordinary
+conversation (each session a family; conversation 30 is never trained on: it is the test split's,
+so its figure is held out). A family's split is a hash of its id: no paraphrase of a test sentence
+is ever trained on."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .features import NGRAM_FEATURES, WIDTH, matrix
+from .model import MANIFEST, sha256
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).resolve().parent / "data"
+LOCOMO = ROOT.parent / "shared" / "data" / "locomo"
+TRAINED_CONVERSATIONS = ("26",)
+HELD_OUT_CONVERSATIONS = ("30",)
+
+DECISION_NAMES = ("normative", "weakening", "secret", "safety")
+# The recall each decision must keep on its dev split (the trust targets of docs/trust.md).
+TARGET_RECALL = {"normative": 0.97, "weakening": 0.98, "secret": 0.98, "safety": 0.98}
+# How often ordinary conversation may be flagged, out of fold: a rule held for review, a turn
+# refused as a secret, a remark pinned as a safety fact.
+ORDINARY_BUDGET = {"normative": 0.003, "weakening": 0.002, "secret": 0.005, "safety": 0.01}
+ORDINARY_SOURCES = ("chitchat", "locomo/")
+
+
+@dataclass
+class Row:
+    text: str
+    family: str
+    lang: str
+    labels: dict[str, Any] = field(default_factory=dict)
+    source: str = ""
+
+
+def split_of(family: str) -> str:
+    """train (80 %), dev (10 %) or test (10 %), by a stable hash of the family id."""
+    if family.startswith("locomo-") and family.split("-")[1] in HELD_OUT_CONVERSATIONS:
+        return "test"
+    bucket = int(hashlib.sha256(family.encode()).hexdigest(), 16) % 10
+    return "dev" if bucket == 8 else "test" if bucket == 9 else "train"
+
+
+def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            yield json.loads(line)
+
+
+def _lang(text: str) -> str:
+    return "zh" if any("\u4e00" <= c <= "\u9fff" for c in text) else "en"
+
+
+def rows() -> list[Row]:
+    """Every labelled row, one per distinct text (the first label seen wins)."""
+    found: list[Row] = []
+    for path in sorted(DATA.glob("*.jsonl")):
+        for item in _jsonl(path):
+            labels: dict[str, Any] = {k: item[k] for k in DECISION_NAMES if k in item}
+            found.append(
+                Row(item["text"], item["family"], item.get("lang", _lang(item["text"])), labels, path.stem)
+            )
+    tests = ROOT / "tests" / "data"
+    for i, item in enumerate(_jsonl(tests / "policy" / "labelled.jsonl")):
+        label = item["label"]
+        labels = {"normative": int(label != "fact"), "weakening": int(label == "weakening")}
+        found.append(Row(item["text"], f"policy-{i}", _lang(item["text"]), labels, "tests/policy"))
+    for i, item in enumerate(_jsonl(tests / "secrets" / "labelled.jsonl")):
+        found.append(
+            Row(
+                item["text"],
+                f"secrets-{i}",
+                _lang(item["text"]),
+                {"secret": int(item["secret"])},
+                "tests/secrets",
+            )
+        )
+    for i, item in enumerate(_jsonl(tests / "zh_rules" / "labelled.jsonl")):
+        policy = item.get("policy", "fact")
+        labels = {
+            "normative": int(policy != "fact"),
+            "weakening": int(policy == "weakening"),
+            "secret": int(bool(item.get("secret"))),
+        }
+        found.append(Row(item["text"], f"zh-{i}", "zh", labels, "tests/zh_rules"))
+    # The extractor's labelled utterances and statements: facts with ids, dates and numbers in them,
+    # none of them a secret unless its note says so.
+    for i, item in enumerate(_jsonl(tests / "extraction" / "utterances.jsonl")):
+        secret = int("secret" in item.get("note", ""))
+        found.append(
+            Row(item["text"], f"utterance-{i}", _lang(item["text"]), {"secret": secret}, "tests/extraction")
+        )
+    for i, item in enumerate(_jsonl(tests / "extraction" / "slots.jsonl")):
+        found.append(
+            Row(item["statement"], f"slot-{i}", _lang(item["statement"]), {"secret": 0}, "tests/extraction")
+        )
+    for conversation in (*TRAINED_CONVERSATIONS, *HELD_OUT_CONVERSATIONS):
+        found += list(locomo_rows(conversation))
+    unique: dict[str, Row] = {}
+    for row in found:
+        unique.setdefault(row.text.strip(), row)
+    return list(unique.values())
+
+
+def locomo_rows(conversation: str) -> Iterator[Row]:
+    """The turns of one LoCoMo conversation: ordinary talk, no rule, no secret, no weakening."""
+    path = LOCOMO / f"{conversation}.json"
+    if not path.exists():
+        return
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for name, turns in data.items():
+        if not name.startswith("session_") or not isinstance(turns, list):
+            continue
+        for turn in turns:
+            text = (turn.get("text") or "").strip()
+            if text:
+                labels = {"normative": 0, "weakening": 0, "secret": 0}
+                yield Row(text, f"locomo-{conversation}-{name}", "en", labels, f"locomo/{conversation}")
+
+
+def _threshold(scores: np.ndarray, positive: np.ndarray, ordinary: np.ndarray, name: str) -> float:
+    """The threshold of a decision, from out-of-fold scores: the highest that keeps the recall the
+    decision must reach, raised when needed so that ordinary conversation is flagged no more often
+    than its budget (ordinary talk held as a rule or refused as a secret is the failure users see)."""
+    positives = np.sort(scores[positive])
+    keep = int(np.floor(len(positives) * (1 - TARGET_RECALL[name])))
+    by_recall = float(positives[keep] - 1e-6) if len(positives) else 0.5
+    talk = np.sort(scores[ordinary & ~positive])[::-1]
+    allowed = int(np.floor(len(talk) * ORDINARY_BUDGET[name]))
+    by_budget = float(talk[allowed] + 1e-6) if allowed < len(talk) else 0.0
+    return float(np.clip(max(by_recall, by_budget), 0.05, 0.95))
+
+
+def _metrics(predicted: np.ndarray, positive: np.ndarray) -> dict[str, float]:
+    tp = int((predicted & positive).sum())
+    return {
+        "n": len(positive),
+        "positives": int(positive.sum()),
+        "recall": round(tp / max(int(positive.sum()), 1), 4),
+        "precision": round(tp / max(int(predicted.sum()), 1), 4),
+        "false_positive_rate": round(int((predicted & ~positive).sum()) / max(int((~positive).sum()), 1), 4),
+    }
+
+
+DECISIONS: dict[str, Callable[[Row], Any]] = {
+    "normative": lambda r: r.labels.get("normative"),
+    "weakening": lambda r: r.labels.get("weakening"),
+    "secret": lambda r: r.labels.get("secret"),
+    "safety": lambda r: r.labels.get("safety"),
+}
+
+
+def train(
+    out: Path, *, c: float = 16.0, folds: int = 5, log: Callable[[str], None] = print
+) -> dict[str, Any]:
+    """Fit, choose thresholds out of fold, score once on the test split, and write every model and
+    the manifest into `out`."""
+    from sklearn.model_selection import GroupKFold, cross_val_predict
+
+    from memory_core.embeddings import LocalEmbedder
+
+    everything = rows()
+    log(f"{len(everything)} labelled texts from {len({r.source for r in everything})} sources")
+    vectors = LocalEmbedder().embed([r.text for r in everything])
+    x_all = matrix([r.text for r in everything], vectors)
+    splits = np.array([split_of(r.family) for r in everything])
+    families = np.array([r.family for r in everything])
+    ordinary_all = np.array([r.source.startswith(ORDINARY_SOURCES) for r in everything])
+    out.mkdir(parents=True, exist_ok=True)
+    manifest: dict[str, Any] = {"features": {"width": WIDTH, "ngram_features": NGRAM_FEATURES}, "models": {}}
+    for name, label_of in DECISIONS.items():
+        if name == "safety":  # ordinary conversation is no safety fact, unless labelled one
+            labels = np.array(
+                [label_of(r) or ("none" if ordinary_all[i] else "") for i, r in enumerate(everything)]
+            )
+            positive_all = np.isin(labels, ["user", "dependant"])
+        else:
+            labels = np.array([str(int(label_of(r))) if label_of(r) is not None else "" for r in everything])
+            positive_all = labels == "1"
+        labelled = labels != ""
+        fit = np.where(labelled & (splits != "test"))[0]
+        test = np.where(labelled & (splits == "test"))[0]
+        estimator = _estimator(c=c, binary=name != "safety")
+        oof = cross_val_predict(
+            estimator,
+            x_all[fit],
+            labels[fit],
+            groups=families[fit],
+            cv=GroupKFold(folds),
+            method="predict_proba",
+        )
+        model = _estimator(c=c, binary=name != "safety").fit(x_all[fit], labels[fit])
+        classes = [str(k) for k in model.classes_]
+        columns = (
+            [classes.index(w) for w in ("user", "dependant")] if name == "safety" else [classes.index("1")]
+        )
+        score_fit = oof[:, columns].sum(axis=1)
+        threshold = _threshold(score_fit, positive_all[fit], ordinary_all[fit], name)
+        score_test = model.predict_proba(x_all[test])[:, columns].sum(axis=1)
+        figures = {
+            "out_of_fold": _metrics(score_fit >= threshold, positive_all[fit]),
+            "out_of_fold_ordinary_flagged": _rate(
+                score_fit >= threshold, ordinary_all[fit] & ~positive_all[fit]
+            ),
+            "test": _metrics(score_test >= threshold, positive_all[test]),
+            "test_ordinary_flagged": _rate(score_test >= threshold, ordinary_all[test] & ~positive_all[test]),
+        }
+        held = np.array([everything[i].source == f"locomo/{HELD_OUT_CONVERSATIONS[0]}" for i in test])
+        if held.any():
+            figures["locomo_30_flagged"] = _rate(score_test >= threshold, held)
+        path = out / f"{name}.npz"
+        np.savez_compressed(
+            path,
+            weights=np.asarray(model.coef_, dtype=np.float32),
+            intercept=np.asarray(model.intercept_, dtype=np.float64),
+        )
+        manifest["models"][name] = {
+            "file": path.name,
+            "sha256": sha256(path),
+            "classes": classes,
+            "threshold": round(threshold, 6),
+            "rows": {"fit": len(fit), "test": len(test)},
+            "scores": figures,
+        }
+        log(f"{name}: threshold {threshold:.3f} " + json.dumps(figures))
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return manifest
+
+
+def _rate(flagged: np.ndarray, among: np.ndarray) -> float:
+    return round(float(flagged[among].mean()), 4) if among.any() else 0.0
+
+
+def _estimator(*, c: float, binary: bool) -> Any:
+    from sklearn.linear_model import LogisticRegression  # training only: the app never fits
+
+    return LogisticRegression(
+        C=c, class_weight="balanced", max_iter=3000, solver="liblinear" if binary else "lbfgs", random_state=0
+    )

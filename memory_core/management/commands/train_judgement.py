@@ -1,0 +1,24 @@
+"""Train the write path's judgement models from the labelled sets (memory_core/judgement/train.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from memory_core.judgement.model import DEFAULT_DIR
+
+
+class Command(BaseCommand):
+    help = "Train the rule / weakening / secret / safety models and write them with their checksums."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--out", default=str(DEFAULT_DIR), help="where the models and manifest go")
+        parser.add_argument("--c", type=float, default=16.0, help="inverse regularisation strength")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        from memory_core.judgement.train import train
+
+        train(Path(options["out"]), c=options["c"], log=lambda line: self.stdout.write(line))
+        self.stdout.write(self.style.SUCCESS(f"models written to {options['out']}"))

@@ -1,0 +1,116 @@
+"""The judgement models on disk: the shipped set loads with its checksums, a changed, missing or
+misshapen file is refused (the process would not start on it), and the training command writes a
+set that loads and decides the same way the shipped one was trained to."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from django.apps import apps
+
+from memory_core import judgement
+from memory_core.judgement import model as judgement_model
+from memory_core.judgement.features import WIDTH
+from memory_core.judgement.model import DEFAULT_DIR, MANIFEST, ModelFileRefused, load_models
+
+DECISIONS = {"normative", "weakening", "secret", "safety"}
+
+
+@pytest.fixture
+def models_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "models"
+    shutil.copytree(DEFAULT_DIR, target)
+    return target
+
+
+@pytest.fixture
+def pointed_at(settings, models_copy: Path):
+    """The app's settings point at the copy; the loaded models are forgotten before and after."""
+    settings.JUDGEMENT_MODEL_DIR = str(models_copy)
+    judgement_model.reset()
+    judgement.scores.cache_clear()
+    yield models_copy
+    judgement_model.reset()
+    judgement.scores.cache_clear()
+
+
+def test_the_shipped_models_load_with_their_checksums_and_thresholds():
+    loaded = load_models(DEFAULT_DIR)
+    assert set(loaded) == DECISIONS
+    for model in loaded.values():
+        assert model.weights.shape[1] == WIDTH and 0.0 < model.threshold < 1.0
+    assert set(loaded["safety"].classes) == {"user", "dependant", "other", "none"}
+
+
+def test_a_changed_model_file_is_refused(models_copy: Path):
+    path = models_copy / "weakening.npz"
+    with np.load(path) as data:
+        weights, intercept = data["weights"].copy(), data["intercept"].copy()
+    weights[0, :100] *= -1  # a file that decides otherwise, well formed
+    np.savez_compressed(path, weights=weights, intercept=intercept)
+    with pytest.raises(ModelFileRefused, match="checksum"):
+        load_models(models_copy)
+
+
+def test_a_missing_file_or_manifest_is_refused(models_copy: Path):
+    (models_copy / "secret.npz").unlink()
+    with pytest.raises(ModelFileRefused, match="missing"):
+        load_models(models_copy)
+    (models_copy / MANIFEST).write_text("{not json", encoding="utf-8")
+    with pytest.raises(ModelFileRefused, match="unreadable"):
+        load_models(models_copy)
+
+
+def test_a_file_of_the_wrong_shape_is_refused_even_with_a_matching_checksum(models_copy: Path):
+    path = models_copy / "normative.npz"
+    np.savez_compressed(path, weights=np.zeros((1, 10), dtype=np.float32), intercept=np.zeros(1))
+    manifest = json.loads((models_copy / MANIFEST).read_text(encoding="utf-8"))
+    manifest["models"]["normative"]["sha256"] = judgement_model.sha256(path)
+    (models_copy / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(ModelFileRefused, match="shape"):
+        load_models(models_copy)
+
+
+def test_the_app_refuses_to_start_on_a_changed_file(pointed_at: Path):
+    path = pointed_at / "safety.npz"
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(ModelFileRefused):
+        apps.get_app_config("memory_core").ready()
+
+
+def test_the_write_path_decides_with_the_models_it_was_pointed_at(pointed_at: Path):
+    turn = "Enjoy the concert tonight, tell me everything tomorrow!"
+    assert not judgement.policy(turn).is_rule
+    manifest = json.loads((pointed_at / MANIFEST).read_text(encoding="utf-8"))
+    manifest["models"]["normative"]["threshold"] = 1e-9  # everything reads as a rule
+    (pointed_at / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    judgement_model.reset()
+    judgement.scores.cache_clear()
+    assert judgement.policy(turn).is_rule
+
+
+@pytest.mark.parametrize(
+    ("text", "who"),
+    [
+        ("My toddler wheezes badly whenever we're near cats.", "dependant"),
+        ("我女儿吃了虾以后嘴唇会肿起来。", "dependant"),
+        ("Nuts of any kind close up my throat.", "user"),
+        ("Not a fan of spicy food, honestly.", "none"),
+        ("My wife reacts badly to latex gloves.", "other"),
+    ],
+)
+def test_safety_says_whose_fact_it_is(text: str, who: str):
+    assert judgement.safety(text).who == who
+
+
+def test_a_flagged_sentence_gives_its_value_and_its_neighbours_keep_theirs():
+    text = "We land at 7:40 on flight 2231. The alarm panel at the cabin disarms with 9 0 4 7."
+    scan = judgement.secrets(text)
+    assert scan.found and "9 0 4 7" in scan.values
+    assert "2231" in scan.redacted and "7:40" in scan.redacted and "9 0 4 7" not in scan.redacted
