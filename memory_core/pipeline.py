@@ -51,7 +51,7 @@ from memory_core import judgement
 from memory_core.choices import AddAction
 from memory_core.entities.hooks import entities_after_write, named_entities_exist
 from memory_core.errors import Conflict
-from memory_core.extraction.slots import infer_slot, slot_family, states_safety
+from memory_core.extraction.slots import infer_slot, safety_frames, slot_family, states_safety
 from memory_core.guards.policy import answer_style
 from memory_core.guards.secrets import REDACTED, contains_values, redact_values
 from memory_core.models import (
@@ -351,9 +351,9 @@ def classify(request: WriteRequest) -> WriteRequest:
     slot = infer_slot(request.content)
     whose = judgement.safety(request.content)
     judged = whose.who != judgement.UNJUDGED
+    safety_pinned = _pinned_safety(request.content, whose) if judged else states_safety(request.content)
     if slot is None:
-        pinned = whose.pinned if judged else states_safety(request.content)
-        if not request.pinned and pinned:
+        if not request.pinned and safety_pinned:
             # A safety fact of the user or a dependant, with no one slot: always recalled.
             category = "safety" if request.category in ("", "general") else request.category
             return replace(request, pinned=True, category=category, importance=max(request.importance, 0.9))
@@ -361,7 +361,7 @@ def classify(request: WriteRequest) -> WriteRequest:
     who = speaker(request.metadata)
     # The reader's slot says "a health fact"; the model says whose: a parent's condition or a
     # dislike is not pinned as the user's own safety.
-    pinned = slot.pinned and (whose.pinned or not judged)
+    pinned = slot.pinned and safety_pinned
     return replace(
         request,
         # Two speakers of one imported conversation each have their own "home_city".
@@ -370,6 +370,17 @@ def classify(request: WriteRequest) -> WriteRequest:
         pinned=request.pinned or pinned,
         importance=max(request.importance, slot.importance) if pinned else request.importance,
     )
+
+
+def _pinned_safety(content: str, whose: judgement.Safety) -> bool:
+    """Whether a statement is a safety fact of the user or a dependant: the model's answer, beside
+    the reader's precise health frames. A denial or an ended condition it reads ("我对海鲜不过敏")
+    is not pinned; a health fact it reads as the user's own ("我对 peanut 过敏", code-switched,
+    which the model may not know) is, unless the model says it is someone else's."""
+    own, denied = safety_frames(content)
+    if denied:
+        return False
+    return whose.pinned or (own and whose.who != "other")
 
 
 # A model's output gets no trust of its own: it cannot make a statement pinned, important or a
@@ -383,7 +394,8 @@ def _trusted_safety(request: WriteRequest) -> WriteRequest:
     if request.source_kind != SourceKind.EXTRACTED:
         return request
     claims = request.pinned or request.category == "safety" or request.importance > UNTRUSTED_IMPORTANCE
-    if not claims or judgement.safety(request.content).who in (*judgement.PINNED_WHO, judgement.UNJUDGED):
+    whose = judgement.safety(request.content)
+    if not claims or whose.who == judgement.UNJUDGED or _pinned_safety(request.content, whose):
         return request
     return replace(
         request,

@@ -63,6 +63,20 @@ def states_safety(statement: str) -> bool:
     return any(fact.get("pinned") for fact in _stated(statement, timezone.localdate()))
 
 
+def safety_frames(statement: str) -> tuple[bool, bool]:
+    """What the reader's safety frames say of a statement: (it states a health fact of the user's
+    own, it states only denied or ended ones: "我对海鲜不过敏", "I'm no longer allergic to
+    cats"). Both are precise where they fire (about 0.3 % of ordinary sentences for the first), and
+    silent on most wordings: the judgement's safety model decides the rest (`pipeline.classify`)."""
+    if not isinstance(statement, str) or not statement.strip():
+        return False, False
+    facts = [f for f in _stated(statement, timezone.localdate()) if f.get("category") == "safety"]
+    # The health frames (allergy, intolerance, condition, medication) are the precise ones; a
+    # "diet.avoid" frame also reads dislikes ("I don't drink coffee") and is left to the model.
+    own = any(f.get("pinned") and str(f.get("key", "")).startswith("health.") for f in facts)
+    return own, bool(facts) and not any(f.get("pinned") for f in facts)
+
+
 # Facts the Chinese reader gives one statement as, where the English reader gives one: "在阿里巴巴做
 # 数据分析师" is an employer and a job, "works at Alibaba as a data analyst" one job; so the same
 # statement takes the same slot in either language (a job, superseded by the next job).
@@ -101,12 +115,13 @@ def infer_slot(statement: str) -> Slot | None:
     )
 
 
-# Keys that name one slot: a statement in any of them supersedes the current value of the others
-# ("works at Contoso as an analyst" is a `job`, "just started at Fabrikam" an `employer`; the second
-# is the user's work now). The rule reader gives the first two of each; the others are what an
-# extraction model or a client may call them.
+# Keys that name one slot: a statement in any of them supersedes the current value of the others.
+# The rule reader gives the first of each; the others are what an extraction model or a client may
+# call the same slot ("workplace" for "employer"). A role and an employer are two slots: "works as a
+# nurse" does not replace "works at Contoso" (a statement naming both is the employer's).
 SLOT_FAMILIES: tuple[frozenset[str], ...] = (
-    frozenset({"employer", "job", "job_title", "occupation", "workplace", "current_job"}),
+    frozenset({"employer", "workplace", "company", "current_employer"}),
+    frozenset({"job", "job_title", "occupation", "current_job"}),
     frozenset({"home_city", "current_city", "city_of_residence", "residence", "lives_in", "location"}),
 )
 

@@ -22,7 +22,7 @@ from functools import lru_cache
 import numpy as np
 
 from memory_core.embeddings import LocalEmbedder, get_embedder, query_cache
-from memory_core.guards.policy import PolicyCheck, policy_check
+from memory_core.guards.policy import PolicyCheck, answer_style, policy_check
 from memory_core.guards.secrets import REDACTED, SecretScan, scan_secrets
 from memory_core.guards.secrets.candidates import candidates
 from memory_core.guards.secrets.lexicon import CJK_DIGITS, DIGIT_NAMES
@@ -116,13 +116,26 @@ def policy(text: str, *, type: str | None = None) -> PolicyCheck:
     else:
         pieces = [p for p in _sentences(plain) if len(p) <= LONGEST_JUDGED]
     weakens = check.weakens or any(_positive("weakening", p) for p in pieces)
-    is_rule = type == "procedural" or weakens or any(_positive("normative", p) for p in pieces)
+    # How the speaker wants to be answered ("from now on, answer me in bullet points") is their
+    # preference, which the chat applies: the pattern for it is precise, and it relaxes nothing.
+    own_style = not weakens and answer_style(plain)
+    normative = not own_style and any(_positive("normative", p) for p in pieces)
+    is_rule = type == "procedural" or weakens or normative
     if weakens and not check.weakens:
         return PolicyCheck(is_rule=True, weakens=True, control="policy", reason="relaxes a control")
     if weakens:
         return check
     reason = "reads as a standing rule or instruction; an operator must approve it" if is_rule else ""
     return PolicyCheck(is_rule=is_rule, weakens=False, reason=reason)
+
+
+def _judgeable(sentence: str) -> bool:
+    """Within the models' reach: a sentence of three words or more (six characters of Chinese) and
+    at most `LONGEST_JUDGED` characters. A bare value ("2024-08-02" in metadata) is the patterns'."""
+    if len(sentence) > LONGEST_JUDGED:
+        return False
+    han = sum(1 for c in sentence if "\u4e00" <= c <= "\u9fff")
+    return han >= 6 or len(sentence.split()) >= 3
 
 
 def _value_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -145,7 +158,7 @@ def secrets(text: str) -> SecretScan:
     flagged: list[tuple[int, int]] = []
     for start, end in sentence_spans(text)[:_MAX_SENTENCES]:
         sentence = text[start:end].strip()
-        if not 3 < len(sentence) <= LONGEST_JUDGED:
+        if not _judgeable(sentence):
             continue
         found = scores(sentence).get("secret")
         if not found or found[-1] < model.threshold:

@@ -90,7 +90,7 @@ _words = HashingVectorizer(
 
 def structural(text: str) -> list[float]:
     """Signals that do not depend on wording: length, Chinese share, digit runs, token shapes,
-    a question, an exclamation, a second person, a leading verb-like word."""
+    a question, an exclamation, a second person, the number of words."""
     words = text.split()
     han = len(_HAN.findall(text))
     return [

@@ -100,6 +100,10 @@ def terms_of(entry_id: str) -> list[str]:
         return cursor.fetchone()[0]
 
 
+# The learned rule model holds "下周四给Acme的客户做quarterly review的presentation。" (a plan) for review,
+# so it is not searchable: one of the false holds docs/trust.md counts. Strict: when a model stops
+# holding it, the search promise below is checked again.
+@pytest.mark.xfail(strict=True, reason="a known false hold of the learned rule model")
 def test_mixed_chinese_and_english_meet_in_either_language(key_client):
     meeting = add(key_client, "下周四给Acme的客户做quarterly review的presentation。")
     add(key_client, "The user's quarterly tax payment is due in March.")

@@ -31,15 +31,17 @@ def propose(client, **who):
 
 def test_tenants_moderate_only_their_own(key_client, other_tenant, make_key, owner):
     mine = propose(key_client, user_id="u1")
-    key_client.post(
+    # A style rule for the tenant's own agents is a rule too: it waits in the same queue.
+    greeting = key_client.post(
         "/api/v1/memories/", {"agent_id": "support", "content": "Agents greet in French."}, format="json"
-    )
+    ).json()
+    assert greeting["action"] == "pending_review"
     other = client_with(make_key(other_tenant))
     theirs = propose(other, user_id="u1")
     alices = memory_add(namespace=namespace_for_user(user=owner), content=RULE, type="procedural").entry.pk
 
     listed = key_client.get("/api/v1/moderation/procedures/").json()
-    assert [p["id"] for p in listed["results"]] == [mine]
+    assert sorted(p["id"] for p in listed["results"]) == sorted([mine, greeting["entry"]["id"]])
     for foreign in (theirs, alices):
         response = key_client.post(f"/api/v1/moderation/procedures/{foreign}/approve/", {}, format="json")
         assert response.status_code == 404

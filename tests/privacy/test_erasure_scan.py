@@ -28,8 +28,9 @@ from tests.chat.helpers import say
 
 pytestmark = pytest.mark.django_db
 
-MARK = "Zanzibar-7731"
-KEEP = "Kilimanjaro-4411"
+# A made-up place no other text holds (a word-and-digits token would read as a credential).
+MARK = "Zanzibarquay"
+KEEP = "Kilimanjarohill"
 CHAT_TABLES = {"chat_conversation", "chat_message"}
 
 
