@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> None:
         f"Judgement on {args.batch.name} ({len(rows)} labelled texts), public write path, one call per text"
     )
     client, key = _clients()
-    for name in args.surfaces.split(","):
+    for name in filter(None, args.surfaces.split(",")):
         outcome = SURFACES[name]
         outcomes = [outcome(client, key, row["text"]) for row in rows]
         print(f"\n{name}:")

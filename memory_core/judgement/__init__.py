@@ -28,7 +28,7 @@ from memory_core.guards.secrets.candidates import candidates
 from memory_core.guards.secrets.lexicon import CJK_DIGITS, DIGIT_NAMES
 from memory_core.guards.secrets.text import sentence_spans
 
-from .features import matrix
+from .features import row
 from .model import models
 
 __all__ = ["PINNED_WHO", "UNJUDGED", "Safety", "known_vector", "policy", "safety", "scores", "secrets"]
@@ -41,6 +41,17 @@ _MAX_SENTENCES = 12
 # The models learned from sentences of up to about forty words; past this their scores say
 # nothing, and the patterns of `guards` alone decide (a 3,000-character shopping list).
 LONGEST_JUDGED = 400
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+# Dates and times are never a secret's value: "on 20 January 2023", "2023-05-08", "at 14:05", "3月8日".
+_DATE = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+(?:19|20)\d\d)?\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+(?:19|20)\d\d)?\b"
+    r"|\b(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}\b|\b\d{1,2}[-/.]\d{1,2}[-/.](?:19|20)?\d\d\b|\b\d{1,2}:\d{2}\b"
+    r"|\b(?:in|of|since|by)\s+(?:19|20)\d\d\b|(?:19|20)\d\d\s*年|\d{1,2}\s*月\s*\d{1,2}\s*[日号]",
+    re.IGNORECASE,
+)
+# A credential-shaped word holds a digit or a symbol inside it ("Tr0ub4dor&3"), not only a
+# closing mark ("spirit!").
+_CREDENTIAL_CORE = re.compile(r"[^A-Za-z]")
 # A secret is told one to a few values a sentence ("PIN 1234 and CVV 381"); more is a list.
 MOST_VALUES = 4
 # A sentence with no value-shaped span (a security answer, a passphrase of plain words) is refused
@@ -87,7 +98,7 @@ def scores(text: str) -> dict[str, tuple[float, ...]]:
     loaded = models()
     if not text.strip() or not loaded:
         return {}
-    rows = matrix([text], _vectors([text]))
+    rows = row(text, _vectors([text])[0])
     return {name: tuple(float(p) for p in model.probabilities(rows)[0]) for name, model in loaded.items()}
 
 
@@ -143,7 +154,15 @@ def _value_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     credential-like token, a quoted string, digits written out), not a number an identifier owns
     ("ticket INC-20931", "order 88231")."""
     sentence = text[start:end]
-    spans = [(c.start, c.end) for c in candidates(sentence, start) if c.shape in _VALUE_SHAPES and c.loose_ok]
+    dates = [(start + m.start(), start + m.end()) for m in _DATE.finditer(sentence)]
+    spans = [
+        (c.start, c.end)
+        for c in candidates(sentence, start)
+        if c.shape in _VALUE_SHAPES
+        and c.loose_ok
+        and not any(a <= c.start and c.end <= b for a, b in dates)
+        and (c.shape != "credential" or _CREDENTIAL_CORE.search(text[c.start : c.end].rstrip("!?.,;:")))
+    ]
     return spans + [(start + m.start(), start + m.end()) for m in _SPELLED_RUN.finditer(sentence)]
 
 
@@ -168,7 +187,8 @@ def secrets(text: str) -> SecretScan:
             continue  # a list of codes or items, not a secret told (patterns still apply)
         if spans:
             flagged += spans
-        elif found[-1] >= SURE_WITHOUT_VALUE:
+        elif found[-1] >= SURE_WITHOUT_VALUE and not _DATE.search(text[start:end]):
+            # (a sentence whose only numbers are its date, "on 20 January 2023: …", tells none)
             flagged.append((start + len(text[start:end]) - len(text[start:end].lstrip()), end))
     values = [text[a:b].strip() for a, b in sorted(set(flagged))]
     values = [v for v in values if v and v not in scan.values and REDACTED not in v]

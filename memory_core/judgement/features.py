@@ -105,6 +105,23 @@ def structural(text: str) -> list[float]:
     ]
 
 
+_DENSE_COLUMNS = np.arange(NGRAM_FEATURES + WORD_FEATURES, WIDTH, dtype=np.int32)
+
+
+def row(text: str, vector: Sequence[float]) -> sparse.csr_matrix:
+    """`matrix` of one text, built directly (the write path judges one statement at a time, and a
+    general sparse stack costs more than the features themselves)."""
+    grams = _ngrams.transform([text])
+    tokens = _words.transform([text])
+    embedding = np.asarray(vector, dtype=np.float32) * EMBEDDING_SCALE
+    dense = np.concatenate([embedding, np.asarray(structural(text), dtype=np.float32)])
+    data = np.concatenate([grams.data, tokens.data, dense])
+    indices = np.concatenate(
+        [grams.indices.astype(np.int32), tokens.indices.astype(np.int32) + NGRAM_FEATURES, _DENSE_COLUMNS]
+    )
+    return sparse.csr_matrix((data, indices, np.array([0, len(data)], dtype=np.int32)), shape=(1, WIDTH))
+
+
 def matrix(texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> sparse.csr_matrix:
     """One row per text: character n-grams, words and word pairs, embedding, structural signals
     (`WIDTH` columns)."""
