@@ -281,6 +281,9 @@ def event_detail(job: ExtractionJob, summary: dict[str, Any]) -> dict[str, Any]:
         "payload": {},
         "metadata": {},
         "results": summary.get("results", []),
+        # Beside mem0's fields: how many statements waited for review or were refused.
+        "held_for_review": summary.get("held_for_review", 0),
+        "refused": summary.get("refused", 0),
         "error": job.error or None,
         "created_at": iso(job.created_at),
         "updated_at": iso(job.finished_at or job.created_at),
