@@ -190,8 +190,12 @@ def secrets(text: str) -> SecretScan:
         elif found[-1] >= SURE_WITHOUT_VALUE and not _DATE.search(text[start:end]):
             # (a sentence whose only numbers are its date, "on 20 January 2023: …", tells none)
             flagged.append((start + len(text[start:end]) - len(text[start:end].lstrip()), end))
-    values = [text[a:b].strip() for a, b in sorted(set(flagged))]
-    values = [v for v in values if v and v not in scan.values and REDACTED not in v]
+    spans = sorted(set(flagged))
+    # A span inside another ("3" of "Tr0ub4dor&3") is not a value of its own, nor is one character
+    # (redacted everywhere, it would blank every "3" of a derived text).
+    outer = [(a, b) for a, b in spans if not any(c <= a and b <= d and (c, d) != (a, b) for c, d in spans)]
+    values = [text[a:b].strip() for a, b in outer]
+    values = [v for v in values if len(v) > 1 and v not in scan.values and REDACTED not in v]
     if not values:
         return scan
     redacted = scan.redacted

@@ -114,3 +114,9 @@ def test_a_flagged_sentence_gives_its_value_and_its_neighbours_keep_theirs():
     scan = judgement.secrets(text)
     assert scan.found and "9 0 4 7" in scan.values
     assert "2231" in scan.redacted and "7:40" in scan.redacted and "9 0 4 7" not in scan.redacted
+
+
+def test_a_digit_inside_a_credential_is_not_a_value_of_its_own():
+    scan = judgement.secrets("psst the staging admin is admin / Tr0ub4dor&3, don't post it")
+    assert scan.values == ("Tr0ub4dor&3",)
+    assert scan.redacted == "psst the staging admin is admin / [REDACTED], don't post it"
