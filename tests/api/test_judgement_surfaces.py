@@ -42,6 +42,7 @@ SECRETS = [
     ("Bank just sent 508193 to my phone, type it in for me.", "508193"),
     ("The digits printed beside the signature panel on my Mastercard are 624.", "624"),
 ]
+RANDOM_TEXT = {"django_migrations", "api_apikey", "api_usertoken"}
 PINNED = [
     "My daughter gets hives all over whenever she eats kiwi.",
     "我儿子一喝牛奶就浑身起红疹。",
@@ -115,8 +116,8 @@ def test_a_secret_without_a_keyword_is_refused_on_rest_and_mem0_and_never_echoed
     assert (result["status"], result["memory"], result["id"]) == ("rejected", None, None)
     assert value not in str(result)
     assert not MemoryEntry.objects.exists()
-    # (a migration's name may hold the digits of a short code)
-    assert set(scan_database(value, text_only=True)) <= {"django_migrations"}
+    # Random text (a migration's name, a key's hash or prefix) may hold a short code's digits by chance.
+    assert set(scan_database(value, text_only=True)) <= RANDOM_TEXT
 
 
 def test_safety_facts_of_the_user_and_their_children_are_pinned_and_no_one_elses(key_client):
@@ -149,7 +150,7 @@ def test_a_model_rewriting_a_keywordless_secret_into_words_is_refused(owner, ope
     }
     job = _run_extraction(owner, openai_server, said, [rewrite])
     assert job.result["rejected"] == 1 and not MemoryEntry.objects.exists()
-    assert set(scan_database("2580", text_only=True)) <= {"memory_core_extractionjob"}
+    assert set(scan_database("2580", text_only=True)) <= {"memory_core_extractionjob", *RANDOM_TEXT}
 
 
 def test_a_model_cannot_pin_or_raise_what_the_text_does_not_support(owner, openai_server):
