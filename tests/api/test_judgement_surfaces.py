@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import anyio
 import pytest
+from django.db import connection
 
 from api.services import user_token_issue
 from memory_core.extraction.jobs import extraction_run
@@ -42,7 +43,6 @@ SECRETS = [
     ("Bank just sent 508193 to my phone, type it in for me.", "508193"),
     ("The digits printed beside the signature panel on my Mastercard are 624.", "624"),
 ]
-RANDOM_TEXT = {"django_migrations", "api_apikey", "api_usertoken"}
 PINNED = [
     "My daughter gets hives all over whenever she eats kiwi.",
     "我儿子一喝牛奶就浑身起红疹。",
@@ -53,6 +53,20 @@ NOT_PINNED = [
     "My brother-in-law has high blood pressure.",
     "我不太喜欢吃太甜的东西。",
 ]
+
+
+def _holding(value: str) -> set[str]:
+    """The tables holding `value` as a value of its own (every column, `scan_database`), not as a
+    run of hex digits inside an id or a key's hash, where a short code's digits turn up by chance."""
+    alone = rf"(^|[^0-9a-fA-F]){value}([^0-9a-fA-F]|$)"
+    held = set()
+    with connection.cursor() as cursor:
+        for table, columns in scan_database(value, text_only=True).items():
+            for column in columns:
+                cursor.execute(f'SELECT 1 FROM "{table}" WHERE "{column}"::text ~ %s LIMIT 1', [alone])  # noqa: S608
+                if cursor.fetchone():
+                    held.add(table)
+    return held
 
 
 def _add(client, content: str):
@@ -116,8 +130,7 @@ def test_a_secret_without_a_keyword_is_refused_on_rest_and_mem0_and_never_echoed
     assert (result["status"], result["memory"], result["id"]) == ("rejected", None, None)
     assert value not in str(result)
     assert not MemoryEntry.objects.exists()
-    # Random text (a migration's name, a key's hash or prefix) may hold a short code's digits by chance.
-    assert set(scan_database(value, text_only=True)) <= RANDOM_TEXT
+    assert _holding(value) <= {"django_migrations"}
 
 
 def test_safety_facts_of_the_user_and_their_children_are_pinned_and_no_one_elses(key_client):
@@ -150,7 +163,7 @@ def test_a_model_rewriting_a_keywordless_secret_into_words_is_refused(owner, ope
     }
     job = _run_extraction(owner, openai_server, said, [rewrite])
     assert job.result["rejected"] == 1 and not MemoryEntry.objects.exists()
-    assert set(scan_database("2580", text_only=True)) <= {"memory_core_extractionjob", *RANDOM_TEXT}
+    assert _holding("2580") <= {"memory_core_extractionjob", "django_migrations"}
 
 
 def test_a_model_cannot_pin_or_raise_what_the_text_does_not_support(owner, openai_server):
