@@ -17,9 +17,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from config.typing import HtmxHttpRequest
+from memory_core import judgement
 from memory_core.choices import ActorKind, ImportFormat, ImportStatus
 from memory_core.errors import MemoryServiceError, NotFound
-from memory_core.guards.secrets import redact
 from memory_core.imports import import_create, import_job_for, import_jobs, import_preview, import_results
 from memory_core.imports.parsers import max_bytes
 from memory_core.models import Namespace
@@ -86,7 +86,7 @@ def import_page(request: HttpRequest) -> HttpResponse:
         return _page(request, status=400, error=str(exc), chosen=request.POST.get("format", ""))
     # The form keeps what was brought, to import after a preview; a secret in it is not echoed
     # back (imported redacted, its line is refused all the same).
-    kept: dict[str, Any] = {"chosen": format, "text": redact(text)}
+    kept: dict[str, Any] = {"chosen": format, "text": judgement.secrets(text).redacted}
     try:
         if request.POST.get("dry_run"):
             with transaction.atomic():  # even the user's first namespace is rolled back with the rest

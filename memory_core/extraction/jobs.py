@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from memory_core import judgement
 from memory_core.choices import AddAction
 from memory_core.errors import MemoryServiceError
 from memory_core.extraction.llm_extractor import LLMExtractor
@@ -33,7 +34,6 @@ from memory_core.extraction.schema import (
     Extractor,
 )
 from memory_core.extraction.schema import parse_when as _parse_when
-from memory_core.guards.secrets import redact
 from memory_core.jobs import enqueue
 from memory_core.llm import LLMError, OfflineMode
 from memory_core.models import ActorKind, ExtractionJob, ExtractionStatus, Namespace, SourceKind
@@ -82,7 +82,7 @@ def _clean_messages(messages: Any) -> list[dict[str, Any]]:
                 "id": message_id,
                 "role": str(message["role"]).strip().lower(),
                 # The extractor needs no secret, and a job payload must not keep one.
-                "content": redact(message["content"]),
+                "content": judgement.secrets(message["content"]).redacted,
                 "created_at": parsed.isoformat() if parsed else None,
             }
         )

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Exists
 
+from memory_core import judgement
 from memory_core.choices import AddAction, ExtractionStatus, MemoryStatus
-from memory_core.guards.secrets import scan_secrets
 from memory_core.webhooks.dispatch import payloads_erase, webhook_emit
 from memory_core.webhooks.events import WebhookEventType, erased_data, job_data, memory_data
 from memory_core.webhooks.models import WebhookEndpoint
@@ -100,7 +100,7 @@ def announce_approved(*, approved: MemoryEntry, proposal: MemoryEntry | None = N
 
 def announce_rejected(*, entry: MemoryEntry, reason: str) -> None:
     # The operator's own words: redacted like every derived text, in case they quote a secret.
-    _memory(WebhookEventType.MEMORY_REJECTED, entry, reason=scan_secrets(reason).redacted)
+    _memory(WebhookEventType.MEMORY_REJECTED, entry, reason=judgement.secrets(reason).redacted)
 
 
 def announce_erased(

@@ -66,6 +66,29 @@ def test_a_code_said_in_chat_is_kept_only_in_the_transcript(
     assert not MemoryEntry.objects.filter(content__regex=r"\d{4}").exists()
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Remember that the keypad on the shed door opens with 73190.", "73190"),
+        ("The bank just texted me 415926, what do I do with it?", "415926"),
+        ("记住我家保险柜转到 八四二六一 就开了", "八四二六一"),
+    ],
+)
+def test_a_secret_without_a_keyword_is_not_echoed_titled_or_learned_in_chat(
+    owner, text, value, django_capture_on_commit_callbacks
+):
+    client = client_for(owner)
+    conversation = _send(client, text)
+    conversation.refresh_from_db()
+    assert value not in _reply(conversation)
+    assert value not in conversation.title and conversation.title  # titled, the value redacted
+    client.post(reverse("chat:end", args=[conversation.pk]))
+    _everything_idle_later(django_capture_on_commit_callbacks)
+    assert set(scan_database(value, text_only=True)) == TRANSCRIPT
+    assert scan_job_queue(value) == []
+    assert not MemoryEntry.objects.filter(content__contains=value).exists()
+
+
 def test_a_password_next_to_a_harmless_fact_is_not_kept_in_its_provenance(
     owner, django_capture_on_commit_callbacks
 ):
