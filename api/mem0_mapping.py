@@ -224,6 +224,8 @@ def _outcome_result(outcome: AddOutcome) -> dict[str, Any]:
     }
     if action == "pending_review":
         result |= {"status": action, "reason": outcome.reason or HELD_REASON}
+    elif action == "ignored" and outcome.reason:  # why nothing changed (a value the user corrected)
+        result |= {"status": action, "reason": outcome.reason}
     return result
 
 

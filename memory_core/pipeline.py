@@ -15,7 +15,8 @@ operator edits use its guards. Its steps, in order:
                (`pending_review`), flagged with the reason when it relaxes a control;
 4. reconcile — under the namespace lock: ADD, MERGE into the same statement (`sameness`),
                SUPERSEDE the current value of the same slot, or IGNORE (already recorded from
-               this source, below the confidence threshold, or tombstoned);
+               this source, below the confidence threshold, tombstoned, or a value the user
+               corrected away said again without a change);
 5. persist   — the entry, its evidence (provenance) and its history, in one transaction.
 
 Reconciliation: a MERGE adds evidence to the existing entry (confidence combined as a noisy-or).
@@ -51,7 +52,15 @@ from memory_core import judgement
 from memory_core.choices import AddAction
 from memory_core.entities.hooks import entities_after_write, named_entities_exist
 from memory_core.errors import Conflict
-from memory_core.extraction.slots import infer_slot, safety_frames, slot_family, states_safety
+from memory_core.extraction.slots import (
+    infer_slot,
+    related_slot_keys,
+    replaces_in_slot,
+    safety_frames,
+    says_change,
+    slot_reading,
+    states_safety,
+)
 from memory_core.guards.policy import answer_style
 from memory_core.guards.secrets import REDACTED, contains_values, redact_values
 from memory_core.models import (
@@ -67,7 +76,7 @@ from memory_core.models import (
     SourceKind,
     Tombstone,
 )
-from memory_core.sameness import same_statement, speaker
+from memory_core.sameness import same_statement, speaker, value_tokens
 from memory_core.services import (
     EntryDraft,
     entry_vectors,
@@ -436,15 +445,28 @@ NEAREST = 3  # how many nearest entries may be the same statement
 class Candidates:
     """What reconciling one statement compares it with: the `NEAREST` entries of its duplicate
     scope by cosine `distance` and the first with its wording (hidden ones included: a hidden
-    statement said again stays hidden instead of coming back as a new entry), and the current
-    entry of its key slot."""
+    statement said again stays hidden instead of coming back as a new entry), the current entries
+    of its key slot and related slots (newest first), and the values the user corrected away in
+    that slot (`corrected`)."""
 
     duplicates: list[MemoryEntry]
-    slot: MemoryEntry | None
+    slots: list[MemoryEntry]
+    corrected: list[MemoryEntry]
+
+    @property
+    def slot(self) -> MemoryEntry | None:
+        return self.slots[0] if self.slots else None
+
+
+SLOT_ROWS = 3  # current entries of the related slots a statement may replace at once
+CORRECTED_ROWS = 3  # values corrected away in its slot, nearest first
+# Below the merge threshold: the candidates are already the values the user took back, and the
+# statement must name the value taken out ("Leeds is where I live" is 0.88 from "I live in Leeds").
+CORRECTED_SIMILARITY = 0.75
 
 
 def candidates(namespace_id: int, request: WriteRequest) -> Candidates:
-    """`Candidates` of `request`, in one query (a UNION ALL of the three lookups)."""
+    """`Candidates` of `request`, in one query (a UNION ALL of the lookups)."""
     live, dup_scope = reconcile_scopes(namespace_id, request.type)
     distance = CosineDistance("embedding", request.embedding)
     parts = [
@@ -456,17 +478,84 @@ def candidates(namespace_id: int, request: WriteRequest) -> Candidates:
         .annotate(distance=Value(0.0, output_field=FloatField()), role=Value("wording"))
         .order_by()[:1],
     ]
+    corrected = MemoryEntry.objects.in_namespaces([namespace_id]).filter(
+        type=request.type,
+        status=MemoryStatus.SUPERSEDED,
+        superseded_by__source_kind=SourceKind.USER_CORRECTION,
+    )
     if request.key and request.type != MemoryType.PROCEDURAL:
+        keys = related_slot_keys(request.key)
         parts.append(
-            live.filter(key__in=slot_family(request.key))
+            live.filter(key__in=keys)
             .annotate(distance=distance, role=Value("slot"))
-            .order_by("-valid_from")[:1]
+            .order_by("-valid_from")[:SLOT_ROWS]
+        )
+    if request.type != MemoryType.PROCEDURAL:
+        parts.append(
+            corrected.exclude(embedding__isnull=True)
+            .annotate(distance=distance, role=Value("corrected"))
+            .order_by("distance")[:CORRECTED_ROWS]
         )
     rows = list(parts[0].union(*parts[1:], all=True))
-    near = sorted((e for e in rows if e.role == "near"), key=lambda e: e.distance)  # type: ignore[attr-defined]
-    wording = [e for e in rows if e.role == "wording"]  # type: ignore[attr-defined]
-    slot = next((e for e in rows if e.role == "slot"), None)  # type: ignore[attr-defined]
-    return Candidates(duplicates=near + wording, slot=slot)
+
+    def role(name: str) -> list[MemoryEntry]:
+        return [e for e in rows if e.role == name]  # type: ignore[attr-defined]
+
+    near = sorted(role("near"), key=lambda e: e.distance)  # type: ignore[attr-defined]
+    return Candidates(
+        duplicates=near + role("wording"),
+        slots=sorted(role("slot"), key=lambda e: e.valid_from, reverse=True),
+        corrected=sorted(role("corrected"), key=lambda e: e.distance),  # type: ignore[attr-defined]
+    )
+
+
+def taken_out_by_correction(wrong: str, correction: str) -> frozenset[str]:
+    """The value words a correction took out of a statement ("leeds" from "I live in Leeds" →
+    "I live in York")."""
+    return frozenset(value_tokens(wrong) - value_tokens(correction))
+
+
+def corrected_away(namespace_id: int, type: str) -> list[frozenset[str]]:
+    """The values taken out by the user's corrections in a namespace, for one memory type (the
+    batch path sends a statement naming one of them to `reconcile`)."""
+    rows = MemoryEntry.objects.in_namespaces([namespace_id]).filter(
+        type=type, status=MemoryStatus.SUPERSEDED, superseded_by__source_kind=SourceKind.USER_CORRECTION
+    )
+    return [
+        taken_out_by_correction(wrong, right)
+        for wrong, right in rows.values_list("content", "superseded_by__content")
+    ]
+
+
+def corrected_value(found: Candidates, request: WriteRequest) -> MemoryEntry | None:
+    """The corrected-away entry `request` says again in passing, if any. The rule: a value the
+    user corrected away ("I live in Leeds" corrected to York) comes back only when the statement
+    says it changed or when ("I moved back to Leeds last month"); mentioned again without that
+    ("I'm based in Leeds", an old message re-read) it does not undo the correction. Saying it
+    again is making a claim close to the corrected one (`CORRECTED_SIMILARITY`, or the same
+    reading of its slot) that names the value the correction took out ("Leeds")."""
+    if not found.corrected or request.source_kind == SourceKind.USER_CORRECTION:
+        return None
+    if says_change(request.raw_text or request.content):
+        return None
+    corrections = dict(
+        MemoryEntry.objects.filter(pk__in=[e.superseded_by_id for e in found.corrected]).values_list(
+            "pk", "content"
+        )
+    )
+    reading = slot_reading(request.content)
+    said = value_tokens(request.content)
+    for entry in found.corrected:
+        if request.key and entry.key and entry.key not in related_slot_keys(request.key):
+            continue
+        correction = corrections.get(entry.superseded_by_id, "") if entry.superseded_by_id else ""
+        taken_out = taken_out_by_correction(entry.content, correction)
+        if not taken_out or not taken_out <= said:
+            continue
+        similarity = 1 - float(getattr(entry, "distance", 0.0) or 0.0)
+        if similarity >= CORRECTED_SIMILARITY or (reading and slot_reading(entry.content) == reading):
+            return entry
+    return None
 
 
 def first_same_statement(nearest: list[MemoryEntry], request: WriteRequest) -> MemoryEntry | None:
@@ -615,14 +704,25 @@ def reconcile(namespace: Namespace, request: WriteRequest) -> AddOutcome:
             flagged=bool(request.flag_reason),
         )
 
-    if found.slot is None:
+    corrected = corrected_value(found, request)
+    if corrected is not None:
+        return AddOutcome(
+            AddAction.IGNORED,
+            found.slot,
+            reason="the user corrected this value; said again without a change, it stays corrected",
+        )
+    replaced = [e for e in found.slots if replaces_in_slot(request.key, request.content, e.key, e.content)]
+    if not replaced:
         return AddOutcome(AddAction.ADDED, _create(namespace, request))
-    return _update_slot(namespace, request, found.slot)
+    return _update_slot(namespace, request, replaced[0], also=replaced[1:])
 
 
-def _update_slot(namespace: Namespace, request: WriteRequest, slot: MemoryEntry) -> AddOutcome:
+def _update_slot(
+    namespace: Namespace, request: WriteRequest, slot: MemoryEntry, also: list[MemoryEntry] | tuple = ()
+) -> AddOutcome:
     """A new statement for a key slot that holds `slot`: supersede it, keep both (a repeated
-    preference), or record the newcomer as history (older news arriving late)."""
+    preference), or record the newcomer as history (older news arriving late). `also`: older
+    entries of related slots it replaces too (a role at the employer it names)."""
     key = request.key
     if (
         request.category in PREFERENCE_CATEGORIES
@@ -652,12 +752,13 @@ def _update_slot(namespace: Namespace, request: WriteRequest, slot: MemoryEntry)
     entry = _create(
         namespace, replace(request, valid_from=start), reason=f"Replaces the previous value of {key!r}."
     )
-    supersede(
-        slot,
-        by=entry,
-        at=start,
-        actor_kind=request.actor_kind,
-        actor=request.actor,
-        reason=f"Replaced by a newer {key!r}.",
-    )
+    for old in [slot, *(e for e in also if e.valid_from <= start)]:
+        supersede(
+            old,
+            by=entry,
+            at=start,
+            actor_kind=request.actor_kind,
+            actor=request.actor,
+            reason=f"Replaced by a newer {key!r}.",
+        )
     return AddOutcome(AddAction.SUPERSEDED, entry, replaced=slot)

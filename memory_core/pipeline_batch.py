@@ -27,12 +27,13 @@ from memory_core.choices import AddAction
 from memory_core.embeddings import vector_literal
 from memory_core.entities.hooks import entities_after_write
 from memory_core.errors import MemoryServiceError
-from memory_core.extraction.slots import slot_family
+from memory_core.extraction.slots import related_slot_keys
 from memory_core.models import MemoryEntry, MemoryType, Namespace
 from memory_core.pipeline import (
     NEAREST,
     AddOutcome,
     WriteRequest,
+    corrected_away,
     embed,
     first_same_statement,
     flag_policy,
@@ -43,6 +44,7 @@ from memory_core.pipeline import (
     reconcile_scopes,
     screen,
 )
+from memory_core.sameness import value_tokens
 from memory_core.services import memory_create_many
 from memory_core.tombstones import namespace_with_tombstones
 from memory_core.vector_storage import MEMORY_VECTOR_TYPE
@@ -111,6 +113,7 @@ class _Reconciler:
         self.nearest: dict[int, list[MemoryEntry]] = {}
         self.slots: dict[tuple[str, str], MemoryEntry] = {}
         self.exact: dict[int, list[MemoryEntry]] = {}
+        self.corrected: dict[str, list[frozenset[str]]] = {}  # values corrected away, per type
 
     def run(self, items: list[tuple[int, WriteRequest]]) -> list[tuple[int, AddOutcome]]:
         done: list[tuple[int, AddOutcome]] = []
@@ -136,11 +139,15 @@ class _Reconciler:
             request.key
             and not procedural
             and (
-                any((request.type, key) in self.slots for key in slot_family(request.key))
-                or any(e.key in slot_family(request.key) for e in same_type)
+                any((request.type, key) in self.slots for key in related_slot_keys(request.key))
+                or any(e.key in related_slot_keys(request.key) for e in same_type)
             )
         ):
             return False
+        if any(
+            taken and taken <= value_tokens(request.content) for taken in self.corrected.get(request.type, [])
+        ):
+            return False  # it may name a value the user corrected away: `reconcile` decides
         vector = np.asarray(request.embedding, dtype=np.float64)
         for entry in same_type:
             distance = 1.0 - float(np.dot(vector, np.asarray(entry.embedding, dtype=np.float64)))
@@ -218,10 +225,13 @@ class _Reconciler:
         )
         for index, request in group:
             self.exact[index] = [e for e in same if e.content.upper() == request.content.upper()]
-        keys = {key for _, request in group if request.key for key in slot_family(request.key)}
+        keys = {key for _, request in group if request.key for key in related_slot_keys(request.key)}
         if keys and type_ != MemoryType.PROCEDURAL:
             for entry in live.filter(key__in=keys).only("id", "key", "valid_from").order_by("-valid_from"):
                 self.slots.setdefault((type_, entry.key), entry)
+        self.corrected[type_] = (
+            corrected_away(self.namespace.pk, type_) if type_ != MemoryType.PROCEDURAL else []
+        )
         self.fetched.add(type_)
 
 

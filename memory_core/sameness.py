@@ -140,6 +140,19 @@ def names(text: str) -> set[str]:
     return {match.casefold().rstrip("'\u2019s") for match in _NAME.findall(text.strip())}
 
 
+_CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019-]*")
+
+
+def value_tokens(text: str) -> set[str]:
+    """What a statement's value may be named by: its capitalised words (at the start too), words
+    with digits and its CJK characters; "I live in Leeds" and "我住在成都" minus the wording of their
+    correction leave "leeds" and "成都"'s characters."""
+    words = {re.sub(r"['\u2019]s$", "", m.casefold()) for m in _CAPITALISED.findall(text)} | {
+        m.casefold() for m in re.findall(r"\b\w*\d\w*", text)
+    }
+    return (words - {"i", "i'm", "i'd", "i've", "i'll"}) | set(_CJK.findall(text))
+
+
 def word_overlap(a: str, b: str) -> float:
     left, right = content_words(a), content_words(b)
     if not left and not right:

@@ -8,7 +8,9 @@ The write pipeline then refuses the statement when it comes back from the past:
   the tombstone was made (a re-extraction of the old conversation);
 - the same key slot, from one of the tombstone's messages (the model worded it differently);
 - a rejected rule, from anyone but an operator, whenever it comes back.
-The user saying it again later, in a new message, is new information and is learned.
+The user saying it again later, in a new message, is new information and is learned, except a
+value the user corrected away, which stays corrected unless the new statement says it changed
+(`pipeline.corrected_value`).
 Erase-all also sets the namespace's `mine_after` watermark: nothing said before it is mined again.
 Rotating the key makes old tombstones unmatchable (they then protect nothing but hold nothing).
 """

@@ -26,6 +26,7 @@ anything that imports `memory_core.pipeline`, which imports this module.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
@@ -133,3 +134,81 @@ def slot_family(key: str) -> tuple[str, ...]:
         if base in family:
             return tuple(sorted(f"{name}{at}{who}" for name in family))
     return (key,)
+
+
+# Where the user works and what they do there are two facets of one thing: "I just started a new
+# job at B" ends "I work at A as an analyst" (a role at A is over when A is), but "I'm a nurse"
+# says nothing of the employer and leaves it alone.
+_EMPLOYER_KEYS, _ROLE_KEYS = SLOT_FAMILIES[0], SLOT_FAMILIES[1]
+# The reader words a role held somewhere as "works as X at Y" / "在Y工作".
+_NAMES_WORKPLACE = re.compile(r"\bat\s+\S|\bfor\s+[A-Z]|在.+(?:工作|上班)")
+
+
+def related_slot_keys(key: str) -> tuple[str, ...]:
+    """The keys whose current entries a statement under `key` may replace: its family, and for the
+    work facets (employer, role) both families (`replaced_work_entries` decides which)."""
+    base, at, who = key.partition("@")
+    if base in _EMPLOYER_KEYS or base in _ROLE_KEYS:
+        return tuple(sorted(f"{name}{at}{who}" for name in _EMPLOYER_KEYS | _ROLE_KEYS))
+    return slot_family(key)
+
+
+def work_facets(key: str, content: str) -> tuple[bool, bool] | None:
+    """(names an employer, names a role) of a work statement; None for other keys."""
+    base = key.partition("@")[0]
+    if base not in _EMPLOYER_KEYS and base not in _ROLE_KEYS:
+        return None
+    keys = set()
+    readings = []
+    if isinstance(content, str) and content.strip():
+        for fact in _stated(content, timezone.localdate()):
+            keys.add(str(fact.get("key", "")).partition("@")[0])
+            readings.append(str(fact.get("content", "")))
+    role = bool(keys & _ROLE_KEYS) or (not keys and base in _ROLE_KEYS)
+    employer = bool(keys & _EMPLOYER_KEYS) or (not keys and base in _EMPLOYER_KEYS)
+    if role and not employer:
+        employer = any(_NAMES_WORKPLACE.search(text) for text in readings or [content])
+    return employer, role
+
+
+def replaces_in_slot(new_key: str, new_content: str, old_key: str, old_content: str) -> bool:
+    """Whether a new statement replaces a current one of its related keys: within one family always;
+    across the work facets, a statement naming an employer replaces any that names one, and a role
+    held somewhere replaces a bare role (a bare role never replaces an employer)."""
+    if old_key in slot_family(new_key):
+        return True
+    new, old = work_facets(new_key, new_content), work_facets(old_key, old_content)
+    if new is None or old is None:
+        return False
+    (new_employer, new_role), (old_employer, old_role) = new, old
+    if new_employer:
+        return old_employer or (new_role and old_role)
+    return old_role and not old_employer
+
+
+# A statement that says the value changed ("moved back", "now", "搬回", "现在"), or when.
+_SAYS_CHANGE = re.compile(
+    r"(?i)\b(?:moved|moving|relocated|relocating|back|again|now|no\s+longer|any\s*more|started|"
+    r"starting|joined|joining|switched|changed|new|since|quit|left|these\s+days|nowadays)\b"
+    r"|搬|回到|回去|又|现在|如今|目前|已经|换|入职|跳槽|离职|开始|刚|最近|新"
+)
+
+
+def says_change(statement: str) -> bool:
+    """Whether a statement says its value changed or when it began: a corrected value said again
+    with such words is news ("I moved back to Berlin last month"); without them, it is the old value
+    mentioned in passing and does not undo the user's correction (`pipeline.reconcile`)."""
+    if not isinstance(statement, str) or not statement.strip():
+        return False
+    if _SAYS_CHANGE.search(statement):
+        return True
+    return any(fact.get("valid_from") for fact in _stated(statement, timezone.localdate()))
+
+
+def slot_reading(statement: str) -> str:
+    """The reader's wording of the one slot fact a statement states ("I'm based in Lyon" and "The
+    user lives in Lyon." read alike), or "" when it reads none."""
+    if not isinstance(statement, str) or not statement.strip():
+        return ""
+    fact = _one_fact(_stated(statement, timezone.localdate()), is_chinese(statement))
+    return str(fact.get("content", "")) if fact else ""

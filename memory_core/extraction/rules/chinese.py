@@ -276,7 +276,9 @@ def _zh_home(who: Who, p: str) -> list[Fact] | None:
         return []  # "我家在三楼", "住在公司附近": where in a building or a street, not a city
     if match:
         return [_fact(who, "home_city", f"{who.zh}住在{match.group('place')}。", "profile", importance=0.7)]
-    match = re.match(r"^(?:已经|刚|刚刚)?搬(?:家)?到了?(?P<place>.+?)(?:了|去了)?$", p)
+    # "上个月搬回成都了", "去年搬到了杭州": when it happened is no part of the place.
+    moved = re.sub(r"^(?:上个月|上周|去年|今年|最近|前段时间|前不久|刚刚|刚|已经|又)+", "", p)
+    match = re.match(r"^搬(?:家)?(?:到|回|回到)了?(?P<place>.+?)(?:了|去了|来了)?$", moved)
     if match:
         return [_fact(who, "home_city", f"{who.zh}搬到了{match.group('place')}。", "profile", importance=0.7)]
     return None

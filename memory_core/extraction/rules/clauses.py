@@ -26,7 +26,7 @@ _COMPLEMENT_WORDS = _words(
 _FRAGMENT_VERBS = _words(
     "works lives takes has is prefers likes loves enjoys hates dislikes uses avoids eats drinks suffers "
     "goes keeps follows carries needs joined moved started quit left relocated grew was became does "
-    "cannot can't no adores detests favours favors resides"
+    "cannot can't no adores detests favours favors resides got"
 )
 _SUBJECT_WORDS = _words(
     "i i'm i've i'd i'll we we're we've our my you he she it they his her their this that there these "
