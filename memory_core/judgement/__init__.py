@@ -174,22 +174,49 @@ def secrets(text: str) -> SecretScan:
     model = models().get("secret")
     if not isinstance(text, str) or not text.strip() or model is None:
         return scan
+    plain = " ".join(text.split())
+    whole = len(plain) <= LONGEST_JUDGED and _judgeable(plain)
+    # A statement is judged whole first, as the models learned (with the vector the write path
+    # stores): only a flagged one is read sentence by sentence to find its values, so an ordinary
+    # statement of several sentences costs one scoring, not one embedding a sentence.
+    if whole and not _secret_score(plain) >= model.threshold:
+        return scan
+    flagged = _flagged_sentences(text, model.threshold)
+    if whole and not flagged:
+        # Flagged whole, no sentence alone: the statement's value-shaped spans are its values.
+        spans = _value_spans(text, 0, len(text))
+        flagged = spans if len(spans) <= MOST_VALUES else []
+    return _with_values(scan, text, flagged)
+
+
+def _secret_score(text: str) -> float:
+    found = scores(text).get("secret")
+    return found[-1] if found else 0.0
+
+
+def _flagged_sentences(text: str, threshold: float) -> list[tuple[int, int]]:
+    """The value spans of the sentences the secret model flags (see `secrets`)."""
     flagged: list[tuple[int, int]] = []
     for start, end in sentence_spans(text)[:_MAX_SENTENCES]:
         sentence = text[start:end].strip()
         if not _judgeable(sentence):
             continue
-        found = scores(sentence).get("secret")
-        if not found or found[-1] < model.threshold:
+        score = _secret_score(sentence)
+        if score < threshold:
             continue
         spans = _value_spans(text, start, end)
         if len(spans) > MOST_VALUES:
             continue  # a list of codes or items, not a secret told (patterns still apply)
         if spans:
             flagged += spans
-        elif found[-1] >= SURE_WITHOUT_VALUE and not _DATE.search(text[start:end]):
+        elif score >= SURE_WITHOUT_VALUE and not _DATE.search(text[start:end]):
             # (a sentence whose only numbers are its date, "on 20 January 2023: …", tells none)
             flagged.append((start + len(text[start:end]) - len(text[start:end].lstrip()), end))
+    return flagged
+
+
+def _with_values(scan: SecretScan, text: str, flagged: list[tuple[int, int]]) -> SecretScan:
+    """`scan` with the learned values at `flagged` added and redacted."""
     spans = sorted(set(flagged))
     # A span inside another ("3" of "Tr0ub4dor&3") is not a value of its own, nor is one character
     # (redacted everywhere, it would blank every "3" of a derived text).
@@ -222,4 +249,3 @@ def safety(text: str) -> Safety:
     best = int(np.argmax(probabilities))
     who = model.classes[best] if model.classes[best] not in PINNED_WHO else "none"
     return Safety(who=who, probability=float(pinned))
-
