@@ -314,7 +314,11 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
         ctx: Context,
         confirm: Annotated[
             bool,
-            Field(description="Must be true, and only after the user explicitly asked to forget everything."),
+            # Strict: "yes", "true" or 1 from a model are not the boolean the docs ask for.
+            Field(
+                strict=True,
+                description="Must be true, and only after the user explicitly asked to forget everything.",
+            ),
         ],
         erase_sources: Annotated[bool | None, Field(description="Also delete every conversation.")] = None,
         user_id: UserId = None,

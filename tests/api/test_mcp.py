@@ -119,6 +119,11 @@ def test_every_tool_works_for_a_person(connect_owner, owner):
             failed, refused = await m.call(client, "memory_erase_all", confirm=False)
             assert failed and refused["errors"] == {"confirm": ["Set confirm to true to erase every memory."]}
             assert m.orm(MemoryEntry.objects.exists)
+            # Only the boolean true erases: not a model's "yes", "true" or 1.
+            for almost in ("yes", "true", 1):
+                result = await client.call_tool("memory_erase_all", {"confirm": almost})
+                assert result.is_error, almost
+                assert m.orm(MemoryEntry.objects.exists), almost
             everything = await m.ok(client, "memory_erase_all", confirm=True)
             assert everything["erased"] >= 3 and everything["receipt"]["scope"] == "all"
         return True
