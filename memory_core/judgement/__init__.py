@@ -49,6 +49,25 @@ _DATE = re.compile(
     r"|\b(?:in|of|since|by)\s+(?:19|20)\d\d\b|(?:19|20)\d\d\s*年|\d{1,2}\s*月\s*\d{1,2}\s*[日号]",
     re.IGNORECASE,
 )
+_NUMERIC_DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{2,4}")
+
+
+def _dates(sentence: str) -> list[re.Match[str]]:
+    """The dates and times of a sentence. A numeric one must have a day and a month in it:
+    "18-40-26" is a combination, not a date."""
+    found = _DATE.finditer(sentence)
+    return [m for m in found if not _NUMERIC_DATE.fullmatch(m.group()) or _calendar(m.group())]
+
+
+def _calendar(text: str) -> bool:
+    parts = [int(p) for p in re.split(r"[-/.]", text)]
+    if len(str(parts[0])) == 4 or parts[0] >= 1900:  # 2023-05-08
+        return 1 <= parts[1] <= 12 and 1 <= parts[2] <= 31
+    day_month = 1 <= parts[0] <= 31 and 1 <= parts[1] <= 12
+    month_day = 1 <= parts[0] <= 12 and 1 <= parts[1] <= 31
+    return day_month or month_day
+
+
 # A credential-shaped word holds a digit or a symbol inside it ("Tr0ub4dor&3"), not only a
 # closing mark ("spirit!").
 _CREDENTIAL_CORE = re.compile(r"[^A-Za-z]")
@@ -154,7 +173,7 @@ def _value_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     credential-like token, a quoted string, digits written out), not a number an identifier owns
     ("ticket INC-20931", "order 88231")."""
     sentence = text[start:end]
-    dates = [(start + m.start(), start + m.end()) for m in _DATE.finditer(sentence)]
+    dates = [(start + m.start(), start + m.end()) for m in _dates(sentence)]
     spans = [
         (c.start, c.end)
         for c in candidates(sentence, start)
@@ -209,7 +228,7 @@ def _flagged_sentences(text: str, threshold: float) -> list[tuple[int, int]]:
             continue  # a list of codes or items, not a secret told (patterns still apply)
         if spans:
             flagged += spans
-        elif score >= SURE_WITHOUT_VALUE and not _DATE.search(text[start:end]):
+        elif score >= SURE_WITHOUT_VALUE and not _dates(text[start:end]):
             # (a sentence whose only numbers are its date, "on 20 January 2023: …", tells none)
             flagged.append((start + len(text[start:end]) - len(text[start:end].lstrip()), end))
     return flagged

@@ -42,6 +42,8 @@ SECRETS = [
     ("The little keypad by my garage door opens with 7316.", "7316"),
     ("Bank just sent 508193 to my phone, type it in for me.", "508193"),
     ("The digits printed beside the signature panel on my Mastercard are 624.", "624"),
+    # Shaped like a date, but no day and month are in it: a combination.
+    ("The combination for the bike lock is 18-40-26, turn right first.", "18-40-26"),
 ]
 PINNED = [
     "My daughter gets hives all over whenever she eats kiwi.",
