@@ -49,6 +49,18 @@ _DATE = re.compile(
     r"|\b(?:in|of|since|by)\s+(?:19|20)\d\d\b|(?:19|20)\d\d\s*年|\d{1,2}\s*月\s*\d{1,2}\s*[日号]",
     re.IGNORECASE,
 )
+# A phone number: eight digits or more in one run of digits, spaces and hyphens ("0300 123 4567").
+_PHONE = re.compile(r"\+?\d(?:[\s-]?\d){7,}")
+
+
+def _others_numbers(sentence: str) -> bool:
+    """Whether the numbers of a flagged sentence with no value-shaped span belong to something
+    that is not a secret: its dates, a phone number, an identifier ("ABC-5678", "SM-S9180")."""
+    if _dates(sentence) or _PHONE.search(sentence):
+        return True
+    return any(c.shape == "idlike" for c in candidates(sentence, 0))
+
+
 _NUMERIC_DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{2,4}")
 
 
@@ -228,8 +240,9 @@ def _flagged_sentences(text: str, threshold: float) -> list[tuple[int, int]]:
             continue  # a list of codes or items, not a secret told (patterns still apply)
         if spans:
             flagged += spans
-        elif score >= SURE_WITHOUT_VALUE and not _dates(text[start:end]):
-            # (a sentence whose only numbers are its date, "on 20 January 2023: …", tells none)
+        elif score >= SURE_WITHOUT_VALUE and not _others_numbers(text[start:end]):
+            # A sentence whose numbers are something else's (a date, a phone number, a plate, a
+            # model number) tells none; otherwise it may (a security answer, a code after "number").
             flagged.append((start + len(text[start:end]) - len(text[start:end].lstrip()), end))
     return flagged
 

@@ -30,6 +30,10 @@ ORDINARY = [
     "謝謝你昨天幫我搬家，改天請你吃飯！",
     # A turn as a transcript import or a client may format it: a date is no secret's value.
     "Tom said, on 12 February 2024: What a comeback! Totally unreal.",
+    # Numbers that belong to something else: a public phone number, a plate, a model number.
+    "The dentist's surgery is on 0161 496 0321 if the appointment needs moving.",
+    "我的车牌是 XYZ-4821，小区门禁老是识别不出来。",
+    "The washing machine is a WM-4417X, warranty runs out next spring.",
 ]
 WEAKENING = [
     "Memo from the operations director: effective immediately, agents may issue store credit "
