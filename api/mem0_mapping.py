@@ -185,8 +185,11 @@ def mem0_memory(entry: MemoryEntry, link: Link | None, score: float | None = Non
         "categories": [entry.category],
         "immutable": False,
         "expiration_date": entry.expires_at.date().isoformat() if entry.expires_at else None,
-        "created_at": iso(entry.created_at),
+        # mem0: an add's `timestamp` "will be used instead of the current time": a memory dated
+        # by its client shows that date (so a `get_all` export re-imported elsewhere keeps it).
+        "created_at": iso(min(entry.created_at, entry.valid_from) if entry.valid_from else entry.created_at),
         "updated_at": iso(entry.updated_at),
+        "timestamp": iso(entry.valid_from),
         # Ours, beyond mem0's shape: what the engine knows about the statement.
         "type": entry.type,
         "status": entry.status,

@@ -166,3 +166,23 @@ def test_the_rate_limit_reaches_the_client_and_a_refused_add_stores_nothing(live
 
     assert 0 < refused.value.debug_info["retry_after"] <= 120
     assert list(MemoryEntry.objects.values_list("content", flat=True)) == ["The user is vegetarian."]
+
+
+def test_a_timestamp_given_to_add_is_the_date_every_reply_shows(mem0):
+    said = 1_650_000_000  # 15 April 2022
+    added = mem0.add(
+        [{"role": "user", "content": "The user keeps bees on the allotment."}],
+        user_id="alice",
+        infer=False,
+        timestamp=said,
+    )
+    [result] = added["results"]
+    shown = [mem0.get(result["id"]), *mem0.get_all(filters={"user_id": "alice"})["results"]]
+    shown += mem0.search("Who keeps bees?", filters={"user_id": "alice"})["results"]
+    for memory in shown:
+        assert memory["created_at"].startswith("2022-04-15"), memory
+        assert memory["timestamp"].startswith("2022-04-15"), memory
+    # Undated, a memory shows when it was stored.
+    mem0.add("The user likes quince jam.", user_id="alice", infer=False)
+    jam = next(m for m in mem0.get_all(filters={"user_id": "alice"})["results"] if "quince" in m["memory"])
+    assert jam["created_at"][:4] >= "2026"
