@@ -243,6 +243,32 @@ def parse_mem0(data: Any) -> list[ImportItem]:
 # --- a saved-memories list -----------------------------------------------------------------------
 
 
+# What an assistant's memory page or reply puts above the list, in the languages we read.
+_LIST_TITLES = frozenset(
+    {"saved memories", "memory", "memories", "manage memories", "memory updated", "your memories",
+     "已保存的记忆", "保存的记忆", "记忆", "管理记忆", "已儲存的記憶", "記憶", "管理記憶"}
+)  # fmt: skip
+_MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_TITLE_WORDS = 6
+
+
+def _heading(raw: str, lines: list[str], number: int) -> bool:
+    """Whether a pasted line introduces the list rather than states a memory: it ends with a colon
+    ("Here is what I remember about you:", full-width too), it is a markdown heading or a known
+    title ("Saved memories"), or it is a short unbulleted first line above a bulleted list."""
+    text = raw.strip().strip("*_ ").strip()
+    if not text:
+        return False
+    if text.endswith((":", "\uff1a")) or _MARKDOWN_HEADING.match(raw):
+        return True
+    if text.casefold().rstrip(".") in _LIST_TITLES:
+        return True
+    first = not any(line.strip() for line in lines[:number])
+    bullets = sum(1 for line in lines[number + 1 :] if _BULLET.match(line))
+    short = len(text.split()) <= _TITLE_WORDS and len(text) <= 40 and not text.endswith((".", "\u3002"))
+    return first and short and bullets >= 2 and not _BULLET.match(raw)
+
+
 def parse_text(data: Any) -> list[ImportItem]:
     """One statement a line; bullets, numbering and blank lines are tolerated; a leading date
     (`2024-05-01: …`) is when the statement held from."""
@@ -250,7 +276,10 @@ def parse_text(data: Any) -> list[ImportItem]:
         raise ImportInputError("A saved-memories list is text: one memory a line.")
     items: list[ImportItem] = []
     seen: dict[str, int] = {}
-    for raw in strip_nul(data).splitlines():
+    lines = strip_nul(data).splitlines()
+    for number, raw in enumerate(lines):
+        if _heading(raw, lines, number):
+            continue
         line = _BULLET.sub("", raw, count=1).strip()
         when = None
         dated = _DATED.match(line)

@@ -250,3 +250,31 @@ def test_erasing_everything_erases_the_imports(owner_client, owner):
         owner_client.post("/api/v1/memories/erase-all/", {"confirm": True}, format="json").status_code == 200
     )
     assert ImportJob.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        "Saved memories\n- Keeps a sourdough starter called Bubbles\n- Cycles to work on Tuesdays\n",
+        "Here's everything I've noted about you so far:\n\n1. Keeps a sourdough starter called Bubbles\n"
+        "2. Cycles to work on Tuesdays\n",
+        "## Memory\n* Keeps a sourdough starter called Bubbles\n* Cycles to work on Tuesdays\n",
+        "以下是我目前记住的关于你的内容\uff1a\n- Keeps a sourdough starter called Bubbles\n"
+        "- Cycles to work on Tuesdays\n",
+        "What I know about you\n• Keeps a sourdough starter called Bubbles\n• Cycles to work on Tuesdays\n",
+    ],
+)
+def test_the_title_above_a_pasted_list_is_not_a_memory(key_client, pasted):
+    response = _import(key_client, "text", pasted, user_id="alex")
+
+    assert response.status_code == 201, response.content
+    assert sorted(MemoryEntry.objects.values_list("content", flat=True)) == [
+        "Cycles to work on Tuesdays",
+        "Keeps a sourdough starter called Bubbles",
+    ]
+
+
+def test_an_unbulleted_list_keeps_its_first_line(key_client):
+    pasted = "Keeps a sourdough starter called Bubbles\nCycles to work on Tuesdays\n"
+    assert _import(key_client, "text", pasted, user_id="alex").status_code == 201
+    assert MemoryEntry.objects.count() == 2
