@@ -286,7 +286,7 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
         ctx: Context, memory_id: MemoryId, user_id: UserId = None, agent_id: AgentId = None
     ) -> CallToolResult:
         """Bring back a memory the forgetting job archived, when the user says it still matters
-        ("you forgot my bike's name"). List archived ones with memory_list(status="archived").
+        ("you forgot my bike's name"). List archived ones with memory_list(status=["archived"]).
         An active memory is returned unchanged; any other status is a conflict."""
         return await _tool(
             ctx, op.WRITE, op.memory_restore_one, memory_id=memory_id, user_id=user_id, agent_id=agent_id

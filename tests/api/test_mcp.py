@@ -44,6 +44,34 @@ def test_it_lists_the_tools(mcp_url, owner_client):
     assert anyio.run(scenario) == m.TOOLS
 
 
+def test_every_call_a_tool_description_suggests_is_a_valid_call(mcp_url, owner):
+    """A model follows the descriptions literally: a call they show ("memory_list(status=[...])")
+    must be one the server accepts."""
+    import ast
+    import re
+
+    token = user_token_issue(user=owner).key
+
+    async def scenario() -> list[str]:
+        async with m.http_client(mcp_url, token) as client:
+            tools = (await client.list_tools()).tools
+            names = {tool.name for tool in tools}
+            suggested = [
+                call
+                for tool in tools
+                for call in re.findall(r"\b(\w+\([^()]*\))", tool.description or "")
+                if call.split("(")[0] in names and "=" in call
+            ]
+            for call in suggested:
+                parsed = ast.parse(call, mode="eval").body
+                arguments = {kw.arg: ast.literal_eval(kw.value) for kw in parsed.keywords}  # type: ignore[attr-defined]
+                result = await client.call_tool(parsed.func.id, arguments)  # type: ignore[attr-defined]
+                assert not result.is_error, (call, result.content)
+            return suggested
+
+    assert "memory_list(status=[\"archived\"])" in anyio.run(scenario)
+
+
 @pytest.fixture(params=["http", "stdio"])
 def connect_owner(request, owner, mcp_url):
     """Opens an MCP client acting for the owner: with their personal token over HTTP, or as
