@@ -17,9 +17,9 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import AnyHttpUrl, Field
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic import AnyHttpUrl, Field, ValidationError
 from rest_framework import exceptions
 
 from api.errors import error_body
@@ -114,6 +114,39 @@ async def _tool(
     )
 
 
+class _Server(MCPServer):
+    """Tool arguments are checked as the API checks a body: an unknown name, or a value of the
+    wrong type, is refused with the API's 400 body, field by field (the SDK would drop the first
+    silently and describe the second in pydantic's words)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            unknown = sorted(set(arguments) - set((tool.parameters or {}).get("properties", {})))
+            if unknown:
+                return _refused({argument: ["Unknown argument."] for argument in unknown})
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            errors: dict[str, list[str]] = {}
+            for error in exc.__cause__.errors():
+                field = ".".join(str(part) for part in error["loc"]) or "non_field_errors"
+                errors.setdefault(field, []).append(str(error["msg"]))
+            return _refused(errors)
+
+
+def _refused(errors: dict[str, list[str]]) -> CallToolResult:
+    status, body = error_body(exceptions.ValidationError(errors)) or (400, {})
+    result = body | {"status": status}
+    return CallToolResult(
+        content=[TextContent(type="text", text=_json(result))], structured_content=result, is_error=True
+    )
+
+
 def build_server(*, via: str, token_verifier: TokenVerifier | None = None) -> MCPServer:
     """A server whose tools act through the REST API's rules; `via` names it on erasure receipts.
     Over HTTP, `token_verifier` checks every request's credentials."""
@@ -124,7 +157,7 @@ def build_server(*, via: str, token_verifier: TokenVerifier | None = None) -> MC
         if token_verifier
         else None
     )
-    server = MCPServer(
+    server = _Server(
         name="memory",
         title="Long-term memory",
         instructions=INSTRUCTIONS,

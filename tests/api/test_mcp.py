@@ -72,6 +72,30 @@ def test_every_call_a_tool_description_suggests_is_a_valid_call(mcp_url, owner):
     assert "memory_list(status=[\"archived\"])" in anyio.run(scenario)
 
 
+def test_arguments_are_checked_as_the_api_checks_a_body(mcp_url, owner, key_client):
+    """An unknown argument, or one of the wrong type, is refused with the REST API's 400 body, and
+    nothing is stored; the same mistakes through REST give the same kind of answer."""
+    token = user_token_issue(user=owner).key
+    rest = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": 42}, format="json")
+    assert rest.status_code == 400
+    rest_keys = set(rest.json())
+
+    async def scenario():
+        async with m.http_client(mcp_url, token) as client:
+            unknown = await m.call(client, "memory_add", content="The user plays the oboe.", pinnned=True)
+            wrong = await m.call(client, "memory_search", query="oboe", limit="lots")
+            missing = await m.call(client, "memory_get")
+            return unknown, wrong, missing
+
+    (failed, unknown), (failed_wrong, wrong), (failed_missing, missing) = anyio.run(scenario)
+    assert failed and unknown["status"] == 400 and unknown["errors"] == {"pinnned": ["Unknown argument."]}
+    assert failed_wrong and wrong["status"] == 400 and set(wrong["errors"]) == {"limit"}
+    assert failed_missing and missing["status"] == 400 and set(missing["errors"]) == {"memory_id"}
+    for body in (unknown, wrong, missing):
+        assert set(body) == rest_keys | {"status"}, body
+    assert not MemoryEntry.objects.filter(content__contains="oboe").exists()
+
+
 @pytest.fixture(params=["http", "stdio"])
 def connect_owner(request, owner, mcp_url):
     """Opens an MCP client acting for the owner: with their personal token over HTTP, or as
