@@ -112,8 +112,9 @@ def _inactive(namespace: Any, ids: dict[str, str]) -> dict[str, str]:
 def _ranked(method: str, namespace: Any, text: str, vector: list[float]) -> list[str]:
     from django.db import transaction
 
-    from memory_core import lexical, recall
+    from memory_core import lexical
     from memory_core.models import MemoryEntry
+    from memory_core.recall import service as recall
 
     scope = MemoryEntry.objects.in_namespaces([namespace.pk]).current()
     if method == "vector":

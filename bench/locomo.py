@@ -157,9 +157,10 @@ def evaluate(
     from django.db import transaction
     from django.test import override_settings
 
-    from memory_core import lexical, recall
+    from memory_core import lexical
     from memory_core.embeddings import get_embedder, runtime_in_use
     from memory_core.models import MemoryEntry
+    from memory_core.recall import service as recall
 
     print(f"embeddings: {runtime_in_use()}")
     conversations = load_all()

@@ -29,7 +29,7 @@ from memory_core.models import MemoryEntry, MemoryStatus
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from memory_core.recall import QuerySignals, RecalledMemory
+    from memory_core.recall.service import QuerySignals, RecalledMemory
 
 logger = logging.getLogger(__name__)
 
@@ -155,7 +155,8 @@ def ranked_for(
     now: datetime,
 ) -> list[RecalledMemory]:
     """The candidates of one translation, ranked as recall ranks the query's (same transaction)."""
-    from memory_core import embedding_coverage, lexical, recall
+    from memory_core import embedding_coverage, lexical
+    from memory_core.recall import service as recall
 
     terms = recall.prepare_search(translation.text)
     weights = lexical.NO_TERMS

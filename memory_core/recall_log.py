@@ -23,7 +23,7 @@ from django.utils import timezone
 from memory_core.models import MemoryEntry, RecallLog
 
 if TYPE_CHECKING:
-    from memory_core.recall import RecallResult
+    from memory_core.recall.service import RecallResult
 
 # Rows deleted per statement, so a first prune of a large backlog never holds long locks.
 PRUNE_BATCH = 10_000

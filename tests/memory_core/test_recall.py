@@ -298,7 +298,7 @@ def test_a_filter_across_a_relation_narrows_the_candidates_like_any_other(owner,
 def test_a_small_scope_searched_in_one_pass_ranks_exactly_as_the_planners_searches(owner, monkeypatch):
     """Below `EXACT_SCAN_MAX` entries the statement and context distances come from one pass over
     the scope; the ranking, scores and breakdowns are the same as with a subquery per search."""
-    from memory_core import recall
+    from memory_core.recall import service as recall
 
     for text, context in [
         ("My sister Ana moved to Porto last spring.", "How is your family doing these days?"),
