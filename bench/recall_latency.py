@@ -214,7 +214,7 @@ def load(synth: Synth, *, sizes: list[int], chunk: int = 20_000) -> list[tuple[A
 
 def _user_scope(user: Any) -> Any:
     """The scope `memory_recall` searches for this user (current entries of their namespaces)."""
-    from memory_core import recall_scope
+    from memory_core.recall import scope as recall_scope
 
     return recall_scope.read(actor=user).queryset()
 

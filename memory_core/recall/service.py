@@ -95,7 +95,6 @@ from memory_core import (
     lexical,
     query_signals,
     query_translation,
-    recall_scope,
 )
 from memory_core.embeddings import vector_literal
 from memory_core.entities import graph_cache
@@ -112,6 +111,7 @@ from memory_core.models import (
 )
 from memory_core.querysets import MemoryEntryQuerySet
 from memory_core.recall import log as recall_log
+from memory_core.recall import scope as recall_scope
 from memory_core.round_trip import run_together
 from memory_core.vector_storage import MEMORY_VECTOR_TYPE
 
