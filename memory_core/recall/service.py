@@ -93,7 +93,6 @@ from pgvector.django import CosineDistance
 from memory_core import (
     embedding_coverage,
     lexical,
-    query_signals,
     query_translation,
 )
 from memory_core.embeddings import vector_literal
@@ -112,6 +111,7 @@ from memory_core.models import (
 from memory_core.querysets import MemoryEntryQuerySet
 from memory_core.recall import log as recall_log
 from memory_core.recall import scope as recall_scope
+from memory_core.recall import signals as query_signals
 from memory_core.round_trip import run_together
 from memory_core.vector_storage import MEMORY_VECTOR_TYPE
 
@@ -815,7 +815,7 @@ def _query_embedding(text: str, given: list[float] | None) -> list[float]:
 
 @dataclass(frozen=True)
 class QuerySignals:
-    """What the query asks about besides its words (see `memory_core.query_signals`)."""
+    """What the query asks about besides its words (see `memory_core.recall.signals`)."""
 
     period: query_signals.TimeRange | None = None
     names: tuple[str, ...] = ()
