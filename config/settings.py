@@ -332,7 +332,7 @@ RECALL_COMPONENTS = env_list("RECALL_COMPONENTS", []) or None
 # Where the write path's judgement models and their manifest live (empty: the ones in the code,
 # memory_core/judgement/models; `manage.py train_judgement` writes them).
 JUDGEMENT_MODEL_DIR = env_str("JUDGEMENT_MODEL_DIR", "")
-# Cross-language recall (memory_core.query_translation, docs/languages.md): with a language model,
+# Cross-language recall (memory_core.recall.translation, docs/languages.md): with a language model,
 # the query is also searched translated into the other language of the user's memories.
 RECALL_TRANSLATE_QUERY = env_bool("RECALL_TRANSLATE_QUERY", False)
 RECALL_TRANSLATE_TIMEOUT_SECONDS = env_float("RECALL_TRANSLATE_TIMEOUT_SECONDS", 3.0)

@@ -93,7 +93,6 @@ from pgvector.django import CosineDistance
 from memory_core import (
     embedding_coverage,
     lexical,
-    query_translation,
 )
 from memory_core.embeddings import vector_literal
 from memory_core.entities import graph_cache
@@ -112,6 +111,7 @@ from memory_core.querysets import MemoryEntryQuerySet
 from memory_core.recall import log as recall_log
 from memory_core.recall import scope as recall_scope
 from memory_core.recall import signals as query_signals
+from memory_core.recall import translation as query_translation
 from memory_core.round_trip import run_together
 from memory_core.vector_storage import MEMORY_VECTOR_TYPE
 
@@ -895,7 +895,7 @@ def memory_recall(
     if where is not None:
         scope_where = _and_where(scope_where, _scope_where(MemoryEntry.objects.filter(where)))
     now = at or timezone.now()
-    # Cross-language recall (RECALL_TRANSLATE_QUERY, off by default): memory_core.query_translation.
+    # Cross-language recall (RECALL_TRANSLATE_QUERY, off by default): memory_core.recall.translation.
     translated = query_translation.translations(
         text if query_embedding is None else "", namespace_ids=namespace_ids, embed=_query_embedding
     )
@@ -979,7 +979,7 @@ def _translated_items(
     **search: Any,
 ) -> list[RecalledMemory]:
     """The rare path (translation on and needed): the query's ranking as model instances, merged
-    with each translation's (memory_core.query_translation), then the budget."""
+    with each translation's (memory_core.recall.translation), then the budget."""
     entries = _load_entries([candidate for candidate, _, _ in scored])
     ranked = [
         _recalled(row, score, parts, entry=lambda c: entries[c.pk])
