@@ -14,16 +14,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
 from memory_core.models import MemoryEntry, RecallLog
-
-if TYPE_CHECKING:
-    from memory_core.recall.service import RecallResult
+from memory_core.recall.types import RecallResult
 
 # Rows deleted per statement, so a first prune of a large backlog never holds long locks.
 PRUNE_BATCH = 10_000

@@ -78,8 +78,8 @@ import re
 import threading
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, NamedTuple
 
 from django.conf import settings
@@ -112,6 +112,14 @@ from memory_core.recall import log as recall_log
 from memory_core.recall import scope as recall_scope
 from memory_core.recall import signals as query_signals
 from memory_core.recall import translation as query_translation
+from memory_core.recall.types import (
+    RANKED_COLUMNS,
+    Candidate,
+    QuerySignals,
+    RecalledMemory,
+    RecallResult,
+    from_micros,
+)
 from memory_core.round_trip import run_together
 from memory_core.vector_storage import MEMORY_VECTOR_TYPE
 
@@ -170,29 +178,6 @@ _SOURCE_LABELS: dict[str, str] = {
     SourceKind.OPERATOR: "operator",
     SourceKind.API_IMPORT: "imported",
 }
-
-
-@dataclass(frozen=True)
-class RecalledMemory:
-    entry: MemoryEntry
-    score: float
-    # The unweighted 0..1 components of the score (see the module docstring).
-    breakdown: dict[str, float]
-    # Why it is here: "pinned", "always" (profile / safety), "vector", "keyword".
-    reasons: tuple[str, ...]
-    line: str
-    tokens: int
-
-
-@dataclass
-class RecallResult:
-    items: list[RecalledMemory]
-    prompt_block: str
-    # Rows seen per source, distinct candidates, and those relevant enough to rank.
-    scanned: dict[str, int]
-    turn_ref: str = ""
-    # Estimated tokens of the memory lines (the framing text comes on top).
-    tokens: int = 0
 
 
 # --- Pure helpers ----------------------------------------------------------------------------
@@ -408,22 +393,6 @@ _NOT_LOADED = frozenset(
     }
 )
 _ENTRY_TABLE = MemoryEntry._meta.db_table
-# What ranking reads of a candidate, by the model's attribute names (see `Candidate`).
-_RANKED_COLUMNS = (
-    "id",
-    "content",
-    "type",
-    "source_kind",
-    "is_inference",
-    "valid_from",
-    "recorded_at",
-    "last_accessed_at",
-    "importance",
-    "confidence",
-    "pinned",
-    "namespace_id",
-)
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _time_column(column: str) -> str:
@@ -431,52 +400,6 @@ def _time_column(column: str) -> str:
     int and `timedelta` where psycopg's text timestamps go through a Python parser (Django's
     time-zone loader subclasses it). A recall reads about 500 of them, most for candidates it drops."""
     return f"(extract(epoch FROM {column}) * 1000000)::int8"
-
-
-def _from_micros(value: int | None) -> datetime | None:
-    return None if value is None else _EPOCH + timedelta(microseconds=value)
-
-
-class Candidate:
-    """One candidate row, ranked without building a model instance: the columns the ranking, the
-    prompt line and the recall log read (named as on `MemoryEntry`, so `memory_line` and
-    `_components` take either), its scores and the sources that found it. Only the entries recall
-    returns are read whole (`_load_entries`): most candidates are dropped, and their other columns
-    (the conversation turn, metadata, provenance) were most of the statement's bytes."""
-
-    __slots__ = (*_RANKED_COLUMNS, "pk", "distance", "context_distance", "bm25", "sources")
-
-    id: uuid.UUID
-    pk: uuid.UUID
-    content: str
-    type: str
-    source_kind: str
-    is_inference: bool
-    valid_from: datetime
-    recorded_at: datetime
-    last_accessed_at: datetime | None
-    importance: float
-    confidence: float
-    pinned: bool
-    namespace_id: int
-    distance: float | None
-    context_distance: float | None
-    bm25: float | None
-    sources: set[str]
-
-    def __init__(self, row: tuple[Any, ...]) -> None:
-        # In `_RANKED_COLUMNS` order (a hundred candidates per recall: no loop over the names).
-        (
-            sources, self.distance, self.context_distance, self.bm25,
-            self.id, self.content, self.type, self.source_kind, self.is_inference,
-            valid_from, recorded_at, last_accessed_at,
-            self.importance, self.confidence, self.pinned, self.namespace_id,
-        ) = row  # fmt: skip
-        self.sources = set(sources)
-        self.valid_from = _EPOCH + timedelta(microseconds=valid_from)
-        self.recorded_at = _EPOCH + timedelta(microseconds=recorded_at)
-        self.last_accessed_at = _from_micros(last_accessed_at)
-        self.pk = self.id
 
 
 def _loaded_fields() -> list[Any]:
@@ -497,9 +420,9 @@ def _select_list(fields: list[Any]) -> str:
 
 @functools.cache
 def _ranked_select() -> str:
-    """The candidates statement's columns (`_RANKED_COLUMNS`); the same for every recall."""
+    """The candidates statement's columns (`RANKED_COLUMNS`); the same for every recall."""
     by_attname = {f.attname: f for f in MemoryEntry._meta.concrete_fields}
-    return _select_list([by_attname[name] for name in _RANKED_COLUMNS])
+    return _select_list([by_attname[name] for name in RANKED_COLUMNS])
 
 
 class _EntryReader(NamedTuple):
@@ -557,7 +480,7 @@ def _converters(fields: list[Any]) -> list[list[Any]]:
     converters: list[list[Any]] = []
     for model_field in fields:
         if _is_time(model_field):  # read as microseconds (`_time_column`)
-            converters.append([lambda value, _field, _connection: _from_micros(value)])
+            converters.append([lambda value, _field, _connection: from_micros(value)])
             continue
         col = model_field.get_col(_ENTRY_TABLE)
         converters.append(connection.ops.get_db_converters(col) + col.get_db_converters(connection))
@@ -811,17 +734,6 @@ def _query_embedding(text: str, given: list[float] | None) -> list[float]:
     if len(embedding) != EMBEDDING_DIMENSIONS:
         raise MemoryServiceError(f"query_embedding must have {EMBEDDING_DIMENSIONS} dimensions.")
     return embedding
-
-
-@dataclass(frozen=True)
-class QuerySignals:
-    """What the query asks about besides its words (see `memory_core.recall.signals`)."""
-
-    period: query_signals.TimeRange | None = None
-    names: tuple[str, ...] = ()
-    weights: lexical.TermWeights = lexical.NO_TERMS
-    # Memory id → score of the entities the query mentions and their neighbours (`entities.recall`).
-    graph: dict[uuid.UUID, float] = field(default_factory=dict)
 
 
 def _term_weights_and_graph(

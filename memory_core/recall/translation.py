@@ -18,18 +18,15 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 
 from memory_core.language import CJK_CLASS, is_chinese
 from memory_core.llm import LLMError, OpenAIProvider
 from memory_core.models import MemoryEntry, MemoryStatus
-
-if TYPE_CHECKING:
-    from datetime import datetime
-
-    from memory_core.recall.service import QuerySignals, RecalledMemory
+from memory_core.recall.types import QuerySignals, RecalledMemory
 
 logger = logging.getLogger(__name__)
 
