@@ -1,11 +1,11 @@
 """Recall: the memories worth putting in front of the model for one query, within a token budget."""
 
+from memory_core.recall.prompt import INSTRUCTION, estimate_tokens
 from memory_core.recall.service import (
     CANDIDATES_PER_SOURCE,
     COMPONENTS,
     DEFAULT_WEIGHTS,
     EXACT_SCAN_MAX,
-    INSTRUCTION,
     MAX_LIMIT,
     MIN_KEYWORD,
     CandidateQuery,
@@ -13,7 +13,6 @@ from memory_core.recall.service import (
     RecallResult,
     TsQuery,
     blend,
-    estimate_tokens,
     memory_recall,
     prepare_search,
     recall_components,

@@ -72,7 +72,6 @@ The framing text around the lines (about 75 tokens) is not counted against the b
 from __future__ import annotations
 
 import functools
-import math
 import os
 import re
 import threading
@@ -98,20 +97,25 @@ from memory_core.embeddings import vector_literal
 from memory_core.entities import graph_cache
 from memory_core.entities.recall import graph_question, graph_scores
 from memory_core.errors import MemoryServiceError
-from memory_core.llm import MEMORIES_END, MEMORIES_START
 from memory_core.models import (
     EMBEDDING_DIMENSIONS,
     SEARCH_CONFIG,
     MemoryEntry,
     MemoryType,
     Namespace,
-    SourceKind,
 )
 from memory_core.querysets import MemoryEntryQuerySet
 from memory_core.recall import log as recall_log
 from memory_core.recall import scope as recall_scope
 from memory_core.recall import signals as query_signals
 from memory_core.recall import translation as query_translation
+from memory_core.recall.prompt import (
+    estimate_tokens,
+    fill_budget,
+    fill_scored,
+    memory_line,
+    render_prompt_block,
+)
 from memory_core.recall.types import (
     RANKED_COLUMNS,
     Candidate,
@@ -156,28 +160,6 @@ MIN_KEYWORD = 0.05
 # The parts of the ranking that can be switched off (`RECALL_COMPONENTS`, for ablations).
 COMPONENTS = ("context", "keyword", "time", "names", "graph")
 MAX_LIMIT = 200
-
-INTRODUCTION = (
-    "Background knowledge about the user, remembered from earlier conversations. "
-    "It may be outdated or incomplete."
-)
-INSTRUCTION = (
-    "Live data from tools or the current conversation takes precedence over these memories: "
-    "when they conflict, rely on the live data and say that your memory differs."
-)
-
-_TYPE_LABELS: dict[str, str] = {
-    MemoryType.SEMANTIC: "fact",
-    MemoryType.EPISODIC: "event",
-    MemoryType.PROCEDURAL: "procedure",
-}
-_SOURCE_LABELS: dict[str, str] = {
-    SourceKind.USER_EXPLICIT: "told by user",
-    SourceKind.USER_CORRECTION: "corrected by user",
-    SourceKind.EXTRACTED: "learned from conversation",
-    SourceKind.OPERATOR: "operator",
-    SourceKind.API_IMPORT: "imported",
-}
 
 
 # --- Pure helpers ----------------------------------------------------------------------------
@@ -227,33 +209,6 @@ def blend(components: dict[str, float], weights: dict[str, float]) -> float:
 
 def is_relevant(*, similarity: float, keyword: float) -> bool:
     return similarity >= MIN_SIMILARITY or keyword >= MIN_KEYWORD
-
-
-def estimate_tokens(text: str) -> int:
-    """About four characters per token for English, plus one for the line break."""
-    return math.ceil(len(text) / 4) + 1
-
-
-def single_line(text: str) -> str:
-    """Content as one line: no memory can add lines (or close the block) in the prompt."""
-    flat = " ".join(text.split())
-    return flat.replace(MEMORIES_START, "(memories)").replace(MEMORIES_END, "(/memories)")
-
-
-def memory_line(entry: MemoryEntry | Candidate) -> str:
-    kind = _TYPE_LABELS.get(entry.type, entry.type)
-    source = _SOURCE_LABELS.get(entry.source_kind, entry.source_kind)
-    if entry.source_kind == SourceKind.EXTRACTED and entry.is_inference:
-        source = "inferred from conversation"
-    dated = timezone.localtime(entry.valid_from).date().isoformat()
-    return f"- [{kind}, dated {dated}, source: {source}] {single_line(entry.content)}"
-
-
-def render_prompt_block(lines: list[str]) -> str:
-    """The text injected into the system prompt; empty when there is nothing to recall."""
-    if not lines:
-        return ""
-    return "\n".join([INTRODUCTION, MEMORIES_START, *lines, MEMORIES_END, INSTRUCTION])
 
 
 # --- Candidate searches ----------------------------------------------------------------------
@@ -858,7 +813,7 @@ def memory_recall(
                 turn_ref=turn_ref, items=[(i.entry.namespace_id, i.entry.pk, i.score) for i in items]
             )
     else:
-        chosen = _fill(scored, budget_tokens=budget_tokens, limit=limit)
+        chosen = fill_scored(scored, budget_tokens=budget_tokens, limit=limit)
         # The recalled entries read whole, with the access counts and the log written (when
         # `record`) by the same statement.
         logged = [score for _, score, *_ in chosen] if record else None
@@ -901,29 +856,6 @@ def _translated_items(
     always = [item.entry for item in ranked if {"always", "pinned"} & set(item.reasons)]
     ranked = query_translation.with_translations(ranked, translated, always=always, **search)
     return fill_budget(ranked, budget_tokens=budget_tokens, limit=limit)
-
-
-# No memory line is shorter than this (the label and date alone take more), so a budget with
-# less left than this is full.
-_MIN_LINE_TOKENS = estimate_tokens("- [fact, dated 2000-01-01, source: operator] x")
-
-
-def _fill(
-    scored: list[tuple[Candidate, float, dict[str, float]]], *, budget_tokens: int, limit: int
-) -> list[tuple[Candidate, float, dict[str, float], str]]:
-    """`fill_budget` over scored candidates: the recalled ones with their prompt lines, a line
-    built only for a candidate the budget reaches."""
-    chosen: list[tuple[Candidate, float, dict[str, float], str]] = []
-    used = 0
-    for candidate, score, components in scored:
-        if len(chosen) >= limit or budget_tokens - used < _MIN_LINE_TOKENS:
-            break
-        line = memory_line(candidate)
-        tokens = estimate_tokens(line)
-        if used + tokens <= budget_tokens:
-            chosen.append((candidate, score, components, line))
-            used += tokens
-    return chosen
 
 
 def _components(
@@ -1052,14 +984,3 @@ def _recalled(
     )
 
 
-def fill_budget(ranked: list[RecalledMemory], *, budget_tokens: int, limit: int) -> list[RecalledMemory]:
-    """Greedy, in order: a line that does not fit is skipped and shorter later ones may still fit."""
-    items: list[RecalledMemory] = []
-    used = 0
-    for item in ranked:
-        if len(items) >= limit:
-            break
-        if used + item.tokens <= budget_tokens:
-            items.append(item)
-            used += item.tokens
-    return items

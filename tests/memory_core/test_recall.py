@@ -12,7 +12,8 @@ from django.utils import timezone
 from memory_core.embeddings import get_embedder
 from memory_core.errors import MemoryServiceError
 from memory_core.models import MemoryEntry, MemoryStatus, Namespace, NamespaceGrant, RecallLog, SourceKind
-from memory_core.recall import INSTRUCTION, memory_recall
+from memory_core.recall import memory_recall
+from memory_core.recall.prompt import INSTRUCTION
 from memory_core.services import EntryDraft, memory_create, namespace_create, namespace_for_user
 from tests.memory_core.helpers import remember
 
