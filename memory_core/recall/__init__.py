@@ -1,22 +1,24 @@
 """Recall: the memories worth putting in front of the model for one query, within a token budget."""
 
 from memory_core.recall.prompt import INSTRUCTION, estimate_tokens
-from memory_core.recall.service import (
-    CANDIDATES_PER_SOURCE,
+from memory_core.recall.scoring import (
     COMPONENTS,
     DEFAULT_WEIGHTS,
+    MIN_KEYWORD,
+    blend,
+    recall_components,
+    recall_weights,
+)
+from memory_core.recall.service import (
+    CANDIDATES_PER_SOURCE,
     EXACT_SCAN_MAX,
     MAX_LIMIT,
-    MIN_KEYWORD,
     CandidateQuery,
     RecalledMemory,
     RecallResult,
     TsQuery,
-    blend,
     memory_recall,
     prepare_search,
-    recall_components,
-    recall_weights,
 )
 
 __all__ = [

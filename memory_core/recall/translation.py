@@ -153,6 +153,7 @@ def ranked_for(
 ) -> list[RecalledMemory]:
     """The candidates of one translation, ranked as recall ranks the query's (same transaction)."""
     from memory_core import embedding_coverage, lexical
+    from memory_core.recall import scoring
     from memory_core.recall import service as recall
 
     terms = recall.prepare_search(translation.text)
@@ -163,11 +164,11 @@ def ranked_for(
     sources = recall.nearest_candidates(scope, search=search, k=k, with_context="context" in components)
     sources["keyword"] = recall.keyword_candidates(scope, search=search, k=k)
     sources["always"] = always
-    return recall.rank_candidates(
+    return scoring.rank_candidates(
         sources,
         # as the query's own ranking: the embedding weighs less for a language the model does not read
-        weights=embedding_coverage.query_weights(recall.recall_weights(), translation.text),
-        half_life_days=recall.recency_half_life_days(),
+        weights=embedding_coverage.query_weights(scoring.recall_weights(), translation.text),
+        half_life_days=scoring.recency_half_life_days(),
         now=now,
         signals=replace(signals, weights=search.weights),
     )

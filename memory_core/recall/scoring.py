@@ -1,0 +1,212 @@
+"""How recall ranks a candidate: its 0..1 components, blended by weights (docs/recall.md has the formula)."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from memory_core import lexical
+from memory_core.models import MemoryEntry
+from memory_core.recall import signals as query_signals
+from memory_core.recall.prompt import estimate_tokens, memory_line
+from memory_core.recall.types import Candidate, QuerySignals, RecalledMemory
+
+# Relevance: keyword 0.7, similarity 0.3, context 0.2, names 0.2 is the best R@10 + R@20 of a
+# LoCoMo sweep (docs/recall.md); the neighbours (names 0.1 / 0.3, keyword 0.6 / 0.8) lose 0.004-0.006.
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "similarity": 0.3,
+    "context": 0.2,
+    "keyword": 0.7,
+    "time": 0.1,
+    "names": 0.2,
+    "recency": 0.05,
+    "importance": 0.05,
+    "confidence": 0.02,
+    "graph": 0.2,
+}
+DEFAULT_RECENCY_HALF_LIFE_DAYS = 30.0
+
+# Below both of these a candidate is noise, not a weak match.
+MIN_SIMILARITY = 0.2
+MIN_KEYWORD = 0.05
+# The parts of the ranking that can be switched off (`RECALL_COMPONENTS`, for ablations).
+COMPONENTS = ("context", "keyword", "time", "names", "graph")
+
+
+def recall_weights() -> dict[str, float]:
+    configured = getattr(settings, "RECALL_WEIGHTS", None) or {}
+    unknown = set(configured) - set(DEFAULT_WEIGHTS)
+    if unknown:
+        raise ImproperlyConfigured(
+            f"RECALL_WEIGHTS has unknown keys {sorted(unknown)}; use {sorted(DEFAULT_WEIGHTS)}."
+        )
+    weights = {**DEFAULT_WEIGHTS, **{name: float(value) for name, value in configured.items()}}
+    if any(value < 0 for value in weights.values()):
+        raise ImproperlyConfigured("RECALL_WEIGHTS must not be negative.")
+    return weights
+
+
+def recall_components() -> frozenset[str]:
+    """The optional parts of the ranking in use: `RECALL_COMPONENTS`, all of `COMPONENTS` by default."""
+    configured = getattr(settings, "RECALL_COMPONENTS", None)
+    enabled = frozenset(COMPONENTS if configured is None else configured)
+    if enabled - set(COMPONENTS):
+        raise ImproperlyConfigured(f"RECALL_COMPONENTS must be among {sorted(COMPONENTS)}.")
+    return enabled
+
+
+def recency_half_life_days() -> float:
+    value = float(getattr(settings, "RECALL_RECENCY_HALF_LIFE_DAYS", DEFAULT_RECENCY_HALF_LIFE_DAYS))
+    if value <= 0:
+        raise ImproperlyConfigured("RECALL_RECENCY_HALF_LIFE_DAYS must be positive.")
+    return value
+
+
+def recency_score(*, last_seen: datetime, now: datetime, half_life_days: float) -> float:
+    """1.0 for just now, 0.5 after one half-life, and so on; never above 1 for future dates."""
+    age_days = max(0.0, (now - last_seen).total_seconds() / 86400)
+    return 0.5 ** (age_days / half_life_days)
+
+
+def blend(components: dict[str, float], weights: dict[str, float]) -> float:
+    """The weighted sum divided by the sum of the weights: the same order, and a score that stays
+    within 0..1 whatever the weights (mem0's `threshold` and API clients compare it to one)."""
+    total = sum(weights.values()) or 1.0
+    return sum(weights[name] * components.get(name, 0.0) for name in weights) / total
+
+
+def is_relevant(*, similarity: float, keyword: float) -> bool:
+    return similarity >= MIN_SIMILARITY or keyword >= MIN_KEYWORD
+
+
+def score_components(
+    entry: Any,
+    *,
+    signals: QuerySignals,
+    names: list[re.Pattern[str]],
+    half_life_days: float,
+    now: datetime,
+) -> dict[str, float]:
+    """The 0..1 components of a candidate or entry (the attributes `Candidate` carries)."""
+    distance = getattr(entry, "distance", None)
+    context_distance = getattr(entry, "context_distance", None)
+    return {
+        "similarity": _similarity(distance),
+        "context": _similarity(context_distance),
+        "keyword": lexical.normalised(float(getattr(entry, "bm25", 0.0) or 0.0), signals.weights),
+        "time": query_signals.in_range((entry.valid_from, entry.recorded_at), signals.period),
+        "names": query_signals.pattern_share(entry.content, names),
+        "recency": recency_score(
+            last_seen=entry.last_accessed_at or entry.recorded_at, now=now, half_life_days=half_life_days
+        ),
+        "importance": float(entry.importance),
+        "confidence": float(entry.confidence),
+        "graph": signals.graph.get(entry.pk, 0.0),
+    }
+
+
+def _similarity(distance: Any) -> float:
+    return min(1.0, max(0.0, 1.0 - float(distance))) if distance is not None else 0.0
+
+
+def rank_candidates(
+    sources: dict[str, list[MemoryEntry]],
+    *,
+    weights: dict[str, float],
+    half_life_days: float,
+    now: datetime,
+    signals: QuerySignals | None = None,
+) -> list[RecalledMemory]:
+    """Score model instances given per source (an entry may be in several lists), drop the
+    irrelevant, order them for the budget (as `score_candidates`)."""
+    found_by: dict[uuid.UUID, set[str]] = {}
+    entries: dict[uuid.UUID, MemoryEntry] = {}
+    for name, rows in sources.items():
+        for entry in rows:
+            entries.setdefault(entry.pk, entry)
+            found_by.setdefault(entry.pk, set()).add(name)
+    scored = _score(
+        [(entry, found_by[entry.pk]) for entry in entries.values()],
+        weights=weights,
+        half_life_days=half_life_days,
+        now=now,
+        signals=signals or QuerySignals(),
+    )
+    return [
+        recalled(item, score, components, sources=found_by[item.pk], entry=lambda e: e)
+        for item, score, components in scored
+    ]
+
+
+def score_candidates(
+    candidates: list[Candidate],
+    *,
+    weights: dict[str, float],
+    half_life_days: float,
+    now: datetime,
+    signals: QuerySignals,
+) -> list[tuple[Candidate, float, dict[str, float]]]:
+    """Score the candidates, drop the irrelevant, order them for the budget: pinned, then the
+    other always-recall entries, then the rest, each by score."""
+    return _score(
+        [(candidate, candidate.sources) for candidate in candidates],
+        weights=weights,
+        half_life_days=half_life_days,
+        now=now,
+        signals=signals,
+    )
+
+
+def _score(
+    rows: list[tuple[Any, set[str]]],
+    *,
+    weights: dict[str, float],
+    half_life_days: float,
+    now: datetime,
+    signals: QuerySignals,
+) -> list[tuple[Any, float, dict[str, float]]]:
+    names = query_signals.name_patterns(signals.names)
+    scored: list[tuple[int, float, Any, dict[str, float]]] = []
+    for item, sources in rows:
+        components = score_components(
+            item, signals=signals, names=names, half_life_days=half_life_days, now=now
+        )
+        always_recall = "always" in sources
+        if not (always_recall or components["graph"]) and not is_relevant(
+            similarity=max(components["similarity"], components["context"]), keyword=components["keyword"]
+        ):
+            continue
+        tier = 0 if item.pinned else 1 if always_recall else 2
+        scored.append((tier, round(blend(components, weights), 6), item, components))
+    scored.sort(key=lambda row: (row[0], -row[1]))
+    return [(item, score, components) for _tier, score, item, components in scored]
+
+
+def recalled(
+    item: Any,
+    score: float,
+    components: dict[str, float],
+    *,
+    entry: Any,
+    sources: set[str] | None = None,
+    line: str | None = None,
+) -> RecalledMemory:
+    """The recalled item for a scored candidate; `entry` turns the candidate into the model instance."""
+    found = item.sources if sources is None else sources
+    reasons = ["pinned" if item.pinned else "always"] if "always" in found else []
+    reasons += [name for name in ("vector", "context") if name in found]
+    reasons += [name for name in ("keyword", "time", "names", "graph") if components[name] > 0]
+    line = memory_line(item) if line is None else line
+    return RecalledMemory(
+        entry=entry(item),
+        score=score,
+        breakdown={name: round(value, 6) for name, value in components.items()},
+        reasons=tuple(reasons),
+        line=line,
+        tokens=estimate_tokens(line),
+    )
