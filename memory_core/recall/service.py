@@ -72,10 +72,7 @@ The framing text around the lines (about 75 tokens) is not counted against the b
 from __future__ import annotations
 
 import functools
-import os
-import threading
 import uuid
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -96,7 +93,6 @@ from memory_core.entities import graph_cache
 from memory_core.entities.recall import graph_question, graph_scores
 from memory_core.errors import MemoryServiceError
 from memory_core.models import (
-    EMBEDDING_DIMENSIONS,
     SEARCH_CONFIG,
     MemoryEntry,
     MemoryType,
@@ -112,6 +108,7 @@ from memory_core.recall.prompt import (
     fill_scored,
     render_prompt_block,
 )
+from memory_core.recall.query_embedding import embed, embed_async, wait
 from memory_core.recall.scoring import (
     recall_components,
     recall_weights,
@@ -582,48 +579,6 @@ def _validate(
         raise MemoryServiceError("Invalid recall request.", field_errors=errors)
 
 
-_EMBEDDER_POOL: ThreadPoolExecutor | None = None
-_EMBEDDER_POOL_LOCK = threading.Lock()
-
-
-def _forget_pool_after_fork() -> None:
-    # A forked process inherits the pool object but not its threads: start a fresh one on first use.
-    global _EMBEDDER_POOL, _EMBEDDER_POOL_LOCK
-    _EMBEDDER_POOL = None
-    _EMBEDDER_POOL_LOCK = threading.Lock()
-
-
-os.register_at_fork(after_in_child=_forget_pool_after_fork)
-
-
-def _embed_async(text: str, given: list[float] | None) -> Future[list[float]]:
-    """The query embedding, computed on a worker thread when it is not given (the model releases
-    the GIL, so the term statistics are read meanwhile); a finished future when it is."""
-    global _EMBEDDER_POOL
-    if given is not None:
-        done: Future[list[float]] = Future()
-        done.set_result(_query_embedding(text, given))  # a wrong dimension raises here, before any SQL
-        return done
-    with _EMBEDDER_POOL_LOCK:
-        if _EMBEDDER_POOL is None:
-            _EMBEDDER_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recall-embed")
-    return _EMBEDDER_POOL.submit(_query_embedding, text, None)
-
-
-def _query_embedding_result(pending: Future[list[float]]) -> list[float]:
-    return pending.result()
-
-
-def _query_embedding(text: str, given: list[float] | None) -> list[float]:
-    if given is None:
-        from memory_core.embeddings import get_embedder
-
-        return get_embedder().embed_query(text)
-    embedding = [float(x) for x in given]
-    if len(embedding) != EMBEDDING_DIMENSIONS:
-        raise MemoryServiceError(f"query_embedding must have {EMBEDDING_DIMENSIONS} dimensions.")
-    return embedding
-
 
 def _term_weights_and_graph(
     text: str,
@@ -683,7 +638,7 @@ def memory_recall(
     enabled = recall_components()
     # The query embedding starts first, on a worker thread, and this one reads the namespaces, the
     # term statistics and the entity graph meanwhile (a refused or empty scope discards it).
-    pending = _embed_async(text, query_embedding) if text else None
+    pending = embed_async(text, query_embedding) if text else None
     readable = recall_scope.read(
         actor=actor, namespaces=namespaces, terms_of=text if "keyword" in enabled else ""
     )
@@ -698,7 +653,7 @@ def memory_recall(
     now = at or timezone.now()
     # Cross-language recall (RECALL_TRANSLATE_QUERY, off by default): memory_core.recall.translation.
     translated = query_translation.translations(
-        text if query_embedding is None else "", namespace_ids=namespace_ids, embed=_query_embedding
+        text if query_embedding is None else "", namespace_ids=namespace_ids, embed=embed
     )
 
     k = max(CANDIDATES_PER_SOURCE, limit)
@@ -713,7 +668,7 @@ def memory_recall(
         graph_versions=readable.graph_versions if "graph" in enabled else {},
     )
     if pending is not None:
-        search = CandidateQuery(embedding=_query_embedding_result(pending), weights=weights)
+        search = CandidateQuery(embedding=wait(pending), weights=weights)
     candidates = fetch_candidates(
         scope_where, search=search, k=k, always_k=limit, with_context="context" in enabled,
         graph_ids=sorted(graph, key=graph.__getitem__, reverse=True)[:GRAPH_CANDIDATES],
