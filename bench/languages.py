@@ -112,20 +112,23 @@ def _inactive(namespace: Any, ids: dict[str, str]) -> dict[str, str]:
 def _ranked(method: str, namespace: Any, text: str, vector: list[float]) -> list[str]:
     from django.db import transaction
 
-    from memory_core import lexical
+    from memory_core import lexical, recall
     from memory_core.models import MemoryEntry
-    from memory_core.recall import service as recall
+    from memory_core.recall import candidates
 
     scope = MemoryEntry.objects.in_namespaces([namespace.pk]).current()
     if method == "vector":
         with transaction.atomic():
-            recall.prepare_search(text)
-            rows = recall.vector_candidates(scope, search=recall.CandidateQuery(embedding=vector), k=K)
+            candidates.prepare_search(text)
+            search = candidates.CandidateQuery(embedding=vector)
+            rows = candidates.vector_candidates(scope, search=search, k=K)
         return [str(entry.pk) for entry in rows]
     if method == "lexical":
         with transaction.atomic():
-            weights = lexical.term_weights(namespace_ids=[namespace.pk], terms=recall.prepare_search(text))
-            rows = recall.keyword_candidates(scope, search=recall.CandidateQuery(weights=weights), k=K)
+            terms = candidates.prepare_search(text)
+            weights = lexical.term_weights(namespace_ids=[namespace.pk], terms=terms)
+            search = candidates.CandidateQuery(weights=weights)
+            rows = candidates.keyword_candidates(scope, search=search, k=K)
         return [str(entry.pk) for entry in rows]
     result = recall.memory_recall(
         namespaces=[namespace],

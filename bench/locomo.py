@@ -157,10 +157,10 @@ def evaluate(
     from django.db import transaction
     from django.test import override_settings
 
-    from memory_core import lexical
+    from memory_core import lexical, recall
     from memory_core.embeddings import get_embedder, runtime_in_use
     from memory_core.models import MemoryEntry
-    from memory_core.recall import service as recall
+    from memory_core.recall import candidates
 
     print(f"embeddings: {runtime_in_use()}")
     conversations = load_all()
@@ -196,17 +196,17 @@ def evaluate(
             return [conversation.turns[i].dia_id for i in rankers[conversation.name](text)]
         if method == "vector":
             with transaction.atomic():
-                recall.prepare_search(text)
-                search = recall.CandidateQuery(embedding=vector)
-                rows = recall.vector_candidates(scope, search=search, k=max(KS))
+                candidates.prepare_search(text)
+                search = candidates.CandidateQuery(embedding=vector)
+                rows = candidates.vector_candidates(scope, search=search, k=max(KS))
             return dia_ids(sorted(rows, key=lambda e: getattr(e, "distance", 0.0)))
         if method == "keyword":
             with transaction.atomic():
                 weights = lexical.term_weights(
-                    namespace_ids=[namespace.pk], terms=recall.prepare_search(text)
+                    namespace_ids=[namespace.pk], terms=candidates.prepare_search(text)
                 )
-                search = recall.CandidateQuery(weights=weights)
-                rows = recall.keyword_candidates(scope, search=search, k=max(KS))
+                search = candidates.CandidateQuery(weights=weights)
+                rows = candidates.keyword_candidates(scope, search=search, k=max(KS))
             return dia_ids(rows)
         result = recall.memory_recall(
             namespaces=[namespace],

@@ -222,7 +222,7 @@ def _user_scope(user: Any) -> Any:
 def _vector_top(scope: Any, embedding: np.ndarray, *, exact: bool, k: int) -> list[Any]:
     from django.db import connection, transaction
 
-    from memory_core.recall.service import CandidateQuery, prepare_search, vector_candidates
+    from memory_core.recall.candidates import CandidateQuery, prepare_search, vector_candidates
 
     with transaction.atomic():
         if exact:
@@ -303,7 +303,7 @@ def _explain(owners: list[tuple[Any, Any]], synth: Synth) -> None:
     """How the planner serves recall's vector query here: HNSW, or the namespace index + exact sort."""
     from django.db import connection, transaction
 
-    from memory_core.recall.service import CandidateQuery, _annotated, prepare_search
+    from memory_core.recall.candidates import CandidateQuery, _annotated, prepare_search
 
     user, _ = owners[0]
     qs = _annotated(_user_scope(user), CandidateQuery(embedding=synth.vectors(1)[0].tolist()))

@@ -1,5 +1,12 @@
 """Recall: the memories worth putting in front of the model for one query, within a token budget."""
 
+from memory_core.recall.candidates import (
+    CANDIDATES_PER_SOURCE,
+    EXACT_SCAN_MAX,
+    CandidateQuery,
+    TsQuery,
+    prepare_search,
+)
 from memory_core.recall.prompt import INSTRUCTION, estimate_tokens
 from memory_core.recall.scoring import (
     COMPONENTS,
@@ -10,15 +17,10 @@ from memory_core.recall.scoring import (
     recall_weights,
 )
 from memory_core.recall.service import (
-    CANDIDATES_PER_SOURCE,
-    EXACT_SCAN_MAX,
     MAX_LIMIT,
-    CandidateQuery,
     RecalledMemory,
     RecallResult,
-    TsQuery,
     memory_recall,
-    prepare_search,
 )
 
 __all__ = [

@@ -23,9 +23,11 @@ from typing import Any
 
 from django.conf import settings
 
+from memory_core import embedding_coverage, lexical
 from memory_core.language import CJK_CLASS, is_chinese
 from memory_core.llm import LLMError, OpenAIProvider
 from memory_core.models import MemoryEntry, MemoryStatus
+from memory_core.recall import candidates, scoring
 from memory_core.recall.types import QuerySignals, RecalledMemory
 
 logger = logging.getLogger(__name__)
@@ -152,17 +154,13 @@ def ranked_for(
     now: datetime,
 ) -> list[RecalledMemory]:
     """The candidates of one translation, ranked as recall ranks the query's (same transaction)."""
-    from memory_core import embedding_coverage, lexical
-    from memory_core.recall import scoring
-    from memory_core.recall import service as recall
-
-    terms = recall.prepare_search(translation.text)
+    terms = candidates.prepare_search(translation.text)
     weights = lexical.NO_TERMS
     if "keyword" in components:
         weights = lexical.term_weights(namespace_ids=namespace_ids, terms=terms)
-    search = recall.CandidateQuery(embedding=translation.embedding, weights=weights)
-    sources = recall.nearest_candidates(scope, search=search, k=k, with_context="context" in components)
-    sources["keyword"] = recall.keyword_candidates(scope, search=search, k=k)
+    search = candidates.CandidateQuery(embedding=translation.embedding, weights=weights)
+    sources = candidates.nearest_candidates(scope, search=search, k=k, with_context="context" in components)
+    sources["keyword"] = candidates.keyword_candidates(scope, search=search, k=k)
     sources["always"] = always
     return scoring.rank_candidates(
         sources,

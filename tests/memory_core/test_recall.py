@@ -299,7 +299,7 @@ def test_a_filter_across_a_relation_narrows_the_candidates_like_any_other(owner,
 def test_a_small_scope_searched_in_one_pass_ranks_exactly_as_the_planners_searches(owner, monkeypatch):
     """Below `EXACT_SCAN_MAX` entries the statement and context distances come from one pass over
     the scope; the ranking, scores and breakdowns are the same as with a subquery per search."""
-    from memory_core.recall import service as recall
+    from memory_core.recall import candidates
 
     for text, context in [
         ("My sister Ana moved to Porto last spring.", "How is your family doing these days?"),
@@ -322,7 +322,7 @@ def test_a_small_scope_searched_in_one_pass_ranks_exactly_as_the_planners_search
 
     one_pass = ranked()
     filtered_one_pass = ranked(types=["semantic"], where=~Q(content__icontains="report"))
-    monkeypatch.setattr(recall, "EXACT_SCAN_MAX", -1)
+    monkeypatch.setattr(candidates, "EXACT_SCAN_MAX", -1)
     assert ranked() == one_pass
     assert ranked(types=["semantic"], where=~Q(content__icontains="report")) == filtered_one_pass
     assert any(row for row in one_pass) and any(row for row in filtered_one_pass)
