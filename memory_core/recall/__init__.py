@@ -1,10 +1,10 @@
 """Recall: the memories worth putting in front of the model for one query, within a token budget."""
 
+from memory_core.lexical import TsQuery  # its home since the ORM candidate searches went
 from memory_core.recall.candidates import (
     CANDIDATES_PER_SOURCE,
     EXACT_SCAN_MAX,
     CandidateQuery,
-    TsQuery,
     prepare_search,
 )
 from memory_core.recall.prompt import INSTRUCTION, estimate_tokens

@@ -7,11 +7,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from django.contrib.postgres.search import SearchQuery
 from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connection
-from django.db.models import Q, Value
-from pgvector.django import CosineDistance
 
 from memory_core import lexical
 from memory_core.embeddings import vector_literal
@@ -35,36 +32,12 @@ EXACT_SCAN_MAX = 2000
 HNSW_EF_SEARCH = 100
 
 
-class TsQuery(SearchQuery):
-    """A query already in tsquery syntax (`TermWeights.tsquery`), passed on as it is."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.text = text
-
-    def as_sql(
-        self,
-        compiler: Any,
-        connection: Any,
-        function: str | None = None,
-        template: str | None = None,
-        arg_joiner: str | None = None,
-        **extra_context: Any,
-    ) -> Any:
-        # A list, as Django's lookups concatenate parameter lists.
-        return "%s::tsquery", [self.text]
-
-
 @dataclass(frozen=True)
 class CandidateQuery:
     """What the candidate searches compare entries with: the query's embedding and term weights."""
 
     embedding: list[float] | None = None
     weights: lexical.TermWeights = lexical.NO_TERMS
-
-    @property
-    def text_query(self) -> TsQuery | None:
-        return TsQuery(self.weights.tsquery()) if self.weights.terms else None
 
 
 _HNSW_SETTINGS = (
@@ -85,74 +58,6 @@ def prepare_search(text: str) -> list[str]:
         )
         row = cursor.fetchone()
     return lexical.split_terms(row[2] if row else "")
-
-
-def _annotated(qs: MemoryEntryQuerySet, search: CandidateQuery) -> Any:
-    # The embeddings and the tsvector are large and not needed once scored.
-    qs = qs.defer("embedding", "context_embedding", "search_vector", "search_context")
-    if search.embedding is not None:
-        qs = qs.annotate(
-            distance=CosineDistance("embedding", search.embedding),
-            context_distance=CosineDistance("context_embedding", search.embedding),
-        )
-    if search.weights.terms:
-        qs = qs.annotate(bm25=lexical.bm25_expression(search.weights))
-    return qs
-
-
-def vector_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int) -> list[MemoryEntry]:
-    """The k nearest entries in scope; after `prepare_search`, in the same transaction.
-
-    With iterative scans the HNSW index keeps searching until k rows pass the scope filter; for
-    a small scope the planner prefers the namespace index and an exact sort (see `recall_scope`).
-    """
-    if search.embedding is None:
-        return []
-    qs = _annotated(scope.exclude(embedding__isnull=True), search)
-    return list(qs.order_by("distance")[:k])
-
-
-def context_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int) -> list[MemoryEntry]:
-    """The k entries whose context embedding (preceding turn + statement) is nearest the query."""
-    if search.embedding is None:
-        return []
-    qs = _annotated(scope.exclude(context_embedding__isnull=True), search)
-    return list(qs.order_by("context_distance")[:k])
-
-
-def nearest_candidates(
-    scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int, with_context: bool
-) -> dict[str, list[MemoryEntry]]:
-    """`vector_candidates` and `context_candidates` in one round trip (UNION ALL of the two sorts).
-
-    An entry in both lists comes back twice, once per source. (Recall itself uses `fetch_candidates`.)
-    """
-    if search.embedding is None:
-        return {"vector": [], "context": []}
-    nearest = _annotated(scope.exclude(embedding__isnull=True), search).annotate(source=Value("vector"))
-    nearest = nearest.order_by("distance")[:k]
-    if with_context:
-        by_context = _annotated(scope.exclude(context_embedding__isnull=True), search)
-        by_context = by_context.annotate(source=Value("context")).order_by("context_distance")[:k]
-        nearest = nearest.union(by_context, all=True)
-    found: dict[str, list[MemoryEntry]] = {"vector": [], "context": []}
-    for entry in nearest:
-        found[entry.source].append(entry)
-    return found
-
-
-def keyword_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int) -> list[MemoryEntry]:
-    """The k entries with the best BM25 score among those holding a query term (GIN index)."""
-    text_query = search.text_query
-    if text_query is None:
-        return []
-    qs = _annotated(scope.filter(search_vector=text_query), search)
-    return list(qs.order_by("-bm25", "-recorded_at")[:k])
-
-
-def always_candidates(scope: MemoryEntryQuerySet, *, search: CandidateQuery, k: int) -> list[MemoryEntry]:
-    qs = _annotated(scope.filter(Q(pinned=True) | Q(category__in=ALWAYS_RECALL_CATEGORIES)), search)
-    return list(qs.order_by("-pinned", "-importance", "-recorded_at")[:k])
 
 
 # Loaded for every returned entry: all columns but the vectors and the search columns and their
@@ -359,13 +264,14 @@ def fetch_candidates(
 ) -> list[Candidate]:
     """Every candidate source in one statement; each candidate with its scores and its sources.
 
-    The vector, context, keyword and always-recall searches are the sorted, limited subqueries of
-    `vector_candidates`, `context_candidates`, `keyword_candidates` and `always_candidates` over
-    the scope's WHERE clause (`scope_where`, None for an empty scope), with the memories the
-    entity graph reached (`graph_ids`, still filtered by the scope), joined by UNION ALL; the
-    scores are computed once per distinct entry in the outer query and the rows come back as
-    plain tuples. The HNSW settings `prepare_search` makes travel in the same query string (no
-    transaction needed).
+    The searches are sorted, limited subqueries over the scope's WHERE clause (`scope_where`, None
+    for an empty scope): the `k` nearest by the statement's and (`with_context`) the context's
+    embedding, the `k` best by BM25 among the entries holding a query term (GIN index), the
+    memories the entity graph reached (`graph_ids`, still filtered by the scope) and the first
+    `always_k` pinned or always-recall entries (none for 0), joined by UNION ALL. A source is left
+    out when the query cannot feed it (no embedding, no terms). The scores are computed once per
+    distinct entry in the outer query and the rows come back as plain tuples. The HNSW settings
+    travel in the same query string (no transaction needed).
 
     A scope of at most `EXACT_SCAN_MAX` entries (`scope_size`, an upper bound) is searched
     exactly anyway (the planner sorts a small namespace rather than walk the HNSW graph): then
@@ -400,13 +306,16 @@ def fetch_candidates(
         parts.append(("graph", "SELECT id FROM distances WHERE id = ANY(%s::uuid[])", [list(graph_ids)]))
     elif graph_ids:
         part("graph", "id = ANY(%s::uuid[])", "recorded_at DESC", len(graph_ids), [list(graph_ids)])
-    part(
-        "always",
-        "(pinned OR category = ANY(%s))",
-        "pinned DESC, importance DESC, recorded_at DESC",
-        always_k,
-        [list(ALWAYS_RECALL_CATEGORIES)],
-    )
+    if always_k:
+        part(
+            "always",
+            "(pinned OR category = ANY(%s))",
+            "pinned DESC, importance DESC, recorded_at DESC",
+            always_k,
+            [list(ALWAYS_RECALL_CATEGORIES)],
+        )
+    if not parts:
+        return []
     found = " UNION ALL ".join(
         f"SELECT s{i}.id, '{source}' AS source FROM ({sql}) AS s{i}"  # noqa: S608 - no value in the text
         for i, (source, sql, _) in enumerate(parts)

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import re
-import uuid
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -85,62 +84,30 @@ def is_relevant(*, similarity: float, keyword: float) -> bool:
 
 
 def score_components(
-    entry: Any,
+    candidate: Candidate,
     *,
     signals: QuerySignals,
     names: list[re.Pattern[str]],
     half_life_days: float,
     now: datetime,
 ) -> dict[str, float]:
-    """The 0..1 components of a candidate or entry (the attributes `Candidate` carries)."""
-    distance = getattr(entry, "distance", None)
-    context_distance = getattr(entry, "context_distance", None)
+    """The unweighted 0..1 components of a candidate's score."""
+    last_seen = candidate.last_accessed_at or candidate.recorded_at
     return {
-        "similarity": _similarity(distance),
-        "context": _similarity(context_distance),
-        "keyword": lexical.normalised(float(getattr(entry, "bm25", 0.0) or 0.0), signals.weights),
-        "time": query_signals.in_range((entry.valid_from, entry.recorded_at), signals.period),
-        "names": query_signals.pattern_share(entry.content, names),
-        "recency": recency_score(
-            last_seen=entry.last_accessed_at or entry.recorded_at, now=now, half_life_days=half_life_days
-        ),
-        "importance": float(entry.importance),
-        "confidence": float(entry.confidence),
-        "graph": signals.graph.get(entry.pk, 0.0),
+        "similarity": _similarity(candidate.distance),
+        "context": _similarity(candidate.context_distance),
+        "keyword": lexical.normalised(float(candidate.bm25 or 0.0), signals.weights),
+        "time": query_signals.in_range((candidate.valid_from, candidate.recorded_at), signals.period),
+        "names": query_signals.pattern_share(candidate.content, names),
+        "recency": recency_score(last_seen=last_seen, now=now, half_life_days=half_life_days),
+        "importance": float(candidate.importance),
+        "confidence": float(candidate.confidence),
+        "graph": signals.graph.get(candidate.pk, 0.0),
     }
 
 
-def _similarity(distance: Any) -> float:
+def _similarity(distance: float | None) -> float:
     return min(1.0, max(0.0, 1.0 - float(distance))) if distance is not None else 0.0
-
-
-def rank_candidates(
-    sources: dict[str, list[MemoryEntry]],
-    *,
-    weights: dict[str, float],
-    half_life_days: float,
-    now: datetime,
-    signals: QuerySignals | None = None,
-) -> list[RecalledMemory]:
-    """Score model instances given per source (an entry may be in several lists), drop the
-    irrelevant, order them for the budget (as `score_candidates`)."""
-    found_by: dict[uuid.UUID, set[str]] = {}
-    entries: dict[uuid.UUID, MemoryEntry] = {}
-    for name, rows in sources.items():
-        for entry in rows:
-            entries.setdefault(entry.pk, entry)
-            found_by.setdefault(entry.pk, set()).add(name)
-    scored = _score(
-        [(entry, found_by[entry.pk]) for entry in entries.values()],
-        weights=weights,
-        half_life_days=half_life_days,
-        now=now,
-        signals=signals or QuerySignals(),
-    )
-    return [
-        recalled(item, score, components, sources=found_by[item.pk], entry=lambda e: e)
-        for item, score, components in scored
-    ]
 
 
 def score_candidates(
@@ -153,57 +120,39 @@ def score_candidates(
 ) -> list[tuple[Candidate, float, dict[str, float]]]:
     """Score the candidates, drop the irrelevant, order them for the budget: pinned, then the
     other always-recall entries, then the rest, each by score."""
-    return _score(
-        [(candidate, candidate.sources) for candidate in candidates],
-        weights=weights,
-        half_life_days=half_life_days,
-        now=now,
-        signals=signals,
-    )
-
-
-def _score(
-    rows: list[tuple[Any, set[str]]],
-    *,
-    weights: dict[str, float],
-    half_life_days: float,
-    now: datetime,
-    signals: QuerySignals,
-) -> list[tuple[Any, float, dict[str, float]]]:
     names = query_signals.name_patterns(signals.names)
-    scored: list[tuple[int, float, Any, dict[str, float]]] = []
-    for item, sources in rows:
+    scored: list[tuple[int, float, Candidate, dict[str, float]]] = []
+    for candidate in candidates:
         components = score_components(
-            item, signals=signals, names=names, half_life_days=half_life_days, now=now
+            candidate, signals=signals, names=names, half_life_days=half_life_days, now=now
         )
-        always_recall = "always" in sources
+        always_recall = "always" in candidate.sources
         if not (always_recall or components["graph"]) and not is_relevant(
             similarity=max(components["similarity"], components["context"]), keyword=components["keyword"]
         ):
             continue
-        tier = 0 if item.pinned else 1 if always_recall else 2
-        scored.append((tier, round(blend(components, weights), 6), item, components))
+        tier = 0 if candidate.pinned else 1 if always_recall else 2
+        scored.append((tier, round(blend(components, weights), 6), candidate, components))
     scored.sort(key=lambda row: (row[0], -row[1]))
-    return [(item, score, components) for _tier, score, item, components in scored]
+    return [(candidate, score, components) for _tier, score, candidate, components in scored]
 
 
 def recalled(
-    item: Any,
+    candidate: Candidate,
     score: float,
     components: dict[str, float],
     *,
-    entry: Any,
-    sources: set[str] | None = None,
+    entry: Callable[[Candidate], MemoryEntry],
     line: str | None = None,
 ) -> RecalledMemory:
     """The recalled item for a scored candidate; `entry` turns the candidate into the model instance."""
-    found = item.sources if sources is None else sources
-    reasons = ["pinned" if item.pinned else "always"] if "always" in found else []
+    found = candidate.sources
+    reasons = ["pinned" if candidate.pinned else "always"] if "always" in found else []
     reasons += [name for name in ("vector", "context") if name in found]
     reasons += [name for name in ("keyword", "time", "names", "graph") if components[name] > 0]
-    line = memory_line(item) if line is None else line
+    line = memory_line(candidate) if line is None else line
     return RecalledMemory(
-        entry=entry(item),
+        entry=entry(candidate),
         score=score,
         breakdown={name: round(value, 6) for name, value in components.items()},
         reasons=tuple(reasons),

@@ -259,13 +259,10 @@ def memory_recall(
         signals=signals,
     )
     if translated:
-        # The translations' own searches go through the ORM (off by default, see above).
-        scope = readable.queryset(at=at, types=types)
-        if where is not None:
-            scope = scope.filter(where)
         items = _translated_items(
-            scored, translated, budget_tokens=budget_tokens, limit=limit, scope=scope,
-            namespace_ids=namespace_ids, k=k, components=enabled, signals=signals, now=now,
+            scored, translated, budget_tokens=budget_tokens, limit=limit, scope_where=scope_where,
+            scope_size=readable.size, namespace_ids=namespace_ids, k=k, components=enabled,
+            signals=signals, now=now,
         )  # fmt: skip
         if record and items:
             recall_log.record_items(
@@ -312,8 +309,7 @@ def _translated_items(
         for row, score, parts in scored
         if row.pk in entries
     ]
-    always = [item.entry for item in ranked if {"always", "pinned"} & set(item.reasons)]
-    ranked = query_translation.with_translations(ranked, translated, always=always, **search)
+    ranked = query_translation.with_translations(ranked, translated, **search)
     return fill_budget(ranked, budget_tokens=budget_tokens, limit=limit)
 
 

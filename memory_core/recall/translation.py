@@ -145,31 +145,39 @@ def translations(
 def ranked_for(
     translation: Translation,
     *,
-    scope: Any,
+    scope_where: tuple[str, list[Any]] | None,
+    scope_size: int,
     namespace_ids: list[int],
-    always: list[MemoryEntry],
     k: int,
     components: frozenset[str],
     signals: QuerySignals,
     now: datetime,
 ) -> list[RecalledMemory]:
-    """The candidates of one translation, ranked as recall ranks the query's (same transaction)."""
+    """The candidates of one translation, searched and ranked as recall searches and ranks the
+    query's. No always-recall search: `merge` keeps those entries as the query ranked them."""
     terms = candidates.prepare_search(translation.text)
     weights = lexical.NO_TERMS
     if "keyword" in components:
         weights = lexical.term_weights(namespace_ids=namespace_ids, terms=terms)
     search = candidates.CandidateQuery(embedding=translation.embedding, weights=weights)
-    sources = candidates.nearest_candidates(scope, search=search, k=k, with_context="context" in components)
-    sources["keyword"] = candidates.keyword_candidates(scope, search=search, k=k)
-    sources["always"] = always
-    return scoring.rank_candidates(
-        sources,
+    with_context = "context" in components
+    found = candidates.fetch_candidates(
+        scope_where, search=search, k=k, always_k=0, with_context=with_context, scope_size=scope_size
+    )
+    scored = scoring.score_candidates(
+        found,
         # as the query's own ranking: the embedding weighs less for a language the model does not read
         weights=embedding_coverage.query_weights(scoring.recall_weights(), translation.text),
         half_life_days=scoring.recency_half_life_days(),
         now=now,
         signals=replace(signals, weights=search.weights),
     )
+    entries = candidates.load_entries([candidate for candidate, _, _ in scored])
+    return [
+        scoring.recalled(candidate, score, parts, entry=lambda c: entries[c.pk])
+        for candidate, score, parts in scored
+        if candidate.pk in entries  # erased since it was found
+    ]
 
 
 def language_of(text: str) -> str:
