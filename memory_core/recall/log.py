@@ -1,13 +1,4 @@
-"""The recall log and access counters: written in one statement per recall, pruned by retention.
-
-`record` counts the recalled entries (access_count, last_accessed_at) and logs one row per item in
-a single statement (atomic on its own; recall opens no transaction), so recording adds one
-round trip and almost no time to the request; standing alone, it commits without waiting for the
-WAL flush (`_ASYNC_COMMIT`). `prune` (run by the forgetting schedule and `manage.py forget`)
-deletes log rows older than `RECALL_LOG_RETENTION_DAYS`: what they said survives, aggregated, in
-each entry's access_count and last_accessed_at (the "used N times, last on …" the user's page
-shows); the activity page's recent recalls are within the retention window.
-"""
+"""The recall log and the access counts: written in one statement per recall, pruned by retention."""
 
 from __future__ import annotations
 
@@ -106,7 +97,10 @@ def retention_days() -> int:
 
 
 def prune(now: datetime | None = None) -> int:
-    """Delete log rows older than the retention (0 keeps everything); the number deleted."""
+    """Delete log rows older than `RECALL_LOG_RETENTION_DAYS` (0 keeps everything); the number
+    deleted. Run by the forgetting schedule and `manage.py forget`. What the rows said survives,
+    aggregated, in each entry's access_count and last_accessed_at (the "used N times, last on …"
+    the user's page shows); the activity page's recent recalls are within the retention window."""
     days = retention_days()
     if days <= 0:
         return 0

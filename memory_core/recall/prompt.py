@@ -7,7 +7,7 @@ import math
 from django.utils import timezone
 
 from memory_core.llm import MEMORIES_END, MEMORIES_START
-from memory_core.models import MemoryEntry, MemoryType, SourceKind
+from memory_core.models import MemoryType, SourceKind
 from memory_core.recall.types import Candidate, RecalledMemory
 
 INTRODUCTION = (
@@ -44,7 +44,7 @@ def single_line(text: str) -> str:
     return flat.replace(MEMORIES_START, "(memories)").replace(MEMORIES_END, "(/memories)")
 
 
-def memory_line(entry: MemoryEntry | Candidate) -> str:
+def memory_line(entry: Candidate) -> str:
     kind = _TYPE_LABELS.get(entry.type, entry.type)
     source = _SOURCE_LABELS.get(entry.source_kind, entry.source_kind)
     if entry.source_kind == SourceKind.EXTRACTED and entry.is_inference:

@@ -1,73 +1,6 @@
-"""Recall: the memories worth putting in front of the model for one query, within a token budget.
+"""Recall's entry point, `memory_recall`: the memories for one query within a token budget.
 
-Candidates come from four places, always inside the caller's scope (`visible_to(actor)` or an
-explicit namespace list) and `current(at=…)`, all four in one SQL statement (`fetch_candidates`):
-
-* vector: the `CANDIDATES_PER_SOURCE` nearest entries by cosine distance of `embedding`. A large
-  scope is served by the HNSW index with pgvector 0.8's iterative scan (a namespace filter cannot
-  starve the result), a small one by the namespace index and an exact sort; the planner picks,
-  because the scope reaches it as a literal list of namespace ids (see `recall_scope`).
-* context: the same over `context_embedding`, the embedding of the turn an entry answers followed
-  by the entry (`memory_core.search_context`; the statement itself when it has no context).
-* keyword: BM25 over `search_vector` (statement weight A, context weight D), with term weights
-  from per-namespace statistics kept by triggers on write and erase (`memory_core.lexical`); a
-  term in more than 30% of the scope does not select candidates, it only adds its small weight.
-* always-recall: pinned entries and the "profile" / "safety" categories, whatever the query.
-* graph: the memories linked to the entities the query mentions and to their neighbours up to
-  two hops (`memory_core.entities.recall`; docs/entities.md).
-
-Each candidate gets
-
-    score = ( w_similarity * similarity     cosine similarity of the statement to the query, 0..1
-          + w_context    * context         cosine similarity of context + statement, 0..1
-          + w_keyword    * keyword         BM25 / the sum of the query terms' idf, capped at 1
-          + w_time       * time            1 when the event or recorded time falls in the period
-                                           the query names ("in March 2023", "last week"; read
-                                           from `reference_date`, else `at`, else now), else 0
-          + w_names      * names           per name in the query: 1 when the statement names that
-                                           person as its subject (first three words), 0.5 when it
-                                           only mentions them; averaged over the names
-          + w_recency    * recency         0.5 ** (age_days / half_life), age since last recall
-                                           (or since it was recorded when never recalled)
-          + w_importance * importance      the entry's 0..1 importance
-          + w_confidence * confidence      the entry's 0..1 confidence
-          + w_graph      * graph           1 for a memory about an entity the query mentions,
-                                           less per hop away from one (0 when not reached)
-            ) / (the sum of the weights)       so the score stays within 0..1
-
-Measured on the LoCoMo development conversations (`python -m bench locomo --ablate`, evidence
-recall@5/10/20; docs/recall.md has the tables): 0.693 / 0.776 / 0.847 with the defaults below
-(the ts_rank_cd design before this ranking: 0.556 / 0.646 / 0.705). Each part's effect, the
-others kept: BM25 from the statistics is the bulk (without the keyword part 0.466 / 0.568 /
-0.655); the context similarity's weight +0.015 / +0.001 / +0.024 (the context candidate search
-alone +0.000 / +0.000 / +0.002); names with the subject rule +0.011 / +0.042 / +0.032 (counting
-every mention alike gave +0.011 / +0.000 / -0.006); time +0.000 / +0.005 / +0.000 (LoCoMo's
-questions rarely name a period; kept for the questions that do, tests/api/test_recall_quality.py).
-Diversity (MMR over the top 20-60, per-session caps), reciprocal-rank fusion, per-query min-max
-normalisation, embedding feedback from the top results (Rocchio), a larger candidate pool
-(100 per source) and other BM25 constants were measured and none moved R@20 by more than noise.
-
-Cost (`python -m bench locomo_latency`, docs/performance.md): four statements per recall
-(namespaces with the query's terms, term statistics, candidates, recall log) and no transaction;
-the query embedding runs on a worker thread while the first two are read; candidates are ranked as
-plain rows and only the recalled ones become model instances.
-
-Tunables (Django settings, read on every call):
-
-* `RECALL_WEIGHTS`: a dict with any of the keys of `DEFAULT_WEIGHTS`; missing keys keep their
-  default. Recency, importance and confidence are tie-breakers worth 0.12 together, so a stale
-  but relevant memory still beats a fresh irrelevant one. For a mostly CJK query while the local
-  English model embeds it, similarity and context keep a third of their weight
-  (`embedding_coverage.query_weights`); the breakdown still shows the components as measured.
-* `RECALL_COMPONENTS`: the optional parts in use (`COMPONENTS`; all by default), for ablations.
-* `RECALL_RECENCY_HALF_LIFE_DAYS`: default `DEFAULT_RECENCY_HALF_LIFE_DAYS`.
-
-Candidates whose relevance is negligible (both similarities below `MIN_SIMILARITY` and keyword
-below `MIN_KEYWORD`) are dropped unless they are always-recall. The budget is filled greedily:
-pinned, then the other always-recall entries, then the rest by score, each line costing about
-`len(line) / 4` tokens; a line that does not fit is skipped, and the next, shorter ones may still.
-The framing text around the lines (about 75 tokens) is not counted against the budget.
-"""
+How it searches and ranks, and what each part is worth: docs/recall.md."""
 
 from __future__ import annotations
 
@@ -192,7 +125,7 @@ def memory_recall(
     where: Q | None = None,
     reference_date: datetime | None = None,
 ) -> RecallResult:
-    """The memories for `query` within `budget_tokens`, ranked as the module docstring describes.
+    """The memories for `query` within `budget_tokens`, ranked as docs/recall.md describes.
 
     Scope is `actor`'s visible entries, or `namespaces` for trusted callers that authorised them.
     A blank query still returns the always-recall entries. Dates in the query ("last week") are

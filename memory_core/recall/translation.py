@@ -1,15 +1,6 @@
 """Cross-language recall: the query translated into the other language of the user's memories.
 
-Off by default (`RECALL_TRANSLATE_QUERY`). When on and a language model is configured, a question
-in English over memories in Chinese (or the reverse) is also searched in the memories' language:
-the language model translates the query (one short call, `RECALL_TRANSLATE_TIMEOUT_SECONDS`, no
-retries, answers cached), the translation is embedded and searched like the query, and each
-memory keeps the better of its two scores. Any failure of the model leaves the plain query's
-results as they are. Languages are told apart by script (memory_core.language): Chinese
-and everything else, which the translation calls English.
-
-Measured in bench/cross_language.py; see docs/languages.md.
-"""
+Off by default (`RECALL_TRANSLATE_QUERY`); docs/languages.md has what it does and what it costs."""
 
 from __future__ import annotations
 
@@ -124,7 +115,11 @@ def translate(text: str, *, target: str) -> str:
 def translations(
     text: str, *, namespace_ids: list[int], embed: Callable[[str, None], list[float]]
 ) -> list[Translation]:
-    """The query in the scope's other language, embedded; [] when off, not needed, or failed."""
+    """The query in the scope's other language, embedded; [] when off, not needed, or failed.
+
+    Languages are told apart by script (memory_core.language): Chinese and everything else, which
+    the translation calls English. One short model call per language, no retries, answers cached;
+    any failure of the model leaves the plain query's results as they are."""
     if not text or not namespace_ids or not enabled():
         return []
     source = "zh" if is_chinese(text) else "en"

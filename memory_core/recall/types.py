@@ -49,10 +49,10 @@ def from_micros(value: int | None) -> datetime | None:
 
 class Candidate:
     """One candidate row, ranked without building a model instance: the columns the ranking, the
-    prompt line and the recall log read (named as on `MemoryEntry`, so `memory_line` and
-    `components` take either), its scores and the sources that found it. Only the entries recall
-    returns are read whole (`load_entries`): most candidates are dropped, and their other columns
-    (the conversation turn, metadata, provenance) were most of the statement's bytes."""
+    prompt line and the recall log read (named as on `MemoryEntry`), its scores and the sources
+    that found it. Only the entries recall returns are read whole (`candidates.load_entries`):
+    most candidates are dropped, and their other columns (the conversation turn, metadata,
+    provenance) were most of the statement's bytes."""
 
     __slots__ = (*RANKED_COLUMNS, "pk", "distance", "context_distance", "bm25", "sources")
 
