@@ -1,6 +1,9 @@
-"""Recall: the memories worth putting in front of the model for one query, within a token budget."""
+"""Recall: the memories worth putting in front of the model for one query, within a token budget.
 
-from memory_core.lexical import TsQuery  # its home since the ORM candidate searches went
+The public names, re-exported from the modules that define them (docs/architecture.md has the map).
+"""
+
+from memory_core.lexical import TsQuery
 from memory_core.recall.candidates import (
     CANDIDATES_PER_SOURCE,
     EXACT_SCAN_MAX,
@@ -16,12 +19,8 @@ from memory_core.recall.scoring import (
     recall_components,
     recall_weights,
 )
-from memory_core.recall.service import (
-    MAX_LIMIT,
-    RecalledMemory,
-    RecallResult,
-    memory_recall,
-)
+from memory_core.recall.service import MAX_LIMIT, memory_recall
+from memory_core.recall.types import RecalledMemory, RecallResult
 
 __all__ = [
     "CANDIDATES_PER_SOURCE",
