@@ -23,13 +23,21 @@ _LOG = RecallLog._meta.db_table
 # Recording never waits on a writer, so it can never be part of a lock cycle with the write path:
 # the counted rows are locked in id order with SKIP LOCKED (a row a write is changing right now —
 # a merge of a batch, an extraction — is simply not counted by this one recall), and the log
-# rows' foreign keys take only KEY SHARE locks, which neither the write pipeline's FOR NO KEY
-# UPDATE on the namespace nor its row updates block. The log records every item.
+# rows' entries take only KEY SHARE locks, which neither the write pipeline's FOR NO KEY UPDATE
+# on the namespace nor its row updates block. The log records every item still there.
+#
+# An erasure deletes entries while a recall logs them. The log rows' entries are locked (`kept`,
+# KEY SHARE, what their foreign-key check takes anyway) before the counts, in id order as the
+# erasure locks them: an entry being deleted is waited for and then, gone, not logged; under READ
+# COMMITTED a locking read sees the row's latest version, where a plain join or EXISTS sees the
+# statement's snapshot and the foreign key fails at commit.
 _RECORD_SQL = f"""
-WITH counted AS (
+WITH kept AS (
+    SELECT id FROM {_ENTRY} WHERE id = ANY(%(ids)s::uuid[]) ORDER BY id FOR KEY SHARE
+), counted AS (
     UPDATE {_ENTRY} SET access_count = access_count + 1, last_accessed_at = %(now)s
     WHERE id IN (
-        SELECT id FROM {_ENTRY} WHERE id = ANY(%(ids)s::uuid[])
+        SELECT id FROM {_ENTRY} WHERE id IN (SELECT id FROM kept)
         ORDER BY id FOR NO KEY UPDATE SKIP LOCKED
     )
 ), logged AS (
@@ -37,7 +45,7 @@ WITH counted AS (
     SELECT item.namespace_id, item.entry_id, %(turn_ref)s, item.rank, item.score, %(now)s
     FROM unnest(%(namespaces)s::bigint[], %(entries)s::uuid[], %(scores)s::float8[])
         WITH ORDINALITY AS item(namespace_id, entry_id, score, rank)
-    JOIN {_ENTRY} AS entry ON entry.id = item.entry_id  -- an entry erased since it was found: not logged
+    JOIN kept ON kept.id = item.entry_id  -- an entry erased since it was found: not logged
 )
 """  # noqa: S608  # table names from the models; every value is a parameter
 
@@ -67,7 +75,8 @@ def record_items(
 ) -> list[tuple[Any, ...]]:
     """Count the access of one recall's items — (namespace id, entry id, score), in rank order —
     and log them, in one statement (see `_RECORD_SQL`); nothing for no items. An entry erased
-    since the recall found it is neither counted nor logged.
+    since the recall found it, or by an erasure committing meanwhile, is neither counted nor
+    logged.
 
     `then`, a SELECT with named parameters (`then_params`), is the statement's main query and its
     rows are returned: recall reads the entries it returns in the same round trip. It sees the
