@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 BENCH_DB_NAME = "bench"
 
@@ -90,3 +91,29 @@ def ratio(a: float, b: float) -> str:
 
 def header(title: str) -> None:
     print(f"\n=== {title} ===", flush=True)
+
+
+def one_source(
+    scope_where: tuple[str, list[Any]] | None,
+    source: str,
+    *,
+    k: int,
+    embedding: list[float] | None = None,
+    weights: Any = None,
+    scope_size: int | None = None,
+) -> list[Any]:
+    """One of recall's candidate searches alone, "vector" (by `embedding`) or "keyword" (by the
+    term `weights`), through recall's own statement; its rows (`Candidate`) in the search's order."""
+    from memory_core import lexical
+    from memory_core.recall.candidates import CandidateQuery, fetch_candidates
+
+    if source == "vector":
+        search = CandidateQuery(embedding=embedding)
+    else:
+        search = CandidateQuery(weights=weights or lexical.NO_TERMS)
+    found = fetch_candidates(
+        scope_where, search=search, k=k, always_k=0, with_context=False, scope_size=scope_size
+    )
+    if source == "vector":
+        return sorted(found, key=lambda row: row.distance)
+    return sorted(found, key=lambda row: (row.bm25 or 0.0, row.recorded_at), reverse=True)

@@ -72,7 +72,8 @@ def _score(namespace: Any, pairs: list[Pair], ask: Callable[[Pair], str]) -> tup
 
 
 def _latency(namespace: Any, questions: list[str], *, repeats: int, clear: bool) -> list[float]:
-    from memory_core import embeddings, query_translation
+    from memory_core import embeddings
+    from memory_core.recall import translation as query_translation
 
     durations = []
     for _ in range(repeats):
@@ -96,8 +97,8 @@ def main(argv: list[str] | None = None) -> None:
         logging.getLogger(name).setLevel(logging.WARNING)
     from django.conf import settings
 
-    from memory_core import query_translation
     from memory_core.embeddings import runtime_in_use
+    from memory_core.recall import translation as query_translation
     from tests.openai_server import ScriptedOpenAIServer
 
     oracle = {pair.question: pair.translated for pair in PAIRS}

@@ -6,8 +6,8 @@ and 102 questions, each answered by one of them, in both languages. For each lan
 memories are written for a fresh user through the product's write path (`pipeline.memory_add`),
 then every question of that language is asked:
 
-* lexical: the BM25 keyword candidates alone (`recall.keyword_candidates`);
-* vector: the nearest entries by the local embedding alone (`recall.vector_candidates`);
+* lexical: the BM25 keyword candidates alone (recall's keyword search, `common.one_source`);
+* vector: the nearest entries by the local embedding alone (recall's vector search, the same);
 * hybrid: `recall.memory_recall`, its items ordered by score (each score checked to be its
   breakdown blended with the weights recall used: `embedding_coverage.query_weights`). (The
   prompt block lists the always-recall entries, such as allergies, first whatever the question;
@@ -110,22 +110,19 @@ def _inactive(namespace: Any, ids: dict[str, str]) -> dict[str, str]:
 
 
 def _ranked(method: str, namespace: Any, text: str, vector: list[float]) -> list[str]:
-    from django.db import transaction
 
     from memory_core import lexical, recall
     from memory_core.models import MemoryEntry
+    from memory_core.recall import candidates
 
     scope = MemoryEntry.objects.in_namespaces([namespace.pk]).current()
     if method == "vector":
-        with transaction.atomic():
-            recall.prepare_search(text)
-            rows = recall.vector_candidates(scope, search=recall.CandidateQuery(embedding=vector), k=K)
-        return [str(entry.pk) for entry in rows]
+        rows = common.one_source(candidates.where_of(scope), "vector", embedding=vector, k=K)
+        return [str(row.pk) for row in rows]
     if method == "lexical":
-        with transaction.atomic():
-            weights = lexical.term_weights(namespace_ids=[namespace.pk], terms=recall.prepare_search(text))
-            rows = recall.keyword_candidates(scope, search=recall.CandidateQuery(weights=weights), k=K)
-        return [str(entry.pk) for entry in rows]
+        weights = lexical.term_weights(namespace_ids=[namespace.pk], terms=candidates.prepare_search(text))
+        rows = common.one_source(candidates.where_of(scope), "keyword", weights=weights, k=K)
+        return [str(row.pk) for row in rows]
     result = recall.memory_recall(
         namespaces=[namespace],
         query=text,

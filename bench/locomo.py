@@ -22,7 +22,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bench import common
 from bench.locomo_data import Conversation, Turn, load_all
@@ -154,12 +154,13 @@ def evaluate(
     conversations_limit: int = 0,
     bulk: bool = False,
 ) -> dict[str, dict[int, float]]:
-    from django.db import transaction
     from django.test import override_settings
 
     from memory_core import lexical, recall
     from memory_core.embeddings import get_embedder, runtime_in_use
     from memory_core.models import MemoryEntry
+    from memory_core.recall import candidates
+    from memory_core.recall.candidates import load_entries, where_of
 
     print(f"embeddings: {runtime_in_use()}")
     conversations = load_all()
@@ -184,6 +185,10 @@ def evaluate(
     def dia_ids(entries: list[MemoryEntry]) -> list[str]:
         return [entry.source_message_ids[0] for entry in entries]
 
+    def loaded(rows: list[Any]) -> list[MemoryEntry]:
+        entries = load_entries(rows)
+        return [entries[row.pk] for row in rows if row.pk in entries]
+
     rankers = {c.name: bm25_ranker([t.content for t in c.turns]) for c in conversations}
     # Questions are asked as of the end of their conversation (dates in them are read from there).
     asked_at = {c.name: max(t.said_at for t in c.turns) for c in conversations}
@@ -194,19 +199,13 @@ def evaluate(
         if method == "bm25":
             return [conversation.turns[i].dia_id for i in rankers[conversation.name](text)]
         if method == "vector":
-            with transaction.atomic():
-                recall.prepare_search(text)
-                search = recall.CandidateQuery(embedding=vector)
-                rows = recall.vector_candidates(scope, search=search, k=max(KS))
-            return dia_ids(sorted(rows, key=lambda e: getattr(e, "distance", 0.0)))
+            rows = common.one_source(where_of(scope), "vector", embedding=vector, k=max(KS))
+            return dia_ids(loaded(rows))
         if method == "keyword":
-            with transaction.atomic():
-                weights = lexical.term_weights(
-                    namespace_ids=[namespace.pk], terms=recall.prepare_search(text)
-                )
-                search = recall.CandidateQuery(weights=weights)
-                rows = recall.keyword_candidates(scope, search=search, k=max(KS))
-            return dia_ids(rows)
+            terms = candidates.prepare_search(text)
+            weights = lexical.term_weights(namespace_ids=[namespace.pk], terms=terms)
+            rows = common.one_source(where_of(scope), "keyword", weights=weights, k=max(KS))
+            return dia_ids(loaded(rows))
         result = recall.memory_recall(
             namespaces=[namespace],
             query=text,

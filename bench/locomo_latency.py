@@ -14,8 +14,9 @@ see the same load:
                and keyword candidates, no context search, no time or names
 
 With `--before REV` (repeatable), another build runs `memory_recall` as it was at git revision REV (its
-recall.py loaded from git into this process, on the same data and the same current models), so
-the old code is timed in the same run as the new.
+recall.py and the modules beside it loaded from git into this process, on the same data and the
+same current models), so the old code is timed in the same run as the new. REV must predate the
+`memory_core/recall/` package.
 
 Printed per build: p50 / p95 / mean of the whole call, the SQL statements per recall (counted on
 the connection) and, apart, the query embedding alone. Synthetic short memories (`python -m bench
@@ -46,14 +47,34 @@ BUILDS: dict[str, tuple[str, ...] | None] = {
 }
 
 
-def recall_at(revision: str) -> Callable[..., Any]:
-    """`memory_recall` as recall.py had it at a git revision, loaded into this process."""
-    source = subprocess.run(
-        ["git", "show", f"{revision}:memory_core/recall.py"], capture_output=True, text=True, check=True
-    ).stdout
-    module = types.ModuleType("recall_before")
+# The modules a single-file recall.py imported beside it; they are loaded from the same revision.
+_SIBLINGS = ("query_signals", "recall_scope", "recall_log", "query_translation")
+
+
+def _git_show(revision: str, path: str) -> str | None:
+    shown = subprocess.run(["git", "show", f"{revision}:{path}"], capture_output=True, text=True)
+    return shown.stdout if shown.returncode == 0 else None
+
+
+def _load(name: str, source: str, origin: str) -> types.ModuleType:
+    module = types.ModuleType(name)
     sys.modules[module.__name__] = module  # dataclasses look their module up
-    exec(compile(source, f"{revision}:memory_core/recall.py", "exec"), module.__dict__)  # noqa: S102
+    exec(compile(source, origin, "exec"), module.__dict__)  # noqa: S102
+    return module
+
+
+def recall_at(revision: str) -> Callable[..., Any]:
+    """`memory_recall` as recall.py had it at a git revision, loaded into this process, with the
+    modules it imported beside it as they were then. Revisions since recall became a package
+    (memory_core/recall/) cannot be loaded this way."""
+    source = _git_show(revision, "memory_core/recall.py")
+    if source is None:
+        sys.exit(f"bench: {revision} has no memory_core/recall.py (--before: a revision before the package)")
+    for name in _SIBLINGS:
+        sibling = _git_show(revision, f"memory_core/{name}.py")
+        if sibling is not None:
+            _load(f"memory_core.{name}", sibling, f"{revision}:memory_core/{name}.py")
+    module = _load("recall_before", source, f"{revision}:memory_core/recall.py")
     return module.memory_recall  # type: ignore[no-any-return]
 
 

@@ -214,24 +214,23 @@ def load(synth: Synth, *, sizes: list[int], chunk: int = 20_000) -> list[tuple[A
 
 def _user_scope(user: Any) -> Any:
     """The scope `memory_recall` searches for this user (current entries of their namespaces)."""
-    from memory_core import recall_scope
+    from memory_core.recall import scope as recall_scope
 
-    return recall_scope.read(actor=user).queryset()
+    return recall_scope.read(actor=user)
 
 
 def _vector_top(scope: Any, embedding: np.ndarray, *, exact: bool, k: int) -> list[Any]:
+    """Recall's vector search alone, as recall runs it (`scope.size` picks the exact pass or the
+    planner), or `exact`: with index scans off, every row of the scope compared."""
     from django.db import connection, transaction
-
-    from memory_core.recall import CandidateQuery, prepare_search, vector_candidates
 
     with transaction.atomic():
         if exact:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT set_config('enable_indexscan', 'off', true)")
-        else:
-            prepare_search("")
-        rows = vector_candidates(scope, search=CandidateQuery(embedding=embedding.tolist()), k=k)
-    return [row.pk for row in sorted(rows, key=lambda row: getattr(row, "distance", 0.0))]
+        size = None if exact else scope.size
+        rows = common.one_source(scope.where(), "vector", embedding=embedding.tolist(), k=k, scope_size=size)
+    return [row.pk for row in rows]
 
 
 def measure(synth: Synth, label: str, owners: list[tuple[Any, Any]], *, queries: int) -> str:
@@ -300,17 +299,19 @@ def explain_analyze(statement: str) -> None:
 
 
 def _explain(owners: list[tuple[Any, Any]], synth: Synth) -> None:
-    """How the planner serves recall's vector query here: HNSW, or the namespace index + exact sort."""
+    """How the planner serves recall's vector search here: HNSW, or the namespace index + exact sort."""
     from django.db import connection, transaction
-
-    from memory_core.recall import CandidateQuery, _annotated, prepare_search
+    from django.test.utils import CaptureQueriesContext
 
     user, _ = owners[0]
-    qs = _annotated(_user_scope(user), CandidateQuery(embedding=synth.vectors(1)[0].tolist()))
-    sql, params = qs.order_by("distance")[:50].query.sql_with_params()
+    scope = _user_scope(user)
+    with CaptureQueriesContext(connection) as captured:
+        vector = synth.vectors(1)[0].tolist()
+        common.one_source(scope.where(), "vector", embedding=vector, k=50, scope_size=scope.size)
+    settings_sql, _, query = captured.captured_queries[-1]["sql"].partition("; ")
     with transaction.atomic(), connection.cursor() as cursor:
-        prepare_search("")
-        cursor.execute(f"EXPLAIN (COSTS OFF) {sql}", params)
+        cursor.execute(settings_sql)
+        cursor.execute(f"EXPLAIN (COSTS OFF) {query}")
         plan = [row[0] for row in cursor.fetchall()]
     scans = [line.strip().removeprefix("->  ") for line in plan if "on memory_core_memoryentry" in line]
     print("  vector query plan: " + " / ".join(scans))

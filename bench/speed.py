@@ -235,8 +235,8 @@ def _recall_log() -> None:
     from django.test import override_settings
     from django.utils import timezone
 
-    from memory_core import recall_log
     from memory_core.models import RecallLog
+    from memory_core.recall import log as recall_log
 
     rows = RecallLog.objects.count()
     RecallLog.objects.filter(pk__in=RecallLog.objects.order_by("pk").values("pk")[: rows // 2]).update(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from chat.models import Message
-from memory_core.recall import estimate_tokens
+from memory_core.recall.prompt import estimate_tokens
 
 SYSTEM_PROMPT = (
     "You are a helpful, honest assistant with a long-term memory of this user. "

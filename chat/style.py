@@ -13,7 +13,7 @@ from typing import Any
 
 from memory_core.answer_style import PREFERENCE_CATEGORY, STYLE_PATTERN
 from memory_core.models import MemoryEntry, MemoryStatus, Namespace
-from memory_core.recall import estimate_tokens
+from memory_core.recall.prompt import estimate_tokens
 
 STYLE_TOKENS = 120  # the budget of the style block, apart from recall's
 STYLE_MAX = 8

@@ -323,16 +323,16 @@ API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 2 * 1024 * 1024)
 # --- Memory engine --------------------------------------------------------------------------
 EXTRACTION_MIN_CONFIDENCE = env_float("EXTRACTION_MIN_CONFIDENCE", 0.6)
 MERGE_SIMILARITY = env_float("MERGE_SIMILARITY", 0.9)
-# Recall ranking (memory_core.recall documents the blend; tuned on LoCoMo, see bench/locomo.py).
-# Empty: `memory_core.recall.DEFAULT_WEIGHTS` (tuned on LoCoMo, docs/recall.md); set keys to override.
+# Recall ranking (docs/recall.md documents the blend; tuned on LoCoMo, see bench/locomo.py).
+# Empty: `memory_core.recall.scoring.DEFAULT_WEIGHTS` (tuned on LoCoMo, docs/recall.md); set keys to override.
 RECALL_WEIGHTS: dict[str, float] = {}
 RECALL_RECENCY_HALF_LIFE_DAYS = env_float("RECALL_RECENCY_HALF_LIFE_DAYS", 30.0)
-# The optional parts of recall in use (memory_core.recall.COMPONENTS); unset or empty: all of them.
+# The optional parts of recall in use (memory_core.recall.scoring.COMPONENTS); unset or empty: all of them.
 RECALL_COMPONENTS = env_list("RECALL_COMPONENTS", []) or None
 # Where the write path's judgement models and their manifest live (empty: the ones in the code,
 # memory_core/judgement/models; `manage.py train_judgement` writes them).
 JUDGEMENT_MODEL_DIR = env_str("JUDGEMENT_MODEL_DIR", "")
-# Cross-language recall (memory_core.query_translation, docs/languages.md): with a language model,
+# Cross-language recall (memory_core.recall.translation, docs/languages.md): with a language model,
 # the query is also searched translated into the other language of the user's memories.
 RECALL_TRANSLATE_QUERY = env_bool("RECALL_TRANSLATE_QUERY", False)
 RECALL_TRANSLATE_TIMEOUT_SECONDS = env_float("RECALL_TRANSLATE_TIMEOUT_SECONDS", 3.0)

@@ -8,7 +8,7 @@ class MemoryCoreConfig(AppConfig):
 
     def ready(self) -> None:
         # A misspelt RECALL_COMPONENTS stops the process at start, not every recall with a 500.
-        from memory_core.recall import recall_components
+        from memory_core.recall.scoring import recall_components
 
         recall_components()
         # The judgement models are read and checked against their checksums once, at start: a

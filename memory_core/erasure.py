@@ -37,7 +37,7 @@ from typing import Any
 
 from django.apps import apps
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from memory_core.compaction import compaction_request
@@ -142,6 +142,13 @@ def _lock_namespaces(namespace_ids: list[int]) -> list[ExtractionJob]:
     return jobs
 
 
+def _lock_entries(entries: QuerySet[MemoryEntry]) -> list[MemoryEntry]:
+    """The entries about to be erased, locked in id order (the order a recall's log locks them)
+    before anything of theirs is deleted: a recall logging one of them meanwhile either commits
+    first, and its log rows go with the rest, or waits and then logs nothing (`recall.log`)."""
+    return list(entries.only("pk", "namespace_id").order_by("pk").select_for_update())
+
+
 def _quotes(content: str, texts: Collection[str]) -> bool:
     folded = content.casefold()
     return any(text.casefold() in folded for text in texts)
@@ -242,6 +249,7 @@ def memory_erase(*, actor: Any, memory_id: Any, requester: Requester | None = No
     unfinished = _lock_namespaces([ns])
     versions = memory_versions(actor=actor, memory_id=entry.pk)  # after the locks: nothing moves now
     ids = [e.pk for e in versions]
+    _lock_entries(MemoryEntry.objects.filter(pk__in=ids))
     evidence = list(MemoryEvidence.objects.filter(entry_id__in=ids))
     texts = {e.content for e in versions} | {ev.excerpt for ev in evidence if ev.excerpt.strip()}
     sources = {
@@ -296,7 +304,7 @@ def memory_erase_all(
     tally = Tally()
     if namespace_ids:
         _lock_namespaces(namespace_ids)
-        entries = list(MemoryEntry.objects.filter(namespace_id__in=namespace_ids).only("pk", "namespace_id"))
+        entries = _lock_entries(MemoryEntry.objects.filter(namespace_id__in=namespace_ids))
         ids = [e.pk for e in entries]
         # Nothing said before now is mined again: a later idle sweep of the old conversations, or
         # a re-submitted range, learns nothing from them (`memory_core.tombstones`).

@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.postgres.search import SearchQuery
 from django.db import connection
 from django.db.models import FloatField
 from django.db.models.expressions import RawSQL
@@ -93,6 +94,26 @@ def parse_terms(text: str) -> list[str]:
 def terms_expression(text: str) -> RawSQL:
     """`parse_terms`'s parse as an expression, to travel in another query (its text: `split_terms`)."""
     return RawSQL("plainto_tsquery(%s::regconfig, %s)::text", [SEARCH_CONFIG, query_text(text)])
+
+
+class TsQuery(SearchQuery):
+    """A query already in tsquery syntax (`prefix_query`, `TermWeights.tsquery`), passed on as it is."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+    def as_sql(
+        self,
+        compiler: Any,
+        connection: Any,
+        function: str | None = None,
+        template: str | None = None,
+        arg_joiner: str | None = None,
+        **extra_context: Any,
+    ) -> Any:
+        # A list, as Django's lookups concatenate parameter lists.
+        return "%s::tsquery", [self.text]
 
 
 def prefix_query(text: str, *, max_words: int = MAX_QUERY_TERMS) -> str:

@@ -18,8 +18,8 @@ def run_forgetting() -> dict[str, int]:
     """The `memory-forgetting` schedule: expire, archive and merge (capped per pass), then report."""
     import logging
 
-    from memory_core import recall_log
     from memory_core.forgetting import forget_all
+    from memory_core.recall import log as recall_log
 
     reports = forget_all()
     counts = {report.name: report.count for report in reports}

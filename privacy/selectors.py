@@ -17,7 +17,7 @@ from django.utils.dateparse import parse_date
 from django.utils.timezone import localtime
 
 from chat.models import Conversation
-from memory_core.lexical import prefix_query
+from memory_core.lexical import TsQuery, prefix_query
 from memory_core.models import (
     MemoryEntry,
     MemoryEvent,
@@ -26,7 +26,8 @@ from memory_core.models import (
     Namespace,
     SourceKind,
 )
-from memory_core.recall import MIN_KEYWORD, TsQuery, memory_recall
+from memory_core.recall import memory_recall
+from memory_core.recall.scoring import MIN_KEYWORD
 from memory_core.selectors import parse_uuid
 from privacy.models import AuditEvent
 

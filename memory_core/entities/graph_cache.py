@@ -5,7 +5,7 @@ a PL/pgSQL function) that cost about 0.5 ms a recall, most of recall's extra tim
 on, where walking a graph held in memory takes a few hundredths of one. A graph is kept under its
 namespace's `graph_version`, which triggers move on every write to the entity, relation, mention
 and relation-support tables (migration 0022) and which recall reads with its namespaces anyway
-(`memory_core.recall_scope`): a graph that changed is loaded again, in the round trip that reads
+(`memory_core.recall.scope`): a graph that changed is loaded again, in the round trip that reads
 the term statistics, and is never walked stale, whichever process or path wrote it.
 
 What is kept says nothing a user said: entities, relations and memories by id, predicates,

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from memory_core import query_translation
+from memory_core.recall import translation as query_translation
 
 pytestmark = pytest.mark.django_db
 

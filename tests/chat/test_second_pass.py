@@ -13,7 +13,7 @@ from django.urls import reverse
 from chat.services import MESSAGE_MAX_CHARS, conversation_close
 from chat.style import STYLE_MAX, STYLE_TOKENS
 from memory_core.models import MemoryEntry, Tombstone
-from memory_core.recall import estimate_tokens
+from memory_core.recall.prompt import estimate_tokens
 from tests.chat.helpers import client_for, conversation, remember, say
 
 pytestmark = pytest.mark.django_db

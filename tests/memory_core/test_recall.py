@@ -12,7 +12,8 @@ from django.utils import timezone
 from memory_core.embeddings import get_embedder
 from memory_core.errors import MemoryServiceError
 from memory_core.models import MemoryEntry, MemoryStatus, Namespace, NamespaceGrant, RecallLog, SourceKind
-from memory_core.recall import INSTRUCTION, memory_recall
+from memory_core.recall import memory_recall
+from memory_core.recall.prompt import INSTRUCTION
 from memory_core.services import EntryDraft, memory_create, namespace_create, namespace_for_user
 from tests.memory_core.helpers import remember
 
@@ -298,7 +299,7 @@ def test_a_filter_across_a_relation_narrows_the_candidates_like_any_other(owner,
 def test_a_small_scope_searched_in_one_pass_ranks_exactly_as_the_planners_searches(owner, monkeypatch):
     """Below `EXACT_SCAN_MAX` entries the statement and context distances come from one pass over
     the scope; the ranking, scores and breakdowns are the same as with a subquery per search."""
-    from memory_core import recall
+    from memory_core.recall import candidates
 
     for text, context in [
         ("My sister Ana moved to Porto last spring.", "How is your family doing these days?"),
@@ -321,7 +322,7 @@ def test_a_small_scope_searched_in_one_pass_ranks_exactly_as_the_planners_search
 
     one_pass = ranked()
     filtered_one_pass = ranked(types=["semantic"], where=~Q(content__icontains="report"))
-    monkeypatch.setattr(recall, "EXACT_SCAN_MAX", -1)
+    monkeypatch.setattr(candidates, "EXACT_SCAN_MAX", -1)
     assert ranked() == one_pass
     assert ranked(types=["semantic"], where=~Q(content__icontains="report")) == filtered_one_pass
     assert any(row for row in one_pass) and any(row for row in filtered_one_pass)

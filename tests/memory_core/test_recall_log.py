@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_it_records_counts_and_log_rows_in_one_statement(owner, django_assert_num_queries):
-    from memory_core import recall_log
+    from memory_core.recall import log as recall_log
 
     remember(owner, "I like green tea best")
     remember(owner, "I drink coffee in the morning")
@@ -78,7 +78,7 @@ def test_the_forget_command_prunes_too_and_zero_keeps_everything(owner, settings
 def test_an_entry_erased_since_the_recall_found_it_is_not_logged(owner):
     """Recall reads its candidates, then logs the returned ones in a later statement: an entry
     erased in between is skipped (not a foreign-key error that would fail the whole recall)."""
-    from memory_core import recall_log
+    from memory_core.recall import log as recall_log
 
     tea = remember(owner, "I like green tea best")
     gone = remember(owner, "I drink coffee in the morning")

@@ -1,4 +1,4 @@
-"""What a recall may read, written as SQL (`memory_core.recall_scope`), selects exactly what the
+"""What a recall may read, written as SQL (`memory_core.recall.scope`), selects exactly what the
 querysets that define it select (`visible_to`, `in_namespaces`, `current`), case by case; and what
 a user sees through recall follows from it (own memories, approved shared procedures, pause)."""
 
@@ -10,9 +10,9 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from memory_core import recall_scope
 from memory_core.models import MemoryEntry, Namespace, NamespaceGrant, SourceKind
 from memory_core.recall import memory_recall
+from memory_core.recall import scope as recall_scope
 from memory_core.services import namespace_for_user
 
 pytestmark = pytest.mark.django_db

@@ -14,8 +14,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
-from memory_core import recall_log
 from memory_core.forgetting import forget_all
+from memory_core.recall import log as recall_log
 
 _TITLES = {
     "expire_ended_windows": "Closed validity windows",

@@ -1,29 +1,18 @@
-"""The recall log and access counters: written in one statement per recall, pruned by retention.
-
-`record` counts the recalled entries (access_count, last_accessed_at) and logs one row per item in
-a single statement (atomic on its own; recall opens no transaction), so recording adds one
-round trip and almost no time to the request; standing alone, it commits without waiting for the
-WAL flush (`_ASYNC_COMMIT`). `prune` (run by the forgetting schedule and `manage.py forget`)
-deletes log rows older than `RECALL_LOG_RETENTION_DAYS`: what they said survives, aggregated, in
-each entry's access_count and last_accessed_at (the "used N times, last on …" the user's page
-shows); the activity page's recent recalls are within the retention window.
-"""
+"""The recall log and the access counts: written in one statement per recall, pruned by retention."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
 from memory_core.models import MemoryEntry, RecallLog
-
-if TYPE_CHECKING:
-    from memory_core.recall import RecallResult
+from memory_core.recall.types import RecallResult
 
 # Rows deleted per statement, so a first prune of a large backlog never holds long locks.
 PRUNE_BATCH = 10_000
@@ -34,13 +23,21 @@ _LOG = RecallLog._meta.db_table
 # Recording never waits on a writer, so it can never be part of a lock cycle with the write path:
 # the counted rows are locked in id order with SKIP LOCKED (a row a write is changing right now —
 # a merge of a batch, an extraction — is simply not counted by this one recall), and the log
-# rows' foreign keys take only KEY SHARE locks, which neither the write pipeline's FOR NO KEY
-# UPDATE on the namespace nor its row updates block. The log records every item.
+# rows' entries take only KEY SHARE locks, which neither the write pipeline's FOR NO KEY UPDATE
+# on the namespace nor its row updates block. The log records every item still there.
+#
+# An erasure deletes entries while a recall logs them. The log rows' entries are locked (`kept`,
+# KEY SHARE, what their foreign-key check takes anyway) before the counts, in id order as the
+# erasure locks them: an entry being deleted is waited for and then, gone, not logged; under READ
+# COMMITTED a locking read sees the row's latest version, where a plain join or EXISTS sees the
+# statement's snapshot and the foreign key fails at commit.
 _RECORD_SQL = f"""
-WITH counted AS (
+WITH kept AS (
+    SELECT id FROM {_ENTRY} WHERE id = ANY(%(ids)s::uuid[]) ORDER BY id FOR KEY SHARE
+), counted AS (
     UPDATE {_ENTRY} SET access_count = access_count + 1, last_accessed_at = %(now)s
     WHERE id IN (
-        SELECT id FROM {_ENTRY} WHERE id = ANY(%(ids)s::uuid[])
+        SELECT id FROM {_ENTRY} WHERE id IN (SELECT id FROM kept)
         ORDER BY id FOR NO KEY UPDATE SKIP LOCKED
     )
 ), logged AS (
@@ -48,7 +45,7 @@ WITH counted AS (
     SELECT item.namespace_id, item.entry_id, %(turn_ref)s, item.rank, item.score, %(now)s
     FROM unnest(%(namespaces)s::bigint[], %(entries)s::uuid[], %(scores)s::float8[])
         WITH ORDINALITY AS item(namespace_id, entry_id, score, rank)
-    JOIN {_ENTRY} AS entry ON entry.id = item.entry_id  -- an entry erased since it was found: not logged
+    JOIN kept ON kept.id = item.entry_id  -- an entry erased since it was found: not logged
 )
 """  # noqa: S608  # table names from the models; every value is a parameter
 
@@ -78,7 +75,8 @@ def record_items(
 ) -> list[tuple[Any, ...]]:
     """Count the access of one recall's items — (namespace id, entry id, score), in rank order —
     and log them, in one statement (see `_RECORD_SQL`); nothing for no items. An entry erased
-    since the recall found it is neither counted nor logged.
+    since the recall found it, or by an erasure committing meanwhile, is neither counted nor
+    logged.
 
     `then`, a SELECT with named parameters (`then_params`), is the statement's main query and its
     rows are returned: recall reads the entries it returns in the same round trip. It sees the
@@ -108,7 +106,10 @@ def retention_days() -> int:
 
 
 def prune(now: datetime | None = None) -> int:
-    """Delete log rows older than the retention (0 keeps everything); the number deleted."""
+    """Delete log rows older than `RECALL_LOG_RETENTION_DAYS` (0 keeps everything); the number
+    deleted. Run by the forgetting schedule and `manage.py forget`. What the rows said survives,
+    aggregated, in each entry's access_count and last_accessed_at (the "used N times, last on …"
+    the user's page shows); the activity page's recent recalls are within the retention window."""
     days = retention_days()
     if days <= 0:
         return 0

@@ -1,19 +1,5 @@
-"""Which entries one recall may read: its namespaces (one statement) and the WHERE clause over
-the entry table that the candidate searches share, both written as SQL text.
-
-Recall used to build these with the ORM on every call: a UNION of the owned and shared namespace
-querysets, then `visible_to(actor).in_namespaces(ids).current(at)` compiled again for the
-candidates. Building and compiling them cost about 2 ms of Python per recall for an actor
-(REST, MCP, chat), a sixth of a whole recall. The rules are the querysets' own
-(`NamespaceQuerySet.owned_by` / `shared_with`, `MemoryEntryQuerySet.visible_to` / `current`);
-`tests/memory_core/test_recall_scope.py` checks that both select the same rows, case by case.
-
-* An actor reads their own namespaces whole, and the approved (active) procedures of the org and
-  agent namespaces granted to them. A paused own namespace means nothing is recalled at all.
-* A trusted caller names the namespaces; paused ones are left out.
-* `current(at)`: now, the active entries inside their validity window and before their TTL; at a
-  past instant, whatever was valid then, superseded or expired since included.
-"""
+"""Which entries one recall may read: its namespaces (one statement) and the WHERE clause over the
+entry table that the candidate searches share, both written as SQL text (docs/performance.md)."""
 
 from __future__ import annotations
 
@@ -80,7 +66,9 @@ class RecallScope(NamedTuple):
 
 
 def current_where(at: datetime | None) -> tuple[str, list[Any]]:
-    """`MemoryEntryQuerySet.current(at)` as SQL text."""
+    """`MemoryEntryQuerySet.current(at)` as SQL text: now, the active entries inside their validity
+    window and before their TTL; at a past instant, whatever was valid then, superseded or expired
+    since included."""
     now = timezone.now()
     when = at or now
     t = ENTRY_TABLE
@@ -107,7 +95,13 @@ def _namespace_select() -> str:
 def read(*, actor: Any = None, namespaces: list[Namespace] | None = None, terms_of: str = "") -> RecallScope:
     """The scope of one recall, for an actor or for trusted callers' namespaces, and the terms of
     `terms_of`, in one statement. An empty scope (no namespace, or an actor who paused memory)
-    has no namespace ids."""
+    has no namespace ids.
+
+    An actor reads their own namespaces whole, and the approved (active) procedures of the org and
+    agent namespaces granted to them; a paused own namespace means nothing is recalled at all. A
+    trusted caller names the namespaces; paused ones are left out. The rules are the querysets'
+    own (`NamespaceQuerySet.owned_by` / `shared_with`, `MemoryEntryQuerySet.visible_to` /
+    `current`): tests/memory_core/test_recall_scope.py checks that both select the same rows."""
     if (actor is None) == (namespaces is None):
         raise MemoryServiceError("Recall needs either an actor or a list of namespaces, not both.")
     n = Namespace._meta.db_table

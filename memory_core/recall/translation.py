@@ -1,15 +1,6 @@
 """Cross-language recall: the query translated into the other language of the user's memories.
 
-Off by default (`RECALL_TRANSLATE_QUERY`). When on and a language model is configured, a question
-in English over memories in Chinese (or the reverse) is also searched in the memories' language:
-the language model translates the query (one short call, `RECALL_TRANSLATE_TIMEOUT_SECONDS`, no
-retries, answers cached), the translation is embedded and searched like the query, and each
-memory keeps the better of its two scores. Any failure of the model leaves the plain query's
-results as they are. Languages are told apart by script (memory_core.language): Chinese
-and everything else, which the translation calls English.
-
-Measured in bench/cross_language.py; see docs/languages.md.
-"""
+Off by default (`RECALL_TRANSLATE_QUERY`); docs/languages.md has what it does and what it costs."""
 
 from __future__ import annotations
 
@@ -18,18 +9,17 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 
+from memory_core import embedding_coverage, lexical
 from memory_core.language import CJK_CLASS, is_chinese
 from memory_core.llm import LLMError, OpenAIProvider
 from memory_core.models import MemoryEntry, MemoryStatus
-
-if TYPE_CHECKING:
-    from datetime import datetime
-
-    from memory_core.recall import QuerySignals, RecalledMemory
+from memory_core.recall import candidates, scoring
+from memory_core.recall.types import QuerySignals, RecalledMemory
 
 logger = logging.getLogger(__name__)
 
@@ -125,7 +115,11 @@ def translate(text: str, *, target: str) -> str:
 def translations(
     text: str, *, namespace_ids: list[int], embed: Callable[[str, None], list[float]]
 ) -> list[Translation]:
-    """The query in the scope's other language, embedded; [] when off, not needed, or failed."""
+    """The query in the scope's other language, embedded; [] when off, not needed, or failed.
+
+    Languages are told apart by script (memory_core.language): Chinese and everything else, which
+    the translation calls English. One short model call per language, no retries, answers cached;
+    any failure of the model leaves the plain query's results as they are."""
     if not text or not namespace_ids or not enabled():
         return []
     source = "zh" if is_chinese(text) else "en"
@@ -146,33 +140,39 @@ def translations(
 def ranked_for(
     translation: Translation,
     *,
-    scope: Any,
+    scope_where: tuple[str, list[Any]] | None,
+    scope_size: int,
     namespace_ids: list[int],
-    always: list[MemoryEntry],
     k: int,
     components: frozenset[str],
     signals: QuerySignals,
     now: datetime,
 ) -> list[RecalledMemory]:
-    """The candidates of one translation, ranked as recall ranks the query's (same transaction)."""
-    from memory_core import embedding_coverage, lexical, recall
-
-    terms = recall.prepare_search(translation.text)
+    """The candidates of one translation, searched and ranked as recall searches and ranks the
+    query's. No always-recall search: `merge` keeps those entries as the query ranked them."""
+    terms = candidates.prepare_search(translation.text)
     weights = lexical.NO_TERMS
     if "keyword" in components:
         weights = lexical.term_weights(namespace_ids=namespace_ids, terms=terms)
-    search = recall.CandidateQuery(embedding=translation.embedding, weights=weights)
-    sources = recall.nearest_candidates(scope, search=search, k=k, with_context="context" in components)
-    sources["keyword"] = recall.keyword_candidates(scope, search=search, k=k)
-    sources["always"] = always
-    return recall.rank_candidates(
-        sources,
+    search = candidates.CandidateQuery(embedding=translation.embedding, weights=weights)
+    with_context = "context" in components
+    found = candidates.fetch_candidates(
+        scope_where, search=search, k=k, always_k=0, with_context=with_context, scope_size=scope_size
+    )
+    scored = scoring.score_candidates(
+        found,
         # as the query's own ranking: the embedding weighs less for a language the model does not read
-        weights=embedding_coverage.query_weights(recall.recall_weights(), translation.text),
-        half_life_days=recall.recency_half_life_days(),
+        weights=embedding_coverage.query_weights(scoring.recall_weights(), translation.text),
+        half_life_days=scoring.recency_half_life_days(),
         now=now,
         signals=replace(signals, weights=search.weights),
     )
+    entries = candidates.load_entries([candidate for candidate, _, _ in scored])
+    return [
+        scoring.recalled(candidate, score, parts, entry=lambda c: entries[c.pk])
+        for candidate, score, parts in scored
+        if candidate.pk in entries  # erased since it was found
+    ]
 
 
 def language_of(text: str) -> str:

@@ -1,19 +1,6 @@
-"""What a recall query says besides its words: the time it asks about and the people it names.
+"""What a recall query says besides its words: the period it asks about and the people it names.
 
-Both become score components (see `memory_core.recall`), never filters: a question about "last
-week" still finds an older memory that answers it, just after the ones from last week.
-
-Time: `time_range` reads an absolute or relative date or period from the query ("in March 2023",
-"on 8 May 2023", "2023-05-08", "last week", "yesterday", "3 days ago", "last weekend", "this
-year", "去年", "上周", "2023年3月") relative to a reference time (the request's `reference_date`,
-else its `at`, else now) and returns the range it covers. An entry is in the range when its event
-time (`valid_from`) or the time it was recorded falls inside.
-
-Names: `query_names` takes the capitalised words of a query that are not its first word, a month
-or a weekday ("What did Caroline tell Melanie?" → Caroline, Melanie); an entry's `names`
-component is its share of them, a name counting fully where the entry names that person as its
-subject (within its first three words) and half where it only mentions them (`name_share`).
-"""
+Both become score components (`recall.scoring`), never filters (docs/recall.md)."""
 
 from __future__ import annotations
 
@@ -156,7 +143,9 @@ def _relative(text: str, reference: datetime) -> TimeRange | None:
 
 
 def time_range(text: str, *, reference: datetime) -> TimeRange | None:
-    """The period `text` asks about, relative to `reference` (aware), or None when it names none."""
+    """The period `text` asks about, relative to `reference` (aware), or None when it names none:
+    "in March 2023", "on 8 May 2023", "2023-05-08", "last week", "yesterday", "3 days ago", "last
+    weekend", "this year", "去年", "上周", "2023年3月"."""
     return _absolute(text, reference) or _relative(text, reference)
 
 
@@ -169,7 +158,8 @@ def in_range(moments: tuple[datetime | None, ...], period: TimeRange | None) -> 
 
 
 def query_names(text: str) -> tuple[str, ...]:
-    """The capitalised words of the query after its first word, months and weekdays left out."""
+    """The capitalised words of the query after its first word, months and weekdays left out
+    ("What did Caroline tell Melanie?" → Caroline, Melanie)."""
     words = text.split()
     rest = " ".join(words[1:])
     names = [

@@ -1,0 +1,248 @@
+"""Recall's entry point, `memory_recall`: the memories for one query within a token budget.
+
+How it searches and ranks, and what each part is worth: docs/recall.md."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Q
+from django.utils import timezone
+
+from memory_core import (
+    embedding_coverage,
+    lexical,
+)
+from memory_core.entities import graph_cache
+from memory_core.entities.recall import graph_question, graph_scores
+from memory_core.errors import MemoryServiceError
+from memory_core.models import (
+    MemoryEntry,
+    MemoryType,
+    Namespace,
+)
+from memory_core.recall import log as recall_log
+from memory_core.recall import scope as recall_scope
+from memory_core.recall import signals as query_signals
+from memory_core.recall import translation as query_translation
+from memory_core.recall.candidates import (
+    CANDIDATES_PER_SOURCE,
+    GRAPH_CANDIDATES,
+    CandidateQuery,
+    and_where,
+    fetch_candidates,
+    load_entries,
+    where_of,
+)
+from memory_core.recall.prompt import (
+    fill_budget,
+    fill_scored,
+    render_prompt_block,
+)
+from memory_core.recall.query_embedding import embed, embed_async, wait
+from memory_core.recall.scoring import (
+    recall_components,
+    recall_weights,
+    recalled,
+    recency_half_life_days,
+    score_candidates,
+)
+from memory_core.recall.types import (
+    Candidate,
+    QuerySignals,
+    RecalledMemory,
+    RecallResult,
+)
+from memory_core.round_trip import run_together
+
+MAX_LIMIT = 200
+
+
+def _validate(
+    *,
+    budget_tokens: int,
+    limit: int,
+    at: datetime | None,
+    types: list[str] | None,
+    reference: datetime | None,
+) -> None:
+    errors: dict[str, list[str]] = {}
+    if budget_tokens <= 0:
+        errors["budget_tokens"] = ["Must be a positive number of tokens."]
+    if not 1 <= limit <= MAX_LIMIT:
+        errors["limit"] = [f"Must be between 1 and {MAX_LIMIT}."]
+    if at is not None and timezone.is_naive(at):
+        errors["at"] = ["Must include a time zone."]
+    if reference is not None and timezone.is_naive(reference):
+        errors["reference_date"] = ["Must include a time zone."]
+    if types and set(types) - set(MemoryType.values):
+        errors["types"] = [f"Must be among {', '.join(MemoryType.values)}."]
+    if errors:
+        raise MemoryServiceError("Invalid recall request.", field_errors=errors)
+
+
+def _term_weights_and_graph(
+    text: str,
+    *,
+    at: datetime | None,
+    namespace_ids: list[int],
+    terms: list[str],
+    graph_versions: dict[int, int],
+) -> tuple[lexical.TermWeights, dict[uuid.UUID, float]]:
+    """The query terms' statistics and the entity graph's candidates (the entities the query
+    mentions and their neighbours), while the query embedding is still being computed. The graphs
+    are walked as `graph_cache` holds them; those it does not hold at their current version
+    (`graph_versions`, for the namespaces whose graph knows anyone besides the user) are loaded
+    in the term statistics' round trip. No graph is read when the query names no one; no round
+    trip when neither read is needed."""
+    weights = lexical.term_weights_read(namespace_ids=namespace_ids, terms=terms)
+    question = graph_question(text) if graph_versions else None
+    graphs, missing = graph_cache.cached(graph_versions) if question is not None else ([], [])
+    load = graph_cache.load_read(missing) if missing else None
+    results = iter(run_together([read for read in (weights, load) if read is not None]))
+    term_weights = lexical.NO_TERMS if weights is None else next(results)
+    if load is not None:
+        graphs += next(results)
+    if question is None:
+        return term_weights, {}
+    return term_weights, graph_scores(graphs, question, at=at)
+
+
+def memory_recall(
+    *,
+    actor: Any = None,
+    namespaces: list[Namespace] | None = None,
+    query: str,
+    budget_tokens: int = 800,
+    limit: int = 20,
+    at: datetime | None = None,
+    types: list[str] | None = None,
+    turn_ref: str = "",
+    record: bool = True,
+    query_embedding: list[float] | None = None,
+    where: Q | None = None,
+    reference_date: datetime | None = None,
+) -> RecallResult:
+    """The memories for `query` within `budget_tokens`, ranked as docs/recall.md describes.
+
+    Scope is `actor`'s visible entries, or `namespaces` for trusted callers that authorised them.
+    A blank query still returns the always-recall entries. Dates in the query ("last week") are
+    read relative to `reference_date`, else `at`, else now. With `record`, the recalled entries'
+    access counts and the recall log are written (one statement). Four round trips in all: the
+    graph walk, when the query names someone the entity graph knows, travels with the term
+    statistics when it is loaded (`_term_weights_and_graph`).
+    `where` narrows the candidates before ranking (a caller's filter on dates, categories, metadata),
+    so a filtered search still fills `limit`.
+    """
+    _validate(budget_tokens=budget_tokens, limit=limit, at=at, types=types, reference=reference_date)
+    text = " ".join((query or "").split())
+    enabled = recall_components()
+    # The query embedding starts first, on a worker thread, and this one reads the namespaces, the
+    # term statistics and the entity graph meanwhile (a refused or empty scope discards it).
+    pending = embed_async(text, query_embedding) if text else None
+    readable = recall_scope.read(
+        actor=actor, namespaces=namespaces, terms_of=text if "keyword" in enabled else ""
+    )
+    namespace_ids, terms = readable.namespace_ids, readable.terms
+    turn_ref = turn_ref or f"recall:{uuid.uuid4()}"
+    scanned = dict.fromkeys(("vector", "context", "keyword", "graph", "always", "candidates", "relevant"), 0)
+    if not namespace_ids:
+        return RecallResult(items=[], prompt_block="", scanned=scanned, turn_ref=turn_ref)
+    scope_where: tuple[str, list[Any]] | None = readable.where(at=at, types=types)
+    if where is not None:
+        scope_where = and_where(scope_where, where_of(MemoryEntry.objects.filter(where)))
+    now = at or timezone.now()
+    # Cross-language recall (RECALL_TRANSLATE_QUERY, off by default): memory_core.recall.translation.
+    translated = query_translation.translations(
+        text if query_embedding is None else "", namespace_ids=namespace_ids, embed=embed
+    )
+
+    k = max(CANDIDATES_PER_SOURCE, limit)
+    # No transaction of its own: every step is one statement (the candidates' HNSW settings
+    # travel with them, see `fetch_candidates`), so recall costs no BEGIN / COMMIT round trips.
+    search = CandidateQuery()
+    weights, graph = _term_weights_and_graph(
+        text,
+        at=at,
+        namespace_ids=namespace_ids,
+        terms=terms if pending is not None and "keyword" in enabled else [],
+        graph_versions=readable.graph_versions if "graph" in enabled else {},
+    )
+    if pending is not None:
+        search = CandidateQuery(embedding=wait(pending), weights=weights)
+    candidates = fetch_candidates(
+        scope_where, search=search, k=k, always_k=limit, with_context="context" in enabled,
+        graph_ids=sorted(graph, key=graph.__getitem__, reverse=True)[:GRAPH_CANDIDATES],
+        scope_size=readable.size,
+    )  # fmt: skip
+    signals = QuerySignals(
+        period=query_signals.time_range(text, reference=reference_date or now) if "time" in enabled else None,
+        names=query_signals.query_names(text) if "names" in enabled else (),
+        weights=search.weights,
+        graph=graph,
+    )
+    scored = score_candidates(
+        candidates,
+        # the embedding weighs less for a query in a language the model does not read
+        weights=embedding_coverage.query_weights(recall_weights(), text),
+        half_life_days=recency_half_life_days(),
+        now=now,
+        signals=signals,
+    )
+    if translated:
+        items = _translated_items(
+            scored, translated, budget_tokens=budget_tokens, limit=limit, scope_where=scope_where,
+            scope_size=readable.size, namespace_ids=namespace_ids, k=k, components=enabled,
+            signals=signals, now=now,
+        )  # fmt: skip
+        if record and items:
+            recall_log.record_items(
+                turn_ref=turn_ref, items=[(i.entry.namespace_id, i.entry.pk, i.score) for i in items]
+            )
+    else:
+        chosen = fill_scored(scored, budget_tokens=budget_tokens, limit=limit)
+        # The recalled entries read whole, with the access counts and the log written (when
+        # `record`) by the same statement.
+        logged = [score for _, score, *_ in chosen] if record else None
+        entries = load_entries([c for c, *_ in chosen], turn_ref=turn_ref, logged=logged)
+        items = [
+            recalled(candidate, score, components, entry=lambda c: entries[c.pk], line=line)
+            for candidate, score, components, line in chosen
+            if candidate.pk in entries  # erased since it was found
+        ]
+    for candidate in candidates:
+        for name in candidate.sources:
+            scanned[name] += 1
+    scanned.update(candidates=len(candidates), relevant=len(scored))
+    result = RecallResult(
+        items=items,
+        prompt_block=render_prompt_block([item.line for item in items]),
+        scanned=scanned,
+        turn_ref=turn_ref,
+        tokens=sum(item.tokens for item in items),
+    )
+    return result
+
+
+def _translated_items(
+    scored: list[tuple[Candidate, float, dict[str, float]]],
+    translated: list[Any],
+    *,
+    budget_tokens: int,
+    limit: int,
+    **search: Any,
+) -> list[RecalledMemory]:
+    """The rare path (translation on and needed): the query's ranking as model instances, merged
+    with each translation's (memory_core.recall.translation), then the budget."""
+    entries = load_entries([candidate for candidate, _, _ in scored])
+    ranked = [
+        recalled(row, score, parts, entry=lambda c: entries[c.pk])
+        for row, score, parts in scored
+        if row.pk in entries
+    ]
+    ranked = query_translation.with_translations(ranked, translated, **search)
+    return fill_budget(ranked, budget_tokens=budget_tokens, limit=limit)
+
+
