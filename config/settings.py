@@ -39,6 +39,11 @@ if not DEBUG and (
         "with `python -c 'import secrets; print(secrets.token_urlsafe(50))'` (for local development "
         "set DEBUG=true)."
     )
+# Earlier keys, still accepted for what they signed (sessions, tokens) after SECRET_KEY changed.
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])
+# Keys that encrypt secrets at rest (webhook signing secrets, `memory_core.sealed`): the first
+# seals, all open. Empty: SECRET_KEY, then SECRET_KEY_FALLBACKS. Rotation: docs/deploy.md.
+SEALING_KEYS = env_list("SEALING_KEYS", [])
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
