@@ -20,7 +20,9 @@ from config.env import (
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-load_dotenv(BASE_DIR / ".env")
+# Read at start-up; `check --deploy` warns when others can read it (config.checks).
+ENV_FILE = BASE_DIR / ".env"
+load_dotenv(ENV_FILE)
 
 # --- Core -----------------------------------------------------------------------------------
 DEBUG = env_bool("DEBUG", False)
