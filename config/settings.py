@@ -156,15 +156,23 @@ DATABASE_RETRY_AFTER_SECONDS = env_int("DATABASE_RETRY_AFTER_SECONDS", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth, i18n, static ---------------------------------------------------------------------
-# django-axes counts failed logins in the database (shared by every process and machine) and
-# refuses a username from an address after LOGIN_FAILURE_LIMIT failures, for LOGIN_COOLOFF_MINUTES.
+# django-axes counts failed logins in the database (shared by every process and machine);
+# config.login_throttle refuses, for LOGIN_COOLOFF_MINUTES: a username from an address after
+# LOGIN_FAILURE_LIMIT failures, a username from anywhere after LOGIN_ACCOUNT_FAILURE_LIMIT, an
+# address after LOGIN_ADDRESS_FAILURE_LIMIT failures or failures on LOGIN_ADDRESS_ACCOUNT_LIMIT
+# accounts (password spraying).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+AXES_HANDLER = "config.login_throttle.LoginThrottle"
+AXES_USERNAME_CALLABLE = "config.login_throttle.attempted_username"
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_ACCOUNT_FAILURE_LIMIT = env_int("LOGIN_ACCOUNT_FAILURE_LIMIT", 20)
+LOGIN_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 30)
+LOGIN_ADDRESS_ACCOUNT_LIMIT = env_int("LOGIN_ADDRESS_ACCOUNT_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
-# Per username and address: a wrong password typed from elsewhere cannot lock the owner out.
+# The attempts are recorded per username and address; the wider limits sum them up.
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
