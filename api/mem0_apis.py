@@ -27,7 +27,7 @@ from api import mem0_examples as ex
 from api import mem0_mapping as mapping
 from api import serializers as s
 from api.auth import tenant_of
-from api.base import ERASE, READ, WRITE, ApiView, json_object, requester_of, valid
+from api.base import ERASE, READ, WRITE, ApiView, address_of, json_object, requester_of, valid
 from api.errors import PayloadTooLarge
 from api.mem0_filters import parse_when
 from api.mem0_mapping import ENTITY_KEYS
@@ -60,12 +60,12 @@ from api.models import ApiKey, EntityKind
 from api.schema import errors
 from api.selectors import (
     entity_of,
+    extraction_job_for,
     memory_for,
     namespace_subject,
     subject_for,
     tenant_entities,
     tenant_entity,
-    tenant_namespace_ids,
 )
 from api.services import memories_add, subject_ensure, tenant_entity_delete
 from api.subjects import Subject
@@ -76,7 +76,6 @@ from memory_core.lifecycle import memory_correct
 from memory_core.models import ErasureVia, ExtractionJob, ExtractionStatus, MemoryEntry
 from memory_core.recall import memory_recall
 from memory_core.selectors import (
-    extraction_job_access,
     memory_access,
     memory_counts,
     memory_entries_by_ids,
@@ -187,13 +186,14 @@ class EventApi(Mem0View):
         operation_id="mem0_event",
         summary="mem0: status of an add",
         tags=TAG,
-        responses={200: OpenApiResponse(OpenApiTypes.OBJECT), **errors(404)},
+        parameters=[s.AddressSerializer],
+        responses={200: OpenApiResponse(OpenApiTypes.OBJECT), **errors(400, 404)},
         examples=ex.MEM0_EVENT,
     )
     def get(self, request: Request, event_id: str) -> Response:
         tenant = tenant_of(request)
         assert tenant is not None
-        job = extraction_job_access(namespace_ids=tenant_namespace_ids(tenant), job_id=event_id)
+        job = extraction_job_for(request, job_id=event_id, **address_of(request))
         summary = _event(job, namespace_subject(tenant, namespace_id=job.namespace_id))
         return Response(mapping.event_detail(job, summary))
 
@@ -301,11 +301,12 @@ class MemoryApi(Mem0View):
         operation_id="mem0_get",
         summary="mem0: get a memory",
         tags=TAG,
-        responses={200: Mem0MemorySerializer, **errors(404)},
+        parameters=[s.AddressSerializer],
+        responses={200: Mem0MemorySerializer, **errors(400, 404)},
         examples=ex.MEM0_GET,
     )
     def get(self, request: Request, memory_id: str) -> Response:
-        _actor, entry = memory_for(request, memory_id=memory_id)
+        _actor, entry = memory_for(request, memory_id=memory_id, **address_of(request))
         return Response(mapping.mem0_memory(entry, _link_for(entry)))
 
     @extend_schema(
@@ -314,6 +315,7 @@ class MemoryApi(Mem0View):
         description="A correction: the reply is the NEW version (a new `id`); the old one is superseded "
         "and both histories are linked. Only `text` can change.",
         tags=TAG,
+        parameters=[s.AddressSerializer],
         request=Mem0UpdateSerializer,
         responses={200: Mem0MemorySerializer, **errors(400, 404)},
         examples=ex.MEM0_UPDATE,
@@ -323,7 +325,7 @@ class MemoryApi(Mem0View):
         reject_unknown(body, UPDATE_PARAMS, what="update")
         params = valid(Mem0UpdateSerializer, body)
         update_refusals(params)
-        actor, entry = memory_for(request, memory_id=memory_id)
+        actor, entry = memory_for(request, memory_id=memory_id, **address_of(request))
         new = memory_correct(
             actor=actor,
             memory_id=entry.pk,
@@ -340,15 +342,16 @@ class MemoryApi(Mem0View):
         "`erase_sources=true` also deletes the conversations and transcripts it came from or was used in.",
         tags=TAG,
         parameters=[
+            s.AddressSerializer,
             OpenApiParameter("delete_linked", bool),
             OpenApiParameter("erase_sources", bool, description=s.ERASE_SOURCES_HELP),
         ],
-        responses={200: OpenApiResponse(OpenApiTypes.OBJECT), **errors(404)},
+        responses={200: OpenApiResponse(OpenApiTypes.OBJECT), **errors(400, 404)},
         examples=ex.MEM0_DELETE,
     )
     def delete(self, request: Request, memory_id: str) -> Response:
         params = valid(Mem0EraseQuerySerializer, request.query_params)
-        actor, entry = memory_for(request, memory_id=memory_id)
+        actor, entry = memory_for(request, memory_id=memory_id, **address_of(request))
         memory_erase_with_sources(
             user=actor,
             memory_id=entry.pk,
@@ -365,14 +368,15 @@ class HistoryApi(Mem0View):
         operation_id="mem0_history",
         summary="mem0: history of a memory and its earlier versions",
         tags=TAG,
+        parameters=[s.AddressSerializer],
         responses={
             200: OpenApiResponse(OpenApiTypes.OBJECT, description="A list of changes, oldest first."),
-            **errors(404),
+            **errors(400, 404),
         },
         examples=ex.MEM0_HISTORY,
     )
     def get(self, request: Request, memory_id: str) -> Response:
-        actor, entry = memory_for(request, memory_id=memory_id)
+        actor, entry = memory_for(request, memory_id=memory_id, **address_of(request))
         link = _link_for(entry)
         for _hop in range(50):  # from the newest version, so an old id shows what replaced it
             if entry.superseded_by_id is None:

@@ -20,7 +20,7 @@ from api import serializers as s
 from api.auth import tenant_of
 from api.base import ERASE, READ, WRITE, ApiView, json_object, requester_of, valid
 from api.errors import PayloadTooLarge
-from api.mem0_filters import Mem0Filter
+from api.mem0_filters import Mem0Filter, parse_filters
 from api.mem0_mapping import mem0_memory
 from api.mem0_options import NotServed, addressed, reject_unknown, unsupported
 from api.mem0_serializers import (
@@ -33,7 +33,7 @@ from api.mem0_serializers import (
 )
 from api.models import Tenant
 from api.schema import errors
-from api.selectors import entity_of, memory_for, subject_for
+from api.selectors import entity_of, memory_for, reach, reaches, subject_for
 from api.subjects import Subject
 from chat.erasure import memory_erase_with_sources
 from memory_core.errors import MemoryServiceError, NotFound
@@ -46,6 +46,7 @@ from memory_core.selectors import memory_list
 TAG = ["mem0-compatible"]
 EXPORT_MAX_AGE = 7 * 24 * 3600  # an export id can be fetched for a week
 _EXPORT_SALT = "api.mem0.export"
+_EXPORT_NOT_FOUND = "Export not found (unknown, or older than a week)."
 CATEGORY_HELP = {
     "profile": "Who the user is: name, job, where they live.",
     "preference": "How the user likes things done.",
@@ -234,9 +235,18 @@ class ExportGetApi(Mem0View):
             body, ("memory_export_id", "filters", "user_id", "agent_id", "app_id", "run_id"), what="an export"
         )
         params = valid(Mem0ExportGetSerializer, body)
-        if "memory_export_id" in params:
-            body = _export_request(tenant_of(request), params["memory_export_id"])
-        subject, parsed, _address = _export_subject(request, body)
+        if "memory_export_id" not in params:
+            subject, parsed, _address = _export_subject(request, body)
+            return Response(_export(subject, parsed))
+        subject, parsed, _address = _export_subject(
+            request, _export_request(tenant_of(request), params["memory_export_id"])
+        )
+        if params.get("user_id") or params.get("agent_id") or parse_filters(params.get("filters")).entities:
+            # The caller names whose export it wants: another user's or agent's is "not found".
+            user_id, agent_id, _parsed = addressed(body, body.get("filters"))
+            scope = reach(request, user_id=user_id, agent_id=agent_id)
+            if not reaches(scope, namespace_id=subject.namespace.pk):
+                raise NotFound(_EXPORT_NOT_FOUND)
         return Response(_export(subject, parsed))
 
 
@@ -244,9 +254,9 @@ def _export_request(tenant: Tenant | None, export_id: str) -> dict[str, Any]:
     try:
         saved = signing.loads(export_id, salt=_EXPORT_SALT, max_age=EXPORT_MAX_AGE)
     except signing.BadSignature:  # also an expired one
-        raise NotFound("Export not found (unknown, or older than a week).") from None
+        raise NotFound(_EXPORT_NOT_FOUND) from None
     if tenant is None or saved.get("t") != tenant.pk:
-        raise NotFound("Export not found (unknown, or older than a week).")
+        raise NotFound(_EXPORT_NOT_FOUND)
     return {**saved["a"], "filters": saved["f"]}
 
 

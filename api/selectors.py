@@ -19,7 +19,7 @@ from django.db.models import Q, QuerySet
 from rest_framework.request import Request
 
 from api.auth import Caller, tenant_of
-from api.models import Tenant, TenantNamespace, TenantUser
+from api.models import EntityKind, Tenant, TenantNamespace
 from api.subjects import Subject, address_error, subject_address
 from chat.models import Conversation
 from chat.selectors import conversation_access
@@ -55,21 +55,47 @@ def tenant_namespace_ids(tenant: Tenant) -> QuerySet[TenantNamespace, Mapping[st
     return TenantNamespace.objects.filter(tenant=tenant).values("namespace_id")
 
 
+def reach(
+    request: Request | Caller, *, user_id: str | None = None, agent_id: str | None = None
+) -> QuerySet[Any, Mapping[str, Any]]:
+    """The namespaces (a one-column subquery of ids) in which a by-id read or write may find its
+    object: the one subject rule every by-id access passes through. A person: their own. A tenant
+    key: all of its end users' and agents', or, when the call names one (`user_id` / `agent_id`),
+    that one's only. An object outside is "not found", exactly as a missing one; a name the tenant
+    never used reaches nothing."""
+    tenant = tenant_of(request)
+    if tenant is None:
+        if user_id or agent_id:
+            raise address_error(
+                "user_id and agent_id are for tenant API keys.", "user_id" if user_id else "agent_id"
+            )
+        return Namespace.objects.owned_by(request.user).values("id")
+    if user_id and agent_id:
+        raise address_error("Give user_id or agent_id, not both.")
+    links = TenantNamespace.objects.filter(tenant=tenant)
+    if user_id:
+        links = links.filter(kind=EntityKind.USER, external_id=str(user_id))
+    elif agent_id:
+        links = links.filter(kind=EntityKind.AGENT, external_id=str(agent_id))
+    return links.values("namespace_id")
+
+
+def reaches(scope: QuerySet[Any, Mapping[str, Any]], *, namespace_id: int | None) -> bool:
+    """Whether a namespace is inside a `reach`."""
+    if namespace_id is None:
+        return False
+    return Namespace.objects.filter(pk__in=scope).filter(pk=namespace_id).exists()
+
+
 def memory_for(
     request: Request | Caller, *, memory_id: Any, user_id: str | None = None, agent_id: str | None = None
 ) -> tuple[Any, MemoryEntry]:
     """The entry and the user to act as: the caller itself, or the shadow owner of a tenant's namespace."""
-    tenant = tenant_of(request)
-    if tenant is None:
-        if user_id or agent_id:
-            raise address_error("user_id and agent_id are for tenant API keys.")
+    scope = reach(request, user_id=user_id, agent_id=agent_id)
+    if tenant_of(request) is None:
+        # A person also sees, by id, the procedures shared with them (`visible_to`).
         return request.user, memory_access(actor=request.user, memory_id=memory_id)
-    entry = memory_access_in(namespace_ids=tenant_namespace_ids(tenant), memory_id=memory_id)
-    if user_id or agent_id:
-        # Narrowed to one user or agent: someone else's entry is "not found" too.
-        subject = subject_for(request, user_id=user_id, agent_id=agent_id)
-        if subject is None or subject.namespace.pk != entry.namespace_id:
-            raise NotFound("Memory not found.")
+    entry = memory_access_in(namespace_ids=scope, memory_id=memory_id)
     if entry.namespace.owner is None:
         raise NotFound("Memory not found.")
     return entry.namespace.owner, entry
@@ -132,29 +158,34 @@ def tenant_entity(tenant: Tenant, *, kind: str, external_id: str) -> TenantNames
     return link
 
 
-def conversation_for(request: Request, *, conversation_id: Any) -> tuple[Any, Conversation]:
-    """The conversation and its user: the caller's own, or one of the tenant's end users'."""
-    tenant = tenant_of(request)
-    if tenant is None:
+def conversation_for(
+    request: Request | Caller,
+    *,
+    conversation_id: Any,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+) -> tuple[Any, Conversation]:
+    """The conversation and its user: the caller's own, or one of the tenant's end users' (the one
+    named, when the call names one)."""
+    scope = reach(request, user_id=user_id, agent_id=agent_id)
+    if tenant_of(request) is None:
         return request.user, conversation_access(user=request.user, conversation_id=conversation_id)
     pk = parse_uuid(conversation_id)
-    if pk is None:
-        raise NotFound("Conversation not found.")
-    owner = (
-        TenantUser.objects.filter(tenant=tenant, user__conversations__pk=pk).select_related("user").first()
+    owners = Namespace.objects.filter(pk__in=scope).values("owner")
+    found = (
+        Conversation.objects.filter(pk=pk, user__in=owners).select_related("user").first()
+        if pk is not None
+        else None
     )
-    if owner is None:
+    if found is None:
         raise NotFound("Conversation not found.")
-    return owner.user, conversation_access(user=owner.user, conversation_id=pk)
+    return found.user, found
 
 
-def extraction_job_for(request: Request, *, job_id: Any) -> ExtractionJob:
-    tenant = tenant_of(request)
-    scope: QuerySet[Any, Mapping[str, Any]]  # a one-column subquery of namespace ids
-    if tenant is None:
-        scope = Namespace.objects.owned_by(request.user).values("id")
-    else:
-        scope = tenant_namespace_ids(tenant)
+def extraction_job_for(
+    request: Request | Caller, *, job_id: Any, user_id: str | None = None, agent_id: str | None = None
+) -> ExtractionJob:
+    scope = reach(request, user_id=user_id, agent_id=agent_id)
     return extraction_job_access(namespace_ids=scope, job_id=job_id)
 
 

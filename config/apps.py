@@ -1,4 +1,5 @@
-"""`config` as an installed app, only so that its management commands (`qcluster`) are found."""
+"""`config` as an installed app, so that its management commands (`qcluster`) and its deployment
+checks (`config.checks`) are found."""
 
 from django.apps import AppConfig
 
@@ -7,3 +8,6 @@ class ConfigConfig(AppConfig):
     name = "config"
     label = "config"
     verbose_name = "Configuration"
+
+    def ready(self) -> None:
+        from config import checks  # noqa: F401  # registers the checks

@@ -32,8 +32,9 @@ keepalive = 5
 # Recycle workers after this many requests (0: never); cheap, since they fork from a warm master.
 max_requests = env_int("WEB_MAX_REQUESTS", 0)
 max_requests_jitter = max(1, max_requests // 10) if max_requests else 0
-# Only these proxies may set the client address and scheme (X-Forwarded-For / -Proto).
-forwarded_allow_ips = env_str("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+# Only these proxies may set the client address and scheme (X-Forwarded-For / -Proto); none unless
+# configured: a process on this machine (the loopback) would otherwise choose its own address.
+forwarded_allow_ips = env_str("FORWARDED_ALLOW_IPS", "")
 accesslog = "-" if env_str("ACCESS_LOG", "true").lower() in {"1", "true", "yes", "on"} else None
 errorlog = "-"
 loglevel = env_str("LOG_LEVEL", "info").lower()

@@ -20,7 +20,9 @@ from config.env import (
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-load_dotenv(BASE_DIR / ".env")
+# Read at start-up; `check --deploy` warns when others can read it (config.checks).
+ENV_FILE = BASE_DIR / ".env"
+load_dotenv(ENV_FILE)
 
 # --- Core -----------------------------------------------------------------------------------
 DEBUG = env_bool("DEBUG", False)
@@ -39,6 +41,11 @@ if not DEBUG and (
         "with `python -c 'import secrets; print(secrets.token_urlsafe(50))'` (for local development "
         "set DEBUG=true)."
     )
+# Earlier keys, still accepted for what they signed (sessions, tokens) after SECRET_KEY changed.
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])
+# Keys that encrypt secrets at rest (webhook signing secrets, `memory_core.sealed`): the first
+# seals, all open. Empty: SECRET_KEY, then SECRET_KEY_FALLBACKS. Rotation: docs/deploy.md.
+SEALING_KEYS = env_list("SEALING_KEYS", [])
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -149,15 +156,23 @@ DATABASE_RETRY_AFTER_SECONDS = env_int("DATABASE_RETRY_AFTER_SECONDS", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth, i18n, static ---------------------------------------------------------------------
-# django-axes counts failed logins in the database (shared by every process and machine) and
-# refuses a username from an address after LOGIN_FAILURE_LIMIT failures, for LOGIN_COOLOFF_MINUTES.
+# django-axes counts failed logins in the database (shared by every process and machine);
+# config.login_throttle refuses, for LOGIN_COOLOFF_MINUTES: a username from an address after
+# LOGIN_FAILURE_LIMIT failures, a username from anywhere after LOGIN_ACCOUNT_FAILURE_LIMIT, an
+# address after LOGIN_ADDRESS_FAILURE_LIMIT failures or failures on LOGIN_ADDRESS_ACCOUNT_LIMIT
+# accounts (password spraying).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+AXES_HANDLER = "config.login_throttle.LoginThrottle"
+AXES_USERNAME_CALLABLE = "config.login_throttle.attempted_username"
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_ACCOUNT_FAILURE_LIMIT = env_int("LOGIN_ACCOUNT_FAILURE_LIMIT", 20)
+LOGIN_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 30)
+LOGIN_ADDRESS_ACCOUNT_LIMIT = env_int("LOGIN_ADDRESS_ACCOUNT_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
-# Per username and address: a wrong password typed from elsewhere cannot lock the owner out.
+# The attempts are recorded per username and address; the wider limits sum them up.
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"

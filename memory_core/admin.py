@@ -241,7 +241,7 @@ class WebhookEndpointAdmin(ReadOnlyAdmin):
     list_display = ["url", "audience", "enabled", "consecutive_failures", "disabled_at", "created_at"]
     list_filter = ["enabled", "audience"]
     search_fields = ["url", "audience"]
-    exclude = ["secret"]
+    exclude = ["secret", "previous_secret"]
 
 
 @admin.register(WebhookDelivery)

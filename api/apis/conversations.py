@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import transaction
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -11,14 +13,20 @@ from rest_framework.response import Response
 from api import examples as ex
 from api import serializers as s
 from api.auth import tenant_of
-from api.base import ERASE, READ, WRITE, ApiView, job_out, json_object, requester_of, valid
+from api.base import ERASE, READ, WRITE, ApiView, address_of, job_out, json_object, requester_of, valid
 from api.schema import errors
 from api.selectors import conversation_for
 from api.services import subject_ensure
 from chat.erasure import conversation_erase
+from chat.models import Conversation
 from chat.selectors import conversation_messages
 from chat.services import conversation_close, conversation_create, message_post, turn_reply
 from memory_core.selectors import recalled_entry_ids
+
+
+def _conversation(request: Request, conversation_id: str) -> tuple[Any, Conversation]:
+    """The conversation and its user; `user_id` in the query string narrows to that end user's."""
+    return conversation_for(request, conversation_id=conversation_id, **address_of(request))
 
 
 class ConversationsApi(ApiView):
@@ -60,11 +68,12 @@ class ConversationApi(ApiView):
         "memories learned from it stay (erase them with `erase_sources` to take those back too). Leaves "
         "an erasure receipt (`GET /api/v1/erasures/`).",
         tags=["conversations"],
+        parameters=[s.AddressSerializer],
         request=None,
-        responses={204: OpenApiResponse(description="Deleted."), **errors(404)},
+        responses={204: OpenApiResponse(description="Deleted."), **errors(400, 404)},
     )
     def delete(self, request: Request, conversation_id: str) -> Response:
-        user, conversation = conversation_for(request, conversation_id=conversation_id)
+        user, conversation = _conversation(request, conversation_id)
         conversation_erase(user=user, conversation_id=conversation.pk, requester=requester_of(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -77,6 +86,7 @@ class ConversationMessagesApi(ApiView):
         summary="Messages of a conversation",
         tags=["conversations"],
         parameters=[
+            s.AddressSerializer,
             OpenApiParameter("limit", int, description="At most 200 (default 50)."),
             OpenApiParameter("offset", int),
         ],
@@ -84,12 +94,12 @@ class ConversationMessagesApi(ApiView):
             200: OpenApiResponse(
                 s.MessageOutSerializer(many=True), description="In turn order (at most 1,000)."
             ),
-            **errors(404),
+            **errors(400, 404),
         },
         examples=ex.CONVERSATIONS_MESSAGES_LIST,
     )
     def get(self, request: Request, conversation_id: str) -> Response:
-        _user, conversation = conversation_for(request, conversation_id=conversation_id)
+        _user, conversation = _conversation(request, conversation_id)
         return Response(
             s.MessageOutSerializer(
                 list(conversation_messages(conversation=conversation)[:1000]), many=True
@@ -102,13 +112,14 @@ class ConversationMessagesApi(ApiView):
         description="Runs a chat turn: recall → prompt → model → reply. `recalled_entry_ids` are the "
         "memories the reply was written with. A model failure is a 502/503/504; the message is kept.",
         tags=["conversations"],
+        parameters=[s.AddressSerializer],
         request=s.MessageInSerializer,
         responses={201: s.TurnOutSerializer, **errors(400, 404)},
         examples=ex.CONVERSATIONS_MESSAGES_CREATE,
     )
     def post(self, request: Request, conversation_id: str) -> Response:
         params = valid(s.MessageInSerializer, json_object(request))
-        user, conversation = conversation_for(request, conversation_id=conversation_id)
+        user, conversation = _conversation(request, conversation_id)
         message = message_post(conversation=conversation, content=params["content"])
         reply = turn_reply(user=user, conversation=conversation, user_message=message)
         message.refresh_from_db()
@@ -131,12 +142,13 @@ class ConversationCloseApi(ApiView):
         description="What it taught is extracted in the background; `extraction` is that job "
         "(null for incognito conversations, paused memory, or nothing new to learn).",
         tags=["conversations"],
+        parameters=[s.AddressSerializer],
         request=None,
-        responses={200: s.CloseOutSerializer, **errors(404)},
+        responses={200: s.CloseOutSerializer, **errors(400, 404)},
         examples=ex.CONVERSATIONS_CLOSE,
     )
     def post(self, request: Request, conversation_id: str) -> Response:
-        _user, conversation = conversation_for(request, conversation_id=conversation_id)
+        _user, conversation = _conversation(request, conversation_id)
         job = conversation_close(conversation=conversation)
         if job is not None:
             job.refresh_from_db()  # with synchronous tasks it may already be done

@@ -20,8 +20,7 @@ from api import serializers as s
 from api.auth import Caller, tenant_of
 from api.base import ERASE, READ, WRITE, ApiView, AsIs, address_of, json_object, page, requester_of, valid
 from api.schema import errors
-from api.selectors import subject_for, tenant_namespace_ids
-from api.subjects import address_error
+from api.selectors import reach, subject_for
 from memory_core.entities import selectors as graph
 from memory_core.entities import services as graph_services
 from memory_core.entities.models import Entity, Relation, RelationSupport
@@ -40,26 +39,19 @@ def _owner_of(
     request: Request | Caller, model: Any, object_id: Any, what: str, address: dict[str, Any]
 ) -> Any:
     """The user to act as for this entity or relation: the caller itself, or the shadow owner of
-    the tenant's namespace that holds it. Missing and someone else's are alike (404)."""
-    tenant = tenant_of(request)
-    if tenant is None:
-        if address.get("user_id") or address.get("agent_id"):
-            raise address_error("user_id and agent_id are for tenant API keys.")
+    the tenant's namespace that holds it (the named user's or agent's only, when the call names
+    one: `api.selectors.reach`). Missing and someone else's are alike (404)."""
+    scope = reach(request, user_id=address.get("user_id"), agent_id=address.get("agent_id"))
+    if tenant_of(request) is None:
         return request.user
     pk = parse_uuid(object_id)
     row = (
-        model.objects.filter(pk=pk, namespace__in=tenant_namespace_ids(tenant))
-        .select_related("namespace__owner")
-        .first()
+        model.objects.filter(pk=pk, namespace__in=scope).select_related("namespace__owner").first()
         if pk is not None
         else None
     )
     if row is None or row.namespace.owner is None:
         raise NotFound(f"{what} not found.")
-    if address.get("user_id") or address.get("agent_id"):
-        subject = subject_for(request, user_id=address.get("user_id"), agent_id=address.get("agent_id"))
-        if subject is None or subject.namespace.pk != row.namespace_id:
-            raise NotFound(f"{what} not found.")
     return row.namespace.owner
 
 

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from api import examples as ex
 from api import serializers as s
 from api.auth import Caller, tenant_of
-from api.base import READ, WRITE, ApiView, job_out, json_object, valid
+from api.base import READ, WRITE, ApiView, address_of, job_out, json_object, valid
 from api.errors import PayloadTooLarge
 from api.schema import errors
 from api.selectors import extraction_job_for
@@ -92,8 +92,9 @@ class ExtractionApi(ApiView):
         operation_id="extractions_retrieve",
         summary="Status and result of an extraction",
         tags=["extraction"],
-        responses={200: s.JobOutSerializer, **errors(404)},
+        parameters=[s.AddressSerializer],
+        responses={200: s.JobOutSerializer, **errors(400, 404)},
         examples=ex.EXTRACTIONS_RETRIEVE,
     )
     def get(self, request: Request, job_id: str) -> Response:
-        return Response(job_out(extraction_job_for(request, job_id=job_id)))
+        return Response(job_out(extraction_job_for(request, job_id=job_id, **address_of(request))))

@@ -15,13 +15,13 @@ from rest_framework.response import Response
 
 from api import serializers as s
 from api.auth import tenant_of
-from api.base import READ, WRITE, ApiView, json_object, valid
+from api.base import READ, WRITE, ApiView, address_of, json_object, valid
 from api.schema import errors
-from api.selectors import tenant_namespace_ids
+from api.selectors import reach
 from api.services import subject_ensure
 from memory_core.choices import ActorKind, ImportFormat
 from memory_core.imports import import_create, import_job_for, import_preview, import_results
-from memory_core.models import ImportJob, Namespace
+from memory_core.models import ImportJob
 
 
 class ImportInSerializer(s.AddressSerializer):
@@ -193,14 +193,10 @@ class ImportApi(ApiView):
         "statement. An import keeps no text of its own: `content` is the entry's current text ('' once "
         "it is erased, or for a refused statement).",
         tags=["imports"],
-        responses={200: ImportJobOutSerializer, **errors(404)},
+        parameters=[s.AddressSerializer],
+        responses={200: ImportJobOutSerializer, **errors(400, 404)},
         examples=[OpenApiExample("Running", value=_JOB_EXAMPLE, response_only=True)],
     )
     def get(self, request: Request, import_id: str) -> Response:
-        tenant = tenant_of(request)
-        scope: Any = (
-            Namespace.objects.owned_by(request.user).values("id")
-            if tenant is None
-            else tenant_namespace_ids(tenant)
-        )
+        scope = reach(request, **address_of(request))
         return Response(_job_out(import_job_for(namespace_ids=scope, job_id=import_id)))

@@ -20,9 +20,11 @@ from api import serializers as s
 from api import webhook_examples as ex
 from api import webhook_serializers as ws
 from api.auth import tenant_of
-from api.base import READ, WRITE, ApiView, json_object, page, valid
+from api.base import READ, WRITE, ApiView, address_of, json_object, page, valid
 from api.models import ApiKey
 from api.schema import errors
+from api.selectors import reach, reaches
+from memory_core.errors import NotFound
 from memory_core.moderation import is_operator
 from memory_core.webhooks.dispatch import OPERATORS, tenant_audience
 from memory_core.webhooks.models import WebhookDelivery, WebhookEndpoint
@@ -59,6 +61,13 @@ def audience_of(request: Request, *, needs_read: bool = False) -> str:
 
 def _endpoint(request: Request, webhook_id: str, *, needs_read: bool = False) -> WebhookEndpoint:
     return endpoint_access(audience=audience_of(request, needs_read=needs_read), endpoint_id=webhook_id)
+
+
+def _subject_scope(request: Request) -> Any:
+    """Deliveries carry one user's or agent's memories: when the call names one (`user_id` /
+    `agent_id`), the namespaces it may reach (`api.selectors.reach`); None when it names none."""
+    address = address_of(request)
+    return reach(request, **address) if address else None
 
 
 def _with_secret(endpoint: WebhookEndpoint, secret: str) -> dict[str, Any]:
@@ -207,7 +216,7 @@ class WebhookDeliveriesApi(ApiView):
         operation_id="webhooks_deliveries",
         summary="Deliveries of an endpoint, newest first, with every attempt",
         tags=TAGS,
-        parameters=[_ID, ws.DeliveryQuerySerializer],
+        parameters=[_ID, ws.DeliveryQuerySerializer, s.AddressSerializer],
         responses={200: ws.DeliveryPageSerializer, **errors(400, 404)},
         examples=ex.WEBHOOKS_DELIVERIES,
     )
@@ -215,6 +224,9 @@ class WebhookDeliveriesApi(ApiView):
         params = valid(ws.DeliveryQuerySerializer, request.query_params)
         endpoint = _endpoint(request, webhook_id)
         qs = deliveries_of(endpoint=endpoint, status=params.get("status"))
+        scope = _subject_scope(request)
+        if scope is not None:
+            qs = qs.filter(event__namespace_ref__in=scope)
         limit, offset = params["limit"], params["offset"]
         rows = list(qs.prefetch_related("attempt_log")[offset : offset + limit])
         return Response(
@@ -238,12 +250,16 @@ class WebhookReplayApi(ApiView):
         description="Sends the same event (same `Webhook-Id`, a fresh timestamp and signature) as a new "
         "delivery with its own retries. 409 when the endpoint is disabled or the memory was erased.",
         tags=TAGS,
-        parameters=[_ID],
+        parameters=[_ID, s.AddressSerializer],
         request=None,
-        responses={202: ws.DeliveryOutSerializer, **errors(404, 409)},
+        responses={202: ws.DeliveryOutSerializer, **errors(400, 404, 409)},
         examples=ex.WEBHOOKS_REPLAY,
     )
     def post(self, request: Request, webhook_id: str, delivery_id: str) -> Response:
         endpoint = _endpoint(request, webhook_id, needs_read=True)
-        replayed = delivery_replay(delivery=delivery_access(endpoint=endpoint, delivery_id=delivery_id))
+        delivery = delivery_access(endpoint=endpoint, delivery_id=delivery_id)
+        scope = _subject_scope(request)
+        if scope is not None and not reaches(scope, namespace_id=delivery.event.namespace_ref):
+            raise NotFound("Delivery not found.")
+        replayed = delivery_replay(delivery=delivery)
         return Response(_delivery_out(replayed), status=status.HTTP_202_ACCEPTED)

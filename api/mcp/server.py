@@ -28,7 +28,7 @@ from api.mcp.callers import caller_of
 from api.permissions import scope_allowed
 from api.throttling import refusal
 from config.outage import MESSAGE as UNAVAILABLE_MESSAGE
-from config.outage import is_database_unavailable
+from config.outage import is_database_unavailable, retry_after
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +54,18 @@ MemoryTypeName = Literal["semantic", "episodic", "procedural"]
 EntityId = Annotated[str, Field(description="The entity's id, as returned by entity_list.")]
 RelationId = Annotated[str, Field(description="The relation's id, from entity_get or relation_list.")]
 EntityKindName = Literal["person", "organisation", "place", "pet", "product", "other"]
+
+
+def unavailable_body() -> dict[str, Any]:
+    """A tool's answer while the database cannot be reached: the REST API's 503 body, its status,
+    and `retry_after` (the seconds REST's `Retry-After` says)."""
+    return {
+        "detail": UNAVAILABLE_MESSAGE,
+        "code": "service_unavailable",
+        "errors": {},
+        "status": 503,
+        "retry_after": int(retry_after()),
+    }
 
 
 def _access_token(ctx: Context | None) -> AccessToken | None:
@@ -92,7 +104,8 @@ def _call(token: AccessToken | None, scope: str, operation: Callable[..., dict[s
                 body["retry_after"] = math.ceil(wait)
             return body
         if is_database_unavailable(exc):
-            return {"detail": UNAVAILABLE_MESSAGE, "code": "service_unavailable", "errors": {}, "status": 503}
+            logger.warning("database unavailable for the MCP tool %s: %s", operation.__name__, exc)
+            return unavailable_body()
         raise  # a bug: the SDK logs it and tells the client only that the tool failed
     finally:
         close_old_connections()

@@ -11,6 +11,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from memory_core.sealed import SealedTextField
 from memory_core.webhooks.events import DeliveryStatus, WebhookEventType
 
 
@@ -24,11 +25,12 @@ class WebhookEndpoint(models.Model):
     description = models.CharField(max_length=200, blank=True, default="")
     events = ArrayField(models.CharField(max_length=40))
     # The signing key, shown once (at creation and rotation). It must be kept readable to sign,
-    # so it is never written to logs, payloads or API answers after that.
-    secret = models.CharField(max_length=80)
+    # so it is never written to logs, payloads or API answers after that, and is stored
+    # encrypted (`memory_core.sealed`): the column holds a token, the model the clear text.
+    secret = SealedTextField()
     # After a rotation with a grace period, deliveries carry a second signature made with the old
     # secret until `previous_secret_until`, so receivers can switch without dropping events.
-    previous_secret = models.CharField(max_length=80, blank=True, default="")
+    previous_secret = SealedTextField(blank=True, default="")
     previous_secret_until = models.DateTimeField(null=True, blank=True)
     enabled = models.BooleanField(default=True)
     consecutive_failures = models.PositiveIntegerField(default=0)

@@ -146,6 +146,20 @@ def endpoint_secret_rotate(
     return endpoint, secret
 
 
+def endpoint_secrets_reseal() -> int:
+    """Every endpoint's secrets sealed again under the first configured key (after a key rotation,
+    `memory_core.sealed`); the number of endpoints. Each row is read (opened with any configured
+    key) and written back in its own short transaction, under its row lock."""
+    count = 0
+    for pk in list(WebhookEndpoint.objects.values_list("pk", flat=True)):
+        with transaction.atomic():
+            endpoint = WebhookEndpoint.objects.select_for_update().filter(pk=pk).first()
+            if endpoint is not None:
+                endpoint.save(update_fields=["secret", "previous_secret"])
+                count += 1
+    return count
+
+
 @transaction.atomic
 def delivery_replay(*, delivery: WebhookDelivery) -> WebhookDelivery:
     """Send a delivery's event again, as a new delivery (same event id, a fresh signature)."""

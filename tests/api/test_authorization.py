@@ -1,15 +1,19 @@
 """The authorization matrix: every endpoint x (own tenant key, own personal token, operator, another
-person's token, another tenant's key, revoked key, a key without the scope, anonymous).
+person's token, another tenant's key, the own tenant key naming another of its end users, revoked
+key, a key without the scope, anonymous).
 
 Someone else's object is 404, exactly like a missing one; a collection read or write by someone else
-reaches only their own (empty) data. After every call by someone else, the owner's memory and
-procedure are untouched and their text and ids appear nowhere in the response.
+reaches only their own (empty) data. A tenant key that names an end user (`user_id`) reaches that
+user's objects only: by id, another end user's is 404 as well. After every call by someone else,
+the owner's memory and procedure are untouched and their text and ids appear nowhere in the
+response.
 
 The rows are checked against the URLconf: an API or mem0 route (or a method of one) without a row
 fails the suite."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +37,7 @@ CALLERS = [
     "operator",
     "other_person",
     "other_tenant",
+    "other_subject",
     "revoked",
     "wrong_scope",
     "anonymous",
@@ -54,6 +59,9 @@ class Endpoint:
     not_served: bool = False  # a mem0 feature answered 501 (after authentication and scoping)
     world_body: Callable[[World, str], Any] | None = None  # a body naming the world's objects
     operators: bool = False  # tenant keys and operators manage these; other people get 403
+    # Naming another end user of the same tenant (`user_id=u2`): "by_id", the object is not
+    # theirs (404); "list", they reach only their own.
+    subject: str | None = None
 
 
 def _who(side: str) -> dict[str, str]:
@@ -62,6 +70,13 @@ def _who(side: str) -> dict[str, str]:
 
 def _q(side: str) -> str:
     return "?user_id=u1" if side == "tenant" else ""
+
+
+def _as_subject(url: str, user_id: str) -> str:
+    """The URL naming `user_id` in its query string, instead of any other."""
+    if "user_id=" in url:
+        return re.sub(r"user_id=[^&]*", f"user_id={user_id}", url)
+    return url + ("&" if "?" in url else "?") + f"user_id={user_id}"
 
 
 def memory(w: World, side: str) -> str:
@@ -93,7 +108,7 @@ def delivery(w: World, side: str) -> str:
 
 
 ENDPOINTS = [
-    Endpoint("memories_list", "get", lambda w, side: "/api/v1/memories/" + _q(side)),
+    Endpoint("memories_list", "get", lambda w, side: "/api/v1/memories/" + _q(side), subject="list"),
     Endpoint(
         "memories_create",
         "post",
@@ -101,7 +116,13 @@ ENDPOINTS = [
         lambda side: {**_who(side), "content": "The user likes green tea."},
         "write",
     ),
-    Endpoint("memory_get", "get", lambda w, side: f"/api/v1/memories/{memory(w, side)}/", by_id=True),
+    Endpoint(
+        "memory_get",
+        "get",
+        lambda w, side: f"/api/v1/memories/{memory(w, side)}/",
+        by_id=True,
+        subject="by_id",
+    ),
     Endpoint(
         "memory_correct",
         "patch",
@@ -109,12 +130,23 @@ ENDPOINTS = [
         lambda side: {"content": "The user keeps a pet gecko."},
         "write",
         by_id=True,
+        subject="by_id",
     ),
     Endpoint(
-        "memory_erase", "delete", lambda w, side: f"/api/v1/memories/{memory(w, side)}/", None, "erase", True
+        "memory_erase",
+        "delete",
+        lambda w, side: f"/api/v1/memories/{memory(w, side)}/",
+        None,
+        "erase",
+        True,
+        subject="by_id",
     ),
     Endpoint(
-        "memory_history", "get", lambda w, side: f"/api/v1/memories/{memory(w, side)}/history/", by_id=True
+        "memory_history",
+        "get",
+        lambda w, side: f"/api/v1/memories/{memory(w, side)}/history/",
+        by_id=True,
+        subject="by_id",
     ),
     Endpoint(
         "memory_restore",
@@ -123,6 +155,7 @@ ENDPOINTS = [
         lambda side: {},
         "write",
         by_id=True,
+        subject="by_id",
     ),
     Endpoint(
         "erase_all",
@@ -131,12 +164,13 @@ ENDPOINTS = [
         lambda side: {**_who(side), "confirm": True},
         "erase",
     ),
-    Endpoint("export", "get", lambda w, side: "/api/v1/memories/export/" + _q(side)),
+    Endpoint("export", "get", lambda w, side: "/api/v1/memories/export/" + _q(side), subject="list"),
     Endpoint(
         "memories_search",
         "post",
         lambda w, side: "/api/v1/memories/search/",
         lambda side: {**_who(side), "q": "pet"},
+        subject="list",
     ),
     Endpoint(
         "memory_erase_with_sources",
@@ -145,14 +179,19 @@ ENDPOINTS = [
         None,
         "erase",
         True,
+        subject="by_id",
     ),
-    Endpoint("erasures", "get", lambda w, side: "/api/v1/erasures/" + _q(side)),
+    Endpoint("erasures", "get", lambda w, side: "/api/v1/erasures/" + _q(side), subject="list"),
     Endpoint(
-        "recall", "post", lambda w, side: "/api/v1/recall/", lambda side: {**_who(side), "query": "pet"}
+        "recall",
+        "post",
+        lambda w, side: "/api/v1/recall/",
+        lambda side: {**_who(side), "query": "pet"},
+        subject="list",
     ),
     # people and places (issue 19)
-    Endpoint("entities_list", "get", lambda w, side: "/api/v1/entities/" + _q(side)),
-    Endpoint("entity_get", "get", lambda w, side: entity(w, side) + _q(side), by_id=True),
+    Endpoint("entities_list", "get", lambda w, side: "/api/v1/entities/" + _q(side), subject="list"),
+    Endpoint("entity_get", "get", lambda w, side: entity(w, side) + _q(side), by_id=True, subject="by_id"),
     Endpoint(
         "entity_correct",
         "patch",
@@ -160,15 +199,25 @@ ENDPOINTS = [
         lambda side: {"name": "Ana Lopes"},
         "write",
         by_id=True,
+        subject="by_id",
     ),
-    Endpoint("entity_erase", "delete", lambda w, side: entity(w, side) + _q(side), None, "erase", True),
+    Endpoint(
+        "entity_erase",
+        "delete",
+        lambda w, side: entity(w, side) + _q(side),
+        None,
+        "erase",
+        True,
+        subject="by_id",
+    ),
     Endpoint(
         "entity_merge",
         "post",
         lambda w, side: entity(w, side) + "merge/" + _q(side),
         scope="write",
         by_id=True,
-        world_body=lambda w, side: {"into": str(w.sides[side].other_entity.pk)},  # type: ignore[union-attr]
+        world_body=lambda w, side: {"into": str(w.sides[side].other_entity.pk)},  # type: ignore[union-attr],
+        subject="by_id",
     ),
     Endpoint(
         "entity_split",
@@ -180,9 +229,12 @@ ENDPOINTS = [
             "memories": [str(w.sides[side].about_entity.pk)],  # type: ignore[union-attr]
             "name": "Ana Lopes",
         },
+        subject="by_id",
     ),
-    Endpoint("relations_list", "get", lambda w, side: "/api/v1/relations/" + _q(side)),
-    Endpoint("relation_get", "get", lambda w, side: relation(w, side) + _q(side), by_id=True),
+    Endpoint("relations_list", "get", lambda w, side: "/api/v1/relations/" + _q(side), subject="list"),
+    Endpoint(
+        "relation_get", "get", lambda w, side: relation(w, side) + _q(side), by_id=True, subject="by_id"
+    ),
     Endpoint(
         "relation_correct",
         "patch",
@@ -190,8 +242,17 @@ ENDPOINTS = [
         lambda side: {"ended": True},
         "write",
         by_id=True,
+        subject="by_id",
     ),
-    Endpoint("relation_erase", "delete", lambda w, side: relation(w, side) + _q(side), None, "erase", True),
+    Endpoint(
+        "relation_erase",
+        "delete",
+        lambda w, side: relation(w, side) + _q(side),
+        None,
+        "erase",
+        True,
+        subject="by_id",
+    ),
     Endpoint(
         "conversations_create",
         "post",
@@ -202,32 +263,36 @@ ENDPOINTS = [
     Endpoint(
         "conversation_delete",
         "delete",
-        lambda w, side: f"/api/v1/conversations/{conversation(w, side)}/",
+        lambda w, side: f"/api/v1/conversations/{conversation(w, side)}/" + _q(side),
         None,
         "erase",
         by_id=True,
+        subject="by_id",
     ),
     Endpoint(
         "messages_list",
         "get",
-        lambda w, side: f"/api/v1/conversations/{conversation(w, side)}/messages/",
+        lambda w, side: f"/api/v1/conversations/{conversation(w, side)}/messages/" + _q(side),
         by_id=True,
+        subject="by_id",
     ),
     Endpoint(
         "messages_post",
         "post",
-        lambda w, side: f"/api/v1/conversations/{conversation(w, side)}/messages/",
+        lambda w, side: f"/api/v1/conversations/{conversation(w, side)}/messages/" + _q(side),
         lambda side: {"content": "Hello there"},
         "write",
         by_id=True,
+        subject="by_id",
     ),
     Endpoint(
         "conversation_close",
         "post",
-        lambda w, side: f"/api/v1/conversations/{conversation(w, side)}/close/",
+        lambda w, side: f"/api/v1/conversations/{conversation(w, side)}/close/" + _q(side),
         lambda side: {},
         "write",
         by_id=True,
+        subject="by_id",
     ),
     Endpoint(
         "extractions_create",
@@ -237,7 +302,11 @@ ENDPOINTS = [
         "write",
     ),
     Endpoint(
-        "extraction_get", "get", lambda w, side: f"/api/v1/extractions/{w.sides[side].job.pk}/", by_id=True
+        "extraction_get",
+        "get",
+        lambda w, side: f"/api/v1/extractions/{w.sides[side].job.pk}/" + _q(side),
+        by_id=True,
+        subject="by_id",
     ),
     Endpoint(
         "imports_create",
@@ -256,8 +325,9 @@ ENDPOINTS = [
     Endpoint(
         "import_get",
         "get",
-        lambda w, side: f"/api/v1/imports/{w.sides[side].import_job.pk}/",  # type: ignore[union-attr]
+        lambda w, side: f"/api/v1/imports/{w.sides[side].import_job.pk}/" + _q(side),  # type: ignore[union-attr]
         by_id=True,
+        subject="by_id",
     ),
     Endpoint(
         "moderation_pending",
@@ -321,18 +391,20 @@ ENDPOINTS = [
     Endpoint(
         "webhook_deliveries",
         "get",
-        lambda w, side: webhook(w, side) + "deliveries/",
+        lambda w, side: webhook(w, side) + "deliveries/" + _q(side),
         by_id=True,
         operators=True,
+        subject="list",
     ),
     Endpoint(
         "webhook_replay",
         "post",
-        lambda w, side: delivery(w, side) + "replay/",
+        lambda w, side: delivery(w, side) + "replay/" + _q(side),
         lambda side: {},
         "write",
         True,
         operators=True,
+        subject="by_id",
     ),
     # mem0-compatible surface (tenant keys only)
     Endpoint("mem0_ping", "get", lambda w, side: "/v1/ping/", scope=None, tenant_only=True),
@@ -363,19 +435,32 @@ ENDPOINTS = [
         tenant_only=True,
     ),
     Endpoint(
-        "mem0_get", "get", lambda w, side: f"/v1/memories/{memory(w, side)}/", by_id=True, tenant_only=True
+        "mem0_get",
+        "get",
+        lambda w, side: f"/v1/memories/{memory(w, side)}/" + _q(side),
+        by_id=True,
+        tenant_only=True,
+        subject="by_id",
     ),
     Endpoint(
         "mem0_update",
         "put",
-        lambda w, side: f"/v1/memories/{memory(w, side)}/",
+        lambda w, side: f"/v1/memories/{memory(w, side)}/" + _q(side),
         lambda side: {"text": "The user keeps a pet gecko."},
         "write",
         by_id=True,
         tenant_only=True,
+        subject="by_id",
     ),
     Endpoint(
-        "mem0_delete", "delete", lambda w, side: f"/v1/memories/{memory(w, side)}/", None, "erase", True, True
+        "mem0_delete",
+        "delete",
+        lambda w, side: f"/v1/memories/{memory(w, side)}/" + _q(side),
+        None,
+        "erase",
+        True,
+        True,
+        subject="by_id",
     ),
     Endpoint(
         "mem0_delete_all",
@@ -396,16 +481,18 @@ ENDPOINTS = [
     Endpoint(
         "mem0_history",
         "get",
-        lambda w, side: f"/v1/memories/{memory(w, side)}/history/",
+        lambda w, side: f"/v1/memories/{memory(w, side)}/history/" + _q(side),
         by_id=True,
         tenant_only=True,
+        subject="by_id",
     ),
     Endpoint(
         "mem0_event",
         "get",
-        lambda w, side: f"/v1/event/{w.sides[side].job.pk}/",
+        lambda w, side: f"/v1/event/{w.sides[side].job.pk}/" + _q(side),
         by_id=True,
         tenant_only=True,
+        subject="by_id",
     ),
     Endpoint("mem0_users", "get", lambda w, side: "/v1/entities/", tenant_only=True),
     Endpoint(
@@ -444,6 +531,16 @@ ENDPOINTS = [
         lambda w, side: "/v1/exports/get/",
         lambda side: {"filters": {"AND": [{"user_id": "u1"}]}},
         tenant_only=True,
+    ),
+    Endpoint(
+        "mem0_export_get_by_id",
+        "post",
+        lambda w, side: "/v1/exports/get/",
+        scope="read",
+        by_id=True,
+        tenant_only=True,
+        world_body=lambda w, side: {"memory_export_id": _export_id(w), **_who(side)},
+        subject="by_id",
     ),
     Endpoint(
         "mem0_feedback",
@@ -519,6 +616,12 @@ ENDPOINTS = [
 ]
 
 
+def _export_id(w: World) -> str:
+    """The id of an export of u1's memories, as the tenant asked for it."""
+    body = {"schema": "memory-export-v1", "filters": {"user_id": "u1"}}
+    return client_with(w.keys["all"]).post("/v1/exports/", body, format="json").json()["id"]
+
+
 def _project(w: World) -> str:
     return f"/api/v1/orgs/organizations/{w.tenant.slug}/projects/{w.tenant.slug}/"
 
@@ -534,6 +637,8 @@ def expected(endpoint: Endpoint, caller: str) -> set[int]:
         return {403}
     if caller in ("other_person", "other_tenant") and endpoint.by_id:
         return {404}
+    if caller == "other_subject" and endpoint.subject == "by_id":
+        return {404}
     if endpoint.not_served:
         return {501}
     return OK
@@ -546,6 +651,7 @@ def credential(world: World, endpoint: Endpoint, caller: str) -> str | None:
         "operator": world.tokens["olga"],
         "other_person": world.tokens["bob"],
         "other_tenant": world.keys["other_tenant"],
+        "other_subject": world.keys["all"],
         "revoked": world.keys["revoked"],
         "wrong_scope": world.keys["no_read" if endpoint.scope == "read" else "read_only"],
         "anonymous": None,
@@ -558,6 +664,7 @@ CASES = [
     for caller in CALLERS
     if not (caller == "operator" and not (endpoint.moderation or endpoint.operators))
     if not (caller == "wrong_scope" and endpoint.scope is None)
+    if not (caller == "other_subject" and endpoint.subject is None)
 ]
 
 
@@ -572,7 +679,13 @@ def test_it_enforces_who_may_call(db, world: World, endpoint: Endpoint, caller: 
         if endpoint.body
         else None
     )
-    response = getattr(client, endpoint.method)(endpoint.path(world, side), body, format="json")
+    path = endpoint.path(world, side)
+    if caller == "other_subject":  # the tenant's own key, naming its other end user
+        if isinstance(body, dict) and "user_id" in body:
+            body = {**body, "user_id": "u2"}
+        else:
+            path = _as_subject(path, "u2")
+    response = getattr(client, endpoint.method)(path, body, format="json")
 
     assert response.status_code in expected(endpoint, caller), response.content
     if response.status_code >= 400:

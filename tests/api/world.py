@@ -120,6 +120,9 @@ def build_world(*, alice: Any, bob: Any, olga: Any) -> World:
     # The other tenant has an end user with the same external id: it must stay a different person.
     tenant_user_ensure(tenant=world.other_tenant, external_id="u1")
     shadow, namespace = tenant_user_ensure(tenant=tenant, external_id="u1")
+    # A second end user of the same tenant: naming them must never reach u1's things.
+    u2, u2_namespace = tenant_user_ensure(tenant=tenant, external_id="u2")
+    memory_add(namespace=u2_namespace, content="The user plays the oboe.", actor=u2)
     tenant_agent_ensure(tenant=tenant, agent_id="support")
     world.sides["tenant"] = _side(shadow, namespace, TENANT_SECRET, "t-conv")
     world.sides["user"] = _side(alice, namespace_for_user(user=alice), PERSON_SECRET, "a-conv")

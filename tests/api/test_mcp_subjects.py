@@ -1,0 +1,98 @@
+"""The MCP authorization matrix for subjects: a tenant key that names one of its end users
+(`user_id`) reaches that user's objects only. Every tool that takes an object's id (derived from the
+server's own tool list) answers another end user's object with the REST API's 404, and leaves it
+as it was; naming the owner reaches it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+
+from memory_core.entities.models import Entity, Relation
+from memory_core.models import MemoryEntry
+from tests.api import mcp_helpers as m
+from tests.api.conftest import client_with
+from tests.api.entities_helpers import add
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ADDRESS = {"user_id", "agent_id"}
+# Tools whose input is refused (400) before any lookup unless one of their optional fields is given.
+VALID_INPUT = {"entity_correct": {"name": "Anna"}, "relation_correct": {"ended": True}}
+
+
+@pytest.fixture(autouse=True)
+def _connections_closed_after_each_call() -> Iterator[None]:
+    from django.db import connections
+
+    conf = connections.settings["default"]
+    previous = conf.get("CONN_MAX_AGE", 0)
+    conf["CONN_MAX_AGE"] = 0
+    yield
+    conf["CONN_MAX_AGE"] = previous
+
+
+def _by_id_tools(tools: list[Any]) -> dict[str, list[str]]:
+    """Each tool that takes an object's id, with its required arguments."""
+    found = {}
+    for tool in tools:
+        required = [name for name in tool.input_schema.get("required", []) if name not in ADDRESS]
+        if any(name.endswith("_id") for name in required):
+            found[tool.name] = required
+    return found
+
+
+def test_naming_another_end_user_never_reaches_this_ones_objects(mcp_url, tenant, make_key):
+    key = make_key(tenant)
+    rest = client_with(key)
+    memory = add(rest, "My sister Ana is a nurse.")["entry"]["id"]
+    add(rest, "My colleague Bea plays chess.")
+    add(rest, "The user plays the oboe.", user="u2")  # u2 exists and holds memories of their own
+    ana = Entity.objects.get(name="Ana")
+    bea = Entity.objects.get(name="Bea")
+    relation = Relation.objects.get(predicate="sibling", object=ana)
+    # What each required argument is, pointed at u1's objects.
+    arguments = {
+        "memory_id": memory,
+        "entity_id": str(ana.pk),
+        "relation_id": str(relation.pk),
+        "content": "The user has no sister.",
+        "into": str(bea.pk),
+    }
+    rest_404 = {
+        "memory_id": rest.get(f"/api/v1/memories/{memory}/?user_id=u2"),
+        "entity_id": rest.get(f"/api/v1/entities/{ana.pk}/?user_id=u2"),
+        "relation_id": rest.get(f"/api/v1/relations/{relation.pk}/?user_id=u2"),
+    }
+    assert {name: answer.status_code for name, answer in rest_404.items()} == dict.fromkeys(rest_404, 404)
+
+    async def scenario():
+        async with m.http_client(mcp_url, key) as client:
+            tools = _by_id_tools((await client.list_tools()).tools)
+            answers = {}
+            for tool, required in tools.items():
+                missing = [name for name in required if name not in arguments]
+                assert not missing, f"{tool}: no value for {missing} in this matrix"
+                given = {name: arguments[name] for name in required} | VALID_INPUT.get(tool, {})
+                answers[tool] = (given, await m.call(client, tool, **given, user_id="u2"))
+            owner_reads = [
+                await m.call(client, "memory_get", memory_id=memory, user_id="u1"),
+                await m.call(client, "entity_get", entity_id=str(ana.pk), user_id="u1"),
+                await m.call(client, "relation_get", relation_id=str(relation.pk), user_id="u1"),
+            ]
+            return answers, owner_reads
+
+    answers, owner_reads = anyio.run(scenario)
+    # The tools of memories, people and relations that take an id: all of them are here.
+    assert {"memory_get", "memory_erase", "entity_get", "entity_merge", "relation_erase"} <= set(answers)
+    for tool, (given, (failed, body)) in answers.items():
+        kind = next(name for name in given if name in rest_404)
+        assert failed and body == {**rest_404[kind].json(), "status": 404}, (tool, body)
+    assert [failed for failed, _ in owner_reads] == [False, False, False]
+    # Nothing of u1's changed.
+    assert MemoryEntry.objects.filter(pk=memory, status="active", content__contains="sister Ana").exists()
+    assert Entity.objects.filter(pk=ana.pk, name="Ana").exists() and Entity.objects.filter(pk=bea.pk).exists()
+    assert Relation.objects.filter(pk=relation.pk, valid_to=None).exists()
