@@ -43,7 +43,7 @@ from typing import Any, Required, TypedDict
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import FloatField, Value
+from django.db.models import Exists, FloatField, OuterRef, Value
 from django.utils import timezone
 from pgvector.django import CosineDistance
 from typing_extensions import Unpack
@@ -424,12 +424,16 @@ def lock_namespace(namespace_id: int) -> Namespace:
 
 
 def lock_for_write(namespace_id: int) -> Namespace:
-    """`lock_namespace`, with `webhooks_listening` (whether any webhook wants the pipeline's events)
-    and `names_known` (whether the namespace has named entities a statement could mention in
-    passing) read in the same query."""
+    """`lock_namespace`, with `webhooks_listening` (whether any webhook wants the pipeline's events),
+    `names_known` (whether the namespace has named entities a statement could mention in passing)
+    and `corrections_made` (whether the user corrected any value away) read in the same query."""
     return (
         Namespace.objects.select_for_update(no_key=True)
-        .annotate(webhooks_listening=outcome_listeners(), names_known=named_entities_exist())
+        .annotate(
+            webhooks_listening=outcome_listeners(),
+            names_known=named_entities_exist(),
+            corrections_made=Exists(corrections(OuterRef("pk"))),
+        )
         .get(pk=namespace_id)
     )
 
@@ -515,12 +519,19 @@ def taken_out_by_correction(wrong: str, correction: str) -> frozenset[str]:
     return frozenset(value_tokens(wrong) - value_tokens(correction))
 
 
+def corrections(namespace_id: Any) -> Any:
+    """The entries the user corrected away in a namespace (`namespace_id` may be an `OuterRef`)."""
+    return MemoryEntry.objects.filter(
+        namespace_id=namespace_id,
+        status=MemoryStatus.SUPERSEDED,
+        superseded_by__source_kind=SourceKind.USER_CORRECTION,
+    )
+
+
 def corrected_away(namespace_id: int, type: str) -> list[frozenset[str]]:
     """The values taken out by the user's corrections in a namespace, for one memory type (the
     batch path sends a statement naming one of them to `reconcile`)."""
-    rows = MemoryEntry.objects.in_namespaces([namespace_id]).filter(
-        type=type, status=MemoryStatus.SUPERSEDED, superseded_by__source_kind=SourceKind.USER_CORRECTION
-    )
+    rows = corrections(namespace_id).filter(type=type)
     return [
         taken_out_by_correction(wrong, right)
         for wrong, right in rows.values_list("content", "superseded_by__content")

@@ -229,8 +229,10 @@ class _Reconciler:
         if keys and type_ != MemoryType.PROCEDURAL:
             for entry in live.filter(key__in=keys).only("id", "key", "valid_from").order_by("-valid_from"):
                 self.slots.setdefault((type_, entry.key), entry)
+        # Read only where the user has corrected something (`lock_for_write` says so): rarely.
+        made = getattr(self.namespace, "corrections_made", True)
         self.corrected[type_] = (
-            corrected_away(self.namespace.pk, type_) if type_ != MemoryType.PROCEDURAL else []
+            corrected_away(self.namespace.pk, type_) if made and type_ != MemoryType.PROCEDURAL else []
         )
         self.fetched.add(type_)
 
