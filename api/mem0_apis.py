@@ -85,7 +85,6 @@ from memory_core.selectors import (
 )
 
 TAG = ["mem0-compatible"]
-_SEARCH_BUDGET_TOKENS = 100_000  # mem0 has no budget: top_k alone bounds a search
 
 
 class Mem0View(ApiView):
@@ -230,7 +229,7 @@ class SearchApi(Mem0View):
             actor=subject.actor,
             query=params["query"],
             limit=params["top_k"],
-            budget_tokens=_SEARCH_BUDGET_TOKENS,
+            # mem0 has no budget: top_k alone bounds a search.
             turn_ref=f"mem0:{key.prefix}:{timezone.now().timestamp()}",
             where=parsed.where & categories_q(params.get("categories")),
             reference_date=params.get("reference_date"),

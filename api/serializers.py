@@ -349,7 +349,13 @@ class ErasedSerializer(serializers.Serializer):
 class RecallInSerializer(AddressSerializer):
     query = StrictCharField(max_length=4000, allow_blank=True)
     limit = StrictIntegerField(min_value=1, max_value=RECALL_MAX_LIMIT, default=20)
-    budget_tokens = StrictIntegerField(min_value=1, max_value=100_000, default=800)
+    budget_tokens = StrictIntegerField(
+        min_value=1,
+        max_value=100_000,
+        required=False,
+        help_text="Tokens the ranked items may take (their prompt lines); without it, `limit` alone "
+        "bounds them. When it leaves items out, `trimmed` says how many.",
+    )
     at = serializers.DateTimeField(required=False, allow_null=True, help_text="Recall as of this instant.")
     types = serializers.ListField(child=MemoryTypeField(), required=False)
     reference_date = serializers.DateTimeField(
@@ -370,7 +376,13 @@ class RecallItemSerializer(serializers.Serializer):
 
 
 class RecallOutSerializer(serializers.Serializer):
-    items = RecallItemSerializer(many=True)
+    items = RecallItemSerializer(many=True, help_text="The memories that answer the query, best first.")
+    always = RecallItemSerializer(
+        many=True,
+        help_text="Always-recall memories (pinned first, then safety and profile) not among `items`: "
+        "apart, never taking a ranked slot; first in `prompt_block`.",
+    )
+    trimmed = serializers.IntegerField(help_text="Ranked items within `limit` that `budget_tokens` left out.")
     prompt_block = serializers.CharField()
     tokens = serializers.IntegerField()
     turn_ref = serializers.CharField()

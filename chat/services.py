@@ -361,7 +361,7 @@ def turn_prepare(*, user: Any, conversation: Conversation, user_message: Message
         earlier = [m for m in earlier if m.pk > conversation.summary_upto]
     history = recent_window(earlier, budget_tokens=settings.CHAT_HISTORY_TOKENS)
     llm_messages = build_messages(
-        memory_block=recall.prompt_block if recall and recall.items else "",
+        memory_block=recall.prompt_block if recall and (recall.items or recall.always) else "",
         memory_note=memory_note,
         summary=conversation.summary,
         history=history,
@@ -402,7 +402,9 @@ def turn_complete(*, prepared: PreparedTurn, text: str, offline: bool) -> Messag
         content=text.strip(),
         offline=offline,
         reply_to=user_message,
-        recall_ref=prepared.recall.turn_ref if prepared.recall and prepared.recall.items else "",
+        recall_ref=prepared.recall.turn_ref
+        if prepared.recall and (prepared.recall.items or prepared.recall.always)
+        else "",
     )
     if not reply_insert(
         reply=reply,

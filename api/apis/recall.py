@@ -24,10 +24,13 @@ class RecallApi(ApiView):
     @extend_schema(
         operation_id="recall",
         summary="Recall memories for a query",
-        description="Vector (statement and conversational context) + BM25 keyword + always-recall "
-        "candidates, reranked (`breakdown` shows the 0..1 components: similarity, context, keyword, "
-        "time, names, recency, importance, confidence), filled into `budget_tokens`; `prompt_block` is "
-        "ready to put in a system prompt. Recalls are logged where the user can see them.",
+        description="Vector (statement and conversational context) + BM25 keyword candidates, "
+        "reranked (`breakdown` shows the 0..1 components: similarity, context, keyword, time, names, "
+        "recency, importance, confidence); `items` are the ones that answer the query, best first, at "
+        "most `limit` (and within `budget_tokens` when given: `trimmed` counts what it left out). The "
+        "always-recall memories (pinned, safety, profile) come apart in `always`, never taking an "
+        "item's slot; `prompt_block` (always first, then the items) is ready to put in a system "
+        "prompt. Recalls are logged where the user can see them.",
         tags=["recall"],
         request=s.RecallInSerializer,
         responses={200: s.RecallOutSerializer, **errors(400)},
@@ -41,19 +44,20 @@ def recall_answer(request: Request | Caller, params: dict[str, Any], via: str = 
     """The answer to a recall (validated `RecallInSerializer` params), for the API and MCP alike."""
     subject = subject_for(request, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
     if subject is None:
-        return {"items": [], "prompt_block": "", "tokens": 0, "turn_ref": ""}
+        return {"items": [], "always": [], "trimmed": 0, "prompt_block": "", "tokens": 0, "turn_ref": ""}
     result = memory_recall(
         actor=subject.actor,
         query=params["query"],
-        budget_tokens=params["budget_tokens"],
+        budget_tokens=params.get("budget_tokens"),
         limit=params["limit"],
         at=params.get("at"),
         types=params.get("types") or None,
         turn_ref=f"{via}:{uuid.uuid4()}",
         reference_date=params.get("reference_date"),
     )
-    entries = entries_out([item.entry for item in result.items], subject)
-    items = [
+    delivered = [*result.items, *result.always]
+    entries = entries_out([item.entry for item in delivered], subject)
+    out = [
         {
             "entry": entry,
             "score": item.score,
@@ -61,10 +65,12 @@ def recall_answer(request: Request | Caller, params: dict[str, Any], via: str = 
             "reasons": list(item.reasons),
             "tokens": item.tokens,
         }
-        for item, entry in zip(result.items, entries, strict=True)
+        for item, entry in zip(delivered, entries, strict=True)
     ]
     return {
-        "items": items,
+        "items": out[: len(result.items)],
+        "always": out[len(result.items) :],
+        "trimmed": result.trimmed,
         "prompt_block": result.prompt_block,
         "tokens": result.tokens,
         "turn_ref": result.turn_ref,

@@ -82,11 +82,14 @@ def memory_extract(caller: Caller, **arguments: Any) -> dict[str, Any]:
 def memory_search(caller: Caller, **arguments: Any) -> dict[str, Any]:
     params = valid(s.RecallInSerializer, _given(**arguments))
     answer = recall_answer(caller, params, via="mcp")
-    results = [
-        {**statement(item["entry"]), "score": round(item["score"], 4), "reasons": item["reasons"]}
-        for item in answer["items"]
-    ]
-    return {"results": results}
+    def out(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [
+            {**statement(item["entry"]), "score": round(item["score"], 4), "reasons": item["reasons"]}
+            for item in items
+        ]
+
+    # `results` answer the query; `always` are the pinned, safety and profile facts to heed anyway.
+    return {"results": out(answer["items"]), "always": out(answer["always"]), "trimmed": answer["trimmed"]}
 
 
 def memory_list_page(caller: Caller, **arguments: Any) -> dict[str, Any]:

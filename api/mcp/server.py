@@ -270,8 +270,9 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
     ) -> CallToolResult:
         """Find what is remembered about the user that matters for a question. Call it before
         answering anything that may depend on earlier conversations (preferences, plans, facts,
-        past events). Returns statements, most relevant first, each with its id, validity dates and
-        source; safety facts come back whatever the query."""
+        past events). Returns `results`, the statements that answer it, most relevant first, each
+        with its id, validity dates and source; and `always`, the safety and profile facts to heed
+        whatever the query."""
         return await _tool(
             ctx, op.READ, op.memory_search, query=query, limit=limit, at=_iso(at), types=types,
             user_id=user_id, agent_id=agent_id,

@@ -118,23 +118,25 @@ def score_candidates(
     now: datetime,
     signals: QuerySignals,
 ) -> list[tuple[Candidate, float, dict[str, float]]]:
-    """Score the candidates, drop the irrelevant, order them for the budget: pinned, then the
-    other always-recall entries, then the rest, each by score."""
+    """Score the candidates and drop the irrelevant (always-recall entries stay, relevant or not:
+    `answers` tells them apart), best score first."""
     names = query_signals.name_patterns(signals.names)
     scored: list[tuple[int, float, Candidate, dict[str, float]]] = []
     for candidate in candidates:
         components = score_components(
             candidate, signals=signals, names=names, half_life_days=half_life_days, now=now
         )
-        always_recall = "always" in candidate.sources
-        if not (always_recall or components["graph"]) and not is_relevant(
-            similarity=max(components["similarity"], components["context"]), keyword=components["keyword"]
-        ):
+        if "always" not in candidate.sources and not answers(components):
             continue
-        tier = 0 if candidate.pinned else 1 if always_recall else 2
-        scored.append((tier, round(blend(components, weights), 6), candidate, components))
-    scored.sort(key=lambda row: (row[0], -row[1]))
+        scored.append((0, round(blend(components, weights), 6), candidate, components))
+    scored.sort(key=lambda row: -row[1])
     return [(candidate, score, components) for _tier, score, candidate, components in scored]
+
+
+def answers(components: dict[str, float]) -> bool:
+    """Whether a scored candidate is relevant to the query (an always-recall entry may not be)."""
+    similarity = max(components["similarity"], components["context"])
+    return bool(components["graph"]) or is_relevant(similarity=similarity, keyword=components["keyword"])
 
 
 def recalled(

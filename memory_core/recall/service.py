@@ -39,10 +39,12 @@ from memory_core.recall.candidates import (
 from memory_core.recall.prompt import (
     fill_budget,
     fill_scored,
+    memory_line,
     render_prompt_block,
 )
 from memory_core.recall.query_embedding import embed, embed_async, wait
 from memory_core.recall.scoring import (
+    answers,
     recall_components,
     recall_weights,
     recalled,
@@ -62,14 +64,14 @@ MAX_LIMIT = 200
 
 def _validate(
     *,
-    budget_tokens: int,
+    budget_tokens: int | None,
     limit: int,
     at: datetime | None,
     types: list[str] | None,
     reference: datetime | None,
 ) -> None:
     errors: dict[str, list[str]] = {}
-    if budget_tokens <= 0:
+    if budget_tokens is not None and budget_tokens <= 0:
         errors["budget_tokens"] = ["Must be a positive number of tokens."]
     if not 1 <= limit <= MAX_LIMIT:
         errors["limit"] = [f"Must be between 1 and {MAX_LIMIT}."]
@@ -115,7 +117,7 @@ def memory_recall(
     actor: Any = None,
     namespaces: list[Namespace] | None = None,
     query: str,
-    budget_tokens: int = 800,
+    budget_tokens: int | None = None,
     limit: int = 20,
     at: datetime | None = None,
     types: list[str] | None = None,
@@ -125,7 +127,10 @@ def memory_recall(
     where: Q | None = None,
     reference_date: datetime | None = None,
 ) -> RecallResult:
-    """The memories for `query` within `budget_tokens`, ranked as docs/recall.md describes.
+    """The memories that answer `query`, ranked as docs/recall.md describes: at most `limit`, and
+    within `budget_tokens` when the caller gives one (`trimmed` says how many it left out). The
+    always-recall entries come apart (`always`, and first in the prompt block), never in a ranked
+    slot.
 
     Scope is `actor`'s visible entries, or `namespaces` for trusted callers that authorised them.
     A blank query still returns the always-recall entries. Dates in the query ("last week") are
@@ -197,52 +202,89 @@ def memory_recall(
             scope_size=readable.size, namespace_ids=namespace_ids, k=k, components=enabled,
             signals=signals, now=now,
         )  # fmt: skip
-        if record and items:
+        always = _always(scored, taken={item.entry.pk for item in items})
+        if record and (items or always):
             recall_log.record_items(
-                turn_ref=turn_ref, items=[(i.entry.namespace_id, i.entry.pk, i.score) for i in items]
+                turn_ref=turn_ref,
+                items=[(i.entry.namespace_id, i.entry.pk, i.score) for i in (*items, *always)],
             )
+        trimmed = 0
     else:
-        chosen = fill_scored(scored, budget_tokens=budget_tokens, limit=limit)
+        answering = [row for row in scored if answers(row[2])]
+        chosen = fill_scored(answering, budget_tokens=budget_tokens or UNBOUNDED, limit=limit)
+        trimmed = min(limit, len(answering)) - len(chosen) if budget_tokens else 0
+        taken = {candidate.pk for candidate, *_ in chosen}
+        apart = [(c, score, parts, memory_line(c)) for c, score, parts in _always_rows(scored, taken)]
         # The recalled entries read whole, with the access counts and the log written (when
         # `record`) by the same statement.
-        logged = [score for _, score, *_ in chosen] if record else None
-        entries = load_entries([c for c, *_ in chosen], turn_ref=turn_ref, logged=logged)
-        items = [
-            recalled(candidate, score, components, entry=lambda c: entries[c.pk], line=line)
-            for candidate, score, components, line in chosen
-            if candidate.pk in entries  # erased since it was found
-        ]
+        delivered = chosen + apart
+        logged = [score for _, score, *_ in delivered] if record else None
+        entries = load_entries([c for c, *_ in delivered], turn_ref=turn_ref, logged=logged)
+        items, always = (
+            [
+                recalled(candidate, score, components, entry=lambda c: entries[c.pk], line=line)
+                for candidate, score, components, line in rows
+                if candidate.pk in entries  # erased since it was found
+            ]
+            for rows in (chosen, apart)
+        )
     for candidate in candidates:
         for name in candidate.sources:
             scanned[name] += 1
     scanned.update(candidates=len(candidates), relevant=len(scored))
-    result = RecallResult(
+    return RecallResult(
         items=items,
-        prompt_block=render_prompt_block([item.line for item in items]),
+        always=always,
+        trimmed=trimmed,
+        # The always-recall entries first: a safety fact reaches the prompt whatever was asked.
+        prompt_block=render_prompt_block([item.line for item in (*always, *items)]),
         scanned=scanned,
         turn_ref=turn_ref,
-        tokens=sum(item.tokens for item in items),
+        tokens=sum(item.tokens for item in (*always, *items)),
     )
-    return result
+
+
+# Always-recall entries delivered with one answer, pinned first (they come on top of `limit`).
+ALWAYS_LIMIT = 20
+UNBOUNDED = 10**9  # no caller budget: `limit` alone bounds the items
+
+
+def _always_rows(
+    scored: list[tuple[Candidate, float, dict[str, float]]], taken: set[uuid.UUID]
+) -> list[tuple[Candidate, float, dict[str, float]]]:
+    rows = [row for row in scored if "always" in row[0].sources and row[0].pk not in taken]
+    return sorted(rows, key=lambda row: (not row[0].pinned, -row[1]))[:ALWAYS_LIMIT]
+
+
+def _always(
+    scored: list[tuple[Candidate, float, dict[str, float]]], taken: set[uuid.UUID]
+) -> list[RecalledMemory]:
+    """The always-recall entries as recalled items (the translated path, which logs its own)."""
+    rows = _always_rows(scored, taken)
+    entries = load_entries([candidate for candidate, _, _ in rows])
+    return [
+        recalled(row, score, parts, entry=lambda c: entries[c.pk])
+        for row, score, parts in rows
+        if row.pk in entries
+    ]
 
 
 def _translated_items(
     scored: list[tuple[Candidate, float, dict[str, float]]],
     translated: list[Any],
     *,
-    budget_tokens: int,
+    budget_tokens: int | None,
     limit: int,
     **search: Any,
 ) -> list[RecalledMemory]:
     """The rare path (translation on and needed): the query's ranking as model instances, merged
     with each translation's (memory_core.recall.translation), then the budget."""
-    entries = load_entries([candidate for candidate, _, _ in scored])
+    answering = [row for row in scored if answers(row[2])]
+    entries = load_entries([candidate for candidate, _, _ in answering])
     ranked = [
         recalled(row, score, parts, entry=lambda c: entries[c.pk])
-        for row, score, parts in scored
+        for row, score, parts in answering
         if row.pk in entries
     ]
     ranked = query_translation.with_translations(ranked, translated, **search)
-    return fill_budget(ranked, budget_tokens=budget_tokens, limit=limit)
-
-
+    return fill_budget(ranked, budget_tokens=budget_tokens or UNBOUNDED, limit=limit)

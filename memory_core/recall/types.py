@@ -103,6 +103,8 @@ class RecalledMemory:
 
 @dataclass
 class RecallResult:
+    # The memories that answer the query, best first, at most `limit` (and within the caller's
+    # budget, when one was given).
     items: list[RecalledMemory]
     prompt_block: str
     # Rows seen per source, distinct candidates, and those relevant enough to rank.
@@ -110,3 +112,8 @@ class RecallResult:
     turn_ref: str = ""
     # Estimated tokens of the memory lines (the framing text comes on top).
     tokens: int = 0
+    # The always-recall entries (pinned first, then safety and profile) not among `items`:
+    # delivered apart, in the prompt block before the items, never taking a ranked slot.
+    always: list[RecalledMemory] = field(default_factory=list)
+    # Ranked items within `limit` that the caller's budget left out.
+    trimmed: int = 0

@@ -79,15 +79,17 @@ def _add(client, content: str, user_id: str) -> dict:
 def _found(client, query: str, user_id: str, memory_id: str) -> bool:
     """Whether recall puts the memory first: the highest score, or, for a question a safety fact
     answers whatever its words ("我能吃什么零食"), among the pinned entries the prompt block
-    lists ahead of everything else."""
+    lists ahead of everything else (`always`, then the items)."""
     response = client.post("/api/v1/recall/", {"user_id": user_id, "query": query}, format="json")
     assert response.status_code == 200, response.content
-    items = response.json()["items"]
+    body = response.json()
+    items = body["items"]
+    if query in SAFETY_QUESTIONS:
+        listed = [*body["always"], *items]  # the prompt block's order
+        pinned = [item["entry"]["id"] for item in listed if "pinned" in item["reasons"]]
+        return bool(listed) and memory_id in pinned and listed[0]["entry"]["id"] in pinned
     if not items:
         return False
-    if query in SAFETY_QUESTIONS:
-        pinned = [item["entry"]["id"] for item in items if "pinned" in item["reasons"]]
-        return memory_id in pinned and items[0]["entry"]["id"] in pinned
     return max(items, key=lambda item: item["score"])["entry"]["id"] == memory_id
 
 

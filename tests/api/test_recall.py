@@ -33,8 +33,11 @@ def recall(client, **body):
 def test_it_ranks_with_a_breakdown_and_a_prompt_block(remembered):
     result = recall(remembered, query="What happened with refund RF20260629001?")
     contents = [item["entry"]["content"] for item in result["items"]]
-    assert contents[0] == "The user is severely allergic to peanuts."  # pinned: always first
-    assert "On 2026-06-29 refund RF20260629001 was filed for order 88231." in contents
+    # The answer first; the pinned allergy (no answer to this) apart, first in the prompt block.
+    assert contents[0] == "On 2026-06-29 refund RF20260629001 was filed for order 88231."
+    always = [item["entry"]["content"] for item in result["always"]]
+    assert always[0] == "The user is severely allergic to peanuts." and always[0] not in contents
+    assert result["prompt_block"].index("peanuts") < result["prompt_block"].index("RF20260629001")
     refund = next(item for item in result["items"] if "RF2026" in item["entry"]["content"])
     assert set(refund["breakdown"]) == {
         "similarity",
@@ -49,7 +52,8 @@ def test_it_ranks_with_a_breakdown_and_a_prompt_block(remembered):
     }
     assert "keyword" in refund["reasons"] and refund["score"] > 0
     assert "RF20260629001" in result["prompt_block"] and result["tokens"] > 0
-    assert RecallLog.objects.filter(turn_ref=result["turn_ref"]).count() == len(result["items"])
+    logged = len(result["items"]) + len(result["always"])
+    assert RecallLog.objects.filter(turn_ref=result["turn_ref"]).count() == logged
 
 
 def test_it_respects_limit_budget_and_types(remembered):

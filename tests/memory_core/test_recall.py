@@ -85,9 +85,11 @@ def test_it_recalls_a_pinned_allergy_among_many_unrelated_memories(owner):
 
     result = memory_recall(actor=owner, query="what should I cook tonight?", record=False)
 
-    # Nothing unrelated is padded in: it is below the relevance floor.
-    assert [item.entry for item in result.items] == [allergy]
-    assert "pinned" in result.items[0].reasons
+    # Nothing unrelated is padded in: it is below the relevance floor. The allergy answers nothing
+    # asked, and comes apart, first in the prompt block.
+    assert result.items == []
+    assert [item.entry for item in result.always] == [allergy]
+    assert "pinned" in result.always[0].reasons
     assert "severely allergic to peanuts" in result.prompt_block
     assert result.scanned["vector"] == 50
 
@@ -186,20 +188,28 @@ def test_it_recalls_approved_procedures_of_granted_namespaces_only(owner, other_
     assert outsider.prompt_block == ""
 
 
-def test_it_fills_the_budget_with_pinned_entries_first(owner):
+def test_the_budget_bounds_the_ranked_items_and_says_what_it_left_out(owner):
     for n in range(20):
         remember(owner, f"I went hiking in the mountains near Zermatt on trip number {n} and loved it")
     remember(owner, "I am severely allergic to bee stings", pinned=True)
+    query = "hiking trips in the mountains"
 
-    tiny = memory_recall(actor=owner, query="hiking trips in the mountains", budget_tokens=30, record=False)
-    roomy = memory_recall(actor=owner, query="hiking trips in the mountains", budget_tokens=200, record=False)
+    tiny = memory_recall(actor=owner, query=query, budget_tokens=40, record=False)  # one line
+    roomy = memory_recall(actor=owner, query=query, budget_tokens=200, record=False)
+    unbounded = memory_recall(actor=owner, query=query, limit=20, record=False)
 
-    assert _contents(tiny) == ["I am severely allergic to bee stings"]
-    assert tiny.tokens <= 30
-    assert roomy.items[0].entry.content == "I am severely allergic to bee stings"
-    assert 5 <= len(roomy.items) < 21
-    assert sum(item.tokens for item in roomy.items) == roomy.tokens <= 200
-    scores = [item.score for item in roomy.items[1:]]
+    # The pinned fact never takes a ranked slot nor the caller's budget: it comes apart, first in
+    # the prompt block, whatever the budget.
+    for result in (tiny, roomy, unbounded):
+        assert [item.entry.content for item in result.always] == ["I am severely allergic to bee stings"]
+        assert result.prompt_block.index("bee stings") < result.prompt_block.index("Zermatt")
+        assert all("Zermatt" in item.entry.content for item in result.items)
+    assert len(tiny.items) == 1 and tiny.items[0].tokens <= 40 and tiny.trimmed == 19
+    assert 5 <= len(roomy.items) < 20 and sum(item.tokens for item in roomy.items) <= 200
+    assert roomy.trimmed == 20 - len(roomy.items)
+    # Without a budget, `limit` alone bounds the items, and nothing is said to be trimmed.
+    assert len(unbounded.items) == 20 and unbounded.trimmed == 0
+    scores = [item.score for item in unbounded.items]
     assert scores == sorted(scores, reverse=True)
 
 
@@ -209,8 +219,9 @@ def test_it_returns_always_recall_entries_for_a_blank_query(owner):
 
     result = memory_recall(actor=owner, query="   ", record=False)
 
-    assert _contents(result) == ["My name is Alice"]
-    assert result.items[0].reasons == ("always",)
+    assert result.items == []
+    assert [item.entry.content for item in result.always] == ["My name is Alice"]
+    assert result.always[0].reasons == ("always",)
 
 
 def test_it_renders_a_labelled_block_that_no_memory_can_extend(owner):

@@ -89,7 +89,7 @@ def test_recall_during_an_add_that_merges_into_the_recalled_entry(owner):
 
     def recall() -> None:
         result = memory_recall(actor=owner, query="Can I eat satay sauce?")
-        assert [item.entry.pk for item in result.items] == [allergy.pk]
+        assert [item.entry.pk for item in (*result.items, *result.always)] == [allergy.pk]
 
     errors = _overlap(
         # The namespace lock is held from the first write; with the old FOR UPDATE lock the
