@@ -43,7 +43,7 @@ from typing import Any, Required, TypedDict
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, FloatField, OuterRef, Value
+from django.db.models import Exists, F, FloatField, OuterRef, Value
 from django.utils import timezone
 from pgvector.django import CosineDistance
 from typing_extensions import Unpack
@@ -58,6 +58,7 @@ from memory_core.extraction.slots import (
     replaces_in_slot,
     safety_frames,
     says_change,
+    slot_family,
     slot_reading,
     states_safety,
 )
@@ -728,6 +729,34 @@ def reconcile(namespace: Namespace, request: WriteRequest) -> AddOutcome:
     return _update_slot(namespace, request, replaced[0], also=replaced[1:])
 
 
+def _late_history(
+    namespace: Namespace, request: WriteRequest, slot: MemoryEntry, start: datetime
+) -> AddOutcome:
+    """Older news about the world arriving late (an import, a backfill): it held from `start` until
+    the next value the slot's history knows, and the value that held at `start` ended then. So
+    Leeds (2021), then York (current) and Bath (2022) arriving in that order leave three windows in
+    date order, and a question "at" late 2022 is answered with Bath."""
+    history = (
+        MemoryEntry.objects.in_namespaces([namespace.pk])
+        .filter(type=request.type, key__in=slot_family(request.key), status=MemoryStatus.SUPERSEDED)
+        .exclude(valid_to=F("valid_from"))  # corrected away: never true, no window to cut
+    )
+    following = history.filter(valid_from__gt=start).order_by("valid_from").first()
+    if following is None or following.valid_from > slot.valid_from:
+        following = slot
+    entry = _create(
+        namespace,
+        replace(request, valid_from=start, valid_to=following.valid_from),
+        status=MemoryStatus.SUPERSEDED,
+        reason="Held before a newer value.",
+    )
+    MemoryEntry.objects.filter(pk=entry.pk).update(superseded_by=following, expired_at=timezone.now())
+    before = history.filter(valid_from__lt=start).exclude(pk=entry.pk).order_by("-valid_from").first()
+    if before is not None and (before.valid_to is None or before.valid_to > start):
+        MemoryEntry.objects.filter(pk=before.pk).update(valid_to=start, superseded_by=entry)
+    return AddOutcome(AddAction.ADDED, entry, reason="recorded as history: the current value is newer")
+
+
 def _update_slot(
     namespace: Namespace, request: WriteRequest, slot: MemoryEntry, also: list[MemoryEntry] | tuple = ()
 ) -> AddOutcome:
@@ -750,15 +779,7 @@ def _update_slot(
 
     start = request.valid_from or timezone.now()
     if start < slot.valid_from:
-        # Older news about the world arriving late: it held before the current entry, not after.
-        entry = _create(
-            namespace,
-            replace(request, valid_from=start, valid_to=slot.valid_from),
-            status=MemoryStatus.SUPERSEDED,
-            reason="Held before the current value.",
-        )
-        MemoryEntry.objects.filter(pk=entry.pk).update(superseded_by=slot, expired_at=timezone.now())
-        return AddOutcome(AddAction.ADDED, entry, reason="recorded as history: the current value is newer")
+        return _late_history(namespace, request, slot, start)
 
     entry = _create(
         namespace, replace(request, valid_from=start), reason=f"Replaces the previous value of {key!r}."
