@@ -75,7 +75,7 @@ def test_a_chinese_speaking_user_on_a_phone(owner, chinese_phone):
     assert page.evaluate("document.documentElement.lang") == "zh-hans"
     expect(page.locator("h1")).to_have_text("AI 对我的了解")
     expect(page.get_by_role("link", name="导出全部（JSON）")).to_be_visible()
-    expect(page.get_by_role("heading", name="记住关于我的这件事")).to_be_visible()
+    expect(page.locator("details.remember-bar > summary")).to_have_text("记住关于我的这件事")
     # The local English model and Chinese memories: the page says what an operator can do.
     expect(page.locator("#embedding-hint")).to_contain_text("多语言模型")
     _assert_no_sideways_scroll(page, "/me/")

@@ -231,3 +231,42 @@ def test_moderation_and_the_api_docs_at_both_sizes(moderator, login, live_server
         page.goto(url)
         page.wait_for_load_state("networkidle")
     assert outside == [], json.dumps(outside)
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_me_leads_with_the_memories_and_one_tab_reaches_them(owner, login, live_server, size):
+    namespace = namespace_for_user(user=owner)
+    for i in range(30):
+        memory_create(namespace=namespace, draft=EntryDraft(content=f"The user has visited lighthouse {i}."))
+    page = login("alice", "pw-alice")
+    page.set_viewport_size(VIEWPORTS[size])
+    page.goto("/me/")
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"me-first-screen-{size}.png"))
+
+    # The first screen shows the count, the search and where the list begins (on a phone, below
+    # the site's header and the offline banner), not only pause and add forms.
+    first_row = page.locator("#memory-list li.memory").first
+    expect(first_row).to_be_visible()
+    height = VIEWPORTS[size]["height"]
+    for target in (page.locator("#memory-list .totals"), page.locator("input[name=q]")):
+        box = target.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= height, size
+    row = first_row.bounding_box()
+    assert row is not None and row["y"] < height and (size == "phone" or row["y"] + row["height"] <= height)
+    # "Remember this" is one line until opened, and still works.
+    expect(page.locator("form.remember textarea")).to_be_hidden()
+
+    # Keyboard: the first Tab is the skip link, Enter lands on the memories.
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.getAttribute('href')") == "#memories"
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.closest('#memories') !== null")
+    page.keyboard.press("Tab")
+    focused = page.evaluate("document.activeElement.closest('#memories') !== null")
+    assert focused, "the next Tab stays in the memories (their search first)"
+
+    page.locator("details.remember-bar > summary").click()
+    page.fill("form.remember textarea", "The user keeps a logbook of every lighthouse.")
+    page.locator("form.remember button[type=submit]").click()
+    expect(page.locator("main")).to_contain_text("logbook of every lighthouse")  # its own page
