@@ -27,9 +27,10 @@ def _mem0_add(client, content: str, **extra):
 
 
 def _recall(client, query: str, user_id: str = "u1") -> list[dict]:
+    """What the answer's prompt gets: the always-recall entries, then the ranked items."""
     response = client.post("/api/v1/recall/", {"user_id": user_id, "query": query}, format="json")
     assert response.status_code == 200, response.content
-    return response.json()["items"]
+    return [*response.json()["always"], *response.json()["items"]]
 
 
 @pytest.mark.parametrize(

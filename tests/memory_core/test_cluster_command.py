@@ -21,4 +21,4 @@ def test_it_keeps_every_entry_and_recall_still_works(owner, other_user, capsys):
     assert sorted(MemoryEntry.objects.values_list("pk", "content", "status")) == before
     assert "Rewrote 2 memory entries" in capsys.readouterr().out
     recalled = memory_recall(actor=owner, query="what should I cook tonight?", record=False)
-    assert [item.entry.pk for item in recalled.items] == [mine.pk]
+    assert [item.entry.pk for item in (*recalled.items, *recalled.always)] == [mine.pk]

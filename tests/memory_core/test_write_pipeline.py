@@ -76,11 +76,16 @@ def test_a_corrected_statement_is_not_learned_again_from_its_message(ns, owner):
     assert "Lisbon" not in repr(tombstone.__dict__) and tombstone.message_refs == ["c1:m1"]
 
 
-def test_the_user_saying_it_again_later_is_new_information(ns, owner):
+def test_a_corrected_value_said_again_stays_corrected_until_it_says_it_changed(ns, owner):
+    """Issue 28 item 6 (docs/trust.md): said again in a new message without a change, a value the
+    user corrected away does not undo the correction; a statement that says it changed does."""
     first = _extracted(ns, "The user lives in Lisbon.", "m1", said_at=timezone.now() - timedelta(hours=1))
     memory_correct(actor=owner, memory_id=first.entry.pk, content="The user lives in Lyon.")
     later = _extracted(ns, "The user lives in Lisbon.", "m9", said_at=timezone.now() + timedelta(seconds=1))
-    assert later.action in (AddAction.ADDED, AddAction.SUPERSEDED)
+    assert later.action == AddAction.IGNORED and "corrected" in later.reason
+    soon = timezone.now() + timedelta(seconds=2)
+    moved = _extracted(ns, "The user moved back to Lisbon.", "m12", said_at=soon)
+    assert moved.action == AddAction.SUPERSEDED
 
 
 def test_a_hidden_statement_stays_hidden_when_extracted_again(ns, owner):

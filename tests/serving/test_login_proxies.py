@@ -42,7 +42,7 @@ def test_a_forged_forwarded_for_is_not_believed_unless_the_proxy_is_configured(m
     make_user("alice")
     pair, account = settings.AXES_FAILURE_LIMIT, settings.LOGIN_ACCOUNT_FAILURE_LIMIT
     env = production_env(EMBEDDING_BACKEND="openai")
-    env.pop("FORWARDED_ALLOW_IPS", None)  # the default
+    env["FORWARDED_ALLOW_IPS"] = ""  # the default (set: a developer's .env may trust the loopback)
 
     with running(server := WebServer(tmp_path / "default.log", env=env)):
         server.wait_ready()
