@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from django.contrib.postgres.search import SearchQuery
 from django.db.models import Q, QuerySet
 from rest_framework.request import Request
 
@@ -24,8 +23,8 @@ from api.subjects import Subject, address_error, subject_address
 from chat.models import Conversation
 from chat.selectors import conversation_access
 from memory_core.errors import MemoryServiceError, NotFound
-from memory_core.lexical import query_text
-from memory_core.models import SEARCH_CONFIG, ExtractionJob, MemoryEntry, Namespace
+from memory_core.lexical import TsQuery, own_words_query
+from memory_core.models import ExtractionJob, MemoryEntry, Namespace
 from memory_core.selectors import extraction_job_access, memory_access, memory_access_in, parse_uuid
 from memory_core.services import namespace_for_user
 
@@ -111,7 +110,7 @@ def memories_filtered(
     """Narrow a `memory_list` result: text search (full text, or a substring for ids) and a date range."""
     if q:
         qs = qs.filter(
-            Q(search_vector=SearchQuery(query_text(q), config=SEARCH_CONFIG, search_type="plain"))
+            Q(search_vector=TsQuery(own_words_query(q)))
             | Q(content__icontains=q)
             | Q(key__icontains=q)
         )

@@ -116,7 +116,14 @@ class TsQuery(SearchQuery):
         return "%s::tsquery", [self.text]
 
 
-def prefix_query(text: str, *, max_words: int = MAX_QUERY_TERMS) -> str:
+def own_words_query(text: str) -> str:
+    """A tsquery (syntax text, '' when no word is searchable) matching every word of `text` in the
+    statements' own words (weight A), not in the context a turn is indexed with (weight D,
+    `search_context`): a list filtered by words shows what the statements say."""
+    return " & ".join(_quoted(term) + ":A" for term in parse_terms(text))
+
+
+def prefix_query(text: str, *, max_words: int = MAX_QUERY_TERMS, own_words: bool = False) -> str:
     """A tsquery (syntax text, '' when no word is searchable) that every word of `text` must match at
     a word's beginning, through the GIN index: each word as the index stems it or as typed, so both
     "peanut" (stem) finds "peanuts" and "bicy" (typed; its stem is "bici") finds "bicycle"; an
@@ -137,8 +144,10 @@ def prefix_query(text: str, *, max_words: int = MAX_QUERY_TERMS) -> str:
         stems = split_terms(stemmed)
         if not stems:
             continue  # a stop word: not in the index
-        forms = dict.fromkeys([" & ".join(_quoted(term) + ":*" for term in stems)])
-        forms[" & ".join(_quoted(term) + ":*" for term in split_terms(typed))] = None
+        # `own_words`: the statement's own words only (weight A), not its indexed context (D).
+        prefix = ":*A" if own_words else ":*"
+        forms = dict.fromkeys([" & ".join(_quoted(term) + prefix for term in stems)])
+        forms[" & ".join(_quoted(term) + prefix for term in split_terms(typed))] = None
         parts.append("(" + " | ".join(form for form in forms if form) + ")")
     return " & ".join(dict.fromkeys(parts))
 

@@ -181,6 +181,7 @@ def write(*, namespace: Namespace, request: WriteRequest) -> AddOutcome:
     outcome, request = screen(fresh, request, tombstones)
     if outcome is not None:
         return outcome
+    [request] = with_previous_turns([request], last=fresh.last_turn)  # type: ignore[attr-defined]
     [request] = embed([request])  # before taking the lock: keeps it short
     with transaction.atomic():
         locked = lock_for_write(namespace.pk)
@@ -206,6 +207,24 @@ def screen(
         reason = f"confidence {request.confidence:.2f} below the threshold"
         return AddOutcome(AddAction.IGNORED, None, reason=reason), request
     return None, classify(request)
+
+
+def with_previous_turns(requests: list[WriteRequest], *, last: str | None) -> list[WriteRequest]:
+    """A client's statement added without context (no conversation: a turn stored per call, as
+    mem0's clients store chat) is read with the one before it, as an extraction reads a message
+    with its neighbour: the statement's context document then carries what it answers ("Yes, two
+    of them!" after "Do you have kids?"). `last`: the namespace's previous such statement, if recent
+    (`tombstones.PREVIOUS_TURN_WINDOW`); within a batch, the statement before."""
+    done: list[WriteRequest] = []
+    previous = last or ""
+    for request in requests:
+        turn = request.source_kind == SourceKind.API_IMPORT and not request.source_conversation
+        if turn and not request.context and previous:
+            request = replace(request, context=previous)
+        if turn:
+            previous = request.content
+        done.append(request)
+    return done
 
 
 def embed(requests: list[WriteRequest]) -> list[WriteRequest]:

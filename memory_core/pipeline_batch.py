@@ -43,6 +43,7 @@ from memory_core.pipeline import (
     reconcile,
     reconcile_scopes,
     screen,
+    with_previous_turns,
 )
 from memory_core.sameness import value_tokens
 from memory_core.services import memory_create_many
@@ -73,7 +74,8 @@ def memory_add_many(*, namespace: Namespace, requests: list[WriteRequest]) -> li
                 outcomes[index] = outcome
             else:
                 accepted.append((index, request))
-        embedded = embed([request for _, request in accepted])  # before the lock: keeps it short
+        turns = with_previous_turns([request for _, request in accepted], last=fresh.last_turn)  # type: ignore[attr-defined]
+        embedded = embed(turns)  # before the lock: keeps it short
         accepted = [(index, request) for (index, _), request in zip(accepted, embedded, strict=True)]
         locked = lock_for_write(namespace.pk)
         _indexed(0, guard_pause, locked)  # paused while we embedded: still nothing is stored

@@ -20,12 +20,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import OuterRef, Q
-from django.db.models.functions import JSONObject
+from django.db.models import OuterRef, Q, Subquery
+from django.db.models.functions import JSONObject, Now
 
 from memory_core.models import MemoryEntry, MemoryEvidence, Namespace, SourceKind, Tombstone, TombstoneReason
 from memory_core.validation import normalise
@@ -135,13 +136,32 @@ def _could_block(contents: list[str], keys: list[str]) -> Q:
 _TOMBSTONE_FIELDS = ("id", "reason", "digest", "key_digest", "message_refs", "created_at")
 
 
+# A statement a client adds without context is read with the one it added just before, when that
+# was this recent (a conversation stored one turn per call, as mem0's clients store chat).
+PREVIOUS_TURN_WINDOW = timedelta(minutes=30)
+
+
+def _last_turn() -> Any:
+    """The content a client added last to the namespace (`OuterRef`), within the window."""
+    return (
+        MemoryEntry.objects.filter(
+            namespace_id=OuterRef("pk"),
+            source_kind=SourceKind.API_IMPORT,
+            source_conversation="",
+            recorded_at__gte=Now() - PREVIOUS_TURN_WINDOW,
+        )
+        .order_by("-recorded_at")
+        .values("content")[:1]
+    )
+
+
 def namespace_with_tombstones(
     *, namespace_id: int, contents: list[str], keys: list[str]
 ) -> tuple[Namespace, list[Tombstone]]:
     """The namespace's pause and erase-all watermark (`memory_paused`, `mine_after`) and every
     tombstone of it that could block one of the statements, newest first (each statement is then
     checked by `blocking_tombstone(candidates=…)`), in ONE query: what the write pipeline's
-    guards read before embedding."""
+    guards read before embedding. With it, `last_turn` (`PREVIOUS_TURN_WINDOW`)."""
     rows = (
         Tombstone.objects.filter(namespace_id=OuterRef("pk"))
         .filter(_could_block(contents, keys))
@@ -150,7 +170,7 @@ def namespace_with_tombstones(
     )
     namespace = (
         Namespace.objects.only("memory_paused", "mine_after")
-        .annotate(blocking=ArraySubquery(rows))
+        .annotate(blocking=ArraySubquery(rows), last_turn=Subquery(_last_turn()))
         .get(pk=namespace_id)
     )
     tombstones = [

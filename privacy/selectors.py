@@ -100,7 +100,7 @@ def word_matches(query: str) -> Q:
     """The entries holding every word of `query` at a word's beginning, through the full-text index
     (no scan of the text): `memory_core.lexical.prefix_query`. A query of stop words or punctuation
     alone matches nothing by words (the meaning half still searches)."""
-    text_query = prefix_query(" ".join(query.split()[:SEARCH_MAX_WORDS]))
+    text_query = prefix_query(" ".join(query.split()[:SEARCH_MAX_WORDS]), own_words=True)
     return Q(search_vector=TsQuery(text_query)) if text_query else Q(pk__in=[])
 
 
