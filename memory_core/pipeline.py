@@ -417,14 +417,8 @@ def _trusted_safety(request: WriteRequest) -> WriteRequest:
 # --- 4. reconcile and 5. persist -----------------------------------------------------------------
 
 
-def lock_namespace(namespace_id: int) -> Namespace:
-    """The namespace row FOR NO KEY UPDATE: one writer per namespace, no deadlock with readers
-    whose inserts reference it (see the module docstring)."""
-    return Namespace.objects.select_for_update(no_key=True).get(pk=namespace_id)
-
-
 def lock_for_write(namespace_id: int) -> Namespace:
-    """`lock_namespace`, with `webhooks_listening` (whether any webhook wants the pipeline's events),
+    """`locks.lock_namespace`, with `webhooks_listening` (whether any webhook wants the pipeline's events),
     `names_known` (whether the namespace has named entities a statement could mention in passing)
     and `corrections_made` (whether the user corrected any value away) read in the same query."""
     return (
