@@ -118,7 +118,7 @@ class ErasureVia(models.TextChoices):
 
 
 class AddAction(enum.StrEnum):
-    """What the write pipeline did with a statement (`pipeline.AddOutcome.action`)."""
+    """What the write pipeline did with a statement (`outcomes.AddOutcome.action`)."""
 
     ADDED = "added"
     MERGED = "merged"

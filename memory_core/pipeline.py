@@ -76,6 +76,7 @@ from memory_core.models import (
     SourceKind,
     Tombstone,
 )
+from memory_core.outcomes import AddOutcome
 from memory_core.sameness import same_statement, speaker, value_tokens
 from memory_core.services import (
     EntryDraft,
@@ -97,15 +98,6 @@ class MemoryPaused(Conflict):
     """The user paused memory: nothing is learned (or recalled) until they resume it."""
 
     code = "memory_paused"
-
-
-@dataclass(frozen=True)
-class AddOutcome:
-    action: AddAction
-    entry: MemoryEntry | None
-    replaced: MemoryEntry | None = None
-    reason: str = ""
-    flagged: bool = False
 
 
 @dataclass(frozen=True)
