@@ -21,7 +21,7 @@ from api.models import EntityKind, Tenant, TenantNamespace
 from api.subjects import Subject
 from memory_core.errors import MemoryServiceError
 from memory_core.models import ExtractionJob, ExtractionStatus, MemoryEntry, MemoryEvent
-from memory_core.pipeline import AddOutcome
+from memory_core.outcomes import AddOutcome
 from memory_core.recall import RecalledMemory
 from memory_core.search_context import preceding_turns
 

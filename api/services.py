@@ -34,7 +34,8 @@ from memory_core.embeddings import embed_remembered, get_embedder
 from memory_core.erasure import Requester
 from memory_core.errors import Conflict, MemoryServiceError, NotFound
 from memory_core.models import ActorKind, ErasureScope, Namespace, NamespaceKind, SourceKind
-from memory_core.pipeline import AddOutcome, write_request
+from memory_core.outcomes import AddOutcome
+from memory_core.pipeline import write_request
 from memory_core.pipeline_batch import memory_add_many
 from memory_core.services import namespace_create, namespace_for_user
 

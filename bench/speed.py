@@ -46,7 +46,8 @@ def _line(label: str, values: list[float]) -> None:
 def _embedding(texts: list[str], queries: list[str]) -> None:
     from django.test import override_settings
 
-    from memory_core.embeddings import LocalEmbedder, batch_threads
+    from memory_core.embeddings import LocalEmbedder
+    from memory_core.torch_embedding import batch_threads
 
     print("query embedding (one thread) and batch embedding (all cores):")
     embedder = LocalEmbedder()

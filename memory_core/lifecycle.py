@@ -34,6 +34,7 @@ from django.db import transaction
 from memory_core import judgement
 from memory_core.entities.hooks import entities_after_correction
 from memory_core.errors import MemoryServiceError, PermissionDenied
+from memory_core.locks import lock_namespace
 from memory_core.models import (
     ActorKind,
     EventAction,
@@ -46,7 +47,7 @@ from memory_core.models import (
     SourceKind,
     TombstoneReason,
 )
-from memory_core.pipeline import flag_policy, lock_namespace, scrub, scrub_metadata
+from memory_core.pipeline import flag_policy, scrub, scrub_metadata
 from memory_core.selectors import memory_access
 from memory_core.services import EntryDraft, event_record, memory_create, namespace_for_user, supersede
 from memory_core.tombstones import tombstone_lift, tombstones_record

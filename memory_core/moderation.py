@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from memory_core import judgement
 from memory_core.errors import MemoryServiceError, NotFound, PermissionDenied
+from memory_core.locks import lock_namespace
 from memory_core.models import (
     CONTENT_MAX_CHARS,
     ActorKind,
@@ -37,7 +38,6 @@ from memory_core.models import (
     SourceKind,
     TombstoneReason,
 )
-from memory_core.pipeline import lock_namespace
 from memory_core.selectors import parse_uuid
 from memory_core.services import EntryDraft, event_record, memory_create, supersede
 from memory_core.tombstones import tombstones_record

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
+from memory_core.torch_embedding import load_torch_model
+
 if TYPE_CHECKING:
     import numpy as np
     from onnxruntime import InferenceSession
@@ -79,8 +81,6 @@ def _sha256(path: Path) -> str:
 
 
 def _torch_vectors(texts: list[str]) -> Any:
-    from memory_core.embeddings import load_torch_model
-
     return load_torch_model().encode(
         list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
     )

@@ -77,6 +77,7 @@ from memory_core.models import (
     SourceKind,
     Tombstone,
 )
+from memory_core.outcomes import AddOutcome
 from memory_core.sameness import same_statement, speaker, value_tokens
 from memory_core.services import (
     EntryDraft,
@@ -98,15 +99,6 @@ class MemoryPaused(Conflict):
     """The user paused memory: nothing is learned (or recalled) until they resume it."""
 
     code = "memory_paused"
-
-
-@dataclass(frozen=True)
-class AddOutcome:
-    action: AddAction
-    entry: MemoryEntry | None
-    replaced: MemoryEntry | None = None
-    reason: str = ""
-    flagged: bool = False
 
 
 @dataclass(frozen=True)
@@ -437,14 +429,8 @@ def _trusted_safety(request: WriteRequest) -> WriteRequest:
 # --- 4. reconcile and 5. persist -----------------------------------------------------------------
 
 
-def lock_namespace(namespace_id: int) -> Namespace:
-    """The namespace row FOR NO KEY UPDATE: one writer per namespace, no deadlock with readers
-    whose inserts reference it (see the module docstring)."""
-    return Namespace.objects.select_for_update(no_key=True).get(pk=namespace_id)
-
-
 def lock_for_write(namespace_id: int) -> Namespace:
-    """`lock_namespace`, with `webhooks_listening` (whether any webhook wants the pipeline's events),
+    """`locks.lock_namespace`, with `webhooks_listening` (whether any webhook wants the pipeline's events),
     `names_known` (whether the namespace has named entities a statement could mention in passing)
     and `corrections_made` (whether the user corrected any value away) read in the same query."""
     return (

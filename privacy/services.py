@@ -14,7 +14,8 @@ from memory_core.models import (
     NamespaceKind,
     SourceKind,
 )
-from memory_core.pipeline import AddOutcome, memory_add
+from memory_core.outcomes import AddOutcome
+from memory_core.pipeline import memory_add
 from memory_core.services import namespace_for_user
 from privacy.models import AuditEvent
 

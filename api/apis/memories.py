@@ -39,7 +39,7 @@ from memory_core.export import memory_export
 from memory_core.forgetting import memory_restore
 from memory_core.lifecycle import memory_correct
 from memory_core.models import MemoryEntry
-from memory_core.pipeline import AddOutcome
+from memory_core.outcomes import AddOutcome
 from memory_core.selectors import memory_history, memory_list
 
 

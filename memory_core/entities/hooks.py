@@ -13,6 +13,7 @@ from memory_core.entities.record import mention_known_names, record_reading
 from memory_core.entities.resolve import Resolver
 from memory_core.entities.rules import SELF, Reading, Ref, Triple, read
 from memory_core.entities.vocabulary import OBJECT_KIND, VALUE_PREDICATES, EntityKind, Predicate
+from memory_core.locks import lock_namespace
 from memory_core.models import MemoryEntry
 
 RULES_EXTRACTOR = "rules-entities-v1"
@@ -69,8 +70,6 @@ def relations_from_candidate(*, entry: MemoryEntry, relations: list[Any], extrac
     """The language model's relations for `entry` (schema `extraction.schema.RelationCandidate`):
     subject and object are names, or "user" for the user; kinship labels map to predicates."""
     from django.db import transaction
-
-    from memory_core.pipeline import lock_namespace
 
     reading = Reading()
     for item in relations:

@@ -17,6 +17,7 @@ from memory_core.entities.resolve import alias_of
 from memory_core.entities.selectors import entity_get, relation_get
 from memory_core.entities.vocabulary import EntityKind, RelationStatus
 from memory_core.errors import MemoryServiceError
+from memory_core.locks import lock_namespace
 from memory_core.models import ErasureReceipt, MemoryEntry
 
 if TYPE_CHECKING:
@@ -24,8 +25,6 @@ if TYPE_CHECKING:
 
 
 def _lock(namespace_id: int) -> None:
-    from memory_core.pipeline import lock_namespace
-
     lock_namespace(namespace_id)
 
 

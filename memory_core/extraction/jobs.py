@@ -12,7 +12,7 @@ import hashlib
 import json
 import logging
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -37,11 +37,9 @@ from memory_core.extraction.schema import parse_when as _parse_when
 from memory_core.jobs import enqueue
 from memory_core.llm import LLMError, OfflineMode
 from memory_core.models import ActorKind, ExtractionJob, ExtractionStatus, Namespace, SourceKind
+from memory_core.outcomes import AddOutcome
 from memory_core.tombstones import mined_too_early
 from memory_core.webhooks.announce import announce_job
-
-if TYPE_CHECKING:
-    from memory_core.pipeline import AddOutcome
 
 logger = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from django.db.models import OuterRef, QuerySet, Subquery
 from django.db.models.functions import TruncHour
 
 from memory_core.errors import Conflict, PermissionDenied
+from memory_core.locks import lock_namespace
 from memory_core.models import ActorKind, EventAction, MemoryEntry, MemoryEvent, MemoryStatus, Namespace
-from memory_core.pipeline import lock_namespace
 from memory_core.selectors import memory_access
 from memory_core.services import event_record
 

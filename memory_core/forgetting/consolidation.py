@@ -26,7 +26,7 @@ from django.utils import timezone
 from memory_core.forgetting import config
 from memory_core.forgetting.report import CONSOLIDATE, Change, PassReport
 from memory_core.forgetting.status import BATCH_SIZE as _BATCH_SIZE
-from memory_core.forgetting.status import lock_namespaces as _lock_namespaces
+from memory_core.locks import lock_namespaces
 from memory_core.models import ActorKind, EventAction, MemoryEntry, MemoryEvidence, MemoryStatus, MemoryType
 from memory_core.sameness import same_statement
 from memory_core.services import event_record
@@ -252,7 +252,7 @@ def consolidate(
         batch = plan[start : start + _BATCH_SIZE]
         with transaction.atomic():
             # Namespace first, then entries: the order `memory_add` takes its locks in.
-            writable = _lock_namespaces({keeper.namespace_id for keeper, _, _ in batch})
+            writable = lock_namespaces({keeper.namespace_id for keeper, _, _ in batch})
             locked = {
                 entry.pk: entry
                 for entry in MemoryEntry.objects.select_for_update(skip_locked=True, of=("self",))

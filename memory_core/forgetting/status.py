@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from memory_core.forgetting.config import cap as _cap
 from memory_core.forgetting.report import Change, PassReport
-from memory_core.models import ActorKind, MemoryEntry, MemoryStatus, Namespace
+from memory_core.locks import lock_namespaces
+from memory_core.models import ActorKind, MemoryEntry, MemoryStatus
 from memory_core.services import event_record
 
 BATCH_SIZE = 100
@@ -24,20 +25,6 @@ Explain = Callable[[MemoryEntry], tuple[str, float | None, dict[str, Any]]]
 def active() -> QuerySet[MemoryEntry]:
     # Deliberately across all namespaces: a maintenance job, not a user's read.
     return MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE)
-
-
-def lock_namespaces(namespace_ids: set[int]) -> set[int]:
-    """Lock the namespaces no one is writing to right now; return their ids.
-
-    `memory_add` holds its namespace row lock (FOR NO KEY UPDATE, as here) while it decides and
-    writes, so a pass that holds it too never interleaves with a write (say, evidence added to an
-    entry while it is being merged away). Never waits: a busy namespace is left for the next run.
-    """
-    return set(
-        Namespace.objects.select_for_update(skip_locked=True, no_key=True)
-        .filter(pk__in=namespace_ids)
-        .values_list("pk", flat=True)
-    )
 
 
 def status_pass(

@@ -42,7 +42,8 @@ from memory_core.imports.parsers import (
 from memory_core.jobs import enqueue
 from memory_core.llm import LLMError, OfflineMode
 from memory_core.models import ImportJob, Namespace
-from memory_core.pipeline import PAUSED_MESSAGE, AddOutcome, MemoryPaused, guard_pause, memory_add
+from memory_core.outcomes import AddOutcome
+from memory_core.pipeline import PAUSED_MESSAGE, MemoryPaused, guard_pause, memory_add
 
 logger = logging.getLogger(__name__)
 

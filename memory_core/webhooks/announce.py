@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any
 from django.db.models import Exists
 
 from memory_core import judgement
-from memory_core.choices import AddAction, ExtractionStatus, MemoryStatus
+from memory_core.choices import AddAction, ExtractionStatus, MemoryStatus, WebhookEventType
+from memory_core.outcomes import AddOutcome
 from memory_core.webhooks.dispatch import payloads_erase, webhook_emit
-from memory_core.webhooks.events import WebhookEventType, erased_data, job_data, memory_data
+from memory_core.webhooks.events import erased_data, job_data, memory_data
 from memory_core.webhooks.models import WebhookEndpoint
 
 if TYPE_CHECKING:
     from memory_core.models import ExtractionJob, MemoryEntry
-    from memory_core.pipeline import AddOutcome
 
 _OUTCOME_EVENTS = {
     AddAction.ADDED: WebhookEventType.MEMORY_ADDED,

@@ -30,10 +30,10 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from memory_core.choices import DeliveryStatus, WebhookEventType
 from memory_core.jobs import enqueue
 from memory_core.webhooks.addresses import ip_of, is_loopback
 from memory_core.webhooks.dispatch import DELIVER_TASK, event_deliver
-from memory_core.webhooks.events import DeliveryStatus, WebhookEventType
 from memory_core.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from memory_core.webhooks.signing import SIGNATURE_HEADER, signature_header
 

@@ -17,9 +17,9 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from memory_core.choices import DeliveryStatus, WebhookEventType
 from memory_core.jobs import enqueue
 from memory_core.models import Namespace
-from memory_core.webhooks.events import DeliveryStatus, WebhookEventType
 from memory_core.webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
 
 OPERATORS = "operators"

@@ -11,8 +11,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from memory_core.choices import DeliveryStatus, WebhookEventType
 from memory_core.sealed import SealedTextField
-from memory_core.webhooks.events import DeliveryStatus, WebhookEventType
 
 
 class WebhookEndpoint(models.Model):

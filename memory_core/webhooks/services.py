@@ -12,12 +12,12 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from memory_core.choices import DeliveryStatus, WebhookEventType
 from memory_core.errors import Conflict, MemoryServiceError, NotFound
 from memory_core.selectors import parse_uuid
 from memory_core.validation import strip_nul
 from memory_core.webhooks.addresses import endpoint_url_check
 from memory_core.webhooks.dispatch import delivery_queue, event_deliver
-from memory_core.webhooks.events import DeliveryStatus, WebhookEventType
 from memory_core.webhooks.models import WebhookDelivery, WebhookEndpoint
 from memory_core.webhooks.signing import secret_generate
 

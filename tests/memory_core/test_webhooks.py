@@ -12,6 +12,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from memory_core.choices import WebhookEventType
 from memory_core.erasure import memory_erase
 from memory_core.errors import MemoryServiceError
 from memory_core.extraction import extraction_run
@@ -25,7 +26,6 @@ from memory_core.services import namespace_create, namespace_for_user
 from memory_core.webhooks.addresses import endpoint_url_check
 from memory_core.webhooks.delivery import delivery_attempt, webhook_retries_run
 from memory_core.webhooks.dispatch import OPERATORS
-from memory_core.webhooks.events import WebhookEventType
 from memory_core.webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
 from memory_core.webhooks.services import endpoint_create, endpoint_update, events_check
 from memory_core.webhooks.signing import SignatureError, signature_verify
