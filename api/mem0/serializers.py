@@ -12,7 +12,7 @@ from memory_core.recall import MAX_LIMIT as RECALL_MAX_LIMIT
 
 
 # Its docstring is the component's description in the published schema: `mem0_memory` in
-# `api.mem0_mapping` is the shape it documents.
+# `api.mem0.mapping` is the shape it documents.
 class Mem0MemorySerializer(serializers.Serializer):
     """Documentation of the shape above (responses are built by `mem0_memory`)."""
 
