@@ -1,4 +1,4 @@
-"""Input and output of the webhook endpoints (`api.apis.webhooks`)."""
+"""Input and output of the webhook endpoints (`api.v1.webhooks`)."""
 
 from __future__ import annotations
 
