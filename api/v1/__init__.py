@@ -5,5 +5,5 @@ Each view validates its input with a small serializer, resolves whose memories t
 the result. Errors are JSON (`api.errors`). One module per resource: `memories`, `erasures`,
 `recall`, `entities`, `conversations`, `extractions`, `imports`, `moderation`, `webhooks`; their
 routes in `urls`; what they share with the MCP tools is in `api.operations`, with each other in
-`api.base`; their OpenAPI examples in `api.examples`.
+`api.base`; their OpenAPI examples in `api.v1.examples`.
 """

@@ -10,7 +10,6 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api import entity_examples as ex
 from api import entity_serializers as es
 from api import serializers as s
 from api.base import ERASE, READ, WRITE, ApiView, AsIs, address_of, json_object, page, valid
@@ -24,6 +23,7 @@ from api.operations.entities import (
     relation_rows,
 )
 from api.schema import errors
+from api.v1.examples import entities as ex
 from memory_core.entities import selectors as graph
 from memory_core.entities import services as graph_services
 from memory_core.errors import NotFound
