@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from api import entity_serializers as es
-from api import serializers as s
 from api.auth import Caller
 from api.base import outcome_out, requester_of, valid
 from api.models import ApiScope
@@ -25,6 +23,8 @@ from api.operations.extractions import extraction_queue_for
 from api.operations.memories import memories_add_for, memory_rows
 from api.operations.recall import recall_answer
 from api.selectors import memory_for, subject_for
+from api.serializers import core as s
+from api.serializers import entities as es
 from chat.erasure import memory_erase_with_sources
 from memory_core.entities import selectors as graph
 from memory_core.entities import services as graph_services

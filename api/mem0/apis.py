@@ -23,7 +23,6 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api import serializers as s
 from api.auth import tenant_of
 from api.base import ERASE, READ, WRITE, ApiView, address_of, json_object, requester_of, valid
 from api.errors import PayloadTooLarge
@@ -67,6 +66,7 @@ from api.selectors import (
     tenant_entities,
     tenant_entity,
 )
+from api.serializers import core as s
 from api.services import memories_add, subject_ensure, tenant_entity_delete
 from api.subjects import Subject
 from chat.erasure import memory_erase_all_with_sources, memory_erase_with_sources

@@ -15,7 +15,6 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api import serializers as s
 from api.auth import tenant_of
 from api.base import ERASE, READ, WRITE, ApiView, json_object, requester_of, valid
 from api.errors import PayloadTooLarge
@@ -34,6 +33,7 @@ from api.mem0.serializers import (
 from api.models import Tenant
 from api.schema import errors
 from api.selectors import entity_of, memory_for, reach, reaches, subject_for
+from api.serializers import core as s
 from api.subjects import Subject
 from chat.erasure import memory_erase_with_sources
 from memory_core.errors import MemoryServiceError, NotFound

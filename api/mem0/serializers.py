@@ -1,11 +1,11 @@
 """Input and output serializers of the mem0-compatible endpoints: what mem0's client sends
-(mem0ai 2.x, `mem0/client/main.py`), held to the same rules as `/api/v1/` input (`api.serializers`)."""
+(mem0ai 2.x, `mem0/client/main.py`), held to the same rules as `/api/v1/` input (`api.serializers.core`)."""
 
 from __future__ import annotations
 
 from rest_framework import serializers
 
-from api import serializers as s
+from api.serializers import core as s
 from memory_core.extraction import MAX_MESSAGES
 from memory_core.lifecycle import FEEDBACK_REASON_MAX_CHARS, FEEDBACK_VALUES
 from memory_core.recall import MAX_LIMIT as RECALL_MAX_LIMIT

@@ -10,10 +10,10 @@ from django.db.models import Prefetch, prefetch_related_objects
 from django.utils import timezone
 from rest_framework.request import Request
 
-from api import serializers as s
 from api.auth import Caller, tenant_of
 from api.base import requester_of
 from api.selectors import reach, subject_for
+from api.serializers import core as s
 from memory_core.entities import selectors as graph
 from memory_core.entities import services as graph_services
 from memory_core.entities.models import Entity, Relation, RelationSupport

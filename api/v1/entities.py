@@ -10,8 +10,6 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api import entity_serializers as es
-from api import serializers as s
 from api.base import ERASE, READ, WRITE, ApiView, AsIs, address_of, json_object, page, valid
 from api.operations.entities import (
     entity_detail,
@@ -23,6 +21,8 @@ from api.operations.entities import (
     relation_rows,
 )
 from api.schema import errors
+from api.serializers import core as s
+from api.serializers import entities as es
 from api.v1.examples import entities as ex
 from memory_core.entities import selectors as graph
 from memory_core.entities import services as graph_services

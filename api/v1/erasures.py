@@ -8,11 +8,11 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api import serializers as s
 from api.base import ERASE, READ, ApiView, AsIs, address_of, json_object, page, valid
 from api.operations.erasures import erase_all_for
 from api.schema import errors
 from api.selectors import subject_for
+from api.serializers import core as s
 from api.v1.examples import core as ex
 from memory_core.export import receipt_dict
 from memory_core.selectors import erasure_receipts

@@ -7,12 +7,12 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api import serializers as s
 from api.base import READ, WRITE, ApiView, address_of, job_out, json_object, valid
 from api.errors import PayloadTooLarge
 from api.operations.extractions import extraction_queue_for
 from api.schema import errors
 from api.selectors import extraction_job_for
+from api.serializers import core as s
 from api.v1.examples import core as ex
 from memory_core.extraction import MAX_MESSAGES
 

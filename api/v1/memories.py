@@ -12,7 +12,6 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api import serializers as s
 from api.base import (
     ERASE,
     READ,
@@ -29,6 +28,7 @@ from api.errors import PayloadTooLarge
 from api.operations.memories import memories_add_for, memory_rows
 from api.schema import errors
 from api.selectors import memory_for, subject_for
+from api.serializers import core as s
 from api.v1.examples import core as ex
 from chat.erasure import memory_erase_with_sources
 from memory_core.errors import NotFound

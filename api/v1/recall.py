@@ -6,10 +6,10 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api import serializers as s
 from api.base import READ, ApiView, json_object, valid
 from api.operations.recall import recall_answer
 from api.schema import errors
+from api.serializers import core as s
 from api.v1.examples import core as ex
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers import MetadataField, StrictCharField
+from api.serializers.core import MetadataField, StrictCharField
 from memory_core.choices import DeliveryStatus, WebhookEventType
 from memory_core.webhooks.addresses import URL_MAX_CHARS
 from memory_core.webhooks.services import DESCRIPTION_MAX_CHARS
