@@ -182,12 +182,25 @@ def build_server(*, via: str, token_verifier: TokenVerifier | None = None) -> MC
     return server
 
 
-def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closure per tool
-    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
-    writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-    erases = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+# How each tool may act, for the client to weigh before calling it.
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+ERASES = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 
-    @server.tool(annotations=writes)
+
+def register(server: MCPServer, *, via: str) -> None:
+    """The tools and the profile resource, in the order clients list them."""
+    _memory_tools(server)
+    _memory_change_tools(server, via=via)
+    _entity_tools(server, via=via)
+    _relation_tools(server)
+    _profile_resource(server)
+
+
+def _memory_tools(server: MCPServer) -> None:
+    """Write, search, list and read the user's statements."""
+
+    @server.tool(annotations=WRITES)
     async def memory_add(
         ctx: Context,
         content: Annotated[
@@ -230,7 +243,7 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
-    @server.tool(annotations=writes)
+    @server.tool(annotations=WRITES)
     async def memory_add_messages(
         ctx: Context,
         messages: Annotated[
@@ -255,7 +268,7 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
-    @server.tool(annotations=read_only)
+    @server.tool(annotations=READ_ONLY)
     async def memory_search(
         ctx: Context,
         query: Annotated[str, Field(description="What you need to know, in words: 'food allergies'.")],
@@ -278,7 +291,7 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
-    @server.tool(annotations=read_only)
+    @server.tool(annotations=READ_ONLY)
     async def memory_list(
         ctx: Context,
         q: Annotated[str | None, Field(description="Only statements containing these words or ids.")] = None,
@@ -301,7 +314,7 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             current=current, limit=limit, offset=offset, user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
-    @server.tool(annotations=read_only)
+    @server.tool(annotations=READ_ONLY)
     async def memory_get(
         ctx: Context, memory_id: MemoryId, user_id: UserId = None, agent_id: AgentId = None
     ) -> CallToolResult:
@@ -311,7 +324,11 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             ctx, op.READ, op.memory_get, memory_id=memory_id, user_id=user_id, agent_id=agent_id
         )
 
-    @server.tool(annotations=writes)
+
+def _memory_change_tools(server: MCPServer, *, via: str) -> None:
+    """Correct, restore and erase a memory, or erase them all; and what happened to one."""
+
+    @server.tool(annotations=WRITES)
     async def memory_correct(
         ctx: Context,
         memory_id: MemoryId,
@@ -328,7 +345,7 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
-    @server.tool(annotations=writes)
+    @server.tool(annotations=WRITES)
     async def memory_restore(
         ctx: Context, memory_id: MemoryId, user_id: UserId = None, agent_id: AgentId = None
     ) -> CallToolResult:
@@ -339,7 +356,7 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             ctx, op.WRITE, op.memory_restore_one, memory_id=memory_id, user_id=user_id, agent_id=agent_id
         )
 
-    @server.tool(annotations=erases)
+    @server.tool(annotations=ERASES)
     async def memory_erase(
         ctx: Context,
         memory_id: MemoryId,
@@ -356,7 +373,7 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
-    @server.tool(annotations=erases)
+    @server.tool(annotations=ERASES)
     async def memory_erase_all(
         ctx: Context,
         confirm: Annotated[
@@ -378,7 +395,7 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
-    @server.tool(annotations=read_only)
+    @server.tool(annotations=READ_ONLY)
     async def memory_history(
         ctx: Context, memory_id: MemoryId, user_id: UserId = None, agent_id: AgentId = None
     ) -> CallToolResult:
@@ -388,9 +405,11 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             ctx, op.READ, op.memory_history_of, memory_id=memory_id, user_id=user_id, agent_id=agent_id
         )
 
-    # --- People and places (issue 19) -----------------------------------------------------------
 
-    @server.tool(annotations=read_only)
+def _entity_tools(server: MCPServer, *, via: str) -> None:
+    """People and places (issue 19): list, read, correct, merge and erase the entities."""
+
+    @server.tool(annotations=READ_ONLY)
     async def entity_list(
         ctx: Context,
         kind: Annotated[EntityKindName | None, Field(description="Only this kind.")] = None,
@@ -408,7 +427,7 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
-    @server.tool(annotations=read_only)
+    @server.tool(annotations=READ_ONLY)
     async def entity_get(
         ctx: Context,
         entity_id: EntityId,
@@ -427,7 +446,7 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
-    @server.tool(annotations=writes)
+    @server.tool(annotations=WRITES)
     async def entity_correct(
         ctx: Context,
         entity_id: EntityId,
@@ -443,7 +462,7 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
-    @server.tool(annotations=writes)
+    @server.tool(annotations=WRITES)
     async def entity_merge(
         ctx: Context,
         entity_id: EntityId,
@@ -457,7 +476,7 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             ctx, op.WRITE, op.entity_merge, entity_id=entity_id, into=into, user_id=user_id, agent_id=agent_id
         )
 
-    @server.tool(annotations=erases)
+    @server.tool(annotations=ERASES)
     async def entity_erase(
         ctx: Context, entity_id: EntityId, user_id: UserId = None, agent_id: AgentId = None
     ) -> CallToolResult:
@@ -467,7 +486,11 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             ctx, op.ERASE, op.entity_erase, entity_id=entity_id, via=via, user_id=user_id, agent_id=agent_id
         )
 
-    @server.tool(annotations=read_only)
+
+def _relation_tools(server: MCPServer) -> None:
+    """The links between the entities: list, read, correct and erase them."""
+
+    @server.tool(annotations=READ_ONLY)
     async def relation_list(
         ctx: Context,
         entity: Annotated[str | None, Field(description="Only this entity's relations (either end).")] = None,
@@ -492,7 +515,7 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             limit=limit, offset=offset, user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
-    @server.tool(annotations=read_only)
+    @server.tool(annotations=READ_ONLY)
     async def relation_get(
         ctx: Context, relation_id: RelationId, user_id: UserId = None, agent_id: AgentId = None
     ) -> CallToolResult:
@@ -502,7 +525,7 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             ctx, op.READ, op.relation_get, relation_id=relation_id, user_id=user_id, agent_id=agent_id
         )
 
-    @server.tool(annotations=writes)
+    @server.tool(annotations=WRITES)
     async def relation_correct(
         ctx: Context,
         relation_id: RelationId,
@@ -526,7 +549,7 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             valid_to=_iso(valid_to), user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
-    @server.tool(annotations=erases)
+    @server.tool(annotations=ERASES)
     async def relation_erase(
         ctx: Context,
         relation_id: RelationId,
@@ -539,6 +562,8 @@ def register(server: MCPServer, *, via: str) -> None:  # noqa: C901  # one closu
             ctx, op.ERASE, op.relation_erase, relation_id=relation_id, user_id=user_id, agent_id=agent_id
         )
 
+
+def _profile_resource(server: MCPServer) -> None:
     @server.resource(
         "memory://profile{?user_id,agent_id}",
         name="profile",
