@@ -13,12 +13,12 @@ from rest_framework.request import Request
 from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
-from api import serializers as s
 from api.auth import ApiKeyAuthentication, Caller, UserTokenAuthentication
 from api.models import ApiKey, ApiScope
 from api.parsers import LimitedJSONParser
 from api.permissions import HasScope
 from api.selectors import Subject
+from api.serializers import core as s
 from api.throttling import ApiKeyThrottle, ApiUserThrottle
 from memory_core.erasure import Requester
 from memory_core.models import ErasureVia, ExtractionJob, MemoryEntry

@@ -9,7 +9,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 _DOCS_CSP = {"style-src": ["'unsafe-inline'"], "worker-src": ["blob:"], "img-src": ["data:"]}
 
 urlpatterns = [
-    path("v1/", include("api.urls")),
+    path("v1/", include("api.v1.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its script from a URL instead of inline, as script-src 'self' requires.
     path(

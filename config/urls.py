@@ -14,7 +14,7 @@ urlpatterns = [
     path("", include("chat.urls")),
     path("me/", include("privacy.urls")),
     path("api/", include("config.api_urls")),
-    path("", include("api.mem0_urls")),
+    path("", include("api.mem0.urls")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

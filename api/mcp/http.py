@@ -21,8 +21,9 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent
 
 from api.mcp.callers import token_check
+from api.mcp.calls import unavailable_body
 from api.mcp.operations import VIA_HTTP
-from api.mcp.server import build_server, unavailable_body
+from api.mcp.server import build_server
 from config.outage import is_database_unavailable, retry_after
 
 logger = logging.getLogger(__name__)
@@ -114,7 +115,7 @@ async def _unavailable(receive: Any, send: Any) -> None:
     request = message if isinstance(message, dict) else {}
     body = unavailable_body()
     if request.get("method") == "tools/call" and "id" in request:
-        # What the tool itself answers when the database fails under it (api.mcp.server._call).
+        # What the tool itself answers when the database fails under it (api.mcp.calls).
         result = CallToolResult(
             content=[TextContent(type="text", text=json.dumps(body))], structured_content=body, is_error=True
         ).model_dump(by_alias=True, mode="json", exclude_none=True)

@@ -1,13 +1,15 @@
 """What each MCP tool does, synchronously, for a `Caller`: input checked by the REST API's own
-serializers (so a bad value gets the API's message), then the API's glue over the engine."""
+serializers (so a bad value gets the API's message), then the operations the REST views call too
+(`api.operations`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from api import entity_serializers as es
-from api import serializers as s
-from api.apis.entities import (
+from api.auth import Caller
+from api.base import outcome_out, requester_of, valid
+from api.models import ApiScope
+from api.operations.entities import (
     entity_detail,
     entity_erase_for,
     entity_owner,
@@ -16,14 +18,13 @@ from api.apis.entities import (
     relation_owner,
     relation_rows,
 )
-from api.apis.erasures import erase_all_for
-from api.apis.extractions import extraction_queue_for
-from api.apis.memories import memories_add_for, memory_rows
-from api.apis.recall import recall_answer
-from api.auth import Caller
-from api.base import outcome_out, requester_of, valid
-from api.models import ApiScope
+from api.operations.erasures import erase_all_for
+from api.operations.extractions import extraction_queue_for
+from api.operations.memories import memories_add_for, memory_rows
+from api.operations.recall import recall_answer
 from api.selectors import memory_for, subject_for
+from api.serializers import core as s
+from api.serializers import entities as es
 from chat.erasure import memory_erase_with_sources
 from memory_core.entities import selectors as graph
 from memory_core.entities import services as graph_services

@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api import examples as ex
-from api import serializers as s
-from api.auth import Caller, tenant_of
 from api.base import READ, WRITE, ApiView, address_of, job_out, json_object, valid
 from api.errors import PayloadTooLarge
+from api.operations.extractions import extraction_queue_for
 from api.schema import errors
 from api.selectors import extraction_job_for
-from api.services import subject_ensure
-from memory_core.extraction import MAX_MESSAGES, extraction_enqueue
+from api.serializers import core as s
+from api.v1.examples import core as ex
+from memory_core.extraction import MAX_MESSAGES
 
 
 class ExtractionsApi(ApiView):
@@ -43,46 +40,6 @@ class ExtractionsApi(ApiView):
             )
         body = extraction_queue_for(request, valid(s.ExtractionInSerializer, data))
         return Response(body, status=status.HTTP_200_OK if body["id"] is None else status.HTTP_202_ACCEPTED)
-
-
-def extraction_queue_for(request: Request | Caller, params: dict[str, Any]) -> dict[str, Any]:
-    """Queue a validated transcript (`ExtractionInSerializer`) for the addressed subject; the job,
-    or a `skipped` one when the user paused memory. The API and MCP alike."""
-    messages = [
-        {
-            "id": m.get("id") or str(position),
-            "role": m["role"],
-            "content": m["content"],
-            "created_at": m["created_at"].isoformat() if m.get("created_at") else None,
-        }
-        for position, m in enumerate(params["messages"], start=1)
-    ]
-    subject = subject_ensure(
-        tenant=tenant_of(request),
-        person=request.user,
-        user_id=params.get("user_id"),
-        agent_id=params.get("agent_id"),
-    )
-    job = extraction_enqueue(
-        namespace=subject.namespace,
-        source_conversation=params["conversation"],
-        messages=messages,
-        trigger="api",
-    )
-    if job is None:
-        return {
-            "id": None,
-            "status": "skipped",
-            "trigger": "api",
-            "conversation": params["conversation"],
-            "result": {"skipped": "paused"},
-            "error": "",
-            "extractor": "",
-            "created_at": None,
-            "finished_at": None,
-        }
-    job.refresh_from_db()
-    return job_out(job) or {}
 
 
 class ExtractionApi(ApiView):

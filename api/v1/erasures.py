@@ -8,15 +8,13 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api import examples as ex
-from api import serializers as s
-from api.auth import Caller
-from api.base import ERASE, READ, ApiView, AsIs, address_of, json_object, page, requester_of, valid
+from api.base import ERASE, READ, ApiView, AsIs, address_of, json_object, page, valid
+from api.operations.erasures import erase_all_for
 from api.schema import errors
 from api.selectors import subject_for
-from chat.erasure import memory_erase_all_with_sources
+from api.serializers import core as s
+from api.v1.examples import core as ex
 from memory_core.export import receipt_dict
-from memory_core.models import ErasureVia
 from memory_core.selectors import erasure_receipts
 
 
@@ -37,24 +35,6 @@ class EraseAllApi(ApiView):
     )
     def post(self, request: Request) -> Response:
         return Response(erase_all_for(request, valid(s.EraseAllSerializer, json_object(request))))
-
-
-def erase_all_for(
-    request: Request | Caller, params: dict[str, Any], via: str = ErasureVia.API
-) -> dict[str, Any]:
-    """Erase everything held about the addressed subject (validated `EraseAllSerializer` params,
-    `confirm` checked there); the API and MCP alike."""
-    subject = subject_for(request, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
-    if subject is None:
-        return {"erased": 0, "conversations": 0, "receipt": None}
-    receipt = memory_erase_all_with_sources(
-        user=subject.actor, erase_sources=params["erase_sources"], requester=requester_of(request, via)
-    )
-    return {
-        "erased": receipt.entries,
-        "conversations": receipt.conversations,
-        "receipt": receipt_dict(receipt),
-    }
 
 
 class ErasuresApi(ApiView):

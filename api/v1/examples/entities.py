@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample
 
-from api.examples import _MEMORY_EXAMPLE, _RECEIPT
+from api.v1.examples.core import _MEMORY_EXAMPLE, _RECEIPT
 
 _ANA = {
     "id": "3b0e8a52-5c1f-4f0a-9d7e-2a6b1c9d8e01",

@@ -1,7 +1,7 @@
 """The rest of mem0's `MemoryClient`: batch update and delete, exports, feedback, the project's
 categories, and a 501 naming the feature for what this system does not offer (summaries, profiles,
 project administration). Same keys, scopes, services and 404s as the core mem0 routes in
-`api.mem0_apis`; the options each call honours are in `api.mem0_options`.
+`api.mem0.apis`; the options each call honours are in `api.mem0.options`.
 """
 
 from __future__ import annotations
@@ -15,15 +15,14 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api import mem0_examples as ex
-from api import serializers as s
 from api.auth import tenant_of
 from api.base import ERASE, READ, WRITE, ApiView, json_object, requester_of, valid
 from api.errors import PayloadTooLarge
-from api.mem0_filters import Mem0Filter, parse_filters
-from api.mem0_mapping import mem0_memory
-from api.mem0_options import NotServed, addressed, reject_unknown, unsupported
-from api.mem0_serializers import (
+from api.mem0 import examples as ex
+from api.mem0.filters import Mem0Filter, parse_filters
+from api.mem0.mapping import mem0_memory
+from api.mem0.options import NotServed, addressed, reject_unknown, unsupported
+from api.mem0.serializers import (
     EXPORT_SCHEMA,
     Mem0BatchDeleteSerializer,
     Mem0BatchUpdateSerializer,
@@ -34,6 +33,7 @@ from api.mem0_serializers import (
 from api.models import Tenant
 from api.schema import errors
 from api.selectors import entity_of, memory_for, reach, reaches, subject_for
+from api.serializers import core as s
 from api.subjects import Subject
 from chat.erasure import memory_erase_with_sources
 from memory_core.errors import MemoryServiceError, NotFound

@@ -1,18 +1,18 @@
 """Input and output serializers of the mem0-compatible endpoints: what mem0's client sends
-(mem0ai 2.x, `mem0/client/main.py`), held to the same rules as `/api/v1/` input (`api.serializers`)."""
+(mem0ai 2.x, `mem0/client/main.py`), held to the same rules as `/api/v1/` input (`api.serializers.core`)."""
 
 from __future__ import annotations
 
 from rest_framework import serializers
 
-from api import serializers as s
+from api.serializers import core as s
 from memory_core.extraction import MAX_MESSAGES
 from memory_core.lifecycle import FEEDBACK_REASON_MAX_CHARS, FEEDBACK_VALUES
 from memory_core.recall import MAX_LIMIT as RECALL_MAX_LIMIT
 
 
 # Its docstring is the component's description in the published schema: `mem0_memory` in
-# `api.mem0_mapping` is the shape it documents.
+# `api.mem0.mapping` is the shape it documents.
 class Mem0MemorySerializer(serializers.Serializer):
     """Documentation of the shape above (responses are built by `mem0_memory`)."""
 

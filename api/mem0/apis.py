@@ -6,10 +6,10 @@ sends and parses. The memories are the same ones `/api/v1/` serves: mem0's `user
 are the tenant's ids, `add` runs our extraction (or stores the text as given with `infer=false`),
 `search` is our recall, `update` is a correction (a new version, hence a new id), `delete` an erasure.
 Tenant API keys only. The views read and write through our selectors and services; mem0's request
-and response shapes are mapped in `api.mem0_mapping`, its examples are in `api.mem0_examples`, its
-v2 filter language is read in `api.mem0_filters`, and which options are honoured (or refused with a
-400 naming them) is `api.mem0_options`. Batches, exports, feedback, the project's categories and the
-501s for what is not served are in `api.mem0_more_apis`.
+and response shapes are mapped in `api.mem0.mapping`, its examples are in `api.mem0.examples`, its
+v2 filter language is read in `api.mem0.filters`, and which options are honoured (or refused with a
+400 naming them) is `api.mem0.options`. Batches, exports, feedback, the project's categories and the
+501s for what is not served are in `api.mem0.more_apis`.
 """
 
 from __future__ import annotations
@@ -23,15 +23,14 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api import mem0_examples as ex
-from api import mem0_mapping as mapping
-from api import serializers as s
 from api.auth import tenant_of
 from api.base import ERASE, READ, WRITE, ApiView, address_of, json_object, requester_of, valid
 from api.errors import PayloadTooLarge
-from api.mem0_filters import parse_when
-from api.mem0_mapping import ENTITY_KEYS
-from api.mem0_options import (
+from api.mem0 import examples as ex
+from api.mem0 import mapping
+from api.mem0.filters import parse_when
+from api.mem0.mapping import ENTITY_KEYS
+from api.mem0.options import (
     ADD_PARAMS,
     DELETE_ALL_PARAMS,
     LIST_PARAMS,
@@ -45,7 +44,7 @@ from api.mem0_options import (
     search_refusals,
     update_refusals,
 )
-from api.mem0_serializers import (
+from api.mem0.serializers import (
     DeleteAllQuerySerializer,
     Mem0AddSerializer,
     Mem0EraseQuerySerializer,
@@ -67,6 +66,7 @@ from api.selectors import (
     tenant_entities,
     tenant_entity,
 )
+from api.serializers import core as s
 from api.services import memories_add, subject_ensure, tenant_entity_delete
 from api.subjects import Subject
 from chat.erasure import memory_erase_all_with_sources, memory_erase_with_sources

@@ -34,7 +34,7 @@ from django.db.models.lookups import (
 )
 from django.utils.dateparse import parse_date, parse_datetime
 
-from api.mem0_mapping import ENTITY_KEYS
+from api.mem0.mapping import ENTITY_KEYS
 from memory_core.errors import MemoryServiceError
 from memory_core.selectors import parse_uuid
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers import (
+from api.serializers.core import (
     AddressSerializer,
     ErasureReceiptSerializer,
     MemoryOutSerializer,

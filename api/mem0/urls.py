@@ -2,8 +2,8 @@
 
 from django.urls import path
 
-from api import mem0_apis as m
-from api import mem0_more_apis as more
+from api.mem0 import apis as m
+from api.mem0 import more_apis as more
 
 urlpatterns = [
     path("v1/ping/", m.PingApi.as_view(), name="mem0-ping"),

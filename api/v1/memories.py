@@ -6,16 +6,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from django.db import transaction
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api import examples as ex
-from api import serializers as s
-from api.auth import Caller, tenant_of
 from api.base import (
     ERASE,
     READ,
@@ -29,41 +25,17 @@ from api.base import (
     valid,
 )
 from api.errors import PayloadTooLarge
+from api.operations.memories import memories_add_for, memory_rows
 from api.schema import errors
-from api.selectors import memories_filtered, memory_for, subject_for
-from api.services import memories_add, subject_ensure
-from api.subjects import Subject
+from api.selectors import memory_for, subject_for
+from api.serializers import core as s
+from api.v1.examples import core as ex
 from chat.erasure import memory_erase_with_sources
 from memory_core.errors import NotFound
 from memory_core.export import memory_export
 from memory_core.forgetting import memory_restore
 from memory_core.lifecycle import memory_correct
-from memory_core.models import MemoryEntry
-from memory_core.outcomes import AddOutcome
-from memory_core.selectors import memory_history, memory_list
-
-
-def memory_rows(request: Request | Caller, params: dict[str, Any]) -> tuple[list[MemoryEntry], int]:
-    """One page of the subject's memories matching `params` (a validated MemoryListQuerySerializer),
-    and how many match in all; the API and MCP alike."""
-    subject = subject_for(request, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
-    if subject is None:
-        return [], 0
-    qs = memory_list(
-        actor=subject.actor,
-        types=params.get("type"),
-        statuses=params.get("status"),
-        category=params.get("category"),
-        current_only=params["current"],
-    )
-    qs = memories_filtered(
-        qs,
-        q=params.get("q"),
-        recorded_after=params.get("recorded_after"),
-        recorded_before=params.get("recorded_before"),
-    )
-    limit, offset = params["limit"], params["offset"]
-    return list(qs[offset : offset + limit]), qs.count()
+from memory_core.selectors import memory_history
 
 
 def _memory_page(request: Request, params: dict[str, Any], *, links: bool = True) -> dict[str, Any]:
@@ -73,23 +45,6 @@ def _memory_page(request: Request, params: dict[str, Any], *, links: bool = True
     if not links:  # a POST search: the terms are in the body, a link could not carry them
         result["next"] = result["previous"] = None
     return result
-
-
-def memories_add_for(
-    request: Request | Caller, params: dict[str, Any], items: list[dict[str, Any]]
-) -> tuple[Subject, list[AddOutcome]]:
-    """Write validated statements for the addressed subject (created on first use), all or none;
-    the API and MCP alike."""
-    tenant = tenant_of(request)
-    with transaction.atomic():  # the shadow user too: a failed batch leaves nothing behind
-        subject = subject_ensure(
-            tenant=tenant,
-            person=request.user,
-            user_id=params.get("user_id"),
-            agent_id=params.get("agent_id"),
-        )
-        outcomes = memories_add(subject=subject, items=items, api_key=tenant is not None)
-    return subject, outcomes
 
 
 class MemoriesApi(ApiView):

@@ -10,13 +10,13 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api import examples as ex
-from api import serializers as s
 from api.auth import tenant_of
 from api.base import ERASE, READ, WRITE, ApiView, address_of, job_out, json_object, requester_of, valid
 from api.schema import errors
 from api.selectors import conversation_for
+from api.serializers import core as s
 from api.services import subject_ensure
+from api.v1.examples import core as ex
 from chat.erasure import conversation_erase
 from chat.models import Conversation
 from chat.selectors import conversation_messages

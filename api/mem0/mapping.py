@@ -16,8 +16,8 @@ from typing import Any
 from django.utils import timezone
 from rest_framework.utils.urls import replace_query_param
 
-from api import serializers as s
 from api.models import EntityKind, Tenant, TenantNamespace
+from api.serializers import core as s
 from api.subjects import Subject
 from memory_core.errors import MemoryServiceError
 from memory_core.models import ExtractionJob, ExtractionStatus, MemoryEntry, MemoryEvent

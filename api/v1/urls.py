@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from api.apis import (
+from api.v1 import (
     conversations,
     entities,
     erasures,

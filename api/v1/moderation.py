@@ -12,13 +12,13 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api import examples as ex
-from api import serializers as s
 from api.auth import tenant_of
 from api.base import MODERATE, ApiView, json_object, page, valid
 from api.schema import errors
 from api.selectors import moderation_target, procedure_in_scope, tenant_namespace_ids
+from api.serializers import core as s
 from api.services import tenant_moderator
+from api.v1.examples import core as ex
 from memory_core.moderation import pending_procedures, procedure_approve, procedure_reject
 
 

@@ -16,14 +16,14 @@ from rest_framework import exceptions, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api import serializers as s
-from api import webhook_examples as ex
-from api import webhook_serializers as ws
 from api.auth import tenant_of
 from api.base import READ, WRITE, ApiView, address_of, json_object, page, valid
 from api.models import ApiKey
 from api.schema import errors
 from api.selectors import reach, reaches
+from api.serializers import core as s
+from api.serializers import webhooks as ws
+from api.v1.examples import webhooks as ex
 from memory_core.errors import NotFound
 from memory_core.moderation import is_operator
 from memory_core.webhooks.dispatch import OPERATORS, tenant_audience

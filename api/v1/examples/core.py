@@ -1,4 +1,5 @@
-"""Example payloads of the `/api/v1/` operations, as the OpenAPI docs show them.
+"""Example payloads of the memories, recall, erasures, conversations, extractions and moderation
+operations of `/api/v1/`, as the OpenAPI docs show them.
 
 One list per operation, named after its operation id (`MEMORIES_CREATE` for `memories_create`).
 """

@@ -3,6 +3,7 @@
 Each view validates its input with a small serializer, resolves whose memories the call is about
 (`api.selectors`, or `api.services.subject_ensure` for writes), calls one service and serialises
 the result. Errors are JSON (`api.errors`). One module per resource: `memories`, `erasures`,
-`recall`, `conversations`, `extractions`, `moderation`; what they share is in `api.base`, their
-OpenAPI examples in `api.examples`.
+`recall`, `entities`, `conversations`, `extractions`, `imports`, `moderation`, `webhooks`; their
+routes in `urls`; what they share with the MCP tools is in `api.operations`, with each other in
+`api.base`; their OpenAPI examples in `api.v1.examples`.
 """

@@ -1,10 +1,10 @@
-"""Input and output of the webhook endpoints (`api.apis.webhooks`)."""
+"""Input and output of the webhook endpoints (`api.v1.webhooks`)."""
 
 from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers import MetadataField, StrictCharField
+from api.serializers.core import MetadataField, StrictCharField
 from memory_core.choices import DeliveryStatus, WebhookEventType
 from memory_core.webhooks.addresses import URL_MAX_CHARS
 from memory_core.webhooks.services import DESCRIPTION_MAX_CHARS

@@ -13,11 +13,11 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api import serializers as s
 from api.auth import tenant_of
 from api.base import READ, WRITE, ApiView, address_of, json_object, valid
 from api.schema import errors
 from api.selectors import reach
+from api.serializers import core as s
 from api.services import subject_ensure
 from memory_core.choices import ActorKind, ImportFormat
 from memory_core.imports import import_create, import_job_for, import_preview, import_results

@@ -11,8 +11,8 @@ from typing import Any
 
 from django.db.models import Q
 
-from api.mem0_filters import Mem0Filter, bad, parse_filters
-from api.mem0_mapping import ENTITY_KEYS, entity_from
+from api.mem0.filters import Mem0Filter, bad, parse_filters
+from api.mem0.mapping import ENTITY_KEYS, entity_from
 from memory_core.errors import MemoryServiceError
 
 
