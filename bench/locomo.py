@@ -59,8 +59,9 @@ def bm25_ranker(texts: list[str], *, k1: float = 1.2, b: float = 0.75) -> Callab
 def _load_public(conversations: list[Conversation]) -> dict[str, Namespace]:
     """One namespace per conversation, each turn added by the public write path as a client would
     through mem0's route with `infer: false`: one call per turn (`memory_add`, guarded, judged,
-    reconciled), the turn's id and the session's date given as a client can give them, no
-    neighbouring turn as context (a one-message add has none). Prints what became of the turns."""
+    reconciled), the turn's id and the session's date given as a client can give them, each a
+    turn (`turn=True`, as mem0's route marks its messages) read with the turn added before it.
+    Prints what became of the turns."""
     from memory_core.choices import ActorKind
     from memory_core.models import Namespace, SourceKind
     from memory_core.pipeline import memory_add
@@ -78,6 +79,7 @@ def _load_public(conversations: list[Conversation]) -> dict[str, Namespace]:
                 source_message_ids=[turn.dia_id],
                 valid_from=turn.said_at,
                 exact=True,
+                turn=True,
             )
             actions[str(outcome.action)] += 1
         namespaces[conversation.name] = namespace

@@ -172,6 +172,9 @@ class MemoryEntry(models.Model):
     search_context = models.TextField(blank=True, default="")
     # The embedding of the context followed by the statement (same model as `embedding`).
     context_embedding = HalfVectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    # Added by a client as a turn of a conversation it stores one turn per call (mem0's add with
+    # `infer: false`): the next such turn is read with it (`pipeline.with_previous_turns`).
+    said_as_turn = models.BooleanField(default=False, db_default=False)
     # The statement and context as the full-text index reads them: Chinese segmented into words
     # (`memory_core.language.search_text`) with the key's topic words for Chinese, NULL when that is
     # the text itself. Filled on every save and bulk write (`index_text`, `MemoryEntryQuerySet`).

@@ -144,6 +144,7 @@ class WriteFields(TypedDict, total=False):
     embedding: list[float] | None
     exact: bool
     context: str
+    turn: bool
 
 
 def memory_add(*, namespace: Namespace, **fields: Unpack[WriteFields]) -> AddOutcome:
@@ -202,18 +203,18 @@ def screen(
 
 
 def with_previous_turns(requests: list[WriteRequest], *, last: str | None) -> list[WriteRequest]:
-    """A client's statement added without context (no conversation: a turn stored per call, as
-    mem0's clients store chat) is read with the one before it, as an extraction reads a message
-    with its neighbour: the statement's context document then carries what it answers ("Yes, two
-    of them!" after "Do you have kids?"). `last`: the namespace's previous such statement, if recent
-    (`tombstones.PREVIOUS_TURN_WINDOW`); within a batch, the statement before."""
+    """A turn a client adds without context (a conversation stored one turn per call, as mem0's
+    clients store chat: `turn`) is read with the turn before it, as an extraction reads a message
+    with its neighbour: its context document then carries what it answers ("Yes, two of them!"
+    after "Do you have kids?"). `last`: the namespace's previous turn, if recent
+    (`tombstones.PREVIOUS_TURN_WINDOW`); within a batch, the turn before. Statements that are not
+    turns (a fact added on its own) are read alone: an unrelated neighbour would blur them."""
     done: list[WriteRequest] = []
     previous = last or ""
     for request in requests:
-        turn = request.source_kind == SourceKind.API_IMPORT and not request.source_conversation
-        if turn and not request.context and previous:
+        if request.turn and not request.context and previous:
             request = replace(request, context=previous)
-        if turn:
+        if request.turn:
             previous = request.content
         done.append(request)
     return done

@@ -164,6 +164,8 @@ class EntryDraft:
     excerpt: str = ""
     # The conversational context a statement from a turn is indexed with (`search_context`).
     context: str = ""
+    # A turn of a conversation a client stores one turn per call (`MemoryEntry.said_as_turn`).
+    turn: bool = False
     extractor_model: str = ""
     extractor_prompt_version: str = ""
     is_inference: bool = False
@@ -260,6 +262,7 @@ def _new_entry(
         embedding_model=embedder.name,
         search_context=context,
         context_embedding=context_vector,
+        said_as_turn=draft.turn,
     )
 
 

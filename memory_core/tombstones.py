@@ -136,19 +136,16 @@ def _could_block(contents: list[str], keys: list[str]) -> Q:
 _TOMBSTONE_FIELDS = ("id", "reason", "digest", "key_digest", "message_refs", "created_at")
 
 
-# A statement a client adds without context is read with the one it added just before, when that
-# was this recent (a conversation stored one turn per call, as mem0's clients store chat).
+# A turn a client adds without context is read with the turn it added just before, when that was
+# this recent (a conversation stored one turn per call, as mem0's clients store chat).
 PREVIOUS_TURN_WINDOW = timedelta(minutes=30)
 
 
 def _last_turn() -> Any:
-    """The content a client added last to the namespace (`OuterRef`), within the window."""
+    """The turn a client added last to the namespace (`OuterRef`), within the window."""
     return (
         MemoryEntry.objects.filter(
-            namespace_id=OuterRef("pk"),
-            source_kind=SourceKind.API_IMPORT,
-            source_conversation="",
-            recorded_at__gte=Now() - PREVIOUS_TURN_WINDOW,
+            namespace_id=OuterRef("pk"), said_as_turn=True, recorded_at__gte=Now() - PREVIOUS_TURN_WINDOW
         )
         .order_by("-recorded_at")
         .values("content")[:1]

@@ -143,6 +143,8 @@ def stored_items(messages: list[dict[str, Any]], params: dict[str, Any]) -> list
             "valid_from": valid_from,
             "expires_at": expires_at,
             "context": context,
+            # A turn of the client's conversation: the next add's first turn is read with it.
+            "turn": True,
         }
         for m, context in zip(messages, contexts, strict=True)
     ]

@@ -1,5 +1,6 @@
-"""A client storing a conversation one turn per call (as mem0's clients store chat) gets each turn
-read with the one before it, within a window: a bare answer is found by what it answers."""
+"""A client storing a conversation one turn per call (mem0's add with `infer: false`, as mem0's
+clients store chat) gets each turn read with the one before it, within a window: a bare answer is
+found by what it answers. Facts added on their own (REST) are read alone."""
 
 from __future__ import annotations
 
@@ -34,10 +35,9 @@ def _found(client, query: str) -> dict[str, dict[str, float]]:
     return {item["entry"]["content"]: item["breakdown"] for item in items}
 
 
-@pytest.mark.parametrize("add", [_rest, _mem0], ids=["rest", "mem0"])
-def test_a_bare_answer_is_found_by_the_question_before_it(key_client, add):
-    add(key_client, QUESTION)
-    add(key_client, ANSWER)
+def test_a_bare_answer_is_found_by_the_question_before_it(key_client):
+    _mem0(key_client, QUESTION)
+    _mem0(key_client, ANSWER)
 
     found = _found(key_client, "How many kids does the user have?")
     assert ANSWER in found, found
@@ -45,11 +45,20 @@ def test_a_bare_answer_is_found_by_the_question_before_it(key_client, add):
     assert found[ANSWER]["context"] > found[ANSWER]["similarity"] + 0.1, found[ANSWER]
 
 
-def test_a_turn_long_after_the_last_is_read_alone(key_client):
+def test_facts_added_on_their_own_are_read_alone(key_client):
     _rest(key_client, QUESTION)
-    MemoryEntry.objects.update(recorded_at=timezone.now() - timedelta(hours=2))
     _rest(key_client, ANSWER)
-    _rest(key_client, "The user repaints the fence every spring.")
+
+    found = _found(key_client, "How many kids does the user have?")
+    if ANSWER in found:  # read alone: its context document is the statement itself
+        assert found[ANSWER]["context"] == pytest.approx(found[ANSWER]["similarity"], abs=1e-3)
+
+
+def test_a_turn_long_after_the_last_is_read_alone(key_client):
+    _mem0(key_client, QUESTION)
+    MemoryEntry.objects.update(recorded_at=timezone.now() - timedelta(hours=2))
+    _mem0(key_client, ANSWER)
+    _mem0(key_client, "The user repaints the fence every spring.")
 
     found = _found(key_client, "How many kids does the user have?")
     if ANSWER in found:  # read alone: its context document is the statement itself
