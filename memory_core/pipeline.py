@@ -64,6 +64,7 @@ from memory_core.extraction.slots import (
 )
 from memory_core.guards.policy import answer_style
 from memory_core.guards.secrets import REDACTED, contains_values, redact_values
+from memory_core.language import is_chinese
 from memory_core.models import (
     ActorKind,
     EventAction,
@@ -570,8 +571,12 @@ def corrected_value(found: Candidates, request: WriteRequest) -> MemoryEntry | N
         taken_out = taken_out_by_correction(entry.content, correction)
         if not taken_out or not taken_out <= said:
             continue
+        if reading and slot_reading(entry.content) == reading:
+            return entry
+        # The local encoder reads English: between Chinese statements its cosine says little
+        # ("我成都的朋友来看我了" is close to "我住在成都"), so there only the reading counts.
         similarity = 1 - float(getattr(entry, "distance", 0.0) or 0.0)
-        if similarity >= CORRECTED_SIMILARITY or (reading and slot_reading(entry.content) == reading):
+        if similarity >= CORRECTED_SIMILARITY and not is_chinese(request.content):
             return entry
     return None
 

@@ -72,6 +72,14 @@ def test_a_corrected_value_said_in_passing_stays_corrected_until_news(
     assert _current() == [news]
 
 
+def test_another_claim_naming_the_corrected_value_is_kept(key_client):
+    wrong = _add(key_client, "我住在成都。")["entry"]
+    _correct(key_client, wrong["id"], "我住在重庆。")
+    for other in ["我成都的朋友下周来看我。", "My cousin from Chengdu is visiting next week."]:
+        assert _add(key_client, other)["action"] == "added", other
+    assert "我住在重庆。" in _current()
+
+
 def test_a_value_the_user_never_corrected_still_updates_as_before(key_client):
     _add(key_client, "I live in Leeds.")
     _add(key_client, "I live in York.")

@@ -271,6 +271,9 @@ def _zh_home(who: Who, p: str) -> list[Fact] | None:
         p,
     )
     match = match or re.match(r"^(?:现在|目前)?家在(?P<place>.+?)$", p)
+    # "现居成都", "目前定居在杭州", "居住於台北" (traditional too).
+    settled = r"(?:现居|現居|居住在|居住於|居住于|定居在|定居于|定居於)"
+    match = match or re.match(rf"^(?:现在|目前|一直)?{settled}(?P<place>.{{2,12}}?)(?:了)?$", p)
     match = match or re.match(r"^(?:现在|目前|一直)?在(?P<place>.{2,12}?)(?:住|居住|定居|安家)(?:了)?$", p)
     if match and _ZH_IN_BUILDING.search(match.group("place")):
         return []  # "我家在三楼", "住在公司附近": where in a building or a street, not a city
