@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from django.db import connection, connections, transaction
+from django.db import connections, transaction
 from django.test import override_settings
 from django.utils import timezone
 
@@ -36,6 +36,7 @@ from memory_core.models import (
 from memory_core.pipeline import memory_add
 from memory_core.recall import memory_recall
 from memory_core.services import namespace_for_user
+from tests.concurrency_helpers import backend_pid, waits_on_a_lock
 from tests.memory_core.helpers import FORGETTING_NOW, backdated, remember
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("decay_by_retention_alone")]
@@ -297,19 +298,6 @@ def test_consolidation_still_merges_the_same_statement(owner):
 # A pass overlapping a write -------------------------------------------------------------------------------
 
 
-def _backend_pid() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_backend_pid()")
-        return int(cursor.fetchone()[0])
-
-
-def _waits_on_a_lock(pid: int) -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", [pid])
-        row = cursor.fetchone()
-    return bool(row) and row[0] == "Lock"
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_pass_during_a_chat_write_neither_waits_nor_deadlocks(owner):
     now = timezone.now()
@@ -340,7 +328,7 @@ def test_a_pass_during_a_chat_write_neither_waits_nor_deadlocks(owner):
                 write_holds_locks.wait()
                 deadline = time.monotonic() + 10
                 while not pass_done.is_set() and time.monotonic() < deadline:
-                    if pass_pid and _waits_on_a_lock(pass_pid[0]):
+                    if pass_pid and waits_on_a_lock(pass_pid[0]):
                         pass_blocked.append(True)
                         break
                     time.sleep(0.01)
@@ -351,7 +339,7 @@ def test_a_pass_during_a_chat_write_neither_waits_nor_deadlocks(owner):
 
     def forgetting_pass() -> None:
         try:
-            pass_pid.append(_backend_pid())
+            pass_pid.append(backend_pid())
             write_holds_locks.wait()
             forget_all(now)
         except BaseException as exc:

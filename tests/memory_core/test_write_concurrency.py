@@ -8,32 +8,17 @@ pipeline's FOR NO KEY UPDATE lets the recall finish first.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable
 
 import pytest
-from django.db import connection, connections, transaction
 
 from memory_core.models import MemoryEntry, RecallLog
 from memory_core.pipeline import AddAction, memory_add
 from memory_core.recall import memory_recall
 from memory_core.services import namespace_for_user
+from tests.concurrency_helpers import overlap
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _backend_pid() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_backend_pid()")
-        return int(cursor.fetchone()[0])
-
-
-def _waits_on_a_lock(pid: int) -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", [pid])
-        row = cursor.fetchone()
-    return bool(row) and row[0] == "Lock"
 
 
 def _overlap(
@@ -42,44 +27,7 @@ def _overlap(
     """Overlap a writer and a recall on purpose: the writer's transaction does `first_write`
     (holding its locks), the recall starts, and once it has finished or blocks on a lock the
     writer does `second_write` in the same transaction. Returns what either side raised."""
-    writer_holds_locks = threading.Barrier(2, timeout=10)
-    recall_pid: list[int] = []
-    recall_done = threading.Event()
-    errors: list[BaseException] = []
-
-    def writer() -> None:
-        try:
-            with transaction.atomic():
-                first_write()
-                writer_holds_locks.wait()
-                deadline = time.monotonic() + 10
-                while not recall_done.is_set() and time.monotonic() < deadline:
-                    if recall_pid and _waits_on_a_lock(recall_pid[0]):
-                        break
-                    time.sleep(0.01)
-                second_write()
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    def reader() -> None:
-        try:
-            recall_pid.append(_backend_pid())
-            writer_holds_locks.wait()
-            read()
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            recall_done.set()
-            connections.close_all()
-
-    threads = [threading.Thread(target=writer), threading.Thread(target=reader)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    return errors
+    return overlap(held=first_write, meanwhile=read, then=second_write)
 
 
 def test_recall_during_an_add_that_merges_into_the_recalled_entry(owner):
