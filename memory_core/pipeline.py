@@ -477,8 +477,9 @@ CORRECTED_ROWS = 3  # values corrected away in its slot, nearest first
 CORRECTED_SIMILARITY = 0.75
 
 
-def candidates(namespace_id: int, request: WriteRequest) -> Candidates:
-    """`Candidates` of `request`, in one query (a UNION ALL of the lookups)."""
+def candidates(namespace_id: int, request: WriteRequest, *, corrections_made: bool = True) -> Candidates:
+    """`Candidates` of `request`, in one query (a UNION ALL of the lookups); the corrected-away
+    values are looked up only where the user ever corrected one (`lock_for_write` says)."""
     live, dup_scope = reconcile_scopes(namespace_id, request.type)
     distance = CosineDistance("embedding", request.embedding)
     parts = [
@@ -490,11 +491,6 @@ def candidates(namespace_id: int, request: WriteRequest) -> Candidates:
         .annotate(distance=Value(0.0, output_field=FloatField()), role=Value("wording"))
         .order_by()[:1],
     ]
-    corrected = MemoryEntry.objects.in_namespaces([namespace_id]).filter(
-        type=request.type,
-        status=MemoryStatus.SUPERSEDED,
-        superseded_by__source_kind=SourceKind.USER_CORRECTION,
-    )
     if request.key and request.type != MemoryType.PROCEDURAL:
         keys = related_slot_keys(request.key)
         parts.append(
@@ -502,9 +498,11 @@ def candidates(namespace_id: int, request: WriteRequest) -> Candidates:
             .annotate(distance=distance, role=Value("slot"))
             .order_by("-valid_from")[:SLOT_ROWS]
         )
-    if request.type != MemoryType.PROCEDURAL:
+    if corrections_made and request.type != MemoryType.PROCEDURAL:
         parts.append(
-            corrected.exclude(embedding__isnull=True)
+            corrections(namespace_id)
+            .filter(type=request.type)
+            .exclude(embedding__isnull=True)
             .annotate(distance=distance, role=Value("corrected"))
             .order_by("distance")[:CORRECTED_ROWS]
         )
@@ -701,7 +699,7 @@ def reconcile_scopes(namespace_id: int, type: str) -> tuple[Any, Any]:
 
 def reconcile(namespace: Namespace, request: WriteRequest) -> AddOutcome:
     """ADD, MERGE, SUPERSEDE or IGNORE, with the namespace locked by the caller."""
-    found = candidates(namespace.pk, request)
+    found = candidates(namespace.pk, request, corrections_made=getattr(namespace, "corrections_made", True))
     duplicate = first_same_statement(found.duplicates, request)
     if duplicate is not None:
         if _same_source(duplicate, request):
