@@ -169,7 +169,7 @@ def write(*, namespace: Namespace, request: WriteRequest) -> AddOutcome:
     """One statement through every step; `pipeline_batch.memory_add_many` is the same for many."""
     request = normalise(request)
     fresh, tombstones = namespace_with_tombstones(
-        namespace_id=namespace.pk, contents=[request.content], keys=[request.key]
+        namespace_id=namespace.pk, contents=[request.content], keys=[request.key], turns=request.turn
     )
     guard_pause(fresh)
     outcome, request = screen(fresh, request, tombstones)

@@ -62,7 +62,10 @@ def memory_add_many(*, namespace: Namespace, requests: list[WriteRequest]) -> li
     """
     requests = [_indexed(index, normalise, request) for index, request in enumerate(requests)]
     fresh, tombstones = namespace_with_tombstones(
-        namespace_id=namespace.pk, contents=[r.content for r in requests], keys=[r.key for r in requests]
+        namespace_id=namespace.pk,
+        contents=[r.content for r in requests],
+        keys=[r.key for r in requests],
+        turns=any(r.turn for r in requests),
     )
     _indexed(0, guard_pause, fresh)
     outcomes: list[AddOutcome | None] = [None] * len(requests)

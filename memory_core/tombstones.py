@@ -25,7 +25,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import OuterRef, Q, Subquery
+from django.db.models import OuterRef, Q, Subquery, TextField, Value
 from django.db.models.functions import JSONObject, Now
 
 from memory_core.models import MemoryEntry, MemoryEvidence, Namespace, SourceKind, Tombstone, TombstoneReason
@@ -153,12 +153,13 @@ def _last_turn() -> Any:
 
 
 def namespace_with_tombstones(
-    *, namespace_id: int, contents: list[str], keys: list[str]
+    *, namespace_id: int, contents: list[str], keys: list[str], turns: bool = False
 ) -> tuple[Namespace, list[Tombstone]]:
     """The namespace's pause and erase-all watermark (`memory_paused`, `mine_after`) and every
     tombstone of it that could block one of the statements, newest first (each statement is then
     checked by `blocking_tombstone(candidates=…)`), in ONE query: what the write pipeline's
-    guards read before embedding. With it, `last_turn` (`PREVIOUS_TURN_WINDOW`)."""
+    guards read before embedding. With `turns` (a client's conversation turns are among the
+    statements), also `last_turn` (`PREVIOUS_TURN_WINDOW`); otherwise `last_turn` is None."""
     rows = (
         Tombstone.objects.filter(namespace_id=OuterRef("pk"))
         .filter(_could_block(contents, keys))
@@ -167,7 +168,10 @@ def namespace_with_tombstones(
     )
     namespace = (
         Namespace.objects.only("memory_paused", "mine_after")
-        .annotate(blocking=ArraySubquery(rows), last_turn=Subquery(_last_turn()))
+        .annotate(
+            blocking=ArraySubquery(rows),
+            last_turn=Subquery(_last_turn()) if turns else Value(None, output_field=TextField()),
+        )
         .get(pk=namespace_id)
     )
     tombstones = [
