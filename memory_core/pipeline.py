@@ -526,12 +526,14 @@ def taken_out_by_correction(wrong: str, correction: str) -> frozenset[str]:
 
 
 def corrections(namespace_id: Any) -> Any:
-    """The entries the user corrected away in a namespace (`namespace_id` may be an `OuterRef`)."""
+    """The entries the user corrected away in a namespace (`namespace_id` may be an `OuterRef`)
+    while the correction still stands: once news replaced the correction ("I moved back to
+    Leeds"), the old value is no longer one the user took back."""
     return MemoryEntry.objects.filter(
         namespace_id=namespace_id,
         status=MemoryStatus.SUPERSEDED,
         superseded_by__source_kind=SourceKind.USER_CORRECTION,
-    )
+    ).exclude(superseded_by__status=MemoryStatus.SUPERSEDED)
 
 
 def corrected_away(namespace_id: int, type: str) -> list[frozenset[str]]:

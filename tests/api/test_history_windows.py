@@ -4,6 +4,8 @@ whatever order the statements arrived in. Through REST adds and the text import.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 
 from memory_core.models import MemoryEntry, MemoryStatus
@@ -74,3 +76,24 @@ def test_an_imported_history_behind_the_current_value(key_client):
     assert _windows()[BATH] == ("2022-06-01", "2024-01-15")
     assert BATH in _at(key_client, "2022-10-01T00:00:00Z")
     assert LEEDS not in _at(key_client, "2022-10-01T00:00:00Z")
+
+
+def test_mem0_adds_dated_by_timestamp_close_windows_in_order(key_client):
+    def mem0_add(content: str, day: str) -> None:
+        when = int(datetime.fromisoformat(day + "T00:00:00+00:00").timestamp())
+        body = {
+            "messages": [{"role": "user", "content": content}],
+            "user_id": "u1",
+            "infer": False,
+            "timestamp": when,
+        }
+        assert key_client.post("/v3/memories/add/", body, format="json").status_code == 200
+
+    for content, day in [(YORK, "2024-01-15"), (LEEDS, "2021-03-01"), (BATH, "2022-06-01")]:
+        mem0_add(content, day)
+
+    assert _windows() == {
+        LEEDS: ("2021-03-01", "2022-06-01"),
+        BATH: ("2022-06-01", "2024-01-15"),
+        YORK: ("2024-01-15", None),
+    }

@@ -114,3 +114,29 @@ def test_a_role_and_an_employer_that_do_not_contradict_are_both_kept(key_client,
     assert _add(key_client, before)["action"] == "added"
     assert _add(key_client, after)["action"] == "added"
     assert _current() == sorted([before, after])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_over_mcp_a_corrected_value_said_again_stays_corrected(owner, mcp_url):
+    import anyio
+
+    from api.services import user_token_issue
+    from tests.api import mcp_helpers as m
+
+    token = user_token_issue(user=owner).key
+
+    async def scenario() -> tuple[dict, dict, dict]:
+        async with m.http_client(mcp_url, token) as client:
+            wrong = await m.ok(client, "memory_add", content="I live in Harrogate.")
+            await m.ok(client, "memory_correct", memory_id=wrong["entry"]["id"], content="I live in Ripon.")
+            passing = await m.ok(client, "memory_add", content="Harrogate is where I live.")
+            moved = await m.ok(client, "memory_add", content="I moved back to Harrogate in March.")
+            # The news replaced the correction: Harrogate said again is no value taken back now.
+            after = await m.ok(client, "memory_add", content="I live in Harrogate.")
+            return passing, moved, after
+
+    passing, moved, after = anyio.run(scenario)
+    assert passing["action"] == "ignored" and "corrected" in passing["reason"], passing
+    assert moved["action"] == "superseded", moved
+    assert after["action"] != "ignored", after
+    assert "I live in Ripon." not in _current()
