@@ -54,6 +54,12 @@ def test_naming_another_end_user_never_reaches_this_ones_objects(mcp_url, tenant
     ana = Entity.objects.get(name="Ana")
     bea = Entity.objects.get(name="Bea")
     relation = Relation.objects.get(predicate="sibling", object=ana)
+    job = rest.post(
+        "/api/v1/extractions/",
+        {"user_id": "u1", "messages": [{"role": "user", "content": "I live in Oslo."}]},
+        format="json",
+    ).json()["id"]
+    counts = MemoryEntry.objects.count(), Relation.objects.count()
     # What each required argument is, pointed at u1's objects.
     arguments = {
         "memory_id": memory,
@@ -61,12 +67,18 @@ def test_naming_another_end_user_never_reaches_this_ones_objects(mcp_url, tenant
         "relation_id": str(relation.pk),
         "content": "The user has no sister.",
         "into": str(bea.pk),
+        "job_id": job,
+        "subject_id": str(ana.pk),
+        "predicate": "friend",
     }
+    VALID_INPUT["relation_create"] = {"object_id": str(bea.pk)}
     rest_404 = {
         "memory_id": rest.get(f"/api/v1/memories/{memory}/?user_id=u2"),
         "entity_id": rest.get(f"/api/v1/entities/{ana.pk}/?user_id=u2"),
         "relation_id": rest.get(f"/api/v1/relations/{relation.pk}/?user_id=u2"),
+        "job_id": rest.get(f"/api/v1/extractions/{job}/?user_id=u2"),
     }
+    rest_404["subject_id"] = rest_404["entity_id"]
     assert {name: answer.status_code for name, answer in rest_404.items()} == dict.fromkeys(rest_404, 404)
 
     async def scenario():
@@ -87,7 +99,10 @@ def test_naming_another_end_user_never_reaches_this_ones_objects(mcp_url, tenant
 
     answers, owner_reads = anyio.run(scenario)
     # The tools of memories, people and relations that take an id: all of them are here.
-    assert {"memory_get", "memory_erase", "entity_get", "entity_merge", "relation_erase"} <= set(answers)
+    assert {
+        "memory_get", "memory_erase", "memory_job", "entity_get", "entity_merge", "entity_observe",
+        "relation_erase", "relation_create",
+    } <= set(answers)  # fmt: skip
     for tool, (given, (failed, body)) in answers.items():
         kind = next(name for name in given if name in rest_404)
         assert failed and body == {**rest_404[kind].json(), "status": 404}, (tool, body)
@@ -96,3 +111,4 @@ def test_naming_another_end_user_never_reaches_this_ones_objects(mcp_url, tenant
     assert MemoryEntry.objects.filter(pk=memory, status="active", content__contains="sister Ana").exists()
     assert Entity.objects.filter(pk=ana.pk, name="Ana").exists() and Entity.objects.filter(pk=bea.pk).exists()
     assert Relation.objects.filter(pk=relation.pk, valid_to=None).exists()
+    assert (MemoryEntry.objects.count(), Relation.objects.count()) == counts  # nothing linked or observed
