@@ -12,6 +12,7 @@ handler500 = "config.outage.server_error"
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("", include("chat.urls")),
+    path("me/tokens/", include("api.pages_urls")),
     path("me/", include("privacy.urls")),
     path("api/", include("config.api_urls")),
     path("", include("api.mem0.urls")),

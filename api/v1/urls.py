@@ -11,6 +11,7 @@ from api.v1 import (
     memories,
     moderation,
     recall,
+    tokens,
     webhooks,
 )
 
@@ -61,6 +62,8 @@ urlpatterns = [
         moderation.RejectApi.as_view(),
         name="api-moderation-reject",
     ),
+    path("tokens/", tokens.TokensApi.as_view(), name="api-tokens"),
+    path("tokens/<str:token_id>/", tokens.TokenApi.as_view(), name="api-token"),
     path("webhooks/", webhooks.WebhooksApi.as_view(), name="api-webhooks"),
     path("webhooks/<str:webhook_id>/", webhooks.WebhookApi.as_view(), name="api-webhook"),
     path(

@@ -59,6 +59,7 @@ class Endpoint:
     not_served: bool = False  # a mem0 feature answered 501 (after authentication and scoping)
     world_body: Callable[[World, str], Any] | None = None  # a body naming the world's objects
     operators: bool = False  # tenant keys and operators manage these; other people get 403
+    users_only: bool = False  # a person's own (tokens): tenant keys get 403
     # Naming another end user of the same tenant (`user_id=u2`): "by_id", the object is not
     # theirs (404); "list", they reach only their own.
     subject: str | None = None
@@ -97,6 +98,13 @@ def entity(w: World, side: str) -> str:
 
 def relation(w: World, side: str) -> str:
     return f"/api/v1/relations/{w.sides[side].relation.pk}/"  # type: ignore[union-attr]
+
+
+def alices_token(w: World, side: str) -> str:
+    from api.models import UserToken
+
+    pk = UserToken.objects.filter(user__username="alice").values_list("pk", flat=True)[0]
+    return f"/api/v1/tokens/{pk}/"
 
 
 def webhook(w: World, side: str) -> str:
@@ -356,6 +364,16 @@ ENDPOINTS = [
         moderation=True,
     ),
     # webhooks (tenant keys and operators)
+    Endpoint("tokens_list", "get", lambda w, side: "/api/v1/tokens/", scope=None, users_only=True),
+    Endpoint(
+        "tokens_create",
+        "post",
+        lambda w, side: "/api/v1/tokens/",
+        lambda side: {"name": "script", "scopes": ["read"]},
+        None,
+        users_only=True,
+    ),
+    Endpoint("tokens_revoke", "delete", alices_token, None, None, by_id=True, users_only=True),
     Endpoint("webhooks_list", "get", lambda w, side: "/api/v1/webhooks/", operators=True),
     Endpoint(
         "webhooks_create",
@@ -633,6 +651,8 @@ def expected(endpoint: Endpoint, caller: str) -> set[int]:
         return {403}
     if caller in ("person", "operator", "other_person") and endpoint.tenant_only:
         return {403}
+    if caller in ("tenant", "other_tenant") and endpoint.users_only:
+        return {403}
     if caller in ("person", "other_person") and (endpoint.moderation or endpoint.operators):
         return {403}
     if caller in ("other_person", "other_tenant") and endpoint.by_id:
@@ -714,8 +734,8 @@ def _api_routes() -> list[Route]:
         route
         for route in routes()
         if (route.view_class is not None and issubclass(route.view_class, APIView))
-        or route.callback.__module__.startswith("api.")
-    ]
+        or (route.callback.__module__.startswith("api.") and route.callback.__module__ != "api.pages")
+    ]  # api.pages: the /me/tokens/ page, a page with its own tests (tests/api/test_tokens.py)
 
 
 def test_every_api_route_and_method_has_a_row(db, world: World) -> None:
