@@ -106,7 +106,8 @@ class RelationCreateSerializer(serializers.Serializer):
     predicate = serializers.ChoiceField(choices=Predicate.choices)
     object_id = serializers.UUIDField(required=False, help_text="The other entity (not for role).")
     value = StrictCharField(required=False, max_length=NAME_MAX_CHARS, help_text="For role: the job title.")
-    label = StrictCharField(
+    # The input's "label" key; the stubs type the name as Field.label.
+    label = StrictCharField(  # type: ignore[assignment]
         required=False, default="", allow_blank=True, max_length=80, help_text="The words used: 'husband'."
     )
     valid_from = serializers.DateTimeField(required=False, help_text="Since when it holds; default now.")

@@ -219,7 +219,7 @@ def relation_erase(*, actor: Any, relation_id: Any) -> None:
 SELF_ID = "user"  # the namespace's own user, as a relation's subject
 DIRECT_EXTRACTOR = "direct"
 # How a direct relation reads as the statement it rests on (a memory like any other).
-_PHRASES = {Predicate.WORKS_AT: "{s} works at {o}.", Predicate.LIVES_IN: "{s} lives in {o}."}
+_PHRASES: dict[str, str] = {Predicate.WORKS_AT: "{s} works at {o}.", Predicate.LIVES_IN: "{s} lives in {o}."}
 
 
 def _words(entity: Entity) -> str:

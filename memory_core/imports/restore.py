@@ -13,7 +13,7 @@ from memory_core.models import MemoryEntry, Namespace
 from memory_core.services import event_record, supersede
 
 # The status an exported statement had, and the history event that says it came back so.
-_EVENTS = {
+_EVENTS: dict[str, str] = {
     MemoryStatus.SUPERSEDED: EventAction.SUPERSEDED,
     MemoryStatus.ARCHIVED: EventAction.ARCHIVED,
     MemoryStatus.EXPIRED: EventAction.EXPIRED,
@@ -49,7 +49,7 @@ def export_state_restore(
             at = old.valid_to or entry.valid_from
             supersede(old, by=entry, at=at, actor_kind=actor_kind, actor=namespace.owner, reason=REASON)
     end = parse_when(item.valid_to)
-    action = _EVENTS.get(item.status)  # type: ignore[call-overload]
+    action = _EVENTS.get(item.status)
     if action is None and end is None:
         return
     fields = ["updated_at"]
