@@ -254,13 +254,11 @@ def graph_clear(caller: Caller, **arguments: Any) -> dict[str, Any]:
 
 
 def relation_create(caller: Caller, **arguments: Any) -> dict[str, Any]:
-    address, rest = _split(_given(**arguments))
-    return relation_create_for(caller, {**valid(es.RelationCreateSerializer, rest), **address})
+    return relation_create_for(caller, valid(es.RelationCreateSerializer, _given(**arguments)))
 
 
 def entity_observe(caller: Caller, *, entity_id: str, **arguments: Any) -> dict[str, Any]:
-    address, rest = _split(_given(**arguments))
-    data = observation_add_for(caller, entity_id, {**valid(es.ObservationSerializer, rest), **address})
+    data = observation_add_for(caller, entity_id, valid(es.ObservationSerializer, _given(**arguments)))
     return {"entity": data["entity"], "memory": statement(data["memory"])}
 
 

@@ -101,7 +101,7 @@ class GraphClearSerializer(AddressSerializer):
         return value
 
 
-class RelationCreateSerializer(serializers.Serializer):
+class RelationCreateSerializer(AddressSerializer):
     subject_id = StrictCharField(max_length=40, help_text='An entity id, or "user" for the user themself.')
     predicate = serializers.ChoiceField(choices=Predicate.choices)
     object_id = serializers.UUIDField(required=False, help_text="The other entity (not for role).")
@@ -113,7 +113,7 @@ class RelationCreateSerializer(serializers.Serializer):
     valid_from = serializers.DateTimeField(required=False, help_text="Since when it holds; default now.")
 
 
-class ObservationSerializer(serializers.Serializer):
+class ObservationSerializer(AddressSerializer):
     content = StrictCharField(
         max_length=CONTENT_MAX_CHARS, help_text="One self-contained statement about the entity."
     )
@@ -189,3 +189,43 @@ class EntityDetailSerializer(EntityOutSerializer):
 class EntityErasedSerializer(serializers.Serializer):
     erased = serializers.IntegerField(help_text="Memory entries erased.")
     receipts = ErasureReceiptSerializer(many=True, help_text="One per erased memory: counts, never content.")
+
+
+class EntityHitSerializer(EntityOutSerializer):
+    score = serializers.FloatField(help_text="1 for a name or alias; else the similarity to the query.")
+    matched = serializers.ChoiceField(
+        choices=["name", "meaning", "memory"],
+        help_text="name: a name or alias; meaning: its name; memory: a statement that mentions it.",
+    )
+
+
+class EntitySearchSerializer(serializers.Serializer):
+    results = EntityHitSerializer(many=True)
+
+
+class GraphPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="Entities in all.")
+    next_offset = serializers.IntegerField(
+        allow_null=True, help_text="Where the next page starts; null on the last."
+    )
+    entities = EntityOutSerializer(many=True)
+    relations = RelationOutSerializer(many=True, help_text="Every relation touching an entity of this page.")
+
+
+class GraphClearedSerializer(serializers.Serializer):
+    entities = serializers.IntegerField()
+    relations = serializers.IntegerField()
+
+
+class StatementRefSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    content = serializers.CharField()
+
+
+class RelationCreatedSerializer(RelationOutSerializer):
+    statement = StatementRefSerializer(help_text="The memory the relation rests on, written for it.")
+
+
+class ObservationOutSerializer(serializers.Serializer):
+    entity = EntityOutSerializer()
+    memory = MemoryOutSerializer()

@@ -241,6 +241,45 @@ ENDPOINTS = [
     ),
     Endpoint("relations_list", "get", lambda w, side: "/api/v1/relations/" + _q(side), subject="list"),
     Endpoint(
+        "relations_create",
+        "post",
+        lambda w, side: "/api/v1/relations/",
+        None,
+        "write",
+        by_id=True,
+        subject="by_id",
+        world_body=lambda w, side: {
+            **_who(side),
+            "subject_id": str(w.sides[side].entity.pk),  # type: ignore[union-attr]
+            "predicate": "role",
+            "value": "pilot",
+        },
+    ),
+    Endpoint(
+        "entities_search",
+        "get",
+        lambda w, side: "/api/v1/entities/search/?q=Ana" + _q(side).replace("?", "&"),
+        subject="list",
+    ),
+    Endpoint(
+        "entities_observe",
+        "post",
+        lambda w, side: entity(w, side) + "observations/",
+        lambda side: {**_who(side), "content": "The user's friend is vegetarian."},
+        "write",
+        by_id=True,
+        subject="by_id",
+    ),
+    Endpoint("graph_read", "get", lambda w, side: "/api/v1/graph/" + _q(side), subject="list"),
+    Endpoint(
+        "graph_clear",
+        "post",
+        lambda w, side: "/api/v1/graph/clear/",
+        lambda side: {**_who(side), "confirm": True},
+        "erase",
+        subject="list",
+    ),
+    Endpoint(
         "relation_get", "get", lambda w, side: relation(w, side) + _q(side), by_id=True, subject="by_id"
     ),
     Endpoint(
