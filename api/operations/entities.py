@@ -204,18 +204,19 @@ def _subject_of(request: Request | Caller, params: dict[str, Any]) -> Subject:
 
 def relation_create_for(request: Request | Caller, params: dict[str, Any]) -> dict[str, Any]:
     """subject —predicate→ object or value, resting on a statement written for it (validated
-    `RelationCreateSerializer` params plus the address); the relation and that statement."""
+    `RelationCreateSerializer` params plus the address); the relation and that statement. All or
+    nothing: a refused statement leaves no trace (not even the user's own entity)."""
     whose = _subject_of(request, params)
     predicate = params["predicate"]
-    subject, obj, value = graph_services.relation_ends(
-        actor=whose.actor, namespace_id=whose.namespace.pk, subject_id=params["subject_id"],
-        predicate=predicate, object_id=params.get("object_id"), value=params.get("value") or "",
-    )  # fmt: skip
-    label = params.get("label") or predicate
-    content = graph_services.relation_statement(
-        subject=subject, predicate=predicate, label=label, obj=obj, value=value
-    )
     with transaction.atomic():
+        subject, obj, value = graph_services.relation_ends(
+            actor=whose.actor, namespace_id=whose.namespace.pk, subject_id=params["subject_id"],
+            predicate=predicate, object_id=params.get("object_id"), value=params.get("value") or "",
+        )  # fmt: skip
+        label = params.get("label") or predicate
+        content = graph_services.relation_statement(
+            subject=subject, predicate=predicate, label=label, obj=obj, value=value
+        )
         item = {"content": content, "valid_from": params.get("valid_from")}
         entry = _statement_written(request, whose, {k: v for k, v in item.items() if v})
         relation = graph_services.relation_link(

@@ -50,8 +50,10 @@ def test_a_tenant_links_observes_searches_pages_and_clears(key_client):
 def test_bad_links_are_refused_and_nothing_is_written(key_client):
     add(key_client, "My sister Ana is a nurse.")
     ana = str(Entity.objects.get(name="Ana").pk)
+    Entity.objects.filter(is_self=True).delete()  # "my sister": only its relation made it; gone now
     before = MemoryEntry.objects.count(), Relation.objects.count()
     for body, field in (
+        ({"subject_id": "user", "predicate": "role", "value": "card 4111 1111 1111 1111"}, "content"),
         ({"subject_id": ana, "predicate": "spouse"}, "object"),
         ({"subject_id": ana, "predicate": "role", "value": "   "}, "value"),
         ({"subject_id": ana, "predicate": "teacher", "value": "x"}, "predicate"),
@@ -68,3 +70,4 @@ def test_bad_links_are_refused_and_nothing_is_written(key_client):
     )
     assert missing.status_code == 404
     assert (MemoryEntry.objects.count(), Relation.objects.count()) == before
+    assert not Entity.objects.filter(is_self=True, relations_out__isnull=True).exists()  # no trace left
