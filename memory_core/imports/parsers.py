@@ -320,9 +320,28 @@ def _export_row(row: Any, position: int) -> ImportItem | None:
         valid_to=end.isoformat() if end else None,
         status=status,
         supersedes=str(row.get("supersedes") or "")[:MESSAGE_ID_MAX_CHARS],
-        metadata={**_scrubbed(extra), "imported_from": "memory-export", "export_id": export_id},
+        metadata={
+            **_scrubbed(extra),
+            **_export_origin(row),
+            "imported_from": "memory-export",
+            "export_id": export_id,
+        },
         secret_kinds=kinds,
     )
+
+
+_ORIGIN = ("source_kind", "source_conversation", "source_message_ids", "extractor_model")
+
+
+def _export_origin(row: dict[str, Any]) -> dict[str, Any]:
+    """Where an exported statement came from and when it was learned, kept in the new entry's
+    metadata (its own provenance is the import); excerpts stay behind (they may quote secrets)."""
+    provenance = row.get("provenance") if isinstance(row.get("provenance"), dict) else {}
+    source = {name: provenance[name] for name in _ORIGIN if provenance.get(name)}
+    origin: dict[str, Any] = {"source": _scrubbed(source)} if source else {}
+    if isinstance(row.get("recorded_at"), str):
+        origin["recorded_at"] = row["recorded_at"][:40]
+    return origin
 
 
 def parse_export(value: dict[str, Any]) -> list[ImportItem]:

@@ -79,6 +79,11 @@ def test_our_export_imports_into_a_fresh_user_with_the_same_memories_and_answers
         content="The user lives in Lyon.", namespace__tenant_link__external_id="u2"
     )
     assert lyon.status == "superseded" and lyon.superseded_by.content == "The user lives in Paris."
+    original = MemoryEntry.objects.get(
+        content="The user lives in Lyon.", namespace__tenant_link__external_id="u1"
+    )
+    assert lyon.metadata["source"]["source_kind"] == "api_import"  # where it first came from
+    assert lyon.metadata["recorded_at"] == original.recorded_at.isoformat()
     rex = MemoryEntry.objects.get(
         content="The user has a dog named Rex.", namespace__tenant_link__external_id="u2"
     )
