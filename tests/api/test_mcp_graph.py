@@ -93,6 +93,14 @@ def test_a_person_builds_and_reads_their_graph(connect_owner, owner):
                 await m.call(client, "graph_clear", confirm=1),
                 await m.call(client, "graph_clear", confirm=False),
             ]
+            job = await m.ok(
+                client, "memory_add_messages", messages=[{"role": "user", "content": "I always drink my tea without sugar."}]
+            )
+            followed = await m.ok(client, "memory_job", job_id=job["id"])
+            assert followed["id"] == job["id"] and followed["status"] == job["status"]
+            recent = await m.ok(client, "memory_list", recorded_after="2001-01-01T00:00:00Z", status="active")
+            assert "Ana is vegetarian." in {r["content"] for r in recent["results"]}
+            assert (await m.ok(client, "memory_list", valid_before="2001-01-01T00:00:00Z"))["results"] == []
             kept = m.orm(lambda: Entity.objects.filter(is_self=False).count())
             cleared = await m.ok(client, "graph_clear", confirm=True)
             return refused, kept, cleared, linked
