@@ -19,7 +19,7 @@ AgentId = Annotated[
 ]
 MemoryId = Annotated[str, Field(description="The memory's id, as returned by search, list or add.")]
 MemoryTypeName = Literal["semantic", "episodic", "procedural"]
-EntityId = Annotated[str, Field(description="The entity's id, as returned by entity_list.")]
+EntityId = Annotated[str, Field(description="The entity's id, as entity_list or entity_search return it.")]
 RelationId = Annotated[str, Field(description="The relation's id, from entity_get or relation_list.")]
 Predicate = Annotated[
     Literal[

@@ -94,7 +94,9 @@ def test_a_person_builds_and_reads_their_graph(connect_owner, owner):
                 await m.call(client, "graph_clear", confirm=False),
             ]
             job = await m.ok(
-                client, "memory_add_messages", messages=[{"role": "user", "content": "I always drink my tea without sugar."}]
+                client,
+                "memory_add_messages",
+                messages=[{"role": "user", "content": "I always drink my tea without sugar."}],
             )
             followed = await m.ok(client, "memory_job", job_id=job["id"])
             assert followed["id"] == job["id"] and followed["status"] == job["status"]

@@ -133,7 +133,7 @@ def test_a_tenant_key_has_no_tokens_to_make(key_client):
     assert not UserToken.objects.exists()
 
 
-def test_there_is_a_ceiling_on_active_tokens(owner_client, settings):
+def test_there_is_a_ceiling_on_active_tokens(owner_client):
     from api.services import MAX_ACTIVE_TOKENS
 
     for n in range(MAX_ACTIVE_TOKENS - 1):  # owner_client holds one already
