@@ -336,7 +336,8 @@ _ORIGIN = ("source_kind", "source_conversation", "source_message_ids", "extracto
 def _export_origin(row: dict[str, Any]) -> dict[str, Any]:
     """Where an exported statement came from and when it was learned, kept in the new entry's
     metadata (its own provenance is the import); excerpts stay behind (they may quote secrets)."""
-    provenance = row.get("provenance") if isinstance(row.get("provenance"), dict) else {}
+    found = row.get("provenance")
+    provenance: dict[str, Any] = found if isinstance(found, dict) else {}
     source = {name: provenance[name] for name in _ORIGIN if provenance.get(name)}
     origin: dict[str, Any] = {"source": _scrubbed(source)} if source else {}
     if isinstance(row.get("recorded_at"), str):
