@@ -68,10 +68,28 @@ def revoke_tokens(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: 
 class UserTokenAdmin(admin.ModelAdmin):
     """Lists and revokes; there is no secret to show (only a hash is stored, and not shown either)."""
 
-    list_display = ["prefix", "user", "name", "created_at", "last_used_at", "revoked_at"]
-    list_filter = [("revoked_at", admin.EmptyFieldListFilter)]
-    search_fields = ["prefix", "user__username"]
-    fields = readonly_fields = ("prefix", "user", "name", "created_at", "last_used_at", "revoked_at")
+    list_display = [
+        "prefix",
+        "user",
+        "name",
+        "scopes",
+        "created_at",
+        "expires_at",
+        "last_used_at",
+        "revoked_at",
+    ]
+    list_filter = [("revoked_at", admin.EmptyFieldListFilter), ("expires_at", admin.EmptyFieldListFilter)]
+    search_fields = ["prefix", "user__username", "name"]
+    fields = readonly_fields = (
+        "prefix",
+        "user",
+        "name",
+        "scopes",
+        "created_at",
+        "expires_at",
+        "last_used_at",
+        "revoked_at",
+    )
     actions = [revoke_tokens]
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -67,6 +67,8 @@ def user_token_authenticate(raw: str) -> tuple[Any, UserToken]:
         raise exceptions.AuthenticationFailed("Invalid token.")
     if token.revoked_at is not None:
         raise exceptions.AuthenticationFailed("This token has been revoked.")
+    if token.is_expired:
+        raise exceptions.AuthenticationFailed("This token has expired.")
     if not token.user.is_active:
         raise exceptions.AuthenticationFailed("User inactive or deleted.")
     user_token_touch(token=token)

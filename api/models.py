@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from memory_core.models import Namespace
@@ -79,11 +79,19 @@ class ApiKey(models.Model):
         return self.revoked_at is None
 
 
+PERSONAL_SCOPES = [ApiScope.READ, ApiScope.WRITE, ApiScope.ERASE]
+
+
+def personal_scopes() -> list[str]:
+    return [str(scope) for scope in PERSONAL_SCOPES]
+
+
 class UserToken(models.Model):
     """A person's API token (`Authorization: Token pt_…`), reaching only that person's memories.
 
-    Stored like a tenant key: a SHA-256 of a 256-bit secret, the plaintext shown once at issue. One
-    active token per user; a revoked one is kept (with when it was last used) for the audit trail.
+    Stored like a tenant key: a SHA-256 of a 256-bit secret, the plaintext shown once at issue. A
+    person may hold several, each named, with its scopes and an optional expiry; a revoked or
+    expired one is kept (with when it was last used) for the audit trail.
     """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
@@ -91,7 +99,10 @@ class UserToken(models.Model):
     # "pt_" + 8 hex characters: the public part, shown in lists and used to revoke it.
     prefix = models.CharField(max_length=16, unique=True)
     secret_hash = models.CharField(max_length=64, unique=True)
+    # What it may do of what the person may (moderation stays an operator's, whatever the token).
+    scopes = ArrayField(models.CharField(max_length=10, choices=ApiScope.choices), default=personal_scopes)
     created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
 
@@ -101,17 +112,27 @@ class UserToken(models.Model):
             models.CheckConstraint(
                 condition=Q(prefix__regex=r"^pt_[0-9a-f]{8}$"), name="usertoken_prefix_format"
             ),
-            models.UniqueConstraint(
-                fields=["user"], condition=Q(revoked_at__isnull=True), name="usertoken_one_active_per_user"
+            models.CheckConstraint(
+                condition=Q(scopes__contained_by=PERSONAL_SCOPES) & Q(scopes__len__gt=0),
+                name="usertoken_scopes_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(expires_at__isnull=True) | Q(expires_at__gt=F("created_at")),
+                name="usertoken_expires_after_creation",
             ),
         ]
+        indexes = [models.Index(fields=["user", "revoked_at"], name="usertoken_user_active")]
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.user})"
 
     @property
     def is_active(self) -> bool:
-        return self.revoked_at is None
+        return self.revoked_at is None and not self.is_expired
+
+    @property
+    def is_expired(self) -> bool:
+        return self.expires_at is not None and self.expires_at <= timezone.now()
 
 
 class TenantUser(models.Model):

@@ -1,5 +1,6 @@
 """Scopes: a tenant key may do what its scopes list; a person may read, write and erase their own
-memories, and moderate only as an operator (active staff with `memory_core.moderate_memories`)."""
+memories (with a personal token, what its scopes list), and moderate only as an operator (active
+staff with `memory_core.moderate_memories`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 from rest_framework import exceptions, permissions
 from rest_framework.request import Request
 
-from api.models import ApiKey, ApiScope
+from api.models import ApiKey, ApiScope, UserToken
 from memory_core.moderation import is_operator
 
 
@@ -29,8 +30,11 @@ def scope_allowed(
         return False
     if tenant_only:
         raise exceptions.PermissionDenied("This endpoint needs a tenant API key (mk_…).")
-    if scope == ApiScope.MODERATE and not is_operator(user):
-        raise exceptions.PermissionDenied("Only operators may moderate procedures.")
+    if scope == ApiScope.MODERATE:
+        if not is_operator(user):
+            raise exceptions.PermissionDenied("Only operators may moderate procedures.")
+    elif isinstance(auth, UserToken) and scope is not None and scope not in auth.scopes:
+        raise exceptions.PermissionDenied(f"This token lacks the '{scope}' scope.")
     return True
 
 

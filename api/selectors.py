@@ -106,18 +106,29 @@ def memories_filtered(
     q: str | None = None,
     recorded_after: datetime | None = None,
     recorded_before: datetime | None = None,
+    updated_after: datetime | None = None,
+    updated_before: datetime | None = None,
+    valid_after: datetime | None = None,
+    valid_before: datetime | None = None,
 ) -> QuerySet[MemoryEntry]:
-    """Narrow a `memory_list` result: text search (full text, or a substring for ids) and a date range."""
+    """Narrow a `memory_list` result: text search (full text, or a substring for ids) and date
+    ranges: when it was learned, last changed, and when it held (its window overlaps the range)."""
     if q:
         qs = qs.filter(
-            Q(search_vector=TsQuery(own_words_query(q)))
-            | Q(content__icontains=q)
-            | Q(key__icontains=q)
+            Q(search_vector=TsQuery(own_words_query(q))) | Q(content__icontains=q) | Q(key__icontains=q)
         )
     if recorded_after:
         qs = qs.filter(recorded_at__gte=recorded_after)
     if recorded_before:
         qs = qs.filter(recorded_at__lt=recorded_before)
+    if updated_after:
+        qs = qs.filter(updated_at__gte=updated_after)
+    if updated_before:
+        qs = qs.filter(updated_at__lt=updated_before)
+    if valid_after:
+        qs = qs.filter(Q(valid_to__isnull=True) | Q(valid_to__gt=valid_after))
+    if valid_before:
+        qs = qs.filter(valid_from__lt=valid_before)
     return qs.defer("embedding", "search_vector")
 
 

@@ -9,6 +9,7 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
@@ -16,6 +17,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.contrib.contenttypes.models import ContentType
 from django.db import IntegrityError, transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from api.models import (
@@ -27,6 +29,7 @@ from api.models import (
     TenantNamespace,
     TenantUser,
     UserToken,
+    personal_scopes,
 )
 from api.subjects import Subject, subject_address
 from chat.erasure import memory_erase_all_with_sources
@@ -120,23 +123,105 @@ def _audit(*, actor: Any, token: UserToken, flag: int, message: str) -> None:
 
 
 def user_token_issue(*, user: Any, actor: Any = None, name: str = "") -> IssuedToken:
-    """A fresh personal token for `user`; their previous one is revoked. Only its SHA-256 is kept."""
-    actor = actor or user
+    """A fresh token for `user` issued by an operator (`manage.py issue_user_token`): every active
+    personal token of theirs is revoked, as "a new one" from an operator means. Only its SHA-256 is
+    kept."""
+    return _token_new(user=user, actor=actor or user, name=name, scopes=personal_scopes(), replace=True)
+
+
+# Enough for every client a person runs; more is a leak waiting to happen.
+MAX_ACTIVE_TOKENS = 20
+TOKEN_NAME_MAX_CHARS = 100
+
+
+def user_token_create(
+    *, user: Any, name: str, scopes: list[str], expires_at: datetime | None, within: UserToken | None = None
+) -> IssuedToken:
+    """A person's own new token (the /me/tokens/ page, `POST /api/v1/tokens/`), beside the others:
+    named, with its scopes and an optional expiry. Made with a token (`within`), it may not reach
+    further than that one: no wider scopes, no later expiry."""
+    errors: dict[str, list[str]] = {}
+    clean = " ".join(str(name or "").split())
+    if not clean or len(clean) > TOKEN_NAME_MAX_CHARS:
+        errors["name"] = [f"Give it a name of 1-{TOKEN_NAME_MAX_CHARS} characters (the client using it)."]
+    wanted = sorted(set(scopes))
+    if not wanted or set(wanted) - set(personal_scopes()):
+        errors["scopes"] = [f"Choose among {', '.join(personal_scopes())}."]
+    elif within is not None and set(wanted) - set(within.scopes):
+        errors["scopes"] = ["A token cannot make a token with more scopes than its own."]
+    if expires_at is not None and expires_at <= timezone.now():
+        errors["expires_at"] = ["Must be in the future."]
+    elif (
+        within is not None
+        and within.expires_at is not None
+        and (expires_at is None or expires_at > within.expires_at)
+    ):
+        errors["expires_at"] = ["A token cannot make a token that outlives it."]
+    if errors:
+        raise MemoryServiceError("Invalid token request.", field_errors=errors)
+    with transaction.atomic():
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # one count at a time
+        if user_tokens_active(user=user).count() >= MAX_ACTIVE_TOKENS:
+            raise Conflict(f"At most {MAX_ACTIVE_TOKENS} active tokens: revoke one you no longer use.")
+        return _token_new(user=user, actor=user, name=clean, scopes=wanted, expires_at=expires_at)
+
+
+def user_tokens_of(*, user: Any) -> QuerySet[UserToken]:
+    """Every personal token of the person's, newest first (revoked and expired ones too)."""
+    return UserToken.objects.filter(user=user).order_by("-created_at", "-pk")
+
+
+def user_tokens_active(*, user: Any) -> QuerySet[UserToken]:
+    now = timezone.now()
+    return UserToken.objects.filter(user=user, revoked_at__isnull=True).filter(
+        Q(expires_at__isnull=True) | Q(expires_at__gt=now)
+    )
+
+
+def _token_new(
+    *,
+    user: Any,
+    actor: Any,
+    name: str,
+    scopes: list[str],
+    replace: bool = False,
+    expires_at: datetime | None = None,
+) -> IssuedToken:
     for _attempt in range(3):
         prefix = USER_TOKEN_PREFIX + secrets.token_hex(4)
         plaintext = f"{prefix}_{secrets.token_urlsafe(32)}"
         try:
             with transaction.atomic():
-                for old in UserToken.objects.select_for_update().filter(user=user, revoked_at__isnull=True):
-                    _token_revoke(token=old, actor=actor, reason="replaced by a new token")
+                if replace:
+                    for old in UserToken.objects.select_for_update().filter(
+                        user=user, revoked_at__isnull=True
+                    ):
+                        _token_revoke(token=old, actor=actor, reason="replaced by a new token")
                 token = UserToken.objects.create(
-                    user=user, name=name[:100], prefix=prefix, secret_hash=hash_key(plaintext)
+                    user=user,
+                    name=name[:TOKEN_NAME_MAX_CHARS],
+                    prefix=prefix,
+                    secret_hash=hash_key(plaintext),
+                    scopes=scopes,
+                    expires_at=expires_at,
                 )
                 _audit(actor=actor, token=token, flag=ADDITION, message="Issued a personal API token.")
                 return IssuedToken(token=token, key=plaintext)
         except IntegrityError:
-            continue  # a prefix already taken (1 in 4 billion), or a concurrent issue: try again
+            continue  # a prefix already taken (1 in 4 billion): try again
     raise Conflict("Could not issue a token; retry.")
+
+
+def user_token_revoke_own(*, user: Any, token_id: Any) -> UserToken:
+    """A person revokes one of their own tokens; someone else's is "not found", as a missing one."""
+    try:
+        pk = int(token_id)
+    except (TypeError, ValueError):
+        raise NotFound("Token not found.") from None
+    prefix = UserToken.objects.filter(pk=pk, user=user).values_list("prefix", flat=True).first()
+    if prefix is None:
+        raise NotFound("Token not found.")
+    return user_token_revoke(prefix=prefix, actor=user, reason="revoked by its owner")
 
 
 def _token_revoke(*, token: UserToken, actor: Any, reason: str) -> None:

@@ -12,7 +12,10 @@ handler500 = "config.outage.server_error"
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("", include("chat.urls")),
+    path("me/tokens/", include("api.pages_urls")),
     path("me/", include("privacy.urls")),
+    # Before the native webhooks, whose prefix mem0's webhook routes share (shapes apart).
+    path("", include("api.mem0.webhook_urls")),
     path("api/", include("config.api_urls")),
     path("", include("api.mem0.urls")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),

@@ -38,7 +38,7 @@ def _access_token(raw: str) -> AccessToken | None:
     if isinstance(credential, ApiKey):
         scopes, kind = list(credential.scopes), _API_KEY
     else:
-        scopes = [ApiScope.READ, ApiScope.WRITE, ApiScope.ERASE]
+        scopes = list(credential.scopes)
         scopes += [ApiScope.MODERATE] if is_operator(user) else []
         kind = _USER_TOKEN
     return AccessToken(
@@ -66,6 +66,8 @@ def caller_of(token: AccessToken | None) -> Caller:
             return Caller(user=TenantClient(key), auth=key)
     else:
         found = UserToken.objects.select_related("user").filter(pk=pk, revoked_at=None).first()
+        if found is not None and found.is_expired:
+            raise exceptions.AuthenticationFailed("This token has expired.")
         if found is not None and found.user.is_active:
             return Caller(user=found.user, auth=found)
     raise exceptions.AuthenticationFailed("This credential has been revoked.")

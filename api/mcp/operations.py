@@ -7,14 +7,19 @@ from __future__ import annotations
 from typing import Any
 
 from api.auth import Caller
-from api.base import outcome_out, requester_of, valid
+from api.base import job_out, outcome_out, requester_of, valid
 from api.models import ApiScope
 from api.operations.entities import (
     entity_detail,
     entity_erase_for,
     entity_owner,
     entity_rows,
+    entity_search_for,
+    graph_clear_for,
+    graph_for,
+    observation_add_for,
     relation_correct_for,
+    relation_create_for,
     relation_owner,
     relation_rows,
 )
@@ -22,7 +27,7 @@ from api.operations.erasures import erase_all_for
 from api.operations.extractions import extraction_queue_for
 from api.operations.memories import memories_add_for, memory_rows
 from api.operations.recall import recall_answer
-from api.selectors import memory_for, subject_for
+from api.selectors import extraction_job_for, memory_for, subject_for
 from api.serializers import core as s
 from api.serializers import entities as es
 from chat.erasure import memory_erase_with_sources
@@ -83,6 +88,7 @@ def memory_extract(caller: Caller, **arguments: Any) -> dict[str, Any]:
 def memory_search(caller: Caller, **arguments: Any) -> dict[str, Any]:
     params = valid(s.RecallInSerializer, _given(**arguments))
     answer = recall_answer(caller, params, via="mcp")
+
     def out(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [
             {**statement(item["entry"]), "score": round(item["score"], 4), "reasons": item["reasons"]}
@@ -106,6 +112,11 @@ def memory_list_page(caller: Caller, **arguments: Any) -> dict[str, Any]:
         "next_offset": following if following < count else None,
         "results": [statement(row) for row in rows],
     }
+
+
+def memory_job(caller: Caller, *, job_id: int | str, **address: Any) -> dict[str, Any]:
+    params = _address(valid(s.AddressSerializer, _given(**address)))
+    return job_out(extraction_job_for(caller, job_id=job_id, **params)) or {}
 
 
 def memory_get(caller: Caller, *, memory_id: str, **address: Any) -> dict[str, Any]:
@@ -228,6 +239,27 @@ def relation_erase(caller: Caller, *, relation_id: str, **address: Any) -> dict[
     actor = relation_owner(caller, relation_id, params)
     graph_services.relation_erase(actor=actor, relation_id=relation_id)
     return {"erased": relation_id}
+
+
+def entity_search(caller: Caller, **arguments: Any) -> dict[str, Any]:
+    return entity_search_for(caller, valid(es.EntitySearchQuerySerializer, _given(**arguments)))
+
+
+def graph_read(caller: Caller, **arguments: Any) -> dict[str, Any]:
+    return graph_for(caller, valid(es.GraphQuerySerializer, _given(**arguments)))
+
+
+def graph_clear(caller: Caller, **arguments: Any) -> dict[str, Any]:
+    return graph_clear_for(caller, valid(es.GraphClearSerializer, _given(**arguments)))
+
+
+def relation_create(caller: Caller, **arguments: Any) -> dict[str, Any]:
+    return relation_create_for(caller, valid(es.RelationCreateSerializer, _given(**arguments)))
+
+
+def entity_observe(caller: Caller, *, entity_id: str, **arguments: Any) -> dict[str, Any]:
+    data = observation_add_for(caller, entity_id, valid(es.ObservationSerializer, _given(**arguments)))
+    return {"entity": data["entity"], "memory": statement(data["memory"])}
 
 
 # The profile sections, in the order an assistant should weigh them.

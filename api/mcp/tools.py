@@ -4,48 +4,47 @@ registration function per group; each tool runs an `api.mcp.operations` function
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
-from mcp.types import CallToolResult, ToolAnnotations
+from mcp.types import CallToolResult
 from pydantic import Field
 
 from api.mcp import operations as op
+from api.mcp.arguments import (
+    ERASES,
+    READ_ONLY,
+    WRITES,
+    AgentId,
+    MemoryId,
+    MemoryTypeName,
+    UserId,
+    iso,
+)
 from api.mcp.calls import as_json, run, run_tool
+from api.mcp.graph_tools import register_graph
 
-UserId = Annotated[
-    str | None,
-    Field(description="Tenant API keys only: your end user's id. Leave out with a personal token."),
-]
-AgentId = Annotated[
-    str | None,
-    Field(description="Tenant API keys only: an agent's id, instead of user_id. Leave out otherwise."),
-]
-MemoryId = Annotated[str, Field(description="The memory's id, as returned by search, list or add.")]
-MemoryTypeName = Literal["semantic", "episodic", "procedural"]
-EntityId = Annotated[str, Field(description="The entity's id, as returned by entity_list.")]
-RelationId = Annotated[str, Field(description="The relation's id, from entity_get or relation_list.")]
-EntityKindName = Literal["person", "organisation", "place", "pet", "product", "other"]
-
-
-# How each tool may act, for the client to weigh before calling it.
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
-WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-ERASES = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+# Date-range bounds of memory_list.
+Since = Annotated[datetime | None, Field(description="At or after this instant (ISO 8601).")]
+Before = Annotated[datetime | None, Field(description="Before this instant (ISO 8601).")]
+HeldAfter = Annotated[datetime | None, Field(description="Held at some moment after this instant.")]
+HeldBefore = Annotated[datetime | None, Field(description="Held at some moment before this instant.")]
 
 
 def register(server: MCPServer, *, via: str) -> None:
     """The tools and the profile resource, in the order clients list them."""
-    _memory_tools(server)
-    _memory_change_tools(server, via=via)
-    _entity_tools(server, via=via)
-    _relation_tools(server)
+    _memory_write_tools(server)
+    _memory_read_tools(server)
+    _memory_list_tool(server)
+    _memory_change_tools(server)
+    _memory_erase_tools(server, via=via)
+    register_graph(server, via=via)
     _profile_resource(server)
 
 
-def _memory_tools(server: MCPServer) -> None:
-    """Write, search, list and read the user's statements."""
+def _memory_write_tools(server: MCPServer) -> None:
+    """Write statements, and hand a conversation over for extraction."""
 
     @server.tool(annotations=WRITES)
     async def memory_add(
@@ -86,7 +85,7 @@ def _memory_tools(server: MCPServer) -> None:
         (it held a secret; nothing was stored)."""
         return await run_tool(
             ctx, op.WRITE, op.memory_add, content=content, type=type, category=category, key=key,
-            importance=importance, pinned=pinned, valid_from=_iso(valid_from), valid_to=_iso(valid_to),
+            importance=importance, pinned=pinned, valid_from=iso(valid_from), valid_to=iso(valid_to),
             user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
@@ -115,6 +114,10 @@ def _memory_tools(server: MCPServer) -> None:
             user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
+
+def _memory_read_tools(server: MCPServer) -> None:
+    """Answer a question from memory, read one memory, follow an extraction job."""
+
     @server.tool(annotations=READ_ONLY)
     async def memory_search(
         ctx: Context,
@@ -134,31 +137,8 @@ def _memory_tools(server: MCPServer) -> None:
         with its id, validity dates and source; and `always`, the safety and profile facts to heed
         whatever the query."""
         return await run_tool(
-            ctx, op.READ, op.memory_search, query=query, limit=limit, at=_iso(at), types=types,
+            ctx, op.READ, op.memory_search, query=query, limit=limit, at=iso(at), types=types,
             user_id=user_id, agent_id=agent_id,
-        )  # fmt: skip
-
-    @server.tool(annotations=READ_ONLY)
-    async def memory_list(
-        ctx: Context,
-        q: Annotated[str | None, Field(description="Only statements containing these words or ids.")] = None,
-        type: Annotated[list[MemoryTypeName] | None, Field(description="Only these kinds.")] = None,
-        status: Annotated[
-            list[str] | None,
-            Field(description="active, superseded, pending_review, rejected, archived, expired, hidden."),
-        ] = None,
-        category: Annotated[str | None, Field(description="Only this category.")] = None,
-        current: Annotated[bool | None, Field(description="Only what holds now.")] = None,
-        limit: Annotated[int | None, Field(description="Page size, 1..200 (default 50).")] = None,
-        offset: Annotated[int | None, Field(description="Where the page starts (next_offset).")] = None,
-        user_id: UserId = None,
-        agent_id: AgentId = None,
-    ) -> CallToolResult:
-        """List the stored statements, newest first, with filters. Call it when the user asks what
-        you remember about them, or to browse; to answer a question use memory_search instead."""
-        return await run_tool(
-            ctx, op.READ, op.memory_list_page, q=q, type=type, status=status, category=category,
-            current=current, limit=limit, offset=offset, user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
     @server.tool(annotations=READ_ONLY)
@@ -171,9 +151,64 @@ def _memory_tools(server: MCPServer) -> None:
             ctx, op.READ, op.memory_get, memory_id=memory_id, user_id=user_id, agent_id=agent_id
         )
 
+    @server.tool(annotations=READ_ONLY)
+    async def memory_job(
+        ctx: Context,
+        job_id: Annotated[int | str, Field(description="The job's id, as memory_add_messages returned it.")],
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """Where an extraction job stands: queued, running, done (`result` says how many statements
+        were added, merged or superseded) or failed (`error`). Call it after memory_add_messages when
+        you need to know the memories are in before searching them."""
+        return await run_tool(ctx, op.READ, op.memory_job, job_id=job_id, user_id=user_id, agent_id=agent_id)
 
-def _memory_change_tools(server: MCPServer, *, via: str) -> None:
-    """Correct, restore and erase a memory, or erase them all; and what happened to one."""
+
+def _memory_list_tool(server: MCPServer) -> None:
+    """Browse the statements, with filters and date ranges."""
+
+    @server.tool(annotations=READ_ONLY)
+    async def memory_list(
+        ctx: Context,
+        q: Annotated[str | None, Field(description="Only statements containing these words or ids.")] = None,
+        type: Annotated[
+            MemoryTypeName | list[MemoryTypeName] | None, Field(description="Only this kind, or these kinds.")
+        ] = None,
+        status: Annotated[
+            str | list[str] | None,
+            Field(
+                description="active, superseded, pending_review, rejected, archived, expired or hidden; "
+                "one, or a list."
+            ),
+        ] = None,
+        category: Annotated[str | None, Field(description="Only this category.")] = None,
+        current: Annotated[bool | None, Field(description="Only what holds now.")] = None,
+        recorded_after: Since = None,
+        recorded_before: Before = None,
+        updated_after: Since = None,
+        updated_before: Before = None,
+        valid_after: HeldAfter = None,
+        valid_before: HeldBefore = None,
+        limit: Annotated[int | None, Field(description="Page size, 1..200 (default 50).")] = None,
+        offset: Annotated[int | None, Field(description="Where the page starts (next_offset).")] = None,
+        user_id: UserId = None,
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """List the stored statements, newest first, with filters: learned (recorded_*), last
+        changed (updated_*) or holding (valid_*) within a date range, e.g.
+        memory_list(status="superseded", recorded_after="2026-01-01T00:00:00Z"). Call it when the
+        user asks what you remember about them, or to browse; to answer a question use memory_search."""
+        return await run_tool(
+            ctx, op.READ, op.memory_list_page, q=q, type=type, status=status, category=category,
+            current=current, recorded_after=iso(recorded_after), recorded_before=iso(recorded_before),
+            updated_after=iso(updated_after), updated_before=iso(updated_before),
+            valid_after=iso(valid_after), valid_before=iso(valid_before), limit=limit, offset=offset,
+            user_id=user_id, agent_id=agent_id,
+        )  # fmt: skip
+
+
+def _memory_change_tools(server: MCPServer) -> None:
+    """Correct and restore a memory, and what happened to one."""
 
     @server.tool(annotations=WRITES)
     async def memory_correct(
@@ -202,6 +237,20 @@ def _memory_change_tools(server: MCPServer, *, via: str) -> None:
         return await run_tool(
             ctx, op.WRITE, op.memory_restore_one, memory_id=memory_id, user_id=user_id, agent_id=agent_id
         )
+
+    @server.tool(annotations=READ_ONLY)
+    async def memory_history(
+        ctx: Context, memory_id: MemoryId, user_id: UserId = None, agent_id: AgentId = None
+    ) -> CallToolResult:
+        """Every change to a memory, oldest first (created, merged, superseded, corrected, approved
+        …), with who made it and why. Call it when the user asks how or when something was learned."""
+        return await run_tool(
+            ctx, op.READ, op.memory_history_of, memory_id=memory_id, user_id=user_id, agent_id=agent_id
+        )
+
+
+def _memory_erase_tools(server: MCPServer, *, via: str) -> None:
+    """Erase a memory, or all of them."""
 
     @server.tool(annotations=ERASES)
     async def memory_erase(
@@ -242,173 +291,6 @@ def _memory_change_tools(server: MCPServer, *, via: str) -> None:
             user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
-    @server.tool(annotations=READ_ONLY)
-    async def memory_history(
-        ctx: Context, memory_id: MemoryId, user_id: UserId = None, agent_id: AgentId = None
-    ) -> CallToolResult:
-        """Every change to a memory, oldest first (created, merged, superseded, corrected, approved
-        …), with who made it and why. Call it when the user asks how or when something was learned."""
-        return await run_tool(
-            ctx, op.READ, op.memory_history_of, memory_id=memory_id, user_id=user_id, agent_id=agent_id
-        )
-
-
-def _entity_tools(server: MCPServer, *, via: str) -> None:
-    """People and places (issue 19): list, read, correct, merge and erase the entities."""
-
-    @server.tool(annotations=READ_ONLY)
-    async def entity_list(
-        ctx: Context,
-        kind: Annotated[EntityKindName | None, Field(description="Only this kind.")] = None,
-        q: Annotated[str | None, Field(description="A name, alias or word such as 'sister'.")] = None,
-        limit: Annotated[int | None, Field(description="Page size, 1..200 (default 50).")] = None,
-        offset: Annotated[int | None, Field(description="Where the page starts (next_offset).")] = None,
-        user_id: UserId = None,
-        agent_id: AgentId = None,
-    ) -> CallToolResult:
-        """The people, places, organisations and pets the user has told you about, by name, with
-        the words they were called by (aliases: 'sister', 'Ana'). Call it when the user asks whom
-        you know of, or to find an entity's id before entity_get."""
-        return await run_tool(
-            ctx, op.READ, op.entity_list, kind=kind, q=q, limit=limit, offset=offset,
-            user_id=user_id, agent_id=agent_id,
-        )  # fmt: skip
-
-    @server.tool(annotations=READ_ONLY)
-    async def entity_get(
-        ctx: Context,
-        entity_id: EntityId,
-        at: Annotated[
-            datetime | None, Field(description="What held at this instant (ISO 8601), not now.")
-        ] = None,
-        history: Annotated[bool | None, Field(description="Ended and superseded relations too.")] = None,
-        user_id: UserId = None,
-        agent_id: AgentId = None,
-    ) -> CallToolResult:
-        """Everything known about one person or place: its relations (Ana —spouse→ Marc, Marc
-        —role→ pilot) and the memories they rest on. Call it for questions that go through someone
-        ("what does my sister's husband do?")."""
-        return await run_tool(
-            ctx, op.READ, op.entity_get, entity_id=entity_id, at=_iso(at), history=history,
-            user_id=user_id, agent_id=agent_id,
-        )  # fmt: skip
-
-    @server.tool(annotations=WRITES)
-    async def entity_correct(
-        ctx: Context,
-        entity_id: EntityId,
-        name: Annotated[str | None, Field(description="The right name.")] = None,
-        kind: Annotated[EntityKindName | None, Field(description="The right kind.")] = None,
-        user_id: UserId = None,
-        agent_id: AgentId = None,
-    ) -> CallToolResult:
-        """Fix an entity's name or kind when the user says it is wrong ("her name is Anna, not
-        Ana"). The new name is remembered as an alias too."""
-        return await run_tool(
-            ctx, op.WRITE, op.entity_correct, entity_id=entity_id, name=name, kind=kind,
-            user_id=user_id, agent_id=agent_id,
-        )  # fmt: skip
-
-    @server.tool(annotations=WRITES)
-    async def entity_merge(
-        ctx: Context,
-        entity_id: EntityId,
-        into: Annotated[str, Field(description="The id of the entity that stays.")],
-        user_id: UserId = None,
-        agent_id: AgentId = None,
-    ) -> CallToolResult:
-        """Two entities are one (the user says "Bea is Beatrice"): entity_id's memories, aliases and
-        relations move to `into`, which is returned; entity_id is gone."""
-        return await run_tool(
-            ctx, op.WRITE, op.entity_merge, entity_id=entity_id, into=into, user_id=user_id, agent_id=agent_id
-        )
-
-    @server.tool(annotations=ERASES)
-    async def entity_erase(
-        ctx: Context, entity_id: EntityId, user_id: UserId = None, agent_id: AgentId = None
-    ) -> CallToolResult:
-        """Forget a person or place entirely, when the user asks you to: every memory that speaks
-        of it is erased for good, with its relations. Irreversible; confirm with the user first."""
-        return await run_tool(
-            ctx, op.ERASE, op.entity_erase, entity_id=entity_id, via=via, user_id=user_id, agent_id=agent_id
-        )
-
-
-def _relation_tools(server: MCPServer) -> None:
-    """The links between the entities: list, read, correct and erase them."""
-
-    @server.tool(annotations=READ_ONLY)
-    async def relation_list(
-        ctx: Context,
-        entity: Annotated[str | None, Field(description="Only this entity's relations (either end).")] = None,
-        predicate: Annotated[
-            str | None,
-            Field(
-                description="parent, child, sibling, relative, spouse, partner, friend, colleague, "
-                "manager, pet, works_at, role, lives_in or other."
-            ),
-        ] = None,
-        at: Annotated[datetime | None, Field(description="What held at this instant (ISO 8601).")] = None,
-        history: Annotated[bool | None, Field(description="Ended and superseded relations too.")] = None,
-        limit: Annotated[int | None, Field(description="Page size, 1..200 (default 50).")] = None,
-        offset: Annotated[int | None, Field(description="Where the page starts (next_offset).")] = None,
-        user_id: UserId = None,
-        agent_id: AgentId = None,
-    ) -> CallToolResult:
-        """The links between the people and places the user told you about (who is whose sister,
-        who works where), newest first, each with the memories it rests on."""
-        return await run_tool(
-            ctx, op.READ, op.relation_list, entity=entity, predicate=predicate, at=_iso(at), history=history,
-            limit=limit, offset=offset, user_id=user_id, agent_id=agent_id,
-        )  # fmt: skip
-
-    @server.tool(annotations=READ_ONLY)
-    async def relation_get(
-        ctx: Context, relation_id: RelationId, user_id: UserId = None, agent_id: AgentId = None
-    ) -> CallToolResult:
-        """One relation: who or what it links, the words used ("husband"), when it held, and the
-        memories it rests on."""
-        return await run_tool(
-            ctx, op.READ, op.relation_get, relation_id=relation_id, user_id=user_id, agent_id=agent_id
-        )
-
-    @server.tool(annotations=WRITES)
-    async def relation_correct(
-        ctx: Context,
-        relation_id: RelationId,
-        value: Annotated[
-            str | None, Field(description="The right value of a relation to a value (a job title).")
-        ] = None,
-        ended: Annotated[
-            bool | None, Field(description='true: it no longer holds ("they divorced", "she moved").')
-        ] = None,
-        valid_to: Annotated[
-            datetime | None, Field(description="It stopped holding at this instant (ISO 8601).")
-        ] = None,
-        user_id: UserId = None,
-        agent_id: AgentId = None,
-    ) -> CallToolResult:
-        """Fix a relation the user says is wrong or over: its value ("she is a surgeon, not a
-        nurse"), or that it ended (its window closes; it stays in the history, and the memories
-        stay)."""
-        return await run_tool(
-            ctx, op.WRITE, op.relation_correct, relation_id=relation_id, value=value, ended=ended,
-            valid_to=_iso(valid_to), user_id=user_id, agent_id=agent_id,
-        )  # fmt: skip
-
-    @server.tool(annotations=ERASES)
-    async def relation_erase(
-        ctx: Context,
-        relation_id: RelationId,
-        user_id: UserId = None,
-        agent_id: AgentId = None,
-    ) -> CallToolResult:
-        """Remove a wrong link ("Marc is not Ana's husband"); the memories themselves stay (correct
-        or erase them with the memory tools)."""
-        return await run_tool(
-            ctx, op.ERASE, op.relation_erase, relation_id=relation_id, user_id=user_id, agent_id=agent_id
-        )
-
 
 def _profile_resource(server: MCPServer) -> None:
     @server.resource(
@@ -424,8 +306,3 @@ def _profile_resource(server: MCPServer) -> None:
         if "status" in result and "detail" in result:
             raise ResourceError(as_json(result))
         return as_json(result)
-
-
-def _iso(value: datetime | None) -> str | None:
-    """The REST API's serializers read dates as ISO 8601 text, as they arrive in JSON."""
-    return value.isoformat() if value is not None else None

@@ -370,6 +370,35 @@ ProfileApi = not_served("profile", "User profiles", {"GET": READ})
 ProfileJobsApi = not_served(
     "profile_jobs", "User profiles (generation and settings)", {"GET": READ, "POST": WRITE}
 )
+# mem0's webhook methods (`get_webhooks`, `create_webhook`, `update_webhook`, `delete_webhook`):
+# ours are the native ones, with signed deliveries and different events.
+WEBHOOKS_NOT_SERVED = (
+    "mem0's webhook API is not served: register and manage webhooks with the native API, "
+    "POST /api/v1/webhooks/ (then GET, PATCH or DELETE /api/v1/webhooks/{id}/ with its UUID); "
+    "deliveries are signed, events are memory.added, memory.corrected, memory.erased … "
+    "(docs/api.md, Webhooks)."
+)
+
+
+class _Mem0WebhooksApi(Mem0View):
+    def _refuse(self, request: Request, **kwargs: Any) -> Response:
+        raise NotServed(WEBHOOKS_NOT_SERVED)
+
+
+class Mem0ProjectWebhooksApi(_Mem0WebhooksApi):
+    """mem0: a project's webhooks (not served, 501)."""
+
+    scopes = {"GET": READ, "POST": WRITE}
+    get = post = extend_schema(exclude=True)(_Mem0WebhooksApi._refuse)
+
+
+class Mem0WebhookApi(_Mem0WebhooksApi):
+    """mem0: one webhook by its numeric id (not served, 501); the native ones have UUIDs."""
+
+    scopes = {"PUT": WRITE, "DELETE": ERASE}
+    put = delete = extend_schema(exclude=True)(_Mem0WebhooksApi._refuse)
+
+
 OrgsApi = not_served(
     "orgs", "Organisation and project administration", {m: None for m in ("GET", "POST", "PUT", "DELETE")}
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
 from django.db.models import Prefetch, prefetch_related_objects
 from django.utils import timezone
 from rest_framework.request import Request
@@ -14,12 +15,16 @@ from api.auth import Caller, tenant_of
 from api.base import requester_of
 from api.selectors import reach, subject_for
 from api.serializers import core as s
+from api.services import memories_add
+from api.subjects import Subject
+from memory_core.choices import AddAction
+from memory_core.embeddings import get_embedder
 from memory_core.entities import selectors as graph
 from memory_core.entities import services as graph_services
 from memory_core.entities.models import Entity, Relation, RelationSupport
-from memory_core.errors import NotFound
+from memory_core.errors import MemoryServiceError, NotFound
 from memory_core.export import receipt_dict
-from memory_core.models import ErasureVia
+from memory_core.models import ErasureVia, MemoryEntry
 from memory_core.selectors import parse_uuid
 
 _SUPPORT = Prefetch("support", queryset=RelationSupport.objects.only("relation_id", "entry_id"))
@@ -126,3 +131,110 @@ def relation_correct_for(request: Request | Caller, relation_id: Any, params: di
     return graph_services.relation_correct(
         actor=actor, relation_id=relation_id, value=params.get("value"), valid_to=valid_to
     )
+
+
+# --- Search, the graph page, direct links, clearing (issue 31) ------------------------------------
+
+
+def entity_search_for(request: Request | Caller, params: dict[str, Any]) -> dict[str, Any]:
+    """Entities by name or meaning (validated `EntitySearchQuerySerializer` params), best first."""
+    subject = subject_for(request, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
+    if subject is None:
+        return {"results": []}
+    embedder = get_embedder()
+    hits = graph.entity_search(
+        actor=subject.actor,
+        query=params["q"],
+        vector=embedder.embed_query(params["q"]),
+        model=embedder.name,
+        limit=params["limit"],
+    )
+    return {
+        "results": [
+            {**graph.entity_dict(hit.entity), "score": round(hit.score, 4), "matched": hit.matched}
+            for hit in hits
+        ]
+    }
+
+
+def graph_for(request: Request | Caller, params: dict[str, Any]) -> dict[str, Any]:
+    """A page of the subject's graph: entities by name and the relations that touch them."""
+    subject = subject_for(request, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
+    limit, offset = params["limit"], params["offset"]
+    if subject is None:
+        return {"count": 0, "next_offset": None, "entities": [], "relations": []}
+    found = graph.graph_page(
+        actor=subject.actor, limit=limit, offset=offset, at=params.get("at"), history=params["history"]
+    )
+    following = offset + len(found.entities)
+    return {
+        "count": found.count,
+        "next_offset": following if following < found.count else None,
+        "entities": [graph.entity_dict(e) for e in found.entities],
+        "relations": [graph.relation_dict(r) for r in found.relations],
+    }
+
+
+def graph_clear_for(request: Request | Caller, params: dict[str, Any]) -> dict[str, Any]:
+    subject = subject_for(request, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
+    if subject is None:
+        return {"entities": 0, "relations": 0}
+    return graph_services.graph_clear(actor=subject.actor)
+
+
+def _statement_written(request: Request | Caller, subject: Subject, item: dict[str, Any]) -> MemoryEntry:
+    """The statement a direct link rests on, through the write pipeline as any API add (guards,
+    reconciliation); refused unless it is stored (a secret, a rule waiting for review, taken back)."""
+    [outcome] = memories_add(subject=subject, items=[item], api_key=tenant_of(request) is not None)
+    if outcome.entry is None or outcome.action not in _STORED:
+        reason = outcome.reason or f"The statement was {outcome.action}."
+        raise MemoryServiceError(f"Not stored: {reason}", field_errors={"content": [reason]})
+    return outcome.entry
+
+
+_STORED = frozenset({AddAction.ADDED, AddAction.MERGED, AddAction.SUPERSEDED})
+
+
+def _subject_of(request: Request | Caller, params: dict[str, Any]) -> Subject:
+    subject = subject_for(request, user_id=params.get("user_id"), agent_id=params.get("agent_id"))
+    if subject is None:  # a tenant's user not seen yet holds no entity
+        raise NotFound("Entity not found.")
+    return subject
+
+
+def relation_create_for(request: Request | Caller, params: dict[str, Any]) -> dict[str, Any]:
+    """subject —predicate→ object or value, resting on a statement written for it (validated
+    `RelationCreateSerializer` params plus the address); the relation and that statement. All or
+    nothing: a refused statement leaves no trace (not even the user's own entity)."""
+    whose = _subject_of(request, params)
+    predicate = params["predicate"]
+    with transaction.atomic():
+        subject, obj, value = graph_services.relation_ends(
+            actor=whose.actor, namespace_id=whose.namespace.pk, subject_id=params["subject_id"],
+            predicate=predicate, object_id=params.get("object_id"), value=params.get("value") or "",
+        )  # fmt: skip
+        label = params.get("label") or predicate
+        content = graph_services.relation_statement(
+            subject=subject, predicate=predicate, label=label, obj=obj, value=value
+        )
+        item = {"content": content, "valid_from": params.get("valid_from")}
+        entry = _statement_written(request, whose, {k: v for k, v in item.items() if v})
+        relation = graph_services.relation_link(
+            actor=whose.actor, entry=entry, subject=subject, predicate=predicate, obj=obj, value=value,
+            label=label,
+        )  # fmt: skip
+    return {**graph.relation_dict(relation), "statement": {"id": str(entry.pk), "content": entry.content}}
+
+
+def observation_add_for(request: Request | Caller, entity_id: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """A statement about an entity (validated `ObservationSerializer` params plus the address),
+    written through the pipeline and linked to it; the memory and the entity."""
+    whose = _subject_of(request, params)
+    entity = graph.entity_get(actor=whose.actor, entity_id=entity_id)
+    if entity.namespace_id != whose.namespace.pk:
+        raise NotFound("Entity not found.")
+    with transaction.atomic():
+        item = {"content": params["content"], "valid_from": params.get("valid_from")}
+        entry = _statement_written(request, whose, {k: v for k, v in item.items() if v})
+        graph_services.entity_observe(actor=whose.actor, entity_id=entity.pk, entry=entry)
+    return {"entity": graph.entity_dict(entity), "memory": s.MemoryOutSerializer(entry).data}

@@ -15,6 +15,16 @@ from memory_core.models import MemoryEntry
 from memory_core.outcomes import AddOutcome
 from memory_core.selectors import memory_list
 
+# The list's date ranges, as the API's query string and the MCP tool name them.
+DATE_FILTERS = (
+    "recorded_after",
+    "recorded_before",
+    "updated_after",
+    "updated_before",
+    "valid_after",
+    "valid_before",
+)
+
 
 def memory_rows(request: Request | Caller, params: dict[str, Any]) -> tuple[list[MemoryEntry], int]:
     """One page of the subject's memories matching `params` (a validated MemoryListQuerySerializer),
@@ -29,12 +39,8 @@ def memory_rows(request: Request | Caller, params: dict[str, Any]) -> tuple[list
         category=params.get("category"),
         current_only=params["current"],
     )
-    qs = memories_filtered(
-        qs,
-        q=params.get("q"),
-        recorded_after=params.get("recorded_after"),
-        recorded_before=params.get("recorded_before"),
-    )
+    dates = {name: params.get(name) for name in DATE_FILTERS}
+    qs = memories_filtered(qs, q=params.get("q"), **dates)
     limit, offset = params["limit"], params["offset"]
     return list(qs[offset : offset + limit]), qs.count()
 

@@ -253,8 +253,25 @@ class MemoryListQuerySerializer(AddressSerializer, PageQuerySerializer):
         required=False, max_length=200, help_text="Text search (words or ids such as RF2026…)."
     )
     current = serializers.BooleanField(required=False, default=False, help_text="Only what holds now.")
-    recorded_after = serializers.DateTimeField(required=False)
-    recorded_before = serializers.DateTimeField(required=False)
+    recorded_after = serializers.DateTimeField(required=False, help_text="Learned at or after this instant.")
+    recorded_before = serializers.DateTimeField(required=False, help_text="Learned before this instant.")
+    updated_after = serializers.DateTimeField(
+        required=False, help_text="Last changed at or after this instant."
+    )
+    updated_before = serializers.DateTimeField(required=False, help_text="Last changed before this instant.")
+    valid_after = serializers.DateTimeField(
+        required=False, help_text="Held at some moment at or after this instant (its window ends later)."
+    )
+    valid_before = serializers.DateTimeField(
+        required=False, help_text="Held at some moment before this instant (its window began earlier)."
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        for name in ("recorded", "updated", "valid"):
+            after, before = attrs.get(f"{name}_after"), attrs.get(f"{name}_before")
+            if after is not None and before is not None and before < after:
+                raise serializers.ValidationError({f"{name}_before": [f"Must not be before {name}_after."]})
+        return attrs
 
 
 class MemoryPageSerializer(serializers.Serializer):

@@ -16,6 +16,7 @@ from api.serializers.core import (
 )
 from memory_core.entities.models import NAME_MAX_CHARS
 from memory_core.entities.vocabulary import EntityKind, Predicate, RelationStatus
+from memory_core.models import CONTENT_MAX_CHARS
 
 MAX_SPLIT = 200
 
@@ -80,6 +81,43 @@ class RelationCorrectSerializer(serializers.Serializer):
         if "valid_to" in attrs and attrs.get("ended") is not None:
             raise serializers.ValidationError("Give valid_to or ended, not both.")
         return attrs
+
+
+class EntitySearchQuerySerializer(AddressSerializer):
+    q = StrictCharField(max_length=500, help_text="A name, or what the entity is about ('who flies planes').")
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=50, default=10)
+
+
+class GraphQuerySerializer(PointInTimeSerializer, PageQuerySerializer):
+    pass
+
+
+class GraphClearSerializer(AddressSerializer):
+    confirm = StrictBooleanField(help_text="Must be true: every entity and relation of the user goes.")
+
+    def validate_confirm(self, value: bool) -> bool:
+        if value is not True:
+            raise serializers.ValidationError("Set confirm to true to clear the graph.")
+        return value
+
+
+class RelationCreateSerializer(AddressSerializer):
+    subject_id = StrictCharField(max_length=40, help_text='An entity id, or "user" for the user themself.')
+    predicate = serializers.ChoiceField(choices=Predicate.choices)
+    object_id = serializers.UUIDField(required=False, help_text="The other entity (not for role).")
+    value = StrictCharField(required=False, max_length=NAME_MAX_CHARS, help_text="For role: the job title.")
+    # The input's "label" key; the stubs type the name as Field.label.
+    label = StrictCharField(  # type: ignore[assignment]
+        required=False, default="", allow_blank=True, max_length=80, help_text="The words used: 'husband'."
+    )
+    valid_from = serializers.DateTimeField(required=False, help_text="Since when it holds; default now.")
+
+
+class ObservationSerializer(AddressSerializer):
+    content = StrictCharField(
+        max_length=CONTENT_MAX_CHARS, help_text="One self-contained statement about the entity."
+    )
+    valid_from = serializers.DateTimeField(required=False, help_text="Since when it holds; default now.")
 
 
 # --- Output (the engine's dicts, documented) ---------------------------------------------------------
@@ -151,3 +189,43 @@ class EntityDetailSerializer(EntityOutSerializer):
 class EntityErasedSerializer(serializers.Serializer):
     erased = serializers.IntegerField(help_text="Memory entries erased.")
     receipts = ErasureReceiptSerializer(many=True, help_text="One per erased memory: counts, never content.")
+
+
+class EntityHitSerializer(EntityOutSerializer):
+    score = serializers.FloatField(help_text="1 for a name or alias; else the similarity to the query.")
+    matched = serializers.ChoiceField(
+        choices=["name", "meaning", "memory"],
+        help_text="name: a name or alias; meaning: its name; memory: a statement that mentions it.",
+    )
+
+
+class EntitySearchSerializer(serializers.Serializer):
+    results = EntityHitSerializer(many=True)
+
+
+class GraphPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="Entities in all.")
+    next_offset = serializers.IntegerField(
+        allow_null=True, help_text="Where the next page starts; null on the last."
+    )
+    entities = EntityOutSerializer(many=True)
+    relations = RelationOutSerializer(many=True, help_text="Every relation touching an entity of this page.")
+
+
+class GraphClearedSerializer(serializers.Serializer):
+    entities = serializers.IntegerField()
+    relations = serializers.IntegerField()
+
+
+class StatementRefSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    content = serializers.CharField()
+
+
+class RelationCreatedSerializer(RelationOutSerializer):
+    statement = StatementRefSerializer(help_text="The memory the relation rests on, written for it.")
+
+
+class ObservationOutSerializer(serializers.Serializer):
+    entity = EntityOutSerializer()
+    memory = MemoryOutSerializer()

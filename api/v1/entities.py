@@ -1,7 +1,8 @@
 """People, places and things a user's memories speak of, and the relations between them (issue 19):
-list, get (with relations and source memories), correct, merge, split, erase; relations list, get,
-correct, erase. A thin layer over `memory_core.entities` (docs/entities.md); the glue it shares
-with MCP is `api.operations.entities`."""
+list, search, get (with relations and source memories), correct, merge, split, erase, observe;
+relations list, create, get, correct, erase; the graph a page at a time, and clearing it. A thin
+layer over `memory_core.entities` (docs/entities.md); the glue it shares with MCP is
+`api.operations.entities`."""
 
 from __future__ import annotations
 
@@ -16,7 +17,12 @@ from api.operations.entities import (
     entity_erase_for,
     entity_owner,
     entity_rows,
+    entity_search_for,
+    graph_clear_for,
+    graph_for,
+    observation_add_for,
     relation_correct_for,
+    relation_create_for,
     relation_owner,
     relation_rows,
 )
@@ -148,7 +154,23 @@ class EntitySplitApi(ApiView):
 
 
 class RelationsApi(ApiView):
-    scopes = {"GET": READ}
+    scopes = {"GET": READ, "POST": WRITE}
+
+    @extend_schema(
+        operation_id="relations_create",
+        summary="Link two entities (or an entity and a value)",
+        description="`subject_id` (an entity, or `user` for the user themself) —`predicate`→ `object_id` "
+        "(or `value` for role). The relation rests on a statement written for it through the write "
+        'pipeline ("Ana\'s husband is Marc."), returned as `statement`: erasing it removes the relation. '
+        "A newer spouse, employer, home or role ends the current one.",
+        tags=["entities"],
+        request=es.RelationCreateSerializer,
+        responses={201: es.RelationCreatedSerializer, **errors(400, 404)},
+        examples=ex.RELATIONS_CREATE,
+    )
+    def post(self, request: Request) -> Response:
+        params = valid(es.RelationCreateSerializer, json_object(request))
+        return Response(relation_create_for(request, params), status=status.HTTP_201_CREATED)
 
     @extend_schema(
         operation_id="relations_list",
@@ -212,3 +234,74 @@ class RelationApi(ApiView):
         actor = relation_owner(request, relation_id, address_of(request))
         graph_services.relation_erase(actor=actor, relation_id=relation_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class EntitySearchApi(ApiView):
+    scopes = {"GET": READ}
+
+    @extend_schema(
+        operation_id="entities_search",
+        summary="Find entities by name or meaning",
+        description="Best first: by name or alias (score 1), then by the similarity of `q` to an entity's "
+        "name or to the statements that mention it (`matched`).",
+        tags=["entities"],
+        parameters=[es.EntitySearchQuerySerializer],
+        responses={200: es.EntitySearchSerializer, **errors(400)},
+        examples=ex.ENTITIES_SEARCH,
+    )
+    def get(self, request: Request) -> Response:
+        return Response(
+            entity_search_for(request, valid(es.EntitySearchQuerySerializer, request.query_params))
+        )
+
+
+class EntityObservationsApi(ApiView):
+    scopes = {"POST": WRITE}
+
+    @extend_schema(
+        operation_id="entities_observe",
+        summary="Add an observation to an entity",
+        description="A statement about the entity, written through the write pipeline as any add (secrets "
+        "refused, rules held for review) and linked to it.",
+        tags=["entities"],
+        request=es.ObservationSerializer,
+        responses={201: es.ObservationOutSerializer, **errors(400, 404)},
+        examples=ex.ENTITIES_OBSERVE,
+    )
+    def post(self, request: Request, entity_id: str) -> Response:
+        params = valid(es.ObservationSerializer, json_object(request))
+        return Response(observation_add_for(request, entity_id, params), status=status.HTTP_201_CREATED)
+
+
+class GraphApi(ApiView):
+    scopes = {"GET": READ}
+
+    @extend_schema(
+        operation_id="graph_read",
+        summary="The graph, a page of entities at a time",
+        description="Entities by name (`limit`, `offset`) and every relation that touches one of them: those "
+        "that hold now, at `at`, or all with `history=true`. `next_offset` is null on the last page.",
+        tags=["entities"],
+        parameters=[es.GraphQuerySerializer],
+        responses={200: es.GraphPageSerializer, **errors(400)},
+        examples=ex.GRAPH_READ,
+    )
+    def get(self, request: Request) -> Response:
+        return Response(graph_for(request, valid(es.GraphQuerySerializer, request.query_params)))
+
+
+class GraphClearApi(ApiView):
+    scopes = {"POST": ERASE}
+
+    @extend_schema(
+        operation_id="graph_clear",
+        summary="Clear the graph",
+        description="Every entity and relation of the user goes (`confirm` must be true); the memories "
+        "stay, and later statements build the graph again. Erase the memories with erase-all.",
+        tags=["entities"],
+        request=es.GraphClearSerializer,
+        responses={200: es.GraphClearedSerializer, **errors(400)},
+        examples=ex.GRAPH_CLEAR,
+    )
+    def post(self, request: Request) -> Response:
+        return Response(graph_clear_for(request, valid(es.GraphClearSerializer, json_object(request))))

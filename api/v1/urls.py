@@ -11,6 +11,7 @@ from api.v1 import (
     memories,
     moderation,
     recall,
+    tokens,
     webhooks,
 )
 
@@ -24,9 +25,17 @@ urlpatterns = [
     path("memories/<str:memory_id>/restore/", memories.MemoryRestoreApi.as_view(), name="api-memory-restore"),
     path("erasures/", erasures.ErasuresApi.as_view(), name="api-erasures"),
     path("entities/", entities.EntitiesApi.as_view(), name="api-entities"),
+    path("entities/search/", entities.EntitySearchApi.as_view(), name="api-entities-search"),
     path("entities/<str:entity_id>/", entities.EntityApi.as_view(), name="api-entity"),
     path("entities/<str:entity_id>/merge/", entities.EntityMergeApi.as_view(), name="api-entity-merge"),
     path("entities/<str:entity_id>/split/", entities.EntitySplitApi.as_view(), name="api-entity-split"),
+    path(
+        "entities/<str:entity_id>/observations/",
+        entities.EntityObservationsApi.as_view(),
+        name="api-entity-observations",
+    ),
+    path("graph/", entities.GraphApi.as_view(), name="api-graph"),
+    path("graph/clear/", entities.GraphClearApi.as_view(), name="api-graph-clear"),
     path("relations/", entities.RelationsApi.as_view(), name="api-relations"),
     path("relations/<str:relation_id>/", entities.RelationApi.as_view(), name="api-relation"),
     path("recall/", recall.RecallApi.as_view(), name="api-recall"),
@@ -61,6 +70,8 @@ urlpatterns = [
         moderation.RejectApi.as_view(),
         name="api-moderation-reject",
     ),
+    path("tokens/", tokens.TokensApi.as_view(), name="api-tokens"),
+    path("tokens/<str:token_id>/", tokens.TokenApi.as_view(), name="api-token"),
     path("webhooks/", webhooks.WebhooksApi.as_view(), name="api-webhooks"),
     path("webhooks/<str:webhook_id>/", webhooks.WebhookApi.as_view(), name="api-webhook"),
     path(

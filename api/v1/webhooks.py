@@ -247,8 +247,9 @@ class WebhookReplayApi(ApiView):
     @extend_schema(
         operation_id="webhooks_replay",
         summary="Replay a delivery",
-        description="Sends the same event (same `Webhook-Id`, a fresh timestamp and signature) as a new "
-        "delivery with its own retries. 409 when the endpoint is disabled or the memory was erased.",
+        description="Sends the same event (same `Webhook-Id`, a fresh timestamp and signature) at once, as "
+        "a new delivery with its own retries; a delivery still pending (waiting for its next retry) is sent "
+        "now instead, and returned. 409 when the endpoint is disabled or the memory was erased.",
         tags=TAGS,
         parameters=[_ID, s.AddressSerializer],
         request=None,

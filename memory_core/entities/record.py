@@ -96,6 +96,15 @@ def mention_known_names(entries: list[tuple[MemoryEntry, set[Any]]]) -> None:
 def relation_record(*, entry: MemoryEntry, triple: Triple, resolver: Resolver, extractor: str) -> Relation:
     subject = resolver.resolve(triple.subject)
     obj = resolver.resolve(triple.object) if triple.object is not None else None
+    return relation_put(entry=entry, subject=subject, triple=triple, obj=obj, extractor=extractor)
+
+
+def relation_put(
+    *, entry: MemoryEntry, subject: Entity, triple: Triple, obj: Entity | None, extractor: str
+) -> Relation:
+    """subject —triple.predicate→ obj (or triple.value), resting on `entry`: the current relation
+    that says so, or a new one (superseding the subject's current one of a single-valued
+    predicate). Entities already resolved: the extractors' and a caller's direct links alike."""
     value = triple.value.strip()[:NAME_MAX_CHARS] if obj is None else ""
     existing = _current(entry.namespace_id, subject, triple.predicate, obj, value)
     if existing is None:
@@ -176,4 +185,4 @@ def _create(
     return relation
 
 
-__all__ = ["Ref", "candidate_names", "mention", "record_reading", "relation_record"]
+__all__ = ["Ref", "candidate_names", "mention", "record_reading", "relation_put", "relation_record"]

@@ -9,14 +9,15 @@ from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from pgvector.django import CosineDistance
 
 from memory_core.entities.models import Entity, EntityMention, Relation, RelationSupport
 from memory_core.entities.vocabulary import EntityKind, Predicate
 from memory_core.errors import MemoryServiceError, NotFound
-from memory_core.models import MemoryEntry, Namespace
+from memory_core.models import MemoryEntry, MemoryStatus, Namespace
 
 
 def _own(actor: Any) -> Any:
@@ -118,6 +119,83 @@ def relation_list(
     if not history:
         qs = current_at(qs, at)
     return qs.order_by("-valid_from", "id")
+
+
+# Below this cosine similarity a name or a statement says nothing about the query (all-MiniLM:
+# unrelated short texts score 0.0-0.2).
+SEARCH_MIN_SIMILARITY = 0.25
+
+
+@dataclass(frozen=True)
+class EntityHit:
+    entity: Entity
+    score: float
+    matched: str  # "name" (a name or alias), "meaning" (its name), or "memory" (a statement about it)
+
+
+def entity_search(*, actor: Any, query: str, vector: list[float], model: str, limit: int) -> list[EntityHit]:
+    """Entities for a query, best first: by name or alias (score 1), then by meaning, the
+    similarity of the query to the entity's name or to the statements that mention it."""
+    hits: dict[Any, EntityHit] = {}
+    for entity in entity_list(actor=actor, q=query)[:limit]:
+        hits[entity.pk] = EntityHit(entity, 1.0, "name")
+    own = Entity.objects.filter(namespace__in=_own(actor), is_self=False).defer("embedding")
+    by_name = (
+        own.filter(embedding__isnull=False, embedding_model=model)
+        .annotate(distance=CosineDistance("embedding", vector))
+        .order_by("distance")[:limit]
+    )
+    for entity in by_name:
+        _keep(hits, EntityHit(entity, 1 - float(entity.distance), "meaning"))  # type: ignore[attr-defined]
+    statements = (
+        MemoryEntry.objects.filter(
+            namespace__in=_own(actor),
+            status=MemoryStatus.ACTIVE,
+            embedding__isnull=False,
+            embedding_model=model,
+        )
+        .filter(Exists(EntityMention.objects.filter(entry=OuterRef("pk"))))
+        .annotate(distance=CosineDistance("embedding", vector))
+        .order_by("distance")
+        .values_list("pk", "distance")[: limit * 4]
+    )
+    closeness = {pk: 1 - float(distance) for pk, distance in statements}
+    mentions = EntityMention.objects.filter(entry_id__in=closeness, entity__is_self=False).select_related(
+        "entity"
+    )
+    for found in mentions.defer("entity__embedding"):
+        _keep(hits, EntityHit(found.entity, closeness[found.entry_id], "memory"))
+    ranked = sorted(hits.values(), key=lambda hit: (-hit.score, hit.entity.name))
+    return [hit for hit in ranked if hit.score >= SEARCH_MIN_SIMILARITY][:limit]
+
+
+def _keep(hits: dict[Any, EntityHit], hit: EntityHit) -> None:
+    if hit.entity.pk not in hits or hits[hit.entity.pk].score < hit.score:
+        hits[hit.entity.pk] = hit
+
+
+@dataclass(frozen=True)
+class GraphPage:
+    entities: list[Entity]
+    relations: list[Relation]
+    count: int
+
+
+def graph_page(
+    *, actor: Any, limit: int, offset: int, at: datetime | None = None, history: bool = False
+) -> GraphPage:
+    """A page of the actor's entities (by name) and every relation that touches one of them: those
+    that hold at `at` (now), or all with `history`. Bounded by the page size."""
+    entities_qs = Entity.objects.filter(namespace__in=_own(actor), is_self=False).defer("embedding")
+    entities = list(entities_qs.order_by("name", "id")[offset : offset + limit])
+    ids = [entity.pk for entity in entities]
+    relations = Relation.objects.filter(Q(subject_id__in=ids) | Q(object_id__in=ids)).select_related(
+        "subject", "object"
+    )
+    if not history:
+        relations = current_at(relations, at)
+    related = list(relations.prefetch_related("support").order_by("-valid_from", "id")[: limit * 10])
+    return GraphPage(entities=entities, relations=related, count=entities_qs.count())
 
 
 def relation_get(*, actor: Any, relation_id: Any) -> Relation:

@@ -1,6 +1,7 @@
-"""The user's changes to the graph: correct, merge, split and erase entities; correct and erase
-relations. Atomic, under the namespace lock the write pipeline takes, inside the actor's own
-namespaces (`selectors`); see docs/entities.md."""
+"""The user's changes to the graph: correct, merge, split and erase entities; link, correct and
+erase relations; attach an observation to an entity; clear the graph. Atomic, under the namespace
+lock the write pipeline takes, inside the actor's own namespaces (`selectors`); see
+docs/entities.md."""
 
 from __future__ import annotations
 
@@ -13,12 +14,15 @@ from django.utils import timezone
 
 from memory_core.entities.erasure import entities_prune
 from memory_core.entities.models import NAME_MAX_CHARS, Entity, EntityMention, Relation, RelationSupport
-from memory_core.entities.resolve import alias_of
+from memory_core.entities.record import mention as mention_record
+from memory_core.entities.record import relation_put
+from memory_core.entities.resolve import Resolver, alias_of
+from memory_core.entities.rules import SELF, Triple
 from memory_core.entities.selectors import entity_get, relation_get
-from memory_core.entities.vocabulary import EntityKind, RelationStatus
-from memory_core.errors import MemoryServiceError
+from memory_core.entities.vocabulary import VALUE_PREDICATES, EntityKind, Predicate, RelationStatus
+from memory_core.errors import MemoryServiceError, NotFound
 from memory_core.locks import lock_namespace
-from memory_core.models import ErasureReceipt, MemoryEntry
+from memory_core.models import ErasureReceipt, MemoryEntry, Namespace
 
 if TYPE_CHECKING:
     from memory_core.erasure import Requester
@@ -208,3 +212,105 @@ def relation_erase(*, actor: Any, relation_id: Any) -> None:
     relation = _relation_locked(actor=actor, relation_id=relation_id)
     relation.delete()
     entities_prune(namespace_ids=[relation.namespace_id])
+
+
+# --- Direct links: a relation or an observation a caller states (docs/entities.md) -----------------
+
+SELF_ID = "user"  # the namespace's own user, as a relation's subject
+DIRECT_EXTRACTOR = "direct"
+# How a direct relation reads as the statement it rests on (a memory like any other).
+_PHRASES: dict[str, str] = {Predicate.WORKS_AT: "{s} works at {o}.", Predicate.LIVES_IN: "{s} lives in {o}."}
+
+
+def _words(entity: Entity) -> str:
+    return "The user" if entity.is_self else entity.name
+
+
+def relation_statement(*, subject: Entity, predicate: str, label: str, obj: Entity | None, value: str) -> str:
+    """The sentence a direct relation rests on: "Ana's spouse is Marc.", "Ana works at Acme."."""
+    other = _words(obj) if obj is not None else value
+    phrase = _PHRASES.get(predicate, "{s}'s {l} is {o}.")
+    owner = _words(subject)
+    return phrase.format(s=owner, o=other, l=label or predicate.replace("_", " "))
+
+
+def relation_ends(
+    *, actor: Any, namespace_id: int, subject_id: Any, predicate: str, object_id: Any = None, value: str = ""
+) -> tuple[Entity, Entity | None, str]:
+    """The ends of a relation a caller asks for in the namespace `namespace_id` (the actor's),
+    checked before anything is written: the subject (an entity, or `SELF_ID`: the user), the
+    object entity or the value (cleaned). NotFound alike for missing and someone else's."""
+    if predicate not in Predicate.values:
+        raise MemoryServiceError(
+            "Unknown predicate.",
+            field_errors={"predicate": [f"Must be among {', '.join(Predicate.values)}."]},
+        )
+    wants_value = predicate in VALUE_PREDICATES or (predicate == Predicate.OTHER and object_id is None)
+    if wants_value != bool(value) or wants_value == (object_id is not None):
+        field = "value" if wants_value else "object"
+        raise MemoryServiceError(
+            "Give either an object entity or a value.",
+            field_errors={field: ["role takes a value; other predicates link two entities (object)."]},
+        )
+    ends = [
+        entity_get(actor=actor, entity_id=pk) for pk in (subject_id, object_id) if pk not in (None, SELF_ID)
+    ]
+    if any(end.namespace_id != namespace_id for end in ends):
+        raise NotFound("Entity not found.")
+    subject = Resolver(namespace_id).self_entity() if str(subject_id) == SELF_ID else ends.pop(0)
+    obj = ends[0] if ends else None
+    if obj is not None and obj.pk == subject.pk:
+        raise MemoryServiceError(
+            "A relation links two different entities.", field_errors={"object": ["Same as the subject."]}
+        )
+    return subject, obj, _clean_name(value) if value else ""
+
+
+@transaction.atomic
+def relation_link(
+    *,
+    actor: Any,
+    entry: MemoryEntry,
+    subject: Entity,
+    predicate: str,
+    obj: Entity | None,
+    value: str,
+    label: str,
+) -> Relation:
+    """subject —predicate→ obj (or value), resting on `entry`, the statement the caller just wrote
+    for it (`relation_statement`): erasing that memory takes the relation with it."""
+    _lock(subject.namespace_id)
+    triple = Triple(SELF, predicate, (label or predicate)[:80], value=value)
+    relation = relation_put(entry=entry, subject=subject, triple=triple, obj=obj, extractor=DIRECT_EXTRACTOR)
+    for end in (subject, obj):
+        if end is not None:
+            mention_record(entry=entry, entity=end, words=[_alias(end)])
+    return relation_get(actor=actor, relation_id=relation.pk)
+
+
+def _alias(entity: Entity) -> str:
+    return alias_of(entity.name) if entity.named or not entity.aliases else entity.aliases[0]
+
+
+@transaction.atomic
+def entity_observe(*, actor: Any, entity_id: Any, entry: MemoryEntry) -> Entity:
+    """`entry` (a statement the caller just wrote) is about the entity: a mention links them, so the
+    entity's memories list it and erasing either keeps the other consistent."""
+    entity = _entity_locked(actor=actor, entity_id=entity_id)
+    if entry.namespace_id != entity.namespace_id:
+        raise NotFound("Entity not found.")
+    mention_record(entry=entry, entity=entity, words=[_alias(entity)])
+    return entity
+
+
+@transaction.atomic
+def graph_clear(*, actor: Any) -> dict[str, int]:
+    """Delete the actor's whole graph (entities, relations, mentions); the memories stay, and
+    later statements build it again. Counts of what went."""
+    namespaces = list(Namespace.objects.owned_by(actor).order_by("pk").values_list("pk", flat=True))
+    for namespace_id in namespaces:
+        _lock(namespace_id)
+    relations = Relation.objects.filter(namespace_id__in=namespaces).count()
+    entities = Entity.objects.filter(namespace_id__in=namespaces, is_self=False).count()
+    Entity.objects.filter(namespace_id__in=namespaces).delete()  # relations and mentions cascade
+    return {"entities": entities, "relations": relations}

@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
@@ -29,6 +29,13 @@ from memory_core.validation import strip_nul
 # ("already recorded from this source") instead of counted again.
 MEM0_SOURCE = "import:mem0"
 TEXT_SOURCE = "import:text"
+# Our own export (`memory_core.export`, "memory-export-v1") brought back: the source message id
+# of each imported statement is its id in the export, so a later version finds the one it replaced.
+EXPORT_SOURCE = "import:memory-export"
+EXPORT_FORMAT = "memory-export-v1"
+# Statuses an exported statement comes back with, set after the pipeline wrote it (`restore`);
+# a rejected one was never a memory, and one waiting for review waits again by the pipeline's rule.
+RESTORED_STATUSES = frozenset({"active", "superseded", "archived", "expired", "hidden", "pending_review"})
 
 # mem0's default categories, in ours; the originals stay in the metadata.
 MEM0_CATEGORIES = {
@@ -81,6 +88,10 @@ class ImportItem:
     extractor_model: str = ""
     extractor_prompt_version: str = ""
     secret_kinds: list[str] = field(default_factory=list)
+    # Our own export only: the window's end, the status to restore, the version it replaced.
+    valid_to: str | None = None  # ISO
+    status: str = ""
+    supersedes: str = ""  # that version's id in the export
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -197,8 +208,25 @@ def _mem0_category(categories: list[str]) -> str:
     return "general"
 
 
+def _mem0_start(row: dict[str, Any], where: str) -> datetime | None:
+    """When a mem0 memory began to hold: its `timestamp` (mem0's platform: an add's `timestamp`,
+    Unix seconds or ISO), else its `created_at`."""
+    stamp = row.get("timestamp")
+    if isinstance(stamp, bool):
+        raise ImportInputError(f"{where}: timestamp {stamp!r} is not a date.")
+    if isinstance(stamp, int | float):
+        try:
+            return min(datetime.fromtimestamp(stamp, tz=UTC), timezone.now())
+        except (OverflowError, OSError, ValueError):
+            raise ImportInputError(f"{where}: timestamp {stamp!r} is out of range.") from None
+    return _when(stamp, f"{where}: timestamp") or _when(row.get("created_at"), f"{where}: created_at")
+
+
 def parse_mem0(data: Any) -> list[ImportItem]:
-    rows = _mem0_rows(_json(data))
+    value = _json(data)
+    if isinstance(value, dict) and value.get("format") == EXPORT_FORMAT:
+        return parse_export(value)
+    rows = _mem0_rows(value)
     _check_count(len(rows), "memories")
     items = []
     for position, row in enumerate(rows, start=1):
@@ -214,7 +242,7 @@ def parse_mem0(data: Any) -> list[ImportItem]:
         extra = row.get("metadata") or {}
         if not isinstance(extra, dict):
             raise ImportInputError(f"{where}: `metadata` must be an object.")
-        created = _when(row.get("created_at"), f"{where}: created_at")
+        created = _mem0_start(row, where)
         updated = _when(row.get("updated_at"), f"{where}: updated_at")
         content, kinds = _statement(strip_nul(text).strip())
         mem0_id = str(row.get("id") or "")[:MESSAGE_ID_MAX_CHARS] or _digest(content)
@@ -237,6 +265,94 @@ def parse_mem0(data: Any) -> list[ImportItem]:
                 secret_kinds=kinds,
             )
         )
+    return items
+
+
+# --- our own export ------------------------------------------------------------------------------
+
+
+def _export_row(row: Any, position: int) -> ImportItem | None:
+    """One exported memory as it was: statement, kind, slot, window, status, the version it
+    replaced; None for a rejected one (never a memory)."""
+    where = f"Memory {position}"
+    if not isinstance(row, dict):
+        raise ImportInputError(f"{where} is not an object.")
+    text = row.get("content")
+    if not isinstance(text, str) or not strip_nul(text).strip():
+        raise ImportInputError(f"{where} has no `content` text.")
+    status = row.get("status", "active")
+    if status == "rejected":
+        return None
+    if status not in RESTORED_STATUSES:
+        raise ImportInputError(f"{where}: unknown status {status!r}.")
+    kind = row.get("type", MemoryType.SEMANTIC)
+    if kind not in MemoryType.values:
+        raise ImportInputError(f"{where}: unknown type {kind!r}.")
+    start, end = (
+        _when(row.get("valid_from"), f"{where}: valid_from"),
+        _when(row.get("valid_to"), f"{where}: valid_to"),
+    )
+    if start is not None and end is not None and end < start:
+        raise ImportInputError(f"{where}: valid_to is before valid_from.")
+    content, kinds = _statement(strip_nul(text).strip())
+    export_id = str(row.get("id") or "")[:MESSAGE_ID_MAX_CHARS] or _digest(content)
+    extra = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
+    numbers = {name: row.get(name) for name in ("importance", "confidence")}
+    if any(
+        not isinstance(v, int | float) or isinstance(v, bool) or not 0 <= v <= 1
+        for v in numbers.values()
+        if v is not None
+    ):
+        raise ImportInputError(f"{where}: importance and confidence are numbers from 0 to 1.")
+    return ImportItem(
+        line=position,
+        content=content,
+        conversation=EXPORT_SOURCE,
+        message_ids=[export_id],
+        type=kind,
+        category=str(row.get("category") or "general")[:40],
+        key=str(row.get("key") or "")[:200],
+        importance=float(numbers["importance"] if numbers["importance"] is not None else 0.5),
+        confidence=float(numbers["confidence"] if numbers["confidence"] is not None else 1.0),
+        pinned=row.get("pinned") is True,
+        is_inference=row.get("is_inference") is True,
+        valid_from=start.isoformat() if start else None,
+        valid_to=end.isoformat() if end else None,
+        status=status,
+        supersedes=str(row.get("supersedes") or "")[:MESSAGE_ID_MAX_CHARS],
+        metadata={
+            **_scrubbed(extra),
+            **_export_origin(row),
+            "imported_from": "memory-export",
+            "export_id": export_id,
+        },
+        secret_kinds=kinds,
+    )
+
+
+_ORIGIN = ("source_kind", "source_conversation", "source_message_ids", "extractor_model")
+
+
+def _export_origin(row: dict[str, Any]) -> dict[str, Any]:
+    """Where an exported statement came from and when it was learned, kept in the new entry's
+    metadata (its own provenance is the import); excerpts stay behind (they may quote secrets)."""
+    found = row.get("provenance")
+    provenance: dict[str, Any] = found if isinstance(found, dict) else {}
+    source = {name: provenance[name] for name in _ORIGIN if provenance.get(name)}
+    origin: dict[str, Any] = {"source": _scrubbed(source)} if source else {}
+    if isinstance(row.get("recorded_at"), str):
+        origin["recorded_at"] = row["recorded_at"][:40]
+    return origin
+
+
+def parse_export(value: dict[str, Any]) -> list[ImportItem]:
+    """Our own export (`memory_core.export`), in the order it lists memories (when each was
+    learned), so that a version comes after the one it replaced."""
+    rows = value.get("memories")
+    if not isinstance(rows, list):
+        raise ImportInputError("Not a memory export: expected a `memories` list.")
+    _check_count(len(rows), "memories")
+    items = [item for position, row in enumerate(rows, start=1) if (item := _export_row(row, position))]
     return items
 
 

@@ -31,6 +31,7 @@ from memory_core.errors import MemoryServiceError
 from memory_core.extraction import EXCERPT_MAX_CHARS, RuleBasedExtractor, candidate_start, get_extractor
 from memory_core.extraction.schema import parse_when
 from memory_core.imports.parsers import (
+    EXPORT_SOURCE,
     ImportItem,
     check_format,
     check_size,
@@ -39,6 +40,7 @@ from memory_core.imports.parsers import (
     parse_transcript,
     transcript_source,
 )
+from memory_core.imports.restore import export_state_restore, imported_before
 from memory_core.jobs import enqueue
 from memory_core.llm import LLMError, OfflineMode
 from memory_core.models import ImportJob, Namespace
@@ -185,6 +187,11 @@ def _apply(namespace: Namespace, items: list[ImportItem], *, actor_kind: str) ->
     vectors = embed_remembered(get_embedder(), [item.content for item in items])  # one model call per chunk
     rows = []
     for item, vector in zip(items, vectors, strict=True):
+        if item.conversation == EXPORT_SOURCE and (
+            known := imported_before(namespace=namespace, export_id=item.message_ids[0])
+        ):
+            rows.append(_row(item, AddOutcome(AddAction.IGNORED, known, reason="already imported")))
+            continue
         try:
             with transaction.atomic():
                 outcome = memory_add(
@@ -213,6 +220,10 @@ def _apply(namespace: Namespace, items: list[ImportItem], *, actor_kind: str) ->
                     # Stored as given, like the REST API's adds: merged only into the same wording.
                     exact=item.source_kind == SourceKind.API_IMPORT,
                 )
+                if item.conversation == EXPORT_SOURCE and outcome.entry is not None:
+                    export_state_restore(
+                        namespace=namespace, item=item, entry=outcome.entry, actor_kind=actor_kind
+                    )
         except (MemoryPaused, LLMError):
             raise
         except MemoryServiceError as exc:

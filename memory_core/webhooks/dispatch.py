@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
@@ -117,6 +118,21 @@ def delivery_queue(
         replay_of=replay_of,
     )
     enqueue(DELIVER_TASK, str(delivery.pk), group="webhooks")
+    return delivery
+
+
+def delivery_due_now(*, delivery: WebhookDelivery) -> WebhookDelivery:
+    """A pending delivery waiting out its backoff (a minute after the first failure, hours later
+    on) made due now and queued at once, on commit; one a worker is sending is left to it."""
+    now = timezone.now()
+    due = (
+        WebhookDelivery.objects.filter(pk=delivery.pk, status=DeliveryStatus.PENDING)
+        .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
+        .update(next_attempt_at=now, queued_at=now)
+    )
+    if due:
+        enqueue(DELIVER_TASK, str(delivery.pk), group="webhooks")
+    delivery.refresh_from_db()
     return delivery
 
 

@@ -17,7 +17,7 @@ from memory_core.errors import Conflict, MemoryServiceError, NotFound
 from memory_core.selectors import parse_uuid
 from memory_core.validation import strip_nul
 from memory_core.webhooks.addresses import endpoint_url_check
-from memory_core.webhooks.dispatch import delivery_queue, event_deliver
+from memory_core.webhooks.dispatch import delivery_due_now, delivery_queue, event_deliver
 from memory_core.webhooks.models import WebhookDelivery, WebhookEndpoint
 from memory_core.webhooks.signing import secret_generate
 
@@ -162,7 +162,9 @@ def endpoint_secrets_reseal() -> int:
 
 @transaction.atomic
 def delivery_replay(*, delivery: WebhookDelivery) -> WebhookDelivery:
-    """Send a delivery's event again, as a new delivery (same event id, a fresh signature)."""
+    """Send a delivery's event again at once, as a new delivery (same event id, a fresh
+    signature); one still pending (waiting for its next retry) is sent now instead, so the
+    receiver gets it once, without waiting out the backoff."""
     endpoint = WebhookEndpoint.objects.select_for_update().get(pk=delivery.endpoint_id)
     if not endpoint.enabled:
         raise Conflict("The endpoint is disabled: enable it (PATCH enabled=true) before replaying.")
@@ -170,6 +172,8 @@ def delivery_replay(*, delivery: WebhookDelivery) -> WebhookDelivery:
         raise Conflict("This event's memory was erased: there is nothing left to send.")
     if delivery.event.type == WebhookEventType.PING:
         raise Conflict("A ping is not replayed: send a new one.")
+    if delivery.status == DeliveryStatus.PENDING:
+        return delivery_due_now(delivery=delivery)
     return delivery_queue(event=delivery.event, endpoint=endpoint, replay_of=delivery)
 
 

@@ -31,15 +31,21 @@ TOOLS = {
     "memory_erase_all",
     "memory_history",
     "memory_restore",
+    "memory_job",
     "entity_list",
     "entity_get",
     "entity_correct",
     "entity_merge",
     "entity_erase",
+    "entity_search",
+    "entity_observe",
     "relation_list",
     "relation_get",
     "relation_correct",
     "relation_erase",
+    "relation_create",
+    "graph_read",
+    "graph_clear",
 }
 
 

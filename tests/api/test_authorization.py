@@ -59,6 +59,7 @@ class Endpoint:
     not_served: bool = False  # a mem0 feature answered 501 (after authentication and scoping)
     world_body: Callable[[World, str], Any] | None = None  # a body naming the world's objects
     operators: bool = False  # tenant keys and operators manage these; other people get 403
+    users_only: bool = False  # a person's own (tokens): tenant keys get 403
     # Naming another end user of the same tenant (`user_id=u2`): "by_id", the object is not
     # theirs (404); "list", they reach only their own.
     subject: str | None = None
@@ -97,6 +98,13 @@ def entity(w: World, side: str) -> str:
 
 def relation(w: World, side: str) -> str:
     return f"/api/v1/relations/{w.sides[side].relation.pk}/"  # type: ignore[union-attr]
+
+
+def alices_token(w: World, side: str) -> str:
+    from api.models import UserToken
+
+    pk = UserToken.objects.filter(user__username="alice").values_list("pk", flat=True)[0]
+    return f"/api/v1/tokens/{pk}/"
 
 
 def webhook(w: World, side: str) -> str:
@@ -233,6 +241,45 @@ ENDPOINTS = [
     ),
     Endpoint("relations_list", "get", lambda w, side: "/api/v1/relations/" + _q(side), subject="list"),
     Endpoint(
+        "relations_create",
+        "post",
+        lambda w, side: "/api/v1/relations/",
+        None,
+        "write",
+        by_id=True,
+        subject="by_id",
+        world_body=lambda w, side: {
+            **_who(side),
+            "subject_id": str(w.sides[side].entity.pk),  # type: ignore[union-attr]
+            "predicate": "role",
+            "value": "pilot",
+        },
+    ),
+    Endpoint(
+        "entities_search",
+        "get",
+        lambda w, side: "/api/v1/entities/search/?q=Ana" + _q(side).replace("?", "&"),
+        subject="list",
+    ),
+    Endpoint(
+        "entities_observe",
+        "post",
+        lambda w, side: entity(w, side) + "observations/",
+        lambda side: {**_who(side), "content": "The user's friend is vegetarian."},
+        "write",
+        by_id=True,
+        subject="by_id",
+    ),
+    Endpoint("graph_read", "get", lambda w, side: "/api/v1/graph/" + _q(side), subject="list"),
+    Endpoint(
+        "graph_clear",
+        "post",
+        lambda w, side: "/api/v1/graph/clear/",
+        lambda side: {**_who(side), "confirm": True},
+        "erase",
+        subject="list",
+    ),
+    Endpoint(
         "relation_get", "get", lambda w, side: relation(w, side) + _q(side), by_id=True, subject="by_id"
     ),
     Endpoint(
@@ -356,6 +403,16 @@ ENDPOINTS = [
         moderation=True,
     ),
     # webhooks (tenant keys and operators)
+    Endpoint("tokens_list", "get", lambda w, side: "/api/v1/tokens/", scope=None, users_only=True),
+    Endpoint(
+        "tokens_create",
+        "post",
+        lambda w, side: "/api/v1/tokens/",
+        lambda side: {"name": "script", "scopes": ["read"]},
+        None,
+        users_only=True,
+    ),
+    Endpoint("tokens_revoke", "delete", alices_token, None, None, by_id=True, users_only=True),
     Endpoint("webhooks_list", "get", lambda w, side: "/api/v1/webhooks/", operators=True),
     Endpoint(
         "webhooks_create",
@@ -598,6 +655,40 @@ ENDPOINTS = [
         not_served=True,
     ),
     Endpoint(
+        "mem0_webhooks_project_get",
+        "get",
+        lambda w, side: "/api/v1/webhooks/projects/acme/",
+        tenant_only=True,
+        not_served=True,
+    ),
+    Endpoint(
+        "mem0_webhooks_project_post",
+        "post",
+        lambda w, side: "/api/v1/webhooks/projects/acme/",
+        lambda side: {"url": "https://hooks.example.com/m", "name": "crm", "event_types": ["memory_add"]},
+        "write",
+        tenant_only=True,
+        not_served=True,
+    ),
+    Endpoint(
+        "mem0_webhook_put",
+        "put",
+        lambda w, side: "/api/v1/webhooks/7/",
+        lambda side: {"name": "crm"},
+        "write",
+        tenant_only=True,
+        not_served=True,
+    ),
+    Endpoint(
+        "mem0_webhook_delete",
+        "delete",
+        lambda w, side: "/api/v1/webhooks/7/",
+        None,
+        "erase",
+        tenant_only=True,
+        not_served=True,
+    ),
+    Endpoint(
         "mem0_profile_jobs_get",
         "get",
         lambda w, side: "/v2/profiles/settings/",
@@ -632,6 +723,8 @@ def expected(endpoint: Endpoint, caller: str) -> set[int]:
     if caller == "wrong_scope":
         return {403}
     if caller in ("person", "operator", "other_person") and endpoint.tenant_only:
+        return {403}
+    if caller in ("tenant", "other_tenant") and endpoint.users_only:
         return {403}
     if caller in ("person", "other_person") and (endpoint.moderation or endpoint.operators):
         return {403}
@@ -714,8 +807,8 @@ def _api_routes() -> list[Route]:
         route
         for route in routes()
         if (route.view_class is not None and issubclass(route.view_class, APIView))
-        or route.callback.__module__.startswith("api.")
-    ]
+        or (route.callback.__module__.startswith("api.") and route.callback.__module__ != "api.pages")
+    ]  # api.pages: the /me/tokens/ page, a page with its own tests (tests/api/test_tokens.py)
 
 
 def test_every_api_route_and_method_has_a_row(db, world: World) -> None:

@@ -364,6 +364,40 @@ def test_what_is_not_served_answers_501_naming_it(mem0):
         assert _status(refused) == 501 and feature in refused.value.message
 
 
+def test_mem0_webhook_methods_answer_a_named_refusal_and_native_webhooks_still_work(mem0):
+    """mem0's webhook paths share /api/v1/webhooks/ with ours: each of its methods gets a 501 in
+    JSON that names the native API (not an HTML 404 or a bare 405), and the native routes, by
+    UUID, are untouched."""
+    from mem0.exceptions import MemoryError as Mem0Error
+
+    calls = [
+        lambda: mem0.get_webhooks(project_id="acme"),
+        lambda: mem0.create_webhook(
+            url="https://hooks.example.com/m", name="crm", project_id="acme", event_types=["memory_add"]
+        ),
+        lambda: mem0.update_webhook(webhook_id=7, name="crm", url="https://hooks.example.com/n"),
+        lambda: mem0.delete_webhook(webhook_id=7),
+    ]
+    for call in calls:
+        with pytest.raises(Mem0Error) as refused:
+            call()
+        assert _status(refused) == 501
+        assert "mem0's webhook API is not served" in refused.value.message
+        assert "POST /api/v1/webhooks/" in refused.value.message
+
+    native = mem0.client  # the same credentials, on the native routes
+    created = native.post(
+        "/api/v1/webhooks/", json={"url": "https://hooks.example.com/m", "events": ["memory.added"]}
+    )
+    assert created.status_code == 201, created.text
+    url = f"/api/v1/webhooks/{created.json()['id']}/"
+    assert native.get(url).json()["events"] == ["memory.added"]
+    assert native.patch(url, json={"description": "CRM"}).json()["description"] == "CRM"
+    put = native.put(url, json={"description": "x"})
+    assert put.status_code == 405 and put.headers["content-type"].startswith("application/json")
+    assert native.delete(url).status_code == 204
+
+
 def test_reset_forgets_every_user_and_agent(mem0):
     _add(mem0, "The user is vegetarian.")
     mem0.add("The agent answers in French.", agent_id="support", infer=False)

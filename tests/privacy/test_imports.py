@@ -168,3 +168,24 @@ def test_someone_elses_import_is_not_found(owner, other_user):
     response = client_for(other_user).get(reverse("privacy:import_job", args=[job.pk]))
     assert response.status_code == 404
     assert "Likes tea" not in client_for(other_user).get(URL).content.decode()
+
+
+def test_the_downloaded_export_imports_back_into_another_account_as_it_was(owner, other_user):
+    from memory_core.lifecycle import memory_correct
+    from privacy.services import privacy_remember
+
+    privacy_remember(user=owner, content="The user lives in Lyon.")
+    lyon = MemoryEntry.objects.get(content="The user lives in Lyon.")
+    memory_correct(actor=owner, memory_id=lyon.pk, content="The user lives in Paris.", reason="moved")
+    exported = client_for(owner).get(reverse("privacy:export"))
+    assert exported.status_code == 200
+
+    response = client_for(other_user).post(
+        URL, {"format": "mem0", "file": _upload("me.json", exported.content.decode())}
+    )
+    assert response.status_code in (200, 302), response.content
+    theirs = {e.content: e for e in MemoryEntry.objects.filter(namespace__owner=other_user)}
+    assert set(theirs) == {"The user lives in Lyon.", "The user lives in Paris."}
+    assert theirs["The user lives in Lyon."].status == MemoryStatus.SUPERSEDED
+    assert theirs["The user lives in Lyon."].superseded_by == theirs["The user lives in Paris."]
+    assert theirs["The user lives in Paris."].status == MemoryStatus.ACTIVE

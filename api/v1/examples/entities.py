@@ -113,3 +113,54 @@ RELATIONS_CORRECT = [
         response_only=True,
     ),
 ]
+
+# --- Search, the graph page, direct links (issue 31) ----------------------------------------------
+
+ENTITIES_SEARCH = [
+    OpenApiExample(
+        "Found by meaning: a statement about him",
+        value={"results": [{**_ANA, **_MARC, "aliases": ["marc"], "score": 0.61, "matched": "memory"}]},
+        response_only=True,
+    )
+]
+GRAPH_READ = [
+    OpenApiExample(
+        "The first page of a user's graph",
+        value={"count": 2, "next_offset": 1, "entities": [_ANA], "relations": [_RELATION, _SPOUSE]},
+        response_only=True,
+    )
+]
+GRAPH_CLEAR = [
+    OpenApiExample("Only when asked", value={"confirm": True, "user_id": "u1"}, request_only=True),
+    OpenApiExample("What went", value={"entities": 2, "relations": 3}, response_only=True),
+]
+RELATIONS_CREATE = [
+    OpenApiExample(
+        "Marc is Ana's husband",
+        value={
+            "user_id": "u1",
+            "subject_id": _ANA["id"],
+            "predicate": "spouse",
+            "object_id": _MARC["id"],
+            "label": "husband",
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Linked, resting on a statement written for it",
+        value={**_SPOUSE, "statement": {"id": _SOURCE["id"], "content": "Ana's husband is Marc."}},
+        response_only=True,
+        status_codes=["201"],
+    ),
+]
+ENTITIES_OBSERVE = [
+    OpenApiExample(
+        "An observation", value={"user_id": "u1", "content": "Ana is vegetarian."}, request_only=True
+    ),
+    OpenApiExample(
+        "Stored and linked",
+        value={"entity": _ANA, "memory": {**_SOURCE, "content": "Ana is vegetarian."}},
+        response_only=True,
+        status_codes=["201"],
+    ),
+]
