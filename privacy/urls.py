@@ -30,6 +30,19 @@ urlpatterns = [
     path("people/<uuid:entity_id>/merge/", people.person_merge, name="person_merge"),
     path("people/<uuid:entity_id>/split/", people.person_split, name="person_split"),
     path("people/<uuid:entity_id>/erase/", people.person_erase, name="person_erase"),
+    path(
+        "people/<uuid:entity_id>/relations/<uuid:relation_id>/correct/",
+        people.relation_correct,
+        name="relation_correct",
+    ),
+    path(
+        "people/<uuid:entity_id>/relations/<uuid:relation_id>/end/", people.relation_end, name="relation_end"
+    ),
+    path(
+        "people/<uuid:entity_id>/relations/<uuid:relation_id>/erase/",
+        people.relation_erase,
+        name="relation_erase",
+    ),
     path("moderation/", views.moderation, name="moderation"),
     path("moderation/procedures/new/", views.procedure_create_view, name="procedure_create"),
     path(
