@@ -18,6 +18,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -34,7 +35,7 @@ from memory_core.lifecycle import (
     memory_pause,
     memory_unhide,
 )
-from memory_core.models import MemoryEntry
+from memory_core.models import CONTENT_MAX_CHARS, MemoryEntry
 from memory_core.moderation import (
     current_procedures,
     flag_dismiss,
@@ -62,6 +63,7 @@ from privacy.selectors import (
     MemoryFilters,
     Scope,
     counted_page,
+    earlier_version_matches,
     memory_cards,
     memory_rows,
     memory_search,
@@ -105,14 +107,14 @@ def _entry_url(entry_id: Any) -> str:
 # --- What the AI knows about me --------------------------------------------------------------
 
 
-@login_required
-@require_GET
-def index(request: HtmxHttpRequest) -> HttpResponse:
+def _list_context(request: HtmxHttpRequest) -> dict[str, Any]:
+    """What /me/ shows: the totals, the list as filtered, the archived ones and the banners."""
     waiting = pending_erasures_settle(user=request.user)  # what is past its Undo window goes now
     filters = MemoryFilters.from_query(request.GET)
     scope = Scope.of(request.user)  # the namespaces, resolved once for the totals and the page
     totals = memory_totals(user=request.user, exclude=waiting, scope=scope)
-    rows = memory_search(user=request.user, filters=filters, exclude=waiting, scope=scope)
+    earlier = earlier_version_matches(user=request.user, query=filters.q, scope=scope) if filters.q else {}
+    rows = memory_search(user=request.user, filters=filters, exclude=waiting, scope=scope, also=list(earlier))
     paginator = Paginator(rows, PAGE_SIZE)
     known = totals.count(filters)
     if known is not None:
@@ -121,6 +123,10 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
         page = counted_page(rows, paginator, request.GET.get("page"))  # the page and its count in one query
     else:
         page = paginator.get_page(request.GET.get("page"))
+    cards = memory_rows(user=request.user, entries=list(page.object_list))
+    for card in cards:
+        card.found_earlier = earlier.get(card.entry.pk, "")
+    shown_all, shown_groups = totals.of_status(filters)
     context = {
         # Archived ones are counted by the totals: listed only when there are some.
         "archived": list(archived_entries(actor=request.user).exclude(pk__in=waiting)[:ARCHIVED_SHOWN])
@@ -129,8 +135,10 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
         "archived_count": totals.archived,
         "namespace": namespace_for_user(user=request.user),
         "filters": filters,
-        "cards": memory_rows(user=request.user, entries=list(page.object_list)),
+        "cards": cards,
         "totals": totals,
+        "shown_all": shown_all,
+        "shown_groups": shown_groups,
         "decisions": list(rule_decisions(user=request.user)),
         "group_choices": GROUPS,
         "status_choices": STATUS_CHOICES,
@@ -139,10 +147,16 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
         "undo": _undo_banner(request),
         "embedding_hint": local_model_serves_poorly(actor=request.user),
     }
+    return context
+
+
+@login_required
+@require_GET
+def index(request: HtmxHttpRequest) -> HttpResponse:
     template = "privacy/index.html"
     if request.htmx and request.htmx.target == "memory-list":
         template += "#memory_list"
-    return render(request, template, context)
+    return render(request, template, _list_context(request))
 
 
 # The Undo banner of the last bulk action, kept in the session for the next page only.
@@ -250,16 +264,32 @@ def _entry_response(request: HtmxHttpRequest, entry: MemoryEntry, done: str, err
     return redirect(_entry_url(entry.pk))
 
 
+def _remember_refused(request: HtmxHttpRequest, content: str, kind: str, error: str) -> HttpResponse:
+    """/me/ again with the "remember" form open, holding what was typed, and the reason (a 400)."""
+    context = {
+        **_list_context(request),
+        "remember_text": content,
+        "remember_kind": kind,
+        "remember_error": error,
+    }
+    return render(request, "privacy/index.html", context, status=400)
+
+
 @login_required
 @require_POST
-def remember(request: HttpRequest) -> HttpResponse:
+def remember(request: HtmxHttpRequest) -> HttpResponse:
+    content, kind = request.POST.get("content", ""), request.POST.get("kind", "fact")
+    if len(content.strip()) > CONTENT_MAX_CHARS:
+        # Refused whole, never cut: the form has no maxlength, so a long paste arrives intact.
+        error = _(
+            "This is %(length)s characters long; one memory holds at most %(limit)s. Nothing was saved: "
+            "shorten it, or keep the part that matters, or add it as several memories, one statement each."
+        ) % {"length": f"{len(content.strip()):,}", "limit": f"{CONTENT_MAX_CHARS:,}"}
+        return _remember_refused(request, content, kind, error)
     try:
-        outcome = privacy_remember(
-            user=request.user, content=request.POST.get("content", ""), kind=request.POST.get("kind", "fact")
-        )
+        outcome = privacy_remember(user=request.user, content=content, kind=kind)
     except MemoryServiceError as exc:
-        messages.error(request, _error_text(exc))
-        return redirect("privacy:index")
+        return _remember_refused(request, content, kind, _error_text(exc))
     # The message never repeats the content: flash messages may be stored in the session.
     (messages.warning if outcome.action == "rejected" else messages.success)(
         request, str(_OUTCOMES[outcome.action])
