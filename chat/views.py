@@ -33,6 +33,7 @@ from chat.selectors import (
     conversation_list,
     conversation_notices,
     conversation_turns,
+    mark_learning,
     message_access,
     taught_by_messages,
     turn_for_message,
@@ -102,6 +103,7 @@ def _page(request: HtmxHttpRequest, conversation: Conversation | None, **extra: 
     if conversation is not None:
         context["turns"] = conversation_turns(user=request.user, conversation=conversation)
         context["notices"] = conversation_notices(user=request.user, conversation=conversation)
+        mark_learning(context["turns"], context["notices"].learning)
     return {**context, **extra}
 
 
