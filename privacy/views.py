@@ -19,7 +19,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from chat.erasure import memory_erase_all_with_sources, memory_erase_with_sources
@@ -162,15 +162,15 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
 # The Undo banner of the last bulk action, kept in the session for the next page only.
 _UNDO_KEY = "privacy_undo"
 _BULK_DONE = {
-    "hide": "Hidden: the assistant will not use {n}.",
-    "unhide": "The assistant may use {n} again.",
-    "erase": "Erasing {n} for good in {s} seconds.",
+    "hide": gettext_lazy("Hidden: the assistant will not use %(n)s."),
+    "unhide": gettext_lazy("The assistant may use %(n)s again."),
+    "erase": gettext_lazy("Erasing %(n)s for good in %(s)s seconds."),
 }
 _UNDO_ACTION = {"hide": "unhide", "unhide": "hide"}
 
 
 def _plural(n: int) -> str:
-    return f"{n} memor{'y' if n == 1 else 'ies'}"
+    return ngettext("%(n)d memory", "%(n)d memories", n) % {"n": n}
 
 
 def _undo_banner(request: HttpRequest) -> dict[str, Any] | None:
@@ -191,7 +191,7 @@ def bulk(request: HttpRequest) -> HttpResponse:
     action = request.POST.get("action", "")
     ids = request.POST.getlist("ids")
     if not ids:
-        messages.error(request, "Select one or more memories first.")
+        messages.error(request, _("Select one or more memories first."))
         return _back_to_list(request)
     try:
         result = bulk_apply(user=request.user, action=action, ids=ids)
@@ -199,7 +199,7 @@ def bulk(request: HttpRequest) -> HttpResponse:
         messages.error(request, _error_text(exc))
         return _back_to_list(request)
     if result.done:
-        text = _BULK_DONE[action].format(n=_plural(len(result.done)), s=UNDO_SECONDS)
+        text = str(_BULK_DONE[action]) % {"n": _plural(len(result.done)), "s": UNDO_SECONDS}
         undo: dict[str, Any] = {"text": text}
         if result.pending is not None:
             undo["pending"] = result.pending.pk
@@ -208,7 +208,9 @@ def bulk(request: HttpRequest) -> HttpResponse:
         request.session[_UNDO_KEY] = undo
     if result.skipped:
         left = _plural(result.skipped)
-        messages.warning(request, f"{left} left as they were (not yours, or not possible).")
+        messages.warning(
+            request, _("%(left)s left as they were (not yours, or not possible).") % {"left": left}
+        )
     return _back_to_list(request)
 
 
@@ -220,7 +222,7 @@ def erasure_undo_view(request: HttpRequest) -> HttpResponse:
     except NotFound as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, f"Undone: {_plural(restored)} kept.")
+        messages.success(request, _("Undone: %(n)s kept.") % {"n": _plural(restored)})
     return _back_to_list(request)
 
 
@@ -312,26 +314,28 @@ def correct(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
         return _entry_response(
             request, memory_access(actor=request.user, memory_id=memory_id), "", _error_text(exc)
         )
-    return _entry_response(request, new, "Corrected. The old version is kept in the history as superseded.")
+    return _entry_response(
+        request, new, _("Corrected. The old version is kept in the history as superseded.")
+    )
 
 
 @login_required
 @require_POST
 def hide(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
-    return _status_change(request, memory_id, memory_hide, "Hidden: the assistant will not use it.")
+    return _status_change(request, memory_id, memory_hide, _("Hidden: the assistant will not use it."))
 
 
 @login_required
 @require_POST
 def unhide(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
-    return _status_change(request, memory_id, memory_unhide, "The assistant may use it again.")
+    return _status_change(request, memory_id, memory_unhide, _("The assistant may use it again."))
 
 
 @login_required
 @require_POST
 def restore(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
     return _status_change(
-        request, memory_id, memory_restore, "Restored: the assistant uses it again, and the job keeps it."
+        request, memory_id, memory_restore, _("Restored: the assistant uses it again, and the job keeps it.")
     )
 
 
@@ -360,8 +364,12 @@ def erase(request: HttpRequest, memory_id: Any) -> HttpResponse:
                 erase_sources=request.POST.get("erase_sources") == "on",
             )
             deleted = receipt.conversations
-            note = f" {deleted} conversation{'s' if deleted != 1 else ''} deleted too." if deleted else ""
-            messages.success(request, "Erased for good, with its older versions." + note)
+            note = (
+                " " + ngettext("%(n)d conversation deleted too.", "%(n)d conversations deleted too.", deleted)
+                if deleted
+                else ""
+            ) % {"n": deleted}
+            messages.success(request, _("Erased for good, with its older versions.") + note)
             return redirect("privacy:index")
         versions = memory_versions(actor=request.user, memory_id=memory_id)
         conversations = list(conversations_for_memory(user=request.user, memory_id=memory_id))
@@ -420,9 +428,9 @@ def pause(request: HttpRequest) -> HttpResponse:
     memory_pause(actor=request.user, paused=paused)
     messages.success(
         request,
-        "Memory paused: the assistant neither recalls nor learns anything until you resume."
+        _("Memory paused: the assistant neither recalls nor learns anything until you resume.")
         if paused
-        else "Memory resumed.",
+        else _("Memory resumed."),
     )
     return redirect("privacy:index")
 
