@@ -201,6 +201,9 @@ class Notices:
     learning: set[str] = field(default_factory=set)
 
 
+# The trigger of a job that reads one turn as soon as it is answered (chat.services, offline).
+TURN_TRIGGER = "turn"
+
 # Outcome counts of a job, as a person would say them.
 _COUNTED = {
     "added": gettext_lazy("%(count)d new"),
@@ -221,7 +224,10 @@ def conversation_notices(*, user: Any, conversation: Conversation) -> Notices:
     for job in jobs:
         if job.status == ExtractionStatus.FAILED:
             notices.failed.append(job)
-        elif job.status == ExtractionStatus.DONE and job.result.get("changed"):
+        elif (
+            job.status == ExtractionStatus.DONE and job.result.get("changed") and job.trigger != TURN_TRIGGER
+        ):
+            # A job of one turn ("turn") shows what it learned at that turn's reply, with Undo.
             counts = [
                 str(label) % {"count": job.result[name]}
                 for name, label in _COUNTED.items()

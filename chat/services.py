@@ -18,6 +18,7 @@ from django.utils.translation import gettext_lazy
 
 from chat.models import Conversation, Message
 from chat.prompting import build_messages, offline_summary, recent_window
+from chat.selectors import TURN_TRIGGER
 from chat.style import STYLE_MAX, current_style, style_block, style_preferences
 from chat.turn_writes import message_insert, reply_insert
 from memory_core import judgement
@@ -522,7 +523,7 @@ def _maybe_extract_every_n(conversation: Conversation, *, per_turn: bool = False
     every = 1 if per_turn else settings.CHAT_EXTRACT_EVERY_N_TURNS
     if every > 0 and conversation.unextracted_turns >= every:
         _extract_pending(
-            conversation=conversation, trigger="turn" if per_turn else "every_n_turns", at_least=every
+            conversation=conversation, trigger=TURN_TRIGGER if per_turn else "every_n_turns", at_least=every
         )
 
 
