@@ -266,6 +266,14 @@ def _entry_response(request: HtmxHttpRequest, entry: MemoryEntry, done: str, err
     return redirect(_entry_url(entry.pk))
 
 
+def _too_long(content: str) -> str:
+    """Why a text over a memory's limit is refused whole (the forms have no maxlength: never cut)."""
+    return _(
+        "This is %(length)s characters long; one memory holds at most %(limit)s. Nothing was saved: "
+        "shorten it, or keep the part that matters, or add it as several memories, one statement each."
+    ) % {"length": f"{len(content.strip()):,}", "limit": f"{CONTENT_MAX_CHARS:,}"}
+
+
 def _remember_refused(request: HtmxHttpRequest, content: str, kind: str, error: str) -> HttpResponse:
     """/me/ again with the "remember" form open, holding what was typed, and the reason (a 400)."""
     context = {
@@ -282,12 +290,7 @@ def _remember_refused(request: HtmxHttpRequest, content: str, kind: str, error: 
 def remember(request: HtmxHttpRequest) -> HttpResponse:
     content, kind = request.POST.get("content", ""), request.POST.get("kind", "fact")
     if len(content.strip()) > CONTENT_MAX_CHARS:
-        # Refused whole, never cut: the form has no maxlength, so a long paste arrives intact.
-        error = _(
-            "This is %(length)s characters long; one memory holds at most %(limit)s. Nothing was saved: "
-            "shorten it, or keep the part that matters, or add it as several memories, one statement each."
-        ) % {"length": f"{len(content.strip()):,}", "limit": f"{CONTENT_MAX_CHARS:,}"}
-        return _remember_refused(request, content, kind, error)
+        return _remember_refused(request, content, kind, _too_long(content))
     try:
         outcome = privacy_remember(user=request.user, content=content, kind=kind)
     except MemoryServiceError as exc:
@@ -302,18 +305,33 @@ def remember(request: HtmxHttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def correct(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
+    content = request.POST.get("content", "")
     try:
+        if len(content.strip()) > CONTENT_MAX_CHARS:
+            raise MemoryServiceError(_too_long(content))
         new = memory_correct(
             actor=request.user,
             memory_id=memory_id,
-            content=request.POST.get("content", ""),
+            content=content,
             reason=request.POST.get("reason", "").strip()[:500],
         )
     except MemoryServiceError as exc:
         _raise_for_access(exc)
-        return _entry_response(
-            request, memory_access(actor=request.user, memory_id=memory_id), "", _error_text(exc)
-        )
+        entry = memory_access(actor=request.user, memory_id=memory_id)
+        if request.htmx:
+            card = memory_cards(user=request.user, entries=[entry])[0]
+            context = {"card": card, "error": _error_text(exc), "expanded": True, "typed": content}
+            return render(request, "privacy/index.html#entry", context)  # htmx swaps 2xx only
+        # The memory's page again, its correct form open and holding what was typed.
+        page = memory_page(user=request.user, memory_id=entry.pk)
+        context = {
+            "page": page,
+            "card": page.card,
+            "entry": page.entry,
+            "error": _error_text(exc),
+            "typed": content,
+        }
+        return render(request, "privacy/memory.html", context, status=400)
     return _entry_response(
         request, new, _("Corrected. The old version is kept in the history as superseded.")
     )

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from chat.models import Conversation
 from memory_core.models import CONTENT_MAX_CHARS, MemoryEntry
-from tests.chat.helpers import client_for, conversation, say
+from tests.chat.helpers import client_for, conversation, remember, say
 
 pytestmark = pytest.mark.django_db
 
@@ -67,3 +67,19 @@ def test_erasing_with_its_conversations_deletes_the_replies_that_quoted_it(owner
     assert response.status_code == 302
     assert not MemoryEntry.objects.filter(pk=entry.pk).exists()
     assert not Conversation.objects.filter(pk=conv.pk).exists()
+
+
+def test_a_long_correction_is_refused_whole_and_kept_in_its_form(owner):
+    entry = remember(owner, "The user keeps bees.")
+    client = client_for(owner)
+    text = "The user keeps bees on the roof of the town hall. " * 50
+    page = client.post(reverse("privacy:correct", args=[entry.pk]), {"content": text})
+    html = page.content.decode()
+    assert page.status_code == 400 and "Nothing was saved" in html and text.strip()[-100:] in html
+    assert '<details class="correct" open>' in html
+    row = client.post(
+        reverse("privacy:correct", args=[entry.pk]), {"content": text}, headers={"HX-Request": "true"}
+    )
+    assert "Nothing was saved" in row.content.decode() and text.strip()[-100:] in row.content.decode()
+    entry.refresh_from_db()
+    assert entry.content == "The user keeps bees." and entry.status == "active"
