@@ -206,10 +206,15 @@ def test_relations_are_corrected_and_ended_on_the_people_page(owner, login, erro
     expect(page.locator(".entity-facts").first).to_contain_text("Married to: Ana")
     expect(page.locator("body")).not_to_contain_text("Ana’s married to")
     page.goto(f"/me/people/{ana.pk}/")
+    # By keyboard alone: open the relation's Change, type the new value, Enter.
     item = page.locator(f"#relation-{role.pk}")
-    item.locator("details.relation-actions > summary").click()
-    item.get_by_label("What is true instead").fill("midwife")
-    item.get_by_role("button", name="Save").click()
+    item.locator("details.relation-actions > summary").focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.name") == "value"
+    page.keyboard.press("Control+A")
+    page.keyboard.type("midwife")
+    page.keyboard.press("Enter")
     expect(page.locator(".flash")).to_contain_text("Corrected.")
     expect(page.locator(f"#relation-{role.pk}")).to_contain_text("Works as: midwife")
     check(page, "third-person-relations", "phone")
