@@ -102,9 +102,8 @@ def _turns(user: Any, messages: list[Message], incognito: bool = False) -> list[
     for turn in turns:
         if turn.reply is not None and turn.reply.recall_ref:
             turn.memories = recalled.get(turn.reply.recall_ref, [])
-    taught = taught_by_messages(user=user, messages=[t.message for t in turns if t.message.role == "user"])
-    for turn in turns:
-        turn.taught = taught.get(str(turn.message.pk), [])
+    for turn, entries in zip(turns, turn_taught(user=user, turns=turns), strict=True):
+        turn.taught = entries
     answered = [] if incognito else [t for t in turns if t.reply is not None]
     styles = style_at(user=user, moments=[t.reply.created_at for t in answered if t.reply is not None])
     for turn in answered:
@@ -146,6 +145,19 @@ def taught_by_messages(*, user: Any, messages: list[Message]) -> dict[str, list[
         for message_id in set(mention.source_message_ids) & set(ids):
             found.setdefault(message_id, {}).setdefault(mention.entry_id, mention.entry)
     return {message_id: list(entries.values()) for message_id, entries in found.items()}
+
+
+def turn_taught(*, user: Any, turns: list[Turn]) -> list[list[MemoryEntry]]:
+    """What each turn taught: learned from its user message or from its reply (an extraction may
+    rest a statement on what the assistant said), each memory once."""
+    said = [m for t in turns for m in (t.message, t.reply) if m is not None]
+    taught = taught_by_messages(user=user, messages=said)
+    found = []
+    for turn in turns:
+        ids = [str(m.pk) for m in (turn.message, turn.reply) if m is not None]
+        entries = {e.pk: e for i in dict.fromkeys(ids) for e in taught.get(i, [])}
+        found.append(list(entries.values()))
+    return found
 
 
 def conversation_turns(*, user: Any, conversation: Conversation) -> list[Turn]:

@@ -12,7 +12,7 @@ from chat.models import Message
 from memory_core.extraction import extraction_run
 from memory_core.llm import OFFLINE_PREAMBLE
 from memory_core.models import ExtractionJob, ExtractionStatus, MemoryEntry
-from tests.chat.helpers import client_for, conversation
+from tests.chat.helpers import client_for, conversation, remember, say
 
 pytestmark = pytest.mark.django_db
 
@@ -95,3 +95,21 @@ def test_offline_replies_speak_chinese_to_a_chinese_message(owner, django_captur
     assert "language model" not in reply and "memories" not in reply
     assert "离线" in reply
     assert "Memory updated" not in turn and "用户对花生过敏。" in turn
+
+
+def test_a_memory_resting_on_the_reply_shows_at_that_turn_and_can_be_undone(owner):
+    conv = conversation(owner)
+    message, reply = say(owner, conv, "Which tea goes with lunch?")
+    entry = remember(
+        owner,
+        "The user drinks jasmine tea with lunch.",
+        source_kind="extracted",
+        source_conversation=str(conv.pk),
+        source_message_ids=(str(reply.pk),),
+    )
+    client = client_for(owner)
+    page = client.get(reverse("chat:conversation", args=[conv.pk])).content.decode()
+    turn = page.split(f'id="m-{message.pk}"', 1)[1]
+    assert "Memory updated" in turn and f'href="/me/memories/{entry.pk}/"' in turn
+    assert client.post(reverse("chat:memory_undo", args=[conv.pk, message.pk, entry.pk])).status_code == 302
+    assert not MemoryEntry.objects.filter(pk=entry.pk).exists()
