@@ -360,16 +360,16 @@ class MemoryCard:
     history: list[MemoryEvent] = field(default_factory=list)
     corrected_from: str = ""  # the older version's text, when this one replaced it
     found_earlier: str = ""  # a search matched this earlier wording (`earlier_version_matches`)
-
-    @property
-    def by_meaning(self) -> bool:
-        """A search found it by meaning alone (neither its words nor an earlier version's)."""
-        return getattr(self.entry, "by_words", True) is False and not self.found_earlier
     patterns: dict[str, str] = field(default_factory=dict, repr=False)  # url_patterns(), shared by a list
 
     @property
     def group(self) -> str:
         return group_of(self.entry)
+
+    @property
+    def by_meaning(self) -> bool:
+        """A search found it by meaning alone (neither its words nor an earlier version's)."""
+        return getattr(self.entry, "by_words", True) is False and not self.found_earlier
 
     def _patterns(self) -> dict[str, str]:
         if not self.patterns:

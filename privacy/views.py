@@ -8,13 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.paginator import Paginator
 from django.core.serializers.json import DjangoJSONEncoder
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -37,19 +35,10 @@ from memory_core.lifecycle import (
 )
 from memory_core.models import CONTENT_MAX_CHARS, MemoryEntry
 from memory_core.moderation import (
-    current_procedures,
-    flag_dismiss,
-    flagged_writes,
-    is_operator,
-    pending_procedures,
-    procedure_approve,
-    procedure_create,
-    procedure_reject,
     rule_decisions,
-    shared_namespaces,
 )
 from memory_core.selectors import erasure_receipts, memory_access, memory_entries_by_ids, memory_versions
-from memory_core.services import default_org_namespace, namespace_for_user
+from memory_core.services import namespace_for_user
 from privacy.bulk import (
     UNDO_SECONDS,
     bulk_apply,
@@ -57,6 +46,7 @@ from privacy.bulk import (
     pending_erasures_settle,
 )
 from privacy.memory_page import memory_page
+from privacy.page_errors import error_text, raise_for_access
 from privacy.selectors import (
     GROUPS,
     STATUS_CHOICES,
@@ -85,19 +75,6 @@ _OUTCOMES = {
     ),
     "rejected": gettext_lazy("Not stored: it looks like a secret, and secrets are never remembered."),
 }
-
-
-def _error_text(exc: MemoryServiceError) -> str:
-    details = [f"{name}: {' '.join(errors)}" for name, errors in exc.field_errors.items()]
-    return " ".join([exc.message, *details])
-
-
-def _raise_for_access(exc: MemoryServiceError) -> None:
-    """Missing and someone else's answer 404 alike; read-only and operator-only answer 403."""
-    if isinstance(exc, NotFound):
-        raise Http404(exc.message) from exc
-    if isinstance(exc, PermissionDenied):
-        raise DjangoPermissionDenied(exc.message) from exc
 
 
 def _entry_url(entry_id: Any) -> str:
@@ -196,7 +173,7 @@ def bulk(request: HttpRequest) -> HttpResponse:
     try:
         result = bulk_apply(user=request.user, action=action, ids=ids)
     except MemoryServiceError as exc:
-        messages.error(request, _error_text(exc))
+        messages.error(request, error_text(exc))
         return _back_to_list(request)
     if result.done:
         text = str(_BULK_DONE[action]) % {"n": _plural(len(result.done)), "s": UNDO_SECONDS}
@@ -233,7 +210,7 @@ def memory_detail(request: HttpRequest, memory_id: Any) -> HttpResponse:
     try:
         page = memory_page(user=request.user, memory_id=memory_id)
     except MemoryServiceError as exc:
-        _raise_for_access(exc)
+        raise_for_access(exc)
         raise
     return render(request, "privacy/memory.html", {"page": page, "card": page.card, "entry": page.entry})
 
@@ -246,7 +223,7 @@ def memory_row(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
     try:
         entry = memory_access(actor=request.user, memory_id=memory_id)
     except MemoryServiceError as exc:
-        _raise_for_access(exc)
+        raise_for_access(exc)
         raise
     if not request.htmx:
         return redirect(_entry_url(entry.pk))
@@ -294,7 +271,7 @@ def remember(request: HtmxHttpRequest) -> HttpResponse:
     try:
         outcome = privacy_remember(user=request.user, content=content, kind=kind)
     except MemoryServiceError as exc:
-        return _remember_refused(request, content, kind, _error_text(exc))
+        return _remember_refused(request, content, kind, error_text(exc))
     # The message never repeats the content: flash messages may be stored in the session.
     (messages.warning if outcome.action == "rejected" else messages.success)(
         request, str(_OUTCOMES[outcome.action])
@@ -316,11 +293,11 @@ def correct(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
             reason=request.POST.get("reason", "").strip()[:500],
         )
     except MemoryServiceError as exc:
-        _raise_for_access(exc)
+        raise_for_access(exc)
         entry = memory_access(actor=request.user, memory_id=memory_id)
         if request.htmx:
             card = memory_cards(user=request.user, entries=[entry])[0]
-            context = {"card": card, "error": _error_text(exc), "expanded": True, "typed": content}
+            context = {"card": card, "error": error_text(exc), "expanded": True, "typed": content}
             return render(request, "privacy/index.html#entry", context)  # htmx swaps 2xx only
         # The memory's page again, its correct form open and holding what was typed.
         page = memory_page(user=request.user, memory_id=entry.pk)
@@ -328,7 +305,7 @@ def correct(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
             "page": page,
             "card": page.card,
             "entry": page.entry,
-            "error": _error_text(exc),
+            "error": error_text(exc),
             "typed": content,
         }
         return render(request, "privacy/memory.html", context, status=400)
@@ -361,9 +338,9 @@ def _status_change(request: HtmxHttpRequest, memory_id: Any, service: Any, done:
     try:
         entry = service(actor=request.user, memory_id=memory_id)
     except MemoryServiceError as exc:
-        _raise_for_access(exc)
+        raise_for_access(exc)
         return _entry_response(
-            request, memory_access(actor=request.user, memory_id=memory_id), "", _error_text(exc)
+            request, memory_access(actor=request.user, memory_id=memory_id), "", error_text(exc)
         )
     return _entry_response(request, entry, done)
 
@@ -392,7 +369,7 @@ def erase(request: HttpRequest, memory_id: Any) -> HttpResponse:
         versions = memory_versions(actor=request.user, memory_id=memory_id)
         conversations = list(conversations_for_memory(user=request.user, memory_id=memory_id))
     except MemoryServiceError as exc:
-        _raise_for_access(exc)
+        raise_for_access(exc)
         raise
     return render(
         request,
@@ -466,90 +443,3 @@ def activity(request: HttpRequest) -> HttpResponse:
         "forgetting": forgetting_runs(actor=request.user),
     }
     return render(request, "privacy/activity.html", context)
-
-
-# --- Moderation (operators) ------------------------------------------------------------------
-
-
-def _require_operator(request: HttpRequest) -> None:
-    if not is_operator(request.user):
-        raise DjangoPermissionDenied("Moderation is for operators.")
-
-
-@login_required
-@require_GET
-def moderation(request: HttpRequest) -> HttpResponse:
-    _require_operator(request)
-    default_org_namespace()
-    show_dismissed = request.GET.get("dismissed") == "1"
-    context = {
-        "pending": list(pending_procedures(operator=request.user)),
-        "flags": list(flagged_writes(operator=request.user, include_dismissed=show_dismissed)[:200]),
-        "show_dismissed": show_dismissed,
-        "namespaces": list(shared_namespaces(operator=request.user)),
-        "procedures": list(current_procedures(operator=request.user)[:500]),
-        "default_namespace": settings.DEFAULT_ORG_NAMESPACE,
-    }
-    return render(request, "privacy/moderation.html", context)
-
-
-def _moderate(request: HttpRequest, action: Any, done: str) -> HttpResponse:
-    _require_operator(request)
-    try:
-        action()
-    except MemoryServiceError as exc:
-        _raise_for_access(exc)
-        messages.error(request, _error_text(exc))
-    else:
-        messages.success(request, done)
-    return redirect("privacy:moderation")
-
-
-@login_required
-@require_POST
-def procedure_approve_view(request: HttpRequest, memory_id: Any) -> HttpResponse:
-    return _moderate(
-        request,
-        lambda: procedure_approve(
-            operator=request.user,
-            memory_id=memory_id,
-            content=request.POST.get("content") or None,
-            namespace_path=request.POST.get("namespace_path") or None,
-            reason=request.POST.get("reason", "").strip()[:500],
-        ),
-        "Approved: assistants with access to the namespace use it from now on.",
-    )
-
-
-@login_required
-@require_POST
-def procedure_reject_view(request: HttpRequest, memory_id: Any) -> HttpResponse:
-    return _moderate(
-        request,
-        lambda: procedure_reject(
-            operator=request.user, memory_id=memory_id, reason=request.POST.get("reason", "")
-        ),
-        "Rejected.",
-    )
-
-
-@login_required
-@require_POST
-def procedure_create_view(request: HttpRequest) -> HttpResponse:
-    return _moderate(
-        request,
-        lambda: procedure_create(
-            operator=request.user,
-            namespace_path=request.POST.get("namespace_path", ""),
-            content=request.POST.get("content", ""),
-            category=request.POST.get("category", "sop"),
-            key=request.POST.get("key", ""),
-        ),
-        "Procedure saved and active.",
-    )
-
-
-@login_required
-@require_POST
-def flag_dismiss_view(request: HttpRequest, flag_id: int) -> HttpResponse:
-    return _moderate(request, lambda: flag_dismiss(operator=request.user, flag_id=flag_id), "Flag dismissed.")
