@@ -1,7 +1,8 @@
 """ "People and places" (/me/people/, issue 19): the entities the user's memories speak of, what the
 assistant knows about each (its current relations, and what no longer holds) and the memories it
-rests on, with correct, merge, split and erase. Function views over `memory_core.entities`; every
-form posts to a real URL and answers with a redirect, so the pages work without JavaScript."""
+rests on, with correct, merge, split and erase; each relation corrected, ended or erased on its own
+(issue 32). Function views over `memory_core.entities`; every form posts to a real URL and answers
+with a redirect, so the pages work without JavaScript."""
 
 from __future__ import annotations
 
