@@ -27,6 +27,8 @@ ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
 MEMORIES_START = "<memories>"
 MEMORIES_END = "</memories>"
 
+# A recalled memory's prompt line (`memory_core.recall.prompt.memory_line`).
+_LINE_LABEL = re.compile(r"^- \[[^\]]*?dated (?P<date>\d{4}-\d{2}-\d{2})[^\]]*\] (?P<text>.+)$")
 _MEMORIES_BLOCK = re.compile(re.escape(MEMORIES_START) + r"(.*?)" + re.escape(MEMORIES_END), re.S)
 
 # Said in the active language (locale/*/LC_MESSAGES/django.po); the chat activates the user's.
@@ -308,7 +310,9 @@ class OfflineProvider:
 
     @staticmethod
     def _reply(messages: list[dict[str, Any]], *, notice: bool = True) -> str:
-        lines = _memory_lines(messages)
+        # The labels in front of each line are for a model ("[fact, dated …, source: …]"): a person
+        # reads the statement and its date, in whatever language the reply is in.
+        lines = [_LINE_LABEL.sub(r"- \g<text> (\g<date>)", line) for line in _memory_lines(messages)]
         preamble = f"{OFFLINE_PREAMBLE}\n\n" if notice else ""
         if not lines:
             return f"{preamble}{OFFLINE_WITHOUT_MEMORIES}"

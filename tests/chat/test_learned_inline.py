@@ -95,6 +95,11 @@ def test_offline_replies_speak_chinese_to_a_chinese_message(owner, django_captur
     assert "language model" not in reply and "memories" not in reply
     assert "离线" in reply
     assert "Memory updated" not in turn and "用户对花生过敏。" in turn
+    # The next reply lists it as a person reads it: the statement and its date, no English labels.
+    send(client, conv, "我能吃什么\uff1f", django_capture_on_commit_callbacks)
+    second = Message.objects.filter(conversation=conv, role="assistant").order_by("-id").first().content
+    assert "用户对花生过敏。 (" in second and "source:" not in second and "[fact" not in second
+    assert "离线模式" not in second  # said once per conversation
 
 
 def test_a_memory_resting_on_the_reply_shows_at_that_turn_and_can_be_undone(owner):
