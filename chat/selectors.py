@@ -65,8 +65,11 @@ class Turn:
     message: Message  # the user's message, or a reply without one (written before replies were linked)
     reply: Message | None = None
     memories: list[tuple[MemoryEntry, RecallLog]] = field(default_factory=list)
-    # What the user's message taught at once ("remember that …"): the inline "Memory updated".
+    # What the user's message taught ("remember that …" at once, a fact said in passing when its
+    # extraction ran): the inline "Memory updated".
     taught: list[MemoryEntry] = field(default_factory=list)
+    # An extraction job holding this message is still queued or running: the turn polls itself.
+    learning: bool = False
     # Standing answer-style preferences the reply was written with (chat.style).
     style: list[MemoryEntry] = field(default_factory=list)
 
@@ -99,9 +102,8 @@ def _turns(user: Any, messages: list[Message], incognito: bool = False) -> list[
     for turn in turns:
         if turn.reply is not None and turn.reply.recall_ref:
             turn.memories = recalled.get(turn.reply.recall_ref, [])
-    taught = taught_by_messages(user=user, messages=[t.message for t in turns if t.message.role == "user"])
-    for turn in turns:
-        turn.taught = taught.get(str(turn.message.pk), [])
+    for turn, entries in zip(turns, turn_taught(user=user, turns=turns), strict=True):
+        turn.taught = entries
     answered = [] if incognito else [t for t in turns if t.reply is not None]
     styles = style_at(user=user, moments=[t.reply.created_at for t in answered if t.reply is not None])
     for turn in answered:
@@ -111,15 +113,20 @@ def _turns(user: Any, messages: list[Message], incognito: bool = False) -> list[
     return turns
 
 
+# What a message of the chat teaches: said explicitly ("remember that …"), or read from it by the
+# conversation's extraction (a fact said in passing).
+_TAUGHT_BY = [SourceKind.USER_EXPLICIT, SourceKind.EXTRACTED]
+
+
 def taught_by_messages(*, user: Any, messages: list[Message]) -> dict[str, list[MemoryEntry]]:
-    """The user's memories each message taught when it was said (an explicit "remember that …"),
+    """The user's memories each message taught, said explicitly or learned from it by extraction,
     found by their provenance: the entry's own source or a merged mention. Two queries."""
     if not messages:
         return {}
     ids = [str(m.pk) for m in messages]
     conversations = list({str(m.conversation_id) for m in messages})
     scope = {
-        "source_kind": SourceKind.USER_EXPLICIT,
+        "source_kind__in": _TAUGHT_BY,
         "source_conversation__in": conversations,
         "source_message_ids__overlap": ids,
     }
@@ -140,6 +147,19 @@ def taught_by_messages(*, user: Any, messages: list[Message]) -> dict[str, list[
     return {message_id: list(entries.values()) for message_id, entries in found.items()}
 
 
+def turn_taught(*, user: Any, turns: list[Turn]) -> list[list[MemoryEntry]]:
+    """What each turn taught: learned from its user message or from its reply (an extraction may
+    rest a statement on what the assistant said), each memory once."""
+    said = [m for t in turns for m in (t.message, t.reply) if m is not None]
+    taught = taught_by_messages(user=user, messages=said)
+    found = []
+    for turn in turns:
+        ids = [str(m.pk) for m in (turn.message, turn.reply) if m is not None]
+        entries = {e.pk: e for i in dict.fromkeys(ids) for e in taught.get(i, [])}
+        found.append(list(entries.values()))
+    return found
+
+
 def conversation_turns(*, user: Any, conversation: Conversation) -> list[Turn]:
     return _turns(user, list(conversation_messages(conversation=conversation)), conversation.incognito)
 
@@ -148,7 +168,27 @@ def turn_for_message(*, user: Any, conversation: Conversation, message: Message)
     """The turn a message belongs to (its question and reply), for re-rendering it alone."""
     question = message.reply_to or message
     messages = [question, *Message.objects.filter(conversation=conversation, reply_to=question)]
-    return _turns(user, messages, conversation.incognito)[0]
+    turn = _turns(user, messages, conversation.incognito)[0]
+    if not conversation.incognito:
+        jobs = extraction_jobs_for_conversation(actor=user, source_conversation=str(conversation.pk))
+        mark_learning([turn], _learning_ids(jobs))
+    return turn
+
+
+def _learning_ids(jobs: list[ExtractionJob]) -> set[str]:
+    """The ids of the messages an unfinished extraction job holds: one query, only while one is
+    unfinished (the jobs come without their payload)."""
+    active = [job.pk for job in jobs if job.status in (ExtractionStatus.QUEUED, ExtractionStatus.RUNNING)]
+    if not active:
+        return set()
+    payloads = ExtractionJob.objects.filter(pk__in=active).values_list("messages", flat=True)
+    return {str(m.get("id")) for messages in payloads for m in messages or []}
+
+
+def mark_learning(turns: list[Turn], learning: set[str]) -> None:
+    """Flag the turns whose user message is still being learned from (`Notices.learning`)."""
+    for turn in turns:
+        turn.learning = str(turn.message.pk) in learning
 
 
 # --- Notices: what extraction learned from this conversation ----------------------------------
@@ -169,7 +209,12 @@ class Notices:
     failed: list[ExtractionJob] = field(default_factory=list)
     # The latest job finished and changed nothing (said once the user ended the conversation).
     nothing_new: bool = False
+    # The ids of the messages unfinished jobs hold (their turns say "learning…" and poll).
+    learning: set[str] = field(default_factory=set)
 
+
+# The trigger of a job that reads one turn as soon as it is answered (chat.services, offline).
+TURN_TRIGGER = "turn"
 
 # Outcome counts of a job, as a person would say them.
 _COUNTED = {
@@ -183,14 +228,18 @@ _COUNTED = {
 def conversation_notices(*, user: Any, conversation: Conversation) -> Notices:
     jobs = extraction_jobs_for_conversation(actor=user, source_conversation=str(conversation.pk))
     notices = Notices(
-        active=any(j.status in (ExtractionStatus.QUEUED, ExtractionStatus.RUNNING) for j in jobs)
+        active=any(j.status in (ExtractionStatus.QUEUED, ExtractionStatus.RUNNING) for j in jobs),
+        learning=_learning_ids(list(jobs)),
     )
     changed_ids = [i for j in jobs if j.status == ExtractionStatus.DONE for i in j.result.get("changed", [])]
     entries = memory_entries_by_ids(actor=user, ids=changed_ids)
     for job in jobs:
         if job.status == ExtractionStatus.FAILED:
             notices.failed.append(job)
-        elif job.status == ExtractionStatus.DONE and job.result.get("changed"):
+        elif (
+            job.status == ExtractionStatus.DONE and job.result.get("changed") and job.trigger != TURN_TRIGGER
+        ):
+            # A job of one turn ("turn") shows what it learned at that turn's reply, with Undo.
             counts = [
                 str(label) % {"count": job.result[name]}
                 for name, label in _COUNTED.items()

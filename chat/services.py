@@ -18,6 +18,7 @@ from django.utils.translation import gettext_lazy
 
 from chat.models import Conversation, Message
 from chat.prompting import build_messages, offline_summary, recent_window
+from chat.selectors import TURN_TRIGGER
 from chat.style import STYLE_MAX, current_style, style_block, style_preferences
 from chat.turn_writes import message_insert, reply_insert
 from memory_core import judgement
@@ -26,7 +27,7 @@ from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction import candidate_add, extraction_enqueue, remember_requests
 from memory_core.guards.secrets import SecretScan, redact_values
 from memory_core.language import is_chinese
-from memory_core.llm import LLMError, LLMOutputError, get_llm
+from memory_core.llm import ChatResult, LLMError, LLMOutputError, OfflineProvider, get_llm
 from memory_core.models import (
     ActorKind,
     ErasureReceipt,
@@ -59,6 +60,8 @@ class PreparedTurn:
     secret_values: tuple[str, ...] = ()
     # The complete messages before it not yet in the summary, as loaded for the prompt.
     earlier: list[Message] = field(default_factory=list)
+    # The conversation has not said it runs offline yet: an offline reply opens with the notice.
+    offline_notice: bool = True
 
 
 def _clean_text(text: str) -> str:
@@ -372,8 +375,20 @@ def turn_prepare(*, user: Any, conversation: Conversation, user_message: Message
         llm_messages.insert(
             1, {"role": "system", "content": "Tell the user, in your reply: " + " ".join(acks)}
         )
+    # Said once per conversation: by an earlier offline reply, or before the summary began.
+    notice = conversation.summary_upto is None and not any(
+        m.offline for m in earlier if m.role == Message.Role.ASSISTANT
+    )
     return PreparedTurn(
-        conversation, user_message, llm_messages, recall, state, acks, secrets.values, earlier=earlier
+        conversation,
+        user_message,
+        llm_messages,
+        recall,
+        state,
+        acks,
+        secrets.values,
+        earlier=earlier,
+        offline_notice=notice,
     )
 
 
@@ -414,7 +429,7 @@ def turn_complete(*, prepared: PreparedTurn, text: str, offline: bool) -> Messag
     ):
         return Message.objects.get(reply_to=user_message)
     if prepared.memory_state == "on":
-        _maybe_extract_every_n(conversation)
+        _maybe_extract_every_n(conversation, per_turn=offline and settings.CHAT_LEARN_EACH_TURN_OFFLINE)
     _maybe_summarise(conversation, seen=[*prepared.earlier, user_message, reply])
     return reply
 
@@ -445,12 +460,23 @@ def _mark_failed(user_message: Message, error: MemoryServiceError) -> None:
     )
 
 
+def _offline_reply(llm: OfflineProvider, prepared: PreparedTurn) -> str:
+    """The templated reply, in the language the user wrote in, with the offline notice only on the
+    conversation's first offline reply."""
+    with translation.override(acknowledgement_language(prepared.user_message.content)):
+        return llm.chat(prepared.llm_messages, notice=prepared.offline_notice).text
+
+
 def turn_reply(*, user: Any, conversation: Conversation, user_message: Message) -> Message:
     """Answer one user message (retrying a failed one is the same call). Raises LLMError on failure."""
     try:
         # Preparing can fail too (embeddings from the API): the message is then failed alike.
         prepared = turn_prepare(user=user, conversation=conversation, user_message=user_message)
-        result = get_llm().chat(prepared.llm_messages)
+        llm = get_llm()
+        if isinstance(llm, OfflineProvider):
+            result = ChatResult(text=_offline_reply(llm, prepared), model="offline", offline=True, usage=None)
+        else:
+            result = llm.chat(prepared.llm_messages)
         text = _usable(result.text)
     except LLMError as exc:
         _mark_failed(user_message, exc)
@@ -472,7 +498,12 @@ def turn_stream(*, user: Any, conversation: Conversation, user_message: Message)
         ack = "\n".join(prepared.acknowledgements) + "\n\n"
         yield ("delta", ack)
     try:
-        for delta in llm.stream_chat(prepared.llm_messages):
+        deltas = (
+            iter(_offline_reply(llm, prepared).splitlines(keepends=True))
+            if isinstance(llm, OfflineProvider)
+            else llm.stream_chat(prepared.llm_messages)
+        )
+        for delta in deltas:
             parts.append(delta)
             yield ("delta", redact_values(delta, prepared.secret_values))
         _usable("".join(parts))
@@ -483,13 +514,17 @@ def turn_stream(*, user: Any, conversation: Conversation, user_message: Message)
     yield ("done", turn_complete(prepared=prepared, text="".join(parts), offline=llm.offline))
 
 
-def _maybe_extract_every_n(conversation: Conversation) -> None:
-    """Hand the conversation over every CHAT_EXTRACT_EVERY_N_TURNS user messages. The counter was
-    read with the reply; `_extract_pending` re-reads it under a lock, so two tabs finishing at once
-    hand the same messages over once."""
-    every = settings.CHAT_EXTRACT_EVERY_N_TURNS
+def _maybe_extract_every_n(conversation: Conversation, *, per_turn: bool = False) -> None:
+    """Hand the conversation over every CHAT_EXTRACT_EVERY_N_TURNS user messages, or after every
+    turn (`per_turn`: offline, where the rule-based reader costs no model call), so what a turn
+    taught shows at its reply, not when the conversation ends. The counter was read with the reply;
+    `_extract_pending` re-reads it under a lock, so two tabs finishing at once hand the same messages
+    over once."""
+    every = 1 if per_turn else settings.CHAT_EXTRACT_EVERY_N_TURNS
     if every > 0 and conversation.unextracted_turns >= every:
-        _extract_pending(conversation=conversation, trigger="every_n_turns", at_least=every)
+        _extract_pending(
+            conversation=conversation, trigger=TURN_TRIGGER if per_turn else "every_n_turns", at_least=every
+        )
 
 
 SUMMARY_MIN_MESSAGES = 4  # fewer messages out of the window are not worth a summary yet

@@ -33,8 +33,8 @@ from chat.selectors import (
     conversation_list,
     conversation_notices,
     conversation_turns,
+    mark_learning,
     message_access,
-    taught_by_messages,
     turn_for_message,
 )
 from chat.services import (
@@ -102,6 +102,7 @@ def _page(request: HtmxHttpRequest, conversation: Conversation | None, **extra: 
     if conversation is not None:
         context["turns"] = conversation_turns(user=request.user, conversation=conversation)
         context["notices"] = conversation_notices(user=request.user, conversation=conversation)
+        mark_learning(context["turns"], context["notices"].learning)
     return {**context, **extra}
 
 
@@ -317,10 +318,8 @@ def memory_undo(
     not replace an older version (erasing it would take the older one too: its page says so)."""
     conversation = _conversation(request, conversation_id)
     message = _message(request, conversation, message_id)
-    taught = {
-        str(e.pk): e
-        for e in taught_by_messages(user=request.user, messages=[message]).get(str(message.pk), [])
-    }
+    turn = turn_for_message(user=request.user, conversation=conversation, message=message)
+    taught = {str(e.pk): e for e in turn.taught}  # by its message or by its reply
     entry = taught.get(str(memory_id))
     if entry is None or entry.supersedes_id:
         raise Http404("Nothing to undo here.")

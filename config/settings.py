@@ -405,6 +405,9 @@ DEFAULT_ORG_NAMESPACE = env_str("DEFAULT_ORG_NAMESPACE", "org/default")
 CHAT_MEMORY_TOKENS = env_int("CHAT_MEMORY_TOKENS", 600)  # budget of the recalled-memory block
 CHAT_HISTORY_TOKENS = env_int("CHAT_HISTORY_TOKENS", 1500)  # recent turns sent verbatim
 CHAT_EXTRACT_EVERY_N_TURNS = env_int("CHAT_EXTRACT_EVERY_N_TURNS", 10)
+# Offline (rule-based reading, no model call) each turn is learned from as soon as it is answered,
+# so "Memory updated" shows at the reply that taught it rather than when the conversation ends.
+CHAT_LEARN_EACH_TURN_OFFLINE = env_bool("CHAT_LEARN_EACH_TURN_OFFLINE", True)
 CHAT_IDLE_MINUTES = env_int("CHAT_IDLE_MINUTES", 30)
 
 # Schedules of the apps over the engine (memory_core.schedules installs them with its own).

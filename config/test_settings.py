@@ -17,3 +17,7 @@ DATABASES["default"]["TEST"] = {"NAME": f"test_memory_{os.getpid()}"}  # noqa: F
 # Each test starts from empty throttle counters (tests/api clears the cache without a database);
 # the shared database cache of production is exercised across real server processes by tests/serving.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# The end / idle / every-N triggers are tested offline, each on its own; the tests of learning each
+# turn (tests/chat/test_learned_inline.py, the browser's) turn it on with the `settings` fixture.
+CHAT_LEARN_EACH_TURN_OFFLINE = False

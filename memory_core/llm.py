@@ -16,6 +16,7 @@ from typing import Any, TypeVar, cast
 import openai
 import pydantic
 from django.conf import settings
+from django.utils.translation import gettext_lazy
 from openai.types.chat import ChatCompletionMessageParam
 from openai.types.shared_params import ResponseFormatJSONSchema
 
@@ -26,11 +27,16 @@ ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
 MEMORIES_START = "<memories>"
 MEMORIES_END = "</memories>"
 
+# A recalled memory's prompt line (`memory_core.recall.prompt.memory_line`).
+_LINE_LABEL = re.compile(r"^- \[[^\]]*?dated (?P<date>\d{4}-\d{2}-\d{2})[^\]]*\] (?P<text>.+)$")
 _MEMORIES_BLOCK = re.compile(re.escape(MEMORIES_START) + r"(.*?)" + re.escape(MEMORIES_END), re.S)
 
-OFFLINE_PREAMBLE = "I am running without a language model (offline mode), so I cannot compose a real answer."
-OFFLINE_WITH_MEMORIES = "Here is what I remember that seems relevant:"
-OFFLINE_WITHOUT_MEMORIES = "I don't have any memories that seem relevant."
+# Said in the active language (locale/*/LC_MESSAGES/django.po); the chat activates the user's.
+OFFLINE_PREAMBLE = gettext_lazy(
+    "I am running without a language model (offline mode), so I cannot compose a real answer."
+)
+OFFLINE_WITH_MEMORIES = gettext_lazy("Here is what I remember that seems relevant:")
+OFFLINE_WITHOUT_MEMORIES = gettext_lazy("I don't have any memories that seem relevant.")
 
 
 class LLMError(MemoryServiceError):
@@ -268,13 +274,23 @@ class OfflineProvider:
     name = "offline"
 
     def chat(
-        self, messages: list[dict[str, Any]], *, model: str | None = None, temperature: float = 0.3
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        model: str | None = None,
+        temperature: float = 0.3,
+        notice: bool = True,
     ) -> ChatResult:
-        return ChatResult(text=self._reply(messages), model="offline", offline=True, usage=None)
+        """`notice`: open with the offline notice (a conversation says it once, on its first reply)."""
+        return ChatResult(
+            text=self._reply(messages, notice=notice), model="offline", offline=True, usage=None
+        )
 
-    def stream_chat(self, messages: list[dict[str, Any]], *, model: str | None = None) -> Iterator[str]:
+    def stream_chat(
+        self, messages: list[dict[str, Any]], *, model: str | None = None, notice: bool = True
+    ) -> Iterator[str]:
         # Line by line, so a streaming page behaves the same online and offline.
-        yield from self._reply(messages).splitlines(keepends=True)
+        yield from self._reply(messages, notice=notice).splitlines(keepends=True)
 
     def complete_json(
         self,
@@ -293,11 +309,14 @@ class OfflineProvider:
         )
 
     @staticmethod
-    def _reply(messages: list[dict[str, Any]]) -> str:
-        lines = _memory_lines(messages)
+    def _reply(messages: list[dict[str, Any]], *, notice: bool = True) -> str:
+        # The labels in front of each line are for a model ("[fact, dated …, source: …]"): a person
+        # reads the statement and its date, in whatever language the reply is in.
+        lines = [_LINE_LABEL.sub(r"- \g<text> (\g<date>)", line) for line in _memory_lines(messages)]
+        preamble = f"{OFFLINE_PREAMBLE}\n\n" if notice else ""
         if not lines:
-            return f"{OFFLINE_PREAMBLE}\n\n{OFFLINE_WITHOUT_MEMORIES}"
-        return f"{OFFLINE_PREAMBLE}\n\n{OFFLINE_WITH_MEMORIES}\n" + "\n".join(lines)
+            return f"{preamble}{OFFLINE_WITHOUT_MEMORIES}"
+        return f"{preamble}{OFFLINE_WITH_MEMORIES}\n" + "\n".join(lines)
 
 
 LLMProvider = OpenAIProvider | OfflineProvider

@@ -18,7 +18,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 from django.utils import timezone
 
 from memory_core import judgement
@@ -34,6 +34,7 @@ from memory_core.models import (
     MemoryStatus,
     MemoryType,
     Namespace,
+    NamespaceGrant,
     NamespaceKind,
     SourceKind,
     TombstoneReason,
@@ -119,7 +120,12 @@ def current_procedures(*, operator: Any) -> QuerySet[MemoryEntry]:
 
 def shared_namespaces(*, operator: Any) -> QuerySet[Namespace]:
     _require_operator(operator)
-    return Namespace.objects.exclude(kind=NamespaceKind.USER).order_by("path")
+    # `members`: the users whose assistants read the namespace's approved procedures.
+    return (
+        Namespace.objects.exclude(kind=NamespaceKind.USER)
+        .annotate(members=Count("grants", distinct=True))
+        .order_by("path")
+    )
 
 
 def flagged_writes(*, operator: Any, include_dismissed: bool = False) -> QuerySet[FlaggedWrite]:
@@ -255,6 +261,14 @@ def procedure_approve(
             reason=reason,
             data={"approved_as": str(approved.pk), "namespace": target.path, **edit},
         )
+    if (
+        entry.namespace.kind == NamespaceKind.USER
+        and entry.namespace.owner_id
+        and target.pk != entry.namespace_id
+    ):
+        # Whoever proposed a rule is in the scope it was approved into: they were told "approved",
+        # and their chats read the namespaces granted to them (`recall.scope`), nothing else.
+        NamespaceGrant.objects.get_or_create(namespace=target, user_id=entry.namespace.owner_id)
     announce_approved(approved=approved, proposal=entry)
     return approved
 

@@ -1,11 +1,14 @@
 """ "People and places" (/me/people/, issue 19): the entities the user's memories speak of, what the
 assistant knows about each (its current relations, and what no longer holds) and the memories it
-rests on, with correct, merge, split and erase. Function views over `memory_core.entities`; every
-form posts to a real URL and answers with a redirect, so the pages work without JavaScript."""
+rests on, with correct, merge, split and erase; each relation corrected, ended or erased on its own
+(issue 32). Function views over `memory_core.entities`; every form posts to a real URL and answers
+with a redirect, so the pages work without JavaScript."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from datetime import date, datetime, time
 from typing import Any
 from urllib.parse import urlencode
 
@@ -17,6 +20,9 @@ from django.db.models.functions import RowNumber
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.dateparse import parse_date
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memory_core.entities import selectors as graph
@@ -32,10 +38,11 @@ OTHERS_SHOWN = 500  # whom a person may be merged with, by name
 
 @dataclass(frozen=True)
 class Fact:
-    """One relation as the entity's page reads it: "Husband: Marc", "Ana's husband", "Your sister"."""
+    """One relation as the entity's page reads it: "Husband: Marc", "Ana's husband", "Your sister",
+    "Married to: Ana" (from either side)."""
 
     relation: Relation
-    outgoing: bool  # the entity is the subject: "<label>: <other or value>"
+    outgoing: bool  # "<words>: <other or value>"; else "<other>'s <words>" / "Your <words>"
     other: Entity | None  # the entity at the other end (None: a value, or the user themself)
     words: str
 
@@ -44,12 +51,67 @@ class Fact:
         return self.relation.value
 
 
+KIND_LABELS: dict[str, Any] = {
+    EntityKind.PERSON: gettext_lazy("Person"),
+    EntityKind.ORGANISATION: gettext_lazy("Organisation"),
+    EntityKind.PLACE: gettext_lazy("Place"),
+    EntityKind.PET: gettext_lazy("Pet"),
+    EntityKind.PRODUCT: gettext_lazy("Product"),
+    EntityKind.OTHER: gettext_lazy("Other"),
+}
+KIND_CHOICES = [(value, KIND_LABELS[value]) for value in EntityKind.values]
+
 # Read from the object's side, a verb becomes a noun: "Your workplace", "Ana's home".
-_INCOMING: dict[str, str] = {Predicate.WORKS_AT: "workplace", Predicate.LIVES_IN: "home"}
+_INCOMING: dict[str, Any] = {
+    Predicate.WORKS_AT: gettext_lazy("workplace"),
+    Predicate.LIVES_IN: gettext_lazy("home"),
+}
+# The words the rules give a relation, as the page's language says them; the user's own words
+# ("sister", "老公") are theirs and stay as they were said.
+_RULE_WORDS: dict[str, Any] = {
+    "married to": gettext_lazy("married to"),
+    "works at": gettext_lazy("works at"),
+    "lives in": gettext_lazy("lives in"),
+    "works as": gettext_lazy("works as"),
+}
+_PREDICATE_WORDS: dict[str, Any] = {
+    Predicate.PARENT: gettext_lazy("parent"),
+    Predicate.CHILD: gettext_lazy("child"),
+    Predicate.SIBLING: gettext_lazy("sibling"),
+    Predicate.RELATIVE: gettext_lazy("relative"),
+    Predicate.SPOUSE: gettext_lazy("spouse"),
+    Predicate.PARTNER: gettext_lazy("partner"),
+    Predicate.FRIEND: gettext_lazy("friend"),
+    Predicate.COLLEAGUE: gettext_lazy("colleague"),
+    Predicate.MANAGER: gettext_lazy("manager"),
+    Predicate.PET: gettext_lazy("pet"),
+    Predicate.WORKS_AT: gettext_lazy("works at"),
+    Predicate.ROLE: gettext_lazy("works as"),
+    Predicate.LIVES_IN: gettext_lazy("lives in"),
+    Predicate.OTHER: gettext_lazy("related to"),
+}
+# Words that say what the subject does ("married to", "在…工作"), not what the object is to it
+# ("sister"): read from the object's side they cannot take a possessive ("Ana's married to").
+_VERB_WORDS = re.compile(r"(?i)^(?:married|works?|lives?|is|was|has|在|住|是)\b|…|\s(?:to|at|in|as|of|with)$")
 
 
 def _words(relation: Relation) -> str:
-    return relation.label or relation.get_predicate_display()
+    label = relation.label
+    if not label:
+        return str(_PREDICATE_WORDS.get(relation.predicate, relation.get_predicate_display()))
+    return str(_RULE_WORDS.get(label.lower(), label))
+
+
+def _incoming_words(relation: Relation) -> tuple[bool, str]:
+    """How the object's page says a relation: (as "<words>: <subject>", the words)."""
+    if relation.predicate in _INCOMING:
+        return False, str(_INCOMING[relation.predicate])
+    if relation.predicate == Predicate.SPOUSE and _VERB_WORDS.search(relation.label or ""):
+        return True, _words(relation).capitalize()  # symmetric: "Married to: Ana" on both pages
+    if _VERB_WORDS.search(relation.label or "") or relation.predicate in (Predicate.ROLE, Predicate.OTHER):
+        # No noun to read it from this side: the predicate's own noun ("related to").
+        return True, str(_PREDICATE_WORDS[Predicate.OTHER]).capitalize()
+    return False, _words(relation)
 
 
 def facts_of(entity: Entity, relations: list[Relation]) -> list[Fact]:
@@ -62,7 +124,8 @@ def facts_of(entity: Entity, relations: list[Relation]) -> list[Fact]:
         else:
             subject = relation.subject
             owner = None if subject.is_self else subject
-            facts.append(Fact(relation, False, owner, _INCOMING.get(relation.predicate) or _words(relation)))
+            as_label, words = _incoming_words(relation)
+            facts.append(Fact(relation, as_label, owner, words))
     return facts
 
 
@@ -116,7 +179,7 @@ def people(request: HttpRequest) -> HttpResponse:
             "rows": rows,
             "page": page,
             "query": urlencode(query),
-            "kinds": EntityKind.choices,
+            "kinds": KIND_CHOICES,
             "kind": kind or "",
             "q": q,
         },
@@ -150,7 +213,7 @@ def person(request: HttpRequest, entity_id: Any) -> HttpResponse:
             "sources": facts.memories,
             "mentioned": mentioned,
             "others": others[:OTHERS_SHOWN],
-            "kinds": EntityKind.choices,
+            "kinds": KIND_CHOICES,
             "name_max": NAME_MAX_CHARS,
         },
     )
@@ -228,3 +291,86 @@ def person_erase(request: HttpRequest, entity_id: Any) -> HttpResponse:
         messages.success(request, f"Erased for good, with {n} memor{'y' if n == 1 else 'ies'} about them.")
         return redirect("privacy:people")
     return render(request, "privacy/person_erase.html", {"entity": entity, "sources": facts.memories})
+
+
+# --- Relations: correct a value, end, erase (the services the REST `relations` endpoints call) ---
+
+
+def _relation_of(request: HttpRequest, entity: Entity, relation_id: Any) -> Relation:
+    """One of `entity`'s relations; 404 alike for a missing one and for anyone else's."""
+    try:
+        relation = graph.relation_get(actor=request.user, relation_id=relation_id)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    if entity.pk not in (relation.subject_id, relation.object_id):
+        raise Http404("Relation not found.")
+    return relation
+
+
+def _relation_act(
+    request: HttpRequest, entity_id: Any, relation_id: Any, action: Any, done: str
+) -> HttpResponse:
+    entity = _entity_or_404(request, entity_id)
+    relation = _relation_of(request, entity, relation_id)
+    try:
+        action(relation)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    except MemoryServiceError as exc:
+        messages.error(request, _error_text(exc))
+    else:
+        messages.success(request, done)
+    # Erasing a relation may prune an entity left with nothing: then back to the list.
+    if not Entity.objects.filter(pk=entity.pk).exists():
+        return redirect("privacy:people")
+    return redirect("privacy:person", entity_id=entity.pk)
+
+
+@login_required
+@require_POST
+def relation_correct(request: HttpRequest, entity_id: Any, relation_id: Any) -> HttpResponse:
+    value = request.POST.get("value", "").replace("\x00", "")
+    return _relation_act(
+        request,
+        entity_id,
+        relation_id,
+        lambda r: graph_services.relation_correct(actor=request.user, relation_id=r.pk, value=value),
+        str(_("Corrected.")),
+    )
+
+
+def _end_of(day: date) -> datetime:
+    """The moment a relation said to end on `day` stops holding: the end of that day, here."""
+    return timezone.make_aware(datetime.combine(day, time.max))
+
+
+@login_required
+@require_POST
+def relation_end(request: HttpRequest, entity_id: Any, relation_id: Any) -> HttpResponse:
+    try:
+        day = parse_date(request.POST.get("ended", "")) or timezone.localdate()
+    except ValueError:  # well formed but impossible, such as 2026-02-30
+        day = None
+    if day is None or day > timezone.localdate():
+        messages.error(request, str(_("Give the day it ended: a real date, not in the future.")))
+        return redirect("privacy:person", entity_id=_entity_or_404(request, entity_id).pk)
+    ended = min(_end_of(day), timezone.now())
+    return _relation_act(
+        request,
+        entity_id,
+        relation_id,
+        lambda r: graph_services.relation_correct(actor=request.user, relation_id=r.pk, valid_to=ended),
+        str(_("Ended: it is kept under “Earlier”, with its dates.")),
+    )
+
+
+@login_required
+@require_POST
+def relation_erase(request: HttpRequest, entity_id: Any, relation_id: Any) -> HttpResponse:
+    return _relation_act(
+        request,
+        entity_id,
+        relation_id,
+        lambda r: graph_services.relation_erase(actor=request.user, relation_id=r.pk),
+        str(_("Erased: the link is gone; the memories it came from stay (erase them on their own pages).")),
+    )

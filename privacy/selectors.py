@@ -3,18 +3,30 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import cached_property
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Case, Count, Prefetch, Q, QuerySet, Value, When, Window
+from django.db.models import (
+    BooleanField,
+    Case,
+    Count,
+    ExpressionWrapper,
+    Prefetch,
+    Q,
+    QuerySet,
+    Value,
+    When,
+    Window,
+)
 from django.http import QueryDict
 from django.urls import reverse
 from django.utils.dateformat import format as date_format
 from django.utils.dateparse import parse_date
 from django.utils.timezone import localtime
+from django.utils.translation import gettext_lazy
 
 from chat.models import Conversation
 from memory_core.lexical import TsQuery, prefix_query
@@ -27,19 +39,30 @@ from memory_core.models import (
     SourceKind,
 )
 from memory_core.recall import memory_recall
-from memory_core.recall.scoring import MIN_KEYWORD
+from memory_core.recall.scoring import MIN_SIMILARITY
 from memory_core.selectors import parse_uuid
 from privacy.models import AuditEvent
 
 CURRENT_STATUSES: list[str] = [MemoryStatus.ACTIVE, MemoryStatus.HIDDEN, MemoryStatus.PENDING_REVIEW]
-STATUS_CHOICES = [("current", "Current (in use, hidden, awaiting review)"), ("all", "All, with history")] + [
-    (value, label) for value, label in MemoryStatus.choices
-]
-GROUPS = [
-    ("facts", "Facts"),
-    ("preferences", "Preferences"),
-    ("events", "Events"),
-    ("procedures", "Procedures"),
+# The statuses as the pages say them (the model's labels are English only: a migration keeps them).
+STATUS_LABELS: dict[str, Any] = {
+    MemoryStatus.ACTIVE: gettext_lazy("active"),
+    MemoryStatus.SUPERSEDED: gettext_lazy("superseded"),
+    MemoryStatus.PENDING_REVIEW: gettext_lazy("pending review"),
+    MemoryStatus.REJECTED: gettext_lazy("rejected"),
+    MemoryStatus.ARCHIVED: gettext_lazy("archived"),
+    MemoryStatus.EXPIRED: gettext_lazy("expired"),
+    MemoryStatus.HIDDEN: gettext_lazy("hidden by you"),
+}
+STATUS_CHOICES: list[tuple[str, Any]] = [
+    ("current", gettext_lazy("Current (in use, hidden, awaiting review)")),
+    ("all", gettext_lazy("All, with history")),
+] + [(value, STATUS_LABELS[value]) for value, _ in MemoryStatus.choices]
+GROUPS: list[tuple[str, Any]] = [
+    ("facts", gettext_lazy("Facts")),
+    ("preferences", gettext_lazy("Preferences")),
+    ("events", gettext_lazy("Events")),
+    ("procedures", gettext_lazy("Procedures")),
 ]
 PREFERENCE_CATEGORY = "preference"
 
@@ -90,10 +113,8 @@ def _date(value: str | None) -> date | None:
         return None
 
 
-# A match by meaning alone must be this close (cosine) to show in search results; recall's own floor
-# is lower, as it also ranks by keyword, recency and importance.
-SEARCH_MIN_SIMILARITY = 0.5
 SEARCH_MAX_WORDS = 8
+SEARCH_MEANING_LIMIT = 50  # memories a search by meaning ranks (the list pages through them)
 
 
 def word_matches(query: str) -> Q:
@@ -117,24 +138,66 @@ def _group_filter(group: str) -> Q:
 
 
 def meaning_matches(*, user: Any, query: str) -> list[uuid.UUID]:
-    """Ids of the user's current memories close in meaning (or in keywords) to `query`, best first:
-    the engine's recall, unrecorded (a search is not a use)."""
-    result = memory_recall(actor=user, query=query, budget_tokens=100_000, limit=50, record=False)
+    """Ids of the user's current memories close in meaning to `query`, best first: the ranked items
+    of the engine's hybrid recall, in the order `POST /api/v1/recall/` gives them, with recall's own
+    similarity floor. Unrecorded: a search is not a use."""
+    result = memory_recall(actor=user, query=query, limit=SEARCH_MEANING_LIMIT, record=False)
+    # Words are the index's job (`word_matches`: every word, not recall's any word); recall adds
+    # what it found by meaning, above its own floor.
     return [
         item.entry.pk
         for item in result.items
-        if item.breakdown.get("similarity", 0) >= SEARCH_MIN_SIMILARITY
-        or item.breakdown.get("keyword", 0) >= MIN_KEYWORD
+        if max(item.breakdown.get("similarity", 0), item.breakdown.get("context", 0)) >= MIN_SIMILARITY
+        or item.breakdown.get("graph", 0)
     ]
 
 
+# A chain of corrections longer than this is followed no further (each step is one query).
+_CHAIN_STEPS = 5
+
+
+def earlier_version_matches(*, user: Any, query: str, scope: Scope | None = None) -> dict[uuid.UUID, str]:
+    """The newest versions of the user's memories whose superseded versions hold every word of
+    `query`, each with the earlier wording found: a memory replaced by its Chinese version is still
+    found by the English words it had (the page says which version matched)."""
+    older = (
+        _visible(user, scope)
+        .filter(status=MemoryStatus.SUPERSEDED, superseded_by__isnull=False)
+        .filter(word_matches(query))
+        .values_list("superseded_by_id", "content")[:SEARCH_MEANING_LIMIT]
+    )
+    waiting: dict[uuid.UUID, str] = {}
+    for newer, content in older:
+        waiting.setdefault(newer, content)
+    found: dict[uuid.UUID, str] = {}
+    for _ in range(_CHAIN_STEPS):
+        if not waiting:
+            break
+        steps = MemoryEntry.objects.filter(pk__in=list(waiting)).values_list(
+            "pk", "status", "superseded_by_id"
+        )
+        following: dict[uuid.UUID, str] = {}
+        for pk, status, newer in steps:
+            if status == MemoryStatus.SUPERSEDED and newer:
+                following.setdefault(newer, waiting[pk])
+            else:
+                found.setdefault(pk, waiting[pk])
+        waiting = following
+    return found
+
+
 def memory_search(
-    *, user: Any, filters: MemoryFilters, exclude: list[uuid.UUID] | None = None, scope: Scope | None = None
+    *,
+    user: Any,
+    filters: MemoryFilters,
+    exclude: list[uuid.UUID] | None = None,
+    scope: Scope | None = None,
+    also: list[uuid.UUID] | None = None,
 ) -> QuerySet[MemoryEntry]:
     """The user's memories (and procedures shared with them) matching the filters, newest first, or
     best match first when searching: every word at a word's beginning (`word_matches`, the full-text
     index), or close in meaning (recall's own candidates); no scan of the text, so the page's count
-    reads the matches alone."""
+    reads the matches alone. `also`: ids found another way (`earlier_version_matches`)."""
     statuses = (
         CURRENT_STATUSES
         if filters.status == "current"
@@ -156,10 +219,13 @@ def memory_search(
         qs = qs.filter(recorded_at__date__lte=filters.until)
     if filters.q:
         ranked = meaning_matches(user=user, query=filters.q)
-        qs = qs.filter(word_matches(filters.q) | Q(pk__in=ranked)).annotate(
+        words = word_matches(filters.q)
+        qs = qs.filter(words | Q(pk__in=ranked) | Q(pk__in=also or [])).annotate(
             match=Case(
                 *[When(pk=pk, then=Value(i)) for i, pk in enumerate(ranked)], default=Value(len(ranked))
-            )
+            ),
+            # Found by meaning alone: the page says so, as recall's floor is a loose one.
+            by_words=ExpressionWrapper(words, output_field=BooleanField()),
         )
         qs = qs.order_by("match", "-recorded_at", "-id")
     return qs.defer("embedding", "search_vector")
@@ -238,6 +304,13 @@ class Totals:
         groups = [filters.group] if filters.group else [key for key, _ in GROUPS]
         return sum(self.cells.get((group, status), 0) for group in groups for status in statuses)
 
+    def of_status(self, filters: MemoryFilters) -> tuple[int, list[tuple[str, str, int]]]:
+        """ "All N" and each group's count for the status `filters` select: the numbers the list
+        shows under the same filter ("All 937" beside "937 memories"), one definition for both."""
+        base = replace(filters, q="", group="", category="", since=None, until=None)
+        total = self.count(base) or 0
+        return total, [(key, label, self.count(replace(base, group=key)) or 0) for key, label in GROUPS]
+
 
 def memory_totals(*, user: Any, exclude: list[uuid.UUID] | None = None, scope: Scope | None = None) -> Totals:
     """The totals in one grouped count (an index-only scan of (namespace, status, type, category))."""
@@ -286,11 +359,17 @@ class MemoryCard:
     source: Source
     history: list[MemoryEvent] = field(default_factory=list)
     corrected_from: str = ""  # the older version's text, when this one replaced it
+    found_earlier: str = ""  # a search matched this earlier wording (`earlier_version_matches`)
     patterns: dict[str, str] = field(default_factory=dict, repr=False)  # url_patterns(), shared by a list
 
     @property
     def group(self) -> str:
         return group_of(self.entry)
+
+    @property
+    def by_meaning(self) -> bool:
+        """A search found it by meaning alone (neither its words nor an earlier version's)."""
+        return getattr(self.entry, "by_words", True) is False and not self.found_earlier
 
     def _patterns(self) -> dict[str, str]:
         if not self.patterns:
@@ -336,12 +415,12 @@ def entry_urls(pk: Any, patterns: dict[str, str]) -> dict[str, str]:
     return {name: url.replace(str(_SENTINEL), str(pk)) for name, url in patterns.items()}
 
 
-_LABELS: dict[str, str] = {
-    SourceKind.EXTRACTED: "learned from your conversation of {date}",
-    SourceKind.USER_EXPLICIT: "you told the assistant on {date}",
-    SourceKind.USER_CORRECTION: "you corrected it on {date}",
-    SourceKind.OPERATOR: "written by an operator on {date}",
-    SourceKind.API_IMPORT: "imported through the API on {date}",
+_LABELS: dict[str, Any] = {
+    SourceKind.EXTRACTED: gettext_lazy("learned from your conversation of {date}"),
+    SourceKind.USER_EXPLICIT: gettext_lazy("you told the assistant on {date}"),
+    SourceKind.USER_CORRECTION: gettext_lazy("you corrected it on {date}"),
+    SourceKind.OPERATOR: gettext_lazy("written by an operator on {date}"),
+    SourceKind.API_IMPORT: gettext_lazy("imported through the API on {date}"),
 }
 
 
@@ -381,7 +460,8 @@ def memory_cards(*, user: Any, entries: list[MemoryEntry]) -> list[MemoryCard]:
         first = mentions[0] if mentions else None
         conversation = conversations.get(first.source_conversation) if first is not None else None
         when = conversation.created_at if conversation is not None else entry.recorded_at
-        label = _LABELS.get(entry.source_kind, "{date}").format(date=date_format(localtime(when), "j M Y"))
+        said = date_format(localtime(when), "j M Y")
+        label = str(_LABELS.get(entry.source_kind, "{date}")).format(date=said)
         source = Source(label=label)
         if first is not None and own:
             source.excerpt = first.excerpt

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from privacy import imports, people, views
+from privacy import imports, moderation_views, people, views
 
 app_name = "privacy"
 
@@ -30,15 +30,30 @@ urlpatterns = [
     path("people/<uuid:entity_id>/merge/", people.person_merge, name="person_merge"),
     path("people/<uuid:entity_id>/split/", people.person_split, name="person_split"),
     path("people/<uuid:entity_id>/erase/", people.person_erase, name="person_erase"),
-    path("moderation/", views.moderation, name="moderation"),
-    path("moderation/procedures/new/", views.procedure_create_view, name="procedure_create"),
+    path(
+        "people/<uuid:entity_id>/relations/<uuid:relation_id>/correct/",
+        people.relation_correct,
+        name="relation_correct",
+    ),
+    path(
+        "people/<uuid:entity_id>/relations/<uuid:relation_id>/end/", people.relation_end, name="relation_end"
+    ),
+    path(
+        "people/<uuid:entity_id>/relations/<uuid:relation_id>/erase/",
+        people.relation_erase,
+        name="relation_erase",
+    ),
+    path("moderation/", moderation_views.moderation, name="moderation"),
+    path("moderation/procedures/new/", moderation_views.procedure_create_view, name="procedure_create"),
     path(
         "moderation/procedures/<uuid:memory_id>/approve/",
-        views.procedure_approve_view,
+        moderation_views.procedure_approve_view,
         name="procedure_approve",
     ),
     path(
-        "moderation/procedures/<uuid:memory_id>/reject/", views.procedure_reject_view, name="procedure_reject"
+        "moderation/procedures/<uuid:memory_id>/reject/",
+        moderation_views.procedure_reject_view,
+        name="procedure_reject",
     ),
-    path("moderation/flags/<int:flag_id>/dismiss/", views.flag_dismiss_view, name="flag_dismiss"),
+    path("moderation/flags/<int:flag_id>/dismiss/", moderation_views.flag_dismiss_view, name="flag_dismiss"),
 ]

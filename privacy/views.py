@@ -8,17 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.paginator import Paginator
 from django.core.serializers.json import DjangoJSONEncoder
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from chat.erasure import memory_erase_all_with_sources, memory_erase_with_sources
@@ -34,21 +33,12 @@ from memory_core.lifecycle import (
     memory_pause,
     memory_unhide,
 )
-from memory_core.models import MemoryEntry
+from memory_core.models import CONTENT_MAX_CHARS, MemoryEntry
 from memory_core.moderation import (
-    current_procedures,
-    flag_dismiss,
-    flagged_writes,
-    is_operator,
-    pending_procedures,
-    procedure_approve,
-    procedure_create,
-    procedure_reject,
     rule_decisions,
-    shared_namespaces,
 )
 from memory_core.selectors import erasure_receipts, memory_access, memory_entries_by_ids, memory_versions
-from memory_core.services import default_org_namespace, namespace_for_user
+from memory_core.services import namespace_for_user
 from privacy.bulk import (
     UNDO_SECONDS,
     bulk_apply,
@@ -56,12 +46,14 @@ from privacy.bulk import (
     pending_erasures_settle,
 )
 from privacy.memory_page import memory_page
+from privacy.page_errors import error_text, raise_for_access
 from privacy.selectors import (
     GROUPS,
     STATUS_CHOICES,
     MemoryFilters,
     Scope,
     counted_page,
+    earlier_version_matches,
     memory_cards,
     memory_rows,
     memory_search,
@@ -85,19 +77,6 @@ _OUTCOMES = {
 }
 
 
-def _error_text(exc: MemoryServiceError) -> str:
-    details = [f"{name}: {' '.join(errors)}" for name, errors in exc.field_errors.items()]
-    return " ".join([exc.message, *details])
-
-
-def _raise_for_access(exc: MemoryServiceError) -> None:
-    """Missing and someone else's answer 404 alike; read-only and operator-only answer 403."""
-    if isinstance(exc, NotFound):
-        raise Http404(exc.message) from exc
-    if isinstance(exc, PermissionDenied):
-        raise DjangoPermissionDenied(exc.message) from exc
-
-
 def _entry_url(entry_id: Any) -> str:
     return reverse("privacy:memory", args=[entry_id])
 
@@ -105,14 +84,14 @@ def _entry_url(entry_id: Any) -> str:
 # --- What the AI knows about me --------------------------------------------------------------
 
 
-@login_required
-@require_GET
-def index(request: HtmxHttpRequest) -> HttpResponse:
+def _list_context(request: HtmxHttpRequest) -> dict[str, Any]:
+    """What /me/ shows: the totals, the list as filtered, the archived ones and the banners."""
     waiting = pending_erasures_settle(user=request.user)  # what is past its Undo window goes now
     filters = MemoryFilters.from_query(request.GET)
     scope = Scope.of(request.user)  # the namespaces, resolved once for the totals and the page
     totals = memory_totals(user=request.user, exclude=waiting, scope=scope)
-    rows = memory_search(user=request.user, filters=filters, exclude=waiting, scope=scope)
+    earlier = earlier_version_matches(user=request.user, query=filters.q, scope=scope) if filters.q else {}
+    rows = memory_search(user=request.user, filters=filters, exclude=waiting, scope=scope, also=list(earlier))
     paginator = Paginator(rows, PAGE_SIZE)
     known = totals.count(filters)
     if known is not None:
@@ -121,6 +100,10 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
         page = counted_page(rows, paginator, request.GET.get("page"))  # the page and its count in one query
     else:
         page = paginator.get_page(request.GET.get("page"))
+    cards = memory_rows(user=request.user, entries=list(page.object_list))
+    for card in cards:
+        card.found_earlier = earlier.get(card.entry.pk, "")
+    shown_all, shown_groups = totals.of_status(filters)
     context = {
         # Archived ones are counted by the totals: listed only when there are some.
         "archived": list(archived_entries(actor=request.user).exclude(pk__in=waiting)[:ARCHIVED_SHOWN])
@@ -129,8 +112,10 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
         "archived_count": totals.archived,
         "namespace": namespace_for_user(user=request.user),
         "filters": filters,
-        "cards": memory_rows(user=request.user, entries=list(page.object_list)),
+        "cards": cards,
         "totals": totals,
+        "shown_all": shown_all,
+        "shown_groups": shown_groups,
         "decisions": list(rule_decisions(user=request.user)),
         "group_choices": GROUPS,
         "status_choices": STATUS_CHOICES,
@@ -139,24 +124,30 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
         "undo": _undo_banner(request),
         "embedding_hint": local_model_serves_poorly(actor=request.user),
     }
+    return context
+
+
+@login_required
+@require_GET
+def index(request: HtmxHttpRequest) -> HttpResponse:
     template = "privacy/index.html"
     if request.htmx and request.htmx.target == "memory-list":
         template += "#memory_list"
-    return render(request, template, context)
+    return render(request, template, _list_context(request))
 
 
 # The Undo banner of the last bulk action, kept in the session for the next page only.
 _UNDO_KEY = "privacy_undo"
 _BULK_DONE = {
-    "hide": "Hidden: the assistant will not use {n}.",
-    "unhide": "The assistant may use {n} again.",
-    "erase": "Erasing {n} for good in {s} seconds.",
+    "hide": gettext_lazy("Hidden: the assistant will not use %(n)s."),
+    "unhide": gettext_lazy("The assistant may use %(n)s again."),
+    "erase": gettext_lazy("Erasing %(n)s for good in %(s)s seconds."),
 }
 _UNDO_ACTION = {"hide": "unhide", "unhide": "hide"}
 
 
 def _plural(n: int) -> str:
-    return f"{n} memor{'y' if n == 1 else 'ies'}"
+    return ngettext("%(n)d memory", "%(n)d memories", n) % {"n": n}
 
 
 def _undo_banner(request: HttpRequest) -> dict[str, Any] | None:
@@ -177,15 +168,15 @@ def bulk(request: HttpRequest) -> HttpResponse:
     action = request.POST.get("action", "")
     ids = request.POST.getlist("ids")
     if not ids:
-        messages.error(request, "Select one or more memories first.")
+        messages.error(request, _("Select one or more memories first."))
         return _back_to_list(request)
     try:
         result = bulk_apply(user=request.user, action=action, ids=ids)
     except MemoryServiceError as exc:
-        messages.error(request, _error_text(exc))
+        messages.error(request, error_text(exc))
         return _back_to_list(request)
     if result.done:
-        text = _BULK_DONE[action].format(n=_plural(len(result.done)), s=UNDO_SECONDS)
+        text = str(_BULK_DONE[action]) % {"n": _plural(len(result.done)), "s": UNDO_SECONDS}
         undo: dict[str, Any] = {"text": text}
         if result.pending is not None:
             undo["pending"] = result.pending.pk
@@ -194,7 +185,9 @@ def bulk(request: HttpRequest) -> HttpResponse:
         request.session[_UNDO_KEY] = undo
     if result.skipped:
         left = _plural(result.skipped)
-        messages.warning(request, f"{left} left as they were (not yours, or not possible).")
+        messages.warning(
+            request, _("%(left)s left as they were (not yours, or not possible).") % {"left": left}
+        )
     return _back_to_list(request)
 
 
@@ -206,7 +199,7 @@ def erasure_undo_view(request: HttpRequest) -> HttpResponse:
     except NotFound as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, f"Undone: {_plural(restored)} kept.")
+        messages.success(request, _("Undone: %(n)s kept.") % {"n": _plural(restored)})
     return _back_to_list(request)
 
 
@@ -217,7 +210,7 @@ def memory_detail(request: HttpRequest, memory_id: Any) -> HttpResponse:
     try:
         page = memory_page(user=request.user, memory_id=memory_id)
     except MemoryServiceError as exc:
-        _raise_for_access(exc)
+        raise_for_access(exc)
         raise
     return render(request, "privacy/memory.html", {"page": page, "card": page.card, "entry": page.entry})
 
@@ -230,7 +223,7 @@ def memory_row(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
     try:
         entry = memory_access(actor=request.user, memory_id=memory_id)
     except MemoryServiceError as exc:
-        _raise_for_access(exc)
+        raise_for_access(exc)
         raise
     if not request.htmx:
         return redirect(_entry_url(entry.pk))
@@ -250,16 +243,35 @@ def _entry_response(request: HtmxHttpRequest, entry: MemoryEntry, done: str, err
     return redirect(_entry_url(entry.pk))
 
 
+def _too_long(content: str) -> str:
+    """Why a text over a memory's limit is refused whole (the forms have no maxlength: never cut)."""
+    return _(
+        "This is %(length)s characters long; one memory holds at most %(limit)s. Nothing was saved: "
+        "shorten it, or keep the part that matters, or add it as several memories, one statement each."
+    ) % {"length": f"{len(content.strip()):,}", "limit": f"{CONTENT_MAX_CHARS:,}"}
+
+
+def _remember_refused(request: HtmxHttpRequest, content: str, kind: str, error: str) -> HttpResponse:
+    """/me/ again with the "remember" form open, holding what was typed, and the reason (a 400)."""
+    context = {
+        **_list_context(request),
+        "remember_text": content,
+        "remember_kind": kind,
+        "remember_error": error,
+    }
+    return render(request, "privacy/index.html", context, status=400)
+
+
 @login_required
 @require_POST
-def remember(request: HttpRequest) -> HttpResponse:
+def remember(request: HtmxHttpRequest) -> HttpResponse:
+    content, kind = request.POST.get("content", ""), request.POST.get("kind", "fact")
+    if len(content.strip()) > CONTENT_MAX_CHARS:
+        return _remember_refused(request, content, kind, _too_long(content))
     try:
-        outcome = privacy_remember(
-            user=request.user, content=request.POST.get("content", ""), kind=request.POST.get("kind", "fact")
-        )
+        outcome = privacy_remember(user=request.user, content=content, kind=kind)
     except MemoryServiceError as exc:
-        messages.error(request, _error_text(exc))
-        return redirect("privacy:index")
+        return _remember_refused(request, content, kind, error_text(exc))
     # The message never repeats the content: flash messages may be stored in the session.
     (messages.warning if outcome.action == "rejected" else messages.success)(
         request, str(_OUTCOMES[outcome.action])
@@ -270,38 +282,55 @@ def remember(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def correct(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
+    content = request.POST.get("content", "")
     try:
+        if len(content.strip()) > CONTENT_MAX_CHARS:
+            raise MemoryServiceError(_too_long(content))
         new = memory_correct(
             actor=request.user,
             memory_id=memory_id,
-            content=request.POST.get("content", ""),
+            content=content,
             reason=request.POST.get("reason", "").strip()[:500],
         )
     except MemoryServiceError as exc:
-        _raise_for_access(exc)
-        return _entry_response(
-            request, memory_access(actor=request.user, memory_id=memory_id), "", _error_text(exc)
-        )
-    return _entry_response(request, new, "Corrected. The old version is kept in the history as superseded.")
+        raise_for_access(exc)
+        entry = memory_access(actor=request.user, memory_id=memory_id)
+        if request.htmx:
+            card = memory_cards(user=request.user, entries=[entry])[0]
+            context = {"card": card, "error": error_text(exc), "expanded": True, "typed": content}
+            return render(request, "privacy/index.html#entry", context)  # htmx swaps 2xx only
+        # The memory's page again, its correct form open and holding what was typed.
+        page = memory_page(user=request.user, memory_id=entry.pk)
+        context = {
+            "page": page,
+            "card": page.card,
+            "entry": page.entry,
+            "error": error_text(exc),
+            "typed": content,
+        }
+        return render(request, "privacy/memory.html", context, status=400)
+    return _entry_response(
+        request, new, _("Corrected. The old version is kept in the history as superseded.")
+    )
 
 
 @login_required
 @require_POST
 def hide(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
-    return _status_change(request, memory_id, memory_hide, "Hidden: the assistant will not use it.")
+    return _status_change(request, memory_id, memory_hide, _("Hidden: the assistant will not use it."))
 
 
 @login_required
 @require_POST
 def unhide(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
-    return _status_change(request, memory_id, memory_unhide, "The assistant may use it again.")
+    return _status_change(request, memory_id, memory_unhide, _("The assistant may use it again."))
 
 
 @login_required
 @require_POST
 def restore(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
     return _status_change(
-        request, memory_id, memory_restore, "Restored: the assistant uses it again, and the job keeps it."
+        request, memory_id, memory_restore, _("Restored: the assistant uses it again, and the job keeps it.")
     )
 
 
@@ -309,9 +338,9 @@ def _status_change(request: HtmxHttpRequest, memory_id: Any, service: Any, done:
     try:
         entry = service(actor=request.user, memory_id=memory_id)
     except MemoryServiceError as exc:
-        _raise_for_access(exc)
+        raise_for_access(exc)
         return _entry_response(
-            request, memory_access(actor=request.user, memory_id=memory_id), "", _error_text(exc)
+            request, memory_access(actor=request.user, memory_id=memory_id), "", error_text(exc)
         )
     return _entry_response(request, entry, done)
 
@@ -330,13 +359,17 @@ def erase(request: HttpRequest, memory_id: Any) -> HttpResponse:
                 erase_sources=request.POST.get("erase_sources") == "on",
             )
             deleted = receipt.conversations
-            note = f" {deleted} conversation{'s' if deleted != 1 else ''} deleted too." if deleted else ""
-            messages.success(request, "Erased for good, with its older versions." + note)
+            note = (
+                " " + ngettext("%(n)d conversation deleted too.", "%(n)d conversations deleted too.", deleted)
+                if deleted
+                else ""
+            ) % {"n": deleted}
+            messages.success(request, _("Erased for good, with its older versions.") + note)
             return redirect("privacy:index")
         versions = memory_versions(actor=request.user, memory_id=memory_id)
         conversations = list(conversations_for_memory(user=request.user, memory_id=memory_id))
     except MemoryServiceError as exc:
-        _raise_for_access(exc)
+        raise_for_access(exc)
         raise
     return render(
         request,
@@ -390,9 +423,9 @@ def pause(request: HttpRequest) -> HttpResponse:
     memory_pause(actor=request.user, paused=paused)
     messages.success(
         request,
-        "Memory paused: the assistant neither recalls nor learns anything until you resume."
+        _("Memory paused: the assistant neither recalls nor learns anything until you resume.")
         if paused
-        else "Memory resumed.",
+        else _("Memory resumed."),
     )
     return redirect("privacy:index")
 
@@ -410,90 +443,3 @@ def activity(request: HttpRequest) -> HttpResponse:
         "forgetting": forgetting_runs(actor=request.user),
     }
     return render(request, "privacy/activity.html", context)
-
-
-# --- Moderation (operators) ------------------------------------------------------------------
-
-
-def _require_operator(request: HttpRequest) -> None:
-    if not is_operator(request.user):
-        raise DjangoPermissionDenied("Moderation is for operators.")
-
-
-@login_required
-@require_GET
-def moderation(request: HttpRequest) -> HttpResponse:
-    _require_operator(request)
-    default_org_namespace()
-    show_dismissed = request.GET.get("dismissed") == "1"
-    context = {
-        "pending": list(pending_procedures(operator=request.user)),
-        "flags": list(flagged_writes(operator=request.user, include_dismissed=show_dismissed)[:200]),
-        "show_dismissed": show_dismissed,
-        "namespaces": list(shared_namespaces(operator=request.user)),
-        "procedures": list(current_procedures(operator=request.user)[:500]),
-        "default_namespace": settings.DEFAULT_ORG_NAMESPACE,
-    }
-    return render(request, "privacy/moderation.html", context)
-
-
-def _moderate(request: HttpRequest, action: Any, done: str) -> HttpResponse:
-    _require_operator(request)
-    try:
-        action()
-    except MemoryServiceError as exc:
-        _raise_for_access(exc)
-        messages.error(request, _error_text(exc))
-    else:
-        messages.success(request, done)
-    return redirect("privacy:moderation")
-
-
-@login_required
-@require_POST
-def procedure_approve_view(request: HttpRequest, memory_id: Any) -> HttpResponse:
-    return _moderate(
-        request,
-        lambda: procedure_approve(
-            operator=request.user,
-            memory_id=memory_id,
-            content=request.POST.get("content") or None,
-            namespace_path=request.POST.get("namespace_path") or None,
-            reason=request.POST.get("reason", "").strip()[:500],
-        ),
-        "Approved: assistants with access to the namespace use it from now on.",
-    )
-
-
-@login_required
-@require_POST
-def procedure_reject_view(request: HttpRequest, memory_id: Any) -> HttpResponse:
-    return _moderate(
-        request,
-        lambda: procedure_reject(
-            operator=request.user, memory_id=memory_id, reason=request.POST.get("reason", "")
-        ),
-        "Rejected.",
-    )
-
-
-@login_required
-@require_POST
-def procedure_create_view(request: HttpRequest) -> HttpResponse:
-    return _moderate(
-        request,
-        lambda: procedure_create(
-            operator=request.user,
-            namespace_path=request.POST.get("namespace_path", ""),
-            content=request.POST.get("content", ""),
-            category=request.POST.get("category", "sop"),
-            key=request.POST.get("key", ""),
-        ),
-        "Procedure saved and active.",
-    )
-
-
-@login_required
-@require_POST
-def flag_dismiss_view(request: HttpRequest, flag_id: int) -> HttpResponse:
-    return _moderate(request, lambda: flag_dismiss(operator=request.user, flag_id=flag_id), "Flag dismissed.")

@@ -31,6 +31,23 @@ def test_it_ends_a_conversation_and_shows_what_was_learned(owner, django_capture
     assert ExtractionJob.objects.get().trigger == "closed"
 
 
+def test_offline_each_turn_is_learned_at_once_and_the_end_has_nothing_left(
+    owner, settings, django_capture_on_commit_callbacks
+):
+    settings.CHAT_LEARN_EACH_TURN_OFFLINE = True
+    conv = conversation(owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        message, _reply = say(owner, conv, "I'm severely allergic to peanuts.")
+    entry = MemoryEntry.objects.visible_to(owner).get()
+    assert ExtractionJob.objects.get().trigger == "turn"
+    client = client_for(owner)
+    page = client.get(f"/c/{conv.pk}/").content.decode()
+    turn = page.split(f'id="m-{message.pk}"', 1)[1].split("</li>\n", 1)[0]
+    assert "Memory updated" in turn and f'href="/me/memories/{entry.pk}/"' in turn and "Undo" in turn
+    response = client.post(f"/c/{conv.pk}/end/", follow=True)
+    assert "There was nothing new to learn from it." in response.content.decode()
+
+
 def test_it_ends_an_incognito_conversation_without_learning(owner, django_capture_on_commit_callbacks):
     conv = conversation(owner, incognito=True)
     say(owner, conv, "I'm severely allergic to peanuts.")

@@ -26,7 +26,7 @@ def test_it_streams_the_reply_then_points_at_the_final_turn(owner):
     streamed = "".join(json.loads(data)["text"] for name, data in events if name == "delta")
     reply = Message.objects.get(role="assistant")
     assert streamed.strip() == reply.content
-    assert OFFLINE_PREAMBLE in streamed and "peanuts" in streamed
+    assert str(OFFLINE_PREAMBLE) in streamed and "peanuts" in streamed
 
 
 def test_it_streams_the_scripted_chunks(owner, openai_server):

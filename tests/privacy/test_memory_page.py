@@ -110,7 +110,7 @@ def test_the_default_org_namespace_is_there_and_approving_preselects_it(owner, m
     ).entry
     html = client_for(moderator).get(reverse("privacy:moderation")).content.decode()
     form = html[html.index(reverse("privacy:procedure_approve", args=[proposal.pk])) :]
-    assert '<option value="org/default" selected>org/default (default)</option>' in form
+    assert '<option value="org/default" selected>org/default (default) · 0 users read it</option>' in form
     response = client_for(moderator).post(
         reverse("privacy:procedure_approve", args=[proposal.pk]), {"namespace_path": "org/default"}
     )

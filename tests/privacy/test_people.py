@@ -24,9 +24,12 @@ ENTITY_POSTS = [
     "privacy:person_split",
     "privacy:person_erase",
 ]
-# For the route matrix of tests/privacy/test_views.py.
+RELATION_POSTS = ["privacy:relation_correct", "privacy:relation_end", "privacy:relation_erase"]
+# For the route matrix of tests/privacy/test_views.py (the relation routes: test_people_relations.py).
 PEOPLE_ROWS = (
-    {("privacy:people", "GET")} | {(n, "GET") for n in ENTITY_GETS} | {(n, "POST") for n in ENTITY_POSTS}
+    {("privacy:people", "GET")}
+    | {(n, "GET") for n in ENTITY_GETS}
+    | {(n, "POST") for n in ENTITY_POSTS + RELATION_POSTS}
 )
 
 

@@ -6,7 +6,8 @@ a secret is left out), then each clause as a subject (the user, a relative the u
 nobody we track) and a predicate in the third person ("I'm allergic to nuts" → the user + "is
 allergic to nuts"), which the predicate rules read. A clause without a subject continues the one
 before it: "… and allergic to nuts" borrows "is", "… and work as a pharmacist" the subject, and
-"… penicillin and shellfish" the frame "is allergic to". `slots.infer_slot` reads already written
+"… penicillin and shellfish" the frame "is allergic to"; a clause with a subject of its own ("it's
+serious", "that's why") or a verb of its own never does. `slots.infer_slot` reads already written
 statements ("The user works at Fabrikam.", "Lives in Paris", "用户在腾讯工作") with these same
 rules (`read_statement`), so both give one fact the same key.
 

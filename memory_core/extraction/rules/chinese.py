@@ -256,9 +256,19 @@ def _zh_work(who: Who, p: str) -> list[Fact] | None:
     match = re.match(rf"^是(?P<art>一名|一个|一位|个|名)?(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p)
     if match:
         return [_fact(who, "job", f"{who.zh}{p}。", "profile", importance=0.7)]
-    match = re.match(rf"^(?:是)?(?:做|干|搞)(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))(?:的|工作的|这行的)$", p)
+    match = (
+        re.match(rf"^(?:是)?(?:做|干|搞)(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))(?:的|工作的|这行的)$", p)
+        # "当医生", "做律师", "担任经理": the role said with its verb.
+        or re.match(
+            rf"^(?:在)?(?:当|做|担任|干)(?:了)?(?:一名|一个|一位)?(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p
+        )
+        # "(的)工作是厨师", "职业是护士".
+        or re.match(rf"^的?(?:工作|职业)是(?:一名|一个|一位)?(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p)
+    )
     if match:
         return [_fact(who, "job", f"{who.zh}是{match.group('job')}。", "profile", importance=0.7)]
+    if re.match(r"^(?:在.{1,10}?)?(?:教书|任教)$", p):
+        return [_fact(who, "job", f"{who.zh}是老师。", "profile", importance=0.7)]
     return None
 
 

@@ -162,13 +162,23 @@ def _user_clause(raw: str, text: str, user: re.Match[str]) -> _Clause:
     return _Clause(raw, USER, _first_person_predicate(rest), lead=lead, first_person=True)
 
 
+# "my brother's a teacher": the 's of "is", not of a possession ("my brother's wife"), which is
+# followed by a noun, never by an article, an adverb or a state.
+_CONTRACTED_IS = re.compile(
+    r"^['\u2019]s\s+(?=(?:a|an|the|not|no|now|still|also|currently|just|really|very|so|always|never|"
+    r"retired|married|single|divorced|engaged|allergic|intolerant|pregnant|diabetic|vegan|vegetarian|"
+    r"working|living|studying|based|from|in|at|on|away|back|home|here|there)\b)",
+    re.I,
+)
+
+
 def _relative_clause(raw: str, text: str, relative: re.Match[str]) -> _Clause:
     """ "my son …", "the user's wife Mei …": the relative, named when a name follows."""
     lead = relative.group("lead").strip()
     if _HYPOTHETICAL.search(lead) or len(lead.split()) > 8:
         return _Clause(raw, None, "")
     rel = relative.group("rel")
-    rest = relative.group("rest")
+    rest = _CONTRACTED_IS.sub(" is ", relative.group("rest"), count=1)
     name_match = re.match(rf"^\s+(?P<name>{_NAME})(?=\s+[a-z]|\s*$|[.,;!?])", rest)
     name = ""
     if name_match and name_match.group("name").split()[0].lower() not in _NOT_NAMES:
@@ -205,7 +215,14 @@ def _continuation(sep: str, raw: str, previous: _Clause, ctx: _Context) -> _Clau
         return None
     text = raw.strip()
     first = text.split(" ", 1)[0].lower()
-    if first in _SUBJECT_WORDS or _USER_SUBJECT.match(text) or _RELATIVE_SUBJECT.match(text):
+    # "it's serious", "that's why", "he'd …": a subject of its own, contracted with its verb.
+    stem = re.split(r"['\u2019]", first, maxsplit=1)[0]
+    if (
+        first in _SUBJECT_WORDS
+        or stem in _SUBJECT_WORDS
+        or _USER_SUBJECT.match(text)
+        or _RELATIVE_SUBJECT.match(text)
+    ):
         return None
     who = previous.who
     contrast = re.match(r"(?i)^(?:just|only|but|except(?:\s+for)?)\s+", text)
@@ -231,8 +248,18 @@ def _continuation(sep: str, raw: str, previous: _Clause, ctx: _Context) -> _Clau
             return _Clause(
                 raw, who, joined, lead=previous.lead, first_person=previous.first_person, replaces=True
             )
+        if _FINITE_VERB.search(text):
+            # A list continues a frame with more of its objects ("allergic to nuts, shellfish"); a
+            # clause with a verb of its own is a statement of its own, never the frame's object.
+            return None
         return _Clause(raw, who, ctx.frame[1] + text, first_person=previous.first_person)
     return None
+
+
+_FINITE_VERB = re.compile(
+    r"(?i)['\u2019](?:s|re|m|ll|d|ve)\b|\b(?:is|are|was|were|am|be|been|being|isn't|aren't|wasn't|"
+    r"makes?|made|gets?|got|feels?|felt|seems?|seemed|happens?|happened|goes|went|causes?|caused)\b"
+)
 
 
 _ANTECEDENT = re.compile(

@@ -419,6 +419,11 @@ _ZH_RELATIONS = {
     "外婆": "grandmother",
     "爸": "father",
     "老爸": "father",
+    # Short forms, as said every day: "我姐是律师", "我哥当医生".
+    "姐": "sister",
+    "哥": "brother",
+    "弟": "brother",
+    "妹": "sister",
     "妈": "mother",
     "老妈": "mother",
     "媳妇": "wife",

@@ -126,8 +126,21 @@ def _job(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     return []
 
 
+# "works in marketing": a field, lower case (a capitalised place, "works in London", is not a job).
+_WORKS_IN = re.compile(
+    rf"^(?:{_ADV})(?:works|is\s+working|has\s+worked)\s+in\s+(?P<field>(?:[a-z][a-z-]*)(?:\s+[a-z][a-z-]*){{0,2}}?)"
+    r"(?=$|[.,;!?]|\s+(?:and|but|so|since|because|now|at|for)\b)"
+)
+_NOT_FIELDS = frozenset(
+    {"the", "a", "an", "my", "their", "his", "her", "our", "this", "that", "town", "shifts"}
+)
+
+
 def _job_change(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
-    """Promoted, became, retired; teaches a subject or runs a business."""
+    """Promoted, became, retired; teaches a subject or runs a business; works in a field."""
+    match = _WORKS_IN.match(predicate)
+    if match and match.group("field").split()[0] not in _NOT_FIELDS:
+        return [_fact(who, "job", f"{who.label} works in {match.group('field')}.", "profile")]
     match = _PROMOTED.match(predicate)
     if match:
         return [_fact(who, "job", f"{who.label} was promoted to {match.group('job')}.", "profile")]
