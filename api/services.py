@@ -33,6 +33,7 @@ from api.models import (
 )
 from api.subjects import Subject, subject_address
 from chat.erasure import memory_erase_all_with_sources
+from memory_core.actors import Actor, person
 from memory_core.embeddings import embed_remembered, get_embedder
 from memory_core.erasure import Requester
 from memory_core.errors import Conflict, MemoryServiceError, NotFound
@@ -110,10 +111,13 @@ class IssuedToken:
     key: str
 
 
-def _audit(*, actor: Any, token: UserToken, flag: int, message: str) -> None:
+def _audit(*, actor: Actor, token: UserToken, flag: int, message: str) -> None:
     """The admin's audit trail (LogEntry, "Recent actions"): who issued or revoked which token."""
+    who = person(actor)
+    if who is None:  # only a person's own hand is audited; a command acting alone is not
+        return
     LogEntry.objects.create(
-        user_id=actor.pk,
+        user_id=who.pk,
         content_type_id=ContentType.objects.get_for_model(UserToken).pk,
         object_id=str(token.pk),
         object_repr=str(token)[:200],
@@ -122,7 +126,7 @@ def _audit(*, actor: Any, token: UserToken, flag: int, message: str) -> None:
     )
 
 
-def user_token_issue(*, user: Any, actor: Any = None, name: str = "") -> IssuedToken:
+def user_token_issue(*, user: Any, actor: Actor = None, name: str = "") -> IssuedToken:
     """A fresh token for `user` issued by an operator (`manage.py issue_user_token`): every active
     personal token of theirs is revoked, as "a new one" from an operator means. Only its SHA-256 is
     kept."""
@@ -181,7 +185,7 @@ def user_tokens_active(*, user: Any) -> QuerySet[UserToken]:
 def _token_new(
     *,
     user: Any,
-    actor: Any,
+    actor: Actor,
     name: str,
     scopes: list[str],
     replace: bool = False,
@@ -224,13 +228,13 @@ def user_token_revoke_own(*, user: Any, token_id: Any) -> UserToken:
     return user_token_revoke(prefix=prefix, actor=user, reason="revoked by its owner")
 
 
-def _token_revoke(*, token: UserToken, actor: Any, reason: str) -> None:
+def _token_revoke(*, token: UserToken, actor: Actor, reason: str) -> None:
     token.revoked_at = timezone.now()
     token.save(update_fields=["revoked_at"])
     _audit(actor=actor, token=token, flag=CHANGE, message=f"Revoked ({reason}).")
 
 
-def user_token_revoke(*, prefix: str, actor: Any, reason: str = "revoked") -> UserToken:
+def user_token_revoke(*, prefix: str, actor: Actor, reason: str = "revoked") -> UserToken:
     """Stop a personal token working at once; revoking a revoked one changes nothing."""
     with transaction.atomic():
         token = UserToken.objects.select_for_update().filter(prefix=prefix).first()

@@ -8,9 +8,9 @@ apply the same rules without importing each other.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from api.models import EntityKind, Tenant
+from memory_core.actors import Actor
 from memory_core.errors import MemoryServiceError
 from memory_core.models import Namespace
 
@@ -19,7 +19,7 @@ from memory_core.models import Namespace
 class Subject:
     """Whose memories: `actor` owns `namespace` (a person, or a tenant's shadow user)."""
 
-    actor: Any
+    actor: Actor
     namespace: Namespace
     kind: str = EntityKind.USER
     external_id: str = ""  # the tenant's id for it; "" for a person acting on their own memories

@@ -7,16 +7,15 @@ alone. The pages say so and point at a multilingual model (docs/languages.md).
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 
+from memory_core.actors import Actor
 from memory_core.choices import MemoryStatus
 from memory_core.language import CJK_CLASS, is_cjk
 from memory_core.models import MemoryEntry, Namespace
 
 
-def local_model_serves_poorly(*, actor: Any) -> bool:
+def local_model_serves_poorly(*, actor: Actor) -> bool:
     """True when the local English model is in use and the user has memories in CJK script.
 
     One EXISTS query over the user's own namespaces; it stops at the first such memory.

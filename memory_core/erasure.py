@@ -40,6 +40,7 @@ from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
+from memory_core.actors import Actor, person
 from memory_core.compaction import compaction_request
 from memory_core.entities.erasure import entities_prune
 from memory_core.lifecycle import _own_entry
@@ -225,8 +226,8 @@ def _tombstone(namespace_ids: list[int], ids: list[uuid.UUID]) -> int:
     )
 
 
-def _erased_events(entries: list[MemoryEntry], actor: Any) -> None:
-    who = actor if getattr(actor, "is_authenticated", False) else None
+def _erased_events(entries: list[MemoryEntry], actor: Actor) -> None:
+    who = person(actor)
     MemoryEvent.objects.bulk_create(
         MemoryEvent(
             namespace_id=e.namespace_id,
@@ -242,7 +243,7 @@ def _erased_events(entries: list[MemoryEntry], actor: Any) -> None:
 
 
 @transaction.atomic
-def memory_erase(*, actor: Any, memory_id: Any, requester: Requester | None = None) -> ErasureReceipt:
+def memory_erase(*, actor: Actor, memory_id: Any, requester: Requester | None = None) -> ErasureReceipt:
     """Hard-delete an entry and its older versions, and their text everywhere (module docstring)."""
     entry = _own_entry(actor=actor, memory_id=memory_id)
     ns = entry.namespace_id
@@ -296,7 +297,7 @@ def memory_erase(*, actor: Any, memory_id: Any, requester: Requester | None = No
 
 @transaction.atomic
 def memory_erase_all(
-    *, actor: Any, requester: Requester | None = None, scope: str = ErasureScope.ALL
+    *, actor: Actor, requester: Requester | None = None, scope: str = ErasureScope.ALL
 ) -> ErasureReceipt:
     """Erase everything in the actor's own namespaces, extraction jobs queued or running included;
     the receipt's `entries` says how many entries went."""
@@ -331,7 +332,7 @@ def memory_erase_all(
 
 
 @transaction.atomic
-def extraction_jobs_erase(*, actor: Any, source_conversations: Collection[str]) -> int:
+def extraction_jobs_erase(*, actor: Actor, source_conversations: Collection[str]) -> int:
     """Delete the actor's extraction jobs (and their payloads) of conversations the user deleted."""
     refs = [str(ref) for ref in source_conversations if ref]
     if not refs:

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from memory_core.actors import Actor
 from memory_core.entities.selectors import entities_export
 from memory_core.models import ErasureReceipt, MemoryEntry, MemoryEvent, Namespace, RecallLog
 from memory_core.selectors import erasure_receipts
@@ -78,7 +79,7 @@ def _entry_dict(e: MemoryEntry, history: list[dict[str, Any]]) -> dict[str, Any]
     }
 
 
-def memory_export(*, actor: Any) -> dict[str, Any]:
+def memory_export(*, actor: Actor) -> dict[str, Any]:
     """Everything the memory system holds about the actor, as JSON-serialisable data.
 
     Embeddings are left out: they are derived from the content and meaningless outside this system.
@@ -105,7 +106,7 @@ def memory_export(*, actor: Any) -> dict[str, Any]:
     return {
         "format": "memory-export-v1",
         "exported_at": _iso(timezone.now()),
-        "user": actor.get_username(),
+        "user": actor.get_username() if actor else "",
         "namespaces": [
             {"path": ns.path, "memory_paused": ns.memory_paused, "created_at": _iso(ns.created_at)}
             for ns in namespaces

@@ -32,6 +32,7 @@ from typing import Any
 from django.db import transaction
 
 from memory_core import judgement
+from memory_core.actors import Actor, person
 from memory_core.entities.hooks import entities_after_correction
 from memory_core.errors import MemoryServiceError, PermissionDenied
 from memory_core.locks import lock_namespace
@@ -55,14 +56,15 @@ from memory_core.validation import normalise, strip_nul
 from memory_core.webhooks.announce import announce_corrected
 
 
-def _own_entry(*, actor: Any, memory_id: Any) -> MemoryEntry:
+def _own_entry(*, actor: Actor, memory_id: Any) -> MemoryEntry:
     entry = memory_access(actor=actor, memory_id=memory_id)
-    if entry.namespace.owner_id != actor.pk:
+    owner = person(actor)
+    if owner is None or entry.namespace.owner_id != owner.pk:
         raise PermissionDenied("Shared procedures are read-only; an operator maintains them.")
     return entry
 
 
-def _locked(*, actor: Any, memory_id: Any) -> MemoryEntry:
+def _locked(*, actor: Actor, memory_id: Any) -> MemoryEntry:
     """The actor's own entry, re-read under the namespace lock that `memory_add` takes too."""
     entry = _own_entry(actor=actor, memory_id=memory_id)
     lock_namespace(entry.namespace_id)
@@ -74,7 +76,7 @@ def _locked(*, actor: Any, memory_id: Any) -> MemoryEntry:
 
 @transaction.atomic
 def memory_correct(
-    *, actor: Any, memory_id: Any, content: str, reason: str = "", metadata: dict[str, Any] | None = None
+    *, actor: Actor, memory_id: Any, content: str, reason: str = "", metadata: dict[str, Any] | None = None
 ) -> MemoryEntry:
     """Replace a wrong statement by the user's own wording: a new version, the old one superseded.
     The new version keeps the old metadata, or takes `metadata` (its secrets redacted) when given."""
@@ -150,7 +152,7 @@ def memory_correct(
 
 
 @transaction.atomic
-def memory_hide(*, actor: Any, memory_id: Any) -> MemoryEntry:
+def memory_hide(*, actor: Actor, memory_id: Any) -> MemoryEntry:
     """Hide ("don't use this"): kept and shown to the user, never recalled, reversible."""
     entry = _locked(actor=actor, memory_id=memory_id)
     if entry.status == MemoryStatus.HIDDEN:
@@ -162,7 +164,7 @@ def memory_hide(*, actor: Any, memory_id: Any) -> MemoryEntry:
 
 
 @transaction.atomic
-def memory_unhide(*, actor: Any, memory_id: Any) -> MemoryEntry:
+def memory_unhide(*, actor: Actor, memory_id: Any) -> MemoryEntry:
     entry = _locked(actor=actor, memory_id=memory_id)
     if entry.status == MemoryStatus.ACTIVE:
         return entry
@@ -180,7 +182,7 @@ FEEDBACK_REASON_MAX_CHARS = 1000
 
 @transaction.atomic
 def memory_feedback(
-    *, actor: Any, memory_id: Any, rating: str | None, reason: str = "", actor_kind: str = ActorKind.USER
+    *, actor: Actor, memory_id: Any, rating: str | None, reason: str = "", actor_kind: str = ActorKind.USER
 ) -> MemoryEvent:
     """What the user (or their app) thinks of a memory, as a "feedback" event in its history (where the
     pages, the API history and the export show it); `rating` None withdraws earlier feedback. The
@@ -208,7 +210,7 @@ def memory_feedback(
     )
 
 
-def _set_status(entry: MemoryEntry, status: str, action: str, actor: Any, reason: str) -> MemoryEntry:
+def _set_status(entry: MemoryEntry, status: str, action: str, actor: Actor, reason: str) -> MemoryEntry:
     entry.status = status
     entry.save(update_fields=["status", "updated_at"])
     event_record(
@@ -226,7 +228,7 @@ def _set_status(entry: MemoryEntry, status: str, action: str, actor: Any, reason
 
 
 @transaction.atomic
-def memory_pause(*, actor: Any, paused: bool) -> Namespace:
+def memory_pause(*, actor: Actor, paused: bool) -> Namespace:
     """Pause (no recall, no extraction) or resume the actor's memory."""
     namespace = namespace_for_user(user=actor)
     Namespace.objects.filter(pk=namespace.pk).update(memory_paused=bool(paused))
@@ -245,7 +247,7 @@ class Activity:
     turn_ref: str = ""
 
 
-def activity_log(*, actor: Any, limit: int = 200) -> list[Activity]:
+def activity_log(*, actor: Actor, limit: int = 200) -> list[Activity]:
     """What was learned, changed, recalled and forgotten in the actor's namespaces, newest first."""
     namespace_ids = Namespace.objects.owned_by(actor).values("pk")
     events = MemoryEvent.objects.filter(namespace_id__in=namespace_ids).select_related("actor")[:limit]

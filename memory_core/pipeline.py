@@ -49,6 +49,7 @@ from pgvector.django import CosineDistance
 from typing_extensions import Unpack
 
 from memory_core import judgement
+from memory_core.actors import Actor
 from memory_core.choices import AddAction
 from memory_core.entities.hooks import entities_after_write, named_entities_exist
 from memory_core.errors import Conflict
@@ -137,7 +138,7 @@ class WriteFields(TypedDict, total=False):
     extractor_model: str
     extractor_prompt_version: str
     actor_kind: str
-    actor: Any
+    actor: Actor
     excerpt: str
     raw_text: str
     said_at: datetime | None

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import F, Q, QuerySet
 from pgvector.django import CosineDistance
 
+from memory_core.actors import Actor
 from memory_core.errors import NotFound
 from memory_core.models import (
     ErasureReceipt,
@@ -29,7 +31,7 @@ def parse_uuid(value: Any) -> uuid.UUID | None:
         return None
 
 
-def memory_access(*, actor: Any, memory_id: Any) -> MemoryEntry:
+def memory_access(*, actor: Actor, memory_id: Any) -> MemoryEntry:
     """The entry with this id if `actor` may see it; NotFound alike for missing and forbidden."""
     pk = parse_uuid(memory_id)
     entry = (
@@ -44,7 +46,7 @@ def memory_access(*, actor: Any, memory_id: Any) -> MemoryEntry:
 
 def memory_list(
     *,
-    actor: Any,
+    actor: Actor,
     types: list[str] | None = None,
     statuses: list[str] | None = None,
     category: str | None = None,
@@ -63,13 +65,13 @@ def memory_list(
     return qs.select_related("namespace").order_by("-recorded_at", "-id")
 
 
-def memory_history(*, actor: Any, memory_id: Any) -> QuerySet[MemoryEvent]:
+def memory_history(*, actor: Actor, memory_id: Any) -> QuerySet[MemoryEvent]:
     entry = memory_access(actor=actor, memory_id=memory_id)
     return MemoryEvent.objects.visible_to(actor).filter(entry_ref=entry.pk).order_by("created_at", "id")
 
 
 def memory_nearest(
-    *, actor: Any, embedding: list[float], limit: int = 10, at: datetime | None = None
+    *, actor: Actor, embedding: list[float], limit: int = 10, at: datetime | None = None
 ) -> list[tuple[MemoryEntry, float]]:
     """The entries visible to `actor` nearest to `embedding` by cosine distance (exact scan).
 
@@ -87,7 +89,7 @@ def memory_nearest(
 
 
 def recalled_entries_for_turns(
-    *, actor: Any, turn_refs: list[str]
+    *, actor: Actor, turn_refs: list[str]
 ) -> dict[str, list[tuple[MemoryEntry, RecallLog]]]:
     """What each turn recalled, by turn reference, best rank first; only entries `actor` may see.
 
@@ -113,7 +115,7 @@ def recalled_entries_for_turns(
     return found
 
 
-def extraction_jobs_for_conversation(*, actor: Any, source_conversation: str) -> list[ExtractionJob]:
+def extraction_jobs_for_conversation(*, actor: Actor, source_conversation: str) -> list[ExtractionJob]:
     """The extraction jobs of one conversation in `actor`'s own namespaces, oldest first."""
     return list(
         ExtractionJob.objects.filter(
@@ -124,7 +126,7 @@ def extraction_jobs_for_conversation(*, actor: Any, source_conversation: str) ->
     )
 
 
-def memory_entries_by_ids(*, actor: Any, ids: list[Any]) -> dict[str, MemoryEntry]:
+def memory_entries_by_ids(*, actor: Actor, ids: list[Any]) -> dict[str, MemoryEntry]:
     """The entries among `ids` that `actor` may see, by id as a string; unknown ids are left out."""
     pks = [pk for pk in (parse_uuid(value) for value in ids) if pk is not None]
     if not pks:
@@ -133,7 +135,7 @@ def memory_entries_by_ids(*, actor: Any, ids: list[Any]) -> dict[str, MemoryEntr
     return {str(entry.pk): entry for entry in entries}
 
 
-def memory_versions(*, actor: Any, memory_id: Any) -> list[MemoryEntry]:
+def memory_versions(*, actor: Actor, memory_id: Any) -> list[MemoryEntry]:
     """The entry and every older version of it in its namespace: what it superseded (directly, or
     by a correction, a later-arriving update or a consolidation merge), transitively. Newer
     versions are not included: erasing "lived in Beijing" must not erase "lives in Shanghai"."""
@@ -163,7 +165,7 @@ class MemorySources:
     turn_refs: frozenset[str]  # RecallLog.turn_ref, e.g. "chat:<message id>"
 
 
-def memory_sources(*, actor: Any, memory_id: Any) -> MemorySources:
+def memory_sources(*, actor: Actor, memory_id: Any) -> MemorySources:
     versions = memory_versions(actor=actor, memory_id=memory_id)
     ids = [e.pk for e in versions]
     rows = [(e.source_conversation, e.source_message_ids) for e in versions]
@@ -205,7 +207,7 @@ def memory_counts(*, namespace_ids: Any, current_only: bool = True) -> dict[int,
     return dict(rows)
 
 
-def recalled_entry_ids(*, actor: Any, turn_ref: str) -> list[str]:
+def recalled_entry_ids(*, actor: Actor, turn_ref: str) -> list[str]:
     """Ids of the entries recalled under `turn_ref` (a chat turn's `recall_ref`), in rank order."""
     if not turn_ref:
         return []
@@ -227,8 +229,8 @@ def extraction_job_access(*, namespace_ids: Any, job_id: Any) -> ExtractionJob:
     return job
 
 
-def erasure_receipts(*, actor: Any) -> QuerySet[ErasureReceipt]:
+def erasure_receipts(*, actor: Actor) -> QuerySet[ErasureReceipt]:
     """The receipts of erasures of the actor's data, newest first (content-free)."""
-    if actor is None or not getattr(actor, "is_authenticated", False):
+    if actor is None or isinstance(actor, AnonymousUser):
         return ErasureReceipt.objects.none()
     return ErasureReceipt.objects.filter(subject=actor).select_related("requested_by")

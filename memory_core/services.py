@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from memory_core.actors import Actor, person
 from memory_core.errors import MemoryServiceError
 from memory_core.models import (
     CONTENT_MAX_CHARS,
@@ -112,7 +113,7 @@ def event_record(
     entry: MemoryEntry,
     action: str,
     actor_kind: str,
-    actor: Any = None,
+    actor: Actor = None,
     reason: str = "",
     data: dict[str, Any] | None = None,
 ) -> MemoryEvent:
@@ -122,7 +123,7 @@ def event_record(
         entry_ref=entry.pk,
         action=action,
         actor_kind=actor_kind,
-        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        actor=person(actor),
         reason=strip_nul(reason),
         data=data or {},
     )
@@ -177,7 +178,7 @@ class EntryDraft:
     expires_at: datetime | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     actor_kind: str = ActorKind.SYSTEM
-    actor: Any = None
+    actor: Actor = None
 
 
 EntryVectors = tuple[list[float], list[float]]  # (statement, context) embeddings of one entry
@@ -285,7 +286,7 @@ def _created_event(entry: MemoryEntry, draft: EntryDraft, reason: str) -> Memory
         entry_ref=entry.pk,
         action=EventAction.CREATED,
         actor_kind=draft.actor_kind,
-        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        actor=person(actor),
         reason=strip_nul(reason),
         data={"content": entry.content, "status": entry.status, "type": draft.type, "key": entry.key},
     )
@@ -366,7 +367,7 @@ def supersede(
     by: MemoryEntry,
     at: datetime,
     actor_kind: str,
-    actor: Any = None,
+    actor: Actor = None,
     reason: str,
     action: str = EventAction.SUPERSEDED,
 ) -> None:

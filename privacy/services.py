@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from chat.models import Conversation
+from memory_core.actors import Actor, person
 from memory_core.export import memory_export
 from memory_core.models import (
     MemoryEntry,
@@ -87,9 +88,9 @@ def is_personal(entry: MemoryEntry) -> bool:
     return entry.type != MemoryType.PROCEDURAL or entry.namespace.kind == NamespaceKind.USER
 
 
-def audit_record(*, actor: Any, action: str, path: str, entry: MemoryEntry | None = None) -> AuditEvent:
+def audit_record(*, actor: Actor, action: str, path: str, entry: MemoryEntry | None = None) -> AuditEvent:
     return AuditEvent.objects.create(
-        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        actor=person(actor),
         action=action,
         namespace_id=entry.namespace_id if entry is not None else None,
         entry_ref=entry.pk if entry is not None else None,

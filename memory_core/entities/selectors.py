@@ -14,13 +14,14 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from memory_core.actors import Actor
 from memory_core.entities.models import Entity, EntityMention, Relation, RelationSupport
 from memory_core.entities.vocabulary import EntityKind, Predicate
 from memory_core.errors import MemoryServiceError, NotFound
 from memory_core.models import MemoryEntry, MemoryStatus, Namespace
 
 
-def _own(actor: Any) -> Any:
+def _own(actor: Actor) -> Any:
     return Namespace.objects.owned_by(actor).values("pk")
 
 
@@ -37,7 +38,7 @@ def current_at(qs: QuerySet[Relation], at: datetime | None) -> QuerySet[Relation
     return qs.filter(valid_from__lte=moment).filter(Q(valid_to__isnull=True) | Q(valid_to__gt=moment))
 
 
-def entity_list(*, actor: Any, kind: str | None = None, q: str | None = None) -> QuerySet[Entity]:
+def entity_list(*, actor: Actor, kind: str | None = None, q: str | None = None) -> QuerySet[Entity]:
     if kind and kind not in EntityKind.values:
         raise MemoryServiceError(
             "Unknown kind.", field_errors={"kind": [f"Must be among {', '.join(EntityKind.values)}."]}
@@ -62,7 +63,7 @@ def _counted(rows: QuerySet[Any], by: str, distinct: str | None = None) -> Coale
     return Coalesce(Subquery(rows.order_by().values(by).annotate(n=counted).values("n")[:1]), Value(0))
 
 
-def entity_get(*, actor: Any, entity_id: Any) -> Entity:
+def entity_get(*, actor: Actor, entity_id: Any) -> Entity:
     try:
         return Entity.objects.get(pk=_uuid(entity_id, "Entity"), namespace__in=_own(actor), is_self=False)
     except (Entity.DoesNotExist, ValidationError):
@@ -77,7 +78,7 @@ class EntityFacts:
 
 
 def entity_facts(
-    *, actor: Any, entity_id: Any, at: datetime | None = None, history: bool = False
+    *, actor: Actor, entity_id: Any, at: datetime | None = None, history: bool = False
 ) -> EntityFacts:
     entity = entity_get(actor=actor, entity_id=entity_id)
     relations = Relation.objects.filter(Q(subject=entity) | Q(object=entity)).select_related(
@@ -99,7 +100,7 @@ def entity_facts(
 
 def relation_list(
     *,
-    actor: Any,
+    actor: Actor,
     entity_id: Any = None,
     predicate: str | None = None,
     at: datetime | None = None,
@@ -133,7 +134,9 @@ class EntityHit:
     matched: str  # "name" (a name or alias), "meaning" (its name), or "memory" (a statement about it)
 
 
-def entity_search(*, actor: Any, query: str, vector: list[float], model: str, limit: int) -> list[EntityHit]:
+def entity_search(
+    *, actor: Actor, query: str, vector: list[float], model: str, limit: int
+) -> list[EntityHit]:
     """Entities for a query, best first: by name or alias (score 1), then by meaning, the
     similarity of the query to the entity's name or to the statements that mention it."""
     hits: dict[Any, EntityHit] = {}
@@ -182,7 +185,7 @@ class GraphPage:
 
 
 def graph_page(
-    *, actor: Any, limit: int, offset: int, at: datetime | None = None, history: bool = False
+    *, actor: Actor, limit: int, offset: int, at: datetime | None = None, history: bool = False
 ) -> GraphPage:
     """A page of the actor's entities (by name) and every relation that touches one of them: those
     that hold at `at` (now), or all with `history`. Bounded by the page size."""
@@ -198,7 +201,7 @@ def graph_page(
     return GraphPage(entities=entities, relations=related, count=entities_qs.count())
 
 
-def relation_get(*, actor: Any, relation_id: Any) -> Relation:
+def relation_get(*, actor: Actor, relation_id: Any) -> Relation:
     try:
         return Relation.objects.select_related("subject", "object").get(
             pk=_uuid(relation_id, "Relation"), namespace__in=_own(actor)

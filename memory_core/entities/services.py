@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from django.db import transaction
 from django.utils import timezone
 
+from memory_core.actors import Actor
 from memory_core.entities.erasure import entities_prune
 from memory_core.entities.models import NAME_MAX_CHARS, Entity, EntityMention, Relation, RelationSupport
 from memory_core.entities.record import mention as mention_record
@@ -32,7 +33,7 @@ def _lock(namespace_id: int) -> None:
     lock_namespace(namespace_id)
 
 
-def _entity_locked(*, actor: Any, entity_id: Any) -> Entity:
+def _entity_locked(*, actor: Actor, entity_id: Any) -> Entity:
     """The entity, read again once its namespace is locked: a change that held the lock first may
     have merged or erased it (NotFound then, not a stale row saved back or a foreign-key error)."""
     entity = entity_get(actor=actor, entity_id=entity_id)
@@ -40,7 +41,7 @@ def _entity_locked(*, actor: Any, entity_id: Any) -> Entity:
     return entity_get(actor=actor, entity_id=entity.pk)
 
 
-def _relation_locked(*, actor: Any, relation_id: Any) -> Relation:
+def _relation_locked(*, actor: Actor, relation_id: Any) -> Relation:
     relation = relation_get(actor=actor, relation_id=relation_id)
     _lock(relation.namespace_id)
     return relation_get(actor=actor, relation_id=relation.pk)
@@ -58,7 +59,9 @@ def _clean_name(name: str) -> str:
 
 
 @transaction.atomic
-def entity_correct(*, actor: Any, entity_id: Any, name: str | None = None, kind: str | None = None) -> Entity:
+def entity_correct(
+    *, actor: Actor, entity_id: Any, name: str | None = None, kind: str | None = None
+) -> Entity:
     """Rename (the new name becomes an alias too) or re-kind an entity."""
     entity = _entity_locked(actor=actor, entity_id=entity_id)
     if kind is not None:
@@ -91,7 +94,7 @@ def entity_correct(*, actor: Any, entity_id: Any, name: str | None = None, kind:
 
 
 @transaction.atomic
-def entity_merge(*, actor: Any, entity_id: Any, into_id: Any) -> Entity:
+def entity_merge(*, actor: Actor, entity_id: Any, into_id: Any) -> Entity:
     """`entity_id` is the same as `into_id`: its mentions and relations move there; it goes."""
     source = _entity_locked(actor=actor, entity_id=entity_id)
     target = entity_get(actor=actor, entity_id=into_id)
@@ -122,7 +125,7 @@ def entity_merge(*, actor: Any, entity_id: Any, into_id: Any) -> Entity:
 
 
 @transaction.atomic
-def entity_split(*, actor: Any, entity_id: Any, entry_ids: list[Any], name: str) -> Entity:
+def entity_split(*, actor: Actor, entity_id: Any, entry_ids: list[Any], name: str) -> Entity:
     """The memories `entry_ids` speak of someone else, called `name`: their mentions and the
     relations resting only on them move to a new entity."""
     entity = _entity_locked(actor=actor, entity_id=entity_id)
@@ -154,7 +157,7 @@ def entity_split(*, actor: Any, entity_id: Any, entry_ids: list[Any], name: str)
     return new
 
 
-def entity_erase(*, actor: Any, entity_id: Any, requester: Requester | None = None) -> list[ErasureReceipt]:
+def entity_erase(*, actor: Actor, entity_id: Any, requester: Requester | None = None) -> list[ErasureReceipt]:
     """Forget everything about the entity: every memory that mentions it or supports one of its
     relations is erased (with the tombstones and receipts of `memory_core.erasure`, each naming
     `requester`), then the entity. The receipts, one per memory erased (none when no memory
@@ -181,7 +184,7 @@ def entity_erase(*, actor: Any, entity_id: Any, requester: Requester | None = No
 
 @transaction.atomic
 def relation_correct(
-    *, actor: Any, relation_id: Any, value: str | None = None, valid_to: datetime | None = None
+    *, actor: Actor, relation_id: Any, value: str | None = None, valid_to: datetime | None = None
 ) -> Relation:
     """Correct a value relation's value, or end a relation (`valid_to`: it no longer holds)."""
     relation = _relation_locked(actor=actor, relation_id=relation_id)
@@ -207,7 +210,7 @@ def relation_correct(
 
 
 @transaction.atomic
-def relation_erase(*, actor: Any, relation_id: Any) -> None:
+def relation_erase(*, actor: Actor, relation_id: Any) -> None:
     """Delete the relation and its support (the memories stay); entities left bare go too."""
     relation = _relation_locked(actor=actor, relation_id=relation_id)
     relation.delete()
@@ -235,7 +238,13 @@ def relation_statement(*, subject: Entity, predicate: str, label: str, obj: Enti
 
 
 def relation_ends(
-    *, actor: Any, namespace_id: int, subject_id: Any, predicate: str, object_id: Any = None, value: str = ""
+    *,
+    actor: Actor,
+    namespace_id: int,
+    subject_id: Any,
+    predicate: str,
+    object_id: Any = None,
+    value: str = "",
 ) -> tuple[Entity, Entity | None, str]:
     """The ends of a relation a caller asks for in the namespace `namespace_id` (the actor's),
     checked before anything is written: the subject (an entity, or `SELF_ID`: the user), the
@@ -269,7 +278,7 @@ def relation_ends(
 @transaction.atomic
 def relation_link(
     *,
-    actor: Any,
+    actor: Actor,
     entry: MemoryEntry,
     subject: Entity,
     predicate: str,
@@ -293,7 +302,7 @@ def _alias(entity: Entity) -> str:
 
 
 @transaction.atomic
-def entity_observe(*, actor: Any, entity_id: Any, entry: MemoryEntry) -> Entity:
+def entity_observe(*, actor: Actor, entity_id: Any, entry: MemoryEntry) -> Entity:
     """`entry` (a statement the caller just wrote) is about the entity: a mention links them, so the
     entity's memories list it and erasing either keeps the other consistent."""
     entity = _entity_locked(actor=actor, entity_id=entity_id)
@@ -304,7 +313,7 @@ def entity_observe(*, actor: Any, entity_id: Any, entry: MemoryEntry) -> Entity:
 
 
 @transaction.atomic
-def graph_clear(*, actor: Any) -> dict[str, int]:
+def graph_clear(*, actor: Actor) -> dict[str, int]:
     """Delete the actor's whole graph (entities, relations, mentions); the memories stay, and
     later statements build it again. Counts of what went."""
     namespaces = list(Namespace.objects.owned_by(actor).order_by("pk").values_list("pk", flat=True))

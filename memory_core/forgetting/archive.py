@@ -16,6 +16,7 @@ from django.db import transaction
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.db.models.functions import TruncHour
 
+from memory_core.actors import Actor, person
 from memory_core.errors import Conflict, PermissionDenied
 from memory_core.locks import lock_namespace
 from memory_core.models import ActorKind, EventAction, MemoryEntry, MemoryEvent, MemoryStatus, Namespace
@@ -24,10 +25,11 @@ from memory_core.services import event_record
 
 
 @transaction.atomic
-def memory_restore(*, actor: Any, memory_id: Any) -> MemoryEntry:
+def memory_restore(*, actor: Actor, memory_id: Any) -> MemoryEntry:
     """Bring an archived entry back into use (idempotent for an active one); NotFound for others'."""
     entry = memory_access(actor=actor, memory_id=memory_id)
-    if entry.namespace.owner_id != actor.pk:
+    owner = person(actor)
+    if owner is None or entry.namespace.owner_id != owner.pk:
         raise PermissionDenied("Shared procedures are read-only; an operator maintains them.")
     # The namespace first, then the row: the order `memory_add` and the forgetting passes lock in.
     lock_namespace(entry.namespace_id)
@@ -50,7 +52,7 @@ def memory_restore(*, actor: Any, memory_id: Any) -> MemoryEntry:
     return entry
 
 
-def archived_entries(*, actor: Any) -> QuerySet[MemoryEntry]:
+def archived_entries(*, actor: Actor) -> QuerySet[MemoryEntry]:
     """The actor's archived entries, newest first, each with `archived_reason` (why the job did it)."""
     why = MemoryEvent.objects.filter(entry_id=OuterRef("pk"), action=EventAction.ARCHIVED).order_by(
         "-created_at"
@@ -86,7 +88,7 @@ def _label(action: str, data: dict[str, Any]) -> str:
     return str(action)
 
 
-def forgetting_runs(*, actor: Any, limit: int = 5) -> list[ForgettingRun]:
+def forgetting_runs(*, actor: Actor, limit: int = 5) -> list[ForgettingRun]:
     """The last `limit` hours in which the forgetting job changed something of the actor's, newest first."""
     events = (
         MemoryEvent.objects.filter(

@@ -11,6 +11,7 @@ from django.db import connection
 from django.utils import timezone
 
 from memory_core import lexical
+from memory_core.actors import Actor
 from memory_core.choices import MemoryStatus, MemoryType, NamespaceKind
 from memory_core.entities.models import Entity
 from memory_core.errors import MemoryServiceError
@@ -29,7 +30,7 @@ class RecallScope(NamedTuple):
     graph_versions: dict[int, int]
     # How many entries the namespaces hold, whatever their status: a bound on the scope's size.
     size: int = 0
-    actor: Any = None
+    actor: Actor = None
 
     def where(self, *, at: datetime | None = None, types: list[str] | None = None) -> tuple[str, list[Any]]:
         """The WHERE clause (SQL over the entry table, its parameters) of the entries this scope
@@ -92,7 +93,9 @@ def _namespace_select() -> str:
     )
 
 
-def read(*, actor: Any = None, namespaces: list[Namespace] | None = None, terms_of: str = "") -> RecallScope:
+def read(
+    *, actor: Actor = None, namespaces: list[Namespace] | None = None, terms_of: str = ""
+) -> RecallScope:
     """The scope of one recall, for an actor or for trusted callers' namespaces, and the terms of
     `terms_of`, in one statement. An empty scope (no namespace, or an actor who paused memory)
     has no namespace ids.

@@ -15,6 +15,7 @@ from memory_core import (
     embedding_coverage,
     lexical,
 )
+from memory_core.actors import Actor
 from memory_core.entities import graph_cache
 from memory_core.entities.recall import graph_question, graph_scores
 from memory_core.errors import MemoryServiceError
@@ -114,7 +115,7 @@ def _term_weights_and_graph(
 
 def memory_recall(
     *,
-    actor: Any = None,
+    actor: Actor = None,
     namespaces: list[Namespace] | None = None,
     query: str,
     budget_tokens: int | None = None,
