@@ -415,6 +415,9 @@ def _step(job_id: Any, claim: str) -> bool:
             job.done += len(chunk)
             job.claimed_until = claim_until(timezone.now())
             job.save(update_fields=["counts", "results", "done", "claimed_until"])
+            if job.done >= len(job.items) and not job.messages:
+                _finish(job, status=ImportStatus.DONE)  # the last chunk: no run just to say so
+                return False
             return True
     except MemoryPaused:
         pass  # this chunk was rolled back; what earlier chunks wrote stays
