@@ -7,6 +7,8 @@ server's `bench_api` database. One end user of a tenant: a few adds first (the b
 second, from the request to `done`) and the p50/p95 latency of the concurrent adds, against the
 baseline. Nothing is bypassed: every write goes through the REST API and the cluster.
 
+Also times the dry run of the same input (bounded to IMPORT_PREVIEW_MAX statements).
+
 `python -m bench imports [--lines 5000] [--baseline 20]`
 """
 
@@ -59,9 +61,12 @@ def main(argv: list[str]) -> None:
     try:
         baseline = [_add(port, key, -n) for n in range(1, args.baseline + 1)]
         lines = "\n".join(f"- Has tasted tea number {n} from the import" for n in range(1, args.lines + 1))
+        asked = {"user_id": "client-0", "format": "text", "data": lines}
+        with common.timed() as previewing:
+            status, raw = _call(port, key, "POST", "/api/v1/imports/", {**asked, "dry_run": True})
+        preview = json.loads(raw) if status == 200 else {"status": status}
         started = time.monotonic()
-        status, body = _call(port, key, "POST", "/api/v1/imports/", {"user_id": "client-0", "format": "text",
-                                                                     "data": lines})  # fmt: skip
+        status, body = _call(port, key, "POST", "/api/v1/imports/", asked)
         if status not in (201, 202):
             sys.exit(f"imports: the import was refused ({status}): {body[:300]!r}")
         job = json.loads(body)
@@ -97,6 +102,8 @@ def main(argv: list[str]) -> None:
     progress = f"{state.get('status')} {state.get('done')}/{state.get('total')}"
     print(f"  import of {args.lines} lines: {progress} in {took:.1f} s = {args.lines / took:.1f} lines/s")
     print(f"  its error: {state.get('error') or '-'}")
+    print(f"  its dry run first: {previewing():.2f} s, bounded {preview.get('bounded')}, "
+          f"previewed {preview.get('previewed')} of {preview.get('total')}")  # fmt: skip
     print(f"  adds for the same user before it: {len(base)}, {common.summary_ms(base)}")
     print(
         f"  adds for the same user during it: {len(ok)} ok, {len(adds) - len(ok)} failed, "

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from memory_core.imports.run import CHUNK
 from memory_core.lifecycle import memory_pause
 from memory_core.models import ImportJob, MemoryEntry
 from tests.imports_helpers import row_counts
@@ -68,10 +69,10 @@ def test_a_job_runs_in_slices_each_queuing_the_next(
 
     assert _run_queued(django_capture_on_commit_callbacks, queued, steps=1) == 1
     shown = owner_client.get(f"{URL}{job['id']}/").json()
-    assert (shown["status"], shown["done"], shown["total"]) == ("running", 25, LINES)  # progress
+    assert (shown["status"], shown["done"], shown["total"]) == ("running", CHUNK, LINES)  # progress
     assert len(queued) == 1  # its continuation
 
-    assert _run_queued(django_capture_on_commit_callbacks, queued) == 2
+    assert _run_queued(django_capture_on_commit_callbacks, queued) == LINES // CHUNK - 1  # the last finishes
     shown = owner_client.get(f"{URL}{job['id']}/").json()
     assert (shown["status"], shown["done"], shown["error"]) == ("done", LINES, "")
     assert ImportJob.objects.get().attempts == 0  # handing over is no failed attempt
@@ -84,13 +85,13 @@ def test_a_stopped_job_says_why_and_a_retry_goes_on_where_it_stopped(
     settings.IMPORT_RUN_SECONDS = 1e-6
     with django_capture_on_commit_callbacks() as queued:
         job = owner_client.post(URL, {"format": "text", "data": _lines(LINES)}, format="json").json()
-    _run_queued(django_capture_on_commit_callbacks, queued, steps=1)  # 25 written
+    _run_queued(django_capture_on_commit_callbacks, queued, steps=1)  # one chunk written
     memory_pause(actor=owner, paused=True)
     _run_queued(django_capture_on_commit_callbacks, queued)
 
     shown = owner_client.get(f"{URL}{job['id']}/").json()
-    assert (shown["status"], shown["done"]) == ("failed", 25)
-    assert shown["error"].startswith("Stopped after 25 of 60:") and "paused" in shown["error"]
+    assert (shown["status"], shown["done"]) == ("failed", CHUNK)
+    assert shown["error"].startswith(f"Stopped after {CHUNK} of 60:") and "paused" in shown["error"]
     assert owner_client.post(f"{URL}{job['id']}/retry/").status_code == 409  # still paused
     assert other_client.post(f"{URL}{job['id']}/retry/").status_code == 404
 

@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from memory_core.imports.run import CHUNK
 from memory_core.lifecycle import memory_pause
 from memory_core.models import ImportJob, MemoryEntry
 from tests.imports_helpers import row_counts
@@ -54,7 +55,7 @@ def stopped(owner, settings, django_capture_on_commit_callbacks) -> ImportJob:
     continuation[0]()
     memory_pause(actor=owner, paused=False)
     job = ImportJob.objects.get()
-    assert (job.status, job.done) == ("failed", 25)
+    assert (job.status, job.done) == ("failed", CHUNK)
     return job
 
 
@@ -63,7 +64,7 @@ def test_a_stopped_import_shows_why_and_a_retry_goes_on_where_it_stopped(
 ):
     client = client_for(owner)
     page = client.get(reverse("privacy:import_job", args=[stopped.pk])).content.decode()
-    assert "Stopped after 25 of 60" in page and "Retry: go on from statement 26" in page
+    assert f"Stopped after {CHUNK} of 60" in page and f"Retry: go on from statement {CHUNK + 1}" in page
 
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(reverse("privacy:import_retry", args=[stopped.pk]))
