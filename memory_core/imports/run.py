@@ -44,6 +44,7 @@ from memory_core.imports.parsers import (
     parse_mem0,
     parse_text,
     parse_transcript,
+    read_prefix,
     transcript_source,
 )
 from memory_core.jobs import enqueue
@@ -264,10 +265,14 @@ def preview_limit() -> int:
 def import_preview(*, namespace: Namespace, format: Any, data: Any, actor_kind: str) -> Preview:
     """What importing `data` would do, line by line, for its first `preview_limit()` statements
     (or transcript messages); nothing is written (see the module docstring)."""
-    format, items, messages = _read(format, data)
+    format = check_format(format)
+    check_size(data)
+    limit = preview_limit()
+    items, messages, total = read_prefix(format, data, limit)
     namespace = _fresh(namespace)
-    total, limit = len(messages) or len(items), preview_limit()
-    items = _extract(messages[:limit]) if messages else items[:limit]
+    if messages:
+        items = _extract(messages)
+    whole = total <= limit  # then all of it was read, and the count is exact
     new: dict[str, int] = {}  # entries this dry run created → their line
     rows = []
     with transaction.atomic():
@@ -281,7 +286,9 @@ def import_preview(*, namespace: Namespace, format: Any, data: Any, actor_kind: 
                 row = replace(row, replaces=None, reason=f"replaces line {new[row.replaces]}")
             rows.append(row)
         transaction.set_rollback(True)
-    return Preview(rows=rows, total=total, previewed=min(total, limit))
+    if whole:
+        total = len(messages) or len(items)
+    return Preview(rows=rows, total=total, previewed=total if whole else limit)
 
 
 # --- the import ----------------------------------------------------------------------------------

@@ -52,6 +52,28 @@ def test_a_large_dry_run_previews_its_first_statements_and_says_so(owner_client,
     assert row_counts() == before  # a dry run writes nothing
 
 
+@pytest.mark.parametrize("format", ["mem0", "transcript"])
+def test_a_large_dry_run_of_json_is_bounded_alike(owner_client, settings, format):
+    settings.IMPORT_PREVIEW_MAX = 20
+    if format == "mem0":
+        data: Any = [{"memory": f"Owns teapot number {n}"} for n in range(1, 121)]
+    else:
+        data = [{"role": "user", "content": f"I live in City{n}.", "created_at": "2025-01-10T09:00:00Z"}
+                for n in range(1, 121)]  # fmt: skip
+
+    body = owner_client.post(URL, {"format": format, "data": data, "dry_run": True}, format="json").json()
+
+    assert (body["bounded"], body["previewed"], body["total"]) == (True, 20, 120)
+    assert 0 < len(body["results"]) <= 20
+    assert MemoryEntry.objects.count() == 0
+
+
+def test_a_dry_run_past_the_item_limit_is_refused_like_the_import(owner_client, settings):
+    settings.IMPORT_MAX_ITEMS = 100
+    response = owner_client.post(URL, {"format": "text", "data": _lines(101), "dry_run": True}, format="json")
+    assert response.status_code == 400 and "at most 100" in response.json()["detail"]
+
+
 def test_a_small_dry_run_is_whole(owner_client):
     body = owner_client.post(
         URL, {"format": "text", "data": _lines(3), "dry_run": True}, format="json"
