@@ -70,6 +70,7 @@ class ExtractionRetryApi(ApiView):
         request=None,
         parameters=[s.AddressSerializer],
         responses={202: s.JobOutSerializer, **errors(400, 404, 409)},
+        examples=ex.EXTRACTIONS_RETRY,
     )
     def post(self, request: Request, job_id: str) -> Response:
         job = extraction_retry(job=extraction_job_for(request, job_id=job_id, **address_of(request)))

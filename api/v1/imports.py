@@ -236,6 +236,14 @@ class ImportRetryApi(ApiView):
         request=None,
         parameters=[s.AddressSerializer],
         responses={202: ImportJobOutSerializer, **errors(400, 404, 409)},
+        examples=[
+            OpenApiExample(
+                "Queued again",
+                value={**_JOB_EXAMPLE, "status": "queued", "error": "Retried after 350 of 1200."},
+                response_only=True,
+                status_codes=["202"],
+            )
+        ],
     )
     def post(self, request: Request, import_id: str) -> Response:
         scope = reach(request, **address_of(request))
