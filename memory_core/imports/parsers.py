@@ -377,7 +377,11 @@ def read_prefix(format: str, data: Any, limit: int) -> tuple[list[ImportItem], l
         _check_count(total, "messages")
         return [], parse_transcript(value[:limit] if isinstance(value, list) else value), total
     if format == ImportFormat.MEM0:
-        rows = _mem0_rows(_json(data))
+        value = _json(data)
+        if isinstance(value, dict) and "format" in value:  # a self-describing file: read it whole
+            items = parse_mem0(value)
+            return items[:limit], [], len(items)
+        rows = _mem0_rows(value)
         _check_count(len(rows), "memories")
         return parse_mem0(rows[:limit]), [], len(rows)
     if not isinstance(data, str):
