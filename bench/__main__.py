@@ -10,7 +10,9 @@ from bench import (
     cross_language,
     entities,
     erasure_rewrite,
+    faults,
     forgetting,
+    imports,
     judgement,
     languages,
     locomo,
@@ -52,6 +54,8 @@ BENCHMARKS = {
     "cross_language": cross_language.main,
     "entities": entities.main,
     "people": people.main,
+    "imports": imports.main,
+    "faults": faults.main,
 }
 
 

@@ -29,7 +29,7 @@ from django_q.brokers import Broker, get_broker
 from django_q.brokers.orm import ORM
 from django_q.brokers.redis_broker import Redis
 from django_q.conf import Conf
-from django_q.signals import post_execute_in_worker
+from django_q.signals import post_execute_in_worker, pre_execute
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +65,10 @@ class _Leases:
         """Give up a claim: the task goes back to the queue, to be taken again after `delay` seconds."""
         raise NotImplementedError
 
+    def claim_held(self, task_id: Any, owner: str) -> bool:  # pragma: no cover - overridden
+        """Whether cluster `owner` still holds task `task_id` (claimed and renewing its lease)."""
+        raise NotImplementedError
+
     def _paced_upkeep(self) -> None:
         now = time.monotonic()
         if now - self._last_beat >= lease_seconds() / 3:
@@ -98,6 +102,13 @@ class LeasedORM(_Leases, ORM):
         # A queued row is taken once its lock is in the past: the delay is a lock in the future.
         self.get_connection().filter(pk=task_id, key__startswith=f"{self.list_key}@").update(
             key=self.list_key, lock=timezone.now() + timedelta(seconds=delay)
+        )
+
+    def claim_held(self, task_id: Any, owner: str) -> bool:
+        return (
+            self.get_connection()
+            .filter(pk=task_id, key=self._claimed_key(owner), lock__gte=timezone.now())
+            .exists()
         )
 
     def dequeue(self) -> list[tuple[Any, Any]] | None:
@@ -209,6 +220,13 @@ class LeasedRedis(_Leases, Redis):
         due_ms = int((time.time() + delay) * 1000)
         self.connection.eval(_RELEASE, 3, claimed, owners, self._delayed, task_id, due_ms)
 
+    def claim_held(self, task_id: Any, owner: str) -> bool:
+        _, _, owners, _ = self._keys
+        held = self.connection.hget(owners, task_id)
+        if held is None or (held.decode() if isinstance(held, bytes) else str(held)) != owner:
+            return False
+        return bool(self.connection.exists(f"{self.list_key}:alive:{owner}"))
+
     def dequeue(self) -> list[tuple[Any, Any]] | None:
         self._paced_upkeep()
         flat = self.connection.eval(_CLAIM, 4, *self._keys, lease_owner(), Conf.BULK)
@@ -242,10 +260,37 @@ def leased_broker(list_key: str | None = None) -> Broker:
     return LeasedORM(list_key=list_key)
 
 
+# The task this worker process is running (set around each run by the signals below): a job's
+# claim names it, so that the task handed out again after its cluster died knows the job is its own.
+_running: dict[str, str] = {}
+
+
+def running_task() -> dict[str, str]:
+    """{"task": django-q2 task id, "ack": broker claim id, "owner": cluster} of the task this
+    process runs; empty outside a cluster's worker (a request, a synchronous test run)."""
+    return dict(_running)
+
+
+def claim_held(ack_id: str, owner: str) -> bool:
+    """Whether cluster `owner` is alive and still holds the broker claim `ack_id`."""
+    broker = get_broker()
+    return isinstance(broker, _Leases) and broker.claim_held(ack_id, owner)
+
+
+def _note_running_task(sender: Any, func: Any, task: dict[str, Any], **kwargs: Any) -> None:
+    _running.clear()
+    if task.get("ack_id") and not task.get("sync"):
+        _running.update(task=str(task.get("id", "")), ack=str(task["ack_id"]), owner=lease_owner())
+
+
+pre_execute.connect(_note_running_task, dispatch_uid="config.brokers.running")
+
+
 def _release_unacknowledged_failure(sender: Any, func: Any, task: dict[str, Any], **kwargs: Any) -> None:
     """In the worker, after a run: a failure that django-q2 will not acknowledge (`ack_failure` off)
     would otherwise stay claimed while its cluster lives; hand it back for a retry after Q_RETRY.
     (At Q_MAX_ATTEMPTS the monitor then acknowledges, that is deletes, it.)"""
+    _running.clear()
     ack_id = task.get("ack_id")
     if not ack_id or task.get("success") or task.get("ack_failure") or task.get("sync"):
         return

@@ -377,6 +377,11 @@ MEMORY_TTL_DAYS = {"episodic": env_int("EPISODIC_TTL_DAYS", 90), "semantic": Non
 IMPORT_MAX_BYTES = env_int("IMPORT_MAX_BYTES", 2 * 1024 * 1024)  # a file or paste larger is refused
 IMPORT_MAX_ITEMS = env_int("IMPORT_MAX_ITEMS", 5000)  # statements (or transcript messages) per import
 IMPORT_JOB_THRESHOLD = env_int("IMPORT_JOB_THRESHOLD", 100)  # larger imports run as a background job
+# A dry run tries this many statements (or messages) at most: it holds the user's write lock
+# until it rolls back, so it must answer at once; the answer says when it covered only a part.
+IMPORT_PREVIEW_MAX = env_int("IMPORT_PREVIEW_MAX", 50)
+# Seconds one run of an import job writes before queuing its continuation; 0: a quarter of Q_TIMEOUT.
+IMPORT_RUN_SECONDS = env_float("IMPORT_RUN_SECONDS", 0.0)
 
 # --- Erasure disk pass (memory_core.compaction; docs/privacy.md) ---------------------------------
 ERASURE_VACUUM_DELAY_SECONDS = env_int("ERASURE_VACUUM_DELAY_SECONDS", 60)  # debounce of the pass

@@ -457,6 +457,9 @@ class ExtractionJob(models.Model):
         max_length=10, choices=ExtractionStatus.choices, default=ExtractionStatus.QUEUED
     )
     attempts = models.PositiveSmallIntegerField(default=0)
+    # Who runs it while `running` (`memory_core.leases`), and until when that claim holds at most.
+    claim = models.CharField(max_length=200, blank=True, default="")
+    claimed_until = models.DateTimeField(null=True, blank=True)
     # Counts per outcome ("added", "merged", "superseded", …) and the ids of the entries touched.
     result = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True, default="")
@@ -491,7 +494,11 @@ class ImportJob(models.Model):
     # [{"line", "action", "reason", "entry", "replaces", "valid_from"}] in import order.
     results = models.JSONField(default=list, blank=True)
     error = models.TextField(blank=True, default="")
+    # Runs that failed or died (a run that hands over to its continuation does not count).
     attempts = models.PositiveSmallIntegerField(default=0)
+    # Who runs it while `running` (`memory_core.leases`), and until when that claim holds at most.
+    claim = models.CharField(max_length=200, blank=True, default="")
+    claimed_until = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
 

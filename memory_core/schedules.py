@@ -20,6 +20,8 @@ SCHEDULES: list[ScheduleSpec] = [
     ("erasure-rewrite", "memory_core.tasks.run_erasure_rewrite", 60),
     # Webhook deliveries whose backoff has run out (memory_core.webhooks.delivery).
     ("webhook-retries", "memory_core.tasks.run_webhook_retries", 1),
+    # Jobs left `running` by a run that died (memory_core.leases): queued again, or failed.
+    ("job-reaper", "memory_core.tasks.run_job_reaper", 1),
 ]
 
 

@@ -84,3 +84,22 @@ def import_job(job_id: str) -> dict[str, object]:
 
     job = import_run(job_id=job_id)
     return {"status": job.status, "done": job.done, "total": job.total} if job is not None else {}
+
+
+def run_job_reaper() -> dict[str, int]:
+    """The `job-reaper` schedule: jobs left `running` by a run that is gone (its cluster killed,
+    its machine lost) are queued again, or failed with the reason once their attempts are spent."""
+    from django.utils import timezone
+
+    from memory_core.extraction import extraction_reap
+    from memory_core.imports import import_reap
+
+    now = timezone.now()
+    extractions = extraction_reap(now=now)
+    imports = import_reap(now=now)
+    return {
+        "extractions_requeued": extractions[0],
+        "extractions_failed": extractions[1],
+        "imports_requeued": imports[0],
+        "imports_failed": imports[1],
+    }

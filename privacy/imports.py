@@ -14,13 +14,21 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.typing import HtmxHttpRequest
 from memory_core import judgement
 from memory_core.choices import ActorKind, ImportFormat, ImportStatus
 from memory_core.errors import MemoryServiceError, NotFound
-from memory_core.imports import import_create, import_job_for, import_jobs, import_preview, import_results
+from memory_core.imports import (
+    import_create,
+    import_job_for,
+    import_jobs,
+    import_preview,
+    import_results,
+    import_retry,
+    import_start,
+)
 from memory_core.imports.parsers import max_bytes
 from memory_core.models import Namespace
 from memory_core.services import namespace_for_user
@@ -90,14 +98,20 @@ def import_page(request: HttpRequest) -> HttpResponse:
     try:
         if request.POST.get("dry_run"):
             with transaction.atomic():  # even the user's first namespace is rolled back with the rest
-                rows = import_preview(
+                preview = import_preview(
                     namespace=namespace_for_user(user=request.user),
                     format=format,
                     data=text,
                     actor_kind=ActorKind.USER,
                 )
                 transaction.set_rollback(True)
-            return _page(request, preview=rows, **kept)
+            shown = {
+                "total": preview.total,
+                "previewed": preview.previewed,
+                "bounded": preview.bounded,
+                "unit": "messages" if format == ImportFormat.TRANSCRIPT else "statements",
+            }
+            return _page(request, preview=preview.rows, preview_of=shown, **kept)
         with transaction.atomic():
             job = import_create(
                 namespace=namespace_for_user(user=request.user),
@@ -105,9 +119,23 @@ def import_page(request: HttpRequest) -> HttpResponse:
                 data=text,
                 actor_kind=ActorKind.USER,
             )
+        import_start(job=job)  # a small one now, one committed chunk at a time
     except MemoryServiceError as exc:
         return _page(request, status=exc.status_code, error=exc.message, **kept)
     return redirect("privacy:import_job", import_id=job.pk)
+
+
+@login_required
+@require_POST
+def import_retry_view(request: HttpRequest, import_id: Any) -> HttpResponse:
+    """Go on with a failed import where it stopped (the button on its page)."""
+    try:
+        import_retry(job=import_job_for(namespace_ids=_own(request), job_id=import_id))
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    except MemoryServiceError:
+        pass  # not failed (any more): its page says what it is doing
+    return redirect("privacy:import_job", import_id=import_id)
 
 
 @login_required

@@ -24,6 +24,7 @@ urlpatterns = [
     path("activity/", views.activity, name="activity"),
     path("import/", imports.import_page, name="import"),
     path("import/<uuid:import_id>/", imports.import_job, name="import_job"),
+    path("import/<uuid:import_id>/retry/", imports.import_retry_view, name="import_retry"),
     path("people/", people.people, name="people"),
     path("people/<uuid:entity_id>/", people.person, name="person"),
     path("people/<uuid:entity_id>/correct/", people.person_correct, name="person_correct"),

@@ -14,7 +14,7 @@ from api.schema import errors
 from api.selectors import extraction_job_for
 from api.serializers import core as s
 from api.v1.examples import core as ex
-from memory_core.extraction import MAX_MESSAGES
+from memory_core.extraction import MAX_MESSAGES, extraction_retry
 
 
 class ExtractionsApi(ApiView):
@@ -55,3 +55,23 @@ class ExtractionApi(ApiView):
     )
     def get(self, request: Request, job_id: str) -> Response:
         return Response(job_out(extraction_job_for(request, job_id=job_id, **address_of(request))))
+
+
+class ExtractionRetryApi(ApiView):
+    scopes = {"POST": WRITE}
+
+    @extend_schema(
+        operation_id="extractions_retry",
+        summary="Run a failed extraction again",
+        description="A failed extraction (its `error` says why: the model failed, or every attempt "
+        "died or ran past the task timeout) is queued again with its attempts counted afresh. 409 "
+        "unless it is failed.",
+        tags=["extraction"],
+        request=None,
+        parameters=[s.AddressSerializer],
+        responses={202: s.JobOutSerializer, **errors(400, 404, 409)},
+        examples=ex.EXTRACTIONS_RETRY,
+    )
+    def post(self, request: Request, job_id: str) -> Response:
+        job = extraction_retry(job=extraction_job_for(request, job_id=job_id, **address_of(request)))
+        return Response(job_out(job), status=status.HTTP_202_ACCEPTED)

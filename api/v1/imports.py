@@ -20,7 +20,14 @@ from api.selectors import reach
 from api.serializers import core as s
 from api.services import subject_ensure
 from memory_core.choices import ActorKind, ImportFormat
-from memory_core.imports import import_create, import_job_for, import_preview, import_results
+from memory_core.imports import (
+    import_create,
+    import_job_for,
+    import_preview,
+    import_results,
+    import_retry,
+    import_start,
+)
 from memory_core.models import ImportJob
 
 
@@ -57,6 +64,12 @@ class PreviewRowSerializer(ImportRowSerializer):
 
 class PreviewOutSerializer(serializers.Serializer):
     dry_run = serializers.BooleanField()
+    total = serializers.IntegerField(help_text="Statements in the input (a transcript: messages).")
+    previewed = serializers.IntegerField(help_text="How many of them the dry run covers.")
+    bounded = serializers.BooleanField(
+        help_text="True when only the first `previewed` were tried: a dry run answers at once, so a "
+        "large input is previewed in part; the import itself takes all of it."
+    )
     counts = serializers.DictField(child=serializers.IntegerField())
     results = PreviewRowSerializer(many=True)
 
@@ -115,7 +128,9 @@ class ImportsApi(ApiView):
         "secrets are refused, rules wait for an operator, duplicates merge, a newer value supersedes, "
         "what the user took back stays out. Dates are kept: a mem0 memory's `created_at`, a line's "
         "leading date, a transcript message's `created_at` become `valid_from`.\n\n"
-        "`dry_run: true` answers 200 with what would happen to each statement, writing nothing. "
+        "`dry_run: true` answers 200 with what would happen to each statement, writing nothing; "
+        "only the first `IMPORT_PREVIEW_MAX` statements (or transcript messages) of a larger input "
+        "are tried, and the answer says so (`bounded`, `previewed` of `total`). "
         "Otherwise up to `IMPORT_JOB_THRESHOLD` statements (or transcript messages) are written at "
         "once (201); a larger import is queued (202): poll `GET /api/v1/imports/{id}/` for its progress.",
         tags=["imports"],
@@ -159,15 +174,21 @@ class ImportsApi(ApiView):
                 subject = subject_ensure(
                     tenant=tenant, person=request.user, user_id=user_id, agent_id=agent_id
                 )
-                rows = import_preview(
+                preview = import_preview(
                     namespace=subject.namespace,
                     format=params["format"],
                     data=params["data"],
                     actor_kind=actor_kind,
                 )
                 transaction.set_rollback(True)
-            counts = Counter(row.action for row in rows)
-            body = {"dry_run": True, "counts": dict(counts), "results": [asdict(row) for row in rows]}
+            body = {
+                "dry_run": True,
+                "total": preview.total,
+                "previewed": preview.previewed,
+                "bounded": preview.bounded,
+                "counts": dict(Counter(row.action for row in preview.rows)),
+                "results": [asdict(row) for row in preview.rows],
+            }
             return Response(PreviewOutSerializer(body).data)
         with transaction.atomic():  # input refused: not even the namespace is created
             subject = subject_ensure(tenant=tenant, person=request.user, user_id=user_id, agent_id=agent_id)
@@ -177,6 +198,7 @@ class ImportsApi(ApiView):
                 data=params["data"],
                 actor_kind=actor_kind,
             )
+        job = import_start(job=job)  # a small one now, one committed chunk at a time
         finished = job.finished_at is not None
         return Response(
             _job_out(job), status=status.HTTP_201_CREATED if finished else status.HTTP_202_ACCEPTED
@@ -200,3 +222,30 @@ class ImportApi(ApiView):
     def get(self, request: Request, import_id: str) -> Response:
         scope = reach(request, **address_of(request))
         return Response(_job_out(import_job_for(namespace_ids=scope, job_id=import_id)))
+
+
+class ImportRetryApi(ApiView):
+    scopes = {"POST": WRITE}
+
+    @extend_schema(
+        operation_id="imports_retry",
+        summary="Go on with a failed import",
+        description="A failed import (its `error` says why) is queued again and goes on where it "
+        "stopped; what it already wrote stays and is not written twice. 409 unless it is failed.",
+        tags=["imports"],
+        request=None,
+        parameters=[s.AddressSerializer],
+        responses={202: ImportJobOutSerializer, **errors(400, 404, 409)},
+        examples=[
+            OpenApiExample(
+                "Queued again",
+                value={**_JOB_EXAMPLE, "status": "queued", "error": "Retried after 350 of 1200."},
+                response_only=True,
+                status_codes=["202"],
+            )
+        ],
+    )
+    def post(self, request: Request, import_id: str) -> Response:
+        scope = reach(request, **address_of(request))
+        job = import_retry(job=import_job_for(namespace_ids=scope, job_id=import_id))
+        return Response(_job_out(job), status=status.HTTP_202_ACCEPTED)

@@ -57,8 +57,14 @@ urlpatterns = [
     ),
     path("extractions/", extractions.ExtractionsApi.as_view(), name="api-extractions"),
     path("extractions/<str:job_id>/", extractions.ExtractionApi.as_view(), name="api-extraction"),
+    path(
+        "extractions/<str:job_id>/retry/",
+        extractions.ExtractionRetryApi.as_view(),
+        name="api-extraction-retry",
+    ),
     path("imports/", imports.ImportsApi.as_view(), name="api-imports"),
     path("imports/<str:import_id>/", imports.ImportApi.as_view(), name="api-import"),
+    path("imports/<str:import_id>/retry/", imports.ImportRetryApi.as_view(), name="api-import-retry"),
     path("moderation/procedures/", moderation.PendingProceduresApi.as_view(), name="api-moderation-pending"),
     path(
         "moderation/procedures/<str:memory_id>/approve/",

@@ -10,6 +10,8 @@ from memory_core.extraction.jobs import (
     candidate_add,
     candidate_start,
     extraction_enqueue,
+    extraction_reap,
+    extraction_retry,
     extraction_run,
     get_extractor,
 )
@@ -54,6 +56,8 @@ __all__ = [
     "candidate_add",
     "candidate_start",
     "extraction_enqueue",
+    "extraction_reap",
+    "extraction_retry",
     "extraction_run",
     "get_extractor",
     "remember_requests",

@@ -11,16 +11,17 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django_q.exceptions import TimeoutException
 
 from memory_core import judgement
 from memory_core.choices import AddAction
-from memory_core.errors import MemoryServiceError
+from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction.llm_extractor import LLMExtractor
 from memory_core.extraction.rules import RuleBasedExtractor
 from memory_core.extraction.schema import (
@@ -35,6 +36,7 @@ from memory_core.extraction.schema import (
 )
 from memory_core.extraction.schema import parse_when as _parse_when
 from memory_core.jobs import enqueue
+from memory_core.leases import claim_until, holder_gone, task_timeout, this_run
 from memory_core.llm import LLMError, OfflineMode
 from memory_core.models import ActorKind, ExtractionJob, ExtractionStatus, Namespace, SourceKind
 from memory_core.outcomes import AddOutcome
@@ -134,11 +136,7 @@ def extraction_enqueue(
             },
         )
         if created or job.status != ExtractionStatus.DONE:
-            # Failures are not acknowledged, so the broker hands the task out again (after
-            # Q_CLUSTER["retry"] seconds, at most Q_CLUSTER["max_attempts"] times).
-            enqueue(
-                "memory_core.tasks.extract_job", job.pk, group="extraction", q_options={"ack_failure": False}
-            )
+            _queue(job.pk)
     return job
 
 
@@ -286,21 +284,8 @@ def _write_candidates(
 _MAX_RERUNS = 3
 
 
-def _claim_expiry() -> timedelta:
-    """A claim older than the django-q task timeout belongs to a worker that was killed or lost."""
-    cluster = getattr(settings, "Q_CLUSTER", None) or {}
-    return timedelta(seconds=int(cluster.get("timeout") or 120))
-
-
-def _claimed_elsewhere(job: ExtractionJob, now: datetime) -> bool:
-    if job.status != ExtractionStatus.RUNNING:
-        return False
-    claimed_at = _parse_when((job.result or {}).get("claimed_at"))
-    return claimed_at is not None and now - claimed_at < _claim_expiry()
-
-
 def _ours(job: ExtractionJob, claim: str) -> bool:
-    return job.status == ExtractionStatus.RUNNING and (job.result or {}).get("claimed_at") == claim
+    return job.status == ExtractionStatus.RUNNING and job.claim == claim
 
 
 def _lock(job_id: int) -> ExtractionJob | None:
@@ -315,8 +300,8 @@ def _lock(job_id: int) -> ExtractionJob | None:
 def _finish(job: ExtractionJob, *, result: dict[str, Any], extractor: str | None = None) -> ExtractionJob:
     """Done: the transcript payload has served its purpose and is personal data, so it goes."""
     job.status, job.error, job.result, job.messages = ExtractionStatus.DONE, "", result, []
-    job.finished_at = timezone.now()
-    fields = ["status", "error", "result", "messages", "attempts", "finished_at"]
+    job.claim, job.claimed_until, job.finished_at = "", None, timezone.now()
+    fields = ["status", "error", "result", "messages", "attempts", "claim", "claimed_until", "finished_at"]
     if extractor is not None:
         job.extractor = extractor
         fields.append("extractor")
@@ -325,10 +310,20 @@ def _finish(job: ExtractionJob, *, result: dict[str, Any], extractor: str | None
     return job
 
 
+def _give_up(job: ExtractionJob, error: str) -> ExtractionJob:
+    """Failed for good (until retried): the payload is kept for `extraction_retry`."""
+    job.status, job.error, job.result = ExtractionStatus.FAILED, error, {}
+    job.claim, job.claimed_until, job.finished_at = "", None, timezone.now()
+    job.save(update_fields=["status", "error", "result", "claim", "claimed_until", "finished_at"])
+    announce_job(job)
+    return job
+
+
 def _claim(job_id: int) -> tuple[ExtractionJob | None, str | None]:
-    """Take the job for this worker, in a short transaction: (job, claim), or (job, None) when
-    there is nothing for this worker to do (gone, done, paused, or another worker has it)."""
+    """Take the job for this run, in a short transaction: (job, claim), or (job, None) when there
+    is nothing for this run to do (gone, done, paused, or a live run holds it)."""
     now = timezone.now()
+    me = this_run()
     with transaction.atomic():
         job = (
             ExtractionJob.objects.select_for_update(of=("self",), skip_locked=True)
@@ -338,21 +333,32 @@ def _claim(job_id: int) -> tuple[ExtractionJob | None, str | None]:
         )
         if job is None:  # erased, or another worker holds the row this instant
             return ExtractionJob.objects.filter(pk=job_id).first(), None
-        if job.status == ExtractionStatus.DONE or _claimed_elsewhere(job, now):
+        if job.status == ExtractionStatus.DONE:
             return job, None
+        if job.status == ExtractionStatus.RUNNING:
+            if not holder_gone(job.claim, job.claimed_until, now=now, me=me):
+                return job, None
+            if job.attempts >= MAX_ATTEMPTS:  # every run so far died (killed, or past the timeout)
+                return _give_up(job, died_error(job.attempts)), None
         job.attempts += 1
         if job.namespace.memory_paused:
             # Paused after the job was queued: the conversation must not be written into memory.
             return _finish(job, result={**_empty_result(), "skipped": "paused"}), None
-        claim = now.isoformat()
-        job.status, job.error, job.result, job.finished_at = (
-            ExtractionStatus.RUNNING,
-            "",
-            {"claimed_at": claim},
-            None,
+        claim = me.encode()
+        job.status, job.error, job.result, job.finished_at = ExtractionStatus.RUNNING, "", {}, None
+        job.claim, job.claimed_until = claim, claim_until(now)
+        job.save(
+            update_fields=["status", "error", "result", "attempts", "claim", "claimed_until", "finished_at"]
         )
-        job.save(update_fields=["status", "error", "result", "attempts", "finished_at"])
     return job, claim
+
+
+def died_error(attempts: int) -> str:
+    seconds = int(task_timeout().total_seconds())
+    return (
+        f"Extraction gave up after {attempts} attempts: the worker running it stopped each time "
+        f"(killed, or past the {seconds} s task timeout). Retry it to run it again."
+    )
 
 
 def _fail(
@@ -364,10 +370,69 @@ def _fail(
         if job is None or not _ours(job, claim):
             return job
         job.status, job.error, job.result, job.extractor = ExtractionStatus.FAILED, error, {}, extractor
-        job.finished_at = timezone.now()
-        job.save(update_fields=["status", "error", "result", "extractor", "finished_at"])
+        job.claim, job.claimed_until, job.finished_at = "", None, timezone.now()
+        job.save(
+            update_fields=["status", "error", "result", "extractor", "claim", "claimed_until", "finished_at"]
+        )
         announce_job(job, will_retry=retry and job.attempts < MAX_ATTEMPTS)
     return job
+
+
+def extraction_retry(*, job: ExtractionJob) -> ExtractionJob:
+    """Run a failed job again, with its attempts counted afresh; `MemoryServiceError` (409) for a
+    job that is not failed (queued, running and done ones need no retry)."""
+    with transaction.atomic():
+        current = _lock(job.pk)
+        if current is None or current.status != ExtractionStatus.FAILED:
+            raise Conflict("Only a failed extraction can be retried.")
+        if not current.messages:
+            raise Conflict("Nothing is left to extract from: submit the transcript again.")
+        current.status, current.error, current.finished_at = ExtractionStatus.QUEUED, "", None
+        current.attempts = 0
+        current.save(update_fields=["status", "error", "attempts", "finished_at"])
+        _queue(current.pk)
+    return current
+
+
+def extraction_reap(*, now: datetime, limit: int = 200) -> tuple[int, int]:
+    """(re-queued, failed): jobs left `running` by a run that is gone (`memory_core.leases`) go
+    back to the queue, or are failed once MAX_ATTEMPTS runs have died on them."""
+    requeued = failed = 0
+    with transaction.atomic():
+        running = ExtractionJob.objects.select_for_update(skip_locked=True).filter(
+            status=ExtractionStatus.RUNNING
+        )
+        for job in running.order_by("pk")[:limit]:
+            if not holder_gone(job.claim, job.claimed_until, now=now):
+                continue
+            if job.attempts >= MAX_ATTEMPTS:
+                _give_up(job, died_error(job.attempts))
+                failed += 1
+                continue
+            job.status, job.claim, job.claimed_until = ExtractionStatus.QUEUED, "", None
+            job.error = f"The worker running attempt {job.attempts} stopped; queued again."
+            job.save(update_fields=["status", "claim", "claimed_until", "error"])
+            _queue(job.pk)
+            requeued += 1
+    return requeued, failed
+
+
+def _queue(job_id: int) -> None:
+    # Failures are not acknowledged, so the broker hands the task out again (after
+    # Q_CLUSTER["retry"] seconds, at most Q_CLUSTER["max_attempts"] times).
+    enqueue("memory_core.tasks.extract_job", job_id, group="extraction", q_options={"ack_failure": False})
+
+
+def _failure_text(exc: BaseException, *, extractor: str, attempt: int, job_id: int) -> str:
+    """What the job says about a failed run. The message of an arbitrary exception may quote the
+    transcript, so only its type goes into the job; the details go to the log."""
+    prefix = f"Extraction with {extractor} failed (attempt {attempt}):"
+    if isinstance(exc, LLMError):
+        return f"{prefix} {exc.message}"
+    if isinstance(exc, TimeoutException):  # django-q2 stops a run past its timeout with this
+        return f"{prefix} it ran past the {int(task_timeout().total_seconds())} s task timeout."
+    logger.exception("extraction job %s failed unexpectedly", job_id)
+    return f"{prefix} unexpected {type(exc).__name__}; the details are in the server log."
 
 
 def extraction_run(*, job_id: int) -> ExtractionJob | None:
@@ -375,9 +440,10 @@ def extraction_run(*, job_id: int) -> ExtractionJob | None:
     its conversation).
 
     Three steps, so no lock is held while the model answers (an erasure would wait on it):
-    1. claim the job in a short transaction (running, one more attempt); a worker that cannot
-       claim it (another one holds or runs it, or it is done) returns it as it is. A claim older
-       than the django-q timeout (`result["claimed_at"]`) is a dead worker's and is taken over;
+    1. claim the job in a short transaction (running, one more attempt); a run that cannot claim
+       it (a live run holds it, or it is done) returns it as it is. A claim whose holder is gone
+       (`memory_core.leases`: killed cluster, redelivered task, past the timeout) is taken over,
+       unless MAX_ATTEMPTS runs have already died on it: then the job is failed with the reason;
     2. run the extractor with no transaction open;
     3. in one transaction, re-read the job under its lock: erased meanwhile → nothing is written;
        payload scrubbed by an erasure meanwhile → the extractor runs again on what is left; else
@@ -386,7 +452,9 @@ def extraction_run(*, job_id: int) -> ExtractionJob | None:
     On an `LLMError`, or any unexpected error, the job is marked failed with the reason, and the
     error is re-raised while the job has run fewer than `MAX_ATTEMPTS` times, so django-q runs the
     task again (bounded as well by Q_CLUSTER["max_attempts"]); after that the task ends normally
-    and the job stays failed until the range is submitted again.
+    and the job stays failed until it is retried (`extraction_retry`) or submitted again. A run
+    past the task timeout is failed alike; a run that dies outright is found by the next run of
+    its task or by the reaper (`memory_core.reaper`).
     """
     job, claim = _claim(job_id)
     if job is None or claim is None:
@@ -422,18 +490,9 @@ def extraction_run(*, job_id: int) -> ExtractionJob | None:
             "kept changing while it ran. Submit it again.",
         )
         return failed
-    except LLMError as exc:
-        failure: Exception = exc
-        error = f"Extraction with {extractor.name} failed (attempt {job.attempts}): {exc.message}"
-    except Exception as exc:
-        # Never leave the job queued or running for ever. The message of an arbitrary exception
-        # may quote the transcript, so only its type goes into the job; the details go to the log.
-        logger.exception("extraction job %s failed unexpectedly", job_id)
-        failure = exc
-        error = (
-            f"Extraction with {extractor.name} failed (attempt {job.attempts}): unexpected "
-            f"{type(exc).__name__}; the details are in the server log."
-        )
+    except (Exception, TimeoutException) as exc:
+        failure: BaseException = exc
+        error = _failure_text(exc, extractor=extractor.name, attempt=job.attempts, job_id=job_id)
     failed = _fail(job_id, claim, extractor=extractor.name, error=error, retry=True)
     if failed is not None and failed.status == ExtractionStatus.FAILED and failed.attempts < MAX_ATTEMPTS:
         raise failure

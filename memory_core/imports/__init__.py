@@ -7,7 +7,18 @@ Claude), a timestamped transcript — written through the same pipeline as every
 """
 
 from memory_core.imports.parsers import ImportInputError, ImportItem
-from memory_core.imports.run import ImportRow, import_create, import_preview, import_run, job_threshold
+from memory_core.imports.run import (
+    ImportRow,
+    Preview,
+    import_create,
+    import_preview,
+    import_reap,
+    import_retry,
+    import_run,
+    import_start,
+    job_threshold,
+    preview_limit,
+)
 from memory_core.imports.selectors import ImportResult, import_job_for, import_jobs, import_results
 
 __all__ = [
@@ -15,11 +26,16 @@ __all__ = [
     "ImportItem",
     "ImportResult",
     "ImportRow",
+    "Preview",
     "import_create",
     "import_job_for",
     "import_jobs",
     "import_preview",
+    "import_reap",
     "import_results",
+    "import_retry",
     "import_run",
+    "import_start",
     "job_threshold",
+    "preview_limit",
 ]

@@ -379,10 +379,11 @@ def _heading(raw: str, lines: list[str], number: int) -> bool:
         return True
     if text.casefold().rstrip(".") in _LIST_TITLES:
         return True
-    first = not any(line.strip() for line in lines[:number])
+    if any(line.strip() for line in lines[:number]):
+        return False  # only a first line is a title; checked first, or a long paste costs n²
     bullets = sum(1 for line in lines[number + 1 :] if _BULLET.match(line))
     short = len(text.split()) <= _TITLE_WORDS and len(text) <= 40 and not text.endswith((".", "\u3002"))
-    return first and short and bullets >= 2 and not _BULLET.match(raw)
+    return short and bullets >= 2 and not _BULLET.match(raw)
 
 
 def parse_text(data: Any) -> list[ImportItem]:
@@ -475,3 +476,35 @@ def parse_transcript(data: Any) -> list[dict[str, Any]]:
     if not any(m["role"] == "user" and m["content"].strip() for m in messages):
         raise ImportInputError("Nothing to import: the transcript has no message from the user.")
     return messages
+
+
+# --- a bounded read, for a dry run -----------------------------------------------------------------
+
+
+def read_prefix(format: str, data: Any, limit: int) -> tuple[list[ImportItem], list[dict[str, Any]], int]:
+    """(statements, transcript messages, how many the whole input holds) of the input's first
+    `limit` statements (or messages). A dry run answers at once, so it reads no further: the
+    secret scan of every line of a large paste alone would not."""
+    if format == ImportFormat.TRANSCRIPT:
+        value = _json(data)
+        if isinstance(value, dict) and isinstance(value.get("messages"), list):
+            value = value["messages"]
+        total = len(value) if isinstance(value, list) else 0
+        _check_count(total, "messages")
+        return [], parse_transcript(value[:limit] if isinstance(value, list) else value), total
+    if format == ImportFormat.MEM0:
+        value = _json(data)
+        if isinstance(value, dict) and "format" in value:  # a self-describing file: read it whole
+            items = parse_mem0(value)
+            return items[:limit], [], len(items)
+        rows = _mem0_rows(value)
+        _check_count(len(rows), "memories")
+        return parse_mem0(rows[:limit]), [], len(rows)
+    if not isinstance(data, str):
+        return parse_text(data), [], 0  # refused there, with its message
+    lines = strip_nul(data).splitlines()
+    filled = [n for n, line in enumerate(lines) if _BULLET.sub("", line, count=1).strip("*_ ").strip()]
+    _check_count(len(filled), "lines")
+    # A few lines more than asked for: a title above the list is not a statement.
+    cut = filled[min(len(filled), limit + 5) - 1] + 1 if filled else 0
+    return parse_text("\n".join(lines[:cut]))[:limit], [], len(filled)

@@ -63,6 +63,8 @@ class Endpoint:
     # Naming another end user of the same tenant (`user_id=u2`): "by_id", the object is not
     # theirs (404); "list", they reach only their own.
     subject: str | None = None
+    # What the owner gets: the world's jobs are not failed, so a retry by its owner is 409.
+    owner_statuses: frozenset[int] = frozenset(OK)
 
 
 def _who(side: str) -> dict[str, str]:
@@ -356,6 +358,16 @@ ENDPOINTS = [
         subject="by_id",
     ),
     Endpoint(
+        "extraction_retry",
+        "post",
+        lambda w, side: f"/api/v1/extractions/{w.sides[side].job.pk}/retry/" + _q(side),
+        lambda side: {},
+        "write",
+        by_id=True,
+        subject="by_id",
+        owner_statuses=frozenset({409}),
+    ),
+    Endpoint(
         "imports_create",
         "post",
         lambda w, side: "/api/v1/imports/",
@@ -375,6 +387,16 @@ ENDPOINTS = [
         lambda w, side: f"/api/v1/imports/{w.sides[side].import_job.pk}/" + _q(side),  # type: ignore[union-attr]
         by_id=True,
         subject="by_id",
+    ),
+    Endpoint(
+        "import_retry",
+        "post",
+        lambda w, side: f"/api/v1/imports/{w.sides[side].import_job.pk}/retry/" + _q(side),  # type: ignore[union-attr]
+        lambda side: {},
+        "write",
+        by_id=True,
+        subject="by_id",
+        owner_statuses=frozenset({409}),
     ),
     Endpoint(
         "moderation_pending",
@@ -734,7 +756,7 @@ def expected(endpoint: Endpoint, caller: str) -> set[int]:
         return {404}
     if endpoint.not_served:
         return {501}
-    return OK
+    return set(endpoint.owner_statuses)
 
 
 def credential(world: World, endpoint: Endpoint, caller: str) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from django.utils import timezone
 
 from memory_core.models import FlaggedWrite, FlagKind, ImportJob, MemoryEntry, MemoryStatus
 from memory_core.scan import scan_database, scan_job_queue
@@ -217,15 +218,18 @@ def test_a_job_goes_on_where_it_stopped(owner, settings, django_capture_on_commi
             data="\n".join(f"Owns vinyl record {n}" for n in range(40)),
             actor_kind="user",
         )
-    _claim(job.pk)
-    _step(job.pk)  # one chunk written, then the worker "dies"
+    _, claim = _claim(job.pk)
+    _step(job.pk, claim)  # one chunk written, then the worker "dies"
     job.refresh_from_db()
     assert 0 < job.done < job.total == 40 and job.status == "running"
+
+    assert import_run(job_id=job.pk).done == job.done  # its claim holds until the task timeout
+    ImportJob.objects.filter(pk=job.pk).update(claimed_until=timezone.now())  # ... which passed
 
     finished = import_run(job_id=job.pk)
     assert finished is not None and finished.status == "done" and finished.done == 40
     assert len(finished.results) == 40 and MemoryEntry.objects.count() == 40
-    assert finished.attempts == 2
+    assert finished.attempts == 1  # the run that died
 
 
 def test_paused_memory_refuses_an_import(owner_client, owner):

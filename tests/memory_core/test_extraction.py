@@ -685,24 +685,25 @@ def test_it_extracts_again_from_a_payload_scrubbed_while_it_ran(owner, monkeypat
 
 def test_it_leaves_a_job_another_worker_runs_and_takes_over_a_stale_one(owner):
     namespace = namespace_for_user(user=owner)
-    claimed = (timezone.now() - timedelta(seconds=5)).isoformat()
+    claim, until = "another-run|||", timezone.now() + timedelta(seconds=60)
     job = ExtractionJob.objects.create(
         namespace=namespace,
         idempotency_key="running",
         messages=[msg("u1", "I live in Oslo.")],
         status=ExtractionStatus.RUNNING,
         attempts=1,
-        result={"claimed_at": claimed},
+        claim=claim,
+        claimed_until=until,
     )
 
     extraction_run(job_id=job.pk)  # a second delivery while the first worker still runs it
 
     job.refresh_from_db()
-    assert (job.status, job.attempts, job.result) == (ExtractionStatus.RUNNING, 1, {"claimed_at": claimed})
+    assert (job.status, job.attempts, job.claim) == (ExtractionStatus.RUNNING, 1, claim)
     assert not entries(namespace).exists()
 
-    stale = (timezone.now() - timedelta(hours=1)).isoformat()  # that worker was killed
-    ExtractionJob.objects.filter(pk=job.pk).update(result={"claimed_at": stale})
+    # That worker was killed: its claim ran out (the task timeout passed).
+    ExtractionJob.objects.filter(pk=job.pk).update(claimed_until=timezone.now() - timedelta(seconds=1))
     extraction_run(job_id=job.pk)
 
     job.refresh_from_db()

@@ -194,6 +194,7 @@ def test_every_privacy_route_and_method_is_in_the_matrix(other_user, proposal):
     rows |= {(name, "GET") for name in USER_GETS + ENTRY_GETS + OPERATOR_GETS}
     rows |= {(resolve(url).view_name, "POST") for url, _data in moderation_posts(proposal)}
     rows |= PEOPLE_ROWS  # covered in tests/privacy/test_people.py
+    rows |= {("privacy:import_retry", "POST")}  # covered in tests/privacy/test_import_retry.py
     client = client_for(other_user)
     served = {
         (route.name, method)

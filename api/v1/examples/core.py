@@ -376,6 +376,15 @@ EXTRACTIONS_RETRIEVE = [
     )
 ]
 
+EXTRACTIONS_RETRY = [
+    OpenApiExample(
+        "Queued again",
+        value={**_JOB, "status": "queued", "error": "", "result": {}},
+        response_only=True,
+        status_codes=["202"],
+    )
+]
+
 MODERATION_PENDING = [
     OpenApiExample(
         "Pending",
