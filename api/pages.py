@@ -14,14 +14,61 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from api.models import personal_scopes
-from api.services import IssuedToken, user_token_create, user_token_revoke_own, user_tokens_of
-from memory_core.errors import MemoryServiceError, NotFound
+from api.services import (
+    MAX_ACTIVE_TOKENS,
+    TOKEN_NAME_MAX_CHARS,
+    IssuedToken,
+    user_token_create,
+    user_token_revoke_own,
+    user_tokens_of,
+)
+from memory_core.errors import Conflict, MemoryServiceError, NotFound
 
 # The expiries offered, in days (0: never), the first the default.
-EXPIRIES = [(90, "In 90 days"), (30, "In 30 days"), (365, "In a year"), (0, "Never")]
+EXPIRIES = [
+    (90, gettext_lazy("In 90 days")),
+    (30, gettext_lazy("In 30 days")),
+    (365, gettext_lazy("In a year")),
+    (0, gettext_lazy("Never")),
+]
+
+# The scopes in the page's words (the table and the reasons a form is refused).
+SCOPE_WORDS = {
+    "read": pgettext_lazy("token scope", "read"),
+    "write": pgettext_lazy("token scope", "write"),
+    "erase": pgettext_lazy("token scope", "erase"),
+}
+
+
+def _error_text(exc: MemoryServiceError) -> str:
+    """Why the form was refused, in the page's language. The services answer in English (as the
+    REST API does); the reasons the page can meet are said again here, any other as it came."""
+    if isinstance(exc, Conflict):
+        return _("At most %(n)d active tokens: revoke one you no longer use.") % {"n": MAX_ACTIVE_TOKENS}
+    if not exc.field_errors:
+        return exc.message
+    reasons = {
+        "name": _("Give it a name of 1-%(n)d characters (the client using it).")
+        % {"n": TOKEN_NAME_MAX_CHARS},
+        "scopes": _("Choose among %(scopes)s.") % {"scopes": _scope_words(personal_scopes())},
+        "expires_at": _("Must be in the future."),
+    }
+    details = [reasons.get(field, " ".join(errors)) for field, errors in exc.field_errors.items()]
+    text = _("Invalid token request.")
+    for detail in details:  # a space between sentences in English, none in Chinese
+        then = pgettext("one sentence after another", "%(before)s %(after)s")
+        text = then % {"before": text, "after": detail}
+    return text
+
+
+def _scope_words(scopes: list[str]) -> str:
+    words = [str(SCOPE_WORDS.get(scope, scope)) for scope in scopes]
+    return pgettext("between token scopes", ", ").join(words)
 
 
 def _snippets(request: HttpRequest, issued: IssuedToken) -> dict[str, str]:
@@ -39,7 +86,7 @@ def _snippets(request: HttpRequest, issued: IssuedToken) -> dict[str, str]:
         "Cursor (.cursor/mcp.json)": json.dumps(cursor, indent=2),
         "VS Code (.vscode/mcp.json)": json.dumps(vscode, indent=2),
         "Claude Desktop (claude_desktop_config.json)": json.dumps(bridged, indent=2),
-        "mem0's Python client": (
+        _("mem0's Python client"): (
             f'from mem0 import MemoryClient\nclient = MemoryClient(api_key="{issued.key}", host="{site}")'
         ),
     }
@@ -70,14 +117,13 @@ def tokens(request: HttpRequest) -> HttpResponse:
     except ValueError:
         days = -1
     form = {"name": name, "scopes": scopes, "expires": days}
-    if days not in {d for d, _ in EXPIRIES}:
-        return _render(request, form=form, error="Choose when it expires.", status=400)
+    if days not in {d for d, _label in EXPIRIES}:
+        return _render(request, form=form, error=_("Choose when it expires."), status=400)
     expires_at = timezone.now() + timedelta(days=days) if days else None
     try:
         issued = user_token_create(user=request.user, name=name, scopes=scopes, expires_at=expires_at)
     except MemoryServiceError as exc:
-        details = [" ".join(errors) for errors in exc.field_errors.values()]
-        return _render(request, form=form, error=" ".join([exc.message, *details]), status=400)
+        return _render(request, form=form, error=_error_text(exc), status=400)
     return _render(request, issued=issued, snippets=_snippets(request, issued), status=201)
 
 
@@ -88,5 +134,7 @@ def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
         token = user_token_revoke_own(user=request.user, token_id=token_id)
     except NotFound as exc:
         raise Http404(exc.message) from exc
-    messages.success(request, f"Revoked {token.name or token.prefix}: it no longer works.")
+    messages.success(
+        request, _("Revoked %(name)s: it no longer works.") % {"name": token.name or token.prefix}
+    )
     return redirect(reverse("api-pages:tokens"))
