@@ -44,11 +44,12 @@ OTHER_HOP = 0.5
 # relation the question asks about ("Marc works at Acme" for "where does Ana's husband work?")
 # answers it; one that states the relation a kin word of the question named ("Ana is married to
 # Marc") is the hop that led there; one that only mentions the entity, or states another of its
-# relations, is about it, not the answer.
+# relations, is about it.
 ANSWER_SHARE = 1.0
 HOP_SHARE = 0.9
 SUPPORT_SHARE = 0.85
-MENTION_SHARE = 0.9
+# Any other memory of an entity whose asked relation the graph holds: not the answer.
+ANSWERED_ELSE = 0.7
 # An entity the question passes through to reach another ("Ana" in "Ana's husband", "my sister"
 # in "my sister's husband") is not what it asks about: its memories and the walk from it weigh less.
 WAY = 0.6
@@ -164,12 +165,14 @@ def graph_scores(
     hits: dict[str, float] = {}
     for entity, weight in reached.items():
         relations = list(view.valid_relations(entity))
-        # Unless the graph holds the relation asked about, whatever is said of the entity may answer.
-        mention = MENTION_SHARE if any(r.predicate in answers for r in relations) else 1.0
+        # When the graph holds the relation asked about, its support answers and the rest of what
+        # is said of the entity is on the way; else whatever is said of it may answer.
+        answered = any(r.predicate in answers for r in relations)
         for entry in view.mentions.get(entity, ()):
-            _keep_best(hits, entry, weight * mention)
+            _keep_best(hits, entry, weight * (ANSWERED_ELSE if answered else 1.0))
         for relation in relations:
             share = _share(relation.predicate, answers, question.kin_predicates)
+            share = share if relation.predicate in answers or not answered else ANSWERED_ELSE
             for entry in view.support.get(relation.id, ()):
                 _keep_best(hits, entry, weight * share)
     best = sorted((item for item in hits.items() if item[1] >= FLOOR), key=lambda item: (-item[1], item[0]))
@@ -269,7 +272,9 @@ def _walk(view: _View, seeds: frozenset[str], way: frozenset[str], asked: frozen
         step: dict[str, float] = {}
         for entity, weight in frontier.items():
             for other, predicate, _ in view.links(entity):
-                if other not in view.is_self:  # everyone is related to the user: it links nothing
+                # Everyone is related to the user: it links nothing. An entity on the way keeps its
+                # weight: walking back to it from the target ("Omar" → "Lena") does not make it one.
+                if other not in view.is_self and other not in way:
                     hop = ASKED_HOP if predicate in asked else OTHER_HOP
                     _keep_best(step, other, weight * hop * view.share(other))
         for entity, weight in step.items():
