@@ -268,11 +268,12 @@ def _endings(text: str, reading: Reading, endings: list[Ending]) -> None:
     for ending in endings:
         for match in ending.pattern.finditer(text):
             subject = _ending_subject(match)
-            other = _ending_other(match, ending.kind)
-            if subject is None or other is False:
+            said = _ending_other(match)
+            if subject is None or said is None:
                 continue
+            other = Ref(name=said, kind=ending.kind or EntityKind.PERSON) if said else None
             for predicate in ending.predicates:
-                reading.add(Triple(subject, predicate, "ended", other or None, ended=True))
+                reading.add(Triple(subject, predicate, "ended", other, ended=True))
     # "Tom and I got divorced" also reads "I got divorced": the named ending is the one meant.
     named = {(t.subject, t.predicate) for t in reading.triples if t.ended and t.object is not None}
     reading.triples = [
@@ -297,16 +298,16 @@ def _ending_subject(match: re.Match[str]) -> Ref | None:
     return _subject(match)
 
 
-def _ending_other(match: re.Match[str], kind: str) -> Ref | bool | None:
-    """The other end the words name, None when they name none, False when it is no name."""
+def _ending_other(match: re.Match[str]) -> str | None:
+    """The other end's name the words say, "" when they name none, None when it is no name."""
     groups = match.groupdict()
     said = groups.get("obj") or groups.get("org") or groups.get("place")
     if not said:
-        return None
+        return ""
     said = said.rstrip(".,").removesuffix("了")
     if said in _ZH_PRONOUNS or (said[:1].isascii() and not _is_name(said)):
-        return False
-    return Ref(name=_strip_openers(said), kind=kind or EntityKind.PERSON)
+        return None
+    return _strip_openers(said)
 
 
 def _places_and_work(text: str, reading: Reading) -> None:
