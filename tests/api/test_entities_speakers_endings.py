@@ -160,3 +160,25 @@ def test_names_are_stored_without_quotes_or_possessives(key_client):
     names = set(entities(namespace_of(entry)))
     assert {"Biscuit", "Ravi", "Mina", "Goa", "Nate", "Globex"} <= names
     assert not [n for n in names if n.endswith(('"', "'", ".", "'s"))]
+
+
+def test_mem0_inferred_memories_keep_their_speaker(key_client, django_capture_on_commit_callbacks):
+    """With `infer: true` the extraction job keeps each message's name: a memory drawn from one
+    speaker's message is stored with that speaker, and the graph reads its "my" as theirs."""
+    body = {
+        "messages": [
+            {"role": "user", "name": "Teodora", "content": "My brother Luka works at Contoso."},
+            {"role": "user", "name": "Amir", "content": "My sister Yasmin lives in Izmir."},
+        ],
+        "user_id": "u1",
+    }
+    with django_capture_on_commit_callbacks(execute=True):  # the queued job runs
+        response = key_client.post("/v3/memories/add/", body, format="json")
+    assert response.status_code == 200, response.content
+    written = list(MemoryEntry.objects.all())
+    assert written, response.json()
+    assert {e.metadata.get("speaker") for e in written} <= {"Teodora", "Amir"}
+    namespace = written[0].namespace
+    assert ("Teodora", "Luka") in _pairs(namespace, "sibling")
+    assert ("Amir", "Yasmin") in _pairs(namespace, "sibling")
+    assert not Relation.objects.filter(namespace=namespace, subject__is_self=True).exists()
