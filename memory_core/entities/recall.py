@@ -8,7 +8,10 @@ aliases), a bounded walk, and the memories reached. A hop along a relation the q
 ("husband", "lives", "工作") keeps most of the score (`ASKED_HOP`), any other hop halves it
 (`OTHER_HOP`); an entity named everywhere (a conversation's speaker) counts for less, and so does
 the walk through it (`COMMON`); memories scoring under `FLOOR` are left out. The user's own
-entity is never walked through: everyone is related to the user, so it links nothing.
+entity is never walked through: everyone is related to the user, so it links nothing. The
+memory that answers outscores those on the way: an entity the question only passes through
+("Ana" in "Ana's husband") weighs `WAY`, and a memory stating the relation asked about scores
+more than the entity's other memories (`ANSWER_SHARE`, `ANSWERED_ELSE`).
 """
 
 from __future__ import annotations
