@@ -169,7 +169,7 @@ def locomo(conversations_limit: int) -> None:
     from memory_core.entities.models import Entity, Relation
     from memory_core.entities.record import record_reading
     from memory_core.entities.resolve import Resolver
-    from memory_core.entities.rules import read
+    from memory_core.entities.transcript import read
     from memory_core.models import MemoryEntry
     from memory_core.recall import memory_recall
 

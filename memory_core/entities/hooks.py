@@ -11,7 +11,8 @@ from django.db.models import Exists, OuterRef
 from memory_core.choices import AddAction
 from memory_core.entities.record import mention_known_names, record_reading
 from memory_core.entities.resolve import Resolver
-from memory_core.entities.rules import SELF, Reading, Ref, Triple, read
+from memory_core.entities.rules import SELF, Reading, Ref, Triple
+from memory_core.entities.transcript import read
 from memory_core.entities.vocabulary import OBJECT_KIND, VALUE_PREDICATES, EntityKind, Predicate
 from memory_core.locks import lock_namespace
 from memory_core.models import MemoryEntry
