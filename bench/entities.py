@@ -28,6 +28,12 @@ OFF = ("context", "keyword", "time", "names")
 K = 5
 
 
+def _instant(text: str | None) -> Any:
+    from datetime import datetime
+
+    return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
+
+
 def _write(users: list[dict[str, Any]]) -> dict[str, Any]:
     from django.contrib.auth import get_user_model
 
@@ -41,8 +47,10 @@ def _write(users: list[dict[str, Any]]) -> dict[str, Any]:
         namespace = namespace_for_user(user=account)
         namespaces[user["user"]] = namespace
         texts = [*user["statements"].items(), *((f"filler{i}", t) for i, t in enumerate(user["fillers"]))]
-        for key, text in texts:
-            outcome = memory_add(namespace=namespace, content=text)
+        for key, said in texts:
+            # A statement is its text, or {"text", "valid_from"} when it is dated (a fresh set's).
+            text, start = (said["text"], said.get("valid_from")) if isinstance(said, dict) else (said, None)
+            outcome = memory_add(namespace=namespace, content=text, valid_from=_instant(start))
             if outcome.entry is not None:
                 answers[(user["user"], key)] = str(outcome.entry.pk)
     return {"namespaces": namespaces, "answers": answers}
@@ -81,24 +89,37 @@ def _ask(
                         graph_cache.clear()
                     start = time.perf_counter()
                     result = memory_recall(
-                        namespaces=[namespace], query=question["text"], limit=20, record=False
+                        namespaces=[namespace],
+                        query=question["text"],
+                        limit=20,
+                        record=False,
+                        at=_instant(question.get("at")),
                     )
                     durations[index].append(time.perf_counter() - start)
                 # The always-recall entries (the user's own profile and safety facts) come first
                 # whatever the query; recall@5 counts the ranked ones after them.
                 ranked = [item for item in result.items if not {"pinned", "always"} & set(item.reasons)]
                 ids = [str(item.entry.pk) for item in ranked[:K]]
-                hits[index] += world["answers"][(user["user"], question["answer"])] in ids
+                hit = world["answers"][(user["user"], question["answer"])] in ids
+                hits[index] += hit
+                kind = "point-in-time" if question.get("at") else user["user"].rsplit("-", 1)[0]
+                world.setdefault("by_kind", {}).setdefault(kind, [[0, 0] for _ in builds])[index][0] += hit
+                world["by_kind"][kind][index][1] += 1
             total += 1
     return [(hits[index] / total, durations[index]) for index in range(len(builds))]
 
 
-def synthetic(users_limit: int) -> None:
+def synthetic(users_limit: int, data: str = "") -> None:
+    import json
+    from pathlib import Path
+
     from bench.entities_data import load
     from memory_core.entities.models import Entity, Relation
 
-    common.header("entities: synthetic multi-hop questions (recall@5 of the answering statement)")
-    users = load()[: users_limit or None]
+    common.header(
+        f"entities: {data or 'synthetic'} multi-hop questions (recall@5 of the answering statement)"
+    )
+    users = (json.loads(Path(data).read_text(encoding="utf-8")) if data else load())[: users_limit or None]
     common.truncate()
     with common.timed() as elapsed:
         world = _write(users)
@@ -127,6 +148,9 @@ def synthetic(users_limit: int) -> None:
         print(f"  with graph:    {common.summary_ms(on_durations)}")
         p95_on, p95_off = common.percentile(on_durations, 95), common.percentile(off_durations, 95)
         print(f"  p95 with / without: {common.ratio(p95_on, p95_off)} ({len(on_durations)} recalls each)")
+    print(f"recall@{K} per kind of question, with / without the graph (every run):")
+    for kind, ((on_hits, n), (off_hits, _)) in sorted(world["by_kind"].items()):
+        print(f"  {kind:<18}{n:>5}{on_hits / n:8.3f}{off_hits / n:8.3f}")
     print(f"recall@{K} without the graph source (baseline): {without_graph:.3f}")
     gain = common.ratio(with_graph, without_graph)
     print(f"recall@{K} with the graph source:               {with_graph:.3f}  ({gain})")
@@ -145,7 +169,7 @@ def locomo(conversations_limit: int) -> None:
     from memory_core.entities.models import Entity, Relation
     from memory_core.entities.record import record_reading
     from memory_core.entities.resolve import Resolver
-    from memory_core.entities.rules import read
+    from memory_core.entities.transcript import read
     from memory_core.models import MemoryEntry
     from memory_core.recall import memory_recall
 
@@ -202,10 +226,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--users", type=int, default=0, help="only the first N synthetic users")
     parser.add_argument("--locomo", type=int, default=2, help="LoCoMo conversations (0: skip)")
     parser.add_argument("--no-synthetic", action="store_true", help="only the LoCoMo part")
+    parser.add_argument(
+        "--data",
+        default="",
+        help="another set of the same shape (e.g. tests/data/entities/fresh_issue29.json)",
+    )
     args = parser.parse_args(argv or [])
     common.setup()
     if not args.no_synthetic:
-        synthetic(args.users)
+        synthetic(args.users, args.data)
     if args.locomo:
         locomo(args.locomo)
 

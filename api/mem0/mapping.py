@@ -139,7 +139,7 @@ def stored_items(messages: list[dict[str, Any]], params: dict[str, Any]) -> list
     return [
         {
             "content": m["content"],
-            "metadata": params["metadata"],
+            "metadata": _with_speaker(params["metadata"], m),
             "valid_from": valid_from,
             "expires_at": expires_at,
             "context": context,
@@ -148,6 +148,15 @@ def stored_items(messages: list[dict[str, Any]], params: dict[str, Any]) -> list
         }
         for m, context in zip(messages, contexts, strict=True)
     ]
+
+
+def _with_speaker(metadata: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
+    """The add's metadata, and who said the message when it names them (the entity graph reads
+    "I" and "my" as theirs); a caller's own "speaker" is kept."""
+    name = str(message.get("name") or "").strip()
+    if not name or "speaker" in metadata:
+        return metadata
+    return {**metadata, "speaker": name}
 
 
 def transcript(messages: list[dict[str, Any]], *, at: datetime) -> tuple[str, list[dict[str, Any]]]:
@@ -163,6 +172,7 @@ def transcript(messages: list[dict[str, Any]], *, at: datetime) -> tuple[str, li
             "role": "user" if m["role"] == "user" else "assistant",
             "content": m["content"],
             "created_at": created_at,
+            **({"name": m["name"]} if m.get("name") else {}),
         }
         for n, m in enumerate(messages, start=1)
     ]

@@ -37,6 +37,8 @@ class Mem0MemorySerializer(serializers.Serializer):
 class Mem0MessageSerializer(serializers.Serializer):
     role = serializers.ChoiceField(choices=["user", "assistant", "system", "tool"])
     content = s.StrictCharField(max_length=s.TRANSCRIPT_MESSAGE_MAX_CHARS, allow_blank=True)
+    # Who said it, in a conversation of several people (OpenAI's and mem0's message `name`).
+    name = s.StrictCharField(required=False, max_length=100, allow_blank=True)
 
 
 class Mem0AddSerializer(serializers.Serializer):

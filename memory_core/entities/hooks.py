@@ -11,7 +11,8 @@ from django.db.models import Exists, OuterRef
 from memory_core.choices import AddAction
 from memory_core.entities.record import mention_known_names, record_reading
 from memory_core.entities.resolve import Resolver
-from memory_core.entities.rules import SELF, Reading, Ref, Triple, read
+from memory_core.entities.rules import SELF, Reading, Ref, Triple
+from memory_core.entities.transcript import read
 from memory_core.entities.vocabulary import OBJECT_KIND, VALUE_PREDICATES, EntityKind, Predicate
 from memory_core.locks import lock_namespace
 from memory_core.models import MemoryEntry
@@ -40,7 +41,7 @@ def entities_after_write(*, outcomes: Iterable[Any], names_known: bool = True) -
         entry: MemoryEntry | None = outcome.entry
         if entry is None or outcome.action not in _NEW_ENTRY:
             continue
-        reading = read(entry.content)
+        reading = read(entry.content, speaker=said_by(entry.metadata))
         seen: set[Any] = set()
         if reading.refs or reading.triples:  # no query for a statement naming no one
             resolver = resolvers.setdefault(entry.namespace_id, Resolver(entry.namespace_id))
@@ -53,6 +54,19 @@ def entities_after_write(*, outcomes: Iterable[Any], names_known: bool = True) -
         mention_known_names(written)  # one query for the whole batch
 
 
+# Metadata naming who said a statement (a mem0 message's `name` is kept as "speaker").
+SPEAKER_KEYS = ("speaker", "name", "author")
+
+
+def said_by(metadata: Any) -> str:
+    """The person a statement's metadata says said it ("" when none does)."""
+    for key in SPEAKER_KEYS:
+        value = metadata.get(key) if isinstance(metadata, dict) else None
+        if isinstance(value, str) and 0 < len(value.strip()) <= 100:
+            return value.strip()
+    return ""
+
+
 def entities_after_correction(*, old: MemoryEntry, new: MemoryEntry) -> None:
     """A correction says the old wording was wrong, not that the world changed: what was read
     from the old version is withdrawn (relations no other memory supports go), the new one is read."""
@@ -63,7 +77,8 @@ def entities_after_correction(*, old: MemoryEntry, new: MemoryEntry) -> None:
     EntityMention.objects.filter(entry=old).delete()
     entities_prune(namespace_ids=[old.namespace_id])
     resolver = Resolver(new.namespace_id)
-    record_reading(entry=new, reading=read(new.content), resolver=resolver, extractor=RULES_EXTRACTOR)
+    reading = read(new.content, speaker=said_by(new.metadata))
+    record_reading(entry=new, reading=reading, resolver=resolver, extractor=RULES_EXTRACTOR)
 
 
 def relations_from_candidate(*, entry: MemoryEntry, relations: list[Any], extractor: str) -> None:

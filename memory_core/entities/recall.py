@@ -8,7 +8,10 @@ aliases), a bounded walk, and the memories reached. A hop along a relation the q
 ("husband", "lives", "工作") keeps most of the score (`ASKED_HOP`), any other hop halves it
 (`OTHER_HOP`); an entity named everywhere (a conversation's speaker) counts for less, and so does
 the walk through it (`COMMON`); memories scoring under `FLOOR` are left out. The user's own
-entity is never walked through: everyone is related to the user, so it links nothing.
+entity is never walked through: everyone is related to the user, so it links nothing. The
+memory that answers outscores those on the way: an entity the question only passes through
+("Ana" in "Ana's husband") weighs `WAY`, and a memory stating the relation asked about scores
+more than the entity's other memories (`ANSWER_SHARE`, `ANSWERED_ELSE`).
 """
 
 from __future__ import annotations
@@ -40,9 +43,19 @@ _V = TypeVar("_V")
 MAX_HOPS = 2
 ASKED_HOP = 0.8
 OTHER_HOP = 0.5
-# A memory that supports a relation of a reached entity (not only mentions it) scores this much
-# of the entity's weight: "Ana's husband Marc" is about Marc, and also about Ana's marriage.
-SUPPORT_SHARE = 0.9
+# What a memory scores of the weight of the entity it is reached from: one that states the
+# relation the question asks about ("Marc works at Acme" for "where does Ana's husband work?")
+# answers it; one that states the relation a kin word of the question named ("Ana is married to
+# Marc") is the hop that led there; one that only mentions the entity, or states another of its
+# relations, is about it.
+ANSWER_SHARE = 1.0
+HOP_SHARE = 0.9
+SUPPORT_SHARE = 0.85
+# Any other memory of an entity whose asked relation the graph holds: not the answer.
+ANSWERED_ELSE = 0.7
+# An entity the question passes through to reach another ("Ana" in "Ana's husband", "my sister"
+# in "my sister's husband") is not what it asks about: its memories and the walk from it weigh less.
+WAY = 0.6
 LIMIT = 50
 # An entity named in more memories than this (a conversation's speaker) says less about any one
 # of them: its score is scaled by COMMON / mentions.
@@ -149,16 +162,30 @@ def graph_scores(
     `graphs` (the namespaces read, held by `graph_cache`), the best `limit` of those scoring at
     least `FLOOR`. Ids only: the caller applies its own scope."""
     view = _View(graphs, at or timezone.now())
-    reached = _walk(view, _seeds(view, graphs, question), question.predicates)
+    seeds, way = _seeds(view, graphs, question)
+    reached = _walk(view, seeds, way, question.predicates)
+    answers = question.predicates - question.kin_predicates
     hits: dict[str, float] = {}
     for entity, weight in reached.items():
+        relations = list(view.valid_relations(entity))
+        # When the graph holds the relation asked about, its support answers and the rest of what
+        # is said of the entity is on the way; else whatever is said of it may answer.
+        answered = any(r.predicate in answers for r in relations)
         for entry in view.mentions.get(entity, ()):
-            _keep_best(hits, entry, weight)
-        for relation in view.valid_relations(entity):
+            _keep_best(hits, entry, weight * (ANSWERED_ELSE if answered else 1.0))
+        for relation in relations:
+            share = _share(relation.predicate, answers, question.kin_predicates)
+            share = share if relation.predicate in answers or not answered else ANSWERED_ELSE
             for entry in view.support.get(relation.id, ()):
-                _keep_best(hits, entry, weight * SUPPORT_SHARE)
+                _keep_best(hits, entry, weight * share)
     best = sorted((item for item in hits.items() if item[1] >= FLOOR), key=lambda item: (-item[1], item[0]))
     return {uuid.UUID(entry): round(score, 6) for entry, score in best[:limit]}
+
+
+def _share(predicate: str, answers: frozenset[str], hops: frozenset[str]) -> float:
+    if predicate in answers:
+        return ANSWER_SHARE
+    return HOP_SHARE if predicate in hops else SUPPORT_SHARE
 
 
 class _View:
@@ -192,9 +219,12 @@ def _joined(parts: list[dict[str, _V]]) -> Mapping[str, _V]:
     return parts[0] if len(parts) == 1 else ChainMap(*parts)
 
 
-def _seeds(view: _View, graphs: Sequence[NamespaceGraph], question: GraphQuestion) -> frozenset[str]:
+def _seeds(
+    view: _View, graphs: Sequence[NamespaceGraph], question: GraphQuestion
+) -> tuple[frozenset[str], frozenset[str]]:
     """The entities the query names, and those its kin words name among the kin of whom it names
-    (else, or also for "my …", of the user) and their kin in turn ("my sister's husband")."""
+    (else, or also for "my …", of the user) and their kin in turn ("my sister's husband"); and
+    those of them the question only passes through (whose kin it names)."""
     named, kin = _by_alias(graphs, question)
     # A kin word for a relation one has at most one of ("husband", "boss") names whoever holds it
     # then, however they were called: "Joel is married to Lena" makes Lena Joel's husband or wife.
@@ -209,8 +239,15 @@ def _seeds(view: _View, graphs: Sequence[NamespaceGraph], question: GraphQuestio
         }
 
     owners = named | (view.is_self if question.mine or not named else set())
-    kin_of_owners = set().union(*map(kin_of, owners))
-    return frozenset(named | kin_of_owners | set().union(*map(kin_of, kin_of_owners)))
+    found = {owner: kin_of(owner) for owner in owners}
+    kin_of_owners = set().union(*found.values())
+    found |= {entity: kin_of(entity) for entity in kin_of_owners - found.keys()}
+    seeds = named | kin_of_owners | set().union(*(found[entity] for entity in kin_of_owners))
+    # On the way: an owner whose kin the question names, and a kin of an owner whose own kin it
+    # names further ("my sister" in "my sister's husband"; not one sister for another).
+    way = {owner for owner in owners if found[owner]}
+    way |= {entity for entity in kin_of_owners if found[entity] - kin_of_owners}
+    return frozenset(seeds), frozenset(way)
 
 
 def _by_alias(graphs: Sequence[NamespaceGraph], question: GraphQuestion) -> tuple[set[str], set[str]]:
@@ -229,16 +266,18 @@ def _by_alias(graphs: Sequence[NamespaceGraph], question: GraphQuestion) -> tupl
     return named, kin
 
 
-def _walk(view: _View, seeds: frozenset[str], asked: frozenset[str]) -> dict[str, float]:
-    """Entity → its best weight over every walk of up to `MAX_HOPS` hops from a seed. Weights only
-    shrink along a walk, so the best of each hop's best is the best walk."""
-    reached = {entity: view.share(entity) for entity in seeds}
+def _walk(view: _View, seeds: frozenset[str], way: frozenset[str], asked: frozenset[str]) -> dict[str, float]:
+    """Entity → its best weight over every walk of up to `MAX_HOPS` hops from a seed (one on the
+    way weighs `WAY`). Weights only shrink along a walk, so the best of each hop's best is the best walk."""
+    reached = {entity: view.share(entity) * (WAY if entity in way else 1.0) for entity in seeds}
     frontier = dict(reached)
     for _ in range(MAX_HOPS):
         step: dict[str, float] = {}
         for entity, weight in frontier.items():
             for other, predicate, _ in view.links(entity):
-                if other not in view.is_self:  # everyone is related to the user: it links nothing
+                # Everyone is related to the user: it links nothing. An entity on the way keeps its
+                # weight: walking back to it from the target ("Omar" → "Lena") does not make it one.
+                if other not in view.is_self and other not in way:
                     hop = ASKED_HOP if predicate in asked else OTHER_HOP
                     _keep_best(step, other, weight * hop * view.share(other))
         for entity, weight in step.items():

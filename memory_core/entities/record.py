@@ -34,7 +34,10 @@ def record_reading(
     for ref, entity in zip(reading.refs, resolved, strict=True):
         mention(entry=entry, entity=entity, words=surfaces(ref))
     for triple in reading.triples:
-        relation_record(entry=entry, triple=triple, resolver=resolver, extractor=extractor)
+        if triple.ended:
+            relation_end(entry=entry, triple=triple, resolver=resolver)
+        else:
+            relation_record(entry=entry, triple=triple, resolver=resolver, extractor=extractor)
     if known_names:
         mention_known_names([(entry, {e.pk for e in resolved})])
 
@@ -97,6 +100,31 @@ def relation_record(*, entry: MemoryEntry, triple: Triple, resolver: Resolver, e
     subject = resolver.resolve(triple.subject)
     obj = resolver.resolve(triple.object) if triple.object is not None else None
     return relation_put(entry=entry, subject=subject, triple=triple, obj=obj, extractor=extractor)
+
+
+def relation_end(*, entry: MemoryEntry, triple: Triple, resolver: Resolver) -> int:
+    """ "We divorced", "I left Acme": the subject's current relations of that predicate (with
+    that other end, when named) end when the statement says (`valid_from`), so a point-in-time
+    question after it no longer walks them; one before still does. Nothing is created: an end
+    of a relation never stated has nothing to close. The number of relations ended."""
+    subject = resolver.resolve(triple.subject)
+    end: datetime = entry.valid_from or timezone.now()
+    current = Relation.objects.filter(
+        namespace_id=entry.namespace_id,
+        predicate=triple.predicate,
+        status=RelationStatus.ACTIVE,
+        valid_from__lt=end,
+    ).filter(_ends_of(subject, triple, resolver))
+    return current.update(status=RelationStatus.SUPERSEDED, valid_to=end)
+
+
+def _ends_of(subject: Entity, triple: Triple, resolver: Resolver) -> Q:
+    symmetric = triple.predicate in SYMMETRIC
+    if triple.object is None:
+        return Q(subject=subject) | Q(object=subject) if symmetric else Q(subject=subject)
+    obj = resolver.resolve(triple.object)
+    same = Q(subject=subject, object=obj)
+    return same | Q(subject=obj, object=subject) if symmetric else same
 
 
 def relation_put(
@@ -185,4 +213,12 @@ def _create(
     return relation
 
 
-__all__ = ["Ref", "candidate_names", "mention", "record_reading", "relation_put", "relation_record"]
+__all__ = [
+    "Ref",
+    "candidate_names",
+    "mention",
+    "record_reading",
+    "relation_end",
+    "relation_put",
+    "relation_record",
+]

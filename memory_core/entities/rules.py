@@ -3,7 +3,8 @@
 A statement is read into `Ref`s (who or what it names: "my sister Ana", "Ana's husband Marc",
 "the user", "腾讯") and `Triple`s (subject, predicate, object or value). A `Ref` that names a kin
 ("my sister") implies its own triple (me —sibling[sister]→ Ana). Resolution to stored entities
-is `memory_core.entities.resolve`'s job; this module needs no database.
+is `memory_core.entities.resolve`'s job; this module needs no database. A statement is read as
+a whole, with its speakers, by `memory_core.entities.transcript.read`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from memory_core.entities.endings import ZH_ENDINGS, Ending, english_endings
 from memory_core.entities.kinship import EN_KIN_WORDS, ZH_KIN_WORDS, kin, kind_of
 from memory_core.entities.vocabulary import EntityKind, Predicate
 from memory_core.extraction.rules.lexicon import _NOT_NAMES, _ORG, _PLACE, _alternation, _words
@@ -26,12 +28,34 @@ class Ref:
     kind: str = EntityKind.PERSON
     is_self: bool = False
 
+    def __post_init__(self) -> None:
+        # Every extractor's names pass here: none is stored with a quote mark or a possessive.
+        if self.name:
+            object.__setattr__(self, "name", clean_name(self.name))
+
     @property
     def owner(self) -> Ref:
         return self.of or SELF
 
 
 SELF = Ref(is_self=True)
+
+_NAME_EDGES = "\"'`\u2018\u2019\u201c\u201d\u300c\u300d\u300e\u300f\u00ab\u00bb()[]<>*_"
+_NAME_TAIL = ".,;:!?\uff0c\u3002\uff01\uff1f\uff1b\uff1a\u3001"
+
+
+def clean_name(name: str) -> str:
+    """ "Ana's" → "Ana", "\"Rex\"." → "Rex", "Tom!" → "Tom": a name as said, without the quote
+    marks, end punctuation or possessive around it."""
+    text = " ".join(name.split())
+    # "Globex. Thanks" ran past the sentence's end; "St. Louis" and "Dr. Ana" did not.
+    text = re.split(r"(?<=[^\s.!?]{4}[.!?;])\s+", text)[0]
+    while True:
+        stripped = text.strip(_NAME_EDGES + _NAME_TAIL + " ")
+        stripped = re.sub(r"(?i)['\u2019]s$|(?<=s)['\u2019]$", "", stripped)
+        if stripped == text:
+            return text
+        text = stripped
 
 
 @dataclass(frozen=True)
@@ -41,6 +65,8 @@ class Triple:
     label: str = ""
     object: Ref | None = None
     value: str = ""
+    # The statement says the relation ended ("we divorced", "I left Acme"): its window closes.
+    ended: bool = False
 
 
 @dataclass
@@ -86,9 +112,10 @@ _STOP_NAMES = (
     | _NOT_NAMES
 )
 
+_QUOTE = "[\"'\u201c\u2018]?"
 _NAMED = re.compile(
     rf"{_NP_KIN}(?:\s+(?:is|was)\s+(?:called\s+|named\s+)?|'s\s+name\s+is\s+|\s+(?:called|named)\s+)"
-    rf"(?P<name2>{_NAME})(?=$|[\s.,;!?])"
+    rf"{_QUOTE}(?P<name2>{_NAME})(?=$|[\s.,;!?\"'\u201d\u2019])"
 )
 _IS_MY = re.compile(rf"(?P<name2>{_NAME})\s+(?:is|was)\s+{_NP_KIN}\b")
 _SUBJECT = rf"(?P<subj>{_NP_KIN}|{_SELF_WORDS}|{_NAME})"
@@ -166,12 +193,21 @@ def _chain(possessor: str) -> Ref:
     return ref
 
 
+def _vocative(match: re.Match[str], group: str) -> bool:
+    """ "Thanks for asking about my kids, Gina!": a name after a comma that ends the sentence is
+    the person spoken to, not the kin's name ("my sister, Ana, is a nurse" is)."""
+    if group != "name" or match.group("name") is None:
+        return False
+    before = match.string[match.start("kin") : match.start("name")]
+    return "," in before and re.match(r"\s*(?:[!?]|$)", match.string[match.end("name") :]) is not None
+
+
 def _np(match: re.Match[str], name_group: str = "name") -> Ref:
     owner = _chain(match.group("poss"))
     word = match.group("kin").lower()
     found = kin(word)
     name = match.groupdict().get(name_group) or match.groupdict().get("name") or ""
-    name = name if _is_name(name) else ""
+    name = name if _is_name(name) and not _vocative(match, name_group) else ""
     return Ref(
         name=name,
         kin=word,
@@ -188,6 +224,9 @@ def _subject(match: re.Match[str]) -> Ref | None:
         return SELF
     text = _strip_openers(text)
     return Ref(name=text) if _is_name(text) else None
+
+
+_ENDINGS_EN = english_endings(_SUBJECT, _NAME, _ORG, _PLACE)
 
 
 def _is_role(verb: str, role: str) -> bool:
@@ -222,6 +261,54 @@ def read_english(text: str) -> Reading:
 def _relations_english(text: str, reading: Reading) -> None:
     _places_and_work(text, reading)
     _roles_and_partners(text, reading)
+    _endings(text, reading, _ENDINGS_EN)
+
+
+def _endings(text: str, reading: Reading, endings: list[Ending]) -> None:
+    """ "we divorced", "I left my job at Acme", "我从腾讯离职了": triples marked `ended`."""
+    for ending in endings:
+        for match in ending.pattern.finditer(text):
+            subject = _ending_subject(match)
+            said = _ending_other(match)
+            if subject is None or said is None:
+                continue
+            other = Ref(name=said, kind=ending.kind or EntityKind.PERSON) if said else None
+            for predicate in ending.predicates:
+                reading.add(Triple(subject, predicate, "ended", other, ended=True))
+    # "Tom and I got divorced" also reads "I got divorced": the named ending is the one meant.
+    named = {(t.subject, t.predicate) for t in reading.triples if t.ended and t.object is not None}
+    reading.triples = [
+        t for t in reading.triples if not (t.ended and t.object is None and (t.subject, t.predicate) in named)
+    ]
+
+
+_ZH_PRONOUNS = frozenset({"他", "她", "他们", "她们", "它", "你", "你们", "大家"})
+
+
+def _ending_subject(match: re.Match[str]) -> Ref | None:
+    groups = match.groupdict()
+    if groups.get("zwho") is not None:
+        who = groups["zwho"]
+        if who in _ZH_PRONOUNS:
+            return None
+        return SELF if who.startswith("我") else Ref(name=who)
+    if groups.get("subj") is None:
+        return SELF  # "Tom and I divorced"
+    if groups["subj"].lower() == "we":
+        return SELF  # "we broke up": the speaker's relation
+    return _subject(match)
+
+
+def _ending_other(match: re.Match[str]) -> str | None:
+    """The other end's name the words say, "" when they name none, None when it is no name."""
+    groups = match.groupdict()
+    said = groups.get("obj") or groups.get("org") or groups.get("place")
+    if not said:
+        return ""
+    said = said.rstrip(".,").removesuffix("了")
+    if said in _ZH_PRONOUNS or (said[:1].isascii() and not _is_name(said)):
+        return None
+    return _strip_openers(said)
 
 
 def _places_and_work(text: str, reading: Reading) -> None:
@@ -244,8 +331,17 @@ def _places_and_work(text: str, reading: Reading) -> None:
 def _roles_and_partners(text: str, reading: Reading) -> None:
     for match in _ROLE.finditer(text):
         subject = _subject(match)
-        role = match.group("role").lower()
-        if subject and _is_role(match.group("verb"), role):
+        words = match.group("role").lower().split()
+        # "a lawyer in Leeds": the longest run of words that ends in a job is the job.
+        role = next(
+            (
+                " ".join(words[:n])
+                for n in range(len(words), 0, -1)
+                if _is_role(match.group("verb"), " ".join(words[:n]))
+            ),
+            "",
+        )
+        if subject and role:
             reading.add(Triple(subject, Predicate.ROLE, "works as", value=role))
     for match in _MARRIED.finditer(text):
         subject = _subject(match)
@@ -332,66 +428,5 @@ def read_chinese(text: str) -> Reading:
         reading.add(Triple(_zh_subject(match), Predicate.LIVES_IN, "住在", place))
     for match in _ZH_ROLE.finditer(text):
         reading.add(Triple(_zh_subject(match), Predicate.ROLE, "是", value=match.group("role")))
+    _endings(text, reading, ZH_ENDINGS)
     return reading
-
-
-_HAS_CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-# A quoted turn of a transcript ("Melanie said, on 9 June 2023: my husband …"): "I" and "my"
-# are the speaker's, not the user's.
-_SPEAKER = re.compile(rf"^(?P<speaker>{_NAME}) (?:said|says|wrote)(?:,? on [^:]{{3,40}})?:\s*")
-
-
-def read(text: str) -> Reading:
-    """The entities and relations one statement states (both languages: statements mix them)."""
-    quoted = _SPEAKER.match(text)
-    speaker = quoted.group("speaker") if quoted and _is_name(quoted.group("speaker")) else ""
-    body = text[quoted.end() :] if quoted and speaker else text
-    readings = [read_english(body)]
-    if _HAS_CJK.search(body):
-        readings.append(read_chinese(body))
-    reading = _unified(readings)
-    return _spoken_by(reading, Ref(name=speaker)) if speaker else reading
-
-
-def _spoken_by(reading: Reading, speaker: Ref) -> Reading:
-    def sub(ref: Ref | None) -> Ref | None:
-        if ref is None:
-            return None
-        if ref.is_self:
-            return speaker
-        if ref.kin and ref.of is None:
-            return Ref(name=ref.name, kin=ref.kin, of=speaker, kind=ref.kind)
-        return Ref(name=ref.name, kin=ref.kin, of=sub(ref.of), kind=ref.kind) if ref.of else ref
-
-    result = Reading()
-    result.add_ref(speaker)
-    for ref in reading.refs:
-        result.add_ref(sub(ref) or ref)
-    for t in reading.triples:
-        result.add(Triple(sub(t.subject) or speaker, t.predicate, t.label, sub(t.object), t.value))
-    return result
-
-
-def _unified(readings: list[Reading]) -> Reading:
-    """One reading in which "my sister" is the "my sister Ana" the same statement names."""
-    named: dict[tuple[str, Ref | None], list[Ref]] = {}
-    for reading in readings:
-        for ref in reading.refs:
-            if ref.name and ref.kin:
-                named.setdefault((ref.kin, ref.of), []).append(ref)
-
-    def same(ref: Ref | None) -> Ref | None:
-        if ref is None or ref.name or ref.is_self:
-            return ref
-        candidates = named.get((ref.kin, ref.of), [])
-        return candidates[0] if len(candidates) == 1 else ref
-
-    result = Reading()
-    for reading in readings:
-        for ref in reading.refs:
-            result.add_ref(same(ref) or ref)
-        for t in reading.triples:
-            result.add(Triple(same(t.subject) or t.subject, t.predicate, t.label, same(t.object), t.value))
-    return result

@@ -84,6 +84,8 @@ def _clean_messages(messages: Any) -> list[dict[str, Any]]:
                 # The extractor needs no secret, and a job payload must not keep one.
                 "content": judgement.secrets(message["content"]).redacted,
                 "created_at": parsed.isoformat() if parsed else None,
+                # Who said it in a conversation of several people (the graph reads "my" as theirs).
+                **({"name": name[:100]} if (name := str(message.get("name") or "").strip()) else {}),
             }
         )
     return clean
@@ -181,6 +183,13 @@ def _said_at(messages: list[dict[str, Any]], message_ids: list[str]) -> datetime
     return max(times, default=None)
 
 
+def _speaker(messages: list[dict[str, Any]], message_ids: list[str]) -> str:
+    """The one speaker named by the cited user messages ("" when none is, or several are)."""
+    cited = set(message_ids)
+    names = {m["name"] for m in messages if m["role"] == "user" and m["id"] in cited and m.get("name")}
+    return names.pop() if len(names) == 1 else ""
+
+
 def candidate_add(
     *,
     namespace: Namespace,
@@ -193,6 +202,7 @@ def candidate_add(
     actor: Any = None,
     extractor: Extractor | None = None,
     context: str = "",
+    speaker: str = "",
 ) -> AddOutcome:
     """One candidate through the write pipeline: the one mapping of a candidate to an add, for
     extraction jobs and for chat's "remember that …" alike. `excerpt` is the user's own text the
@@ -201,6 +211,8 @@ def candidate_add(
 
     explicit = source_kind != SourceKind.EXTRACTED
     valid_from, metadata = candidate_start(candidate, said_at=said_at)
+    if speaker:
+        metadata = {**metadata, "speaker": speaker}
     return memory_add(
         namespace=namespace,
         content=candidate.content,
@@ -257,6 +269,7 @@ def _write_candidates(
                     actor_kind=ActorKind.EXTRACTION,
                     extractor=extractor,
                     context=preceding_turn(job.messages, candidate.message_ids),
+                    speaker=_speaker(job.messages, candidate.message_ids),
                 )
         except LLMError:
             raise  # e.g. the embedding endpoint failed: the whole run fails and is retried

@@ -78,6 +78,8 @@ def build_prompt(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
         if len(content) > _TRANSCRIPT_MESSAGE_MAX_CHARS:
             content = content[:_TRANSCRIPT_MESSAGE_MAX_CHARS] + " […truncated]"
         item = {"n": number, "id": message["id"], "role": message["role"], "time": message.get("created_at")}
+        if message.get("name"):
+            item["name"] = message["name"]  # a speaker of a conversation of several people
         lines.append(json.dumps({**item, "content": content}, ensure_ascii=False))
     last = next((m.get("created_at") for m in reversed(messages) if m.get("created_at")), None)
     today = (_parse_when(last) or timezone.now()).date().isoformat()

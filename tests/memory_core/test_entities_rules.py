@@ -30,6 +30,15 @@ CASES = [
     ("我的猫叫咪咪。", {("the user", "pet", "咪咪")}),
     ("我妈妈住在成都。", {("the user", "parent", "my 妈妈"), ("my 妈妈", "lives_in", "成都")}),
     ("安娜的丈夫马克是飞行员。", {("安娜", "spouse", "马克"), ("马克", "role", "飞行员")}),
+    # Issue 29: speakers' lines, the person spoken to, names as said, a job before a place.
+    ("Gustavo: My aunt Rosa lives in Recife.", {
+        ("Gustavo", "relative", "Rosa"), ("Rosa", "lives_in", "Recife")}),
+    ("Owen: Thanks for asking about my kids, Priya!", {("Owen", "child", "Owen's kids")}),
+    ("User: my cousin is Bea.", {("the user", "relative", "Bea")}),
+    ("Assistant: My sister is Ana.", set()),
+    ("Note: my brother is Leo.", {("the user", "sibling", "Leo")}),
+    ("My niece's name is \u201cZoe\u201d.", {("the user", "relative", "Zoe")}),
+    ("Ines is a dentist in Faro.", {("Ines", "role", "dentist")}),
     # Not relations: a nationality, a diet, a liking.
     ("My wife is Chinese.", {("the user", "spouse", "my wife")}),
     ("Ana is a vegetarian.", set()),
@@ -46,3 +55,44 @@ def test_statements_become_relations(owner, text, expected):
         for r in Relation.objects.filter(namespace=namespace).select_related("subject", "object")
     }
     assert found == expected
+
+
+ENDINGS = [
+    ("My husband is Marco.", "I divorced Marco.", "spouse"),
+    ("I am married to Jonah.", "Jonah and I got divorced.", "spouse"),
+    ("My girlfriend is Mei.", "We broke up.", "partner"),
+    ("I work at Northwind.", "I left my job at Northwind.", "works_at"),
+    ("I work at Northwind.", "I resigned.", "works_at"),
+    ("I live in Leeds.", "I moved out of Leeds.", "lives_in"),
+    ("我的老公叫大伟。", "我和大伟离婚了。", "spouse"),
+    ("我在百度工作。", "我从百度离职了。", "works_at"),
+    ("我在百度工作。", "我辞职了。", "works_at"),
+    ("我住在杭州。", "我们从杭州搬走了。", "lives_in"),
+    ("我住在杭州。", "我搬出了杭州。", "lives_in"),
+]
+
+
+@pytest.mark.parametrize(("began", "ended", "predicate"), ENDINGS)
+def test_an_ended_relation_closes_its_window(owner, began, ended, predicate):
+    from datetime import UTC, datetime
+
+    namespace = namespace_for_user(user=owner)
+    memory_add(namespace=namespace, content=began, valid_from=datetime(2020, 1, 1, tzinfo=UTC))
+    memory_add(namespace=namespace, content=ended, valid_from=datetime(2024, 3, 1, tzinfo=UTC))
+    (relation,) = Relation.objects.filter(namespace=namespace, predicate=predicate)
+    assert relation.valid_to == datetime(2024, 3, 1, tzinfo=UTC)
+
+
+def test_an_end_names_only_its_own_relation(owner):
+    from datetime import UTC, datetime
+
+    namespace = namespace_for_user(user=owner)
+    memory_add(
+        namespace=namespace, content="I work at Northwind.", valid_from=datetime(2020, 1, 1, tzinfo=UTC)
+    )
+    memory_add(
+        namespace=namespace, content="Ana works at Globex.", valid_from=datetime(2020, 1, 1, tzinfo=UTC)
+    )
+    memory_add(namespace=namespace, content="Ana quit Globex.", valid_from=datetime(2024, 3, 1, tzinfo=UTC))
+    open_ones = Relation.objects.filter(namespace=namespace, valid_to__isnull=True).select_related("subject")
+    assert {(r.subject.is_self, r.predicate) for r in open_ones} == {(True, "works_at")}
