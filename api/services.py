@@ -127,9 +127,9 @@ def _audit(*, actor: Actor, token: UserToken, flag: int, message: str) -> None:
 
 
 def user_token_issue(*, user: Any, actor: Actor = None, name: str = "") -> IssuedToken:
-    """A fresh token for `user` issued by an operator (`manage.py issue_user_token`): every active
-    personal token of theirs is revoked, as "a new one" from an operator means. Only its SHA-256 is
-    kept."""
+    """A fresh token for `user` issued by an operator (`manage.py issue_user_token`): it replaces the
+    operator's earlier one (an unnamed token), not the tokens the person made and named for their
+    own clients. Only its SHA-256 is kept."""
     return _token_new(user=user, actor=actor or user, name=name, scopes=personal_scopes(), replace=True)
 
 
@@ -198,7 +198,7 @@ def _token_new(
             with transaction.atomic():
                 if replace:
                     for old in UserToken.objects.select_for_update().filter(
-                        user=user, revoked_at__isnull=True
+                        user=user, revoked_at__isnull=True, name=""
                     ):
                         _token_revoke(token=old, actor=actor, reason="replaced by a new token")
                 token = UserToken.objects.create(

@@ -195,3 +195,31 @@ def _connections_closed_after_each_call() -> Iterator[None]:
     conf["CONN_MAX_AGE"] = 0
     yield
     conf["CONN_MAX_AGE"] = previous
+
+
+def test_an_operator_reissuing_a_token_leaves_the_persons_own_tokens(owner_client, owner):
+    """`manage.py issue_user_token` rotates the token an operator handed out, and only that one:
+    the clients a person set up with their own named tokens keep working."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    laptop = make(owner_client, name="Cursor at work")
+
+    def issue() -> str:
+        out, err = StringIO(), StringIO()
+        call_command("issue_user_token", owner.get_username(), stdout=out, stderr=err)
+        assert "the previous one an operator issued no longer works" in err.getvalue()
+        return out.getvalue().strip()
+
+    first = issue()
+    assert client_with(first).get("/api/v1/memories/").status_code == 200
+    second = issue()
+
+    assert client_with(first).get("/api/v1/memories/").status_code == 401
+    assert client_with(second).get("/api/v1/memories/").status_code == 200
+    assert client_with(laptop["token"]).get("/api/v1/memories/").status_code == 200
+    # owner_client's own token was an operator's too: rotated away with the first.
+    assert owner_client.get(TOKENS).status_code == 401
+    listed = client_with(laptop["token"]).get(TOKENS).json()["results"]
+    assert sorted(t["name"] for t in listed if t["active"]) == ["", "Cursor at work"]

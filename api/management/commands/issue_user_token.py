@@ -1,4 +1,5 @@
-"""`manage.py issue_user_token <username>` — a personal API token (replaces any previous one)."""
+"""`manage.py issue_user_token <username>` — a personal API token (replaces the previous one an
+operator issued; the tokens a person made for their own clients stay)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,6 @@ class Command(BaseCommand):
         issued = user_token_issue(user=user)
         self.stderr.write(
             f"Token {issued.token.prefix}… for {user.get_username()} (shown once, stored only as a hash; "
-            "any previous one no longer works):"
+            "the previous one an operator issued no longer works):"
         )
         self.stdout.write(issued.key)
