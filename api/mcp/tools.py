@@ -128,6 +128,13 @@ def _memory_read_tools(server: MCPServer) -> None:
             Field(description="Answer as of this instant (ISO 8601): what held then, not now."),
         ] = None,
         types: Annotated[list[MemoryTypeName] | None, Field(description="Only these kinds.")] = None,
+        reference_date: Annotated[
+            datetime | None,
+            Field(
+                description="When the conversation takes place (ISO 8601 with a time zone): dates in "
+                "the query such as 'last week' are read from it. Default: `at`, else now."
+            ),
+        ] = None,
         user_id: UserId = None,
         agent_id: AgentId = None,
     ) -> CallToolResult:
@@ -138,7 +145,7 @@ def _memory_read_tools(server: MCPServer) -> None:
         whatever the query."""
         return await run_tool(
             ctx, op.READ, op.memory_search, query=query, limit=limit, at=iso(at), types=types,
-            user_id=user_id, agent_id=agent_id,
+            reference_date=iso(reference_date), user_id=user_id, agent_id=agent_id,
         )  # fmt: skip
 
     @server.tool(annotations=READ_ONLY)

@@ -499,3 +499,32 @@ def test_the_stdio_server_acting_for_one_person_is_not_rate_limited(owner):
 
     assert [failed for failed, _ in anyio.run(scenario)] == [False, False, False]
     assert MemoryEntry.objects.filter(namespace__owner=owner).count() == 2
+
+
+def test_a_search_reads_dates_in_the_question_from_the_conversations_time(connect_owner):
+    """`reference_date` anchors "last week" in the question, as on REST and mem0's search: an agent
+    replaying an old conversation gets what happened the week before *it*, not before today."""
+
+    async def scenario():
+        async with connect_owner() as client:
+            early = await m.ok(
+                client, "memory_add", content="The user went kayaking on the Ardèche with Ines.",
+                type="episodic", valid_from="2023-05-03T10:00:00+00:00",
+            )  # fmt: skip
+            late = await m.ok(
+                client, "memory_add", content="The user went kayaking on the Tarn with Ines.",
+                type="episodic", valid_from="2023-09-13T10:00:00+00:00",
+            )  # fmt: skip
+            ask = {"query": "Where did I go kayaking last week?", "limit": 2}
+
+            in_may = await m.ok(client, "memory_search", reference_date="2023-05-10T09:00:00+02:00", **ask)
+            in_sept = await m.ok(client, "memory_search", reference_date="2023-09-20T09:00:00Z", **ask)
+            for answer, expected in ((in_may, early), (in_sept, late)):
+                first = answer["results"][0]
+                assert first["id"] == expected["entry"]["id"] and "time" in first["reasons"]
+
+            # Not a date: refused with the documented error body naming the argument.
+            failed, body = await m.call(client, "memory_search", reference_date="the day after", **ask)
+            assert failed is True and "reference_date" in str(body)
+
+    anyio.run(scenario)
