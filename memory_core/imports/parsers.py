@@ -384,7 +384,7 @@ _MEMORY = re.compile(
 _OFFER = re.compile(
     r"\b(?:let me know|tell me|feel free|just ask|ask me|anything else|is there anything|"
     r"(?:would|do|did) you (?:like|want|need)|you(?:'d| would) like|if you(?:'d| would)? "
-    r"(?:like|want|need|wish)|want me to|shall i|should i|can i|may i|i can (?:also )?(?:update|"
+    r"(?:like|want|need|wish)|want me to|shall i|i can (?:also )?(?:update|"
     r"remove|forget|delete|change|edit|add))\b"
     r"|告诉我|告訴我|跟我说|跟我說|随时|隨時|如果(?:你|您)|如需|如果需要|需要我|要我|还有(?:什么|其他|别的)|"
     r"還有(?:什麼|其他|別的)|(?:你|您)(?:想|希望|需要)",
@@ -630,4 +630,6 @@ def read_prefix(
     items = _text_items(lines[:cut], skips)[:limit]
     if not items:
         read_text(data)  # refused there, with its message
-    return items, [], len(filled), _skipped(lines, skips)
+    # Shown: what was left out of the part read, and below the list (its closing lines).
+    shown = {n: why for n, why in skips.items() if n < cut or not filled or n > filled[-1]}
+    return items, [], len(filled), _skipped(lines, shown)
