@@ -398,6 +398,7 @@ _ABOUT_LIST = re.compile(
 )
 _QUESTION = re.compile(r"[?\uff1f]\s*$|[吗嗎呢][\u3002.!\uff01]?\s*$")
 _SECOND_PERSON = re.compile(r"\byou(?:r|rs|'d|'re|'ll)?\b|你|您", re.IGNORECASE)
+_EMPTY_BULLETS = frozenset("-*+\u2022\u00b7\u2023\u25e6\u25aa\u25cf\u25cb")
 _SKIPPED_CHARS = 200  # a skipped line is shown, cut to this length
 
 
@@ -448,7 +449,8 @@ def text_skips(lines: list[str]) -> dict[int, str]:
     closing line comes after the last bulleted line (in a list without bullets: among its last
     two lines), an introduction before the first; a bulleted line is chatter only if it is a
     separator or a title. Blank lines are not listed."""
-    filled = [n for n, line in enumerate(lines) if line.strip()]
+    # A bullet with nothing after it ("-", "*", "•") is an empty line; a lone dash ("—") separates.
+    filled = [n for n, line in enumerate(lines) if line.strip() and line.strip() not in _EMPTY_BULLETS]
     bulleted = [n for n in filled if _BULLET.match(lines[n]) and _BULLET.sub("", lines[n], count=1).strip()]
     first = filled[0] if filled else None
     first_bullet = bulleted[0] if bulleted else None
@@ -494,9 +496,10 @@ def read_text(data: Any) -> tuple[list[ImportItem], list[SkippedLine]]:
     skips = text_skips(lines)
     items = _text_items(lines, skips)
     if not items:
+        left_out = "no line of it is a memory (only titles, closing lines or separators)"
         raise ImportInputError(
-            "Nothing to import: the text is empty. Paste one memory a line.",
-            field_errors={"data": ["Empty."]},
+            f"Nothing to import: {left_out if skips else 'the text is empty'}. Paste one memory a line.",
+            field_errors={"data": ["No memory." if skips else "Empty."]},
         )
     _check_count(len(items), "lines")
     return items, _skipped(lines, skips)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_core.imports.parsers import read_prefix, read_text
+from memory_core.imports.parsers import ImportInputError, read_prefix, read_text
 from tests.imports_helpers import PASTED_LISTS
 
 
@@ -58,3 +58,8 @@ def test_a_skipped_line_with_a_secret_is_shown_redacted():
         "Let me know if you want me to forget sk-live-0123456789abcdefghijklmnop.\n"
     )
     assert skipped and "0123456789abcdefghijklmnop" not in skipped[0].text
+
+
+def test_a_paste_of_chatter_only_is_refused_saying_why():
+    with pytest.raises(ImportInputError, match="no line of it is a memory"):
+        read_text("Saved memories\n---\n")
