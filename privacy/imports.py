@@ -14,6 +14,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.typing import HtmxHttpRequest
@@ -34,6 +35,12 @@ from memory_core.models import Namespace
 from memory_core.services import namespace_for_user
 
 RECENT = 10
+# Why a pasted line was left out (`memory_core.imports.parsers.text_skips`), as the page says it.
+_SKIP_REASONS = {
+    "title": _("a title above the list"),
+    "closing line": _("the assistant's closing line, not a memory"),
+    "separator": _("a separator"),
+}
 _LABELS = {
     "added": "added",
     "merged": "merged into an existing memory",
@@ -78,6 +85,7 @@ def _page(request: HttpRequest, *, status: int = 200, **context: Any) -> HttpRes
         "max_bytes": max_bytes(),
         "jobs": list(import_jobs(namespace_ids=_own(request))[:RECENT]),
         "labels": _LABELS,
+        "skip_reasons": _SKIP_REASONS,
         **context,
     }
     return render(request, "privacy/import.html", context, status=status)
@@ -111,7 +119,7 @@ def import_page(request: HttpRequest) -> HttpResponse:
                 "bounded": preview.bounded,
                 "unit": "messages" if format == ImportFormat.TRANSCRIPT else "statements",
             }
-            return _page(request, preview=preview.rows, preview_of=shown, **kept)
+            return _page(request, preview=preview.rows, preview_of=shown, skipped=preview.skipped, **kept)
         with transaction.atomic():
             job = import_create(
                 namespace=namespace_for_user(user=request.user),

@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001  # full-width Chinese punctuation is what pasted Chinese lists hold
 """Shared data and checks of the import tests (REST and page): sample files in each format, and
 the row count of every table, to prove that a dry run or a refused import wrote nothing."""
 
@@ -64,3 +65,45 @@ def row_counts() -> dict[str, int]:
         for model in apps.get_models()
         if model is not RateCount
     }
+
+
+# Pasted lists as assistants show them, with what is around the list; each: (text, the memories
+# it holds, the lines left out as (line, reason)). A memory may end with "?" or name memory.
+PASTED_LISTS = {
+    "chatgpt-en": (
+        "Saved memories\n\n- Keeps a sourdough starter called Bubbles\n"
+        "- Often asks whether oat milk is really better for the planet?\n"
+        "- I have a poor memory for names.\n- Is vegetarian\n\n---\n"
+        "Let me know if you'd like me to update or forget anything.\n",
+        [
+            "Keeps a sourdough starter called Bubbles",
+            "Often asks whether oat milk is really better for the planet?",
+            "I have a poor memory for names.",
+            "Is vegetarian",
+        ],
+        [(1, "title"), (8, "separator"), (9, "closing line")],
+    ),
+    "claude-en": (
+        "Here's what I remember about you:\n1. Works as a nurse in Leeds\n"
+        "2. Wonders whether to move to Porto?\n3. Keeps a memory box of concert tickets\n\u2014\n"
+        "These are the memories I have saved.\nIs there anything else you'd like me to remember?\n",
+        [
+            "Works as a nurse in Leeds",
+            "Wonders whether to move to Porto?",
+            "Keeps a memory box of concert tickets",
+        ],
+        [(1, "title"), (5, "separator"), (6, "closing line"), (7, "closing line")],
+    ),
+    "chatgpt-zh-hans": (
+        "已保存的记忆\n- 喜欢喝乌龙茶\n- 记性不好，常忘记别人的名字\n- 在考虑要不要学钢琴？\n"
+        "———\n以上是我记住的内容\n如果需要修改或删除，请告诉我\n",
+        ["喜欢喝乌龙茶", "记性不好，常忘记别人的名字", "在考虑要不要学钢琴？"],
+        [(1, "title"), (5, "separator"), (6, "closing line"), (7, "closing line")],
+    ),
+    "claude-zh-hant": (
+        "以下是我記住的關於你的內容\n• 住在台北\n• 對花生過敏\n• 總是記不住密碼該怎麼辦？\n"
+        "如果需要修改或刪除，請告訴我。\n你還有什麼想讓我記住的嗎？\n",
+        ["住在台北", "對花生過敏", "總是記不住密碼該怎麼辦？"],
+        [(1, "title"), (5, "closing line"), (6, "closing line")],
+    ),
+}

@@ -62,6 +62,12 @@ class PreviewRowSerializer(ImportRowSerializer):
     existing = serializers.CharField(help_text="The memory it would merge into or replace.")
 
 
+class SkippedLineSerializer(serializers.Serializer):
+    line = serializers.IntegerField(help_text="Its line in the pasted text (1-based).")
+    text = serializers.CharField(help_text="The line (secrets redacted, at most 200 characters).")
+    reason = serializers.CharField(help_text="title, closing line or separator.")
+
+
 class PreviewOutSerializer(serializers.Serializer):
     dry_run = serializers.BooleanField()
     total = serializers.IntegerField(help_text="Statements in the input (a transcript: messages).")
@@ -72,6 +78,11 @@ class PreviewOutSerializer(serializers.Serializer):
     )
     counts = serializers.DictField(child=serializers.IntegerField())
     results = PreviewRowSerializer(many=True)
+    skipped = SkippedLineSerializer(
+        many=True,
+        help_text="Lines of a pasted list (`text`) that are not memories and are left out: a title "
+        "above the list, the assistant's closing lines below it, separators ([] for other formats).",
+    )
 
 
 class ImportJobOutSerializer(serializers.Serializer):
@@ -148,6 +159,59 @@ class ImportsApi(ApiView):
                 request_only=True,
             ),
             OpenApiExample(
+                "A pasted list with its title and closing line",
+                value={
+                    "format": "text",
+                    "data": "Saved memories\n- Is vegetarian\n- Lives in Lisbon\n---\n"
+                    "Let me know if you'd like me to update or forget anything.",
+                    "dry_run": True,
+                },
+                request_only=True,
+            ),
+            OpenApiExample(
+                "Its dry run",
+                value={
+                    "dry_run": True,
+                    "total": 2,
+                    "previewed": 2,
+                    "bounded": False,
+                    "counts": {"added": 2},
+                    "results": [
+                        {
+                            "line": 1,
+                            "action": "added",
+                            "reason": "new",
+                            "valid_from": None,
+                            "entry": None,
+                            "replaces": None,
+                            "content": "Is vegetarian",
+                            "existing": "",
+                        },
+                        {
+                            "line": 2,
+                            "action": "added",
+                            "reason": "new",
+                            "valid_from": None,
+                            "entry": None,
+                            "replaces": None,
+                            "content": "Lives in Lisbon",
+                            "existing": "",
+                        },
+                    ],
+                    "skipped": [
+                        {"line": 1, "text": "Saved memories", "reason": "title"},
+                        {"line": 4, "text": "---", "reason": "separator"},
+                        {
+                            "line": 5,
+                            "text": "Let me know if you'd like me to update or forget anything.",
+                            "reason": "closing line",
+                        },
+                    ],
+                },
+                response_only=True,
+                status_codes=["200"],
+            ),
+            OpenApiExample(
                 "A transcript",
                 value={
                     "format": "transcript",
@@ -188,6 +252,7 @@ class ImportsApi(ApiView):
                 "bounded": preview.bounded,
                 "counts": dict(Counter(row.action for row in preview.rows)),
                 "results": [asdict(row) for row in preview.rows],
+                "skipped": [line.as_json() for line in preview.skipped],
             }
             return Response(PreviewOutSerializer(body).data)
         with transaction.atomic():  # input refused: not even the namespace is created

@@ -6,7 +6,7 @@ Claude), a timestamped transcript — written through the same pipeline as every
 - `selectors`: a user's import jobs and their results.
 """
 
-from memory_core.imports.parsers import ImportInputError, ImportItem
+from memory_core.imports.parsers import ImportInputError, ImportItem, SkippedLine
 from memory_core.imports.run import (
     ImportRow,
     Preview,
@@ -27,6 +27,7 @@ __all__ = [
     "ImportResult",
     "ImportRow",
     "Preview",
+    "SkippedLine",
     "import_create",
     "import_job_for",
     "import_jobs",

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -40,6 +40,7 @@ from memory_core.extraction.schema import parse_when
 from memory_core.imports.parsers import (
     EXPORT_SOURCE,
     ImportItem,
+    SkippedLine,
     check_format,
     check_size,
     parse_mem0,
@@ -258,11 +259,14 @@ def _fresh(namespace: Namespace) -> Namespace:
 class Preview:
     """A dry run's rows, of the first `previewed` of `total` statements (a transcript: messages).
     `bounded` when that is not all of them: a preview answers at once and holds the user's write
-    lock for a moment only, so a large input is previewed in part (the import takes it all)."""
+    lock for a moment only, so a large input is previewed in part (the import takes it all).
+    `skipped`: the lines of a pasted list that are not memories (titles, closing lines,
+    separators), with the reason; the import leaves them out the same way."""
 
     rows: list[ImportRow]
     total: int
     previewed: int
+    skipped: list[SkippedLine] = field(default_factory=list)
 
     @property
     def bounded(self) -> bool:
@@ -279,7 +283,7 @@ def import_preview(*, namespace: Namespace, format: Any, data: Any, actor_kind: 
     format = check_format(format)
     check_size(data)
     limit = preview_limit()
-    items, messages, total = read_prefix(format, data, limit)
+    items, messages, total, skipped = read_prefix(format, data, limit)
     namespace = _fresh(namespace)
     if messages:
         items = _extract(messages)
@@ -299,7 +303,7 @@ def import_preview(*, namespace: Namespace, format: Any, data: Any, actor_kind: 
         transaction.set_rollback(True)
     if whole:
         total = len(messages) or len(items)
-    return Preview(rows=rows, total=total, previewed=total if whole else limit)
+    return Preview(rows=rows, total=total, previewed=total if whole else limit, skipped=skipped)
 
 
 # --- the import ----------------------------------------------------------------------------------

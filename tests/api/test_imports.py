@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from memory_core.models import FlaggedWrite, FlagKind, ImportJob, MemoryEntry, MemoryStatus
 from memory_core.scan import scan_database, scan_job_queue
-from tests.imports_helpers import MEM0_EXPORT, SAVED_MEMORIES, TRANSCRIPT, mem0_file, row_counts
+from tests.imports_helpers import MEM0_EXPORT, PASTED_LISTS, SAVED_MEMORIES, TRANSCRIPT, mem0_file, row_counts
 
 URL = "/api/v1/imports/"
 
@@ -282,3 +282,25 @@ def test_an_unbulleted_list_keeps_its_first_line(key_client):
     pasted = "Keeps a sourdough starter called Bubbles\nCycles to work on Tuesdays\n"
     assert _import(key_client, "text", pasted, user_id="alex").status_code == 201
     assert MemoryEntry.objects.count() == 2
+
+
+@pytest.mark.parametrize("name", sorted(PASTED_LISTS))
+def test_a_dry_run_lists_the_lines_left_out_of_a_pasted_list_with_the_reason(key_client, name):
+    pasted, memories, left_out = PASTED_LISTS[name]
+    lines = pasted.splitlines()
+
+    body = _import(key_client, "text", pasted, user_id="alex", dry_run=True).json()
+
+    assert [row["content"] for row in body["results"]] == memories
+    assert body["total"] == len(memories) == sum(body["counts"].values())
+    assert [(row["line"], row["reason"]) for row in body["skipped"]] == left_out
+    for row in body["skipped"]:
+        assert row["text"] == lines[row["line"] - 1].strip()
+    # The import of the same paste stores the memories and nothing of what was left out.
+    assert _import(key_client, "text", pasted, user_id="alex").status_code == 201
+    assert sorted(MemoryEntry.objects.values_list("content", flat=True)) == sorted(memories)
+
+
+def test_a_dry_run_of_other_formats_leaves_no_line_out(key_client):
+    body = _import(key_client, "mem0", mem0_file(), user_id="alex", dry_run=True).json()
+    assert body["skipped"] == []

@@ -10,10 +10,11 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
+from django.utils.html import escape
 
 from memory_core.models import FlaggedWrite, FlagKind, ImportJob, MemoryEntry, MemoryStatus
 from memory_core.scan import scan_database
-from tests.imports_helpers import SAVED_MEMORIES, TRANSCRIPT, mem0_file, row_counts
+from tests.imports_helpers import PASTED_LISTS, SAVED_MEMORIES, TRANSCRIPT, mem0_file, row_counts
 from tests.memory_core.helpers import remember
 
 pytestmark = pytest.mark.django_db
@@ -189,3 +190,44 @@ def test_the_downloaded_export_imports_back_into_another_account_as_it_was(owner
     assert theirs["The user lives in Lyon."].status == MemoryStatus.SUPERSEDED
     assert theirs["The user lives in Lyon."].superseded_by == theirs["The user lives in Paris."]
     assert theirs["The user lives in Paris."].status == MemoryStatus.ACTIVE
+
+
+@pytest.mark.parametrize("name", sorted(PASTED_LISTS))
+def test_a_preview_shows_the_lines_left_out_of_a_pasted_list_and_why(owner, name):
+    pasted, memories, left_out = PASTED_LISTS[name]
+    client = client_for(owner)
+    before = row_counts()
+
+    html = client.post(URL, {"format": "text", "text": pasted, "dry_run": "1"}).content.decode()
+
+    assert row_counts() == before
+    assert "Lines left out" in html
+    table = html[html.index('class="activity skipped"') :]
+    why = {
+        "title": "a title above the list",
+        "closing line": "the assistant&#x27;s closing line, not a memory",
+        "separator": "a separator",
+    }
+    for line, reason in left_out:
+        text = escape(pasted.splitlines()[line - 1].strip())
+        assert (
+            f"<td>{line}</td>\n                <td>{text}</td>\n                <td>{why[reason]}</td>"
+            in table
+        )
+    kept = html[: html.index('class="activity skipped"')]
+    for memory in memories:
+        assert escape(memory) in kept and escape(memory) not in table
+    # Imported, the same paste stores its memories only.
+    client.post(URL, {"format": "text", "text": pasted})
+    stored = MemoryEntry.objects.filter(namespace__owner=owner).values_list("content", flat=True)
+    assert sorted(stored) == sorted(memories)
+
+
+def test_the_preview_says_in_chinese_why_a_line_is_left_out(owner):
+    pasted = PASTED_LISTS["chatgpt-zh-hans"][0]
+    client = client_for(owner)
+    html = client.post(
+        URL, {"format": "text", "text": pasted, "dry_run": "1"}, HTTP_ACCEPT_LANGUAGE="zh-hans"
+    ).content.decode()
+    assert "未导入的行" in html and "列表上方的标题" in html and "分隔线" in html
+    assert "助手的结束语" in html
