@@ -116,3 +116,19 @@ def test_a_statement_without_context_keeps_its_own_vector_as_context(key_client)
 
     entry = MemoryEntry.objects.get(content=OTHERS[1])
     assert list(entry.context_embedding) == list(entry.embedding)
+
+
+def test_reembed_computes_the_context_vector_as_the_write_path_does(key_client):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    add_turns(key_client, "u1", *TURNS[:2])
+    entry = MemoryEntry.objects.get(content=ANSWER)
+    written = [float(x) for x in entry.context_embedding]
+    MemoryEntry.objects.update(context_embedding=None)
+
+    call_command("reembed", "--all", stdout=StringIO())
+
+    entry.refresh_from_db()
+    assert [float(x) for x in entry.context_embedding] == pytest.approx(written, abs=2e-3)
