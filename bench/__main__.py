@@ -7,6 +7,7 @@ import sys
 from bench import (
     api_load,
     chat_turn,
+    context_pooling,
     cross_language,
     entities,
     erasure_rewrite,
@@ -37,6 +38,7 @@ BENCHMARKS = {
     "recall_latency": recall_latency.main,
     "write_throughput": write_throughput.main,
     "chat_turn": chat_turn.main,
+    "context_pooling": context_pooling.main,
     "api_load": api_load.main,
     "policy_detector": policy_detector.main,
     "judgement": judgement.main,

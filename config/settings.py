@@ -303,6 +303,10 @@ EMBEDDING_RUNTIME = env_choice("EMBEDDING_RUNTIME", "onnx", {"onnx", "torch"})
 EMBEDDING_ONNX_DIR = Path(env_str("EMBEDDING_ONNX_DIR", str(BASE_DIR / "var" / "models")))
 EMBEDDING_BATCH_THREADS = env_int("EMBEDDING_BATCH_THREADS", 0)  # 0: every core the process may use
 EMBEDDING_QUERY_CACHE_SIZE = env_int("EMBEDDING_QUERY_CACHE_SIZE", 1024)
+# A turn's context vector: "document" embeds the turn before + the turn (a second transformer pass
+# per memory); "pooled" mixes the turn's vector with the turn before's, already computed
+# (`memory_core.search_context.pooled_context`).
+CONTEXT_VECTOR = env_choice("CONTEXT_VECTOR", "document", {"document", "pooled"})
 if EMBEDDING_BACKEND == "local":
     WARM_UP.append("memory_core.embeddings.load_local_model")
 

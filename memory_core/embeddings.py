@@ -54,6 +54,22 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> list[float]: ...
 
 
+_embedded = 0
+_embedded_lock = threading.Lock()
+
+
+def texts_embedded() -> int:
+    """Texts this process has sent through a model so far (a query cache hit sends none): what a
+    bench or a test compares before and after a call to count the transformer passes it cost."""
+    return _embedded
+
+
+def _count(texts: list[str]) -> None:
+    global _embedded
+    with _embedded_lock:
+        _embedded += len(texts)
+
+
 def _batches(texts: list[str], size: int) -> Iterator[list[str]]:
     for start in range(0, len(texts), size):
         yield texts[start : start + size]
@@ -119,6 +135,7 @@ class LocalEmbedder:
             return []
         # A statement with its context document is a query-sized job: a thread pool would cost
         # more than it saves, all the more on busy cores (bench/speed.py).
+        _count(texts)
         threads = query_threads() if len(texts) <= SMALL_BATCH else batch_threads()
         onnx = _onnx_model(threads)
         if onnx is not None:
@@ -231,6 +248,7 @@ class OpenAIEmbedder:
         from memory_core.llm import get_llm
 
         llm = get_llm()
+        _count(texts)
         vectors: list[list[float]] = []
         for batch in _batches(list(texts), _batch_size()):
             # The API rejects empty strings; a lone space embeds "nothing" without failing the batch.

@@ -81,6 +81,7 @@ from memory_core.models import (
 )
 from memory_core.outcomes import AddOutcome
 from memory_core.sameness import same_statement, speaker, value_tokens
+from memory_core.search_context import clipped
 from memory_core.services import (
     EntryDraft,
     entry_vectors,
@@ -177,7 +178,7 @@ def write(*, namespace: Namespace, request: WriteRequest) -> AddOutcome:
     if outcome is not None:
         return outcome
     [request] = with_previous_turns([request], last=fresh.last_turn)  # type: ignore[attr-defined]
-    [request] = embed([request])  # before taking the lock: keeps it short
+    [request] = embed([request], known=last_turn_vector(fresh))  # before the lock: keeps it short
     with transaction.atomic():
         locked = lock_for_write(namespace.pk)
         guard_pause(locked)  # paused while we embedded: still nothing is stored
@@ -222,13 +223,26 @@ def with_previous_turns(requests: list[WriteRequest], *, last: str | None) -> li
     return done
 
 
-def embed(requests: list[WriteRequest]) -> list[WriteRequest]:
+def last_turn_vector(namespace: Namespace) -> dict[str, list[float]]:
+    """The namespace's last turn -> its stored vector, as `namespace_with_tombstones` read them
+    (with `CONTEXT_VECTOR = "pooled"`), for `embed(known=…)`; empty otherwise."""
+    text = getattr(namespace, "last_turn", None)
+    vector = getattr(namespace, "last_turn_embedding", None)
+    if not text or vector is None:
+        return {}
+    return {clipped(text): [float(x) for x in vector]}
+
+
+def embed(requests: list[WriteRequest], *, known: dict[str, list[float]] | None = None) -> list[WriteRequest]:
     """`requests` with their statement and context vectors, in one model call for all of them
     (after `screen`: a refused statement, a secret above all, is never sent to the embedder; the
     judgement's own vectors come from the local model, in this process). A statement the judgement
-    already embedded with the store's own model is not embedded again."""
+    already embedded with the store's own model is not embedded again. `known`: context -> vector
+    already computed (`last_turn_vector`), for a pooled context vector."""
     given = [r.embedding or judgement.known_vector(r.content) for r in requests]
-    vectors = entry_vectors([(r.content, r.context, v) for r, v in zip(requests, given, strict=True)])
+    vectors = entry_vectors(
+        [(r.content, r.context, v) for r, v in zip(requests, given, strict=True)], known=known
+    )
     return [
         replace(request, embedding=statement, context_embedding=context)
         for request, (statement, context) in zip(requests, vectors, strict=True)

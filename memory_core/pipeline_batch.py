@@ -38,6 +38,7 @@ from memory_core.pipeline import (
     first_same_statement,
     flag_policy,
     guard_pause,
+    last_turn_vector,
     lock_for_write,
     normalise,
     reconcile,
@@ -78,7 +79,7 @@ def memory_add_many(*, namespace: Namespace, requests: list[WriteRequest]) -> li
             else:
                 accepted.append((index, request))
         turns = with_previous_turns([request for _, request in accepted], last=fresh.last_turn)  # type: ignore[attr-defined]
-        embedded = embed(turns)  # before the lock: keeps it short
+        embedded = embed(turns, known=last_turn_vector(fresh))  # before the lock: keeps it short
         accepted = [(index, request) for (index, _), request in zip(accepted, embedded, strict=True)]
         locked = lock_for_write(namespace.pk)
         _indexed(0, guard_pause, locked)  # paused while we embedded: still nothing is stored

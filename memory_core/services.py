@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -33,7 +33,7 @@ from memory_core.models import (
     NamespaceKind,
     SourceKind,
 )
-from memory_core.search_context import clipped, context_document
+from memory_core.search_context import clipped, context_document, pooled_context
 from memory_core.validation import strip_nul
 
 _PATH_SEGMENT = re.compile(r"[A-Za-z0-9_.@+-]{1,150}")
@@ -185,15 +185,26 @@ EntryVectors = tuple[list[float], list[float]]  # (statement, context) embedding
 
 
 def entry_vectors(
-    items: list[tuple[str, str, list[float] | None]], embedder: Any = None
+    items: list[tuple[str, str, list[float] | None]],
+    embedder: Any = None,
+    *,
+    known: Mapping[str, Sequence[float]] | None = None,
 ) -> list[EntryVectors]:
     """The (statement, context) vectors of each (content, context, given statement vector), in ONE
     model call for every missing statement vector and context document. Without context the
-    statement is its own context: both similarities stay comparable."""
+    statement is its own context: both similarities stay comparable.
+
+    With `CONTEXT_VECTOR = "pooled"` no context document is embedded: the context vector is
+    `pooled_context(statement, v(context))`, v(context) taken from `known` (clipped context ->
+    vector: the namespace's last turn, stored), a statement of `items` with that content, or the
+    query cache; only a context found nowhere is embedded, once for every item that shares it
+    (the statements of one message)."""
     if embedder is None:
         from memory_core.embeddings import get_embedder
 
         embedder = get_embedder()
+    if getattr(settings, "CONTEXT_VECTOR", "document") == "pooled":
+        return _pooled_entry_vectors(items, embedder, known or {})
     texts: list[str] = []
     for content, context, vector in items:
         if vector is None:
@@ -205,6 +216,44 @@ def entry_vectors(
     for _content, context, vector in items:
         statement = vector if vector is not None else next(computed)
         vectors.append((statement, next(computed) if clipped(context) else statement))
+    return vectors
+
+
+def _pooled_entry_vectors(
+    items: list[tuple[str, str, list[float] | None]], embedder: Any, known: Mapping[str, Sequence[float]]
+) -> list[EntryVectors]:
+    """`entry_vectors` in the pooled mode: one model call for the missing statements and the
+    contexts whose vector is known nowhere."""
+    from memory_core.embeddings import query_cache
+
+    missing = list(dict.fromkeys(content for content, _context, vector in items if vector is None))
+    contexts: dict[str, Sequence[float] | None] = {}
+    batch = {clipped(content) for content, _context, _vector in items}
+    for _content, context, _vector in items:
+        text = clipped(context)
+        if not text or text in contexts:
+            continue
+        cached = query_cache.get((embedder.name, embedder.dimensions, text))
+        found = known.get(text, cached)
+        contexts[text] = found
+        if found is None and text not in batch:
+            missing.append(text)
+    missing = list(dict.fromkeys(missing))
+    fresh = dict(zip(missing, embedder.embed(missing), strict=True)) if missing else {}
+    statements = [vector if vector is not None else fresh[content] for content, _context, vector in items]
+    by_content = {
+        clipped(content): vector for (content, _c, _v), vector in zip(items, statements, strict=True)
+    }
+    vectors: list[EntryVectors] = []
+    for (_content, context, _vector), statement in zip(items, statements, strict=True):
+        text = clipped(context)
+        if not text:
+            vectors.append((statement, statement))
+            continue
+        previous = contexts[text]
+        if previous is None:
+            previous = fresh[text] if text in fresh else by_content[text]
+        vectors.append((statement, pooled_context(statement, previous)))
     return vectors
 
 

@@ -30,6 +30,7 @@ from django.db.models.functions import JSONObject, Now
 
 from memory_core.models import MemoryEntry, MemoryEvidence, Namespace, SourceKind, Tombstone, TombstoneReason
 from memory_core.validation import normalise
+from memory_core.vector_storage import HalfVectorField
 
 
 def _key() -> bytes:
@@ -141,14 +142,14 @@ _TOMBSTONE_FIELDS = ("id", "reason", "digest", "key_digest", "message_refs", "cr
 PREVIOUS_TURN_WINDOW = timedelta(minutes=30)
 
 
-def _last_turn() -> Any:
-    """The turn a client added last to the namespace (`OuterRef`), within the window."""
+def _last_turn(field: str = "content") -> Any:
+    """A field of the turn a client added last to the namespace (`OuterRef`), within the window."""
     return (
         MemoryEntry.objects.filter(
             namespace_id=OuterRef("pk"), said_as_turn=True, recorded_at__gte=Now() - PREVIOUS_TURN_WINDOW
         )
         .order_by("-recorded_at")
-        .values("content")[:1]
+        .values(field)[:1]
     )
 
 
@@ -159,7 +160,8 @@ def namespace_with_tombstones(
     tombstone of it that could block one of the statements, newest first (each statement is then
     checked by `blocking_tombstone(candidates=…)`), in ONE query: what the write pipeline's
     guards read before embedding. With `turns` (a client's conversation turns are among the
-    statements), also `last_turn` (`PREVIOUS_TURN_WINDOW`); otherwise `last_turn` is None."""
+    statements), also `last_turn` (`PREVIOUS_TURN_WINDOW`); otherwise `last_turn` is None;
+    `last_turn_embedding` is its stored vector when `CONTEXT_VECTOR` is "pooled", else None."""
     rows = (
         Tombstone.objects.filter(namespace_id=OuterRef("pk"))
         .filter(_could_block(contents, keys))
@@ -171,6 +173,12 @@ def namespace_with_tombstones(
         .annotate(
             blocking=ArraySubquery(rows),
             last_turn=Subquery(_last_turn()) if turns else Value(None, output_field=TextField()),
+            # Its statement vector, for a pooled context vector (`CONTEXT_VECTOR`): no second pass.
+            last_turn_embedding=(
+                Subquery(_last_turn("embedding"), output_field=HalfVectorField())
+                if turns and settings.CONTEXT_VECTOR == "pooled"
+                else Value(None, output_field=HalfVectorField())
+            ),
         )
         .get(pk=namespace_id)
     )

@@ -21,7 +21,7 @@ from django.utils import timezone
 from memory_core.embeddings import Embedder, get_embedder
 from memory_core.errors import MemoryServiceError
 from memory_core.models import ActorKind, EventAction, MemoryEntry, MemoryEvent
-from memory_core.search_context import context_document
+from memory_core.services import entry_vectors
 
 
 def _positive_int(value: str) -> int:
@@ -104,12 +104,10 @@ class Command(BaseCommand):
             # Embedding can take seconds (a remote API), so it happens before any row is locked.
             # The context embedding is compared with the same query vectors: it changes model too
             # (an entry without context uses its statement's vector, as when it was written).
-            with_context = [
-                (pk, context_document(context, content)) for pk, content, *_, context in rows if context
-            ]
-            embedded = embedder.embed([content for _, content, *_ in rows] + [doc for _, doc in with_context])
-            vectors = embedded[: len(rows)]
-            context_vectors = dict(zip([pk for pk, _ in with_context], embedded[len(rows) :], strict=True))
+            # `entry_vectors`: as the write path computes them (`CONTEXT_VECTOR`), in one model call.
+            pairs = entry_vectors([(content, context, None) for _, content, *_, context in rows], embedder)
+            vectors = [statement for statement, _ in pairs]
+            context_vectors = {row[0]: context for row, (_, context) in zip(rows, pairs, strict=True)}
 
             with transaction.atomic():
                 locked = {
