@@ -56,11 +56,11 @@ from django.utils import timezone
 from memory_core import judgement
 from memory_core.extraction.rules.chinese import ZH_REMEMBER, zh_statement
 from memory_core.extraction.rules.facts import USER, Who
-from memory_core.extraction.rules.lexicon import _CJK, _SECRET_WORDS, _ZH_SIMPLIFIED, Fact
 from memory_core.extraction.rules.reader import _Reader
 from memory_core.extraction.rules.text import _sentence, _sentences, _third_person, slug
 from memory_core.extraction.schema import RULES_NAME, RULES_VERSION, Candidate, rule_candidate
 from memory_core.extraction.schema import parse_when as _parse_when
+from memory_core.reading.words import CJK, SECRET_WORDS, ZH_SIMPLIFIED, Fact
 
 __all__ = ["USER", "Fact", "RuleBasedExtractor", "Who", "read_statement", "remember_requests", "slug"]
 
@@ -118,7 +118,7 @@ class RuleBasedExtractor:
         what = what.strip().rstrip(".!? \u3002\uff01")
         if not what:
             return []
-        chinese = bool(re.search(f"[{_CJK}]", what))
+        chinese = bool(re.search(f"[{CJK}]", what))
         if _PROCEDURAL.search(what) or (chinese and judgement.policy(what).is_rule):
             return [
                 {
@@ -136,7 +136,7 @@ class RuleBasedExtractor:
             for fields in _Reader(today).read(what, remembered=True)
             if not fields.get("incidental")
         ]
-        if _SECRET_WORDS.search(what) or judgement.secrets(what).found:
+        if SECRET_WORDS.search(what) or judgement.secrets(what).found:
             # The reader leaves the secret's clause out and keeps the facts beside it; the secret
             # goes on whole as well, so the pipeline refuses it and flags it for operators.
             return [*specific, whole]
@@ -145,7 +145,7 @@ class RuleBasedExtractor:
 
 def _remember(sentence: str) -> str:
     """What an explicit "remember that …" / "记住…" sentence asks to keep; "" when it asks nothing."""
-    match = _REMEMBER.search(sentence) or ZH_REMEMBER.match(sentence.strip().translate(_ZH_SIMPLIFIED))
+    match = _REMEMBER.search(sentence) or ZH_REMEMBER.match(sentence.strip().translate(ZH_SIMPLIFIED))
     return match.group("what") if match else ""
 
 

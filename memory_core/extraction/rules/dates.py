@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from memory_core.extraction.rules.lexicon import _alternation
 from memory_core.extraction.rules.text import _PAST
+from memory_core.reading.words import alternation
 
 _MONTHS = {
     name: number
@@ -35,7 +35,7 @@ _MONTHS = {
 _MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
                 "October", "November", "December")  # fmt: skip
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_MONTH = _alternation(list(_MONTHS))
+_MONTH = alternation(list(_MONTHS))
 _DATE = re.compile(
     r"(?i)(?P<prep>\b(?:on|in|since|from|by|until)\s+)?(?:the\s+)?"
     r"(?:\b(?P<iso>\d{4}[-/]\d{1,2}[-/]\d{1,2})\b"

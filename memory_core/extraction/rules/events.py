@@ -9,16 +9,16 @@ from datetime import date
 from memory_core.extraction.rules.clauses import _we_to_i
 from memory_core.extraction.rules.dates import _MONTH_NAMES, _find_date, _is_past, _When
 from memory_core.extraction.rules.facts import USER, _Clause, _fact
-from memory_core.extraction.rules.lexicon import _ADV, _ID_KINDS, _IDENTIFIER, Fact, _words
 from memory_core.extraction.rules.text import _PAST, _sentence, _third_person
+from memory_core.reading.words import ADV, ID_KINDS, IDENTIFIER, Fact, word_set
 
 
 def _identifiers(clause: _Clause) -> list[Fact]:
     text = clause.raw
-    match = _IDENTIFIER.search(text)
+    match = IDENTIFIER.search(text)
     if match is None:
         return []
-    kind = _ID_KINDS[match.group("kind").split()[0].lower()]
+    kind = ID_KINDS[match.group("kind").split()[0].lower()]
     ident = match.group("id").replace(" ", "")
     key = f"{kind}.{re.sub(r'[^a-z0-9]+', '_', ident.lower()).strip('_')}"
     before = text[: match.start()].strip()
@@ -45,7 +45,7 @@ def _identifiers(clause: _Clause) -> list[Fact]:
 
 
 # Past verbs that begin a state rather than an event ("I moved to …" is where the user lives).
-_STATE_VERBS = _words(
+_STATE_VERBS = word_set(
     "was were had used based married retired moved relocated grew joined started quit left became got "
     "stopped diagnosed prescribed"
 )
@@ -56,11 +56,11 @@ def _past_action(clause: _Clause, today: date) -> bool:
     an event, even when it names an order or a ticket."""
     if clause.who is not USER or not clause.predicate or clause.fragment:
         return False
-    head = re.match(rf"(?i)^{_ADV}(?P<verb>[a-z]+)", clause.predicate)
+    head = re.match(rf"(?i)^{ADV}(?P<verb>[a-z]+)", clause.predicate)
     verb = head.group("verb").lower() if head else ""
     if verb in _STATE_VERBS or not ((verb.endswith("ed") and not verb.endswith("eed")) or verb in _PAST):
         return False
-    return bool(_find_date(clause.raw, today) or _IDENTIFIER.search(clause.raw))
+    return bool(_find_date(clause.raw, today) or IDENTIFIER.search(clause.raw))
 
 
 _MOMENT = ("today", "this morning", "this afternoon", "this evening", "tonight")
@@ -73,12 +73,12 @@ def _not_an_event(clause: _Clause, when: _When) -> bool:
         return True
     predicate = clause.predicate
     if clause.who is USER and re.match(
-        rf"(?i)^{_ADV}(?:is|feels?|seems?)\s+(?!going\b)(?![a-z]+ing\b)", predicate
+        rf"(?i)^{ADV}(?:is|feels?|seems?)\s+(?!going\b)(?![a-z]+ing\b)", predicate
     ):
         return True
     return bool(
         re.match(
-            rf"(?i)^{_ADV}(?:would\s+like|wants|would\s+rather|would\s+prefer|needs|will\s+have)\b", predicate
+            rf"(?i)^{ADV}(?:would\s+like|wants|would\s+rather|would\s+prefer|needs|will\s+have)\b", predicate
         )
     )
 
@@ -97,7 +97,7 @@ def _event(clause: _Clause, today: date, *, past_action: bool, remembered: bool)
         return None
     when = _find_date(raw, today, future=not _is_past(raw))
     if when is None:
-        if not (past_action and _IDENTIFIER.search(raw)):
+        if not (past_action and IDENTIFIER.search(raw)):
             return None
         day, text = today, f"on {today.isoformat()} {_EVENT_LEAD.sub('', raw)}"
     elif not past_action and _not_an_event(clause, when):

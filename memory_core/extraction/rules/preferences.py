@@ -6,11 +6,11 @@ import re
 
 from memory_core.extraction.rules.clauses import _LEAD_WORDS
 from memory_core.extraction.rules.facts import Who, _Clause, _Context, _fact
-from memory_core.extraction.rules.lexicon import _ADV, Fact
 from memory_core.extraction.rules.text import _NO_TOPIC_START, _clean_object, _third_person, slug
+from memory_core.reading.words import ADV, Fact
 
 _PREFERENCE = re.compile(
-    rf"(?i)^{_ADV}(?P<verb>prefers|likes|loves|enjoys|hates|dislikes|detests|adores|does\s+not\s+like|"
+    rf"(?i)^{ADV}(?P<verb>prefers|likes|loves|enjoys|hates|dislikes|detests|adores|does\s+not\s+like|"
     r"do\s+not\s+like|cannot\s+stand|can\s+not\s+stand|is\s+(?:a\s+)?(?:big\s+|huge\s+|great\s+)?fan\s+of|"
     r"is\s+not\s+(?:a\s+|much\s+of\s+a\s+)?(?:big\s+|huge\s+)?fan\s+of|does\s+not\s+enjoy|"
     r"would\s+like|wants|would\s+prefer|would\s+rather|will\s+have|will\s+take|needs|is\s+into|"

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 
-from memory_core.extraction.rules.lexicon import (
-    _CJK,
-    _CONTAINING,
-    _LEADING_DETERMINER,
-    _OBJECT_END,
-    _TRAILING_FILLER,
-    _words,
+from memory_core.reading.words import (
+    CJK,
+    CONTAINING,
+    LEADING_DETERMINER,
+    OBJECT_END,
+    TRAILING_FILLER,
+    word_set,
 )
 
 _ADVERBS = (
@@ -36,13 +36,13 @@ _IRREGULAR = {
     "are": "is",
     "aren't": "isn't",
 }
-_PAST = _words(
+_PAST = word_set(
     "was were had did made took gave went came saw ran wrote knew thought brought bought caught taught "
     "fought felt kept slept left met sent spent built lost paid said sold told found heard held stood won "
     "woke wore broke chose drove flew forgot froze hid rode rose shook spoke stole swam threw ate drank "
     "sang sat fell quit put set let cut hit hurt shut read got began grew became"
 )
-_UNCHANGED_AFTER_I = _PAST | _words(
+_UNCHANGED_AFTER_I = _PAST | word_set(
     "can cannot could will would shall should may might must used and or but too"
 )
 _OBJECT_PRONOUNS = (
@@ -53,12 +53,12 @@ _OBJECT_PRONOUNS = (
     (re.compile(r"\byour\b", re.I), "the assistant's"),
     (re.compile(r"\byou\b", re.I), "the assistant"),
 )
-_TOPIC_STOPWORDS = _words(
+_TOPIC_STOPWORDS = word_set(
     "a an the my your their our to it its of for with in on at and or when that this those these "
     "some very much really being be me i you them lot so by from as is are than over more most "
     "kind sort just all any having getting"
 )
-_NO_TOPIC_START = _words("it that this you them those these how what when where who why")
+_NO_TOPIC_START = word_set("it that this you them those these how what when where who why")
 
 
 def _conjugate(verb: str) -> str:
@@ -117,12 +117,12 @@ def _sentence(text: str) -> str:
 
 
 def _clean_object(text: str) -> str:
-    text = _OBJECT_END.sub("", text.strip())
-    text = _TRAILING_FILLER.sub("", text)
+    text = OBJECT_END.sub("", text.strip())
+    text = TRAILING_FILLER.sub("", text)
     return text.strip(" ,;:-\u2014.!?")
 
 
-_IE_WORDS = _words(
+_IE_WORDS = word_set(
     "movies cookies brownies pies ties lies smoothies zombies calories selfies rookies hoodies veggies "
     "foodies aunties goalies"
 )
@@ -142,20 +142,20 @@ def _singular(token: str) -> str:
 
 def slug(text: str, *, words: int = 4) -> str:
     """The words of a key ("window seats" -> "window_seat"); Chinese runs are kept as they are."""
-    tokens = [t for t in re.findall(rf"[a-z0-9]+|[{_CJK}]+", text.lower()) if t not in _TOPIC_STOPWORDS]
+    tokens = [t for t in re.findall(rf"[a-z0-9]+|[{CJK}]+", text.lower()) if t not in _TOPIC_STOPWORDS]
     return "_".join(_singular(t) for t in tokens[:words])
 
 
 def _name_slug(name: str) -> str:
     """A name in a key, as written ("Whiskers" stays "whiskers")."""
-    return "_".join(re.findall(rf"[a-z0-9]+|[{_CJK}]+", name.lower())[:3])
+    return "_".join(re.findall(rf"[a-z0-9]+|[{CJK}]+", name.lower())[:3])
 
 
 def _article(noun: str) -> str:
     return "an" if noun[:1].lower() in "aeiou" else "a"
 
 
-_SHARED_HEADS = _words("stings sting bites bite venom hair dander fur feathers")
+_SHARED_HEADS = word_set("stings sting bites bite venom hair dander fur feathers")
 
 
 def _items(text: str) -> list[str]:
@@ -177,9 +177,9 @@ _QUALIFIER = re.compile(
 
 
 def _object_item(text: str) -> str:
-    text = _LEADING_DETERMINER.sub("", _clean_object(text))
-    text = _QUALIFIER.sub("", text) if not _CONTAINING.match(text) else text
-    return _TRAILING_FILLER.sub("", text).strip(" ,;:-.!?")
+    text = LEADING_DETERMINER.sub("", _clean_object(text))
+    text = _QUALIFIER.sub("", text) if not CONTAINING.match(text) else text
+    return TRAILING_FILLER.sub("", text).strip(" ,;:-.!?")
 
 
 def _lower_first(text: str) -> str:
