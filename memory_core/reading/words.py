@@ -37,6 +37,13 @@ ADV = (
 )
 DEGREE = r"very|quite|super|really|so|deadly|a\s+bit|a\s+little|somewhat|[a-z-]+ly"
 NOUN_DEGREE = r"severe|mild|serious|bad|strong|life-threatening|deadly|slight|minor|major|terrible"
+# Irregular past tenses (a word ending in -ed is past too): "I went to Lyon" is an event.
+PAST_TENSE = word_set(
+    "was were had did made took gave went came saw ran wrote knew thought brought bought caught taught "
+    "fought felt kept slept left met sent spent built lost paid said sold told found heard held stood won "
+    "woke wore broke chose drove flew forgot froze hid rode rose shook spoke stole swam threw ate drank "
+    "sang sat fell quit put set let cut hit hurt shut read got began grew became"
+)
 # Objects that name no particular thing: "allergic to anything" gives no fact.
 VAGUE = word_set(
     "anything everything nothing something it them this that those these stuff things any lots much "

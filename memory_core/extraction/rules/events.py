@@ -7,10 +7,10 @@ import re
 from datetime import date
 
 from memory_core.extraction.rules.clauses import _we_to_i
-from memory_core.extraction.rules.dates import _MONTH_NAMES, _find_date, _is_past, _When
 from memory_core.extraction.rules.facts import USER, _Clause, _fact
-from memory_core.extraction.rules.text import _PAST, _sentence, _third_person
-from memory_core.reading.words import ADV, ID_KINDS, IDENTIFIER, Fact, word_set
+from memory_core.extraction.rules.text import _sentence, _third_person
+from memory_core.reading.dates import MONTH_NAMES, When, find_date, is_past
+from memory_core.reading.words import ADV, ID_KINDS, IDENTIFIER, PAST_TENSE, Fact, word_set
 
 
 def _identifiers(clause: _Clause) -> list[Fact]:
@@ -58,15 +58,15 @@ def _past_action(clause: _Clause, today: date) -> bool:
         return False
     head = re.match(rf"(?i)^{ADV}(?P<verb>[a-z]+)", clause.predicate)
     verb = head.group("verb").lower() if head else ""
-    if verb in _STATE_VERBS or not ((verb.endswith("ed") and not verb.endswith("eed")) or verb in _PAST):
+    if verb in _STATE_VERBS or not ((verb.endswith("ed") and not verb.endswith("eed")) or verb in PAST_TENSE):
         return False
-    return bool(_find_date(clause.raw, today) or IDENTIFIER.search(clause.raw))
+    return bool(find_date(clause.raw, today) or IDENTIFIER.search(clause.raw))
 
 
 _MOMENT = ("today", "this morning", "this afternoon", "this evening", "tonight")
 
 
-def _not_an_event(clause: _Clause, when: _When) -> bool:
+def _not_an_event(clause: _Clause, when: When) -> bool:
     """ "I'm tired today", "I'm on vacation until Monday", "I'd rather … today": a state or a
     request of the moment, not something that happens on a date."""
     if (when.match.group("rel") or "").lower() in _MOMENT:
@@ -95,7 +95,7 @@ def _event(clause: _Clause, today: date, *, past_action: bool, remembered: bool)
     # An explicit "remember that …" of a plan is kept as said, not as an event that expires.
     if remembered and not past_action:
         return None
-    when = _find_date(raw, today, future=not _is_past(raw))
+    when = find_date(raw, today, future=not is_past(raw))
     if when is None:
         if not (past_action and IDENTIFIER.search(raw)):
             return None
@@ -128,18 +128,16 @@ def _event(clause: _Clause, today: date, *, past_action: bool, remembered: bool)
     }
 
 
-def _date_replacement(when: _When, *, bare: bool = False) -> str:
+def _date_replacement(when: When, *, bare: bool = False) -> str:
     """The date phrase as written in a statement: "on 2026-10-03", "from 2026-12-10", "in June 2027";
     only the date after a preposition of its own ("moving it to 2026-11-26")."""
     if bare:
         return (
             f" {when.day.isoformat()}"
             if when.precision == "day"
-            else f" {_MONTH_NAMES[when.day.month - 1]} {when.day.year}"
+            else f" {MONTH_NAMES[when.day.month - 1]} {when.day.year}"
         )
     prep = (when.match.group("prep") or "").strip().lower()
     if when.precision == "month":
-        return (
-            f" {prep if prep and prep != 'on' else 'in'} {_MONTH_NAMES[when.day.month - 1]} {when.day.year}"
-        )
+        return f" {prep if prep and prep != 'on' else 'in'} {MONTH_NAMES[when.day.month - 1]} {when.day.year}"
     return f" {prep if prep and prep != 'in' else 'on'} {when.day.isoformat()}"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from memory_core.extraction.rules.dates import _find_date
 from memory_core.extraction.rules.facts import Who, _Context, _fact, _negation
+from memory_core.reading.dates import find_date
 from memory_core.reading.words import ADV, PLACE, Fact
 
 _LIVES = re.compile(
@@ -35,7 +35,7 @@ def _home(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     match = _MOVED.match(predicate) or _RELOCATED_FROM.match(predicate)
     if match:
         place = match.group("place").rstrip(".")
-        when = _find_date(predicate[match.end() :], ctx.today) or _find_date(ctx.sentence, ctx.today)
+        when = find_date(predicate[match.end() :], ctx.today) or find_date(ctx.sentence, ctx.today)
         if when:
             moved = "in" if when.precision == "month" else "on"
             text = when.phrase().split(" ", 1)[1]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 from memory_core.extraction.rules.clauses import _LEAD_WORDS
-from memory_core.extraction.rules.dates import _MONTH_NAMES, _find_date
 from memory_core.extraction.rules.facts import USER, Who, _Clause, _Context, _fact, _relative, _safety
 from memory_core.extraction.rules.work import _MY_JOB, _is_org, _org
+from memory_core.reading.dates import MONTH_NAMES, find_date
 from memory_core.reading.words import ADV, NAME, NOT_NAMES, REL_ALT, TITLED_NAME, Fact
 
 _MARITAL = re.compile(
@@ -76,7 +76,7 @@ def _personal(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
 
 
 def _birthday(who: Who, text: str, ctx: _Context, *, born: bool = False) -> list[Fact]:
-    when = _find_date(text, ctx.today, future=True)
+    when = find_date(text, ctx.today, future=True)
     if when is None or when.precision != "day":
         return []
     groups = when.match.groupdict()
@@ -84,7 +84,7 @@ def _birthday(who: Who, text: str, ctx: _Context, *, born: bool = False) -> list
     if born and has_year:
         content = f"{who.label} was born on {when.day.isoformat()}."
     else:
-        content = f"{who.label}'s birthday is {_MONTH_NAMES[when.day.month - 1]} {when.day.day}."
+        content = f"{who.label}'s birthday is {MONTH_NAMES[when.day.month - 1]} {when.day.day}."
     return [_fact(who, "birthday", content, "profile", importance=0.6)]
 
 

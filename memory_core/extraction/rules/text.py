@@ -10,6 +10,7 @@ from memory_core.reading.words import (
     CONTAINING,
     LEADING_DETERMINER,
     OBJECT_END,
+    PAST_TENSE,
     TRAILING_FILLER,
     word_set,
 )
@@ -36,13 +37,7 @@ _IRREGULAR = {
     "are": "is",
     "aren't": "isn't",
 }
-_PAST = word_set(
-    "was were had did made took gave went came saw ran wrote knew thought brought bought caught taught "
-    "fought felt kept slept left met sent spent built lost paid said sold told found heard held stood won "
-    "woke wore broke chose drove flew forgot froze hid rode rose shook spoke stole swam threw ate drank "
-    "sang sat fell quit put set let cut hit hurt shut read got began grew became"
-)
-_UNCHANGED_AFTER_I = _PAST | word_set(
+_UNCHANGED_AFTER_I = PAST_TENSE | word_set(
     "can cannot could will would shall should may might must used and or but too"
 )
 _OBJECT_PRONOUNS = (

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from memory_core.extraction.rules.dates import _find_date
 from memory_core.extraction.rules.facts import Who, _Context, _fact, _negation
 from memory_core.extraction.rules.text import _article, _clean_object, _sentence
+from memory_core.reading.dates import find_date
 from memory_core.reading.words import ADV, ORG, Fact
 
 _JOB_WORDS = (
@@ -190,5 +190,5 @@ _RUNS = re.compile(
 
 
 def _dated(text: str, ctx: _Context) -> str | None:
-    when = _find_date(text, ctx.today) or _find_date(ctx.sentence, ctx.today)
+    when = find_date(text, ctx.today) or find_date(ctx.sentence, ctx.today)
     return when.day.isoformat() if when else None
