@@ -57,9 +57,9 @@ from memory_core import judgement
 from memory_core.extraction.rules.chinese import ZH_REMEMBER, zh_statement
 from memory_core.extraction.rules.facts import USER, Who
 from memory_core.extraction.rules.reader import _Reader
-from memory_core.extraction.rules.text import _sentence, _sentences, _third_person, slug
 from memory_core.extraction.schema import RULES_NAME, RULES_VERSION, Candidate, rule_candidate
 from memory_core.extraction.schema import parse_when as _parse_when
+from memory_core.reading.normalise import as_sentence, slug, split_sentences, third_person
 from memory_core.reading.words import CJK, SECRET_WORDS, ZH_SIMPLIFIED, Fact
 
 __all__ = ["USER", "Fact", "RuleBasedExtractor", "Who", "read_statement", "remember_requests", "slug"]
@@ -96,7 +96,7 @@ class RuleBasedExtractor:
                 continue
             when = _parse_when(message.get("created_at")) or timezone.now()
             today = timezone.localtime(when).date()
-            for sentence in _sentences(str(message["content"])):
+            for sentence in split_sentences(str(message["content"])):
                 for fields in self._from_sentence(sentence, today):
                     marker = (fields["content"].lower(), fields.get("key", ""))
                     if marker in seen:
@@ -122,14 +122,14 @@ class RuleBasedExtractor:
         if _PROCEDURAL.search(what) or (chinese and judgement.policy(what).is_rule):
             return [
                 {
-                    "content": _sentence(what),
+                    "content": as_sentence(what),
                     "type": "procedural",
                     "category": "sop",
                     "importance": 0.7,
                     "confidence": 1.0,
                 }
             ]
-        content = zh_statement(what) if chinese else _sentence(_third_person(what))
+        content = zh_statement(what) if chinese else as_sentence(third_person(what))
         whole = {"content": content, "importance": 0.7, "confidence": 1.0}
         specific = [
             {**fields, "confidence": 1.0, "importance": max(fields.get("importance", 0.5), 0.7)}
@@ -161,7 +161,7 @@ def remember_requests(message: dict[str, Any]) -> list[Candidate]:
     today = timezone.localtime(when).date()
     rules = RuleBasedExtractor()
     found: list[Candidate] = []
-    for sentence in _sentences(str(message.get("content", ""))):
+    for sentence in split_sentences(str(message.get("content", ""))):
         what = _remember(sentence)
         if what:
             found += [

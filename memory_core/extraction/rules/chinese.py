@@ -28,7 +28,7 @@ from memory_core.extraction.rules.chinese_health import (
     _zh_medication,
 )
 from memory_core.extraction.rules.facts import USER, Who, _fact, _relative
-from memory_core.extraction.rules.text import slug
+from memory_core.reading.normalise import slug
 from memory_core.reading.words import (
     CJK,
     SECRET_WORDS,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from memory_core.extraction.rules.facts import Who, _fact, _safety
-from memory_core.extraction.rules.text import slug
+from memory_core.reading.normalise import slug
 from memory_core.reading.words import CJK, ZH_TERMS, Fact, alternation, word_set
 
 _ZH_CONDITION_KEYS = word_set(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from memory_core.extraction.rules.facts import USER, _Clause, _Context, _relative
-from memory_core.extraction.rules.text import _OBJECT_PRONOUNS, _PRONOUN_I, _expand_negations, _third_person
+from memory_core.reading.normalise import OBJECT_PRONOUNS, PRONOUN_I, expand_negations, third_person
 from memory_core.reading.words import ADV, HYPOTHETICAL, NAME, NOT_NAMES, REL_ALT, word_set
 
 # Verbs and words that may open a clause that continues the subject of the one before.
@@ -117,11 +117,11 @@ def _we_to_i(text: str) -> str:
 
 def _first_person_predicate(rest: str) -> str:
     """ "'m allergic to my meds" (after "I") -> "is allergic to their meds"; "you" stays "you"."""
-    third = _PRONOUN_I.sub(lambda m: _third_person(m.group(0)), "I" + rest)
-    for pattern, replacement in _OBJECT_PRONOUNS[:4]:
+    third = PRONOUN_I.sub(lambda m: third_person(m.group(0)), "I" + rest)
+    for pattern, replacement in OBJECT_PRONOUNS[:4]:
         third = pattern.sub({"the user's": "their", "the user": "them"}.get(replacement, replacement), third)
     third = re.sub(r"^the user\s*", "", third)
-    return _expand_negations(third).strip()
+    return expand_negations(third).strip()
 
 
 def _subject(raw: str) -> _Clause:
@@ -136,7 +136,7 @@ def _subject(raw: str) -> _Clause:
         text = text[lead_match.end() :]
     match = _STATEMENT_SUBJECT.match(text)
     if match:
-        return _Clause(raw, USER, _expand_negations(match.group("rest").strip()))
+        return _Clause(raw, USER, expand_negations(match.group("rest").strip()))
     relative = _RELATIVE_SUBJECT.match(text)
     user = _USER_SUBJECT.search(text)
     if user and _REPORTING.match(user.group("rest")):
@@ -187,7 +187,7 @@ def _relative_clause(raw: str, text: str, relative: re.Match[str]) -> _Clause:
     who = _relative(rel, name)
     if not re.match(r"(?i)^(?:my|our|the\s+user's|user's)", text[len(relative.group("lead")) :].strip()):
         return _Clause(raw, None, "")
-    return _Clause(raw, who, _expand_negations(rest.strip()), lead=lead, possessive=rest.startswith("'s"))
+    return _Clause(raw, who, expand_negations(rest.strip()), lead=lead, possessive=rest.startswith("'s"))
 
 
 def _fragment_clause(raw: str, text: str) -> _Clause:
@@ -197,9 +197,9 @@ def _fragment_clause(raw: str, text: str) -> _Clause:
         return _Clause(raw, USER, "", possessive=True)
     first = re.sub(rf"(?i)^{ADV}", "", text).split(" ", 1)[0].lower().strip(",.!") if text else ""
     if first in _FRAGMENT_VERBS:
-        return _Clause(raw, USER, _expand_negations(text[0].lower() + text[1:]), fragment=True)
+        return _Clause(raw, USER, expand_negations(text[0].lower() + text[1:]), fragment=True)
     if first in _COMPLEMENT_WORDS:
-        return _Clause(raw, USER, "is " + _expand_negations(text[0].lower() + text[1:]), fragment=True)
+        return _Clause(raw, USER, "is " + expand_negations(text[0].lower() + text[1:]), fragment=True)
     return _Clause(raw, None, "")
 
 
@@ -238,9 +238,9 @@ def _continuation(sep: str, raw: str, previous: _Clause, ctx: _Context) -> _Clau
     if first in _CONTINUE_VERBS or (first.endswith("ed") and len(first) > 3):
         if previous.first_person:
             return _Clause(raw, who, _first_person_predicate(" " + text), first_person=True)
-        return _Clause(raw, who, _expand_negations(text))
+        return _Clause(raw, who, expand_negations(text))
     if first in _COMPLEMENT_WORDS:
-        return _Clause(raw, who, "is " + _expand_negations(text), first_person=previous.first_person)
+        return _Clause(raw, who, "is " + expand_negations(text), first_person=previous.first_person)
     if ctx.frame and sep in _LIST_SEPARATORS and ctx.frame[0] == who:
         if ctx.frame[2] == "preference":
             # One taste, one statement: "loves hiking and cooking".

@@ -8,8 +8,8 @@ from datetime import date
 
 from memory_core.extraction.rules.clauses import _we_to_i
 from memory_core.extraction.rules.facts import USER, _Clause, _fact
-from memory_core.extraction.rules.text import _sentence, _third_person
 from memory_core.reading.dates import MONTH_NAMES, When, find_date, is_past
+from memory_core.reading.normalise import as_sentence, third_person
 from memory_core.reading.words import ADV, ID_KINDS, IDENTIFIER, PAST_TENSE, Fact, word_set
 
 
@@ -39,9 +39,9 @@ def _identifiers(clause: _Clause) -> list[Fact]:
             tail = f" ({after.strip('()')})" if after else ""
             content = f"The user's {head} is {ident}{tail}"
         else:
-            content = f"The user's {_third_person(text[match.start() :], possessive='their')}"
+            content = f"The user's {third_person(text[match.start() :], possessive='their')}"
             content = content[:11] + content[11].lower() + content[12:]
-    return [_fact(USER, key, _sentence(content), "task_state", importance=0.6, type_="episodic")]
+    return [_fact(USER, key, as_sentence(content), "task_state", importance=0.6, type_="episodic")]
 
 
 # Past verbs that begin a state rather than an event ("I moved to …" is where the user lives).
@@ -115,13 +115,13 @@ def _event(clause: _Clause, today: date, *, past_action: bool, remembered: bool)
         else:
             text = f"{when.phrase()} {_EVENT_LEAD.sub('', raw[end:])}"  # "On 2026-11-19 the user …"
     possessive = "their" if clause.first_person else "the user's"
-    content = _third_person(_we_to_i(text.strip(" ,;:.!")), possessive=possessive).strip()
+    content = third_person(_we_to_i(text.strip(" ,;:.!")), possessive=possessive).strip()
     if len(content.split()) < 3:
         return None
     return {
         "type": "episodic",
         "category": "event",
-        "content": _sentence(content),
+        "content": as_sentence(content),
         "valid_from": day.isoformat(),
         "importance": 0.6,
         "confidence": 0.9,

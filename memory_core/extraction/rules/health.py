@@ -18,16 +18,16 @@ from memory_core.extraction.rules.facts import (
     _safety,
     _unless_denied,
 )
-from memory_core.extraction.rules.text import (
-    _article,
-    _clean_object,
-    _items,
-    _lower_first,
-    _object_item,
-    _sentence,
-    _singular,
-    _third_person,
+from memory_core.reading.normalise import (
+    article_for,
+    as_sentence,
+    clean_object,
+    list_items,
+    lower_first,
+    object_item,
+    singular,
     slug,
+    third_person,
 )
 from memory_core.reading.words import (
     ADV,
@@ -154,7 +154,7 @@ def _food_key(item: str) -> str:
 
 def _is_food(item: str) -> bool:
     item = CONTAINING.sub("", item)
-    return any(_singular(token) in FOODS for token in re.findall(r"[a-z]+", item.lower()))
+    return any(singular(token) in FOODS for token in re.findall(r"[a-z]+", item.lower()))
 
 
 def _allergies(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
@@ -170,7 +170,7 @@ def _allergies(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
             return _allergy_nouns(who, predicate, pattern, match, negation, ctx)
     match = _ALLERGY_INVERTED.match(predicate)
     if match and who.user:
-        item = _object_item(match.group("what"))
+        item = object_item(match.group("what"))
         if item and item.lower() not in VAGUE:
             key = f"health.allergy.{_allergen_key(item)}"
             return [_safety(who, key, f"{who.label} is allergic to {item}.")]
@@ -186,15 +186,15 @@ def _allergic(who: Who, predicate: str, match: re.Match[str], negation: str, ctx
     degree = re.sub(r"\s+", " ", match.group("degree").lower()) + " " if match.group("degree") else ""
     what = match.group("what")
     items = (
-        _items(_clean_object(what)) if what else ([_lower_first(ctx.antecedent)] if ctx.antecedent else [])
+        list_items(clean_object(what)) if what else ([lower_first(ctx.antecedent)] if ctx.antecedent else [])
     )
     verb = {"ended": "is no longer", "not": "is not"}.get(negation, "may be" if hedged else "is")
     found: list[Fact] = []
     for item in items:
-        item = _resolve(_object_item(item), ctx)
+        item = _resolve(object_item(item), ctx)
         if not _is_allergen(item):
             continue
-        item = _third_person(item, possessive="their")
+        item = third_person(item, possessive="their")
         found.append(
             _safety(
                 who,
@@ -226,8 +226,8 @@ def _allergy_nouns(
     """ "has a (severe) peanut allergy" (_ALLERGY_NOUN), "has an allergy to X" (_ALLERGY_TO)."""
     found: list[Fact] = []
     degree = f"{match.group('degree').lower()} " if match.group("degree") else ""
-    for item in _items(_clean_object(match.group("what"))):
-        item = _resolve(_object_item(item), ctx)
+    for item in list_items(clean_object(match.group("what"))):
+        item = _resolve(object_item(item), ctx)
         if not item or item.lower() in VAGUE or item.lower() in ("food", "drug", "seasonal", "no"):
             continue
         key = f"health.allergy.{_allergen_key(item)}"
@@ -235,9 +235,9 @@ def _allergy_nouns(
             verb = "is no longer" if negation == "ended" else "is not"
             content = f"{who.label} {verb} allergic to {item}."
         elif pattern is _ALLERGY_NOUN:
-            content = f"{who.label} has {_article(degree or item)} {degree}{item} allergy."
+            content = f"{who.label} has {article_for(degree or item)} {degree}{item} allergy."
         else:
-            content = f"{who.label} has {_article(degree or 'allergy')} {degree}allergy to {item}."
+            content = f"{who.label} has {article_for(degree or 'allergy')} {degree}allergy to {item}."
         found.append(_safety(who, key, content, negation=negation))
     if found and pattern is _ALLERGY_TO:
         ctx.frame = (who, predicate[: len(predicate) - len(match.group("what"))], "allergy")
@@ -271,13 +271,13 @@ def _reactions(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     if not match:
         return []
     what = match.group("what") or match.group("what2")
-    items = [_resolve(_object_item(item), ctx) for item in _items(_clean_object(what))]
+    items = [_resolve(object_item(item), ctx) for item in list_items(clean_object(what))]
     items = [item for item in items if item and item.lower() not in VAGUE and len(item.split()) <= 4]
     return [
         _safety(
             who,
             f"health.allergy.{_allergen_key(item)}",
-            _sentence(
+            as_sentence(
                 f"{who.label} {_plain(predicate)}" if len(items) == 1 else f"{who.label} reacts to {item}"
             ),
         )
@@ -299,15 +299,15 @@ def _intolerances(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         match = pattern.match(p)
         if not match:
             continue
-        for item in _items(_clean_object(match.group("what"))):
-            item = _resolve(_object_item(item), ctx)
+        for item in list_items(clean_object(match.group("what"))):
+            item = _resolve(object_item(item), ctx)
             if not item or item.lower() in VAGUE:
                 continue
             key = f"health.intolerance.{_allergen_key(item)}"
             if negation or pattern is not _INTOLERANCE_NOUN:
                 content = f"{who.label} {verb} intolerant to {item}."
             else:
-                content = f"{who.label} has {_article(item)} {item} intolerance."
+                content = f"{who.label} has {article_for(item)} {item} intolerance."
             found.append(_safety(who, key, content, negation=negation))
         if found:
             ctx.frame = (
@@ -357,11 +357,11 @@ def _conditions(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         verb = {"ended": "is no longer", "not": "is not"}.get(negation, "is")
         key = f"health.{_condition_key(condition)}"
         rest = match.group("rest").strip(" ,.")
-        rest = f" {_third_person(rest, possessive='their')}" if re.match(r"(?i)(?:in|with)\b", rest) else ""
+        rest = f" {third_person(rest, possessive='their')}" if re.match(r"(?i)(?:in|with)\b", rest) else ""
         return [_safety(who, key, f"{who.label} {verb} {article}{condition}{rest}.", negation=negation)]
     match = _DIAGNOSED.match(p)
     if match and not negation:
-        what = _object_item(match.group("what"))
+        what = object_item(match.group("what"))
         what = re.sub(r"(?i)\s+(?:last|this|in|on|two|three|a|about|when|at)\b.*$", "", what)
         if what and what.lower() not in VAGUE and len(what.split()) <= 4:
             key = f"health.{_condition_key(what)}"
@@ -374,7 +374,7 @@ def _medications(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     match = _MEDICATION.match(p)
     if not match:
         return []
-    what = _clean_object(match.group("what"))
+    what = clean_object(match.group("what"))
     drug = DRUG.search(what)
     if drug is None or (
         drug.group("drug").lower() in ("medication", "meds") and not negation and drug.start() > 0
@@ -387,7 +387,7 @@ def _medications(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         else "the pill"
     )
     key = f"health.medication.{_drug_key(drug.group('drug'))}"
-    what_third = _third_person(what, possessive="their")
+    what_third = third_person(what, possessive="their")
     if negation == "not":
         content = (
             f"{who.label} is not on {name}." if verb.endswith(" on") else f"{who.label} does not take {name}."
@@ -421,7 +421,7 @@ def _diets(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         return [_fact(who, key, f"{who.label} {verb} {diet}.", "safety", importance=0.9, pinned=not negation)]
     match = _DIET_DO.match(p)
     if match and not negation:
-        pred = _third_person(match.group("pred"), possessive="their")
+        pred = third_person(match.group("pred"), possessive="their")
         return [_fact(who, "diet", f"{who.label} {pred}.", "safety", importance=0.9, pinned=True)]
     return []
 
@@ -441,9 +441,9 @@ def _avoidances(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         found = []
         if _NOT_FOOD_OBJECT.match(match.group("what").strip()):
             return []
-        what = _clean_object(match.group("what"))
-        for item in _items(what):
-            item = _resolve(_object_item(item), ctx)
+        what = clean_object(match.group("what"))
+        for item in list_items(what):
+            item = _resolve(object_item(item), ctx)
             if not item or item.lower() in VAGUE or _NOT_FOOD_OBJECT.match(item):
                 continue
             # "can't eat" says it is food; "don't eat", "avoid", "can't have" need a food to say so.
@@ -451,7 +451,7 @@ def _avoidances(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
                 item
             ):
                 continue
-            item = _third_person(item, possessive="their")
+            item = third_person(item, possessive="their")
             content = f"{who.label} {modal} {verb} {item}." if verb else f"{who.label} {modal} {item}."
             # "can't tolerate lactose" is an intolerance, not a choice.
             kind = "health.intolerance" if verb in ("tolerate", "digest") else "diet.avoid"
@@ -507,7 +507,7 @@ def _mentions(clause: _Clause) -> list[Fact]:
             continue
         kind = "intolerance" if match.group("kind").lower() == "intolerance" else "allergy"
         key = f"health.{kind}.{_allergen_key(what)}"
-        found.append(_safety(USER, key, f"The user has {_article(what)} {what} {kind}.", incidental=True))
+        found.append(_safety(USER, key, f"The user has {article_for(what)} {what} {kind}.", incidental=True))
     for match in _MY_CONDITION.finditer(clause.raw):
         condition = match.group("cond")
         if condition.lower().startswith(("pregnan", "a ")):
@@ -523,14 +523,14 @@ def _subjectless(raw: str, ctx: _Context) -> list[Fact]:
     text = _LEAD_WORDS.sub("", raw)
     inverted = _ALLERGY_INVERTED.match(text)
     if inverted:
-        return _allergies(USER, "is allergic to " + _lower_first(inverted.group("what")), ctx)
+        return _allergies(USER, "is allergic to " + lower_first(inverted.group("what")), ctx)
     cause = _REACTION_CAUSE.match(text)
     if cause and cause.group("what").split()[0].lower() not in _NOT_ANTECEDENT:
-        item = _lower_first(_object_item(cause.group("what")))
-        content = _sentence(_third_person(text, possessive="the user's"))
+        item = lower_first(object_item(cause.group("what")))
+        content = as_sentence(third_person(text, possessive="the user's"))
         return [_safety(USER, f"health.allergy.{_allergen_key(item)}", content)]
     put_on = _PUT_ON.search(raw)
-    drug = DRUG.search(_clean_object(put_on.group("what") or put_on.group("what2") or "")) if put_on else None
+    drug = DRUG.search(clean_object(put_on.group("what") or put_on.group("what2") or "")) if put_on else None
     if drug:
         key = f"health.medication.{_drug_key(drug.group('drug'))}"
         return [_safety(USER, key, f"The user takes {drug.group('drug')}.")]

@@ -29,8 +29,8 @@ from memory_core.extraction.rules.people import (
     _relative_names,
 )
 from memory_core.extraction.rules.preferences import _is_request, _preferences
-from memory_core.extraction.rules.text import _normalise, _sentences
 from memory_core.extraction.rules.work import _work
+from memory_core.reading.normalise import normalise_spelling, split_sentences
 from memory_core.reading.words import (
     CJK,
     HYPOTHETICAL,
@@ -49,7 +49,7 @@ class _Reader:
 
     def read(self, text: str, *, remembered: bool = False) -> list[Fact]:
         found: list[Fact] = []
-        for sentence in _sentences(text):
+        for sentence in split_sentences(text):
             found += self.sentence(sentence, remembered=remembered)
         return found
 
@@ -69,7 +69,7 @@ class _Reader:
         return [f for i, f in enumerate(found) if not f.get("key") or f.get("key") not in keys[:i]]
 
     def _english(self, sentence: str, *, remembered: bool) -> list[Fact]:
-        sentence = _normalise(sentence)
+        sentence = normalise_spelling(sentence)
         question = sentence.rstrip().endswith("?")
         ctx = _Context(today=self.today, sentence=sentence)
         found, sentence = _listed_relatives(sentence)

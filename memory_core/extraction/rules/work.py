@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from memory_core.extraction.rules.facts import Who, _Context, _fact, _negation
-from memory_core.extraction.rules.text import _article, _clean_object, _sentence
 from memory_core.reading.dates import find_date
+from memory_core.reading.normalise import article_for, as_sentence, clean_object
 from memory_core.reading.words import ADV, ORG, Fact
 
 _JOB_WORDS = (
@@ -108,17 +108,17 @@ def _job(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         match = pattern.match(predicate)
         if not match:
             continue
-        job = _clean_object(match.group("job"))
+        job = clean_object(match.group("job"))
         if not job or len(job.split()) > 6:
             continue
         org = _org(match.groupdict().get("org") or "")
         at = f" at {org}" if org else ""
         if pattern is _STUDENT:
-            content = f"{who.label} is {_article(job)} {job}{at}."
+            content = f"{who.label} is {article_for(job)} {job}{at}."
         elif pattern is _IS_TITLE:
             content = f"{who.label} works as the {job}{at}."
         else:
-            content = f"{who.label} works as {_article(job)} {job}{at}."
+            content = f"{who.label} works as {article_for(job)} {job}{at}."
         valid_from = _dated(predicate, ctx) if pattern is _CHANGE_AS else None
         return [_fact(who, "job", content, "profile", valid_from=valid_from)]
     return []
@@ -145,7 +145,7 @@ def _job_change(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     match = _BECAME.match(predicate)
     if match:
         job = match.group("job")
-        content = f"{who.label} became {_article(job)} {job}."
+        content = f"{who.label} became {article_for(job)} {job}."
         return [_fact(who, "job", content, "profile", valid_from=_dated(predicate, ctx))]
     if _RETIRED.match(predicate):
         return [_fact(who, "job", f"{who.label} is retired.", "profile")]
@@ -154,7 +154,7 @@ def _job_change(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         where = match.groupdict().get("where")
         verb = re.sub(r"\s+", " ", match.group("verb").lower())
         content = f"{who.label} {verb} {match.group('what')}" + (f" at {where.strip()}" if where else "")
-        return [_fact(who, "job", _sentence(content), "profile")]
+        return [_fact(who, "job", as_sentence(content), "profile")]
     return []
 
 
