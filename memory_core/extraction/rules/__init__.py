@@ -38,11 +38,11 @@ Decisions (the labelled cases are in tests/data/extraction/):
 - A safety fact said in passing ("… because of my peanut allergy") is its own statement, but
   marked incidental: it is never the slot of the sentence that mentions it (`infer_slot`).
 
-The package: `lexicon` (word lists, shared with Chinese keys), `text` (first to third person,
-sentences), `dates`, `facts` (whose fact, a fact's fields, negation), `clauses` (splitting and
+The package: `facts` (whose fact, a fact's fields, negation), `clauses` (splitting and
 subjects), the English rules by topic (`health`, `work`, `home`, `people`, `preferences`,
 `events`), `reader` (a sentence through them), `chinese` and `chinese_health`; this module is the
-public API.
+public API. The word lists, dates and text helpers they read with are the engine's reading floor
+(`memory_core.reading`: `words`, `dates`, `normalise`).
 """
 
 from __future__ import annotations
