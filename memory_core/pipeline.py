@@ -55,11 +55,9 @@ from memory_core.entities.hooks import entities_after_write, named_entities_exis
 from memory_core.errors import Conflict
 from memory_core.extraction.slots import (
     infer_slot,
-    related_slot_keys,
     replaces_in_slot,
     safety_frames,
     says_change,
-    slot_family,
     slot_reading,
     states_safety,
 )
@@ -80,6 +78,7 @@ from memory_core.models import (
     Tombstone,
 )
 from memory_core.outcomes import AddOutcome
+from memory_core.reading.slots import related_slot_keys, slot_family
 from memory_core.sameness import same_statement, speaker, value_tokens
 from memory_core.search_context import clipped
 from memory_core.services import (

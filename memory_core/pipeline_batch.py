@@ -27,7 +27,6 @@ from memory_core.choices import AddAction
 from memory_core.embeddings import vector_literal
 from memory_core.entities.hooks import entities_after_write
 from memory_core.errors import MemoryServiceError
-from memory_core.extraction.slots import related_slot_keys
 from memory_core.models import MemoryEntry, MemoryType, Namespace
 from memory_core.pipeline import (
     NEAREST,
@@ -46,6 +45,7 @@ from memory_core.pipeline import (
     screen,
     with_previous_turns,
 )
+from memory_core.reading.slots import related_slot_keys
 from memory_core.sameness import value_tokens
 from memory_core.services import memory_create_many
 from memory_core.tombstones import namespace_with_tombstones

@@ -57,7 +57,7 @@ TOPICS: dict[str, tuple[str, ...]] = {
     "membership": ("会员",),
     "appointment": ("预约",),
 }
-# The second segment of a family. key: who (memory_core.extraction.rules.lexicon's relations).
+# The second segment of a family. key: who (memory_core.reading.words's relations).
 RELATIONS: dict[str, tuple[str, ...]] = {
     "wife": ("妻子", "老婆", "爱人"),
     "husband": ("丈夫", "老公", "爱人"),

@@ -18,7 +18,7 @@ EXCEPTIONS: dict[str, tuple[int, str]] = {
     "memory_core/pipeline.py": (
         830,
         "the write path's stages in the order a statement meets them (guard, classify, reconcile, "
-        "commit); its helpers already live in guards/, judgement/, extraction/slots and sameness",
+        "commit); its helpers already live in guards/, judgement/, reading/, extraction/slots and sameness",
     ),
     "memory_core/models.py": (
         620,

@@ -6,7 +6,7 @@ Used both to read statements (`rules`) and queries (`recall`): "sister", "姐姐
 from __future__ import annotations
 
 from memory_core.entities.vocabulary import EntityKind, Predicate
-from memory_core.extraction.rules.lexicon import _ZH_PETS, _ZH_RELATIONS
+from memory_core.reading.words import ZH_PETS, ZH_RELATIONS
 
 # word → (predicate, canonical label). The label is what the relation records and what a query's
 # word is matched with, so "mum", "mom" and "妈妈" all find the mother.
@@ -45,11 +45,11 @@ for _word, _meaning in list(_EN.items()):
         _PLURALS.add(_word + "s")
 _EN["children"] = _EN["child"]
 
-# The Chinese words the offline extractor already reads (`_ZH_RELATIONS`, `_ZH_PETS`: word → English
+# The Chinese words the offline extractor already reads (`ZH_RELATIONS`, `ZH_PETS`: word → English
 # label), each taking the predicate of its label; then the social words only the graph needs.
 _ZH: dict[str, tuple[str, str]] = {
     word: _EN[label.replace("_", "-")]
-    for word, label in {**_ZH_RELATIONS, **_ZH_PETS}.items()
+    for word, label in {**ZH_RELATIONS, **ZH_PETS}.items()
     if label.replace("_", "-") in _EN
 }
 _ZH.update({

@@ -36,7 +36,7 @@ from memory_core.entities.kinship import (
 from memory_core.entities.record import SYMMETRIC, candidate_names
 from memory_core.entities.rules import _STOP_NAMES
 from memory_core.entities.vocabulary import SINGLE_VALUED
-from memory_core.extraction.rules.lexicon import _words
+from memory_core.reading.words import word_set
 
 _V = TypeVar("_V")
 
@@ -102,7 +102,7 @@ def query_terms(query: str) -> QueryTerms:
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][\w\u00c0-\u024f'-]*")
-_QUESTION_WORDS = _words(
+_QUESTION_WORDS = word_set(
     "what where which who whom whose when how why does do did is are was were can could would will "
     "should tell please hi hello hey remind show give find list any"
 )

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from memory_core.entities.endings import ZH_ENDINGS, Ending, english_endings
 from memory_core.entities.kinship import EN_KIN_WORDS, ZH_KIN_WORDS, kin, kind_of
 from memory_core.entities.vocabulary import EntityKind, Predicate
-from memory_core.extraction.rules.lexicon import _NOT_NAMES, _ORG, _PLACE, _alternation, _words
+from memory_core.reading.words import NOT_NAMES, ORG, PLACE, alternation, word_set
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ class Reading:
 # --- English ----------------------------------------------------------------------------------
 
 _NAME = r"(?:[A-Z][\w'\u00c0-\u024f-]*(?<!'s)(?:\s+[A-Z][\w'\u00c0-\u024f-]*(?<!'s)){0,2})"
-_KIN = rf"(?i:{_alternation(list(EN_KIN_WORDS))})"
+_KIN = rf"(?i:{alternation(list(EN_KIN_WORDS))})"
 _ADJ = r"(?i:(?:little|baby|younger|older|big|twin|best|new|old|elder|late|favou?rite|dear|close)\s+)*"
 _MY = r"(?i:my|our|the\s+user's|user's)"
 _POSSESSOR = rf"(?:{_MY}|{_NAME}'s)"
@@ -105,11 +105,11 @@ _NP_KIN = rf"(?P<poss>{_CHAIN})\s+{_ADJ}(?P<kin>{_KIN})(?!\w)(?:,?\s+(?P<name>{_
 _SELF_WORDS = r"(?:I|(?i:the\s+user|user|we))"
 # Sentence openers that a capitalised-word name pattern would otherwise take for a name.
 _STOP_NAMES = (
-    _words(
+    word_set(
         "i my our the a an and but so then now also yesterday today tomorrow last next this that he "
         "she they it we you his her their user when after before since while if as in on at"
     )
-    | _NOT_NAMES
+    | NOT_NAMES
 )
 
 _QUOTE = "[\"'\u201c\u2018]?"
@@ -121,12 +121,12 @@ _IS_MY = re.compile(rf"(?P<name2>{_NAME})\s+(?:is|was)\s+{_NP_KIN}\b")
 _SUBJECT = rf"(?P<subj>{_NP_KIN}|{_SELF_WORDS}|{_NAME})"
 _WORKS = re.compile(
     rf"{_SUBJECT}\s+(?i:(?:now\s+|currently\s+|still\s+)?(?:works|work|is\s+working|am\s+working|has\s+worked|"
-    rf"started\s+working|is\s+employed|am\s+employed)\s+(?:at|for|with|by)|joined)\s+(?P<org>{_ORG})"
+    rf"started\s+working|is\s+employed|am\s+employed)\s+(?:at|for|with|by)|joined)\s+(?P<org>{ORG})"
 )
 _LIVES = re.compile(
     rf"{_SUBJECT}\s+(?i:(?:now\s+|currently\s+|still\s+)?(?:lives|live|is\s+living|am\s+living|resides|is\s+based|"
     rf"am\s+based|(?:has\s+|have\s+)?moved|(?:has\s+|have\s+)?relocated)\s+(?:back\s+)?(?:in|to|into))\s+"
-    rf"(?:the\s+)?(?P<place>{_PLACE})"
+    rf"(?:the\s+)?(?P<place>{PLACE})"
 )
 _ROLE = re.compile(
     rf"{_SUBJECT}\s+(?i:(?P<verb>is|am|works?\s+as|is\s+working\s+as|am\s+working\s+as)\s+(?:a|an)\s+)"
@@ -151,13 +151,13 @@ _PROFESSION_ENDINGS = (
     "man",
     "woman",
 )
-_PROFESSIONS = _words(
+_PROFESSIONS = word_set(
     "nurse doctor chef judge nanny dentist surgeon student professor teacher pilot lawyer "
     "engineer accountant architect barista consultant developer designer journalist librarian "
     "mechanic pharmacist physician plumber scientist therapist veterinarian vet writer actor "
     "actress analyst"
 )
-_NOT_ROLES = _words(
+_NOT_ROLES = word_set(
     "lover member beginner fan user owner sucker winner loser other vegetarian vegan christian "
     "introvert extrovert perfectionist optimist pessimist"
 )
@@ -226,7 +226,7 @@ def _subject(match: re.Match[str]) -> Ref | None:
     return Ref(name=text) if _is_name(text) else None
 
 
-_ENDINGS_EN = english_endings(_SUBJECT, _NAME, _ORG, _PLACE)
+_ENDINGS_EN = english_endings(_SUBJECT, _NAME, ORG, PLACE)
 
 
 def _is_role(verb: str, role: str) -> bool:
@@ -362,7 +362,7 @@ def _roles_and_partners(text: str, reading: Reading) -> None:
 
 # --- Chinese ----------------------------------------------------------------------------------
 
-_ZH_KIN = _alternation(list(ZH_KIN_WORDS))
+_ZH_KIN = alternation(list(ZH_KIN_WORDS))
 _ZH_STOP = "\uff0c\u3002,.!\uff01\uff1f?\uff1b;\uff1a:\u3001\\s"  # full-width and ASCII punctuation
 # A Chinese name: two to four characters up to a particle or punctuation; or a Latin name.
 _ZH_NAME_CHAR = r"(?:(?![是的在住我你他她它和也叫很被把])[\u4e00-\u9fff])"

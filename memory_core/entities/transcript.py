@@ -18,7 +18,7 @@ from memory_core.entities.rules import (
     read_chinese,
     read_english,
 )
-from memory_core.extraction.rules.lexicon import _words
+from memory_core.reading.words import word_set
 
 _HAS_CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -27,11 +27,11 @@ _HAS_CJK = re.compile(r"[\u4e00-\u9fff]")
 # husband …"): "I" and "my" are the speaker's, not the user's.
 _SPEAKER = re.compile(rf"^\s*(?P<speaker>{_NAME})(?: (?:said|says|wrote)(?:,? on [^:\n]{{3,40}})?)?:[ \t]*")
 # "Note: …", "User: …" open a line without naming someone else who speaks.
-_NOT_SPEAKERS = _words(
+_NOT_SPEAKERS = word_set(
     "note update reminder todo fyi re ps summary question answer context fact memory tip edit"
 )
-_USER_SPEAKERS = _words("user me human")
-_BOT_SPEAKERS = _words("assistant ai bot system tool")
+_USER_SPEAKERS = word_set("user me human")
+_BOT_SPEAKERS = word_set("assistant ai bot system tool")
 
 
 def read(text: str, *, speaker: str = "") -> Reading:

@@ -20,14 +20,15 @@ It is conservative, because a wrong key makes one fact supersede another (data l
   peanuts") keeps its slot and so supersedes the fact. A possible allergy ("might be allergic to
   latex") keeps the allergy slot (safety first).
 
-Import rule: this module imports only `rules` (and through it `schema` and `guards`), never
-anything that imports `memory_core.pipeline`, which imports this module.
+The slot keys themselves (`Slot`, the key families, the work facets, the words that say a value
+changed) are pure text and live in `memory_core.reading.slots`; `Slot` is still importable here.
+
+Import rule: this module imports only `rules` (and through it `schema` and `guards`) and the
+reading floor, never anything that imports `memory_core.pipeline`, which imports this module.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from typing import Any
@@ -36,15 +37,14 @@ from django.utils import timezone
 
 from memory_core.extraction.rules import read_statement
 from memory_core.language import is_chinese
-
-
-@dataclass(frozen=True)
-class Slot:
-    key: str
-    category: str
-    type: str = "semantic"  # "semantic" or "episodic" (an order's or a ticket's state)
-    pinned: bool = False
-    importance: float = 0.5
+from memory_core.reading.slots import (
+    EMPLOYER_KEYS,
+    NAMES_WORKPLACE,
+    ROLE_KEYS,
+    SAYS_CHANGE,
+    Slot,
+    slot_family,
+)
 
 
 @lru_cache(maxsize=64)
@@ -116,47 +116,10 @@ def infer_slot(statement: str) -> Slot | None:
     )
 
 
-# Keys that name one slot: a statement in any of them supersedes the current value of the others.
-# The rule reader gives the first of each; the others are what an extraction model or a client may
-# call the same slot ("workplace" for "employer"). A role and an employer are two slots: "works as a
-# nurse" does not replace "works at Contoso" (a statement naming both is the employer's).
-SLOT_FAMILIES: tuple[frozenset[str], ...] = (
-    frozenset({"employer", "workplace", "company", "current_employer"}),
-    frozenset({"job", "job_title", "occupation", "current_job"}),
-    frozenset({"home_city", "current_city", "city_of_residence", "residence", "lives_in", "location"}),
-)
-
-
-def slot_family(key: str) -> tuple[str, ...]:
-    """Every key of `key`'s slot family (the speaker suffix "@Ana" kept), or just `key`."""
-    base, at, who = key.partition("@")
-    for family in SLOT_FAMILIES:
-        if base in family:
-            return tuple(sorted(f"{name}{at}{who}" for name in family))
-    return (key,)
-
-
-# Where the user works and what they do there are two facets of one thing: "I just started a new
-# job at B" ends "I work at A as an analyst" (a role at A is over when A is), but "I'm a nurse"
-# says nothing of the employer and leaves it alone.
-_EMPLOYER_KEYS, _ROLE_KEYS = SLOT_FAMILIES[0], SLOT_FAMILIES[1]
-# The reader words a role held somewhere as "works as X at Y" / "在Y工作".
-_NAMES_WORKPLACE = re.compile(r"\bat\s+\S|\bfor\s+[A-Z]|在.+(?:工作|上班)")
-
-
-def related_slot_keys(key: str) -> tuple[str, ...]:
-    """The keys whose current entries a statement under `key` may replace: its family, and for the
-    work facets (employer, role) both families (`replaced_work_entries` decides which)."""
-    base, at, who = key.partition("@")
-    if base in _EMPLOYER_KEYS or base in _ROLE_KEYS:
-        return tuple(sorted(f"{name}{at}{who}" for name in _EMPLOYER_KEYS | _ROLE_KEYS))
-    return slot_family(key)
-
-
 def work_facets(key: str, content: str) -> tuple[bool, bool] | None:
     """(names an employer, names a role) of a work statement; None for other keys."""
     base = key.partition("@")[0]
-    if base not in _EMPLOYER_KEYS and base not in _ROLE_KEYS:
+    if base not in EMPLOYER_KEYS and base not in ROLE_KEYS:
         return None
     keys = set()
     readings = []
@@ -164,10 +127,10 @@ def work_facets(key: str, content: str) -> tuple[bool, bool] | None:
         for fact in _stated(content, timezone.localdate()):
             keys.add(str(fact.get("key", "")).partition("@")[0])
             readings.append(str(fact.get("content", "")))
-    role = bool(keys & _ROLE_KEYS) or (not keys and base in _ROLE_KEYS)
-    employer = bool(keys & _EMPLOYER_KEYS) or (not keys and base in _EMPLOYER_KEYS)
+    role = bool(keys & ROLE_KEYS) or (not keys and base in ROLE_KEYS)
+    employer = bool(keys & EMPLOYER_KEYS) or (not keys and base in EMPLOYER_KEYS)
     if role and not employer:
-        employer = any(_NAMES_WORKPLACE.search(text) for text in readings or [content])
+        employer = any(NAMES_WORKPLACE.search(text) for text in readings or [content])
     return employer, role
 
 
@@ -186,21 +149,13 @@ def replaces_in_slot(new_key: str, new_content: str, old_key: str, old_content: 
     return old_role and not old_employer
 
 
-# A statement that says the value changed ("moved back", "now", "搬回", "现在"), or when.
-_SAYS_CHANGE = re.compile(
-    r"(?i)\b(?:moved|moving|relocated|relocating|back|again|now|no\s+longer|any\s*more|started|"
-    r"starting|joined|joining|switched|changed|new|since|quit|left|these\s+days|nowadays)\b"
-    r"|搬|回到|回去|又|现在|如今|目前|已经|换|入职|跳槽|离职|开始|刚|最近|新"
-)
-
-
 def says_change(statement: str) -> bool:
     """Whether a statement says its value changed or when it began: a corrected value said again
     with such words is news ("I moved back to Berlin last month"); without them, it is the old value
     mentioned in passing and does not undo the user's correction (`pipeline.reconcile`)."""
     if not isinstance(statement, str) or not statement.strip():
         return False
-    if _SAYS_CHANGE.search(statement):
+    if SAYS_CHANGE.search(statement):
         return True
     return any(fact.get("valid_from") for fact in _stated(statement, timezone.localdate()))
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from memory_core.extraction.rules.dates import _MONTHS  # one month-name table for the engine
+from memory_core.reading.dates import MONTHS  # one month-name table for the engine
 
 TimeRange = tuple[datetime, datetime]
 
@@ -92,7 +92,7 @@ def _absolute_day(text: str, reference: datetime) -> TimeRange | None:
     for pattern, order in ((_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy"), (_ISO_DAY, "ymd")):
         if match := pattern.search(text):
             groups = dict(zip(order, match.groups(), strict=True))
-            month = int(groups["m"]) if groups["m"].isdigit() else _MONTHS[groups["m"].lower()]
+            month = int(groups["m"]) if groups["m"].isdigit() else MONTHS[groups["m"].lower()]
             try:
                 day = reference.replace(year=int(groups["y"]), month=month, day=int(groups["d"]))
             except ValueError:
@@ -105,7 +105,7 @@ def _absolute(text: str, reference: datetime) -> TimeRange | None:
     if found := _absolute_day(text, reference):
         return found
     if match := _MONTH_YEAR.search(text):
-        month = _MONTHS[match.group(1).lower()]
+        month = MONTHS[match.group(1).lower()]
         return _period("month", reference.replace(year=int(match.group(2)), month=month, day=1))
     if match := _CJK_YEAR_MONTH.search(text):
         year, month, day = int(match.group(1)), int(match.group(2)), match.group(3)
@@ -131,7 +131,7 @@ def _relative(text: str, reference: datetime) -> TimeRange | None:
         which, unit = match.group(1).lower(), match.group(2).lower()
         return _shifted(unit, reference, 0 if which == "this" else -1)
     if match := _IN_MONTH.search(text):
-        month = _MONTHS[match.group(1).lower()]
+        month = MONTHS[match.group(1).lower()]
         year = reference.year if month <= reference.month else reference.year - 1
         return _period("month", reference.replace(year=year, month=month, day=1))
     if match := _YEAR.search(text):
@@ -165,7 +165,7 @@ def query_names(text: str) -> tuple[str, ...]:
     names = [
         name
         for name in _NAME.findall(rest)
-        if name not in _NOT_NAMES and name.lower() not in _MONTHS and name.lower() not in _WEEKDAYS
+        if name not in _NOT_NAMES and name.lower() not in MONTHS and name.lower() not in _WEEKDAYS
     ]
     return tuple(dict.fromkeys(names))
 

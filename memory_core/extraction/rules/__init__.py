@@ -38,11 +38,11 @@ Decisions (the labelled cases are in tests/data/extraction/):
 - A safety fact said in passing ("… because of my peanut allergy") is its own statement, but
   marked incidental: it is never the slot of the sentence that mentions it (`infer_slot`).
 
-The package: `lexicon` (word lists, shared with Chinese keys), `text` (first to third person,
-sentences), `dates`, `facts` (whose fact, a fact's fields, negation), `clauses` (splitting and
+The package: `facts` (whose fact, a fact's fields, negation), `clauses` (splitting and
 subjects), the English rules by topic (`health`, `work`, `home`, `people`, `preferences`,
 `events`), `reader` (a sentence through them), `chinese` and `chinese_health`; this module is the
-public API.
+public API. The word lists, dates and text helpers they read with are the engine's reading floor
+(`memory_core.reading`: `words`, `dates`, `normalise`).
 """
 
 from __future__ import annotations
@@ -56,11 +56,11 @@ from django.utils import timezone
 from memory_core import judgement
 from memory_core.extraction.rules.chinese import ZH_REMEMBER, zh_statement
 from memory_core.extraction.rules.facts import USER, Who
-from memory_core.extraction.rules.lexicon import _CJK, _SECRET_WORDS, _ZH_SIMPLIFIED, Fact
 from memory_core.extraction.rules.reader import _Reader
-from memory_core.extraction.rules.text import _sentence, _sentences, _third_person, slug
 from memory_core.extraction.schema import RULES_NAME, RULES_VERSION, Candidate, rule_candidate
 from memory_core.extraction.schema import parse_when as _parse_when
+from memory_core.reading.normalise import as_sentence, slug, split_sentences, third_person
+from memory_core.reading.words import CJK, SECRET_WORDS, ZH_SIMPLIFIED, Fact
 
 __all__ = ["USER", "Fact", "RuleBasedExtractor", "Who", "read_statement", "remember_requests", "slug"]
 
@@ -96,7 +96,7 @@ class RuleBasedExtractor:
                 continue
             when = _parse_when(message.get("created_at")) or timezone.now()
             today = timezone.localtime(when).date()
-            for sentence in _sentences(str(message["content"])):
+            for sentence in split_sentences(str(message["content"])):
                 for fields in self._from_sentence(sentence, today):
                     marker = (fields["content"].lower(), fields.get("key", ""))
                     if marker in seen:
@@ -118,25 +118,25 @@ class RuleBasedExtractor:
         what = what.strip().rstrip(".!? \u3002\uff01")
         if not what:
             return []
-        chinese = bool(re.search(f"[{_CJK}]", what))
+        chinese = bool(re.search(f"[{CJK}]", what))
         if _PROCEDURAL.search(what) or (chinese and judgement.policy(what).is_rule):
             return [
                 {
-                    "content": _sentence(what),
+                    "content": as_sentence(what),
                     "type": "procedural",
                     "category": "sop",
                     "importance": 0.7,
                     "confidence": 1.0,
                 }
             ]
-        content = zh_statement(what) if chinese else _sentence(_third_person(what))
+        content = zh_statement(what) if chinese else as_sentence(third_person(what))
         whole = {"content": content, "importance": 0.7, "confidence": 1.0}
         specific = [
             {**fields, "confidence": 1.0, "importance": max(fields.get("importance", 0.5), 0.7)}
             for fields in _Reader(today).read(what, remembered=True)
             if not fields.get("incidental")
         ]
-        if _SECRET_WORDS.search(what) or judgement.secrets(what).found:
+        if SECRET_WORDS.search(what) or judgement.secrets(what).found:
             # The reader leaves the secret's clause out and keeps the facts beside it; the secret
             # goes on whole as well, so the pipeline refuses it and flags it for operators.
             return [*specific, whole]
@@ -145,7 +145,7 @@ class RuleBasedExtractor:
 
 def _remember(sentence: str) -> str:
     """What an explicit "remember that …" / "记住…" sentence asks to keep; "" when it asks nothing."""
-    match = _REMEMBER.search(sentence) or ZH_REMEMBER.match(sentence.strip().translate(_ZH_SIMPLIFIED))
+    match = _REMEMBER.search(sentence) or ZH_REMEMBER.match(sentence.strip().translate(ZH_SIMPLIFIED))
     return match.group("what") if match else ""
 
 
@@ -161,7 +161,7 @@ def remember_requests(message: dict[str, Any]) -> list[Candidate]:
     today = timezone.localtime(when).date()
     rules = RuleBasedExtractor()
     found: list[Candidate] = []
-    for sentence in _sentences(str(message.get("content", ""))):
+    for sentence in split_sentences(str(message.get("content", ""))):
         what = _remember(sentence)
         if what:
             found += [

@@ -28,20 +28,20 @@ from memory_core.extraction.rules.chinese_health import (
     _zh_medication,
 )
 from memory_core.extraction.rules.facts import USER, Who, _fact, _relative
-from memory_core.extraction.rules.lexicon import (
-    _CJK,
-    _SECRET_WORDS,
-    _ZH_PETS,
-    _ZH_RELATIONS,
-    _ZH_SIMPLIFIED,
+from memory_core.reading.normalise import slug
+from memory_core.reading.words import (
+    CJK,
+    SECRET_WORDS,
+    ZH_PETS,
+    ZH_RELATIONS,
+    ZH_SIMPLIFIED,
     Fact,
-    _alternation,
+    alternation,
 )
-from memory_core.extraction.rules.text import slug
 
-_ZH_REL_ALT = _alternation(list(_ZH_RELATIONS) + list(_ZH_PETS))
+_ZH_REL_ALT = alternation(list(ZH_RELATIONS) + list(ZH_PETS))
 _ZH_OTHERS = r"朋友|同事|同学|老板|邻居|室友|他们|她们|他|她|它|别人|客人"
-_ZH_JOBS = _alternation(
+_ZH_JOBS = alternation(
     "医生|护士|老师|教师|工程师|程序员|设计师|律师|会计|会计师|学生|研究生|大学生|中学生|经理|记者|厨师|司机|"
     "药剂师|分析师|数据分析师|研究员|教授|销售|警察|军人|公务员|作家|演员|画家|歌手|主管|总监|老板|创业者|"
     "自由职业者|店员|服务员|快递员|外卖员|保安|农民|工人|科学家|产品经理|项目经理|顾问|翻译|编辑|摄影师|"
@@ -82,7 +82,7 @@ _ZH_SUBJECT = re.compile(
 
 # A clause that ends by naming a new animal or relative of the user's ("养了一只橘猫", "有个女儿").
 _ZH_INTRODUCES = re.compile(
-    rf"^(?:养|有|生)了?(?:[一两二三几]?(?:只|条|个|位|头))?[{_CJK}]{{0,3}}?(?P<rel>{_ZH_REL_ALT})$"
+    rf"^(?:养|有|生)了?(?:[一两二三几]?(?:只|条|个|位|头))?[{CJK}]{{0,3}}?(?P<rel>{_ZH_REL_ALT})$"
 )
 
 
@@ -105,7 +105,7 @@ def zh_statement(text: str) -> str:
 
 def _zh_normalise(text: str) -> str:
     """Traditional characters read as simplified, an English "I am" before Chinese as 我."""
-    text = text.strip().translate(_ZH_SIMPLIFIED)
+    text = text.strip().translate(ZH_SIMPLIFIED)
     # English frames around a Chinese object: "I'm allergic to 花生", "I live in 上海".
     zh = r"([\u4e00-\u9fff][\u4e00-\u9fff、和]*)"
     text = re.sub(rf"(?i)\ballergic\s+to\s+{zh}", r"对\1过敏", text)
@@ -118,14 +118,14 @@ def _states(raw: str, clause: str, *, asks: bool) -> bool:
     """Whether a clause states something we may keep: not empty, no secret, no question, no hypothesis."""
     if not clause or asks or _ZH_HYPOTHETICAL.search(clause) or _ZH_ASKS.search(clause):
         return False
-    return not (_SECRET_WORDS.search(raw) or judgement.secrets(raw).found)
+    return not (SECRET_WORDS.search(raw) or judgement.secrets(raw).found)
 
 
 def _zh_call_me(clause: str) -> list[Fact]:
     """ "叫我小王就行", "你可以称呼我阿杰": the name the user wants to be called."""
     call_me = re.match(
         rf"^(?:以后|今后|之后|从现在起)?(?:你|您|大家|朋友们|朋友|别人|他们|家人|同事们?)?(?:都|也)?"
-        rf"(?:可以|就|请|直接)?(?:叫|称呼|喊)我\s*(?P<name>[{_CJK}A-Za-z]{{1,8}})$",
+        rf"(?:可以|就|请|直接)?(?:叫|称呼|喊)我\s*(?P<name>[{CJK}A-Za-z]{{1,8}})$",
         _ZH_NAME_TAIL.sub("", clause),
     )
     if call_me is None:
@@ -204,7 +204,7 @@ def _next_subject(who: Who, predicate: str) -> Who:
 
 def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:
     if possessive:
-        match = re.match(rf"^名字(?:是|叫)(?P<name>[{_CJK}A-Za-z ]{{1,12}})$", p)
+        match = re.match(rf"^名字(?:是|叫)(?P<name>[{CJK}A-Za-z ]{{1,12}})$", p)
         if match:
             return [_fact(USER, "name", f"用户的名字是{match.group('name')}。", "profile", importance=0.8)]
         return []
@@ -232,7 +232,7 @@ def _zh_work(who: Who, p: str) -> list[Fact] | None:
         return []  # "在考虑去杭州工作": not where the user works
     p = re.sub(r"^(?:上个月|上周|去年|今年|最近|前段时间|前不久|刚刚|刚|已经|现在|目前|如今|也)+", "", p)
     match = re.match(
-        rf"^(?:现在|目前|正在)?在(?P<org>.+?)(?:做|当|担任)(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p
+        rf"^(?:现在|目前|正在)?在(?P<org>.+?)(?:做|当|担任)(?P<job>[{CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p
     )
     if match and re.match(r"^(?:一家|一个|一间|某|家)", match.group("org")):
         # "在一家外企当会计": the role; the employer is not named.
@@ -253,17 +253,17 @@ def _zh_work(who: Who, p: str) -> list[Fact] | None:
         if not re.fullmatch(rf"(?:{_ZH_PLACES})|.+[市省区县国]", org):
             return [_fact(who, "employer", f"{who.zh}在{org}工作。", "profile", importance=0.7)]
         return []
-    match = re.match(rf"^是(?P<art>一名|一个|一位|个|名)?(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p)
+    match = re.match(rf"^是(?P<art>一名|一个|一位|个|名)?(?P<job>[{CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p)
     if match:
         return [_fact(who, "job", f"{who.zh}{p}。", "profile", importance=0.7)]
     match = (
-        re.match(rf"^(?:是)?(?:做|干|搞)(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))(?:的|工作的|这行的)$", p)
+        re.match(rf"^(?:是)?(?:做|干|搞)(?P<job>[{CJK}]{{0,6}}?(?:{_ZH_JOBS}))(?:的|工作的|这行的)$", p)
         # "当医生", "做律师", "担任经理": the role said with its verb.
         or re.match(
-            rf"^(?:在)?(?:当|做|担任|干)(?:了)?(?:一名|一个|一位)?(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p
+            rf"^(?:在)?(?:当|做|担任|干)(?:了)?(?:一名|一个|一位)?(?P<job>[{CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p
         )
         # "(的)工作是厨师", "职业是护士".
-        or re.match(rf"^的?(?:工作|职业)是(?:一名|一个|一位)?(?P<job>[{_CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p)
+        or re.match(rf"^的?(?:工作|职业)是(?:一名|一个|一位)?(?P<job>[{CJK}]{{0,6}}?(?:{_ZH_JOBS}))$", p)
     )
     if match:
         return [_fact(who, "job", f"{who.zh}是{match.group('job')}。", "profile", importance=0.7)]
@@ -308,14 +308,14 @@ def _zh_family(who: Who, p: str) -> list[Fact] | None:
 
 def _zh_name(who: Who, p: str) -> list[Fact] | None:
     """Names: "叫小明", a relative's "叫Leo", "希望被称为小李"."""
-    match = re.match(rf"^叫\s*(?P<name>[{_CJK}]{{1,4}}|[A-Z][a-z]{{1,12}})$", p)
+    match = re.match(rf"^叫\s*(?P<name>[{CJK}]{{1,4}}|[A-Z][a-z]{{1,12}})$", p)
     if match:
         name = match.group("name")
         if who.user:
             return [_fact(USER, "name", f"用户的名字是{name}。", "profile", importance=0.8)]
         named = _relative(who.word, name, zh=who.word)
         return [_fact(USER, named.key, f"{who.zh}叫{name}。", "relationship", importance=0.6)]
-    match = re.match(rf"^希望被(?:称为|叫做|叫)(?P<name>[{_CJK}A-Za-z]{{1,8}})$", p)
+    match = re.match(rf"^希望被(?:称为|叫做|叫)(?P<name>[{CJK}A-Za-z]{{1,8}})$", p)
     if match and who.user:
         return [
             _fact(USER, "preferred_name", f"用户希望被称为{match.group('name')}。", "profile", importance=0.8)
@@ -357,7 +357,7 @@ _ZH_ID_KINDS = {
     "保单": "policy",
 }
 _ZH_IDENTIFIER = re.compile(
-    rf"(?P<kind>{_alternation(list(_ZH_ID_KINDS))})(?:号码|编号|单号|号)?(?:是|为|\uff1a|:)?\s*"
+    rf"(?P<kind>{alternation(list(_ZH_ID_KINDS))})(?:号码|编号|单号|号)?(?:是|为|\uff1a|:)?\s*"
     r"(?P<id>(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,})"
 )
 

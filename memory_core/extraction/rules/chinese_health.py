@@ -6,28 +6,28 @@ from __future__ import annotations
 import re
 
 from memory_core.extraction.rules.facts import Who, _fact, _safety
-from memory_core.extraction.rules.lexicon import _CJK, _ZH_TERMS, Fact, _alternation, _words
-from memory_core.extraction.rules.text import slug
+from memory_core.reading.normalise import slug
+from memory_core.reading.words import CJK, ZH_TERMS, Fact, alternation, word_set
 
-_ZH_CONDITION_KEYS = _words(
+_ZH_CONDITION_KEYS = word_set(
     "diabetic hypertension hypotension asthma heart_condition epilepsy celiac gout migraine depression "
     "anxiety kidney_disease anemia arthritis hypothyroidism hyperthyroidism high_cholesterol cancer "
     "liver_disease hepatitis eczema insomnia hypoglycemia stomach_ulcer kidney_stone parkinson dementia "
     "allergic_rhinitis"
 )
-_ZH_DRUG_KEYS = _words(
+_ZH_DRUG_KEYS = word_set(
     "metformin insulin warfarin aspirin ibuprofen statin steroid penicillin epipen painkiller antibiotic "
     "levothyroxine clopidogrel atorvastatin budesonide salbutamol inhaler melatonin methotrexate "
     "dapagliflozin amlodipine"
 )
-_ZH_FOOD_KEYS = _words(
+_ZH_FOOD_KEYS = word_set(
     "peanut nut seafood shrimp shellfish crab milk egg gluten wheat soy mango alcohol sesame fish dairy pork "
     "beef lamb meat spicy_food chili coffee sugar cilantro onion garlic raw_fish offal chicken kiwi peach "
     "pineapple strawberry walnut cashew almond honey buckwheat crayfish lactose red_meat"
 )
-_ZH_CONDITIONS = _alternation([k for k, v in _ZH_TERMS.items() if v in _ZH_CONDITION_KEYS])
-_ZH_DRUGS = _alternation([k for k, v in _ZH_TERMS.items() if k.endswith("药") or v in _ZH_DRUG_KEYS])
-_ZH_FOODS = _alternation([k for k, v in _ZH_TERMS.items() if v in _ZH_FOOD_KEYS])
+_ZH_CONDITIONS = alternation([k for k, v in ZH_TERMS.items() if v in _ZH_CONDITION_KEYS])
+_ZH_DRUGS = alternation([k for k, v in ZH_TERMS.items() if k.endswith("药") or v in _ZH_DRUG_KEYS])
+_ZH_FOODS = alternation([k for k, v in ZH_TERMS.items() if v in _ZH_FOOD_KEYS])
 
 # "以前对虾过敏": an ended fact, like "used to be allergic".
 _ZH_PAST = re.compile(r"^(?:以前|之前|过去|小时候|曾经|原来|早年)(?:是|也)?")
@@ -57,7 +57,7 @@ def _ended(fact: Fact) -> Fact:
 
 
 def _zh_key(term: str) -> str:
-    return _ZH_TERMS.get(term) or slug(term, words=3)
+    return ZH_TERMS.get(term) or slug(term, words=3)
 
 
 def _zh_items(text: str) -> list[str]:
@@ -72,7 +72,7 @@ _ZH_NOT_ALLERGENS = re.compile(
 _ZH_REACTION = (
     r"过敏|打喷嚏|起疹子|起红疹|长疹子|出疹子|起荨麻疹|起风团|呼吸困难|喉咙肿|嘴巴肿|浑身痒|全身发痒|休克"
 )
-_ZH_TERM_ALT = _alternation(list(_ZH_TERMS))
+_ZH_TERM_ALT = alternation(list(ZH_TERMS))
 
 
 def _zh_allergy(who: Who, p: str) -> list[Fact] | None:
@@ -95,14 +95,14 @@ def _zh_allergy(who: Who, p: str) -> list[Fact] | None:
     if match is None:
         # "有严重的花生过敏", "是花生过敏体质", "有青霉素过敏史"
         match = re.match(
-            rf"^(?:有|是)(?P<al>)(?P<n1>)(?P<deg>严重|轻微|一点)?(?:的)?(?P<what>[{_CJK}A-Za-z、和]{{1,12}}?)(?P<a2>)(?P<n2>)"
+            rf"^(?:有|是)(?P<al>)(?P<n1>)(?P<deg>严重|轻微|一点)?(?:的)?(?P<what>[{CJK}A-Za-z、和]{{1,12}}?)(?P<a2>)(?P<n2>)"
             r"过敏(?:体质|症|史|反应)?(?P<le>)$",
             p,
         )
     if match is None:
         # "一吃虾就过敏", "吃了芒果会过敏", "碰到猫毛就起疹子", "芒果会让我过敏": a reaction to something.
         match = re.match(
-            rf"^(?P<al>)(?P<n1>)(?:一|只要|每次)?(?:吃|喝|碰|接触|闻|用)(?:了|到)?(?P<what>[{_CJK}A-Za-z]{{1,8}}?)"
+            rf"^(?P<al>)(?P<n1>)(?:一|只要|每次)?(?:吃|喝|碰|接触|闻|用)(?:了|到)?(?P<what>[{CJK}A-Za-z]{{1,8}}?)"
             rf"(?P<a2>)(?P<n2>)(?P<deg>)(?:就|会|都会|就会|都|也会)+(?:{_ZH_REACTION})(?P<le>了)?$",
             p,
         ) or re.match(
@@ -121,7 +121,7 @@ def _zh_allergy(who: Who, p: str) -> list[Fact] | None:
         stem = re.sub(
             r"(?:类药物|类药|类食物|类的东西|类)$", "", re.sub(r"^(?:所有|各种|一切|任何)的?", "", item)
         )
-        item = stem if stem in _ZH_TERMS else item
+        item = stem if stem in ZH_TERMS else item
         if (
             not item
             or _ZH_NOT_ALLERGENS.fullmatch(item)
@@ -140,7 +140,7 @@ def _zh_allergy(who: Who, p: str) -> list[Fact] | None:
 def _zh_condition(who: Who, p: str) -> list[Fact] | None:
     """Intolerances and conditions: "乳糖不耐受", "有糖尿病", "是哮喘患者", "怀孕了"."""
     match = re.match(
-        rf"^(?:有|是)?(?:轻微的?|严重的?|一点|点)?(?:对)?(?P<what>[{_CJK}]{{1,4}}?)(?:都|也)?不耐受?(?:症)?$",
+        rf"^(?:有|是)?(?:轻微的?|严重的?|一点|点)?(?:对)?(?P<what>[{CJK}]{{1,4}}?)(?:都|也)?不耐受?(?:症)?$",
         p,
     )
     if match:
@@ -156,7 +156,7 @@ def _zh_condition(who: Who, p: str) -> list[Fact] | None:
     if (
         match
         and items
-        and all(re.fullmatch(rf"(?:{_ZH_CONDITIONS})|[{_CJK}]{{1,6}}[病症]", item) for item in items)
+        and all(re.fullmatch(rf"(?:{_ZH_CONDITIONS})|[{CJK}]{{1,6}}[病症]", item) for item in items)
     ):
         verb = "没有" if match.group("neg") else match.group("verb")
         return [
@@ -169,7 +169,7 @@ def _zh_condition(who: Who, p: str) -> list[Fact] | None:
             for item in items
         ]
     match = re.match(
-        rf"^是(?:一名|一个|一位)?(?P<cond>(?:{_ZH_CONDITIONS})|[{_CJK}]{{1,6}}[病症])(?:患者|病人)$", p
+        rf"^是(?:一名|一个|一位)?(?P<cond>(?:{_ZH_CONDITIONS})|[{CJK}]{{1,6}}[病症])(?:患者|病人)$", p
     )
     if match:
         return [_safety(who, f"health.{_zh_key(match.group('cond'))}", f"{who.zh}{p}。")]
@@ -227,7 +227,7 @@ def _zh_medication(who: Who, p: str) -> list[Fact] | None:
         p,
     )
     if match:
-        drug = re.search(rf"{_ZH_DRUGS}|[{_CJK}]+药", match.group("what"))
+        drug = re.search(rf"{_ZH_DRUGS}|[{CJK}]+药", match.group("what"))
         if drug:
             return [_safety(who, f"health.medication.{_zh_key(drug.group(0))}", f"{who.zh}{p}。")]
     return None

@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 
 from memory_core.extraction.rules.facts import USER, _Clause, _Context, _relative
-from memory_core.extraction.rules.lexicon import _ADV, _HYPOTHETICAL, _NAME, _NOT_NAMES, _REL_ALT, _words
-from memory_core.extraction.rules.text import _OBJECT_PRONOUNS, _PRONOUN_I, _expand_negations, _third_person
+from memory_core.reading.normalise import OBJECT_PRONOUNS, PRONOUN_I, expand_negations, third_person
+from memory_core.reading.words import ADV, HYPOTHETICAL, NAME, NOT_NAMES, REL_ALT, word_set
 
 # Verbs and words that may open a clause that continues the subject of the one before.
-_CONTINUE_VERBS = _words(
+_CONTINUE_VERBS = word_set(
     "work works worked live lives lived take takes took have has had use uses used need needs avoid "
     "avoids eat eats ate drink drinks drank cannot can't can do does don't never am is are was were "
     "moved joined started quit left got get gets became carry carries follow follows keep keeps kept "
@@ -18,17 +18,17 @@ _CONTINUE_VERBS = _words(
     "also now currently still just recently really usually always no must should stay stays relocated "
     "retired grew come comes came run runs ran"
 )
-_COMPLEMENT_WORDS = _words(
+_COMPLEMENT_WORDS = word_set(
     "allergic intolerant lactose gluten vegan vegetarian pescatarian diabetic asthmatic epileptic "
     "celiac coeliac pregnant severely very highly mildly deathly extremely seriously slightly not based "
     "married single divorced engaged kosher halal originally"
 )
-_FRAGMENT_VERBS = _words(
+_FRAGMENT_VERBS = word_set(
     "works lives takes has is prefers likes loves enjoys hates dislikes uses avoids eats drinks suffers "
     "goes keeps follows carries needs joined moved started quit left relocated grew was became does "
     "cannot can't no adores detests favours favors resides got"
 )
-_SUBJECT_WORDS = _words(
+_SUBJECT_WORDS = word_set(
     "i i'm i've i'd i'll we we're we've our my you he she it they his her their this that there these "
     "those the user user's"
 )
@@ -92,7 +92,7 @@ _STATEMENT_SUBJECT = re.compile(
 _RELATIVE_SUBJECT = re.compile(
     rf"^(?P<lead>.*?)(?<![\w'])(?i:my|our|(?:the\s+)?user's|his|her|their)\s+"
     rf"(?:(?i:older|younger|little|big|eldest|youngest|oldest|twin|baby|new|dear|late)\s+)?"
-    rf"(?P<rel>(?i:{_REL_ALT}))(?![\w-])(?P<rest>.*)$",
+    rf"(?P<rel>(?i:{REL_ALT}))(?![\w-])(?P<rest>.*)$",
     re.S,
 )
 # "I think I might be …", "I found out last week that I'm …": the fact is the second clause.
@@ -117,11 +117,11 @@ def _we_to_i(text: str) -> str:
 
 def _first_person_predicate(rest: str) -> str:
     """ "'m allergic to my meds" (after "I") -> "is allergic to their meds"; "you" stays "you"."""
-    third = _PRONOUN_I.sub(lambda m: _third_person(m.group(0)), "I" + rest)
-    for pattern, replacement in _OBJECT_PRONOUNS[:4]:
+    third = PRONOUN_I.sub(lambda m: third_person(m.group(0)), "I" + rest)
+    for pattern, replacement in OBJECT_PRONOUNS[:4]:
         third = pattern.sub({"the user's": "their", "the user": "them"}.get(replacement, replacement), third)
     third = re.sub(r"^the user\s*", "", third)
-    return _expand_negations(third).strip()
+    return expand_negations(third).strip()
 
 
 def _subject(raw: str) -> _Clause:
@@ -136,7 +136,7 @@ def _subject(raw: str) -> _Clause:
         text = text[lead_match.end() :]
     match = _STATEMENT_SUBJECT.match(text)
     if match:
-        return _Clause(raw, USER, _expand_negations(match.group("rest").strip()))
+        return _Clause(raw, USER, expand_negations(match.group("rest").strip()))
     relative = _RELATIVE_SUBJECT.match(text)
     user = _USER_SUBJECT.search(text)
     if user and _REPORTING.match(user.group("rest")):
@@ -154,7 +154,7 @@ def _subject(raw: str) -> _Clause:
 def _user_clause(raw: str, text: str, user: re.Match[str]) -> _Clause:
     """ "I …" / "we …", unless what leads to it makes it hypothetical or someone else's words."""
     lead = text[: user.start()].strip()
-    if _HYPOTHETICAL.search(lead) or len(lead.split()) > 8 or re.search(r"(?i)\byou\b\W*$", lead):
+    if HYPOTHETICAL.search(lead) or len(lead.split()) > 8 or re.search(r"(?i)\byou\b\W*$", lead):
         return _Clause(raw, None, "")
     rest = user.group("rest")
     if user.group("subj").lower() == "we":
@@ -175,19 +175,19 @@ _CONTRACTED_IS = re.compile(
 def _relative_clause(raw: str, text: str, relative: re.Match[str]) -> _Clause:
     """ "my son …", "the user's wife Mei …": the relative, named when a name follows."""
     lead = relative.group("lead").strip()
-    if _HYPOTHETICAL.search(lead) or len(lead.split()) > 8:
+    if HYPOTHETICAL.search(lead) or len(lead.split()) > 8:
         return _Clause(raw, None, "")
     rel = relative.group("rel")
     rest = _CONTRACTED_IS.sub(" is ", relative.group("rest"), count=1)
-    name_match = re.match(rf"^\s+(?P<name>{_NAME})(?=\s+[a-z]|\s*$|[.,;!?])", rest)
+    name_match = re.match(rf"^\s+(?P<name>{NAME})(?=\s+[a-z]|\s*$|[.,;!?])", rest)
     name = ""
-    if name_match and name_match.group("name").split()[0].lower() not in _NOT_NAMES:
+    if name_match and name_match.group("name").split()[0].lower() not in NOT_NAMES:
         name = name_match.group("name")
         rest = rest[name_match.end() :]
     who = _relative(rel, name)
     if not re.match(r"(?i)^(?:my|our|the\s+user's|user's)", text[len(relative.group("lead")) :].strip()):
         return _Clause(raw, None, "")
-    return _Clause(raw, who, _expand_negations(rest.strip()), lead=lead, possessive=rest.startswith("'s"))
+    return _Clause(raw, who, expand_negations(rest.strip()), lead=lead, possessive=rest.startswith("'s"))
 
 
 def _fragment_clause(raw: str, text: str) -> _Clause:
@@ -195,11 +195,11 @@ def _fragment_clause(raw: str, text: str) -> _Clause:
     possessive = _POSSESSIVE_SUBJECT.match(text)
     if possessive:
         return _Clause(raw, USER, "", possessive=True)
-    first = re.sub(rf"(?i)^{_ADV}", "", text).split(" ", 1)[0].lower().strip(",.!") if text else ""
+    first = re.sub(rf"(?i)^{ADV}", "", text).split(" ", 1)[0].lower().strip(",.!") if text else ""
     if first in _FRAGMENT_VERBS:
-        return _Clause(raw, USER, _expand_negations(text[0].lower() + text[1:]), fragment=True)
+        return _Clause(raw, USER, expand_negations(text[0].lower() + text[1:]), fragment=True)
     if first in _COMPLEMENT_WORDS:
-        return _Clause(raw, USER, "is " + _expand_negations(text[0].lower() + text[1:]), fragment=True)
+        return _Clause(raw, USER, "is " + expand_negations(text[0].lower() + text[1:]), fragment=True)
     return _Clause(raw, None, "")
 
 
@@ -238,9 +238,9 @@ def _continuation(sep: str, raw: str, previous: _Clause, ctx: _Context) -> _Clau
     if first in _CONTINUE_VERBS or (first.endswith("ed") and len(first) > 3):
         if previous.first_person:
             return _Clause(raw, who, _first_person_predicate(" " + text), first_person=True)
-        return _Clause(raw, who, _expand_negations(text))
+        return _Clause(raw, who, expand_negations(text))
     if first in _COMPLEMENT_WORDS:
-        return _Clause(raw, who, "is " + _expand_negations(text), first_person=previous.first_person)
+        return _Clause(raw, who, "is " + expand_negations(text), first_person=previous.first_person)
     if ctx.frame and sep in _LIST_SEPARATORS and ctx.frame[0] == who:
         if ctx.frame[2] == "preference":
             # One taste, one statement: "loves hiking and cooking".
@@ -266,6 +266,6 @@ _ANTECEDENT = re.compile(
     r"(?i)^(?P<np>(?:[a-z-]+\s+){0,2}?[a-z-]+)\s+(?:could|can|will|would|may|might|gives?|gave|makes?|made|"
     r"causes?|caused|triggers?|triggered|does|do|is|are|was|were|sends?|sent|puts?)\b"
 )
-_NOT_ANTECEDENT = _words(
+_NOT_ANTECEDENT = word_set(
     "i my it this that we you he she they there what which who the a an some his her our"
 )

@@ -7,16 +7,16 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from memory_core.extraction.rules.lexicon import (
-    _PARTNERS,
-    _PETS,
-    _PRONOUN_OBJECTS,
-    _RELATIONS,
-    _ZH_PETS,
-    _ZH_RELATIONS,
+from memory_core.reading.normalise import conjugate, lower_first, name_slug
+from memory_core.reading.words import (
+    PARTNERS,
+    PETS,
+    PRONOUN_OBJECTS,
+    RELATIONS,
+    ZH_PETS,
+    ZH_RELATIONS,
     Fact,
 )
-from memory_core.extraction.rules.text import _conjugate, _lower_first, _name_slug
 
 
 @dataclass(frozen=True)
@@ -43,16 +43,16 @@ USER = Who()
 
 def _relative(word: str, name: str = "", *, zh: str = "") -> Who:
     word_lower = word.lower().replace("\u00e9", "e")
-    if word_lower in _PETS or word in _ZH_PETS:
-        animal = _PETS.get(word_lower) or _ZH_PETS[word]
-        key = f"pet.{animal}.{_name_slug(name)}" if name else f"pet.{animal}"
+    if word_lower in PETS or word in ZH_PETS:
+        animal = PETS.get(word_lower) or ZH_PETS[word]
+        key = f"pet.{animal}.{name_slug(name)}" if name else f"pet.{animal}"
         relation = animal
     else:
-        relation = _RELATIONS.get(word_lower) or _ZH_RELATIONS[word]
+        relation = RELATIONS.get(word_lower) or ZH_RELATIONS[word]
         key = (
             f"family.{relation}"
-            if relation in _PARTNERS or not name
-            else f"family.{relation}.{_name_slug(name)}"
+            if relation in PARTNERS or not name
+            else f"family.{relation}.{name_slug(name)}"
         )
     label = f"The user's {word.lower()}" + (f" {name}" if name else "")
     return Who(
@@ -169,10 +169,10 @@ def _third_person_verb(predicate: str) -> str:
     head, _, rest = predicate.partition(" ")
     if head.lower() in ("is", "has", "was") or head.lower().endswith("s"):
         return predicate
-    return f"{_conjugate(head)} {rest}".strip()
+    return f"{conjugate(head)} {rest}".strip()
 
 
 def _resolve(item: str, ctx: _Context) -> str:
-    if item.lower() in _PRONOUN_OBJECTS and ctx.antecedent:
-        return _lower_first(ctx.antecedent)
+    if item.lower() in PRONOUN_OBJECTS and ctx.antecedent:
+        return lower_first(ctx.antecedent)
     return item

@@ -18,50 +18,50 @@ from memory_core.extraction.rules.facts import (
     _safety,
     _unless_denied,
 )
-from memory_core.extraction.rules.lexicon import (
-    _ADV,
-    _CONDITION_ADJECTIVES,
-    _CONDITION_ALT,
-    _CONDITIONS,
-    _CONTAINING,
-    _DEGREE,
-    _DIETS,
-    _DRUG,
-    _DRUG_KEYS,
-    _FOODS,
-    _LEADING_DETERMINER,
-    _NOT_ALLERGENS,
-    _NOUN_DEGREE,
-    _VAGUE,
-    _ZH_TERMS,
-    Fact,
-    _alternation,
-    _words,
-)
-from memory_core.extraction.rules.text import (
-    _article,
-    _clean_object,
-    _items,
-    _lower_first,
-    _object_item,
-    _sentence,
-    _singular,
-    _third_person,
+from memory_core.reading.normalise import (
+    article_for,
+    as_sentence,
+    clean_object,
+    list_items,
+    lower_first,
+    object_item,
+    singular,
     slug,
+    third_person,
+)
+from memory_core.reading.words import (
+    ADV,
+    CONDITION_ADJECTIVES,
+    CONDITION_ALT,
+    CONDITIONS,
+    CONTAINING,
+    DEGREE,
+    DIETS,
+    DRUG,
+    DRUG_KEYS,
+    FOODS,
+    LEADING_DETERMINER,
+    NOT_ALLERGENS,
+    NOUN_DEGREE,
+    VAGUE,
+    ZH_TERMS,
+    Fact,
+    alternation,
+    word_set,
 )
 
 _ALLERGIC = re.compile(
-    rf"(?i)^{_ADV}(?P<be>is|are|was|may\s+be|might\s+be|could\s+be|is\s+probably|is\s+possibly|"
-    rf"has\s+been|became|got)\s+{_ADV}(?:(?P<degree>{_DEGREE})\s+)?(?:allergic|anaphylactic|hypersensitive)\b"
+    rf"(?i)^{ADV}(?P<be>is|are|was|may\s+be|might\s+be|could\s+be|is\s+probably|is\s+possibly|"
+    rf"has\s+been|became|got)\s+{ADV}(?:(?P<degree>{DEGREE})\s+)?(?:allergic|anaphylactic|hypersensitive)\b"
     r"(?:\s+(?:to|of)\s+(?P<what>.+))?$"
 )
 _INTENSIFIER = r"(?:(?:really|very|super|pretty|quite|extremely|rather|fairly)\s+)?"
 _ALLERGY_NOUN = re.compile(
-    rf"(?i)^{_ADV}(?:has|have|has\s+got|suffers\s+from|carries)\s+(?:an?\s+)?(?:(?P<degree>{_INTENSIFIER}(?:{_NOUN_DEGREE}))\s+)?"
+    rf"(?i)^{ADV}(?:has|have|has\s+got|suffers\s+from|carries)\s+(?:an?\s+)?(?:(?P<degree>{_INTENSIFIER}(?:{NOUN_DEGREE}))\s+)?"
     r"(?P<what>[a-z][a-z' -]{1,40}?)\s+allerg(?:y|ies)$"
 )
 _ALLERGY_TO = re.compile(
-    rf"(?i)^{_ADV}(?:has|have|has\s+got)\s+(?:an?\s+)?(?:(?P<degree>{_NOUN_DEGREE})\s+)?"
+    rf"(?i)^{ADV}(?:has|have|has\s+got)\s+(?:an?\s+)?(?:(?P<degree>{NOUN_DEGREE})\s+)?"
     r"allerg(?:y|ies)\s+(?:to|of)\s+(?P<what>.+)$"
 )
 _ALLERGY_INVERTED = re.compile(
@@ -69,30 +69,28 @@ _ALLERGY_INVERTED = re.compile(
     r"allerg(?:y|ies)\b"
 )
 _INTOLERANT = re.compile(
-    rf"(?i)^{_ADV}is\s+{_ADV}(?:(?P<degree>{_DEGREE})\s+)?(?P<what>[a-z]+)[\s-]intolerant\b(?P<rest>.*)$"
+    rf"(?i)^{ADV}is\s+{ADV}(?:(?P<degree>{DEGREE})\s+)?(?P<what>[a-z]+)[\s-]intolerant\b(?P<rest>.*)$"
 )
 _INTOLERANT_TO = re.compile(
-    rf"(?i)^{_ADV}is\s+{_ADV}(?:(?P<degree>{_DEGREE})\s+)?intolerant\s+(?:to|of)\s+(?P<what>.+)$"
+    rf"(?i)^{ADV}is\s+{ADV}(?:(?P<degree>{DEGREE})\s+)?intolerant\s+(?:to|of)\s+(?P<what>.+)$"
 )
 _INTOLERANCE_NOUN = re.compile(
-    rf"(?i)^{_ADV}has\s+(?:an?\s+)?(?:(?P<degree>{_NOUN_DEGREE})\s+)?(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+intolerance$"
+    rf"(?i)^{ADV}has\s+(?:an?\s+)?(?:(?P<degree>{NOUN_DEGREE})\s+)?(?P<what>[a-z]+(?:\s+[a-z]+)?)\s+intolerance$"
 )
 _INTOLERANCE_TO = re.compile(
-    rf"(?i)^{_ADV}has\s+(?:an?\s+)?(?:{_INTENSIFIER}(?:{_NOUN_DEGREE})\s+)?intolerances?\s+(?:to|of)\s+(?P<what>.+)$"
+    rf"(?i)^{ADV}has\s+(?:an?\s+)?(?:{_INTENSIFIER}(?:{NOUN_DEGREE})\s+)?intolerances?\s+(?:to|of)\s+(?P<what>.+)$"
 )
 _CONDITION = re.compile(
-    rf"(?i)^{_ADV}(?P<verb>has|has\s+got|has\s+had|has\s+always\s+had|had(?=\s+(?:an?\s+|two\s+|several\s+)?"
+    rf"(?i)^{ADV}(?P<verb>has|has\s+got|has\s+had|has\s+always\s+had|had(?=\s+(?:an?\s+|two\s+|several\s+)?"
     r"(?:heart\s+attack|stroke|mini|tia|myocardial))|suffers\s+from|lives\s+with|is\s+living\s+with|was\s+diagnosed\s+with|"
     r"has\s+been\s+diagnosed\s+with|got\s+diagnosed\s+with|is\s+being\s+treated\s+for|deals\s+with|"
     r"struggles\s+with|was\s+born\s+with)\s+(?P<cond>(?:(?:an?|chronic|severe|mild|bad|early|late|"
-    rf"stage\s+\d)\s+)*(?:{_CONDITION_ALT}))\b(?P<rest>.*)$"
+    rf"stage\s+\d)\s+)*(?:{CONDITION_ALT}))\b(?P<rest>.*)$"
 )
-_DIAGNOSED = re.compile(rf"(?i)^{_ADV}(?:was|has\s+been|got|just\s+got)\s+diagnosed\s+with\s+(?P<what>.+)$")
-_CONDITION_IS = re.compile(
-    rf"(?i)^{_ADV}is\s+{_ADV}(?:an?\s+)?(?P<cond>{_CONDITION_ADJECTIVES})\b(?P<rest>.*)$"
-)
+_DIAGNOSED = re.compile(rf"(?i)^{ADV}(?:was|has\s+been|got|just\s+got)\s+diagnosed\s+with\s+(?P<what>.+)$")
+_CONDITION_IS = re.compile(rf"(?i)^{ADV}is\s+{ADV}(?:an?\s+)?(?P<cond>{CONDITION_ADJECTIVES})\b(?P<rest>.*)$")
 _MEDICATION = re.compile(
-    rf"(?i)^{_ADV}(?P<verb>takes|is\s+taking|has\s+been\s+taking|needs\s+to\s+take|has\s+to\s+take|"
+    rf"(?i)^{ADV}(?P<verb>takes|is\s+taking|has\s+been\s+taking|needs\s+to\s+take|has\s+to\s+take|"
     r"must\s+take|uses|is\s+using|carries|injects|is\s+on|has\s+been\s+on|was\s+put\s+on|"
     r"was\s+prescribed|has\s+been\s+prescribed|is\s+prescribed|got\s+prescribed|started\s+taking|"
     r"started\s+on|relies\s+on|was\s+taking|is\s+still\s+on)\s+(?P<what>.+)$"
@@ -102,8 +100,8 @@ _PUT_ON = re.compile(
     r"|\bprescribed\s+(?:me|the\s+user)\s+(?P<what2>.+)$"
 )
 _DIET_IS = re.compile(
-    rf"(?i)^{_ADV}(?:is|has\s+been)\s+{_ADV}(?:an?\s+|strictly\s+|fully\s+|mostly\s+|strict\s+|a\s+strict\s+)*"
-    rf"(?P<diet>{_alternation(_DIETS)})\b(?P<rest>.*)$"
+    rf"(?i)^{ADV}(?:is|has\s+been)\s+{ADV}(?:an?\s+|strictly\s+|fully\s+|mostly\s+|strict\s+|a\s+strict\s+)*"
+    rf"(?P<diet>{alternation(DIETS)})\b(?P<rest>.*)$"
 )
 _TIME_TAIL = (
     r"now|too|as\s+well|these\s+days|nowadays|anymore|any\s+more|lol|since\s+.*|for\s+.*(?:years?|months?|weeks?)|"
@@ -112,22 +110,22 @@ _TIME_TAIL = (
 )
 _DIET_REST = re.compile(rf"(?i)^(?:\s+(?:{_TIME_TAIL}))*\s*$")
 _DIET_DO = re.compile(
-    rf"(?i)^{_ADV}(?P<pred>(?:only\s+eats|eats\s+only|eats|keeps|follows|is\s+on|sticks\s+to|does|"
+    rf"(?i)^{ADV}(?P<pred>(?:only\s+eats|eats\s+only|eats|keeps|follows|is\s+on|sticks\s+to|does|"
     r"maintains|observes|eats\s+strictly)\s+(?:an?\s+|the\s+|strictly\s+|a\s+strict\s+)?"
     r"(?P<diet>halal|kosher|vegan|vegetarian|plant-based|(?P<plan>[a-z-]+(?:\s+[a-z-]+)?)\s+diet)"
     r"(?:\s+(?:food|meals|only|foods|at\s+home|strictly|religiously|now|too|mostly))*)$"
 )
 _CANNOT = re.compile(
-    rf"(?i)^{_ADV}(?P<modal>cannot|can\s+not|must\s+not|is\s+not\s+allowed\s+to|should\s+not|is\s+unable\s+to|"
-    rf"is\s+not\s+supposed\s+to|is\s+not\s+able\s+to|may\s+not)\s+{_ADV}(?P<verb>eat|drink|have|consume|take|"
+    rf"(?i)^{ADV}(?P<modal>cannot|can\s+not|must\s+not|is\s+not\s+allowed\s+to|should\s+not|is\s+unable\s+to|"
+    rf"is\s+not\s+supposed\s+to|is\s+not\s+able\s+to|may\s+not)\s+{ADV}(?P<verb>eat|drink|have|consume|take|"
     r"tolerate|digest|touch|handle)\s+(?P<what>.+)$"
 )
 _DONT_EAT = re.compile(
-    rf"(?i)^{_ADV}(?P<modal>does\s+not|never|no\s+longer|do\s+not)\s+{_ADV}(?P<verb>eats?|drinks?|consumes?|touch(?:es)?)"
+    rf"(?i)^{ADV}(?P<modal>does\s+not|never|no\s+longer|do\s+not)\s+{ADV}(?P<verb>eats?|drinks?|consumes?|touch(?:es)?)"
     r"\s+(?P<what>.+)$"
 )
 _AVOID = re.compile(
-    rf"(?i)^{_ADV}(?P<modal>(?:(?:needs|has|tries|is\s+trying|was\s+told|is\s+supposed|is\s+meant|is\s+told)\s+to\s+|"
+    rf"(?i)^{ADV}(?P<modal>(?:(?:needs|has|tries|is\s+trying|was\s+told|is\s+supposed|is\s+meant|is\s+told)\s+to\s+|"
     r"must\s+|should\s+|)(?:avoids?|stays?\s+away\s+from|steers?\s+clear\s+of|cuts?\s+out|keeps?\s+away\s+from|"
     r"is\s+avoiding|has\s+cut\s+out|is\s+staying\s+away\s+from))\s+(?P<what>.+)$"
 )
@@ -140,23 +138,23 @@ _NOT_FOOD_OBJECT = re.compile(
 
 def _drug_key(drug: str) -> str:
     key = slug(re.sub(r"(?i)^(?:an?\s+)", "", drug), words=3)
-    return _DRUG_KEYS.get(key, key)
+    return DRUG_KEYS.get(key, key)
 
 
 def _allergen_key(item: str) -> str:
-    item = _CONTAINING.sub("", item)
-    key = slug(_ZH_TERMS.get(item, item), words=3)
-    return _ZH_TERMS.get(key, key)
+    item = CONTAINING.sub("", item)
+    key = slug(ZH_TERMS.get(item, item), words=3)
+    return ZH_TERMS.get(key, key)
 
 
 def _food_key(item: str) -> str:
-    item = _CONTAINING.sub("", _LEADING_DETERMINER.sub("", item))
-    return slug(_ZH_TERMS.get(item, item), words=3)
+    item = CONTAINING.sub("", LEADING_DETERMINER.sub("", item))
+    return slug(ZH_TERMS.get(item, item), words=3)
 
 
 def _is_food(item: str) -> bool:
-    item = _CONTAINING.sub("", item)
-    return any(_singular(token) in _FOODS for token in re.findall(r"[a-z]+", item.lower()))
+    item = CONTAINING.sub("", item)
+    return any(singular(token) in FOODS for token in re.findall(r"[a-z]+", item.lower()))
 
 
 def _allergies(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
@@ -172,8 +170,8 @@ def _allergies(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
             return _allergy_nouns(who, predicate, pattern, match, negation, ctx)
     match = _ALLERGY_INVERTED.match(predicate)
     if match and who.user:
-        item = _object_item(match.group("what"))
-        if item and item.lower() not in _VAGUE:
+        item = object_item(match.group("what"))
+        if item and item.lower() not in VAGUE:
             key = f"health.allergy.{_allergen_key(item)}"
             return [_safety(who, key, f"{who.label} is allergic to {item}.")]
     return []
@@ -188,15 +186,15 @@ def _allergic(who: Who, predicate: str, match: re.Match[str], negation: str, ctx
     degree = re.sub(r"\s+", " ", match.group("degree").lower()) + " " if match.group("degree") else ""
     what = match.group("what")
     items = (
-        _items(_clean_object(what)) if what else ([_lower_first(ctx.antecedent)] if ctx.antecedent else [])
+        list_items(clean_object(what)) if what else ([lower_first(ctx.antecedent)] if ctx.antecedent else [])
     )
     verb = {"ended": "is no longer", "not": "is not"}.get(negation, "may be" if hedged else "is")
     found: list[Fact] = []
     for item in items:
-        item = _resolve(_object_item(item), ctx)
+        item = _resolve(object_item(item), ctx)
         if not _is_allergen(item):
             continue
-        item = _third_person(item, possessive="their")
+        item = third_person(item, possessive="their")
         found.append(
             _safety(
                 who,
@@ -215,8 +213,8 @@ def _is_allergen(item: str) -> bool:
     """Something one can be allergic to: not "anything", "Mondays" or "this stuff"."""
     return not (
         not item
-        or item.lower() in _VAGUE
-        or item.lower() in _NOT_ALLERGENS
+        or item.lower() in VAGUE
+        or item.lower() in NOT_ALLERGENS
         or len(item.split()) > 5
         or re.match(r"(?i)(?:this|that|these|those|such|your|his|her)\b", item)
     )
@@ -228,18 +226,18 @@ def _allergy_nouns(
     """ "has a (severe) peanut allergy" (_ALLERGY_NOUN), "has an allergy to X" (_ALLERGY_TO)."""
     found: list[Fact] = []
     degree = f"{match.group('degree').lower()} " if match.group("degree") else ""
-    for item in _items(_clean_object(match.group("what"))):
-        item = _resolve(_object_item(item), ctx)
-        if not item or item.lower() in _VAGUE or item.lower() in ("food", "drug", "seasonal", "no"):
+    for item in list_items(clean_object(match.group("what"))):
+        item = _resolve(object_item(item), ctx)
+        if not item or item.lower() in VAGUE or item.lower() in ("food", "drug", "seasonal", "no"):
             continue
         key = f"health.allergy.{_allergen_key(item)}"
         if negation:
             verb = "is no longer" if negation == "ended" else "is not"
             content = f"{who.label} {verb} allergic to {item}."
         elif pattern is _ALLERGY_NOUN:
-            content = f"{who.label} has {_article(degree or item)} {degree}{item} allergy."
+            content = f"{who.label} has {article_for(degree or item)} {degree}{item} allergy."
         else:
-            content = f"{who.label} has {_article(degree or 'allergy')} {degree}allergy to {item}."
+            content = f"{who.label} has {article_for(degree or 'allergy')} {degree}allergy to {item}."
         found.append(_safety(who, key, content, negation=negation))
     if found and pattern is _ALLERGY_TO:
         ctx.frame = (who, predicate[: len(predicate) - len(match.group("what"))], "allergy")
@@ -273,13 +271,13 @@ def _reactions(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     if not match:
         return []
     what = match.group("what") or match.group("what2")
-    items = [_resolve(_object_item(item), ctx) for item in _items(_clean_object(what))]
-    items = [item for item in items if item and item.lower() not in _VAGUE and len(item.split()) <= 4]
+    items = [_resolve(object_item(item), ctx) for item in list_items(clean_object(what))]
+    items = [item for item in items if item and item.lower() not in VAGUE and len(item.split()) <= 4]
     return [
         _safety(
             who,
             f"health.allergy.{_allergen_key(item)}",
-            _sentence(
+            as_sentence(
                 f"{who.label} {_plain(predicate)}" if len(items) == 1 else f"{who.label} reacts to {item}"
             ),
         )
@@ -301,15 +299,15 @@ def _intolerances(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         match = pattern.match(p)
         if not match:
             continue
-        for item in _items(_clean_object(match.group("what"))):
-            item = _resolve(_object_item(item), ctx)
-            if not item or item.lower() in _VAGUE:
+        for item in list_items(clean_object(match.group("what"))):
+            item = _resolve(object_item(item), ctx)
+            if not item or item.lower() in VAGUE:
                 continue
             key = f"health.intolerance.{_allergen_key(item)}"
             if negation or pattern is not _INTOLERANCE_NOUN:
                 content = f"{who.label} {verb} intolerant to {item}."
             else:
-                content = f"{who.label} has {_article(item)} {item} intolerance."
+                content = f"{who.label} has {article_for(item)} {item} intolerance."
             found.append(_safety(who, key, content, negation=negation))
         if found:
             ctx.frame = (
@@ -324,7 +322,7 @@ def _intolerances(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
 def _condition_key(condition: str) -> str:
     text = re.sub(r"\s+", " ", condition.lower())
     text = re.sub(r"^(?:(?:an?|chronic|severe|mild|bad|early|late|stage \d)\s+)+", "", text)
-    for pattern, key in _CONDITIONS:
+    for pattern, key in CONDITIONS:
         if re.fullmatch(pattern, text, re.I):
             return key
     return slug(text, words=3)
@@ -355,17 +353,17 @@ def _conditions(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     match = _CONDITION_IS.match(p)
     if match and _ADJECTIVE_REST.match(match.group("rest")):
         condition = re.sub(r"\s+", " ", match.group("cond"))
-        article = "a " if re.search(rf"(?i)^{_ADV}is\s+{_ADV}an?\s+", p) else ""
+        article = "a " if re.search(rf"(?i)^{ADV}is\s+{ADV}an?\s+", p) else ""
         verb = {"ended": "is no longer", "not": "is not"}.get(negation, "is")
         key = f"health.{_condition_key(condition)}"
         rest = match.group("rest").strip(" ,.")
-        rest = f" {_third_person(rest, possessive='their')}" if re.match(r"(?i)(?:in|with)\b", rest) else ""
+        rest = f" {third_person(rest, possessive='their')}" if re.match(r"(?i)(?:in|with)\b", rest) else ""
         return [_safety(who, key, f"{who.label} {verb} {article}{condition}{rest}.", negation=negation)]
     match = _DIAGNOSED.match(p)
     if match and not negation:
-        what = _object_item(match.group("what"))
+        what = object_item(match.group("what"))
         what = re.sub(r"(?i)\s+(?:last|this|in|on|two|three|a|about|when|at)\b.*$", "", what)
-        if what and what.lower() not in _VAGUE and len(what.split()) <= 4:
+        if what and what.lower() not in VAGUE and len(what.split()) <= 4:
             key = f"health.{_condition_key(what)}"
             return [_safety(who, key, f"{who.label} was diagnosed with {what}.")]
     return []
@@ -376,8 +374,8 @@ def _medications(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     match = _MEDICATION.match(p)
     if not match:
         return []
-    what = _clean_object(match.group("what"))
-    drug = _DRUG.search(what)
+    what = clean_object(match.group("what"))
+    drug = DRUG.search(what)
     if drug is None or (
         drug.group("drug").lower() in ("medication", "meds") and not negation and drug.start() > 0
     ):
@@ -389,7 +387,7 @@ def _medications(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         else "the pill"
     )
     key = f"health.medication.{_drug_key(drug.group('drug'))}"
-    what_third = _third_person(what, possessive="their")
+    what_third = third_person(what, possessive="their")
     if negation == "not":
         content = (
             f"{who.label} is not on {name}." if verb.endswith(" on") else f"{who.label} does not take {name}."
@@ -423,7 +421,7 @@ def _diets(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         return [_fact(who, key, f"{who.label} {verb} {diet}.", "safety", importance=0.9, pinned=not negation)]
     match = _DIET_DO.match(p)
     if match and not negation:
-        pred = _third_person(match.group("pred"), possessive="their")
+        pred = third_person(match.group("pred"), possessive="their")
         return [_fact(who, "diet", f"{who.label} {pred}.", "safety", importance=0.9, pinned=True)]
     return []
 
@@ -443,17 +441,17 @@ def _avoidances(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         found = []
         if _NOT_FOOD_OBJECT.match(match.group("what").strip()):
             return []
-        what = _clean_object(match.group("what"))
-        for item in _items(what):
-            item = _resolve(_object_item(item), ctx)
-            if not item or item.lower() in _VAGUE or _NOT_FOOD_OBJECT.match(item):
+        what = clean_object(match.group("what"))
+        for item in list_items(what):
+            item = _resolve(object_item(item), ctx)
+            if not item or item.lower() in VAGUE or _NOT_FOOD_OBJECT.match(item):
                 continue
             # "can't eat" says it is food; "don't eat", "avoid", "can't have" need a food to say so.
             if not (pattern is _CANNOT and verb in ("eat", "drink", "consume", "digest")) and not _is_food(
                 item
             ):
                 continue
-            item = _third_person(item, possessive="their")
+            item = third_person(item, possessive="their")
             content = f"{who.label} {modal} {verb} {item}." if verb else f"{who.label} {modal} {item}."
             # "can't tolerate lactose" is an intolerance, not a choice.
             kind = "health.intolerance" if verb in ("tolerate", "digest") else "diet.avoid"
@@ -489,11 +487,11 @@ def _health(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
 
 # "… because of my peanut allergy", "… for my asthma": a safety fact said in passing.
 _MY_ALLERGY = re.compile(
-    rf"(?i)\b(?:my|their|the\s+user's)\s+(?:(?P<degree>{_INTENSIFIER}(?:{_NOUN_DEGREE}))\s+)?"
+    rf"(?i)\b(?:my|their|the\s+user's)\s+(?:(?P<degree>{_INTENSIFIER}(?:{NOUN_DEGREE}))\s+)?"
     r"(?P<what>[a-z][a-z-]{1,20}(?:\s+[a-z][a-z-]{1,20})?)\s+(?P<kind>allerg(?:y|ies)|intolerance)\b"
 )
-_MY_CONDITION = re.compile(rf"(?i)\b(?:my|their|the\s+user's)\s+(?P<cond>{_CONDITION_ALT})\b")
-_NOT_MENTIONED = _words("food seasonal drug skin no other own new old known")
+_MY_CONDITION = re.compile(rf"(?i)\b(?:my|their|the\s+user's)\s+(?P<cond>{CONDITION_ALT})\b")
+_NOT_MENTIONED = word_set("food seasonal drug skin no other own new old known")
 
 
 def _mentions(clause: _Clause) -> list[Fact]:
@@ -509,7 +507,7 @@ def _mentions(clause: _Clause) -> list[Fact]:
             continue
         kind = "intolerance" if match.group("kind").lower() == "intolerance" else "allergy"
         key = f"health.{kind}.{_allergen_key(what)}"
-        found.append(_safety(USER, key, f"The user has {_article(what)} {what} {kind}.", incidental=True))
+        found.append(_safety(USER, key, f"The user has {article_for(what)} {what} {kind}.", incidental=True))
     for match in _MY_CONDITION.finditer(clause.raw):
         condition = match.group("cond")
         if condition.lower().startswith(("pregnan", "a ")):
@@ -525,16 +523,14 @@ def _subjectless(raw: str, ctx: _Context) -> list[Fact]:
     text = _LEAD_WORDS.sub("", raw)
     inverted = _ALLERGY_INVERTED.match(text)
     if inverted:
-        return _allergies(USER, "is allergic to " + _lower_first(inverted.group("what")), ctx)
+        return _allergies(USER, "is allergic to " + lower_first(inverted.group("what")), ctx)
     cause = _REACTION_CAUSE.match(text)
     if cause and cause.group("what").split()[0].lower() not in _NOT_ANTECEDENT:
-        item = _lower_first(_object_item(cause.group("what")))
-        content = _sentence(_third_person(text, possessive="the user's"))
+        item = lower_first(object_item(cause.group("what")))
+        content = as_sentence(third_person(text, possessive="the user's"))
         return [_safety(USER, f"health.allergy.{_allergen_key(item)}", content)]
     put_on = _PUT_ON.search(raw)
-    drug = (
-        _DRUG.search(_clean_object(put_on.group("what") or put_on.group("what2") or "")) if put_on else None
-    )
+    drug = DRUG.search(clean_object(put_on.group("what") or put_on.group("what2") or "")) if put_on else None
     if drug:
         key = f"health.medication.{_drug_key(drug.group('drug'))}"
         return [_safety(USER, key, f"The user takes {drug.group('drug')}.")]

@@ -6,56 +6,56 @@ from __future__ import annotations
 import re
 
 from memory_core.extraction.rules.clauses import _LEAD_WORDS
-from memory_core.extraction.rules.dates import _MONTH_NAMES, _find_date
 from memory_core.extraction.rules.facts import USER, Who, _Clause, _Context, _fact, _relative, _safety
-from memory_core.extraction.rules.lexicon import _ADV, _NAME, _NOT_NAMES, _REL_ALT, _TITLED_NAME, Fact
 from memory_core.extraction.rules.work import _MY_JOB, _is_org, _org
+from memory_core.reading.dates import MONTH_NAMES, find_date
+from memory_core.reading.words import ADV, NAME, NOT_NAMES, REL_ALT, TITLED_NAME, Fact
 
 _MARITAL = re.compile(
-    rf"(?i)^{_ADV}(?P<verb>is|got|has\s+been|was)\s+{_ADV}(?:happily\s+|recently\s+|newly\s+)?"
+    rf"(?i)^{ADV}(?P<verb>is|got|has\s+been|was)\s+{ADV}(?:happily\s+|recently\s+|newly\s+)?"
     r"(?P<status>married|single|divorced|engaged|widowed|separated)\b(?P<rest>.*)$"
 )
 _HAS_RELATIVE = re.compile(
-    rf"^(?i:{_ADV}has\s+(?:a|an|one|another)\s+(?:(?:little|baby|younger|older|big|twin|new)\s+)?"
-    rf"(?P<rel>{_REL_ALT})\s+(?:named|called)\s+)(?P<name>{_NAME})"
+    rf"^(?i:{ADV}has\s+(?:a|an|one|another)\s+(?:(?:little|baby|younger|older|big|twin|new)\s+)?"
+    rf"(?P<rel>{REL_ALT})\s+(?:named|called)\s+)(?P<name>{NAME})"
 )
 _RELATIVE_LIST = re.compile(
-    rf"(?i:\b(?:I|we)\s+have\s+(?:two|three|four|five|\d)\s+(?P<rel>{_REL_ALT})s?\s*(?:[,:\u2014-]|named|called)\s*)"
-    rf"(?P<names>{_NAME}(?:\s*,\s*{_NAME})*,?\s+(?i:and)\s+{_NAME})"
+    rf"(?i:\b(?:I|we)\s+have\s+(?:two|three|four|five|\d)\s+(?P<rel>{REL_ALT})s?\s*(?:[,:\u2014-]|named|called)\s*)"
+    rf"(?P<names>{NAME}(?:\s*,\s*{NAME})*,?\s+(?i:and)\s+{NAME})"
 )
-_CALLED = re.compile(rf"^(?i:{_ADV}is\s+called\s+)(?P<name>{_NAME})(?=$|[\s.,!?])")
+_CALLED = re.compile(rf"^(?i:{ADV}is\s+called\s+)(?P<name>{NAME})(?=$|[\s.,!?])")
 _GOES_BY = re.compile(
-    rf"^(?i:{_ADV}(?:goes\s+by|prefers\s+to\s+be\s+(?:called|addressed\s+as)|would\s+like\s+to\s+be\s+called|"
+    rf"^(?i:{ADV}(?:goes\s+by|prefers\s+to\s+be\s+(?:called|addressed\s+as)|would\s+like\s+to\s+be\s+called|"
     r"likes\s+to\s+be\s+called|wants\s+to\s+be\s+called|prefers\s+being\s+called|would\s+prefer\s+to\s+be\s+called|"
-    rf"asks\s+to\s+be\s+called)\s+)(?P<name>{_TITLED_NAME})(?=$|[\s.,!?])"
+    rf"asks\s+to\s+be\s+called)\s+)(?P<name>{TITLED_NAME})(?=$|[\s.,!?])"
 )
 # "call me Sam", "everyone calls me Jo", "address me as Dr. Lee" (not "don't call me …").
 _CALL_ME = re.compile(
-    rf"(?<![\w'])(?i:calls?|address|refer\s+to)\s+(?i:me|the\s+user)\s+(?:(?i:as)\s+)?(?P<name>{_TITLED_NAME})"
+    rf"(?<![\w'])(?i:calls?|address|refer\s+to)\s+(?i:me|the\s+user)\s+(?:(?i:as)\s+)?(?P<name>{TITLED_NAME})"
     r"(?=$|[\s.,!?])"
 )
 _NOT_CALLED = re.compile(r"(?i)(?:\bnot|n't|\bnever|\bstop|\bno\s+one|\bnobody)\s+(?:\w+\s+)?$")
 _NICKNAME = re.compile(
-    rf"(?:^|(?i:\b(?:my|the\s+user's|user's)\s+))(?i:nick\s*name\s+is\s+)(?P<name>{_TITLED_NAME})(?=$|[\s.,!?])"
+    rf"(?:^|(?i:\b(?:my|the\s+user's|user's)\s+))(?i:nick\s*name\s+is\s+)(?P<name>{TITLED_NAME})(?=$|[\s.,!?])"
 )
 _MY_NAME = re.compile(
     rf"(?:^|(?i:\b(?:my|the\s+user's|user's|our)\s+)|(?i:^the\s+(?=name's)))(?i:(?:full\s+|first\s+|real\s+|given\s+)?"
-    rf"name(?:\s+is|'s)\s+)(?P<name>{_NAME})(?=$|[\s.,!?])"
+    rf"name(?:\s+is|'s)\s+)(?P<name>{NAME})(?=$|[\s.,!?])"
 )
-_IM_NAME = re.compile(rf"^I'm\s+(?P<name>{_NAME})$")
+_IM_NAME = re.compile(rf"^I'm\s+(?P<name>{NAME})$")
 _BLOOD_TYPE = re.compile(
     r"(?i)(?:^|\b(?:my|the\s+user's|user's)\s+)blood\s+(?:type|group)\s+is\s+"
     r"(?P<bt>(?:AB|A|B|O)\s*(?:positive|negative|pos|neg|\+|-))"
 )
 _BIRTHDAY = re.compile(r"(?i)(?:^|\b(?:my|the\s+user's|user's)\s+|^'s\s+)birthday\s+is\s+(?P<when>.+)$")
-_BORN_ON = re.compile(rf"(?i)^{_ADV}was\s+born\s+on\s+(?P<when>.+)$")
+_BORN_ON = re.compile(rf"(?i)^{ADV}was\s+born\s+on\s+(?P<when>.+)$")
 
 
 def _personal(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     match = _MARITAL.match(predicate)
     if match:
         status = match.group("status").lower()
-        partner = re.match(rf"\s+to\s+(?P<name>{_NAME})", match.group("rest"))
+        partner = re.match(rf"\s+to\s+(?P<name>{NAME})", match.group("rest"))
         status += f" to {partner.group('name')}" if partner else ""
         return [_fact(who, "marital_status", f"{who.label} is {status}.", "relationship", importance=0.6,
                       incidental=match.group("verb").lower() == "got")]  # fmt: skip
@@ -64,19 +64,19 @@ def _personal(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         return _birthday(who, match.group("when"), ctx, born=True)
     if who.user:
         match = _CALLED.match(predicate)
-        if match and match.group("name").split()[0].lower() not in _NOT_NAMES:
+        if match and match.group("name").split()[0].lower() not in NOT_NAMES:
             return [
                 _fact(who, "name", f"The user's name is {match.group('name')}.", "profile", importance=0.8)
             ]
         match = _GOES_BY.match(predicate)
-        if match and match.group("name").split()[0].lower() not in _NOT_NAMES:
+        if match and match.group("name").split()[0].lower() not in NOT_NAMES:
             content = f"The user prefers to be called {match.group('name')}."
             return [_fact(who, "preferred_name", content, "profile", importance=0.8)]
     return []
 
 
 def _birthday(who: Who, text: str, ctx: _Context, *, born: bool = False) -> list[Fact]:
-    when = _find_date(text, ctx.today, future=True)
+    when = find_date(text, ctx.today, future=True)
     if when is None or when.precision != "day":
         return []
     groups = when.match.groupdict()
@@ -84,18 +84,18 @@ def _birthday(who: Who, text: str, ctx: _Context, *, born: bool = False) -> list
     if born and has_year:
         content = f"{who.label} was born on {when.day.isoformat()}."
     else:
-        content = f"{who.label}'s birthday is {_MONTH_NAMES[when.day.month - 1]} {when.day.day}."
+        content = f"{who.label}'s birthday is {MONTH_NAMES[when.day.month - 1]} {when.day.day}."
     return [_fact(who, "birthday", content, "profile", importance=0.6)]
 
 
 def _relative_names(who: Who, predicate: str) -> list[Fact]:
     """ "'s name is Mei", "is called Leo", "is Mei" after "my wife"."""
     match = re.match(
-        rf"^(?:(?:'s|s)\s+name\s+is|(?i:is\s+(?:called|named)|called|named|is))\s+(?P<name>{_NAME})"
+        rf"^(?:(?:'s|s)\s+name\s+is|(?i:is\s+(?:called|named)|called|named|is))\s+(?P<name>{NAME})"
         r"(?=$|[.,;!?)]|\s+(?:and|but|who|she|he|it)\b)",
         predicate,
     )
-    if not match or match.group("name").split()[0].lower() in _NOT_NAMES:
+    if not match or match.group("name").split()[0].lower() in NOT_NAMES:
         return []
     return [_name_fact(who, match.group("name"))]
 
@@ -138,7 +138,7 @@ def _names(clause: _Clause, ctx: _Context) -> list[Fact]:
 
 def _is_name(name: str) -> bool:
     """A name, not a nationality or a state ("Italian-American", "Ready")."""
-    return not any(part.lower() in _NOT_NAMES for part in re.split(r"[\s-]+", name))
+    return not any(part.lower() in NOT_NAMES for part in re.split(r"[\s-]+", name))
 
 
 _GREETING_TAIL = re.compile(r"(?i)\s+(?:by\s+the\s+way|btw|here|again|lol|haha)$")

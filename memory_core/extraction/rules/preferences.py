@@ -6,11 +6,11 @@ import re
 
 from memory_core.extraction.rules.clauses import _LEAD_WORDS
 from memory_core.extraction.rules.facts import Who, _Clause, _Context, _fact
-from memory_core.extraction.rules.lexicon import _ADV, Fact
-from memory_core.extraction.rules.text import _NO_TOPIC_START, _clean_object, _third_person, slug
+from memory_core.reading.normalise import NO_TOPIC_START, clean_object, slug, third_person
+from memory_core.reading.words import ADV, Fact
 
 _PREFERENCE = re.compile(
-    rf"(?i)^{_ADV}(?P<verb>prefers|likes|loves|enjoys|hates|dislikes|detests|adores|does\s+not\s+like|"
+    rf"(?i)^{ADV}(?P<verb>prefers|likes|loves|enjoys|hates|dislikes|detests|adores|does\s+not\s+like|"
     r"do\s+not\s+like|cannot\s+stand|can\s+not\s+stand|is\s+(?:a\s+)?(?:big\s+|huge\s+|great\s+)?fan\s+of|"
     r"is\s+not\s+(?:a\s+|much\s+of\s+a\s+)?(?:big\s+|huge\s+)?fan\s+of|does\s+not\s+enjoy|"
     r"would\s+like|wants|would\s+prefer|would\s+rather|will\s+have|will\s+take|needs|is\s+into|"
@@ -59,7 +59,7 @@ def _preferences(who: Who, predicate: str, ctx: _Context, lead: str) -> list[Fac
     if not match:
         return []
     verb = re.sub(r"\s+", " ", match.group("verb").lower())
-    what = _clean_object(match.group("what"))
+    what = clean_object(match.group("what"))
     whole = f"{lead} {predicate}"
     if re.match(
         r"(?i)^(?:to\s+be\s+(?:called|named|addressed)|not\s+to\s+(?:say|answer|share|tell|discuss|comment))\b",
@@ -83,9 +83,9 @@ def _preferences(who: Who, predicate: str, ctx: _Context, lead: str) -> list[Fac
     )
     first = what.split()[0].lower() if what else ""
     topic = slug(what, words=3)
-    if not topic or first in _NO_TOPIC_START:
+    if not topic or first in NO_TOPIC_START:
         return []
-    statement = f"{who.label} {phrase} {_third_person(what, possessive='their')}."
+    statement = f"{who.label} {phrase} {third_person(what, possessive='their')}."
     ctx.frame = (who, predicate[: len(predicate) - len(match.group("what"))], "preference")
     return [_fact(who, f"preference.{topic}", statement, "preference", importance=0.5)]
 

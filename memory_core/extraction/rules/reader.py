@@ -19,14 +19,6 @@ from memory_core.extraction.rules.events import _event, _identifiers, _past_acti
 from memory_core.extraction.rules.facts import USER, _Clause, _Context, _relative
 from memory_core.extraction.rules.health import _health, _mentions, _subjectless
 from memory_core.extraction.rules.home import _home
-from memory_core.extraction.rules.lexicon import (
-    _CJK,
-    _HYPOTHETICAL,
-    _NOT_NAMES,
-    _QUESTION_START,
-    _SECRET_WORDS,
-    Fact,
-)
 from memory_core.extraction.rules.people import (
     _RELATIVE_LIST,
     _birthday_of,
@@ -37,8 +29,16 @@ from memory_core.extraction.rules.people import (
     _relative_names,
 )
 from memory_core.extraction.rules.preferences import _is_request, _preferences
-from memory_core.extraction.rules.text import _normalise, _sentences
 from memory_core.extraction.rules.work import _work
+from memory_core.reading.normalise import normalise_spelling, split_sentences
+from memory_core.reading.words import (
+    CJK,
+    HYPOTHETICAL,
+    NOT_NAMES,
+    QUESTION_START,
+    SECRET_WORDS,
+    Fact,
+)
 
 
 class _Reader:
@@ -49,12 +49,12 @@ class _Reader:
 
     def read(self, text: str, *, remembered: bool = False) -> list[Fact]:
         found: list[Fact] = []
-        for sentence in _sentences(text):
+        for sentence in split_sentences(text):
             found += self.sentence(sentence, remembered=remembered)
         return found
 
     def sentence(self, sentence: str, *, remembered: bool = False) -> list[Fact]:
-        if re.search(f"[{_CJK}]", sentence):
+        if re.search(f"[{CJK}]", sentence):
             return self._mixed(sentence, remembered=remembered)
         return self._english(sentence, remembered=remembered)
 
@@ -63,13 +63,13 @@ class _Reader:
         written in English only ("I'm allergic to peanuts" then "我老婆对芒果过敏")."""
         found = _read_chinese(sentence)
         for part in re.split(r"[\uff0c\uff1b,;]", sentence):
-            if not re.search(f"[{_CJK}]", part) and re.search(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}", part):
+            if not re.search(f"[{CJK}]", part) and re.search(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}", part):
                 found += self._english(part, remembered=remembered)
         keys = [fact.get("key") for fact in found]
         return [f for i, f in enumerate(found) if not f.get("key") or f.get("key") not in keys[:i]]
 
     def _english(self, sentence: str, *, remembered: bool) -> list[Fact]:
-        sentence = _normalise(sentence)
+        sentence = normalise_spelling(sentence)
         question = sentence.rstrip().endswith("?")
         ctx = _Context(today=self.today, sentence=sentence)
         found, sentence = _listed_relatives(sentence)
@@ -102,7 +102,7 @@ class _Reader:
         return [f for index, f in enumerate(found) if not f.get("key") or last_of[f["key"]] == index]
 
     def _clause(self, clause: _Clause, ctx: _Context, *, remembered: bool) -> list[Fact]:
-        if clause.lead and _HYPOTHETICAL.search(clause.lead):
+        if clause.lead and HYPOTHETICAL.search(clause.lead):
             return []
         found = _names(clause, ctx) + _mentions(clause)
         past_action = _past_action(clause, ctx.today)
@@ -127,16 +127,16 @@ def _listed_relatives(sentence: str) -> tuple[list[Fact], str]:
     found = [
         _name_fact(_relative(listed.group("rel"), ""), name)
         for name in re.split(r"\s*,\s*|\s+and\s+", listed.group("names"))
-        if name and name.split()[0].lower() not in _NOT_NAMES
+        if name and name.split()[0].lower() not in NOT_NAMES
     ]
     return found, (sentence[: listed.start()] + sentence[listed.end() :]).strip()
 
 
 def _left_out(raw: str, *, question: bool) -> bool:
     """A clause naming a secret, or the question of a sentence: read nothing, continue nothing."""
-    if _SECRET_WORDS.search(raw) or judgement.secrets(raw).found:
+    if SECRET_WORDS.search(raw) or judgement.secrets(raw).found:
         return True
-    return bool(_QUESTION_START.match(raw) and (question or raw.rstrip().endswith("?")))
+    return bool(QUESTION_START.match(raw) and (question or raw.rstrip().endswith("?")))
 
 
 def _antecedent(raw: str) -> str:

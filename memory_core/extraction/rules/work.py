@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from memory_core.extraction.rules.dates import _find_date
 from memory_core.extraction.rules.facts import Who, _Context, _fact, _negation
-from memory_core.extraction.rules.lexicon import _ADV, _ORG, Fact
-from memory_core.extraction.rules.text import _article, _clean_object, _sentence
+from memory_core.reading.dates import find_date
+from memory_core.reading.normalise import article_for, as_sentence, clean_object
+from memory_core.reading.words import ADV, ORG, Fact
 
 _JOB_WORDS = (
     r"engineer|developer|programmer|designer|teacher|professor|lecturer|nurse|doctor|physician|surgeon|"
@@ -28,62 +28,60 @@ _TITLE = (
     r"(?:team\s+|tech\s+)?lead|manager|owner|founder|co-founder|president|chair"
 )
 _JOB_TEXT = r"[A-Za-z][\w -]{1,60}?"
-_AT_ORG = rf"(?:\s+(?i:at|for|with)\s+(?:the\s+)?(?P<org>{_ORG}))?"
+_AT_ORG = rf"(?:\s+(?i:at|for|with)\s+(?:the\s+)?(?P<org>{ORG}))?"
 _NEW_JOB = r"(?:a\s+|an\s+|the\s+)?(?:new\s+)?(?:job|position|role|offer|gig)"
 _WORKS_AS = re.compile(
-    rf"^(?i:{_ADV}(?:works|is\s+working|is\s+employed|has\s+worked|is\s+now\s+working|"
+    rf"^(?i:{ADV}(?:works|is\s+working|is\s+employed|has\s+worked|is\s+now\s+working|"
     rf"(?:got|landed|took|accepted|started|has|is\s+starting|found)\s+{_NEW_JOB})\s+as\s+(?:an?\s+|the\s+)?)"
     rf"(?P<job>{_JOB_TEXT}){_AT_ORG}(?=$|[.,;!?]|\s+(?:and|but|so|since|because|now|currently|these\s+days)\b)"
 )
 _WORKS_AT_AS = re.compile(
-    rf"^(?i:{_ADV}(?:works|is\s+working|is\s+employed)\s+(?:at|for|with)\s+(?:the\s+)?)(?P<org>{_ORG})"
+    rf"^(?i:{ADV}(?:works|is\s+working|is\s+employed)\s+(?:at|for|with)\s+(?:the\s+)?)(?P<org>{ORG})"
     rf"(?i:\s+as\s+(?:an?\s+|the\s+)?)(?P<job>{_JOB_TEXT})(?=$|[.,;!?]|\s+(?:and|but|so|since|because|now)\b)"
 )
 _IS_JOB = re.compile(
-    rf"^(?i:{_ADV}is\s+{_ADV}(?:an?\s+)(?P<job>(?:[\w-]+\s+){{0,3}}?(?:{_JOB_WORDS})s?)\b)"
+    rf"^(?i:{ADV}is\s+{ADV}(?:an?\s+)(?P<job>(?:[\w-]+\s+){{0,3}}?(?:{_JOB_WORDS})s?)\b)"
     rf"(?!\s+(?i:of|in)\b){_AT_ORG}"
 )
 _IS_TITLE = re.compile(
-    rf"^(?i:{_ADV}is\s+{_ADV}the\s+(?:new\s+)?(?P<job>{_TITLE})\s+(?:at|of|for)\s+(?:the\s+)?)(?P<org>{_ORG})"
+    rf"^(?i:{ADV}is\s+{ADV}the\s+(?:new\s+)?(?P<job>{_TITLE})\s+(?:at|of|for)\s+(?:the\s+)?)(?P<org>{ORG})"
 )
 _STUDENT = re.compile(
-    rf"^(?i:{_ADV}is\s+(?:an?\s+)?(?P<job>(?:[\w-]+\s+)?student)\s+(?:at|in)\s+(?:the\s+)?)(?P<org>{_ORG})"
+    rf"^(?i:{ADV}is\s+(?:an?\s+)?(?P<job>(?:[\w-]+\s+)?student)\s+(?:at|in)\s+(?:the\s+)?)(?P<org>{ORG})"
 )
 _PROMOTED = re.compile(
-    rf"(?i)^{_ADV}(?:was|got|has\s+been|is\s+being|is\s+getting)\s+{_ADV}promoted\s+to\s+(?:an?\s+|the\s+)?"
+    rf"(?i)^{ADV}(?:was|got|has\s+been|is\s+being|is\s+getting)\s+{ADV}promoted\s+to\s+(?:an?\s+|the\s+)?"
     r"(?P<job>[a-z][\w -]{1,40}?)(?=$|[.,;!?]|\s+(?:at|and|but|so|last|this|yesterday|today|on|in)\b)"
 )
-_BECAME = re.compile(
-    rf"(?i)^{_ADV}became\s+(?:an?\s+|the\s+)(?P<job>(?:[\w-]+\s+){{0,3}}?(?:{_JOB_WORDS}))\b"
-)
-_RETIRED = re.compile(rf"(?i)^{_ADV}(?:is\s+{_ADV}|has\s+|got\s+)?retired\b(?!\s+(?:from|as)\b)")
+_BECAME = re.compile(rf"(?i)^{ADV}became\s+(?:an?\s+|the\s+)(?P<job>(?:[\w-]+\s+){{0,3}}?(?:{_JOB_WORDS}))\b")
+_RETIRED = re.compile(rf"(?i)^{ADV}(?:is\s+{ADV}|has\s+|got\s+)?retired\b(?!\s+(?:from|as)\b)")
 _CHANGE_AS = re.compile(
-    rf"^(?i:{_ADV}(?:joined|was\s+hired\s+by|has\s+been\s+hired\s+by|got\s+hired\s+(?:by|at)|started\s+at|"
+    rf"^(?i:{ADV}(?:joined|was\s+hired\s+by|has\s+been\s+hired\s+by|got\s+hired\s+(?:by|at)|started\s+at|"
     rf"is\s+starting\s+at|will\s+start\s+at|starts\s+at|is\s+joining|will\s+be\s+joining|moved\s+to|"
-    rf"switched\s+to|went\s+to\s+work\s+(?:at|for))\s+(?:the\s+)?)(?P<org>{_ORG})(?P<mid>[^.;!?]*?)"
+    rf"switched\s+to|went\s+to\s+work\s+(?:at|for))\s+(?:the\s+)?)(?P<org>{ORG})(?P<mid>[^.;!?]*?)"
     rf"(?i:\s+as\s+(?:an?\s+|the\s+)?)(?P<job>{_JOB_TEXT})(?=$|[.,;!?]|\s+(?:and|but|so|since|because)\b)"
 )
 _EMPLOYER = re.compile(
-    rf"^(?i:{_ADV}(?:works|is\s+{_ADV}working|is\s+employed|has\s+been\s+working|started\s+(?:a\s+new\s+job|"
+    rf"^(?i:{ADV}(?:works|is\s+{ADV}working|is\s+employed|has\s+been\s+working|started\s+(?:a\s+new\s+job|"
     r"a\s+job|work|working|a\s+new\s+position|a\s+position|a\s+new\s+role|a\s+role)(?:\s+with)?|got\s+(?:a\s+|the\s+)?"
     r"(?:new\s+)?(?:job|position|role|offer)(?:\s+with)?|got\s+hired|was\s+hired|has\s+been\s+hired|is\s+starting\s+"
     r"(?:a\s+new\s+job|work|a\s+job)|joined|is\s+joining|accepted\s+(?:an?\s+|the\s+)?(?:job\s+)?offer|"
     r"took\s+a\s+job|switched\s+(?:jobs\s+)?|moved\s+to\s+a\s+(?:new\s+)?job|"
     r"(?:started|starts|is\s+starting|will\s+start)(?=\s+(?:at|with)\b)(?:\s+with)?|"
     r"will\s+be\s+working|will\s+work|is\s+going\s+to\s+(?:be\s+)?work(?:ing)?)\s+(?:at|for|by|from|to)?"
-    rf"\s*(?:the\s+)?)(?P<org>{_ORG})"
+    rf"\s*(?:the\s+)?)(?P<org>{ORG})"
 )
-_EMPLOYER_JOINED = re.compile(rf"^(?i:{_ADV}(?:joined|is\s+joining)\s+(?:the\s+)?)(?P<org>{_ORG})")
+_EMPLOYER_JOINED = re.compile(rf"^(?i:{ADV}(?:joined|is\s+joining)\s+(?:the\s+)?)(?P<org>{ORG})")
 _EMPLOYER_ENDED = re.compile(
-    rf"^(?i:{_ADV}(?:quit|left\s+(?:their|the\s+user's|a|the)\s+(?:job|position|role)\s+(?:at|with)|"
+    rf"^(?i:{ADV}(?:quit|left\s+(?:their|the\s+user's|a|the)\s+(?:job|position|role)\s+(?:at|with)|"
     r"quit\s+(?:their|the\s+user's|a|the)\s+(?:job|position|role)\s+(?:at|with)|resigned\s+from|"
     r"was\s+laid\s+off\s+(?:from|by)|got\s+laid\s+off\s+(?:from|by)|was\s+let\s+go\s+(?:from|by)|"
     r"got\s+fired\s+from|was\s+fired\s+from|retired\s+from|stopped\s+working\s+(?:at|for))\s+(?:the\s+)?)"
-    rf"(?P<org>{_ORG})"
+    rf"(?P<org>{ORG})"
 )
 _MY_JOB = re.compile(
     rf"(?:^|(?i:\b(?:my|the\s+user's|user's)\s+))(?i:(?:new\s+|current\s+)?(?:job|work|workplace|employer|office)\s+"
-    rf"is\s+(?:(?:at|with|for)\s+)?(?:the\s+)?)(?P<org>{_ORG})"
+    rf"is\s+(?:(?:at|with|for)\s+)?(?:the\s+)?)(?P<org>{ORG})"
 )
 
 
@@ -110,17 +108,17 @@ def _job(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         match = pattern.match(predicate)
         if not match:
             continue
-        job = _clean_object(match.group("job"))
+        job = clean_object(match.group("job"))
         if not job or len(job.split()) > 6:
             continue
         org = _org(match.groupdict().get("org") or "")
         at = f" at {org}" if org else ""
         if pattern is _STUDENT:
-            content = f"{who.label} is {_article(job)} {job}{at}."
+            content = f"{who.label} is {article_for(job)} {job}{at}."
         elif pattern is _IS_TITLE:
             content = f"{who.label} works as the {job}{at}."
         else:
-            content = f"{who.label} works as {_article(job)} {job}{at}."
+            content = f"{who.label} works as {article_for(job)} {job}{at}."
         valid_from = _dated(predicate, ctx) if pattern is _CHANGE_AS else None
         return [_fact(who, "job", content, "profile", valid_from=valid_from)]
     return []
@@ -128,7 +126,7 @@ def _job(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
 
 # "works in marketing": a field, lower case (a capitalised place, "works in London", is not a job).
 _WORKS_IN = re.compile(
-    rf"^(?:{_ADV})(?:works|is\s+working|has\s+worked)\s+in\s+(?P<field>(?:[a-z][a-z-]*)(?:\s+[a-z][a-z-]*){{0,2}}?)"
+    rf"^(?:{ADV})(?:works|is\s+working|has\s+worked)\s+in\s+(?P<field>(?:[a-z][a-z-]*)(?:\s+[a-z][a-z-]*){{0,2}}?)"
     r"(?=$|[.,;!?]|\s+(?:and|but|so|since|because|now|at|for)\b)"
 )
 _NOT_FIELDS = frozenset(
@@ -147,7 +145,7 @@ def _job_change(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     match = _BECAME.match(predicate)
     if match:
         job = match.group("job")
-        content = f"{who.label} became {_article(job)} {job}."
+        content = f"{who.label} became {article_for(job)} {job}."
         return [_fact(who, "job", content, "profile", valid_from=_dated(predicate, ctx))]
     if _RETIRED.match(predicate):
         return [_fact(who, "job", f"{who.label} is retired.", "profile")]
@@ -156,7 +154,7 @@ def _job_change(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
         where = match.groupdict().get("where")
         verb = re.sub(r"\s+", " ", match.group("verb").lower())
         content = f"{who.label} {verb} {match.group('what')}" + (f" at {where.strip()}" if where else "")
-        return [_fact(who, "job", _sentence(content), "profile")]
+        return [_fact(who, "job", as_sentence(content), "profile")]
     return []
 
 
@@ -174,23 +172,23 @@ def _employer(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
             return [_fact(who, "", f"{who.label} does not work at {org}.", "profile")]
         if negation:
             return [_fact(who, "employer", f"{who.label} no longer works at {org}.", "profile")]
-        changed = not re.match(rf"(?i)^{_ADV}(?:works|is\s+{_ADV}working|is\s+employed)", p)
+        changed = not re.match(rf"(?i)^{ADV}(?:works|is\s+{ADV}working|is\s+employed)", p)
         valid_from = _dated(predicate, ctx) if changed else None
         return [_fact(who, "employer", f"{who.label} works at {org}.", "profile", valid_from=valid_from)]
     return []
 
 
 _TEACHES = re.compile(
-    rf"(?i)^{_ADV}(?P<verb>teaches|tutors|lectures\s+in|coaches)\s+(?P<what>[a-z][\w -]{{1,40}}?)"
+    rf"(?i)^{ADV}(?P<verb>teaches|tutors|lectures\s+in|coaches)\s+(?P<what>[a-z][\w -]{{1,40}}?)"
     r"(?:\s+(?:at|in|for)\s+(?P<where>[^,;.!?]+))?$"
 )
 _RUNS = re.compile(
-    rf"(?i)^{_ADV}(?P<verb>runs|owns|manages|started|founded|co-founded)\s+(?P<what>(?:a|an|their\s+own|the\s+user's\s+own)\s+"
+    rf"(?i)^{ADV}(?P<verb>runs|owns|manages|started|founded|co-founded)\s+(?P<what>(?:a|an|their\s+own|the\s+user's\s+own)\s+"
     r"(?:[\w-]+\s+){0,2}?(?:business|company|startup|shop|store|bakery|restaurant|cafe|caf\u00e9|bar|firm|practice|"
     r"clinic|agency|farm|salon|studio|consultancy|daycare))\b"
 )
 
 
 def _dated(text: str, ctx: _Context) -> str | None:
-    when = _find_date(text, ctx.today) or _find_date(ctx.sentence, ctx.today)
+    when = find_date(text, ctx.today) or find_date(ctx.sentence, ctx.today)
     return when.day.isoformat() if when else None

@@ -1,17 +1,18 @@
-"""Text helpers of the offline extractor: first person to third, object clean-up, list items,
-key slugs, and the sentence splitter with its spelling normalisation."""
+"""Text normalisation: first person to third, object clean-up, list items, key slugs, and the
+sentence splitter with its spelling normalisation (the offline extractor's rules read with them)."""
 
 from __future__ import annotations
 
 import re
 
-from memory_core.extraction.rules.lexicon import (
-    _CJK,
-    _CONTAINING,
-    _LEADING_DETERMINER,
-    _OBJECT_END,
-    _TRAILING_FILLER,
-    _words,
+from memory_core.reading.words import (
+    CJK,
+    CONTAINING,
+    LEADING_DETERMINER,
+    OBJECT_END,
+    PAST_TENSE,
+    TRAILING_FILLER,
+    word_set,
 )
 
 _ADVERBS = (
@@ -19,7 +20,7 @@ _ADVERBS = (
     r"already|definitely|absolutely|generally|mostly|sometimes|rarely|even|totally|strongly|much|no\s+longer|"
     r"both|all|seriously|honestly|basically|officially|originally|probably|certainly|apparently"
 )
-_PRONOUN_I = re.compile(
+PRONOUN_I = re.compile(
     rf"\b[Ii](?P<contraction>'m|'ve|'ll|'d)?\b(?P<adverbs>(?:\s+(?:{_ADVERBS}))*)"
     r"(?:\s+(?P<verb>[A-Za-z']+))?"
 )
@@ -36,16 +37,10 @@ _IRREGULAR = {
     "are": "is",
     "aren't": "isn't",
 }
-_PAST = _words(
-    "was were had did made took gave went came saw ran wrote knew thought brought bought caught taught "
-    "fought felt kept slept left met sent spent built lost paid said sold told found heard held stood won "
-    "woke wore broke chose drove flew forgot froze hid rode rose shook spoke stole swam threw ate drank "
-    "sang sat fell quit put set let cut hit hurt shut read got began grew became"
-)
-_UNCHANGED_AFTER_I = _PAST | _words(
+_UNCHANGED_AFTER_I = PAST_TENSE | word_set(
     "can cannot could will would shall should may might must used and or but too"
 )
-_OBJECT_PRONOUNS = (
+OBJECT_PRONOUNS = (
     (re.compile(r"\bmyself\b", re.I), "themselves"),
     (re.compile(r"\bmine\b", re.I), "the user's"),
     (re.compile(r"\bmy\b", re.I), "the user's"),
@@ -53,15 +48,15 @@ _OBJECT_PRONOUNS = (
     (re.compile(r"\byour\b", re.I), "the assistant's"),
     (re.compile(r"\byou\b", re.I), "the assistant"),
 )
-_TOPIC_STOPWORDS = _words(
+_TOPIC_STOPWORDS = word_set(
     "a an the my your their our to it its of for with in on at and or when that this those these "
     "some very much really being be me i you them lot so by from as is are than over more most "
     "kind sort just all any having getting"
 )
-_NO_TOPIC_START = _words("it that this you them those these how what when where who why")
+NO_TOPIC_START = word_set("it that this you them those these how what when where who why")
 
 
-def _conjugate(verb: str) -> str:
+def conjugate(verb: str) -> str:
     lower = verb.lower().replace("\u2019", "'")
     if lower in _IRREGULAR:
         return _IRREGULAR[lower]
@@ -78,7 +73,7 @@ def _conjugate(verb: str) -> str:
     return verb + "s"
 
 
-def _third_person(text: str, *, possessive: str = "the user's") -> str:
+def third_person(text: str, *, possessive: str = "the user's") -> str:
     """First person to third ("I like my tea" -> "the user likes their tea" with possessive="their")."""
 
     def subject(match: re.Match[str]) -> str:
@@ -90,10 +85,10 @@ def _third_person(text: str, *, possessive: str = "the user's") -> str:
             return head + adverbs + (f" {verb}" if verb else "")
         if verb is None:
             return "the user" + adverbs
-        return f"the user{adverbs} {_conjugate(verb)}"
+        return f"the user{adverbs} {conjugate(verb)}"
 
-    out = _PRONOUN_I.sub(subject, text)
-    for pattern, replacement in _OBJECT_PRONOUNS:
+    out = PRONOUN_I.sub(subject, text)
+    for pattern, replacement in OBJECT_PRONOUNS:
         value = possessive if replacement == "the user's" else replacement
         if replacement == "the user" and possessive != "the user's":
             value = "them"
@@ -101,14 +96,14 @@ def _third_person(text: str, *, possessive: str = "the user's") -> str:
     return out
 
 
-def _expand_negations(text: str) -> str:
+def expand_negations(text: str) -> str:
     """ "doesn't" -> "does not", "can't" -> "cannot": one spelling for the rules to read."""
     text = re.sub(r"(?i)\bcan't\b", "cannot", text)
     text = re.sub(r"(?i)\bwon't\b", "will not", text)
     return re.sub(r"(?i)\b(\w+)n't\b", r"\1 not", text)
 
 
-def _sentence(text: str) -> str:
+def as_sentence(text: str) -> str:
     text = re.sub(r"\s+", " ", text).strip(" ,;:-\u2014")
     if not text:
         return text
@@ -116,19 +111,19 @@ def _sentence(text: str) -> str:
     return text if text[-1] in ".!?\u3002" else text + "."
 
 
-def _clean_object(text: str) -> str:
-    text = _OBJECT_END.sub("", text.strip())
-    text = _TRAILING_FILLER.sub("", text)
+def clean_object(text: str) -> str:
+    text = OBJECT_END.sub("", text.strip())
+    text = TRAILING_FILLER.sub("", text)
     return text.strip(" ,;:-\u2014.!?")
 
 
-_IE_WORDS = _words(
+_IE_WORDS = word_set(
     "movies cookies brownies pies ties lies smoothies zombies calories selfies rookies hoodies veggies "
     "foodies aunties goalies"
 )
 
 
-def _singular(token: str) -> str:
+def singular(token: str) -> str:
     if len(token) <= 3 or token.endswith(("ss", "us", "is")):
         return token
     if token in _IE_WORDS:
@@ -142,23 +137,23 @@ def _singular(token: str) -> str:
 
 def slug(text: str, *, words: int = 4) -> str:
     """The words of a key ("window seats" -> "window_seat"); Chinese runs are kept as they are."""
-    tokens = [t for t in re.findall(rf"[a-z0-9]+|[{_CJK}]+", text.lower()) if t not in _TOPIC_STOPWORDS]
-    return "_".join(_singular(t) for t in tokens[:words])
+    tokens = [t for t in re.findall(rf"[a-z0-9]+|[{CJK}]+", text.lower()) if t not in _TOPIC_STOPWORDS]
+    return "_".join(singular(t) for t in tokens[:words])
 
 
-def _name_slug(name: str) -> str:
+def name_slug(name: str) -> str:
     """A name in a key, as written ("Whiskers" stays "whiskers")."""
-    return "_".join(re.findall(rf"[a-z0-9]+|[{_CJK}]+", name.lower())[:3])
+    return "_".join(re.findall(rf"[a-z0-9]+|[{CJK}]+", name.lower())[:3])
 
 
-def _article(noun: str) -> str:
+def article_for(noun: str) -> str:
     return "an" if noun[:1].lower() in "aeiou" else "a"
 
 
-_SHARED_HEADS = _words("stings sting bites bite venom hair dander fur feathers")
+_SHARED_HEADS = word_set("stings sting bites bite venom hair dander fur feathers")
 
 
-def _items(text: str) -> list[str]:
+def list_items(text: str) -> list[str]:
     """The items of a list object ("peanuts, tree nuts and sesame"; "bee and wasp stings" shares
     its last word)."""
     parts = re.split(r"\s*(?:,|;|&|/|\band\b|\bor\b|\bnor\b|\bplus\b|\bas well as\b)\s*", text, flags=re.I)
@@ -176,13 +171,13 @@ _QUALIFIER = re.compile(
 )
 
 
-def _object_item(text: str) -> str:
-    text = _LEADING_DETERMINER.sub("", _clean_object(text))
-    text = _QUALIFIER.sub("", text) if not _CONTAINING.match(text) else text
-    return _TRAILING_FILLER.sub("", text).strip(" ,;:-.!?")
+def object_item(text: str) -> str:
+    text = LEADING_DETERMINER.sub("", clean_object(text))
+    text = _QUALIFIER.sub("", text) if not CONTAINING.match(text) else text
+    return TRAILING_FILLER.sub("", text).strip(" ,;:-.!?")
 
 
-def _lower_first(text: str) -> str:
+def lower_first(text: str) -> str:
     """A sentence-initial word as it would be mid-sentence ("Peanuts" -> "peanuts"; "NSAIDs" stays)."""
     return (
         text[0].lower() + text[1:]
@@ -202,7 +197,7 @@ _HEADER_LIST = re.compile(
 _HEADER_AS = {"allerg": "I'm allergic to", "intoler": "I'm intolerant to", "med": "I take", "pres": "I take"}
 
 
-def _normalise(sentence: str) -> str:
+def normalise_spelling(sentence: str) -> str:
     text = (
         sentence.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
     )
@@ -235,6 +230,6 @@ _SENTENCE_END = (
 )
 
 
-def _sentences(text: str) -> list[str]:
+def split_sentences(text: str) -> list[str]:
     parts = re.split(rf"{_SENTENCE_END}|(?<=[\u3002\uff01\uff1f])|\s*\n+\s*", text)
     return [part.strip() for part in parts if part and part.strip()]

@@ -1,5 +1,6 @@
-"""The offline extractor's vocabulary: word lists, name and place patterns, conditions, drugs,
-foods, relations, identifier kinds, secret words, and the Chinese words that share English keys."""
+"""The engine's vocabulary: word lists, name and place patterns, conditions, drugs, foods,
+relations, identifier kinds, secret words, and the Chinese words that share English keys. The
+offline extractor's rules read with it, and so do the entity rules and the kinship words."""
 
 from __future__ import annotations
 
@@ -9,73 +10,78 @@ from typing import Any
 Fact = dict[str, Any]
 
 
-def _words(text: str) -> frozenset[str]:
+def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-def _pairs(text: str) -> dict[str, str]:
+def word_pairs(text: str) -> dict[str, str]:
     """ "mom=mother son" -> {"mom": "mother", "son": "son"}: a word list that maps some words."""
     return {word: target or word for word, _, target in (item.partition("=") for item in text.split())}
 
 
-def _alternation(words: str | list[str] | tuple[str, ...]) -> str:
+def alternation(words: str | list[str] | tuple[str, ...]) -> str:
     """A regex alternation of phrases, longest first (so "type 1 diabetes" wins over "diabetes")."""
     items = words.split("|") if isinstance(words, str) else list(words)
     return "|".join(sorted((item for item in items if item), key=len, reverse=True))
 
 
-_NAME = r"[A-Z][\w'\u00c0-\u024f-]*(?:\s+[A-Z][\w'\u00c0-\u024f-]*){0,2}"
-_TITLED_NAME = (
-    rf"(?:(?:Dr|Mr|Mrs|Ms|Mx|Miss|Prof|Professor|Sir|Dame|Captain|Coach|Auntie|Uncle)\.?\s+)?{_NAME}"
-)
-_PLACE = r"[A-Z][\w'.\u00c0-\u024f-]*(?:(?:\s+|,\s*)[A-Z][\w'.\u00c0-\u024f-]*){0,3}"
-_ORG = r"[A-Z0-9][\w&'.\u00c0-\u024f-]*(?:\s+(?:&\s+)?[A-Z0-9][\w&'.\u00c0-\u024f-]*){0,4}"
-_CJK = r"\u4e00-\u9fff"
-_ADV = (
+NAME = r"[A-Z][\w'\u00c0-\u024f-]*(?:\s+[A-Z][\w'\u00c0-\u024f-]*){0,2}"
+TITLED_NAME = rf"(?:(?:Dr|Mr|Mrs|Ms|Mx|Miss|Prof|Professor|Sir|Dame|Captain|Coach|Auntie|Uncle)\.?\s+)?{NAME}"
+PLACE = r"[A-Z][\w'.\u00c0-\u024f-]*(?:(?:\s+|,\s*)[A-Z][\w'.\u00c0-\u024f-]*){0,3}"
+ORG = r"[A-Z0-9][\w&'.\u00c0-\u024f-]*(?:\s+(?:&\s+)?[A-Z0-9][\w&'.\u00c0-\u024f-]*){0,4}"
+CJK = r"\u4e00-\u9fff"
+ADV = (
     r"(?:(?:also|still|now|currently|really|actually|definitely|both|all|just|even|recently|finally|"
     r"already|officially|basically|honestly|seriously|unfortunately|apparently|technically|"
     r"originally|sadly|luckily|totally|absolutely|generally|usually|always|mostly|pretty\s+much)\s+)*"
 )
-_DEGREE = r"very|quite|super|really|so|deadly|a\s+bit|a\s+little|somewhat|[a-z-]+ly"
-_NOUN_DEGREE = r"severe|mild|serious|bad|strong|life-threatening|deadly|slight|minor|major|terrible"
+DEGREE = r"very|quite|super|really|so|deadly|a\s+bit|a\s+little|somewhat|[a-z-]+ly"
+NOUN_DEGREE = r"severe|mild|serious|bad|strong|life-threatening|deadly|slight|minor|major|terrible"
+# Irregular past tenses (a word ending in -ed is past too): "I went to Lyon" is an event.
+PAST_TENSE = word_set(
+    "was were had did made took gave went came saw ran wrote knew thought brought bought caught taught "
+    "fought felt kept slept left met sent spent built lost paid said sold told found heard held stood won "
+    "woke wore broke chose drove flew forgot froze hid rode rose shook spoke stole swam threw ate drank "
+    "sang sat fell quit put set let cut hit hurt shut read got began grew became"
+)
 # Objects that name no particular thing: "allergic to anything" gives no fact.
-_VAGUE = _words(
+VAGUE = word_set(
     "anything everything nothing something it them this that those these stuff things any lots much "
     "everything else anything else a lot some any food any foods all food none no n/a nothing else"
 )
-_PRONOUN_OBJECTS = _words("it them that this those these")
+PRONOUN_OBJECTS = word_set("it them that this those these")
 # Not allergens, whatever the joke says ("allergic to Mondays").
-_NOT_ALLERGENS = _words(
+NOT_ALLERGENS = word_set(
     "monday mondays tuesday tuesdays wednesday wednesdays thursday thursdays friday fridays saturday "
     "saturdays sunday sundays morning mornings work homework people meetings meeting exercise effort "
     "adulting nonsense drama mondays responsibility responsibilities deadlines you him her math stupidity"
 )
-_OBJECT_END = re.compile(
+OBJECT_END = re.compile(
     r"[,\s]+(?:so|but|because|which|when|whenever|if|since|though|although|while|and\s+(?:I|i|my|we|you)|"
     r"please|can|could|would|do|who|that\s+(?:is|was|makes|gives))\b.*$",
     re.S,
 )
-_TRAILING_FILLER = re.compile(
+TRAILING_FILLER = re.compile(
     r"(?:\s+(?:too|as well|a lot|so much|very much|really|though|lol|haha|apparently|anymore|any more|"
     r"these days|nowadays|now|at all|for sure|btw|honestly|originally|like crazy|unfortunately))+$",
     re.I,
 )
-_LEADING_DETERMINER = re.compile(
+LEADING_DETERMINER = re.compile(
     r"^(?:(?:all|any|some|most|certain|many|the|a|an|both|either|neither|just|only|kinds?\s+of|types?\s+of|sorts?\s+of|"
     r"all\s+kinds\s+of|most\s+kinds\s+of)\s+)+",
     re.I,
 )
-_CONTAINING = re.compile(
+CONTAINING = re.compile(
     r"^(?:anything|foods?|things|stuff|dishes|products|meals)\s+(?:with|containing|that\s+contains?|made\s+with)\s+",
     re.I,
 )
-_DIETS = (
+DIETS = (
     "vegan|vegetarian|pescatarian|pescetarian|lacto-vegetarian|lacto-ovo vegetarian|ovo-vegetarian|"
     "flexitarian|plant-based|halal|kosher|fruitarian|raw vegan"
 )
 # Conditions: what the user may say, and the one slot each is kept under. Any diabetes is
 # "diabetic": the key v1 stored for "I am diabetic".
-_CONDITIONS: tuple[tuple[str, str], ...] = (
+CONDITIONS: tuple[tuple[str, str], ...] = (
     (r"(?:type[ -]?(?:1|2|one|two|i|ii)\s+)?diabet(?:es|ic)|t[12]d|pre-?diabetes", "diabetic"),
     (r"asthma|asthmatic", "asthma"),
     (r"epilepsy|epileptic|a\s+seizure\s+disorder|seizures", "epilepsy"),
@@ -136,14 +142,14 @@ _CONDITIONS: tuple[tuple[str, str], ...] = (
     (r"pregnant", "pregnant"),
     (r"colou?r[ -]?blind(?:ness)?", "colorblind"),
 )
-_CONDITION_ALT = _alternation([pattern for pattern, _ in _CONDITIONS])
-_CONDITION_ADJECTIVES = (
+CONDITION_ALT = alternation([pattern for pattern, _ in CONDITIONS])
+CONDITION_ADJECTIVES = (
     r"(?:type[ -]?(?:1|2|one|two|i|ii)\s+)?diabetic|pre-?diabetic|asthmatic|epileptic|c(?:o)?eliac|"
     r"an(?:a)?emic|hypertensive|(?:\d+\s+(?:weeks?|months?)\s+)?pregnant|colou?r[ -]?blind|dyslexic|"
     r"autistic|bipolar|immunocompromised|hard\s+of\s+hearing|deaf|blind|hemophiliac|haemophiliac"
 )
 # Medicines: names, classes and devices; a word with a drug-name ending counts too.
-_DRUG_NAMES = (
+DRUG_NAMES = (
     r"metformin|insulin|lisinopril|warfarin|coumadin|aspirin|ibuprofen|paracetamol|acetaminophen|tylenol|"
     r"advil|naproxen|sertraline|zoloft|fluoxetine|prozac|citalopram|escitalopram|lexapro|paroxetine|"
     r"venlafaxine|bupropion|wellbutrin|lithium|lamotrigine|levetiracetam|keppra|valproate|carbamazepine|"
@@ -166,13 +172,13 @@ _DRUG_NAMES = (
     r"(?:thyroid|blood\s+pressure|heart|diabetes|seizure|anxiety|allergy)\s+(?:medication|meds|pills|tablets)|"
     r"dialysis|oxygen(?:\s+therapy)?|radiation(?:\s+therapy)?|medication|meds"
 )
-_DRUG_SUFFIXES = (
+DRUG_SUFFIXES = (
     r"[a-z]+(?:statin|pril|sartan|olol|azepam|azolam|cillin|mycin|cycline|floxacin|prazole|tidine|formin|"
     r"gliptin|glutide|xaban|parin|oxetine|triptan|codone|profen|dronate|lukast|terol|solone|thyroxine|"
     r"mab|tinib|vir|zodone|pramine|tyline|dipine|semide|thiazide|fenac)"
 )
-_DRUG = re.compile(rf"(?i)\b(?P<drug>{_DRUG_NAMES}|{_DRUG_SUFFIXES})\b")
-_DRUG_KEYS = _pairs(
+DRUG = re.compile(rf"(?i)\b(?P<drug>{DRUG_NAMES}|{DRUG_SUFFIXES})\b")
+DRUG_KEYS = word_pairs(
     "coumadin=warfarin tylenol=paracetamol acetaminophen=paracetamol advil=ibuprofen zoloft=sertraline "
     "prozac=fluoxetine lexapro=escitalopram synthroid=levothyroxine lipitor=atorvastatin "
     "crestor=rosuvastatin "
@@ -183,7 +189,7 @@ _DRUG_KEYS = _pairs(
     "the_pill=pill birth_control=pill epinephrine=epipen adrenaline=epipen cpap_machine=cpap med=medication"
 )
 # Foods and drinks, for the avoidance rules whose verb says little by itself ("I don't eat …").
-_FOODS = _words(
+FOODS = word_set(
     "pork beef lamb mutton veal chicken poultry turkey duck meat fish seafood shellfish shrimp prawn crab "
     "lobster oyster clam mussel scallop squid octopus sushi egg dairy milk cheese butter cream yogurt "
     "yoghurt lactose gluten wheat bread pasta soy tofu nut peanut almond cashew walnut pecan pistachio "
@@ -195,7 +201,7 @@ _FOODS = _words(
     "sulfite sulphite nightshade cilantro coriander ham bacon sausage salami gravy rice oat barley rye "
     "yeast vinegar fodmap cinnamon"
 )
-_RELATIONS = _pairs(
+RELATIONS = word_pairs(
     "wife husband partner spouse girlfriend boyfriend fiancee=fiance fianc\u00e9e=fiance fiance "
     "fianc\u00e9=fiance son daughter child kid=child baby mother mom=mother mum=mother mommy=mother "
     "mama=mother father dad=father daddy=father papa=father brother sister grandmother grandma=grandmother "
@@ -203,12 +209,12 @@ _RELATIONS = _pairs(
     "cousin niece nephew grandson granddaughter stepson stepdaughter stepmother stepfather "
     "mother-in-law=mother_in_law father-in-law=father_in_law"
 )
-_PETS = _pairs("dog puppy=dog cat kitten=cat parrot rabbit bunny=rabbit hamster horse bird turtle")
+PETS = word_pairs("dog puppy=dog cat kitten=cat parrot rabbit bunny=rabbit hamster horse bird turtle")
 # One of each: the name is not needed to tell them apart (v1's key for "my wife's name is Mei").
-_PARTNERS = frozenset({"wife", "husband", "partner", "spouse", "girlfriend", "boyfriend", "fiance"})
-_REL_ALT = _alternation(list(_RELATIONS) + list(_PETS))
+PARTNERS = frozenset({"wife", "husband", "partner", "spouse", "girlfriend", "boyfriend", "fiance"})
+REL_ALT = alternation(list(RELATIONS) + list(PETS))
 # "My wife is Chinese" says nothing about her name.
-_NOT_NAMES = _words(
+NOT_NAMES = word_set(
     "american british english french german japanese chinese korean indian italian spanish canadian "
     "australian russian mexican brazilian dutch swiss swedish irish polish turkish vietnamese thai "
     "greek portuguese scottish welsh african asian european latino latina jewish muslim christian "
@@ -219,37 +225,37 @@ _NOT_NAMES = _words(
     "here there home away sick ill pregnant okay ok fine great back "
     "ready good sorry sure done new later tomorrow now maybe please when if gen god"
 )
-_ID_KINDS = _pairs(
+ID_KINDS = word_pairs(
     "order ticket incident=ticket case booking reservation=booking confirmation=booking pnr=booking tracking "
     "shipment=tracking parcel=tracking package=tracking invoice claim refund return rma=return policy "
     "request "
     "issue flight application membership member=membership customer reference ref=reference appointment "
     "subscription transaction contract"
 )
-_IDENTIFIER = re.compile(
-    rf"(?i:\b(?P<kind>{_alternation(list(_ID_KINDS))})s?(?:\s+(?:{_alternation(list(_ID_KINDS))}))?)"
+IDENTIFIER = re.compile(
+    rf"(?i:\b(?P<kind>{alternation(list(ID_KINDS))})s?(?:\s+(?:{alternation(list(ID_KINDS))}))?)"
     r"(?:\s+(?i:number|no\.?|num|nr|id|ref(?:erence)?|#))?(?:\s+(?i:is|was|=)|\s*[:=])?\s*\(?"
     r"(?P<id>#\s?\d{3,}|\d{4,}|(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,}[A-Za-z0-9])(?![\w-])\)?"
 )
 # What may never reach a statement. The write pipeline refuses secrets too; leaving the clause
 # out keeps the rest of the sentence ("my order is 88231 and my PIN is 4321").
-_SECRET_WORDS = re.compile(
+SECRET_WORDS = re.compile(
     r"(?i)\b(?:passwords?|passwd|passcodes?|passphrases?|pins?|pin\s+codes?|codes?|otp|2fa|cvv|cvc|"
     r"security\s+(?:questions?|answers?)|verification|tokens?|api[\s_-]?keys?|secrets?|ssn|"
     r"social\s+security|logins?|credentials?|card\s+numbers?|credit\s+cards?|debit\s+cards?|"
     r"account\s+numbers?|bank\s+accounts?|routing\s+numbers?|iban|sort\s+codes?|passport\s+numbers?)\b"
     r"|密码|验证码|口令|卡号|银行卡|身份证号|护照号"
 )
-_HYPOTHETICAL = re.compile(
+HYPOTHETICAL = re.compile(
     r"(?i)\b(?:if|whether|unless|in\s+case|suppose|supposing|imagine|pretend|wonder|wondering|what|which|"
     r"who|how|why|where|when|would\s+be|were)\b"
 )
-_QUESTION_START = re.compile(
+QUESTION_START = re.compile(
     r"(?i)^(?:what|who|where|when|why|how|which|can|could|would|should|do|does|did|is|are|will|shall|may|"
     r"am|was|were|have|has|had)(?:'s|\s|$)"
 )
 # Chinese words to the English key words, so both languages share a slot.
-_ZH_TERMS = {
+ZH_TERMS = {
     "花生": "peanut",
     "坚果": "nut",
     "海鲜": "seafood",
@@ -393,7 +399,7 @@ _ZH_TERMS = {
     "达格列净": "dapagliflozin",
     "氨氯地平": "amlodipine",
 }
-_ZH_RELATIONS = {
+ZH_RELATIONS = {
     "妻子": "wife",
     "老婆": "wife",
     "太太": "wife",
@@ -441,7 +447,7 @@ _ZH_RELATIONS = {
 }
 # Traditional characters of the words the Chinese rules read, as simplified: "我對花生過敏" reads as
 # "我对花生过敏". Only these words' characters (a full converter, OpenCC, is not a dependency here).
-_ZH_SIMPLIFIED = str.maketrans(
+ZH_SIMPLIFIED = str.maketrans(
     "對過記憶鮮蝦雞藥壓癥歡討厭個從這會們麼裡裏還沒與為說請讓歲醫師護飯麵魚麥穀豬買賣電話號碼驗證學業經營場區縣東臺灣"
     "開關車門問間媽兒孫幾讀寫長陳張劉楊黃趙吳鄭謝韓馬羅葉蘇錢風濕種類體質廳館樂愛療監膽腎臟腸癢噴嚏韋蘭麗華孕產婦腦頭臉"
     "膚骯髒氣喝熱冷點燒烤雙審權額繞無現後須準雙戶資購據實規則員給動閉題設啟單態應該議時預覆歷來對許嚴級稅費優條檢減價"
@@ -451,4 +457,4 @@ _ZH_SIMPLIFIED = str.maketrans(
     "肤肮脏气喝热冷点烧烤双审权额绕无现后须准双户资购据实规则员给动闭题设启单态应该议时预复历来对许严级税费优条检减价"
     "乱凭销报账账务拟签发宽周岁松脱敏顺",
 )
-_ZH_PETS = {"狗": "dog", "小狗": "dog", "狗狗": "dog", "猫": "cat", "小猫": "cat", "猫咪": "cat"}
+ZH_PETS = {"狗": "dog", "小狗": "dog", "狗狗": "dog", "猫": "cat", "小猫": "cat", "猫咪": "cat"}

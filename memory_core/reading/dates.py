@@ -1,5 +1,5 @@
-"""Dates in the offline extractor: a date phrase found in a clause and resolved against the day
-the message was sent ("next Friday", "October 3", "last month")."""
+"""Dates in text: a date phrase found in a clause and resolved against the day the message was
+sent ("next Friday", "October 3", "last month"), and the engine's one month-name table."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from memory_core.extraction.rules.lexicon import _alternation
-from memory_core.extraction.rules.text import _PAST
+from memory_core.reading.words import PAST_TENSE, alternation
 
-_MONTHS = {
+MONTHS = {
     name: number
     for number, names in enumerate(
         (
@@ -32,10 +31,10 @@ _MONTHS = {
     )
     for name in names
 }
-_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
                 "October", "November", "December")  # fmt: skip
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_MONTH = _alternation(list(_MONTHS))
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTH = alternation(list(MONTHS))
 _DATE = re.compile(
     r"(?i)(?P<prep>\b(?:on|in|since|from|by|until)\s+)?(?:the\s+)?"
     r"(?:\b(?P<iso>\d{4}[-/]\d{1,2}[-/]\d{1,2})\b"
@@ -43,8 +42,8 @@ _DATE = re.compile(
     rf"|\b(?P<dm_day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dm_month>{_MONTH})\b\.?(?:,?\s+(?P<dm_year>\d{{4}})\b)?"
     r"|\b(?P<rel>the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|tomorrow|"
     r"this\s+morning|this\s+afternoon|this\s+evening|tonight|last\s+night)\b"
-    rf"|\b(?P<wd_when>last|next|this|coming)\s+(?P<weekday>{'|'.join(_WEEKDAYS)})\b"
-    rf"|\b(?P<bare_weekday>{'|'.join(_WEEKDAYS)})\b(?!s)"
+    rf"|\b(?P<wd_when>last|next|this|coming)\s+(?P<weekday>{'|'.join(WEEKDAYS)})\b"
+    rf"|\b(?P<bare_weekday>{'|'.join(WEEKDAYS)})\b(?!s)"
     r"|\b(?P<month_when>last|next)\s+month\b"
     r"|\b(?P<ago>\d{1,2}|a|one|two|three|four|five|six)\s+days?\s+ago\b"
     rf"|(?:(?<=\bin\s)|(?<=\bsince\s)|(?<=\buntil\s)|(?<=\bby\s)|(?<=\bfrom\s))(?P<mo_month>{_MONTH})\b(?!\s+\d)(?:\s+(?P<mo_year>\d{{4}})\b)?"
@@ -54,14 +53,14 @@ _DATE = re.compile(
 
 
 @dataclass(frozen=True)
-class _When:
+class When:
     day: date
     precision: str  # "day" or "month"
     match: re.Match[str]
 
     def phrase(self) -> str:
         if self.precision == "month":
-            return f"in {_MONTH_NAMES[self.day.month - 1]} {self.day.year}"
+            return f"in {MONTH_NAMES[self.day.month - 1]} {self.day.year}"
         return f"on {self.day.isoformat()}"
 
 
@@ -91,13 +90,13 @@ def _calendar_date(groups: dict[str, Any], today: date, *, future: bool) -> Date
         year, month, day = (int(part) for part in re.split(r"[-/]", groups["iso"]))
         return date(year, month, day), "day"
     if groups["md_month"] or groups["dm_month"]:
-        month = _MONTHS[(groups["md_month"] or groups["dm_month"]).lower()]
+        month = MONTHS[(groups["md_month"] or groups["dm_month"]).lower()]
         day = int(groups["md_day"] or groups["dm_day"])
         year_text = groups["md_year"] or groups["dm_year"]
         found = date(int(year_text) if year_text else today.year, month, day)
         return (found if year_text else _shift_year(found, today, future=future)), "day"
     if groups["mo_month"] or groups["my_month"]:
-        month = _MONTHS[(groups["mo_month"] or groups["my_month"]).lower()]
+        month = MONTHS[(groups["mo_month"] or groups["my_month"]).lower()]
         year_text = groups["mo_year"] or groups["my_year"]
         found = date(int(year_text) if year_text else today.year, month, 1)
         if not year_text:
@@ -114,7 +113,7 @@ def _relative_date(groups: dict[str, Any], today: date, *, future: bool) -> Date
                  "the day after tomorrow": 2}.get(relative, 0)  # fmt: skip
         return today + timedelta(days=shift), "day"
     if groups["nm_month"]:
-        return _named_month(groups["nm_when"].lower(), _MONTHS[groups["nm_month"].lower()], today), "month"
+        return _named_month(groups["nm_when"].lower(), MONTHS[groups["nm_month"].lower()], today), "month"
     weekday = groups["weekday"] or groups["bare_weekday"]
     if weekday:
         return _weekday(weekday, (groups["wd_when"] or "").lower(), today, future=future), "day"
@@ -140,24 +139,24 @@ def _named_month(when: str, month: int, today: date) -> date:
 
 def _weekday(name: str, when: str, today: date, *, future: bool) -> date:
     """ "last Friday", "next Monday", a bare "Tuesday" (the past one, unless the date is ahead)."""
-    index = _WEEKDAYS.index(name.lower())
+    index = WEEKDAYS.index(name.lower())
     if when == "last" or (not when and not future):
         return today - timedelta(days=(today.weekday() - index) % 7 or 7)
     return today + timedelta(days=(index - today.weekday()) % 7 or 7)
 
 
-def _find_date(text: str, today: date, *, future: bool = False) -> _When | None:
+def find_date(text: str, today: date, *, future: bool = False) -> When | None:
     for match in _DATE.finditer(text):
         found = _to_date(match, today, future=future)
         if found is not None:
-            return _When(found[0], found[1], match)
+            return When(found[0], found[1], match)
     return None
 
 
 _PAST_WORD = re.compile(
-    r"(?i)\b(?:[a-z]+ed(?<!eed)|" + "|".join(sorted(_PAST)) + r")\b|\b(?:ago|last|yesterday)\b"
+    r"(?i)\b(?:[a-z]+ed(?<!eed)|" + "|".join(sorted(PAST_TENSE)) + r")\b|\b(?:ago|last|yesterday)\b"
 )
 
 
-def _is_past(text: str) -> bool:
+def is_past(text: str) -> bool:
     return bool(_PAST_WORD.search(text))
