@@ -35,7 +35,7 @@ from memory_core.models import Namespace
 from memory_core.services import namespace_for_user
 
 RECENT = 10
-# Why a pasted line was left out (`memory_core.imports.parsers.text_skips`), as the page says it.
+# Why a pasted line was left out (`memory_core.imports.pasted.text_skips`), as the page says it.
 _SKIP_REASONS = {
     "title": _("a title above the list"),
     "closing line": _("the assistant's closing line, not a memory"),

@@ -2,11 +2,13 @@
 Claude), a timestamped transcript — written through the same pipeline as every other write.
 
 - `parsers`: read each format into statements (or transcript messages), refusing bad input;
+  `pasted` reads a saved-memories list and what surrounds it, `preview` a dry run's first part;
 - `run`: the dry run, the import (at once or as a django-q2 job with progress), the job runner;
 - `selectors`: a user's import jobs and their results.
 """
 
-from memory_core.imports.parsers import ImportInputError, ImportItem, SkippedLine
+from memory_core.imports.parsers import ImportInputError, ImportItem
+from memory_core.imports.pasted import SkippedLine
 from memory_core.imports.run import (
     ImportRow,
     Preview,

@@ -1,4 +1,5 @@
-"""Reading what people bring: a mem0 export, a pasted saved-memories list, a timestamped transcript.
+"""Reading what people bring: a mem0 export, our own export, a timestamped transcript (a pasted
+saved-memories list: `pasted`; a dry run's bounded read: `preview`).
 
 Each parser turns its input into `ImportItem`s (statements ready for `memory_add`, with the date
 they held from) or, for a transcript, into clean messages that the extractor reads later. Input
@@ -50,12 +51,12 @@ MEM0_CATEGORIES = {
 
 # Bullets ("- ", "* ", "• ", markdown task boxes) and numbering ("1. ", "2) ", "(3) ", and the
 # Chinese "4、" or full-width forms) before a line.
-_BULLET = re.compile(
+BULLET = re.compile(
     r"^\s*(?:[-*+\u2022\u00b7\u2023\u25e6\u25aa\u25cf\u25cb\u2013\u2014]\s*(?:\[[ xX]\]\s*)?"
     r"|\(?[0-9\uff10-\uff19]{1,4}[.)\u3001\uff0e:\uff09]\s*|\([0-9]{1,4}\)\s*)"
 )
 # An optional date first: "2024-05-01: ...", "[2024-05-01] ...", "2024/05/01 - ...".
-_DATED = re.compile(r"^\[?(\d{4}[-/]\d{1,2}[-/]\d{1,2})\]?\s*[:\-\u2013\u2014]?\s+")
+DATED = re.compile(r"^\[?(\d{4}[-/]\d{1,2}[-/]\d{1,2})\]?\s*[:\-\u2013\u2014]?\s+")
 _ROLES = {"human": "user", "user": "user", "assistant": "assistant", "ai": "assistant", "system": "system"}
 
 
@@ -129,14 +130,14 @@ def check_size(data: Any) -> None:
         )
 
 
-def _check_count(count: int, what: str) -> None:
+def check_count(count: int, what: str) -> None:
     if count > max_items():
         raise ImportInputError(
             f"Too many {what} in one import: {count}, at most {max_items()}. Split it into smaller files."
         )
 
 
-def _json(data: Any) -> Any:
+def read_json(data: Any) -> Any:
     if not isinstance(data, str):
         return data
     try:
@@ -150,7 +151,7 @@ def _json(data: Any) -> Any:
         raise ImportInputError("The file is nested too deeply to be read.") from None
 
 
-def _when(value: Any, where: str) -> datetime | None:
+def read_when(value: Any, where: str) -> datetime | None:
     """An aware date-time from ISO text (a date alone is midnight); never later than now."""
     if value in (None, ""):
         return None
@@ -160,7 +161,7 @@ def _when(value: Any, where: str) -> datetime | None:
     return min(parsed, timezone.now())
 
 
-def _digest(*parts: str) -> str:
+def digest(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
 
 
@@ -175,7 +176,7 @@ def _scrubbed(value: Any) -> Any:
     return value
 
 
-def _statement(text: str) -> tuple[str, list[str]]:
+def redacted_statement(text: str) -> tuple[str, list[str]]:
     """The statement as it may be kept (redacted), and the kinds of secret it held."""
     scan = judgement.secrets(text)
     return (scan.redacted, list(scan.kinds)) if scan.found else (text, [])
@@ -184,7 +185,7 @@ def _statement(text: str) -> tuple[str, list[str]]:
 # --- mem0 ----------------------------------------------------------------------------------------
 
 
-def _mem0_rows(value: Any) -> list[Any]:
+def mem0_rows(value: Any) -> list[Any]:
     if isinstance(value, list):
         return value
     if isinstance(value, dict):
@@ -219,15 +220,15 @@ def _mem0_start(row: dict[str, Any], where: str) -> datetime | None:
             return min(datetime.fromtimestamp(stamp, tz=UTC), timezone.now())
         except (OverflowError, OSError, ValueError):
             raise ImportInputError(f"{where}: timestamp {stamp!r} is out of range.") from None
-    return _when(stamp, f"{where}: timestamp") or _when(row.get("created_at"), f"{where}: created_at")
+    return read_when(stamp, f"{where}: timestamp") or read_when(row.get("created_at"), f"{where}: created_at")
 
 
 def parse_mem0(data: Any) -> list[ImportItem]:
-    value = _json(data)
+    value = read_json(data)
     if isinstance(value, dict) and value.get("format") == EXPORT_FORMAT:
         return parse_export(value)
-    rows = _mem0_rows(value)
-    _check_count(len(rows), "memories")
+    rows = mem0_rows(value)
+    check_count(len(rows), "memories")
     items = []
     for position, row in enumerate(rows, start=1):
         where = f"Memory {position}"
@@ -243,9 +244,9 @@ def parse_mem0(data: Any) -> list[ImportItem]:
         if not isinstance(extra, dict):
             raise ImportInputError(f"{where}: `metadata` must be an object.")
         created = _mem0_start(row, where)
-        updated = _when(row.get("updated_at"), f"{where}: updated_at")
-        content, kinds = _statement(strip_nul(text).strip())
-        mem0_id = str(row.get("id") or "")[:MESSAGE_ID_MAX_CHARS] or _digest(content)
+        updated = read_when(row.get("updated_at"), f"{where}: updated_at")
+        content, kinds = redacted_statement(strip_nul(text).strip())
+        mem0_id = str(row.get("id") or "")[:MESSAGE_ID_MAX_CHARS] or digest(content)
         metadata: dict[str, Any] = {"imported_from": "mem0", "mem0_id": mem0_id}
         if categories:
             metadata["categories"] = categories
@@ -289,13 +290,13 @@ def _export_row(row: Any, position: int) -> ImportItem | None:
     if kind not in MemoryType.values:
         raise ImportInputError(f"{where}: unknown type {kind!r}.")
     start, end = (
-        _when(row.get("valid_from"), f"{where}: valid_from"),
-        _when(row.get("valid_to"), f"{where}: valid_to"),
+        read_when(row.get("valid_from"), f"{where}: valid_from"),
+        read_when(row.get("valid_to"), f"{where}: valid_to"),
     )
     if start is not None and end is not None and end < start:
         raise ImportInputError(f"{where}: valid_to is before valid_from.")
-    content, kinds = _statement(strip_nul(text).strip())
-    export_id = str(row.get("id") or "")[:MESSAGE_ID_MAX_CHARS] or _digest(content)
+    content, kinds = redacted_statement(strip_nul(text).strip())
+    export_id = str(row.get("id") or "")[:MESSAGE_ID_MAX_CHARS] or digest(content)
     extra = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
     numbers = {name: row.get(name) for name in ("importance", "confidence")}
     if any(
@@ -351,196 +352,8 @@ def parse_export(value: dict[str, Any]) -> list[ImportItem]:
     rows = value.get("memories")
     if not isinstance(rows, list):
         raise ImportInputError("Not a memory export: expected a `memories` list.")
-    _check_count(len(rows), "memories")
+    check_count(len(rows), "memories")
     items = [item for position, row in enumerate(rows, start=1) if (item := _export_row(row, position))]
-    return items
-
-
-# --- a saved-memories list -----------------------------------------------------------------------
-
-
-# What an assistant's memory page or reply puts above the list, in the languages we read.
-_LIST_TITLES = frozenset(
-    {"saved memories", "memory", "memories", "manage memories", "memory updated", "your memories",
-     "已保存的记忆", "保存的记忆", "记忆", "管理记忆", "已儲存的記憶", "記憶", "管理記憶"}
-)  # fmt: skip
-_MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
-_TITLE_WORDS = 6
-
-
-# A line of rule characters only ("---", "***", "—", "===", "· · ·"): it separates, it states nothing.
-_SEPARATOR = re.compile(
-    r"^[\s\-\u2010-\u2015\u2212_=*~#.\u00b7\u2022\u2026\u2500-\u257f\uff0d\uff3f\uff1d]+$"
-)
-# What an assistant says to the person *about its memory* around the list, in English and Chinese
-# (simplified and traditional). A line is chatter only when it mentions memory (`_MEMORY`) and
-# either speaks to the person — a question or an offer (`_OFFER`) — or speaks of the list itself
-# (`_ABOUT_LIST`). "I have a poor memory for names." does neither, and stays a memory.
-_MEMORY = re.compile(
-    r"\b(?:memor(?:y|ies|i[sz]e)|remember(?:ed)?|forget|saved?|stored?|update|delete|remove|edit|"
-    r"change|correct)\b|记|記|忘|保存|儲存|存储|存儲|删除|刪除|修改|更新|更正",
-    re.IGNORECASE,
-)
-_OFFER = re.compile(
-    r"\b(?:let me know|tell me|feel free|just ask|ask me|anything else|is there anything|"
-    r"(?:would|do|did) you (?:like|want|need)|you(?:'d| would) like|if you(?:'d| would)? "
-    r"(?:like|want|need|wish)|want me to|shall i|i can (?:also )?(?:update|"
-    r"remove|forget|delete|change|edit|add))\b"
-    r"|告诉我|告訴我|跟我说|跟我說|随时|隨時|如果(?:你|您)|如需|如果需要|需要我|要我|还有(?:什么|其他|别的)|"
-    r"還有(?:什麼|其他|別的)|(?:你|您)(?:想|希望|需要)",
-    re.IGNORECASE,
-)
-_ABOUT_LIST = re.compile(
-    r"^(?:these|those|here|above|below|this|that)(?:'s| is| are| were)\b|^that'?s (?:all|everything)\b"
-    r"|\bi(?:'ve| have)? (?:saved|stored|remembered|noted|kept)\b|\bwhat i (?:remember|know|have saved)\b"
-    r"|^(?:以上|以下|这些|這些|上面|下面|上述)|我(?:记住|記住|保存|儲存|记得|記得|存储|存儲)(?:了)?的",
-    re.IGNORECASE,
-)
-_QUESTION = re.compile(r"[?\uff1f]\s*$|[吗嗎呢][\u3002.!\uff01]?\s*$")
-_SECOND_PERSON = re.compile(r"\byou(?:r|rs|'d|'re|'ll)?\b|你|您", re.IGNORECASE)
-_EMPTY_BULLETS = frozenset("-*+\u2022\u00b7\u2023\u25e6\u25aa\u25cf\u25cb")
-_SKIPPED_CHARS = 200  # a skipped line is shown, cut to this length
-
-
-@dataclass(frozen=True)
-class SkippedLine:
-    """A pasted line that is not a memory: its line number in the text, the line (redacted, cut),
-    and why it was left out: "title", "closing line" or "separator"."""
-
-    line: int
-    text: str
-    reason: str
-
-    def as_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def _bare(raw: str) -> str:
-    return raw.strip().strip("*_ ").strip()
-
-
-def _chatter(text: str) -> bool:
-    """Whether a line is the assistant speaking about its memory (see `_MEMORY`)."""
-    if not _MEMORY.search(text):
-        return False
-    if _OFFER.search(text) or _ABOUT_LIST.search(text):
-        return True
-    return bool(_QUESTION.search(text) and _SECOND_PERSON.search(text))
-
-
-def _heading(raw: str, number: int, first: int | None, bullets_after: int) -> bool:
-    """Whether a pasted line introduces the list rather than states a memory: it ends with a colon
-    ("Here is what I remember about you:", full-width too), it is a markdown heading or a known
-    title ("Saved memories"), or it is a short unbulleted first line above a bulleted list."""
-    text = _bare(raw)
-    if text.endswith((":", "\uff1a")) or _MARKDOWN_HEADING.match(raw):
-        return True
-    if text.casefold().rstrip(".") in _LIST_TITLES:
-        return True
-    if number != first:
-        return False  # only a first line is a title
-    short = len(text.split()) <= _TITLE_WORDS and len(text) <= 40 and not text.endswith((".", "\u3002"))
-    return short and bullets_after >= 2 and not _BULLET.match(raw)
-
-
-def text_skips(lines: list[str]) -> dict[int, str]:
-    """The lines (0-based) of a pasted list that are not memories, with the reason: titles above
-    the list, closing lines below it, separators anywhere. Position decides as much as wording: a
-    closing line comes after the last bulleted line (in a list without bullets: among its last
-    two lines), an introduction before the first; a bulleted line is chatter only if it is a
-    separator or a title. Blank lines are not listed."""
-    # A bullet with nothing after it ("-", "*", "•") is an empty line; a lone dash ("—") separates.
-    filled = [n for n, line in enumerate(lines) if line.strip() and line.strip() not in _EMPTY_BULLETS]
-    bulleted = [n for n in filled if _BULLET.match(lines[n]) and _BULLET.sub("", lines[n], count=1).strip()]
-    first = filled[0] if filled else None
-    first_bullet = bulleted[0] if bulleted else None
-    if bulleted:
-        tail_from = bulleted[-1] + 1
-    else:  # no bullets: only the last two lines may close it, and never the only line
-        tail_from = filled[-2] if len(filled) > 2 else filled[-1] if len(filled) == 2 else len(lines)
-    skips: dict[int, str] = {}
-    for number in filled:
-        raw = lines[number]
-        text = _bare(raw)
-        if _SEPARATOR.match(raw) or not text:
-            skips[number] = "separator"
-        elif _heading(
-            raw, number, first, len(bulleted) - (first_bullet is not None and first_bullet <= number)
-        ):
-            skips[number] = "title"
-        elif _BULLET.match(raw):
-            continue
-        elif number >= tail_from and _chatter(text):
-            skips[number] = "closing line"
-        elif first_bullet is not None and number < first_bullet and _chatter(text):
-            skips[number] = "title"
-    return skips
-
-
-def _skipped(lines: list[str], skips: dict[int, str]) -> list[SkippedLine]:
-    return [
-        SkippedLine(
-            line=number + 1,
-            text=judgement.secrets(_bare(lines[number]) or lines[number].strip()).redacted[:_SKIPPED_CHARS],
-            reason=reason,
-        )
-        for number, reason in sorted(skips.items())
-    ]
-
-
-def read_text(data: Any) -> tuple[list[ImportItem], list[SkippedLine]]:
-    """A pasted list's statements, and the lines left out of it (with the reason)."""
-    if not isinstance(data, str):
-        raise ImportInputError("A saved-memories list is text: one memory a line.")
-    lines = strip_nul(data).splitlines()
-    skips = text_skips(lines)
-    items = _text_items(lines, skips)
-    if not items:
-        left_out = "no line of it is a memory (only titles, closing lines or separators)"
-        raise ImportInputError(
-            f"Nothing to import: {left_out if skips else 'the text is empty'}. Paste one memory a line.",
-            field_errors={"data": ["No memory." if skips else "Empty."]},
-        )
-    _check_count(len(items), "lines")
-    return items, _skipped(lines, skips)
-
-
-def parse_text(data: Any) -> list[ImportItem]:
-    """One statement a line; bullets, numbering and blank lines are tolerated; a leading date
-    (`2024-05-01: …`) is when the statement held from; titles, closing lines and separators
-    (`text_skips`) are left out."""
-    return read_text(data)[0]
-
-
-def _text_items(lines: list[str], skips: dict[int, str]) -> list[ImportItem]:
-    items: list[ImportItem] = []
-    seen: dict[str, int] = {}
-    for number, raw in enumerate(lines):
-        if number in skips:
-            continue
-        line = _BULLET.sub("", raw, count=1).strip()
-        when = None
-        dated = _DATED.match(line)
-        if dated:
-            when = _when(dated.group(1).replace("/", "-"), f"Line {len(items) + 1}")
-            line = line[dated.end() :].strip()
-        line = line.strip("*_ ").strip()  # markdown emphasis around a whole line
-        if not line:
-            continue
-        content, kinds = _statement(line)
-        # The same line twice in one list merges; the same list pasted again is recognised.
-        occurrence = seen[line] = seen.get(line, 0) + 1
-        items.append(
-            ImportItem(
-                line=len(items) + 1,
-                content=content,
-                conversation=TEXT_SOURCE,
-                message_ids=[f"{_digest(line)}.{occurrence}"],
-                valid_from=when.isoformat() if when else None,
-                metadata={"imported_from": "saved_memories"},
-                secret_kinds=kinds,
-            )
-        )
     return items
 
 
@@ -549,12 +362,12 @@ def _text_items(lines: list[str], skips: dict[int, str]) -> list[ImportItem]:
 
 def transcript_source(messages: list[dict[str, Any]]) -> str:
     """The conversation reference of an imported transcript: the same transcript, the same source."""
-    return "import:" + _digest(json.dumps([[m["id"], m["role"], m["content"]] for m in messages]))
+    return "import:" + digest(json.dumps([[m["id"], m["role"], m["content"]] for m in messages]))
 
 
 def parse_transcript(data: Any) -> list[dict[str, Any]]:
     """Clean messages `{"id", "role", "content" (redacted), "created_at"}` in order."""
-    value = _json(data)
+    value = read_json(data)
     if isinstance(value, dict) and isinstance(value.get("messages"), list):
         value = value["messages"]
     if not isinstance(value, list) or not value:
@@ -562,7 +375,7 @@ def parse_transcript(data: Any) -> list[dict[str, Any]]:
             "Not a transcript: expected a non-empty JSON list of messages with `role`, `content` "
             "and `created_at`."
         )
-    _check_count(len(value), "messages")
+    check_count(len(value), "messages")
     messages: list[dict[str, str]] = []
     for position, message in enumerate(value, start=1):
         where = f"Message {position}"
@@ -574,7 +387,7 @@ def parse_transcript(data: Any) -> list[dict[str, Any]]:
             raise ImportInputError(f"{where}: `role` must be user or assistant.")
         if not isinstance(content, str):
             raise ImportInputError(f"{where} has no `content` text.")
-        when = _when(message.get("created_at"), f"{where}: created_at")
+        when = read_when(message.get("created_at"), f"{where}: created_at")
         message_id = str(message.get("id") or position)[:MESSAGE_ID_MAX_CHARS]
         messages.append(
             {
@@ -591,48 +404,3 @@ def parse_transcript(data: Any) -> list[dict[str, Any]]:
     if not any(m["role"] == "user" and m["content"].strip() for m in messages):
         raise ImportInputError("Nothing to import: the transcript has no message from the user.")
     return messages
-
-
-# --- a bounded read, for a dry run -----------------------------------------------------------------
-
-
-def read_prefix(
-    format: str, data: Any, limit: int
-) -> tuple[list[ImportItem], list[dict[str, Any]], int, list[SkippedLine]]:
-    """(statements, transcript messages, how many the whole input holds, lines of a pasted list
-    left out) of the input's first `limit` statements (or messages). A dry run answers at once, so
-    it reads no further: the secret scan of every line of a large paste alone would not."""
-    if format == ImportFormat.TRANSCRIPT:
-        value = _json(data)
-        if isinstance(value, dict) and isinstance(value.get("messages"), list):
-            value = value["messages"]
-        total = len(value) if isinstance(value, list) else 0
-        _check_count(total, "messages")
-        return [], parse_transcript(value[:limit] if isinstance(value, list) else value), total, []
-    if format == ImportFormat.MEM0:
-        value = _json(data)
-        if isinstance(value, dict) and "format" in value:  # a self-describing file: read it whole
-            items = parse_mem0(value)
-            return items[:limit], [], len(items), []
-        rows = _mem0_rows(value)
-        _check_count(len(rows), "memories")
-        return parse_mem0(rows[:limit]), [], len(rows), []
-    if not isinstance(data, str):
-        return parse_text(data), [], 0, []  # refused there, with its message
-    # Which lines are left out is decided on the whole text (a closing line is known by its
-    # place), by patterns only; the statements are read (and scanned) up to the limit.
-    lines = strip_nul(data).splitlines()
-    skips = text_skips(lines)
-    filled = [
-        n
-        for n, line in enumerate(lines)
-        if n not in skips and _BULLET.sub("", line, count=1).strip("*_ ").strip()
-    ]
-    _check_count(len(filled), "lines")
-    cut = filled[min(len(filled), limit) - 1] + 1 if filled else 0
-    items = _text_items(lines[:cut], skips)[:limit]
-    if not items:
-        read_text(data)  # refused there, with its message
-    # Shown: what was left out of the part read, and below the list (its closing lines).
-    shown = {n: why for n, why in skips.items() if n < cut or not filled or n > filled[-1]}
-    return items, [], len(filled), _skipped(lines, shown)

@@ -40,15 +40,14 @@ from memory_core.extraction.schema import parse_when
 from memory_core.imports.parsers import (
     EXPORT_SOURCE,
     ImportItem,
-    SkippedLine,
     check_format,
     check_size,
     parse_mem0,
-    parse_text,
     parse_transcript,
-    read_prefix,
     transcript_source,
 )
+from memory_core.imports.pasted import SkippedLine, parse_text
+from memory_core.imports.preview import read_prefix
 from memory_core.imports.restore import export_state_restore, imported_before
 from memory_core.jobs import enqueue
 from memory_core.leases import claim_until, holder_gone, task_timeout, this_run

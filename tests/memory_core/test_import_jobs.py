@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 from memory_core.imports import import_run
-from memory_core.imports.parsers import parse_text
+from memory_core.imports.pasted import parse_text
 from memory_core.models import ImportJob, MemoryEntry, MemoryEvidence
 from memory_core.services import namespace_for_user
 

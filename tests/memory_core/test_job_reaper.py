@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.utils import timezone
 from django_q.models import Schedule
 
-from memory_core.imports.parsers import parse_text
+from memory_core.imports.pasted import parse_text
 from memory_core.models import ExtractionJob, ImportJob, MemoryEntry
 from memory_core.services import namespace_for_user
 from memory_core.tasks import run_job_reaper

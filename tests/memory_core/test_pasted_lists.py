@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from memory_core.imports.parsers import ImportInputError, read_prefix, read_text
+from memory_core.imports.parsers import ImportInputError
+from memory_core.imports.pasted import read_text
+from memory_core.imports.preview import read_prefix
 from tests.imports_helpers import PASTED_LISTS
 
 
