@@ -335,6 +335,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Several choice sets have a field named "status": each gets its own name in the schema.
+    "ENUM_NAME_OVERRIDES": {"RelationStatusEnum": "memory_core.entities.vocabulary.RelationStatus"},
 }
 
 API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 2 * 1024 * 1024)
