@@ -6,6 +6,7 @@ returns their values): the privacy pages translate them here, at display time.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.utils.translation import pgettext_lazy
@@ -71,3 +72,49 @@ def label(labels: dict[str, Any], value: Any, fallback: str = "") -> str:
     """The translated label of a choice value; the value itself (or `fallback`) when unknown."""
     found = labels.get(value or "")
     return str(found) if found is not None else str(fallback or value or "")
+
+
+# Why a statement was written, merged or refused, as memory_core records it (English, kept by
+# the API and the history): the fixed wordings, translated when shown. Others show as they are.
+REASONS: dict[str, Any] = {
+    "new": pgettext_lazy("memory reason", "new"),
+    "replaces an older value, kept in its history": pgettext_lazy(
+        "memory reason", "replaces an older value, kept in its history"
+    ),
+    "duplicate of an existing memory": pgettext_lazy("memory reason", "duplicate of an existing memory"),
+    "already imported": pgettext_lazy("memory reason", "already imported"),
+    "already recorded from this source": pgettext_lazy("memory reason", "already recorded from this source"),
+    "Corrected by the user.": pgettext_lazy("memory reason", "Corrected by the user."),
+    "Erased at the user's request.": pgettext_lazy("memory reason", "Erased at the user's request."),
+    "The user restored it from the archive.": pgettext_lazy(
+        "memory reason", "The user restored it from the archive."
+    ),
+    "The same statement was observed again.": pgettext_lazy(
+        "memory reason", "The same statement was observed again."
+    ),
+    "Awaiting operator review.": pgettext_lazy("memory reason", "Awaiting operator review."),
+    "procedures need operator approval": pgettext_lazy("memory reason", "procedures need operator approval"),
+    "Held before a newer value.": pgettext_lazy("memory reason", "Held before a newer value."),
+    "recorded as history: the current value is newer": pgettext_lazy(
+        "memory reason", "recorded as history: the current value is newer"
+    ),
+    "as it was in the imported export": pgettext_lazy("memory reason", "as it was in the imported export"),
+    "said before the user erased their memory": pgettext_lazy(
+        "memory reason", "said before the user erased their memory"
+    ),
+}
+_NUMBERED = {
+    re.compile(r"duplicate of line (\d+)"): pgettext_lazy("memory reason", "duplicate of line %(line)s"),
+    re.compile(r"replaces line (\d+)"): pgettext_lazy("memory reason", "replaces line %(line)s"),
+}
+
+
+def reason_label(reason: str) -> str:
+    """A recorded reason in the page's language when it is one of memory_core's fixed wordings."""
+    found = REASONS.get(reason)
+    if found is not None:
+        return str(found)
+    for pattern, text in _NUMBERED.items():
+        if match := pattern.fullmatch(reason):
+            return str(text) % {"line": match.group(1)}
+    return reason

@@ -92,7 +92,7 @@ def test_a_dry_run_preview_is_in_chinese_and_writes_nothing(owner):
     html = client.post(URL, {"format": "text", "text": PASTED, "dry_run": "1"}).content.decode()
     assert "预览：没有写入任何内容" in html and "2 条陈述" in html
     assert "陈述" in html and "将会" in html and "原因" in html and "生效自" in html
-    assert "新增" in html  # each row's outcome
+    assert "新增" in html and "新记忆" in html  # each row's outcome and why
     assert "I live in Lisbon" in html  # the user's own words stay as they are
     _no_english(html, allowed=("I live in Lisbon", "I prefer green tea"))
     assert not MemoryEntry.objects.filter(namespace__owner=owner).exists()
@@ -114,6 +114,7 @@ def test_the_job_page_after_an_import_is_in_chinese(owner):
     assert "的导入" in html and "继续导入" in html and "AI 对我的了解" in html
     assert "已完成" in html and "已写入 2 / 2 条陈述" in html and "结果" in html and "新增" in html
     assert "带时间戳" not in html and "已保存的记忆列表" in html
+    assert "新记忆" in html and ">new<" not in html
     _no_english(html, allowed=("I live in Lisbon", "I prefer green tea"))
     # The list of imports on the import page says the same in Chinese.
     listed = client.get(URL).content.decode()
@@ -132,11 +133,18 @@ def test_a_memory_history_says_its_actions_in_chinese(owner):
         history = html[html.index('id="history"') :]
         history = history[: history.index("</section>")]
         assert "由你" in history
+        assert "Corrected by the user" not in history
         words = re.findall(r"\b(created|superseded|corrected|merged|replaced|by you)\b", history)
         assert not words, words
     html = client.get(reverse("privacy:memory", args=[entry.pk])).content.decode()
     history = html[html.index('id="history"') :]
     assert "创建" in history and ("更正" in history or "被取代" in history)
+    assert "由用户更正。" in history
+    # The English page keeps the recorded reason word for word.
+    english = Client()
+    english.force_login(owner)
+    page = english.get(reverse("privacy:memory", args=[entry.pk]), HTTP_ACCEPT_LANGUAGE="en").content
+    assert "Corrected by the user." in page.decode()
 
 
 def test_the_english_import_page_keeps_its_words(owner):
