@@ -15,6 +15,7 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.typing import HtmxHttpRequest
@@ -33,6 +34,7 @@ from memory_core.imports import (
 from memory_core.imports.parsers import max_bytes
 from memory_core.models import Namespace
 from memory_core.services import namespace_for_user
+from privacy.event_labels import FORMATS, STATUSES, label
 
 RECENT = 10
 # Why a pasted line was left out (`memory_core.imports.pasted.text_skips`), as the page says it.
@@ -42,13 +44,20 @@ _SKIP_REASONS = {
     "separator": _("a separator"),
 }
 _LABELS = {
-    "added": "added",
-    "merged": "merged into an existing memory",
-    "superseded": "replaces an older value",
-    "pending_review": "waits for an operator (a rule)",
-    "ignored": "skipped",
-    "rejected": "refused",
+    "added": pgettext_lazy("import outcome", "added"),
+    "merged": pgettext_lazy("import outcome", "merged into an existing memory"),
+    "superseded": pgettext_lazy("import outcome", "replaces an older value"),
+    "pending_review": pgettext_lazy("import outcome", "waits for an operator (a rule)"),
+    "ignored": pgettext_lazy("import outcome", "skipped"),
+    "rejected": pgettext_lazy("import outcome", "refused"),
 }
+
+
+def _labelled(job: Any) -> Any:
+    """The job with its format and status in the page's language (`format_label`, `status_label`)."""
+    job.format_label = label(FORMATS, job.format, job.get_format_display())
+    job.status_label = label(STATUSES, job.status, job.get_status_display().lower())
+    return job
 
 
 class _BadInput(Exception):
@@ -61,11 +70,14 @@ def _own(request: HttpRequest) -> Any:
 
 def _read_file(upload: UploadedFile) -> str:
     if upload.size is not None and upload.size > max_bytes():
-        raise _BadInput(f"The file is too large: {upload.size} bytes, at most {max_bytes()}.")
+        raise _BadInput(
+            _("The file is too large: %(size)s bytes, at most %(max)s.")
+            % {"size": upload.size, "max": max_bytes()}
+        )
     try:
         return upload.read(max_bytes() + 1).decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise _BadInput("The file is not UTF-8 text (export it as JSON or plain text).") from None
+        raise _BadInput(_("The file is not UTF-8 text (export it as JSON or plain text).")) from None
 
 
 def _form_data(request: HttpRequest) -> tuple[str, str]:
@@ -73,17 +85,17 @@ def _form_data(request: HttpRequest) -> tuple[str, str]:
     upload = request.FILES.get("file")
     text = _read_file(upload) if upload is not None else request.POST.get("text", "")
     if not text.strip():
-        raise _BadInput("Nothing to import: choose a file or paste your memories, one a line.")
+        raise _BadInput(_("Nothing to import: choose a file or paste your memories, one a line."))
     return request.POST.get("format", ""), text
 
 
 def _page(request: HttpRequest, *, status: int = 200, **context: Any) -> HttpResponse:
     context = {
-        "formats": ImportFormat.choices,
+        "formats": [(value, label(FORMATS, value, name)) for value, name in ImportFormat.choices],
         "chosen": ImportFormat.TEXT,
         "text": "",
         "max_bytes": max_bytes(),
-        "jobs": list(import_jobs(namespace_ids=_own(request))[:RECENT]),
+        "jobs": [_labelled(job) for job in import_jobs(namespace_ids=_own(request))[:RECENT]],
         "labels": _LABELS,
         "skip_reasons": _SKIP_REASONS,
         **context,
@@ -155,7 +167,7 @@ def import_job(request: HtmxHttpRequest, import_id: Any) -> HttpResponse:
         raise Http404(exc.message) from exc
     running = job.status in (ImportStatus.QUEUED, ImportStatus.RUNNING)
     context = {
-        "job": job,
+        "job": _labelled(job),
         "running": running,
         "percent": int(100 * job.done / job.total) if job.total else 0,
         "results": import_results(job) if not running else [],

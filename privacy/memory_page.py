@@ -14,6 +14,7 @@ from chat.models import Conversation, Message
 from memory_core.errors import NotFound
 from memory_core.models import EventAction, MemoryEntry, MemoryEvent, MemoryEvidence, RecallLog
 from memory_core.selectors import memory_access, memory_versions, parse_uuid
+from privacy.event_labels import ACTIONS, REPLACED, label
 from privacy.selectors import MemoryCard, memory_cards
 
 USES_SHOWN = 50
@@ -105,7 +106,11 @@ def _transitions(versions: list[MemoryEntry]) -> list[Transition]:
             Transition(
                 before=old,
                 after=new,
-                action=found.get_action_display().lower() if found else "replaced",
+                action=(
+                    label(ACTIONS, found.action, found.get_action_display().lower())
+                    if found
+                    else str(REPLACED)
+                ),
                 reason=found.reason if found else "",
             )
         )

@@ -41,6 +41,7 @@ from memory_core.models import (
 from memory_core.recall import memory_recall
 from memory_core.recall.scoring import MIN_SIMILARITY
 from memory_core.selectors import parse_uuid
+from privacy.event_labels import ACTIONS, ACTORS, FEEDBACK, label
 from privacy.models import AuditEvent
 
 CURRENT_STATUSES: list[str] = [MemoryStatus.ACTIVE, MemoryStatus.HIDDEN, MemoryStatus.PENDING_REVIEW]
@@ -350,6 +351,20 @@ class HistoryRow:
     event: MemoryEvent
     reason: str  # "" when the event before it gave the same reason (a correction records it twice)
     before: str = ""  # the text a correction replaced
+
+    @property
+    def action_label(self) -> str:
+        """ "created", "superseded", … in the page's language (`privacy.event_labels`)."""
+        return label(ACTIONS, self.event.action, self.event.get_action_display().lower())
+
+    @property
+    def actor_label(self) -> str:
+        return label(ACTORS, self.event.actor_kind, self.event.get_actor_kind_display().lower())
+
+    @property
+    def feedback_label(self) -> str:
+        rating = str((self.event.data or {}).get("feedback") or "").upper()
+        return label(FEEDBACK, rating, rating.lower())
 
 
 @dataclass

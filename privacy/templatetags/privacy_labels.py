@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import template
 
+from privacy.event_labels import reason_label as _reason_label
 from privacy.people import KIND_LABELS
 from privacy.selectors import STATUS_LABELS
 
@@ -20,3 +21,9 @@ def status_label(value: str) -> str:
 def kind_label(value: str) -> str:
     """An entity's kind ("person", "place") in the reader's language."""
     return str(KIND_LABELS.get(value, value))
+
+
+@register.filter
+def reason_label(value: str) -> str:
+    """Why memory_core wrote, merged or refused something, in the reader's language when it can."""
+    return _reason_label(str(value or ""))
