@@ -286,7 +286,6 @@ CHAT_MODEL = env_str("CHAT_MODEL", "gpt-4o-mini")
 EXTRACTION_MODEL = env_str("EXTRACTION_MODEL", "gpt-4o-mini")
 LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 30.0)
 LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 2)
-LLM_JSON_ATTEMPTS = env_int("LLM_JSON_ATTEMPTS", 2)
 
 # --- Embeddings -----------------------------------------------------------------------------
 EMBEDDING_BACKEND = env_choice("EMBEDDING_BACKEND", "local", {"local", "openai"})
@@ -296,13 +295,11 @@ EMBEDDING_MODEL = env_str(
 )
 # The vector column has this many dimensions; OpenAI embeddings are requested at this size.
 EMBEDDING_DIMENSIONS = 384
-EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64)
 EMBEDDING_TORCH_THREADS = env_int("EMBEDDING_TORCH_THREADS", 1)
 # The local model's runtime: ONNX Runtime (exported once from the packaged weights) or torch.
 EMBEDDING_RUNTIME = env_choice("EMBEDDING_RUNTIME", "onnx", {"onnx", "torch"})
 EMBEDDING_ONNX_DIR = Path(env_str("EMBEDDING_ONNX_DIR", str(BASE_DIR / "var" / "models")))
 EMBEDDING_BATCH_THREADS = env_int("EMBEDDING_BATCH_THREADS", 0)  # 0: every core the process may use
-EMBEDDING_QUERY_CACHE_SIZE = env_int("EMBEDDING_QUERY_CACHE_SIZE", 1024)
 # A turn's context vector: "document" embeds the turn before + the turn (a second transformer pass
 # per memory); "pooled" mixes the turn's vector with the turn before's, already computed
 # (`memory_core.search_context.pooled_context`).
@@ -341,13 +338,7 @@ SPECTACULAR_SETTINGS = {
 
 API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 2 * 1024 * 1024)
 
-# --- Memory engine --------------------------------------------------------------------------
-EXTRACTION_MIN_CONFIDENCE = env_float("EXTRACTION_MIN_CONFIDENCE", 0.6)
-MERGE_SIMILARITY = env_float("MERGE_SIMILARITY", 0.9)
-# Recall ranking (docs/recall.md documents the blend; tuned on LoCoMo, see bench/locomo.py).
-# Empty: `memory_core.recall.scoring.DEFAULT_WEIGHTS` (tuned on LoCoMo, docs/recall.md); set keys to override.
-RECALL_WEIGHTS: dict[str, float] = {}
-RECALL_RECENCY_HALF_LIFE_DAYS = env_float("RECALL_RECENCY_HALF_LIFE_DAYS", 30.0)
+# --- Memory engine (its constants tuned in code are beside the code: config.tuning) ----------
 # The optional parts of recall in use (memory_core.recall.scoring.COMPONENTS); unset or empty: all of them.
 RECALL_COMPONENTS = env_list("RECALL_COMPONENTS", []) or None
 # Where the write path's judgement models and their manifest live (empty: the ones in the code,
@@ -356,53 +347,22 @@ JUDGEMENT_MODEL_DIR = env_str("JUDGEMENT_MODEL_DIR", "")
 # Cross-language recall (memory_core.recall.translation, docs/languages.md): with a language model,
 # the query is also searched translated into the other language of the user's memories.
 RECALL_TRANSLATE_QUERY = env_bool("RECALL_TRANSLATE_QUERY", False)
-RECALL_TRANSLATE_TIMEOUT_SECONDS = env_float("RECALL_TRANSLATE_TIMEOUT_SECONDS", 3.0)
 # Each process keeps the entity graphs it walks in memory, under their version (memory_core.entities
-# .graph_cache): about this much memory at most (0: read each time), none unused for longer than this.
+# .graph_cache): about this much memory at most (0: read each time).
 RECALL_GRAPH_CACHE_MB = env_float("RECALL_GRAPH_CACHE_MB", 64.0)
-RECALL_GRAPH_CACHE_SECONDS = env_float("RECALL_GRAPH_CACHE_SECONDS", 600.0)
 # Recall log rows older than this are deleted by the forgetting schedule (0: kept forever).
 RECALL_LOG_RETENTION_DAYS = env_int("RECALL_LOG_RETENTION_DAYS", 90)
 # Forgetting (memory_core.forgetting documents the formula).
-FORGET_DECAY_HALF_LIFE_DAYS = env_float("FORGET_DECAY_HALF_LIFE_DAYS", 30.0)
-FORGET_DECAY_THRESHOLD = env_float("FORGET_DECAY_THRESHOLD", 0.05)
-# Decay without budget pressure: only low importance, never used, long idle, of these types.
-FORGET_DECAY_MAX_IMPORTANCE = env_float("FORGET_DECAY_MAX_IMPORTANCE", 0.3)
-FORGET_DECAY_MIN_IDLE_DAYS = env_int("FORGET_DECAY_MIN_IDLE_DAYS", 180)
-FORGET_DECAY_TYPES = env_list("FORGET_DECAY_TYPES", ["episodic"])
-FORGET_MAX_CHANGES_PER_PASS = env_int("FORGET_MAX_CHANGES_PER_PASS", 500)
 FORGET_CAPACITY = env_int("FORGET_CAPACITY", 0)  # active entries per namespace; 0 = no budget
-FORGET_MAX_SHARE_PER_PASS = env_float("FORGET_MAX_SHARE_PER_PASS", 0.1)
-FORGET_PROTECTED_CATEGORIES = env_list(
-    "FORGET_PROTECTED_CATEGORIES", ["safety", "profile", "identity", "relationship", "family", "preference"]
-)
-CONSOLIDATE_SIMILARITY = env_float("CONSOLIDATE_SIMILARITY", 0.92)
-MEMORY_TTL_DAYS = {"episodic": env_int("EPISODIC_TTL_DAYS", 90), "semantic": None, "procedural": None}
 
 # --- Imports (memory_core.imports; docs/api.md) -------------------------------------------------
-IMPORT_MAX_BYTES = env_int("IMPORT_MAX_BYTES", 2 * 1024 * 1024)  # a file or paste larger is refused
-IMPORT_MAX_ITEMS = env_int("IMPORT_MAX_ITEMS", 5000)  # statements (or transcript messages) per import
-IMPORT_JOB_THRESHOLD = env_int("IMPORT_JOB_THRESHOLD", 100)  # larger imports run as a background job
-# A dry run tries this many statements (or messages) at most: it holds the user's write lock
-# until it rolls back, so it must answer at once; the answer says when it covered only a part.
-IMPORT_PREVIEW_MAX = env_int("IMPORT_PREVIEW_MAX", 50)
 # Seconds one run of an import job writes before queuing its continuation; 0: a quarter of Q_TIMEOUT.
 IMPORT_RUN_SECONDS = env_float("IMPORT_RUN_SECONDS", 0.0)
 
 # --- Erasure disk pass (memory_core.compaction; docs/privacy.md) ---------------------------------
-ERASURE_VACUUM_DELAY_SECONDS = env_int("ERASURE_VACUUM_DELAY_SECONDS", 60)  # debounce of the pass
-ERASURE_REWRITE_NOW_MAX_MB = env_int("ERASURE_REWRITE_NOW_MAX_MB", 32)  # rewritten at once up to this
 ERASURE_REWRITE_HOUR = env_int("ERASURE_REWRITE_HOUR", 3)  # nightly rewrite of every table (TIME_ZONE)
-ERASURE_REWRITE_MAX_HOURS = env_int("ERASURE_REWRITE_MAX_HOURS", 20)  # ... or once a receipt waited this
-ERASURE_LOCK_TIMEOUT_SECONDS = env_float("ERASURE_LOCK_TIMEOUT_SECONDS", 5.0)
-ERASURE_SNAPSHOT_WAIT_SECONDS = env_float("ERASURE_SNAPSHOT_WAIT_SECONDS", 30.0)
 
 # --- Webhooks (memory_core.webhooks; docs/api.md) ----------------------------------------------
-WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 10.0)  # per attempt
-WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 8)  # per delivery, then it has failed
-WEBHOOK_RETRY_BASE_SECONDS = env_int("WEBHOOK_RETRY_BASE_SECONDS", 60)  # doubled after each failure
-WEBHOOK_RETRY_MAX_SECONDS = env_int("WEBHOOK_RETRY_MAX_SECONDS", 6 * 3600)
-WEBHOOK_DISABLE_AFTER_FAILURES = env_int("WEBHOOK_DISABLE_AFTER_FAILURES", 20)  # in a row; 0: never
 # Plain-HTTP and HTTPS endpoints on this machine (tests, development); never in production.
 WEBHOOK_ALLOW_LOOPBACK = env_bool("WEBHOOK_ALLOW_LOOPBACK", DEBUG)
 WEBHOOK_ALLOW_PRIVATE_NETWORKS = env_bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", False)
@@ -411,15 +371,6 @@ WEBHOOK_AUDIENCE_RESOLVER = "api.webhooks.namespace_audiences"
 # --- Moderation -----------------------------------------------------------------------------
 # The organisation namespace created by the first migrate; the approve form preselects it.
 DEFAULT_ORG_NAMESPACE = env_str("DEFAULT_ORG_NAMESPACE", "org/default")
-
-# --- Chat -----------------------------------------------------------------------------------
-CHAT_MEMORY_TOKENS = env_int("CHAT_MEMORY_TOKENS", 600)  # budget of the recalled-memory block
-CHAT_HISTORY_TOKENS = env_int("CHAT_HISTORY_TOKENS", 1500)  # recent turns sent verbatim
-CHAT_EXTRACT_EVERY_N_TURNS = env_int("CHAT_EXTRACT_EVERY_N_TURNS", 10)
-# Offline (rule-based reading, no model call) each turn is learned from as soon as it is answered,
-# so "Memory updated" shows at the reply that taught it rather than when the conversation ends.
-CHAT_LEARN_EACH_TURN_OFFLINE = env_bool("CHAT_LEARN_EACH_TURN_OFFLINE", True)
-CHAT_IDLE_MINUTES = env_int("CHAT_IDLE_MINUTES", 30)
 
 # Schedules of the apps over the engine (memory_core.schedules installs them with its own).
 EXTRA_SCHEDULES = [

@@ -33,6 +33,7 @@ from django.utils import timezone
 from django_q.exceptions import TimeoutException
 
 from config.brokers import running_task
+from config.tuning import tuned
 from memory_core.choices import AddAction, ImportFormat, ImportStatus, SourceKind
 from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction import EXCERPT_MAX_CHARS, RuleBasedExtractor, candidate_start, get_extractor
@@ -90,8 +91,14 @@ class ImportRow:
         return row
 
 
+# Up to this many statements are written while the request waits; more run as a job with progress.
+IMPORT_JOB_THRESHOLD = 100
+# A dry run holds the user's write lock until it rolls back, so it tries this many at most.
+IMPORT_PREVIEW_MAX = 50
+
+
 def job_threshold() -> int:
-    return int(getattr(settings, "IMPORT_JOB_THRESHOLD", 100))
+    return int(tuned("IMPORT_JOB_THRESHOLD", IMPORT_JOB_THRESHOLD))
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -273,7 +280,7 @@ class Preview:
 
 
 def preview_limit() -> int:
-    return int(getattr(settings, "IMPORT_PREVIEW_MAX", 50))
+    return int(tuned("IMPORT_PREVIEW_MAX", IMPORT_PREVIEW_MAX))
 
 
 def import_preview(*, namespace: Namespace, format: Any, data: Any, actor_kind: str) -> Preview:
