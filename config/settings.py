@@ -232,7 +232,7 @@ CONTENT_SECURITY_POLICY = {
 
 # --- Jobs (django-q2) -----------------------------------------------------------------------
 REDIS_URL = env.REDIS_URL
-Q_CLUSTER: dict[str, object] = {
+Q_CLUSTER: dict[str, Any] = {
     "name": env.Q_CLUSTER_NAME,
     "workers": env.Q_WORKERS,
     # A task is killed after `timeout` seconds and handed out again after `retry`; timeout < retry

@@ -120,7 +120,7 @@ def compaction_request() -> Schedule:
 
 def rewrite_due(*, now: datetime | None = None) -> bool:
     """The hourly check of the nightly rewrite: pending receipts, and the quiet hour or a deadline."""
-    hour = int(getattr(settings, "ERASURE_REWRITE_HOUR", 3))
+    hour = int(settings.ERASURE_REWRITE_HOUR)
     if hour < 0:  # the operator runs `manage.py erasure_compact --rewrite` from cron instead
         return False
     now = now or timezone.now()

@@ -87,7 +87,7 @@ def _onnx_model(threads: int) -> OnnxModel | None:
     """The ONNX session with `threads` threads, exported on first use; None (torch is used) when
     the runtime is torch or the export failed."""
     global _onnx_failed
-    if getattr(settings, "EMBEDDING_RUNTIME", "onnx") != "onnx" or _onnx_failed:
+    if settings.EMBEDDING_RUNTIME != "onnx" or _onnx_failed:
         return None
     model = _onnx_models.get(threads)
     if model is not None:
@@ -119,7 +119,7 @@ def runtime_in_use() -> str:
     `torch (ONNX unavailable)` or the OpenAI model."""
     if settings.EMBEDDING_BACKEND != "local":
         return f"openai {settings.EMBEDDING_MODEL}"
-    if getattr(settings, "EMBEDDING_RUNTIME", "onnx") != "onnx":
+    if settings.EMBEDDING_RUNTIME != "onnx":
         return "torch"
     return "onnx" if _onnx_model(query_threads()) is not None else "torch (ONNX unavailable)"
 

@@ -203,7 +203,7 @@ def entry_vectors(
         from memory_core.embeddings import get_embedder
 
         embedder = get_embedder()
-    if getattr(settings, "CONTEXT_VECTOR", "document") == "pooled":
+    if settings.CONTEXT_VECTOR == "pooled":
         return _pooled_entry_vectors(items, embedder, known or {})
     texts: list[str] = []
     for content, context, vector in items:

@@ -36,7 +36,6 @@ from memory_core.entities.models import Entity, EntityMention, Relation, Relatio
 from memory_core.models import Namespace
 from memory_core.round_trip import Read
 
-DEFAULT_MB = 64.0
 # A graph unused this long is dropped, and one loaded this long ago read again: ten minutes keep a
 # conversation's graph warm without holding a quiet user's for good.
 RECALL_GRAPH_CACHE_SECONDS = 600.0
@@ -151,7 +150,7 @@ os.register_at_fork(after_in_child=_fresh_cache_after_fork)
 
 
 def _budget_items() -> float:
-    return float(getattr(settings, "RECALL_GRAPH_CACHE_MB", DEFAULT_MB)) * 1_000_000 / ITEM_BYTES
+    return float(settings.RECALL_GRAPH_CACHE_MB) * 1_000_000 / ITEM_BYTES
 
 
 def _seconds() -> float:

@@ -84,7 +84,7 @@ def consolidate_similarity() -> float:
 
 def capacity_default() -> int | None:
     """Active entries a namespace may hold before the least valuable are archived (None: no limit)."""
-    value = int(getattr(settings, "FORGET_CAPACITY", 0) or 0)
+    value = int(settings.FORGET_CAPACITY)
     if value < 0:
         raise ValueError("FORGET_CAPACITY must be 0 (no limit) or positive.")
     return value or None

@@ -474,7 +474,7 @@ def _hand_over(job_id: Any, claim: str) -> None:
 
 def run_budget() -> float:
     """Seconds one run writes before handing over: well inside the task timeout."""
-    return float(getattr(settings, "IMPORT_RUN_SECONDS", 0)) or task_timeout().total_seconds() / 4
+    return float(settings.IMPORT_RUN_SECONDS) or task_timeout().total_seconds() / 4
 
 
 def import_run(*, job_id: Any) -> ImportJob | None:

@@ -54,7 +54,7 @@ def recall_weights() -> dict[str, float]:
 
 def recall_components() -> frozenset[str]:
     """The optional parts of the ranking in use: `RECALL_COMPONENTS`, all of `COMPONENTS` by default."""
-    configured = getattr(settings, "RECALL_COMPONENTS", None)
+    configured = settings.RECALL_COMPONENTS
     enabled = frozenset(COMPONENTS if configured is None else configured)
     if enabled - set(COMPONENTS):
         raise ImproperlyConfigured(f"RECALL_COMPONENTS must be among {sorted(COMPONENTS)}.")

@@ -68,7 +68,7 @@ cache = _Cache()
 
 
 def enabled() -> bool:
-    return bool(getattr(settings, "RECALL_TRANSLATE_QUERY", False)) and bool(settings.OPENAI_API_KEY)
+    return bool(settings.RECALL_TRANSLATE_QUERY) and bool(settings.OPENAI_API_KEY)
 
 
 def _languages_present(namespace_ids: list[int]) -> set[str]:

@@ -78,11 +78,7 @@ def body_of(payload: dict[str, Any]) -> bytes:
 def _address_refused(url: str) -> str:
     """Why a host that resolves into a private network is not contacted ("" when it may be)."""
     host = urlsplit(url).hostname or ""
-    if (
-        is_loopback(host)
-        or ip_of(host) is not None
-        or getattr(settings, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", False)
-    ):
+    if is_loopback(host) or ip_of(host) is not None or settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS:
         return ""  # literal addresses were checked when the URL was saved
     try:
         infos = socket.getaddrinfo(host, None)
@@ -251,7 +247,7 @@ def endpoint_disable(endpoint: WebhookEndpoint, *, reason: str) -> None:
 def webhook_retries_run(*, now: datetime | None = None) -> int:
     """Queue a task for every delivery that is due with none waiting; returns how many."""
     now = now or timezone.now()
-    lost = now - timedelta(seconds=int((getattr(settings, "Q_CLUSTER", {}) or {}).get("retry") or 180))
+    lost = now - timedelta(seconds=int(settings.Q_CLUSTER["retry"]))
     due = (
         WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
         .filter(Q(queued_at__isnull=True) | Q(queued_at__lt=lost))
