@@ -46,6 +46,6 @@ control_socket_disable = True
 
 def on_starting(server: Any) -> None:
     """Runs in the master after the app is imported (preload_app) and before the port is bound."""
-    from config.server import warm_up
+    from config.server import warm_up  # lazy: Django loads with the app (preload_app), not the config
 
     warm_up()

@@ -26,6 +26,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from config.tuning import tuned
 from memory_core.errors import MemoryServiceError
+from memory_core.llm import get_llm
 from memory_core.onnx_embedding import OnnxModel, ensure_exported
 from memory_core.torch_embedding import batch_threads, load_torch_model, model_lock, query_threads
 
@@ -154,7 +155,7 @@ _torch_threads_lock = threading.Lock()
 
 
 def _torch_embed(texts: list[str], *, threads: int) -> list[list[float]]:
-    import torch
+    import torch  # lazy: hundreds of MB and seconds, loaded only when torch embeds
 
     model = load_torch_model()
 
@@ -249,9 +250,6 @@ class OpenAIEmbedder:
     def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        # Imported here so that the local backend never needs the LLM client or its settings.
-        from memory_core.llm import get_llm
-
         llm = get_llm()
         _count(texts)
         vectors: list[list[float]] = []

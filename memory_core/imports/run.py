@@ -35,6 +35,7 @@ from django_q.exceptions import TimeoutException
 from config.brokers import running_task
 from config.tuning import tuned
 from memory_core.choices import AddAction, ImportFormat, ImportStatus, SourceKind
+from memory_core.embeddings import embed_remembered, get_embedder
 from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction import EXCERPT_MAX_CHARS, RuleBasedExtractor, candidate_start, get_extractor
 from memory_core.extraction.schema import parse_when
@@ -201,8 +202,6 @@ def _row(item: ImportItem, outcome: AddOutcome) -> ImportRow:
 def _apply(namespace: Namespace, items: list[ImportItem], *, actor_kind: str) -> list[ImportRow]:
     """Each statement through `memory_add`, each in its own savepoint: a refused one does not undo
     the others. `MemoryPaused` and a failing model (`LLMError`) stop the whole run."""
-    from memory_core.embeddings import embed_remembered, get_embedder
-
     vectors = embed_remembered(get_embedder(), [item.content for item in items])  # one model call per chunk
     rows = []
     for item, vector in zip(items, vectors, strict=True):
