@@ -12,11 +12,9 @@ from rest_framework.parsers import JSONParser
 
 from api.errors import PayloadTooLarge
 
-DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024
-
 
 def max_body_bytes() -> int:
-    return int(getattr(settings, "API_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES))
+    return int(settings.API_MAX_BODY_BYTES)
 
 
 class LimitedJSONParser(JSONParser):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from chat.models import Message
+from config.tuning import tuned
 from memory_core.recall.prompt import estimate_tokens
 
 SYSTEM_PROMPT = (
@@ -13,6 +14,18 @@ SYSTEM_PROMPT = (
     "invent memories. If the user asks you to forget or correct something, tell them they can do it "
     "on the 'What the AI knows about me' page."
 )
+
+# A turn's prompt: the recalled memories in a small budget beside the question, the last few turns
+# verbatim; older turns are folded into the rolling summary.
+CHAT_MEMORY_TOKENS, CHAT_HISTORY_TOKENS = 600, 1500
+
+
+def memory_budget() -> int:
+    return int(tuned("CHAT_MEMORY_TOKENS", CHAT_MEMORY_TOKENS))
+
+
+def history_budget() -> int:
+    return int(tuned("CHAT_HISTORY_TOKENS", CHAT_HISTORY_TOKENS))
 
 
 def recent_window(messages: list[Message], *, budget_tokens: int) -> list[Message]:

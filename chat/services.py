@@ -17,10 +17,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from chat.models import Conversation, Message
-from chat.prompting import build_messages, offline_summary, recent_window
+from chat.prompting import build_messages, history_budget, memory_budget, offline_summary, recent_window
 from chat.selectors import TURN_TRIGGER
 from chat.style import STYLE_MAX, current_style, style_block, style_preferences
 from chat.turn_writes import message_insert, reply_insert
+from config.tuning import tuned
 from memory_core import judgement
 from memory_core.erasure import Requester, Tally, erasure_receipt_record, extraction_jobs_erase
 from memory_core.errors import Conflict, MemoryServiceError
@@ -46,6 +47,8 @@ logger = logging.getLogger(__name__)
 
 MESSAGE_MAX_CHARS = 8000
 TITLE_MAX_CHARS = 200
+CHAT_EXTRACT_EVERY_N_TURNS, CHAT_IDLE_MINUTES = 10, 30  # a long or paused talk is read before it ends
+CHAT_LEARN_EACH_TURN_OFFLINE = True  # offline reading costs no model call: learn at the reply that taught it
 
 
 @dataclass
@@ -182,7 +185,7 @@ def _payload(message: Message) -> dict[str, Any]:
 def conversations_sweep_idle(*, now: Any = None) -> int:
     """Extract from conversations idle longer than CHAT_IDLE_MINUTES (a scheduled job)."""
     now = now or timezone.now()
-    cutoff = now - timedelta(minutes=settings.CHAT_IDLE_MINUTES)
+    cutoff = now - timedelta(minutes=tuned("CHAT_IDLE_MINUTES", CHAT_IDLE_MINUTES))
     idle = Conversation.objects.filter(incognito=False, last_activity_at__lt=cutoff).select_related("user")
     queued = 0
     for conversation in idle.iterator():
@@ -347,7 +350,7 @@ def turn_prepare(*, user: Any, conversation: Conversation, user_message: Message
         recall = memory_recall(
             actor=user,
             query=user_message.content,
-            budget_tokens=settings.CHAT_MEMORY_TOKENS,
+            budget_tokens=memory_budget(),
             turn_ref=f"chat:{user_message.pk}",
         )
     elif state == "incognito":
@@ -362,7 +365,7 @@ def turn_prepare(*, user: Any, conversation: Conversation, user_message: Message
     )
     if conversation.summary_upto is not None:
         earlier = [m for m in earlier if m.pk > conversation.summary_upto]
-    history = recent_window(earlier, budget_tokens=settings.CHAT_HISTORY_TOKENS)
+    history = recent_window(earlier, budget_tokens=history_budget())
     llm_messages = build_messages(
         memory_block=recall.prompt_block if recall and (recall.items or recall.always) else "",
         memory_note=memory_note,
@@ -429,7 +432,7 @@ def turn_complete(*, prepared: PreparedTurn, text: str, offline: bool) -> Messag
     ):
         return Message.objects.get(reply_to=user_message)
     if prepared.memory_state == "on":
-        _maybe_extract_every_n(conversation, per_turn=offline and settings.CHAT_LEARN_EACH_TURN_OFFLINE)
+        _maybe_extract_every_n(conversation, offline=offline)
     _maybe_summarise(conversation, seen=[*prepared.earlier, user_message, reply])
     return reply
 
@@ -514,13 +517,14 @@ def turn_stream(*, user: Any, conversation: Conversation, user_message: Message)
     yield ("done", turn_complete(prepared=prepared, text="".join(parts), offline=llm.offline))
 
 
-def _maybe_extract_every_n(conversation: Conversation, *, per_turn: bool = False) -> None:
+def _maybe_extract_every_n(conversation: Conversation, *, offline: bool) -> None:
     """Hand the conversation over every CHAT_EXTRACT_EVERY_N_TURNS user messages, or after every
-    turn (`per_turn`: offline, where the rule-based reader costs no model call), so what a turn
-    taught shows at its reply, not when the conversation ends. The counter was read with the reply;
+    turn (offline, where the rule-based reader costs no model call), so what a turn taught shows
+    at its reply, not when the conversation ends. The counter was read with the reply;
     `_extract_pending` re-reads it under a lock, so two tabs finishing at once hand the same messages
     over once."""
-    every = 1 if per_turn else settings.CHAT_EXTRACT_EVERY_N_TURNS
+    per_turn = offline and tuned("CHAT_LEARN_EACH_TURN_OFFLINE", CHAT_LEARN_EACH_TURN_OFFLINE)
+    every = 1 if per_turn else tuned("CHAT_EXTRACT_EVERY_N_TURNS", CHAT_EXTRACT_EVERY_N_TURNS)
     if every > 0 and conversation.unextracted_turns >= every:
         _extract_pending(
             conversation=conversation, trigger=TURN_TRIGGER if per_turn else "every_n_turns", at_least=every
@@ -532,7 +536,7 @@ SUMMARY_MIN_MESSAGES = 4  # fewer messages out of the window are not worth a sum
 
 def _older(messages: list[Message]) -> list[Message]:
     """The messages that fell out of the recent window."""
-    window = recent_window(messages, budget_tokens=settings.CHAT_HISTORY_TOKENS)
+    window = recent_window(messages, budget_tokens=history_budget())
     return messages[: len(messages) - len(window)]
 
 

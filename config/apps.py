@@ -3,11 +3,10 @@ checks (`config.checks`) are found."""
 
 from django.apps import AppConfig
 
+from config import checks  # noqa: F401  # registers the checks
+
 
 class ConfigConfig(AppConfig):
     name = "config"
     label = "config"
     verbose_name = "Configuration"
-
-    def ready(self) -> None:
-        from config import checks  # noqa: F401  # registers the checks

@@ -46,7 +46,7 @@ def lease_owner() -> str:
 
 
 def lease_seconds() -> float:
-    return max(1.0, float(getattr(settings, "Q_LEASE_SECONDS", 10)))
+    return max(1.0, float(settings.Q_LEASE_SECONDS))
 
 
 class _Leases:

@@ -1,4 +1,8 @@
+import sys
+
 from django.apps import AppConfig
+
+from memory_core.judgement.model import models
 
 
 class MemoryCoreConfig(AppConfig):
@@ -8,15 +12,12 @@ class MemoryCoreConfig(AppConfig):
 
     def ready(self) -> None:
         # A misspelt RECALL_COMPONENTS stops the process at start, not every recall with a 500.
+        # lazy: apps.py is imported before the models it would load (Django's app registry)
         from memory_core.recall.scoring import recall_components
 
         recall_components()
         # The judgement models are read and checked against their checksums once, at start: a
         # changed or damaged file stops the process instead of deciding what the write path keeps.
         # Training writes new ones, so it is the one command that starts without them.
-        import sys
-
-        from memory_core.judgement.model import models
-
         if sys.argv[1:2] != ["train_judgement"]:
             models()

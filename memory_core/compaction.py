@@ -42,6 +42,7 @@ from django.db.utils import DatabaseError
 from django.utils import timezone
 from django_q.models import Schedule
 
+from config.tuning import tuned
 from memory_core.errors import MemoryServiceError
 from memory_core.models import ErasureReceipt
 
@@ -51,8 +52,14 @@ VACUUM_SCHEDULE = "erasure-vacuum"
 VACUUM_TASK = "memory_core.tasks.run_erasure_vacuum"
 
 
-def _setting(name: str, default: float) -> float:
-    return float(getattr(settings, name, default))
+ERASURE_VACUUM_DELAY_SECONDS = 60  # a burst of erasures (a list cleared one by one) shares one pass
+# Readers of a table wait while it is rewritten: about 4 s for 32 MB of memories (docs/privacy.md).
+ERASURE_REWRITE_NOW_MAX_MB = 32
+# With the hourly check and the pass's own time, no erased byte stays on disk past 24 hours.
+ERASURE_REWRITE_MAX_HOURS = 20
+ERASURE_LOCK_TIMEOUT_SECONDS = 5.0  # a rewrite gives up rather than hold every reader; the next retries
+# Transactions older than the erasure (they may still see its rows) get this long to finish.
+ERASURE_SNAPSHOT_WAIT_SECONDS = 30.0
 
 
 @dataclass
@@ -106,13 +113,14 @@ def compaction_request() -> Schedule:
         func=VACUUM_TASK,
         schedule_type=Schedule.ONCE,
         repeats=-1,  # a one-off schedule with repeats < 0 is deleted once its task is created
-        next_run=timezone.now() + timedelta(seconds=_setting("ERASURE_VACUUM_DELAY_SECONDS", 60)),
+        next_run=timezone.now()
+        + timedelta(seconds=tuned("ERASURE_VACUUM_DELAY_SECONDS", ERASURE_VACUUM_DELAY_SECONDS)),
     )
 
 
 def rewrite_due(*, now: datetime | None = None) -> bool:
     """The hourly check of the nightly rewrite: pending receipts, and the quiet hour or a deadline."""
-    hour = int(_setting("ERASURE_REWRITE_HOUR", 3))
+    hour = int(settings.ERASURE_REWRITE_HOUR)
     if hour < 0:  # the operator runs `manage.py erasure_compact --rewrite` from cron instead
         return False
     now = now or timezone.now()
@@ -121,7 +129,9 @@ def rewrite_due(*, now: datetime | None = None) -> bool:
         return False
     if timezone.localtime(now).hour == hour:
         return True
-    return now - oldest.created_at >= timedelta(hours=_setting("ERASURE_REWRITE_MAX_HOURS", 20))
+    return now - oldest.created_at >= timedelta(
+        hours=tuned("ERASURE_REWRITE_MAX_HOURS", ERASURE_REWRITE_MAX_HOURS)
+    )
 
 
 # --- The pass ----------------------------------------------------------------------------------
@@ -158,7 +168,7 @@ def _older_snapshots(started: datetime) -> int:
 
 
 def _wait_for_older_snapshots(started: datetime, report: PassReport) -> bool:
-    deadline = time.monotonic() + _setting("ERASURE_SNAPSHOT_WAIT_SECONDS", 30)
+    deadline = time.monotonic() + tuned("ERASURE_SNAPSHOT_WAIT_SECONDS", ERASURE_SNAPSHOT_WAIT_SECONDS)
     while True:
         count = _older_snapshots(started)
         if not count:
@@ -240,8 +250,8 @@ def compaction_run(*, rewrite_all: bool = False) -> PassReport:
     # Receipts visible now belong to committed erasures: their rows are dead for every later snapshot.
     cutoff = ErasureReceipt.objects.aggregate(last=Max("pk"))["last"] or 0
     snapshots_clear = _wait_for_older_snapshots(started, report)
-    limit = _setting("ERASURE_REWRITE_NOW_MAX_MB", 32) * 1024 * 1024
-    timeout_ms = int(_setting("ERASURE_LOCK_TIMEOUT_SECONDS", 5) * 1000)
+    limit = tuned("ERASURE_REWRITE_NOW_MAX_MB", ERASURE_REWRITE_NOW_MAX_MB) * 1024 * 1024
+    timeout_ms = int(tuned("ERASURE_LOCK_TIMEOUT_SECONDS", ERASURE_LOCK_TIMEOUT_SECONDS) * 1000)
     tables = erasable_tables()
     _execute("SET lock_timeout = %s", [f"{timeout_ms}ms"])
     try:

@@ -24,7 +24,9 @@ from typing import Any, Protocol, runtime_checkable
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from config.tuning import tuned
 from memory_core.errors import MemoryServiceError
+from memory_core.llm import get_llm
 from memory_core.onnx_embedding import OnnxModel, ensure_exported
 from memory_core.torch_embedding import batch_threads, load_torch_model, model_lock, query_threads
 
@@ -38,6 +40,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 LOCAL_MODEL_NAME = "all-MiniLM-L6-v2"
 LOCAL_MODEL_DIMENSIONS = 384
 SMALL_BATCH = 2  # texts embedded on the query session's one thread
+EMBEDDING_BATCH_SIZE = 64  # texts per model call or request: amortises the call, bounds its memory
+# Query vectors kept per process (LRU, about 12 KB each): a turn's repeats and retries skip the model.
+EMBEDDING_QUERY_CACHE_SIZE = 1024
 
 # ONNX sessions by thread count: 1 for queries, the batch thread count for batches.
 _onnx_models: dict[int, OnnxModel] = {}
@@ -75,15 +80,15 @@ def _batches(texts: list[str], size: int) -> Iterator[list[str]]:
         yield texts[start : start + size]
 
 
-def _batch_size() -> int:
-    return max(1, int(settings.EMBEDDING_BATCH_SIZE))
+def batch_size() -> int:
+    return max(1, int(tuned("EMBEDDING_BATCH_SIZE", EMBEDDING_BATCH_SIZE)))
 
 
 def _onnx_model(threads: int) -> OnnxModel | None:
     """The ONNX session with `threads` threads, exported on first use; None (torch is used) when
     the runtime is torch or the export failed."""
     global _onnx_failed
-    if getattr(settings, "EMBEDDING_RUNTIME", "onnx") != "onnx" or _onnx_failed:
+    if settings.EMBEDDING_RUNTIME != "onnx" or _onnx_failed:
         return None
     model = _onnx_models.get(threads)
     if model is not None:
@@ -115,7 +120,7 @@ def runtime_in_use() -> str:
     `torch (ONNX unavailable)` or the OpenAI model."""
     if settings.EMBEDDING_BACKEND != "local":
         return f"openai {settings.EMBEDDING_MODEL}"
-    if getattr(settings, "EMBEDDING_RUNTIME", "onnx") != "onnx":
+    if settings.EMBEDDING_RUNTIME != "onnx":
         return "torch"
     return "onnx" if _onnx_model(query_threads()) is not None else "torch (ONNX unavailable)"
 
@@ -150,14 +155,15 @@ _torch_threads_lock = threading.Lock()
 
 
 def _torch_embed(texts: list[str], *, threads: int) -> list[list[float]]:
-    import torch
+    import torch  # lazy: hundreds of MB and seconds, loaded only when torch embeds
 
     model = load_torch_model()
+
     # Normalised vectors make cosine distance (the HNSW opclass) equal to a dot product.
     def encode() -> list[list[float]]:
         vectors = model.encode(
             texts,
-            batch_size=_batch_size(),
+            batch_size=batch_size(),
             normalize_embeddings=True,
             convert_to_numpy=True,
             show_progress_bar=False,
@@ -212,7 +218,7 @@ query_cache = _QueryCache()
 
 
 def _cached_query(embedder: Embedder, text: str) -> list[float]:
-    size = int(getattr(settings, "EMBEDDING_QUERY_CACHE_SIZE", 1024))
+    size = int(tuned("EMBEDDING_QUERY_CACHE_SIZE", EMBEDDING_QUERY_CACHE_SIZE))
     key = (embedder.name, embedder.dimensions, text)
     cached = query_cache.get(key) if size > 0 else None
     if cached is not None:
@@ -227,7 +233,7 @@ def embed_remembered(embedder: Embedder, texts: list[str]) -> list[list[float]]:
     """`embedder.embed(texts)` in one call, each vector also kept in the query cache: the write
     path's judgement asks for the same statements' vectors next, and finds them there."""
     vectors = embedder.embed(texts)
-    size = int(getattr(settings, "EMBEDDING_QUERY_CACHE_SIZE", 1024))
+    size = int(tuned("EMBEDDING_QUERY_CACHE_SIZE", EMBEDDING_QUERY_CACHE_SIZE))
     if size > 0:
         for text, vector in zip(texts, vectors, strict=True):
             query_cache.put((embedder.name, embedder.dimensions, text), tuple(vector), size)
@@ -244,13 +250,10 @@ class OpenAIEmbedder:
     def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        # Imported here so that the local backend never needs the LLM client or its settings.
-        from memory_core.llm import get_llm
-
         llm = get_llm()
         _count(texts)
         vectors: list[list[float]] = []
-        for batch in _batches(list(texts), _batch_size()):
+        for batch in _batches(list(texts), batch_size()):
             # The API rejects empty strings; a lone space embeds "nothing" without failing the batch.
             batch = [text if text.strip() else " " for text in batch]
             result = llm.embed(batch, model=self.name, dimensions=self.dimensions)

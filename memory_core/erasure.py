@@ -211,6 +211,7 @@ def _scrub_search_context(namespace_id: int, ids: list[uuid.UUID], texts: Collec
 def _scrub_admin_log(ids: Iterable[uuid.UUID]) -> None:
     if not apps.is_installed("django.contrib.admin"):
         return
+    # lazy: the admin's models can be imported only when django.contrib.admin is installed
     from django.contrib.admin.models import LogEntry
     from django.contrib.contenttypes.models import ContentType
 

@@ -23,8 +23,7 @@ _MARGIN = timedelta(seconds=15)
 
 
 def task_timeout() -> timedelta:
-    cluster = getattr(settings, "Q_CLUSTER", None) or {}
-    return timedelta(seconds=int(cluster.get("timeout") or 120))
+    return timedelta(seconds=int(settings.Q_CLUSTER["timeout"]))
 
 
 @dataclass(frozen=True)

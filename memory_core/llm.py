@@ -20,10 +20,13 @@ from django.utils.translation import gettext_lazy
 from openai.types.chat import ChatCompletionMessageParam
 from openai.types.shared_params import ResponseFormatJSONSchema
 
+from config.tuning import tuned
 from memory_core.errors import MemoryServiceError
 
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
 
+# A model that broke the schema is told what was wrong and asked once more; a second miss is an error.
+LLM_JSON_ATTEMPTS = 2
 MEMORIES_START = "<memories>"
 MEMORIES_END = "</memories>"
 
@@ -113,7 +116,7 @@ class OpenAIProvider:
             max_retries=int(settings.LLM_MAX_RETRIES),
             chat_model=settings.CHAT_MODEL,
             extraction_model=settings.EXTRACTION_MODEL,
-            json_attempts=int(settings.LLM_JSON_ATTEMPTS),
+            json_attempts=int(tuned("LLM_JSON_ATTEMPTS", LLM_JSON_ATTEMPTS)),
         )
 
     @property

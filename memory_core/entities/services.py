@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -21,12 +21,10 @@ from memory_core.entities.resolve import Resolver, alias_of
 from memory_core.entities.rules import SELF, Triple
 from memory_core.entities.selectors import entity_get, relation_get
 from memory_core.entities.vocabulary import VALUE_PREDICATES, EntityKind, Predicate, RelationStatus
+from memory_core.erasure import Requester, memory_erase
 from memory_core.errors import MemoryServiceError, NotFound
 from memory_core.locks import lock_namespace
 from memory_core.models import ErasureReceipt, MemoryEntry, Namespace
-
-if TYPE_CHECKING:
-    from memory_core.erasure import Requester
 
 
 def _lock(namespace_id: int) -> None:
@@ -162,8 +160,6 @@ def entity_erase(*, actor: Actor, entity_id: Any, requester: Requester | None = 
     relations is erased (with the tombstones and receipts of `memory_core.erasure`, each naming
     `requester`), then the entity. The receipts, one per memory erased (none when no memory
     spoke of it)."""
-    from memory_core.erasure import memory_erase
-
     entity = entity_get(actor=actor, entity_id=entity_id)
     entry_ids = set(EntityMention.objects.filter(entity=entity).values_list("entry_id", flat=True))
     entry_ids |= set(

@@ -21,6 +21,7 @@ from django_q.exceptions import TimeoutException
 
 from memory_core import judgement
 from memory_core.choices import AddAction
+from memory_core.entities.hooks import relations_from_candidate
 from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction.llm_extractor import LLMExtractor
 from memory_core.extraction.rules import RuleBasedExtractor
@@ -207,6 +208,7 @@ def candidate_add(
     """One candidate through the write pipeline: the one mapping of a candidate to an add, for
     extraction jobs and for chat's "remember that …" alike. `excerpt` is the user's own text the
     candidate came from: stored redacted as evidence and checked for secrets the rewrite moved."""
+    # lazy: a circle: the pipeline imports extraction.slots, and this package's __init__ this module
     from memory_core.pipeline import memory_add
 
     explicit = source_kind != SourceKind.EXTRACTED
@@ -278,8 +280,6 @@ def _write_candidates(
             continue
         result[outcome.action] = result.get(outcome.action, 0) + 1
         if outcome.entry is not None and candidate.relations and outcome.action in _CHANGING_ACTIONS:
-            from memory_core.entities.hooks import relations_from_candidate  # it imports the rules
-
             relations_from_candidate(
                 entry=outcome.entry, relations=candidate.relations, extractor=extractor.name
             )

@@ -17,9 +17,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from django.conf import settings
 from django.utils import timezone
 
+from config.tuning import tuned
 from memory_core import judgement
 from memory_core.choices import ImportFormat, MemoryType, SourceKind
 from memory_core.errors import MemoryServiceError
@@ -102,12 +102,18 @@ class ImportItem:
         return cls(**data)
 
 
+# An import is one person's memories or a conversation's transcript: a few thousand statements, a
+# few megabytes at most (a larger file or paste is refused, nothing written).
+IMPORT_MAX_ITEMS = 5000
+IMPORT_MAX_BYTES = 2 * 1024 * 1024
+
+
 def max_items() -> int:
-    return int(getattr(settings, "IMPORT_MAX_ITEMS", 5000))
+    return int(tuned("IMPORT_MAX_ITEMS", IMPORT_MAX_ITEMS))
 
 
 def max_bytes() -> int:
-    return int(getattr(settings, "IMPORT_MAX_BYTES", 2 * 1024 * 1024))
+    return int(tuned("IMPORT_MAX_BYTES", IMPORT_MAX_BYTES))
 
 
 def check_format(value: Any) -> str:

@@ -33,7 +33,9 @@ from django.utils import timezone
 from django_q.exceptions import TimeoutException
 
 from config.brokers import running_task
+from config.tuning import tuned
 from memory_core.choices import AddAction, ImportFormat, ImportStatus, SourceKind
+from memory_core.embeddings import embed_remembered, get_embedder
 from memory_core.errors import Conflict, MemoryServiceError
 from memory_core.extraction import EXCERPT_MAX_CHARS, RuleBasedExtractor, candidate_start, get_extractor
 from memory_core.extraction.schema import parse_when
@@ -90,8 +92,14 @@ class ImportRow:
         return row
 
 
+# Up to this many statements are written while the request waits; more run as a job with progress.
+IMPORT_JOB_THRESHOLD = 100
+# A dry run holds the user's write lock until it rolls back, so it tries this many at most.
+IMPORT_PREVIEW_MAX = 50
+
+
 def job_threshold() -> int:
-    return int(getattr(settings, "IMPORT_JOB_THRESHOLD", 100))
+    return int(tuned("IMPORT_JOB_THRESHOLD", IMPORT_JOB_THRESHOLD))
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -194,8 +202,6 @@ def _row(item: ImportItem, outcome: AddOutcome) -> ImportRow:
 def _apply(namespace: Namespace, items: list[ImportItem], *, actor_kind: str) -> list[ImportRow]:
     """Each statement through `memory_add`, each in its own savepoint: a refused one does not undo
     the others. `MemoryPaused` and a failing model (`LLMError`) stop the whole run."""
-    from memory_core.embeddings import embed_remembered, get_embedder
-
     vectors = embed_remembered(get_embedder(), [item.content for item in items])  # one model call per chunk
     rows = []
     for item, vector in zip(items, vectors, strict=True):
@@ -273,7 +279,7 @@ class Preview:
 
 
 def preview_limit() -> int:
-    return int(getattr(settings, "IMPORT_PREVIEW_MAX", 50))
+    return int(tuned("IMPORT_PREVIEW_MAX", IMPORT_PREVIEW_MAX))
 
 
 def import_preview(*, namespace: Namespace, format: Any, data: Any, actor_kind: str) -> Preview:
@@ -467,7 +473,7 @@ def _hand_over(job_id: Any, claim: str) -> None:
 
 def run_budget() -> float:
     """Seconds one run writes before handing over: well inside the task timeout."""
-    return float(getattr(settings, "IMPORT_RUN_SECONDS", 0)) or task_timeout().total_seconds() / 4
+    return float(settings.IMPORT_RUN_SECONDS) or task_timeout().total_seconds() / 4
 
 
 def import_run(*, job_id: Any) -> ImportJob | None:

@@ -49,7 +49,7 @@ class LinearModel:
 
 
 def model_dir() -> Path:
-    return Path(getattr(settings, "JUDGEMENT_MODEL_DIR", "") or DEFAULT_DIR)
+    return Path(settings.JUDGEMENT_MODEL_DIR or DEFAULT_DIR)
 
 
 def sha256(path: Path) -> str:

@@ -18,6 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GroupKFold, cross_val_predict
+
+from memory_core.embeddings import LocalEmbedder
 
 from .features import NGRAM_FEATURES, WIDTH, matrix
 from .model import MANIFEST, sha256
@@ -168,10 +172,6 @@ def train(
 ) -> dict[str, Any]:
     """Fit, choose thresholds out of fold, score once on the test split, and write every model and
     the manifest into `out`."""
-    from sklearn.model_selection import GroupKFold, cross_val_predict
-
-    from memory_core.embeddings import LocalEmbedder
-
     everything = rows()
     log(f"{len(everything)} labelled texts from {len({r.source for r in everything})} sources")
     vectors = LocalEmbedder().embed([r.text for r in everything])
@@ -245,8 +245,6 @@ def _rate(flagged: np.ndarray, among: np.ndarray) -> float:
 
 
 def _estimator(*, c: float, binary: bool) -> Any:
-    from sklearn.linear_model import LogisticRegression  # training only: the app never fits
-
     return LogisticRegression(
         C=c, class_weight="balanced", max_iter=3000, solver="liblinear" if binary else "lbfgs", random_state=0
     )

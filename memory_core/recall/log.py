@@ -102,7 +102,7 @@ def record_items(
 
 
 def retention_days() -> int:
-    return int(getattr(settings, "RECALL_LOG_RETENTION_DAYS", 90))
+    return int(settings.RECALL_LOG_RETENTION_DAYS)
 
 
 def prune(now: datetime | None = None) -> int:

@@ -9,6 +9,7 @@ from datetime import datetime
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from config.tuning import tuned
 from memory_core import lexical
 from memory_core.models import MemoryEntry
 from memory_core.recall import signals as query_signals
@@ -28,7 +29,8 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "confidence": 0.02,
     "graph": 0.2,
 }
-DEFAULT_RECENCY_HALF_LIFE_DAYS = 30.0
+# Recency is a tie-breaker (weight 0.05): a month halves it, so last week's answer edges out last year's.
+RECALL_RECENCY_HALF_LIFE_DAYS = 30.0
 
 # Below both of these a candidate is noise, not a weak match.
 MIN_SIMILARITY = 0.2
@@ -38,7 +40,7 @@ COMPONENTS = ("context", "keyword", "time", "names", "graph")
 
 
 def recall_weights() -> dict[str, float]:
-    configured = getattr(settings, "RECALL_WEIGHTS", None) or {}
+    configured: dict[str, float] = tuned("RECALL_WEIGHTS", {})  # benches and tests try other weights
     unknown = set(configured) - set(DEFAULT_WEIGHTS)
     if unknown:
         raise ImproperlyConfigured(
@@ -52,7 +54,7 @@ def recall_weights() -> dict[str, float]:
 
 def recall_components() -> frozenset[str]:
     """The optional parts of the ranking in use: `RECALL_COMPONENTS`, all of `COMPONENTS` by default."""
-    configured = getattr(settings, "RECALL_COMPONENTS", None)
+    configured = settings.RECALL_COMPONENTS
     enabled = frozenset(COMPONENTS if configured is None else configured)
     if enabled - set(COMPONENTS):
         raise ImproperlyConfigured(f"RECALL_COMPONENTS must be among {sorted(COMPONENTS)}.")
@@ -60,7 +62,7 @@ def recall_components() -> frozenset[str]:
 
 
 def recency_half_life_days() -> float:
-    value = float(getattr(settings, "RECALL_RECENCY_HALF_LIFE_DAYS", DEFAULT_RECENCY_HALF_LIFE_DAYS))
+    value = float(tuned("RECALL_RECENCY_HALF_LIFE_DAYS", RECALL_RECENCY_HALF_LIFE_DAYS))
     if value <= 0:
         raise ImproperlyConfigured("RECALL_RECENCY_HALF_LIFE_DAYS must be positive.")
     return value

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.conf import settings
 
+from config.tuning import tuned
 from memory_core import embedding_coverage, lexical
 from memory_core.language import CJK_CLASS, is_chinese
 from memory_core.llm import LLMError, OpenAIProvider
@@ -67,7 +68,7 @@ cache = _Cache()
 
 
 def enabled() -> bool:
-    return bool(getattr(settings, "RECALL_TRANSLATE_QUERY", False)) and bool(settings.OPENAI_API_KEY)
+    return bool(settings.RECALL_TRANSLATE_QUERY) and bool(settings.OPENAI_API_KEY)
 
 
 def _languages_present(namespace_ids: list[int]) -> set[str]:
@@ -81,12 +82,16 @@ def _languages_present(namespace_ids: list[int]) -> set[str]:
     return present
 
 
+# A recall waits this long for the translation at most, then goes on with the plain query.
+RECALL_TRANSLATE_TIMEOUT_SECONDS = 3.0
+
+
 def _provider() -> OpenAIProvider:
     # Its own short deadline and no retries: a slow model must not hold the recall up.
     return OpenAIProvider(
         api_key=settings.OPENAI_API_KEY,
         base_url=settings.OPENAI_BASE_URL or None,
-        timeout=float(getattr(settings, "RECALL_TRANSLATE_TIMEOUT_SECONDS", 3.0)),
+        timeout=float(tuned("RECALL_TRANSLATE_TIMEOUT_SECONDS", RECALL_TRANSLATE_TIMEOUT_SECONDS)),
         max_retries=0,
         chat_model=settings.CHAT_MODEL,
         extraction_model=settings.EXTRACTION_MODEL,

