@@ -8,6 +8,8 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import CheckMessage, Tags, Warning, register
 
+from config import conf
+
 
 @register(Tags.security, deploy=True)
 def env_file_private(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
@@ -26,4 +28,17 @@ def env_file_private(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
             hint=f"chmod 600 {path}",
             id="config.W001",
         )
+    ]
+
+
+@register(deploy=True)
+def no_ignored_variables(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    """A variable that used to tune the engine and is now a constant in code: setting it does nothing."""
+    return [
+        Warning(
+            f"{name} is set in the environment but is no longer read: it is tuned in code now.",
+            hint="Remove it; docs/configuration.md ('Tuned in code') says where its value lives and why.",
+            id="config.W002",
+        )
+        for name in conf.ignored_variables()
     ]

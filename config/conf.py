@@ -428,6 +428,59 @@ def env_example() -> str:
     return "\n".join(lines) + "\n"
 
 
+# Names the environment set before they became constants tuned in code (config/tuning.py): one still
+# set is ignored, and `check --deploy` says so (config.W002) rather than let an operator believe it
+# works. tests/test_configuration.py keeps this list equal to the calls to `tuned`.
+TUNED_IN_CODE = frozenset(
+    {
+        "CHAT_EXTRACT_EVERY_N_TURNS",
+        "CHAT_HISTORY_TOKENS",
+        "CHAT_IDLE_MINUTES",
+        "CHAT_LEARN_EACH_TURN_OFFLINE",
+        "CHAT_MEMORY_TOKENS",
+        "CONSOLIDATE_SIMILARITY",
+        "EMBEDDING_BATCH_SIZE",
+        "EMBEDDING_QUERY_CACHE_SIZE",
+        "ERASURE_LOCK_TIMEOUT_SECONDS",
+        "ERASURE_REWRITE_MAX_HOURS",
+        "ERASURE_REWRITE_NOW_MAX_MB",
+        "ERASURE_SNAPSHOT_WAIT_SECONDS",
+        "ERASURE_VACUUM_DELAY_SECONDS",
+        "EXTRACTION_MIN_CONFIDENCE",
+        "FORGET_DECAY_HALF_LIFE_DAYS",
+        "FORGET_DECAY_MAX_IMPORTANCE",
+        "FORGET_DECAY_MIN_IDLE_DAYS",
+        "FORGET_DECAY_THRESHOLD",
+        "FORGET_DECAY_TYPES",
+        "FORGET_MAX_CHANGES_PER_PASS",
+        "FORGET_MAX_SHARE_PER_PASS",
+        "FORGET_PROTECTED_CATEGORIES",
+        "IMPORT_JOB_THRESHOLD",
+        "IMPORT_MAX_BYTES",
+        "IMPORT_MAX_ITEMS",
+        "IMPORT_PREVIEW_MAX",
+        "LLM_JSON_ATTEMPTS",
+        "MEMORY_TTL_DAYS",
+        "MERGE_SIMILARITY",
+        "MERGE_SIMILARITY_SAME_KEY",
+        "RECALL_GRAPH_CACHE_SECONDS",
+        "RECALL_RECENCY_HALF_LIFE_DAYS",
+        "RECALL_TRANSLATE_TIMEOUT_SECONDS",
+        "RECALL_WEIGHTS",
+        "WEBHOOK_DISABLE_AFTER_FAILURES",
+        "WEBHOOK_MAX_ATTEMPTS",
+        "WEBHOOK_RETRY_BASE_SECONDS",
+        "WEBHOOK_RETRY_MAX_SECONDS",
+        "WEBHOOK_TIMEOUT_SECONDS",
+    }
+)
+
+
+def ignored_variables() -> list[str]:
+    """The variables set in this process's environment (or its .env) that nothing reads any more."""
+    return sorted(name for name in TUNED_IN_CODE if os.environ.get(name, "").strip())
+
+
 def load_dotenv(path: Path) -> None:
     """Read KEY=VALUE lines into os.environ without overriding what is already set."""
     if not path.is_file():

@@ -5,6 +5,7 @@ the others fails here, and so does a constant tuned in code that the docs do not
 from __future__ import annotations
 
 import ast
+import io
 import os
 import re
 import subprocess
@@ -12,8 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 
-from config.conf import Conf, ConfigurationError, documented_default, env_example, specs
+from config.conf import TUNED_IN_CODE, Conf, ConfigurationError, documented_default, env_example, specs
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("config", "memory_core", "chat", "privacy", "api")
@@ -124,6 +126,26 @@ def test_the_docs_list_every_constant_tuned_in_code_where_it_lives():
     assert sorted(set(listed) ^ set(tuned)) == []
     assert {name: {listed[name]} for name in tuned} == tuned
     assert not set(tuned) & set(specs()), "a constant tuned in code is not read from the environment"
+    assert set(tuned) == TUNED_IN_CODE, "check --deploy warns about exactly the names tuned in code"
+
+
+def test_check_deploy_warns_about_a_variable_that_is_tuned_in_code_now(monkeypatch):
+    """An operator who still sets a retired variable is told it does nothing, by name; the app starts."""
+    for name in TUNED_IN_CODE:  # an older .env on this machine may set some
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MERGE_SIMILARITY", "0.8")
+    monkeypatch.setenv("webhook_timeout_seconds", "5")  # not the name: nothing to say about it
+    monkeypatch.setenv("FORGET_DECAY_THRESHOLD", " ")  # set but empty: unset, as everywhere else
+    out = io.StringIO()
+    call_command("check", deploy=True, fail_level="CRITICAL", stdout=out, stderr=out)
+    report = out.getvalue()
+    assert "config.W002" in report
+    assert "MERGE_SIMILARITY is set in the environment but is no longer read" in report
+    assert "FORGET_DECAY_THRESHOLD" not in report and "webhook_timeout_seconds" not in report
+    monkeypatch.delenv("MERGE_SIMILARITY")
+    out = io.StringIO()
+    call_command("check", deploy=True, fail_level="CRITICAL", stdout=out, stderr=out)
+    assert "config.W002" not in out.getvalue()
 
 
 # --- reading and checking -------------------------------------------------------------------
