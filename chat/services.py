@@ -24,11 +24,12 @@ from chat.turn_writes import message_insert, reply_insert
 from memory_core import judgement
 from memory_core.erasure import Requester, Tally, erasure_receipt_record, extraction_jobs_erase
 from memory_core.errors import Conflict, MemoryServiceError
-from memory_core.extraction import candidate_add, extraction_enqueue, remember_requests
+from memory_core.extraction import candidate_add, extraction_enqueue, overlong_remember, remember_requests
 from memory_core.guards.secrets import SecretScan, redact_values
 from memory_core.language import is_chinese
 from memory_core.llm import ChatResult, LLMError, LLMOutputError, OfflineProvider, get_llm
 from memory_core.models import (
+    CONTENT_MAX_CHARS,
     ActorKind,
     ErasureReceipt,
     ErasureScope,
@@ -204,13 +205,19 @@ def message_post(*, conversation: Conversation, content: str) -> Message:
     text = _clean_text(content)
     if not text:
         raise MemoryServiceError(
-            "Type a message first.", field_errors={"content": ["This field may not be blank."]}
+            _("Type a message first."), field_errors={"content": [_("This field may not be blank.")]}
         )
     if len(text) > MESSAGE_MAX_CHARS:
         raise MemoryServiceError(
-            f"Messages are at most {MESSAGE_MAX_CHARS} characters.",
-            field_errors={"content": [f"At most {MESSAGE_MAX_CHARS} characters (got {len(text)})."]},
+            _("Messages are at most %(limit)s characters.") % {"limit": f"{MESSAGE_MAX_CHARS:,}"},
+            field_errors={
+                "content": [
+                    _("At most %(limit)s characters (got %(length)s).")
+                    % {"limit": f"{MESSAGE_MAX_CHARS:,}", "length": f"{len(text):,}"}
+                ]
+            },
         )
+    _refuse_overlong_remember(conversation, text)
     message = Message(
         conversation=conversation, role=Message.Role.USER, content=text, status=Message.Status.PENDING
     )
@@ -218,6 +225,23 @@ def message_post(*, conversation: Conversation, content: str) -> Message:
     title = "" if conversation.title else judgement.secrets(text.splitlines()[0]).redacted[:60]
     message_insert(message=message, conversation=conversation, now=timezone.now(), title=title)
     return message
+
+
+def _refuse_overlong_remember(conversation: Conversation, text: str) -> None:
+    """A "remember that …" one memory cannot hold is refused with the message, before anything is
+    saved: kept cut, it would not be what the user asked to keep (the page keeps the text). An
+    incognito conversation remembers nothing, so its message is not refused for it."""
+    length = 0 if conversation.incognito else overlong_remember(text)
+    if length:
+        reason = _(
+            "What you asked me to remember is %(length)s characters long; one memory holds at most "
+            "%(limit)s. Nothing was sent: shorten it, or ask me to remember it in several parts."
+        ) % {"length": f"{length:,}", "limit": f"{CONTENT_MAX_CHARS:,}"}
+        detail = _("One memory holds at most %(limit)s characters (this one has %(length)s).") % {
+            "length": f"{length:,}",
+            "limit": f"{CONTENT_MAX_CHARS:,}",
+        }
+        raise MemoryServiceError(reason, field_errors={"content": [detail]})
 
 
 def message_retry(*, message: Message) -> Message:
