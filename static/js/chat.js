@@ -84,7 +84,8 @@
 
   document.body.addEventListener("htmx:afterRequest", function (event) {
     var form = event.detail.elt;
-    if (form.id === "composer" && event.detail.successful) {
+    // A refusal (a 400 swapped in as the reason, see above) keeps what was typed in the box.
+    if (form.id === "composer" && event.detail.successful && event.detail.xhr.status < 400) {
       form.reset();
       var error = document.getElementById("composer-error");
       if (error) error.textContent = "";
