@@ -31,6 +31,7 @@ from memory_core.entities.models import NAME_MAX_CHARS, Entity, Relation
 from memory_core.entities.vocabulary import EntityKind, Predicate
 from memory_core.errors import MemoryServiceError, NotFound
 from privacy.kin_words import kin_word
+from privacy.page_errors import error_text
 
 PAGE_SIZE = 50  # entities a page, as the memory list
 FACTS_SHOWN = 5  # relations a person shows on the list; their page has every one
@@ -142,11 +143,6 @@ def _entity_or_404(request: HttpRequest, entity_id: Any) -> Entity:
         raise Http404(exc.message) from exc
 
 
-def _error_text(exc: MemoryServiceError) -> str:
-    details = [" ".join(errors) for errors in exc.field_errors.values()]
-    return " ".join([exc.message, *details])
-
-
 @login_required
 @require_GET
 def people(request: HttpRequest) -> HttpResponse:
@@ -233,7 +229,7 @@ def _act(request: HttpRequest, entity_id: Any, action: Any, done: str) -> HttpRe
     except NotFound as exc:
         raise Http404(exc.message) from exc
     except MemoryServiceError as exc:
-        messages.error(request, _error_text(exc))
+        messages.error(request, error_text(exc))
         return redirect("privacy:person", entity_id=entity.pk)
     messages.success(request, done)
     return redirect("privacy:person", entity_id=result.pk)
@@ -331,7 +327,7 @@ def _relation_act(
     except NotFound as exc:
         raise Http404(exc.message) from exc
     except MemoryServiceError as exc:
-        messages.error(request, _error_text(exc))
+        messages.error(request, error_text(exc))
     else:
         messages.success(request, done)
     # Erasing a relation may prune an entity left with nothing: then back to the list.

@@ -46,7 +46,7 @@ from privacy.bulk import (
     pending_erasures_settle,
 )
 from privacy.memory_page import memory_page
-from privacy.page_errors import error_text, raise_for_access
+from privacy.page_errors import engine_message, error_text, raise_for_access
 from privacy.selectors import (
     GROUPS,
     STATUS_CHOICES,
@@ -204,7 +204,7 @@ def erasure_undo_view(request: HttpRequest) -> HttpResponse:
     try:
         restored = erasure_undo(user=request.user, pending_id=request.POST.get("pending", ""))
     except NotFound as exc:
-        messages.error(request, exc.message)
+        messages.error(request, engine_message(exc.message))
     else:
         messages.success(request, _("Undone: %(n)s kept.") % {"n": _plural(restored)})
     return _back_to_list(request)

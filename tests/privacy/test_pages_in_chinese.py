@@ -147,3 +147,17 @@ def test_reasons_built_from_values_are_translated_with_their_values(reason, chin
         assert reason_label(reason) == chinese_text
     with translation.override("en"):
         assert reason_label(reason) == reason  # English reads as recorded
+
+
+def test_what_the_engine_refuses_is_said_in_chinese(owner):
+    entry = remember(owner, "The user keeps bees.")
+    client = chinese(owner)
+    html = client.post(reverse("privacy:correct", args=[entry.pk]), {"content": "  "}, follow=True)
+    assert "记忆无效。 此项不能为空。" in html.content.decode()
+    namespace = namespace_for_user(user=owner)
+    namespace.memory_paused = True
+    namespace.save(update_fields=["memory_paused"])
+    refused = client.post(reverse("privacy:remember"), {"content": "I like tea.", "kind": "fact"})
+    assert refused.status_code == 400
+    assert "记忆已暂停：在恢复之前，不会保存或调用任何内容。" in refused.content.decode()
+    assert "Memory is paused for this user" not in refused.content.decode()
