@@ -222,9 +222,23 @@ def message_post(*, conversation: Conversation, content: str) -> Message:
         conversation=conversation, role=Message.Role.USER, content=text, status=Message.Status.PENDING
     )
     # A title is derived text: shown in lists and exports, it never holds a secret.
-    title = "" if conversation.title else judgement.secrets(text.splitlines()[0]).redacted[:60]
+    title = "" if conversation.title else _title(judgement.secrets(text.splitlines()[0]).redacted)
     message_insert(message=message, conversation=conversation, now=timezone.now(), title=title)
     return message
+
+
+TITLE_FROM_MESSAGE_CHARS = 60
+
+
+def _title(line: str) -> str:
+    """A conversation's title from its first line: whole, or cut at a word with an ellipsis, so that
+    the list never shows half a word ("… allergic to sesame, it")."""
+    line = line.strip()
+    if len(line) <= TITLE_FROM_MESSAGE_CHARS:
+        return line
+    head = line[: TITLE_FROM_MESSAGE_CHARS - 1]
+    cut = head.rsplit(None, 1)[0] if " " in head.strip() else head
+    return cut.rstrip(" ,;:-\u2014") + "\u2026"
 
 
 def _refuse_overlong_remember(conversation: Conversation, text: str) -> None:
