@@ -16,6 +16,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from chat.message_checks import MESSAGE_MAX_CHARS, clean_text, conversation_title, message_text
 from chat.models import Conversation, Message
 from chat.prompting import build_messages, offline_summary, recent_window
 from chat.selectors import TURN_TRIGGER
@@ -24,12 +25,11 @@ from chat.turn_writes import message_insert, reply_insert
 from memory_core import judgement
 from memory_core.erasure import Requester, Tally, erasure_receipt_record, extraction_jobs_erase
 from memory_core.errors import Conflict, MemoryServiceError
-from memory_core.extraction import candidate_add, extraction_enqueue, overlong_remember, remember_requests
+from memory_core.extraction import candidate_add, extraction_enqueue, remember_requests
 from memory_core.guards.secrets import SecretScan, redact_values
 from memory_core.language import is_chinese
 from memory_core.llm import ChatResult, LLMError, LLMOutputError, OfflineProvider, get_llm
 from memory_core.models import (
-    CONTENT_MAX_CHARS,
     ActorKind,
     ErasureReceipt,
     ErasureScope,
@@ -45,7 +45,6 @@ from memory_core.services import namespace_for_user
 
 logger = logging.getLogger(__name__)
 
-MESSAGE_MAX_CHARS = 8000
 TITLE_MAX_CHARS = 200
 
 
@@ -65,22 +64,17 @@ class PreparedTurn:
     offline_notice: bool = True
 
 
-def _clean_text(text: str) -> str:
-    # PostgreSQL text cannot hold NUL; a pasted one must not turn into a server error.
-    return (text or "").replace("\x00", "").strip()
-
-
 # --- Conversations ---------------------------------------------------------------------------
 
 
 def conversation_create(*, user: Any, incognito: bool = False, title: str = "") -> Conversation:
     return Conversation.objects.create(
-        user=user, incognito=incognito, title=_clean_text(title)[:TITLE_MAX_CHARS]
+        user=user, incognito=incognito, title=clean_text(title)[:TITLE_MAX_CHARS]
     )
 
 
 def conversation_rename(*, conversation: Conversation, title: str) -> Conversation:
-    title = _clean_text(title)
+    title = clean_text(title)
     if not title:
         raise MemoryServiceError(
             "A title may not be blank.", field_errors={"title": ["This field may not be blank."]}
@@ -202,60 +196,14 @@ def conversations_sweep_idle(*, now: Any = None) -> int:
 
 def message_post(*, conversation: Conversation, content: str) -> Message:
     """Save the user's message first, so nothing they typed is lost whatever happens next."""
-    text = _clean_text(content)
-    if not text:
-        raise MemoryServiceError(
-            _("Type a message first."), field_errors={"content": [_("This field may not be blank.")]}
-        )
-    if len(text) > MESSAGE_MAX_CHARS:
-        raise MemoryServiceError(
-            _("Messages are at most %(limit)s characters.") % {"limit": f"{MESSAGE_MAX_CHARS:,}"},
-            field_errors={
-                "content": [
-                    _("At most %(limit)s characters (got %(length)s).")
-                    % {"limit": f"{MESSAGE_MAX_CHARS:,}", "length": f"{len(text):,}"}
-                ]
-            },
-        )
-    _refuse_overlong_remember(conversation, text)
+    text = message_text(conversation=conversation, content=content)
     message = Message(
         conversation=conversation, role=Message.Role.USER, content=text, status=Message.Status.PENDING
     )
     # A title is derived text: shown in lists and exports, it never holds a secret.
-    title = "" if conversation.title else _title(judgement.secrets(text.splitlines()[0]).redacted)
+    title = "" if conversation.title else conversation_title(judgement.secrets(text.splitlines()[0]).redacted)
     message_insert(message=message, conversation=conversation, now=timezone.now(), title=title)
     return message
-
-
-TITLE_FROM_MESSAGE_CHARS = 60
-
-
-def _title(line: str) -> str:
-    """A conversation's title from its first line: whole, or cut at a word with an ellipsis, so that
-    the list never shows half a word ("… allergic to sesame, it")."""
-    line = line.strip()
-    if len(line) <= TITLE_FROM_MESSAGE_CHARS:
-        return line
-    head = line[: TITLE_FROM_MESSAGE_CHARS - 1]
-    cut = head.rsplit(None, 1)[0] if " " in head.strip() else head
-    return cut.rstrip(" ,;:-\u2014") + "\u2026"
-
-
-def _refuse_overlong_remember(conversation: Conversation, text: str) -> None:
-    """A "remember that …" one memory cannot hold is refused with the message, before anything is
-    saved: kept cut, it would not be what the user asked to keep (the page keeps the text). An
-    incognito conversation remembers nothing, so its message is not refused for it."""
-    length = 0 if conversation.incognito else overlong_remember(text)
-    if length:
-        reason = _(
-            "What you asked me to remember is %(length)s characters long; one memory holds at most "
-            "%(limit)s. Nothing was sent: shorten it, or ask me to remember it in several parts."
-        ) % {"length": f"{length:,}", "limit": f"{CONTENT_MAX_CHARS:,}"}
-        detail = _("One memory holds at most %(limit)s characters (this one has %(length)s).") % {
-            "length": f"{length:,}",
-            "limit": f"{CONTENT_MAX_CHARS:,}",
-        }
-        raise MemoryServiceError(reason, field_errors={"content": [detail]})
 
 
 def message_retry(*, message: Message) -> Message:
@@ -618,6 +566,7 @@ def _summarise(*, previous: str, messages: list[Message]) -> str:
 
 
 __all__ = [
+    "MESSAGE_MAX_CHARS",
     "PreparedTurn",
     "conversation_close",
     "conversation_create",
