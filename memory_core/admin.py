@@ -46,7 +46,7 @@ from memory_core.webhooks.models import WebhookDelivery, WebhookEndpoint
 class TranslatedChoicesFilter(admin.ChoicesFieldListFilter):
     """A choice field's filter with its options in the reader's language."""
 
-    def choices(self, changelist: Any) -> Iterator[dict[str, Any]]:
+    def choices(self, changelist: Any) -> Iterator[Any]:
         for choice in super().choices(changelist):
             yield {**choice, "display": gettext(str(choice["display"]))}
 
@@ -110,7 +110,7 @@ class TranslatedChoicesAdmin(admin.ModelAdmin):
         ]
 
     def formfield_for_choice_field(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
-        formfield = super().formfield_for_choice_field(db_field, request, **kwargs)
+        formfield: Any = super().formfield_for_choice_field(db_field, request, **kwargs)
         formfield.choices = [(value, gettext(str(label))) for value, label in formfield.choices]
         return formfield
 
