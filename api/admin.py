@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from api.models import ApiKey, Tenant, TenantNamespace, TenantUser, UserToken
 from api.services import user_token_revoke
+from memory_core.admin import TranslatedChoicesAdmin
 
 
 class ApiKeyInline(admin.TabularInline):
@@ -27,7 +28,7 @@ class ApiKeyInline(admin.TabularInline):
 
 
 @admin.register(Tenant)
-class TenantAdmin(admin.ModelAdmin):
+class TenantAdmin(TranslatedChoicesAdmin):
     list_display = ["slug", "name", "created_by", "created_at"]
     search_fields = ["slug", "name"]
     raw_id_fields = ["created_by"]
@@ -40,7 +41,7 @@ def revoke(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySe
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(TranslatedChoicesAdmin):
     list_display = ["prefix", "tenant", "name", "scopes", "created_at", "last_used_at", "revoked_at"]
     list_filter = ["tenant"]
     readonly_fields = [
@@ -65,7 +66,7 @@ def revoke_tokens(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: 
 
 
 @admin.register(UserToken)
-class UserTokenAdmin(admin.ModelAdmin):
+class UserTokenAdmin(TranslatedChoicesAdmin):
     """Lists and revokes; there is no secret to show (only a hash is stored, and not shown either)."""
 
     list_display = [
@@ -100,7 +101,7 @@ class UserTokenAdmin(admin.ModelAdmin):
 
 
 @admin.register(TenantUser)
-class TenantUserAdmin(admin.ModelAdmin):
+class TenantUserAdmin(TranslatedChoicesAdmin):
     list_display = ["tenant", "external_id", "user", "created_at"]
     list_filter = ["tenant"]
     search_fields = ["external_id"]
@@ -108,7 +109,7 @@ class TenantUserAdmin(admin.ModelAdmin):
 
 
 @admin.register(TenantNamespace)
-class TenantNamespaceAdmin(admin.ModelAdmin):
+class TenantNamespaceAdmin(TranslatedChoicesAdmin):
     list_display = ["tenant", "kind", "external_id", "namespace", "created_at"]
     list_filter = ["tenant", "kind"]
     search_fields = ["external_id"]

@@ -13,6 +13,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from memory_core.models import Namespace
 
@@ -39,10 +40,10 @@ class Tenant(models.Model):
 
 
 class ApiScope(models.TextChoices):
-    READ = "read", "Read memories, recall, export"
-    WRITE = "write", "Add and correct memories, chat, extraction"
-    ERASE = "erase", "Erase memories"
-    MODERATE = "moderate", "Approve and reject procedures"
+    READ = "read", gettext_noop("Read memories, recall, export")
+    WRITE = "write", gettext_noop("Add and correct memories, chat, extraction")
+    ERASE = "erase", gettext_noop("Erase memories")
+    MODERATE = "moderate", gettext_noop("Approve and reject procedures")
 
 
 class ApiKey(models.Model):
@@ -155,8 +156,8 @@ class TenantUser(models.Model):
 
 
 class EntityKind(models.TextChoices):
-    USER = "user", "End user"
-    AGENT = "agent", "Agent"
+    USER = "user", gettext_noop("End user")
+    AGENT = "agent", gettext_noop("Agent")
 
 
 class TenantNamespace(models.Model):

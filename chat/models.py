@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 
 class ConversationQuerySet(models.QuerySet):
@@ -57,13 +58,13 @@ class MessageQuerySet(models.QuerySet):
 
 class Message(models.Model):
     class Role(models.TextChoices):
-        USER = "user", "User"
-        ASSISTANT = "assistant", "Assistant"
+        USER = "user", gettext_noop("User")
+        ASSISTANT = "assistant", gettext_noop("Assistant")
 
     class Status(models.TextChoices):
-        COMPLETE = "complete", "Complete"
-        PENDING = "pending", "Waiting for the reply"
-        FAILED = "failed", "Failed"
+        COMPLETE = "complete", gettext_noop("Complete")
+        PENDING = "pending", gettext_noop("Waiting for the reply")
+        FAILED = "failed", gettext_noop("Failed")
 
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
     role = models.CharField(max_length=10, choices=Role.choices)

@@ -68,6 +68,9 @@ class Turn:
     # What the user's message taught ("remember that …" at once, a fact said in passing when its
     # extraction ran): the inline "Memory updated".
     taught: list[MemoryEntry] = field(default_factory=list)
+    # Of those, the ids first learned from this turn; the others were known before and this turn
+    # only said them again: Undo would erase what was learned elsewhere, so it is not offered.
+    first_taught: set[Any] = field(default_factory=set)
     # An extraction job holding this message is still queued or running: the turn polls itself.
     learning: bool = False
     # Standing answer-style preferences the reply was written with (chat.style).
@@ -104,6 +107,11 @@ def _turns(user: Any, messages: list[Message], incognito: bool = False) -> list[
             turn.memories = recalled.get(turn.reply.recall_ref, [])
     for turn, entries in zip(turns, turn_taught(user=user, turns=turns), strict=True):
         turn.taught = entries
+        said = {str(m.pk) for m in (turn.message, turn.reply) if m is not None}
+        here = str(turn.message.conversation_id)
+        turn.first_taught = {
+            e.pk for e in entries if e.source_conversation == here and said & set(e.source_message_ids)
+        }
     answered = [] if incognito else [t for t in turns if t.reply is not None]
     styles = style_at(user=user, moments=[t.reply.created_at for t in answered if t.reply is not None])
     for turn in answered:

@@ -16,6 +16,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from chat.message_checks import MESSAGE_MAX_CHARS, clean_text, conversation_title, message_text
 from chat.models import Conversation, Message
 from chat.prompting import build_messages, history_budget, memory_budget, offline_summary, recent_window
 from chat.selectors import TURN_TRIGGER
@@ -45,7 +46,6 @@ from memory_core.services import namespace_for_user
 
 logger = logging.getLogger(__name__)
 
-MESSAGE_MAX_CHARS = 8000
 TITLE_MAX_CHARS = 200
 CHAT_EXTRACT_EVERY_N_TURNS, CHAT_IDLE_MINUTES = 10, 30  # a long or paused talk is read before it ends
 CHAT_LEARN_EACH_TURN_OFFLINE = True  # offline reading costs no model call: learn at the reply that taught it
@@ -67,22 +67,17 @@ class PreparedTurn:
     offline_notice: bool = True
 
 
-def _clean_text(text: str) -> str:
-    # PostgreSQL text cannot hold NUL; a pasted one must not turn into a server error.
-    return (text or "").replace("\x00", "").strip()
-
-
 # --- Conversations ---------------------------------------------------------------------------
 
 
 def conversation_create(*, user: Any, incognito: bool = False, title: str = "") -> Conversation:
     return Conversation.objects.create(
-        user=user, incognito=incognito, title=_clean_text(title)[:TITLE_MAX_CHARS]
+        user=user, incognito=incognito, title=clean_text(title)[:TITLE_MAX_CHARS]
     )
 
 
 def conversation_rename(*, conversation: Conversation, title: str) -> Conversation:
-    title = _clean_text(title)
+    title = clean_text(title)
     if not title:
         raise MemoryServiceError(
             "A title may not be blank.", field_errors={"title": ["This field may not be blank."]}
@@ -204,21 +199,12 @@ def conversations_sweep_idle(*, now: Any = None) -> int:
 
 def message_post(*, conversation: Conversation, content: str) -> Message:
     """Save the user's message first, so nothing they typed is lost whatever happens next."""
-    text = _clean_text(content)
-    if not text:
-        raise MemoryServiceError(
-            "Type a message first.", field_errors={"content": ["This field may not be blank."]}
-        )
-    if len(text) > MESSAGE_MAX_CHARS:
-        raise MemoryServiceError(
-            f"Messages are at most {MESSAGE_MAX_CHARS} characters.",
-            field_errors={"content": [f"At most {MESSAGE_MAX_CHARS} characters (got {len(text)})."]},
-        )
+    text = message_text(conversation=conversation, content=content)
     message = Message(
         conversation=conversation, role=Message.Role.USER, content=text, status=Message.Status.PENDING
     )
     # A title is derived text: shown in lists and exports, it never holds a secret.
-    title = "" if conversation.title else judgement.secrets(text.splitlines()[0]).redacted[:60]
+    title = "" if conversation.title else conversation_title(judgement.secrets(text.splitlines()[0]).redacted)
     message_insert(message=message, conversation=conversation, now=timezone.now(), title=title)
     return message
 
@@ -584,6 +570,7 @@ def _summarise(*, previous: str, messages: list[Message]) -> str:
 
 
 __all__ = [
+    "MESSAGE_MAX_CHARS",
     "PreparedTurn",
     "conversation_close",
     "conversation_create",

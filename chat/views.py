@@ -140,17 +140,22 @@ def _composer_error(
     too_long = len(text) > MESSAGE_MAX_CHARS
     reason = error.message
     if too_long:
-        reason = (
-            f"Your message has {len(text):,} characters; the limit is {MESSAGE_MAX_CHARS:,}. "
+        reason = _(
+            "Your message has %(length)s characters; the limit is %(limit)s. "
             "Nothing was sent: shorten it and send it again."
-        )
+        ) % {"length": f"{len(text):,}", "limit": f"{MESSAGE_MAX_CHARS:,}"}
     if _partial(request):
-        response = _render(request, f"{PAGE}#composer_error", {"composer_error": reason}, status=400)
+        context = {"composer_error": reason, "composer_over_limit": too_long}
+        response = _render(request, f"{PAGE}#composer_error", context, status=400)
         # chat.js lets htmx swap this 400 in place of the usual target (the message list).
         response["HX-Retarget"] = "#composer-error"
         response["HX-Reswap"] = "outerHTML"
         return response
-    extra = {"composer_error": reason, "composer_text": "" if too_long else text}
+    extra = {
+        "composer_error": reason,
+        "composer_over_limit": too_long,
+        "composer_text": "" if too_long else text,
+    }
     return _render(request, PAGE, _page(request, conversation, **extra), status=400)
 
 
@@ -314,12 +319,13 @@ def memory_undo(
     request: HtmxHttpRequest, conversation_id: Any, message_id: Any, memory_id: Any
 ) -> HttpResponse:
     """Undo what a message taught at once: the memory is erased, with a tombstone, so extracting the
-    conversation later does not learn it again. Only a memory that message taught, and that did
-    not replace an older version (erasing it would take the older one too: its page says so)."""
+    conversation later does not learn it again. Only a memory first learned from this turn (not
+    one known before that it only said again), and that did not replace an older version (erasing
+    it would take the older one too: its page says so)."""
     conversation = _conversation(request, conversation_id)
     message = _message(request, conversation, message_id)
     turn = turn_for_message(user=request.user, conversation=conversation, message=message)
-    taught = {str(e.pk): e for e in turn.taught}  # by its message or by its reply
+    taught = {str(e.pk): e for e in turn.taught if e.pk in turn.first_taught}  # by its message or reply
     entry = taught.get(str(memory_id))
     if entry is None or entry.supersedes_id:
         raise Http404("Nothing to undo here.")

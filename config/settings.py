@@ -189,6 +189,10 @@ USE_I18N = True
 # The catalogues' .mo files are compiled from locale/*/LC_MESSAGES/django.po by scripts/bootstrap.
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# Dates by name ("DATE_FORMAT") in each language's way: config/formats/ keeps English as "2 Dec 2026".
+FORMAT_MODULE_PATH = ["config.formats"]
+# The language switch is remembered for a year, not only until the browser closes.
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
 USE_TZ = True
 
 STATIC_URL = "static/"

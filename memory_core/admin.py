@@ -3,13 +3,15 @@
 Memory entries change only through the services (history, embeddings, moderation): what they say,
 where they live and their lifecycle are read-only here, and deleting one is an erasure
 (`erasure.memory_erase`), never a bare row delete. Admin log rows name entries by id only.
+Kinds, statuses and actions show in the reader's language (`TranslatedChoicesAdmin`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any, cast
+from collections.abc import Callable, Iterator
+from typing import Any, ClassVar, cast
 
 from django import forms
 from django.contrib import admin
@@ -17,10 +19,11 @@ from django.contrib.admin import helpers
 from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 
 from memory_core.erasure import Requester, memory_erase
 from memory_core.errors import NotFound
@@ -35,6 +38,82 @@ from memory_core.models import (
 )
 from memory_core.webhooks.models import WebhookDelivery, WebhookEndpoint
 
+# --- Labels in the reader's language ------------------------------------------------------------
+# The vocabularies' labels are marked with gettext_noop (`choices`): the models, their migrations
+# and the API keep the English, and the admin translates them where it shows them.
+
+
+class TranslatedChoicesFilter(admin.ChoicesFieldListFilter):
+    """A choice field's filter with its options in the reader's language."""
+
+    def choices(self, changelist: Any) -> Iterator[Any]:
+        for choice in super().choices(changelist):
+            yield {**choice, "display": gettext(str(choice["display"]))}
+
+
+def _shown_column(field: models.Field, show: Callable[[Any], str]) -> Callable[[Any], str]:
+    def column(obj: Any) -> str:
+        return show(getattr(obj, field.attname))
+
+    column.short_description = field.verbose_name  # type: ignore[attr-defined]
+    column.admin_order_field = field.name  # type: ignore[attr-defined]
+    return column
+
+
+def _choice_label(field: models.Field) -> Callable[[Any], str]:
+    labels = {value: str(label) for value, label in field.flatchoices}
+    return lambda value: gettext(labels[value]) if value in labels else str(value or "")
+
+
+class TranslatedChoicesAdmin(admin.ModelAdmin):
+    """Choice fields (kinds, statuses, actions …) in the reader's language in the list, its
+    filters, the forms and the read-only fields; `shown_as` shows other fields through a function
+    of their value (a recorded reason, translated). A read-only field is shown by a function
+    `<name>_shown` set on the instance; the model field itself is then left out of the form."""
+
+    shown_as: ClassVar[dict[str, Callable[[str], str]]] = {}
+
+    def __init__(self, model: type[models.Model], admin_site: admin.AdminSite) -> None:
+        super().__init__(model, admin_site)
+        fields = {f.name: f for f in model._meta.concrete_fields}
+        self._choice_names = {name for name, f in fields.items() if f.choices}
+        shows = {name: _choice_label(fields[name]) for name in self._choice_names}
+        shows.update({name: show for name, show in self.shown_as.items() if name in fields})
+        self._shown = {name: f"{name}_shown" for name in shows}
+        for name, show in shows.items():
+            setattr(self, self._shown[name], _shown_column(fields[name], show))
+
+    def _read_only(self, request: HttpRequest, obj: Any) -> set[str]:
+        return {n for n in super().get_readonly_fields(request, obj) if n in self._shown}
+
+    def get_list_display(self, request: HttpRequest) -> Any:
+        return [self._shown.get(n, n) if isinstance(n, str) else n for n in super().get_list_display(request)]
+
+    def get_list_filter(self, request: HttpRequest) -> Any:
+        return [
+            (n, TranslatedChoicesFilter) if isinstance(n, str) and n in self._choice_names else n
+            for n in super().get_list_filter(request)
+        ]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return [self._shown.get(n, n) for n in super().get_readonly_fields(request, obj)]
+
+    def get_exclude(self, request: HttpRequest, obj: Any = None) -> Any:
+        return [*(super().get_exclude(request, obj) or []), *self._read_only(request, obj)]
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        read_only = self._read_only(request, obj)
+        view_only = not self.has_change_permission(request, obj)
+        return [
+            self._shown[n] if n in self._shown and (view_only or n in read_only) else n
+            for n in super().get_fields(request, obj)
+        ]
+
+    def formfield_for_choice_field(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        formfield: Any = super().formfield_for_choice_field(db_field, request, **kwargs)
+        formfield.choices = [(value, gettext(str(label))) for value, label in formfield.choices]
+        return formfield
+
 
 class NamespaceGrantInline(admin.TabularInline):
     model = NamespaceGrant
@@ -43,7 +122,7 @@ class NamespaceGrantInline(admin.TabularInline):
 
 
 @admin.register(Namespace)
-class NamespaceAdmin(admin.ModelAdmin):
+class NamespaceAdmin(TranslatedChoicesAdmin):
     list_display = ["path", "kind", "owner", "memory_paused", "memory_capacity", "created_at"]
     list_filter = ["kind", "memory_paused"]
     search_fields = ["path", "owner__username"]
@@ -67,7 +146,7 @@ class MemoryEvidenceInline(admin.TabularInline):
         return False
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(TranslatedChoicesAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
@@ -89,7 +168,7 @@ def _erasable_by(entry: MemoryEntry) -> Any:
 
 
 @admin.register(MemoryEntry)
-class MemoryEntryAdmin(admin.ModelAdmin):
+class MemoryEntryAdmin(TranslatedChoicesAdmin):
     list_display = [
         "id",
         "short_content",

@@ -6,28 +6,29 @@ from __future__ import annotations
 import enum
 
 from django.db import models
+from django.utils.translation import gettext_noop
 
 
 class NamespaceKind(models.TextChoices):
-    USER = "user", "User"
-    ORG = "org", "Organisation"
-    AGENT = "agent", "Agent"
+    USER = "user", gettext_noop("User")
+    ORG = "org", gettext_noop("Organisation")
+    AGENT = "agent", gettext_noop("Agent")
 
 
 class MemoryType(models.TextChoices):
-    SEMANTIC = "semantic", "Fact"
-    EPISODIC = "episodic", "Event"
-    PROCEDURAL = "procedural", "Procedure"
+    SEMANTIC = "semantic", gettext_noop("Fact")
+    EPISODIC = "episodic", gettext_noop("Event")
+    PROCEDURAL = "procedural", gettext_noop("Procedure")
 
 
 class MemoryStatus(models.TextChoices):
-    ACTIVE = "active", "Active"
-    SUPERSEDED = "superseded", "Superseded"
-    PENDING_REVIEW = "pending_review", "Pending review"
-    REJECTED = "rejected", "Rejected"
-    ARCHIVED = "archived", "Archived"
-    EXPIRED = "expired", "Expired"
-    HIDDEN = "hidden", "Hidden by user"
+    ACTIVE = "active", gettext_noop("Active")
+    SUPERSEDED = "superseded", gettext_noop("Superseded")
+    PENDING_REVIEW = "pending_review", gettext_noop("Pending review")
+    REJECTED = "rejected", gettext_noop("Rejected")
+    ARCHIVED = "archived", gettext_noop("Archived")
+    EXPIRED = "expired", gettext_noop("Expired")
+    HIDDEN = "hidden", gettext_noop("Hidden by user")
 
     @classmethod
     def correctable(cls) -> frozenset[str]:
@@ -36,85 +37,85 @@ class MemoryStatus(models.TextChoices):
 
 
 class SourceKind(models.TextChoices):
-    USER_EXPLICIT = "user_explicit", "Said explicitly by the user"
-    EXTRACTED = "extracted", "Extracted from a conversation"
-    USER_CORRECTION = "user_correction", "Corrected by the user"
-    OPERATOR = "operator", "Written by an operator"
-    API_IMPORT = "api_import", "Imported through the API"
+    USER_EXPLICIT = "user_explicit", gettext_noop("Said explicitly by the user")
+    EXTRACTED = "extracted", gettext_noop("Extracted from a conversation")
+    USER_CORRECTION = "user_correction", gettext_noop("Corrected by the user")
+    OPERATOR = "operator", gettext_noop("Written by an operator")
+    API_IMPORT = "api_import", gettext_noop("Imported through the API")
 
 
 class EventAction(models.TextChoices):
-    CREATED = "created", "Created"
-    MERGED = "merged", "Merged"
-    SUPERSEDED = "superseded", "Superseded"
-    CORRECTED = "corrected", "Corrected"
-    APPROVED = "approved", "Approved"
-    REJECTED = "rejected", "Rejected"
-    ARCHIVED = "archived", "Archived"
-    EXPIRED = "expired", "Expired"
-    HIDDEN = "hidden", "Hidden"
-    RESTORED = "restored", "Restored"
-    REEMBEDDED = "reembedded", "Re-embedded"
-    ERASED = "erased", "Erased"
-    FLAGGED = "flagged", "Flagged"
-    FEEDBACK = "feedback", "Feedback"
+    CREATED = "created", gettext_noop("Created")
+    MERGED = "merged", gettext_noop("Merged")
+    SUPERSEDED = "superseded", gettext_noop("Superseded")
+    CORRECTED = "corrected", gettext_noop("Corrected")
+    APPROVED = "approved", gettext_noop("Approved")
+    REJECTED = "rejected", gettext_noop("Rejected")
+    ARCHIVED = "archived", gettext_noop("Archived")
+    EXPIRED = "expired", gettext_noop("Expired")
+    HIDDEN = "hidden", gettext_noop("Hidden")
+    RESTORED = "restored", gettext_noop("Restored")
+    REEMBEDDED = "reembedded", gettext_noop("Re-embedded")
+    ERASED = "erased", gettext_noop("Erased")
+    FLAGGED = "flagged", gettext_noop("Flagged")
+    FEEDBACK = "feedback", gettext_noop("Feedback")
 
 
 class ActorKind(models.TextChoices):
-    USER = "user", "User"
-    EXTRACTION = "extraction", "Assistant extraction"
-    OPERATOR = "operator", "Operator"
-    JOB = "job", "Scheduled job"
-    API = "api", "API client"
-    SYSTEM = "system", "System"
+    USER = "user", gettext_noop("User")
+    EXTRACTION = "extraction", gettext_noop("Assistant extraction")
+    OPERATOR = "operator", gettext_noop("Operator")
+    JOB = "job", gettext_noop("Scheduled job")
+    API = "api", gettext_noop("API client")
+    SYSTEM = "system", gettext_noop("System")
 
 
 class FlagKind(models.TextChoices):
-    POLICY_WEAKENING = "policy_weakening", "Attempt to weaken a policy"
-    SECRET_DROPPED = "secret_dropped", "Secret not stored"
+    POLICY_WEAKENING = "policy_weakening", gettext_noop("Attempt to weaken a policy")
+    SECRET_DROPPED = "secret_dropped", gettext_noop("Secret not stored")
 
 
 class ExtractionStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
+    QUEUED = "queued", gettext_noop("Queued")
+    RUNNING = "running", gettext_noop("Running")
+    DONE = "done", gettext_noop("Done")
+    FAILED = "failed", gettext_noop("Failed")
 
 
 class ImportFormat(models.TextChoices):
-    MEM0 = "mem0", "A mem0 export (JSON)"
-    TEXT = "text", "A saved-memories list (ChatGPT, Claude), one per line"
-    TRANSCRIPT = "transcript", "A transcript with timestamps (JSON messages)"
+    MEM0 = "mem0", gettext_noop("A mem0 export (JSON)")
+    TEXT = "text", gettext_noop("A saved-memories list (ChatGPT, Claude), one per line")
+    TRANSCRIPT = "transcript", gettext_noop("A transcript with timestamps (JSON messages)")
 
 
 class ImportStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
+    QUEUED = "queued", gettext_noop("Queued")
+    RUNNING = "running", gettext_noop("Running")
+    DONE = "done", gettext_noop("Done")
+    FAILED = "failed", gettext_noop("Failed")
 
 
 class TombstoneReason(models.TextChoices):
-    CORRECTED = "corrected", "Corrected away by the user"
-    ERASED = "erased", "Erased by the user"
-    HIDDEN = "hidden", "Hidden by the user"
-    REJECTED = "rejected", "Rejected by an operator"
+    CORRECTED = "corrected", gettext_noop("Corrected away by the user")
+    ERASED = "erased", gettext_noop("Erased by the user")
+    HIDDEN = "hidden", gettext_noop("Hidden by the user")
+    REJECTED = "rejected", gettext_noop("Rejected by an operator")
 
 
 class ErasureScope(models.TextChoices):
-    ONE = "one", "A memory and its older versions"
-    ALL = "all", "Every memory"
-    CONVERSATION = "conversation", "A conversation"
-    ENTITY = "entity", "A user or agent, entirely"
+    ONE = "one", gettext_noop("A memory and its older versions")
+    ALL = "all", gettext_noop("Every memory")
+    CONVERSATION = "conversation", gettext_noop("A conversation")
+    ENTITY = "entity", gettext_noop("A user or agent, entirely")
 
 
 class ErasureVia(models.TextChoices):
-    APP = "app", "The user, in the app"
-    API = "api", "The REST API"
-    MEM0 = "mem0", "The mem0-compatible API"
-    MCP = "mcp", "An assistant, through the MCP server"
-    ADMIN = "admin", "An operator, in the admin"
-    COMMAND = "command", "A management command"
+    APP = "app", gettext_noop("The user, in the app")
+    API = "api", gettext_noop("The REST API")
+    MEM0 = "mem0", gettext_noop("The mem0-compatible API")
+    MCP = "mcp", gettext_noop("An assistant, through the MCP server")
+    ADMIN = "admin", gettext_noop("An operator, in the admin")
+    COMMAND = "command", gettext_noop("A management command")
 
 
 class AddAction(enum.StrEnum):
@@ -134,18 +135,18 @@ class AddAction(enum.StrEnum):
 
 
 class WebhookEventType(models.TextChoices):
-    MEMORY_ADDED = "memory.added", "A memory was added"
-    MEMORY_MERGED = "memory.merged", "The same statement was observed again"
-    MEMORY_SUPERSEDED = "memory.superseded", "A newer value replaced a memory"
-    MEMORY_CORRECTED = "memory.corrected", "The user corrected a memory"
-    MEMORY_ERASED = "memory.erased", "Memories were erased (ids and counts only)"
-    MEMORY_PENDING_REVIEW = "memory.pending_review", "A procedure awaits an operator's review"
-    MEMORY_APPROVED = "memory.approved", "An operator approved a procedure"
-    MEMORY_REJECTED = "memory.rejected", "An operator rejected a procedure"
-    EXTRACTION_FINISHED = "extraction.finished", "An extraction job finished"
-    EXTRACTION_FAILED = "extraction.failed", "An extraction job failed"
-    ENDPOINT_DISABLED = "webhook.disabled", "An endpoint was disabled after repeated failures"
-    PING = "webhook.ping", "A test ping (sent on request only)"
+    MEMORY_ADDED = "memory.added", gettext_noop("A memory was added")
+    MEMORY_MERGED = "memory.merged", gettext_noop("The same statement was observed again")
+    MEMORY_SUPERSEDED = "memory.superseded", gettext_noop("A newer value replaced a memory")
+    MEMORY_CORRECTED = "memory.corrected", gettext_noop("The user corrected a memory")
+    MEMORY_ERASED = "memory.erased", gettext_noop("Memories were erased (ids and counts only)")
+    MEMORY_PENDING_REVIEW = "memory.pending_review", gettext_noop("A procedure awaits an operator's review")
+    MEMORY_APPROVED = "memory.approved", gettext_noop("An operator approved a procedure")
+    MEMORY_REJECTED = "memory.rejected", gettext_noop("An operator rejected a procedure")
+    EXTRACTION_FINISHED = "extraction.finished", gettext_noop("An extraction job finished")
+    EXTRACTION_FAILED = "extraction.failed", gettext_noop("An extraction job failed")
+    ENDPOINT_DISABLED = "webhook.disabled", gettext_noop("An endpoint was disabled after repeated failures")
+    PING = "webhook.ping", gettext_noop("A test ping (sent on request only)")
 
     @classmethod
     def subscribable(cls) -> list[str]:
@@ -167,7 +168,7 @@ class WebhookEventType(models.TextChoices):
 
 
 class DeliveryStatus(models.TextChoices):
-    PENDING = "pending", "Pending"
-    SUCCEEDED = "succeeded", "Succeeded"
-    FAILED = "failed", "Failed"
-    CANCELLED = "cancelled", "Cancelled"
+    PENDING = "pending", gettext_noop("Pending")
+    SUCCEEDED = "succeeded", gettext_noop("Succeeded")
+    FAILED = "failed", gettext_noop("Failed")
+    CANCELLED = "cancelled", gettext_noop("Cancelled")

@@ -12,9 +12,11 @@ from typing import Any
 
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
 
 from memory_core.admin import MemoryEntryAdmin, MemoryEventAdmin, ReadOnlyAdmin
 from memory_core.models import MemoryEntry, MemoryEvent
+from privacy.event_labels import CATEGORIES, label, reason_label
 from privacy.models import AuditAction, AuditEvent
 from privacy.services import audit_record, is_personal
 
@@ -24,6 +26,8 @@ admin.site.unregister(MemoryEvent)
 
 @admin.register(MemoryEntry)
 class AuditedMemoryEntryAdmin(MemoryEntryAdmin):
+    shown_as = {"category": lambda value: label(CATEGORIES, value)}  # the list's column, translated
+
     def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None) -> Any:
         # Used by the change, delete and history views alike: each opening is one audit event
         # (the permission check comes after get_object in Django, so a refused look is not one).
@@ -36,7 +40,7 @@ class AuditedMemoryEntryAdmin(MemoryEntryAdmin):
     def short_content(self, obj: MemoryEntry) -> str:
         # Personal entries are not shown in the list: it spans every user, and a list row has no
         # entry to audit against. Shared procedures (org / agent) are shown.
-        return "(personal: open it to read)" if is_personal(obj) else super().short_content(obj)
+        return _("(personal: open it to read)") if is_personal(obj) else super().short_content(obj)
 
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
@@ -49,6 +53,8 @@ class AuditedMemoryEntryAdmin(MemoryEntryAdmin):
 
 @admin.register(MemoryEvent)
 class AuditedMemoryEventAdmin(MemoryEventAdmin):
+    shown_as = {"reason": reason_label}  # memory_core's fixed and value-built wordings, translated
+
     def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None) -> Any:
         event = super().get_object(request, object_id, from_field)
         if (

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import gettext, pgettext_lazy
 
-from memory_core.choices import ActorKind, EventAction, ImportFormat, ImportStatus
+from memory_core.choices import ActorKind, EventAction, ImportFormat, ImportStatus, TombstoneReason
 
 # As the history says it: "3 May 2026 created by you", lower case in English.
 ACTIONS: dict[str, Any] = {
@@ -31,6 +31,7 @@ ACTIONS: dict[str, Any] = {
     EventAction.FEEDBACK: pgettext_lazy("memory history", "feedback"),
 }
 REPLACED = pgettext_lazy("memory history", "replaced")
+RECALLED = pgettext_lazy("memory history", "recalled")  # the activity log's recall rows
 
 # "… by the assistant extraction": who did it (the user is "by you").
 ACTORS: dict[str, Any] = {
@@ -65,6 +66,28 @@ STATUSES: dict[str, Any] = {
     ImportStatus.RUNNING: pgettext_lazy("import status", "running"),
     ImportStatus.DONE: pgettext_lazy("import status", "done"),
     ImportStatus.FAILED: pgettext_lazy("import status", "failed"),
+}
+
+
+# A memory's category (`extraction.schema.CATEGORIES`, lower case as stored); others as written.
+CATEGORIES: dict[str, Any] = {
+    "profile": pgettext_lazy("memory category", "profile"),
+    "preference": pgettext_lazy("memory category", "preference"),
+    "safety": pgettext_lazy("memory category", "safety"),
+    "event": pgettext_lazy("memory category", "event"),
+    "task_state": pgettext_lazy("memory category", "task state"),
+    "sop": pgettext_lazy("memory category", "procedure (SOP)"),
+    "relationship": pgettext_lazy("memory category", "relationship"),
+    "general": pgettext_lazy("memory category", "general"),
+}
+
+# What a forgetting pass did, as `forgetting.archive.ForgettingRun` counts it.
+FORGETTING: dict[str, Any] = {
+    "archived (decayed)": pgettext_lazy("forgetting pass", "archived (decayed)"),
+    "archived (capacity)": pgettext_lazy("forgetting pass", "archived (capacity)"),
+    "expired": pgettext_lazy("forgetting pass", "expired"),
+    "merged": pgettext_lazy("forgetting pass", "merged"),
+    "superseded": pgettext_lazy("forgetting pass", "superseded"),
 }
 
 
@@ -103,18 +126,103 @@ REASONS: dict[str, Any] = {
         "memory reason", "said before the user erased their memory"
     ),
 }
-_NUMBERED = {
-    re.compile(r"duplicate of line (\d+)"): pgettext_lazy("memory reason", "duplicate of line %(line)s"),
-    re.compile(r"replaces line (\d+)"): pgettext_lazy("memory reason", "replaces line %(line)s"),
+# Reasons memory_core builds from values (a line, a key, a secret's kinds, the forgetting job's
+# figures): the wording is translated, the values are kept; a part that is itself a reason (after
+# "merged into …:", a policy's or a tombstone's reason) is translated in turn.
+_BUILT: dict[re.Pattern[str], Any] = {
+    re.compile(r"duplicate of line (?P<line>\d+)"): pgettext_lazy(
+        "memory reason", "duplicate of line %(line)s"
+    ),
+    re.compile(r"replaces line (?P<line>\d+)"): pgettext_lazy("memory reason", "replaces line %(line)s"),
+    re.compile(r"contains a secret \((?P<kinds>.+)\)"): pgettext_lazy(
+        "memory reason", "contains a secret (%(kinds)s)"
+    ),
+    re.compile(r"taken back before \((?P<why>.+)\)"): pgettext_lazy(
+        "memory reason", "taken back before (%(why)s)"
+    ),
+    re.compile(r"confidence (?P<value>[\d.]+) below the threshold"): pgettext_lazy(
+        "memory reason", "confidence %(value)s below the threshold"
+    ),
+    re.compile(r"This rule (?P<why>.+); an operator must review it\."): pgettext_lazy(
+        "memory reason", "This rule %(why)s; an operator must review it."
+    ),
+    re.compile(r"Replaces the previous value of '(?P<key>[^']+)'\."): pgettext_lazy(
+        "memory reason", "Replaces the previous value of '%(key)s'."
+    ),
+    re.compile(r"Replaced by a newer '(?P<key>[^']+)'\."): pgettext_lazy(
+        "memory reason", "Replaced by a newer '%(key)s'."
+    ),
+    re.compile(r"Replaced by a new version of '(?P<key>[^']+)'\."): pgettext_lazy(
+        "memory reason", "Replaced by a new version of '%(key)s'."
+    ),
+    re.compile(
+        r"near-duplicate of (?P<id>\S+) \(similarity (?P<value>[\d.]+) >= (?P<limit>[\d.]+)\)"
+    ): pgettext_lazy("memory reason", "near-duplicate of %(id)s (similarity %(value)s >= %(limit)s)"),
+    re.compile(
+        r"absorbed near-duplicate (?P<id>\S+) \(similarity (?P<value>[\d.]+) >= (?P<limit>[\d.]+)\)"
+    ): (pgettext_lazy("memory reason", "absorbed near-duplicate %(id)s (similarity %(value)s >= %(limit)s)")),
+    re.compile(r"merged into (?P<id>\S+): (?P<why>.+)"): pgettext_lazy(
+        "memory reason", "merged into %(id)s: %(why)s"
+    ),
+    re.compile(r"retention (?P<value>[\d.]+) < (?P<limit>[\d.]+) \((?P<why>.+)\)"): pgettext_lazy(
+        "memory reason", "retention %(value)s < %(limit)s (%(why)s)"
+    ),
+    re.compile(
+        r"lowest value while over capacity \((?P<count>\d+) active entries, budget (?P<budget>\d+)\): "
+        r"retention (?P<value>[\d.]+) \((?P<why>.+)\)"
+    ): pgettext_lazy(
+        "memory reason",
+        "lowest value while over capacity (%(count)s active entries, budget %(budget)s): "
+        "retention %(value)s (%(why)s)",
+    ),
+    re.compile(
+        r"importance (?P<importance>[\d.]+), (?P<days>\d+) active days since last use, used (?P<used>\d+) "
+        r"times, (?P<mentions>\d+) mention\(s\), half-life (?P<half>\d+) active days"
+    ): pgettext_lazy(
+        "memory reason",
+        "importance %(importance)s, %(days)s active days since last use, used %(used)s times, "
+        "%(mentions)s mention(s), half-life %(half)s active days",
+    ),
+}
+# The parts of a built reason that are reasons of their own: the pipeline's secret kind for a value
+# only its source knew, the policy guard's reasons, the tombstones' (`TombstoneReason`).
+_PARTS: dict[str, Any] = {
+    "a secret from its source": pgettext_lazy("memory reason", "a secret from its source"),
+    "tells the assistant to set aside its instructions": pgettext_lazy(
+        "memory reason", "tells the assistant to set aside its instructions"
+    ),
+    "switches off a safety control": pgettext_lazy("memory reason", "switches off a safety control"),
+    "sets aside a policy": pgettext_lazy("memory reason", "sets aside a policy"),
+}
+_RELAXES = re.compile(r"relaxes (?P<article>an?) (?P<control>.+) control")
+# The policy guard's words for a control without a reason of its own, by the article it takes.
+_RELAXES_WORDS: dict[str, Any] = {
+    "a": pgettext_lazy("memory reason", "relaxes a %(control)s control"),
+    "an": pgettext_lazy("memory reason", "relaxes an %(control)s control"),
 }
 
 
+def _part(text: str) -> str:
+    if text in _PARTS:
+        return str(_PARTS[text])
+    if text in TombstoneReason.labels:
+        return gettext(text)  # marked in memory_core.choices
+    if match := _RELAXES.fullmatch(text):
+        return str(_RELAXES_WORDS[match["article"]]) % {"control": match["control"]}
+    return reason_label(text)
+
+
 def reason_label(reason: str) -> str:
-    """A recorded reason in the page's language when it is one of memory_core's fixed wordings."""
+    """A recorded reason in the page's language when it is one of memory_core's fixed wordings or
+    is built from values by one; any other reason (an operator's or the user's own) as written."""
     found = REASONS.get(reason)
     if found is not None:
         return str(found)
-    for pattern, text in _NUMBERED.items():
+    for pattern, text in _BUILT.items():
         if match := pattern.fullmatch(reason):
-            return str(text) % {"line": match.group(1)}
+            values = {
+                name: _part(value) if name in ("why", "kinds") else value
+                for name, value in match.groupdict().items()
+            }
+            return str(text) % values
     return reason

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.urls import reverse
+from django.utils.translation import gettext
 
 from chat.models import Conversation, Message
 from memory_core.errors import NotFound
@@ -131,7 +132,7 @@ def _mentions(user: Any, entry: MemoryEntry) -> list[Mention]:
             link = reverse("chat:conversation", args=[conversation.pk])
             if ev.source_message_ids:
                 link += f"#m-{ev.source_message_ids[0]}"
-        label = ev.get_source_kind_display()
+        label = gettext(ev.get_source_kind_display())  # marked in memory_core.choices
         if conversation is not None:
             label += f" · {conversation.display_title}"
         mentions.append(Mention(label=label, excerpt=ev.excerpt, link=link))

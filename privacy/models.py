@@ -7,14 +7,15 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from memory_core.models import Namespace
 
 
 class AuditAction(models.TextChoices):
-    ADMIN_VIEW = "admin_view", "Opened a memory in the admin"
-    ADMIN_HISTORY = "admin_history", "Opened a memory's history in the admin"
-    ADMIN_LIST = "admin_list", "Listed memories in the admin"
+    ADMIN_VIEW = "admin_view", gettext_noop("Opened a memory in the admin")
+    ADMIN_HISTORY = "admin_history", gettext_noop("Opened a memory's history in the admin")
+    ADMIN_LIST = "admin_list", gettext_noop("Listed memories in the admin")
 
 
 class AuditEvent(models.Model):

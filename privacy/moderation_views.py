@@ -12,6 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from memory_core.errors import MemoryServiceError
@@ -32,7 +33,7 @@ from privacy.page_errors import error_text, raise_for_access
 
 def _require_operator(request: HttpRequest) -> None:
     if not is_operator(request.user):
-        raise DjangoPermissionDenied("Moderation is for operators.")
+        raise DjangoPermissionDenied(_("Moderation is for operators."))
 
 
 @login_required
@@ -76,7 +77,7 @@ def procedure_approve_view(request: HttpRequest, memory_id: Any) -> HttpResponse
             namespace_path=request.POST.get("namespace_path") or None,
             reason=request.POST.get("reason", "").strip()[:500],
         ),
-        "Approved: assistants with access to the namespace use it from now on.",
+        _("Approved: assistants with access to the namespace use it from now on."),
     )
 
 
@@ -88,7 +89,7 @@ def procedure_reject_view(request: HttpRequest, memory_id: Any) -> HttpResponse:
         lambda: procedure_reject(
             operator=request.user, memory_id=memory_id, reason=request.POST.get("reason", "")
         ),
-        "Rejected.",
+        _("Rejected."),
     )
 
 
@@ -104,11 +105,13 @@ def procedure_create_view(request: HttpRequest) -> HttpResponse:
             category=request.POST.get("category", "sop"),
             key=request.POST.get("key", ""),
         ),
-        "Procedure saved and active.",
+        _("Procedure saved and active."),
     )
 
 
 @login_required
 @require_POST
 def flag_dismiss_view(request: HttpRequest, flag_id: int) -> HttpResponse:
-    return _moderate(request, lambda: flag_dismiss(operator=request.user, flag_id=flag_id), "Flag dismissed.")
+    return _moderate(
+        request, lambda: flag_dismiss(operator=request.user, flag_id=flag_id), _("Flag dismissed.")
+    )

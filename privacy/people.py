@@ -22,7 +22,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.dateparse import parse_date
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memory_core.entities import selectors as graph
@@ -30,6 +30,8 @@ from memory_core.entities import services as graph_services
 from memory_core.entities.models import NAME_MAX_CHARS, Entity, Relation
 from memory_core.entities.vocabulary import EntityKind, Predicate
 from memory_core.errors import MemoryServiceError, NotFound
+from privacy.kin_words import kin_word
+from privacy.page_errors import error_text
 
 PAGE_SIZE = 50  # entities a page, as the memory list
 FACTS_SHOWN = 5  # relations a person shows on the list; their page has every one
@@ -67,12 +69,17 @@ _INCOMING: dict[str, Any] = {
     Predicate.LIVES_IN: gettext_lazy("home"),
 }
 # The words the rules give a relation, as the page's language says them; the user's own words
-# ("sister", "老公") are theirs and stay as they were said.
+# ("sister", "老公") stay as they were said in the page's language, and are said in it otherwise
+# (`kin_words`).
 _RULE_WORDS: dict[str, Any] = {
     "married to": gettext_lazy("married to"),
     "works at": gettext_lazy("works at"),
     "lives in": gettext_lazy("lives in"),
     "works as": gettext_lazy("works as"),
+    # The Chinese rules' words for the same relations.
+    "在…工作": gettext_lazy("works at"),
+    "住在": gettext_lazy("lives in"),
+    "是": gettext_lazy("works as"),
 }
 _PREDICATE_WORDS: dict[str, Any] = {
     Predicate.PARENT: gettext_lazy("parent"),
@@ -99,7 +106,7 @@ def _words(relation: Relation) -> str:
     label = relation.label
     if not label:
         return str(_PREDICATE_WORDS.get(relation.predicate, relation.get_predicate_display()))
-    return str(_RULE_WORDS.get(label.lower(), label))
+    return str(_RULE_WORDS[label.lower()]) if label.lower() in _RULE_WORDS else kin_word(label)
 
 
 def _incoming_words(relation: Relation) -> tuple[bool, str]:
@@ -134,11 +141,6 @@ def _entity_or_404(request: HttpRequest, entity_id: Any) -> Entity:
         return graph.entity_get(actor=request.user, entity_id=entity_id)
     except NotFound as exc:
         raise Http404(exc.message) from exc
-
-
-def _error_text(exc: MemoryServiceError) -> str:
-    details = [" ".join(errors) for errors in exc.field_errors.values()]
-    return " ".join([exc.message, *details])
 
 
 @login_required
@@ -227,7 +229,7 @@ def _act(request: HttpRequest, entity_id: Any, action: Any, done: str) -> HttpRe
     except NotFound as exc:
         raise Http404(exc.message) from exc
     except MemoryServiceError as exc:
-        messages.error(request, _error_text(exc))
+        messages.error(request, error_text(exc))
         return redirect("privacy:person", entity_id=entity.pk)
     messages.success(request, done)
     return redirect("privacy:person", entity_id=result.pk)
@@ -244,7 +246,7 @@ def person_correct(request: HttpRequest, entity_id: Any) -> HttpResponse:
         lambda e: graph_services.entity_correct(
             actor=request.user, entity_id=e.pk, name=name if name != e.name else None, kind=kind
         ),
-        "Corrected.",
+        _("Corrected."),
     )
 
 
@@ -253,13 +255,13 @@ def person_correct(request: HttpRequest, entity_id: Any) -> HttpResponse:
 def person_merge(request: HttpRequest, entity_id: Any) -> HttpResponse:
     into = request.POST.get("into", "")
     if not into:
-        messages.error(request, "Choose whom to merge with.")
+        messages.error(request, _("Choose whom to merge with."))
         return redirect("privacy:person", entity_id=_entity_or_404(request, entity_id).pk)
     return _act(
         request,
         entity_id,
         lambda e: graph_services.entity_merge(actor=request.user, entity_id=e.pk, into_id=into),
-        "Merged: one person now, with everything the assistant knew of both.",
+        _("Merged: one person now, with everything the assistant knew of both."),
     )
 
 
@@ -269,13 +271,13 @@ def person_split(request: HttpRequest, entity_id: Any) -> HttpResponse:
     ids = request.POST.getlist("memories")
     name = request.POST.get("name", "").replace("\x00", "")
     if not ids:
-        messages.error(request, "Tick the memories that are about someone else.")
+        messages.error(request, _("Tick the memories that are about someone else."))
         return redirect("privacy:person", entity_id=_entity_or_404(request, entity_id).pk)
     return _act(
         request,
         entity_id,
         lambda e: graph_services.entity_split(actor=request.user, entity_id=e.pk, entry_ids=ids, name=name),
-        "Split: those memories now speak of someone else.",
+        _("Split: those memories now speak of someone else."),
     )
 
 
@@ -288,7 +290,15 @@ def person_erase(request: HttpRequest, entity_id: Any) -> HttpResponse:
         graph_services.entity_erase(actor=request.user, entity_id=entity.pk)
         n = len(facts.memories)
         # No name in the message: it waits in the session, and nothing of the entity may stay.
-        messages.success(request, f"Erased for good, with {n} memor{'y' if n == 1 else 'ies'} about them.")
+        messages.success(
+            request,
+            ngettext(
+                "Erased for good, with %(n)s memory about them.",
+                "Erased for good, with %(n)s memories about them.",
+                n,
+            )
+            % {"n": n},
+        )
         return redirect("privacy:people")
     return render(request, "privacy/person_erase.html", {"entity": entity, "sources": facts.memories})
 
@@ -317,7 +327,7 @@ def _relation_act(
     except NotFound as exc:
         raise Http404(exc.message) from exc
     except MemoryServiceError as exc:
-        messages.error(request, _error_text(exc))
+        messages.error(request, error_text(exc))
     else:
         messages.success(request, done)
     # Erasing a relation may prune an entity left with nothing: then back to the list.

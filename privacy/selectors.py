@@ -23,8 +23,8 @@ from django.db.models import (
 )
 from django.http import QueryDict
 from django.urls import reverse
-from django.utils.dateformat import format as date_format
 from django.utils.dateparse import parse_date
+from django.utils.formats import date_format
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy
 
@@ -475,7 +475,7 @@ def memory_cards(*, user: Any, entries: list[MemoryEntry]) -> list[MemoryCard]:
         first = mentions[0] if mentions else None
         conversation = conversations.get(first.source_conversation) if first is not None else None
         when = conversation.created_at if conversation is not None else entry.recorded_at
-        said = date_format(localtime(when), "j M Y")
+        said = date_format(localtime(when), "DATE_FORMAT")
         label = str(_LABELS.get(entry.source_kind, "{date}")).format(date=said)
         source = Source(label=label)
         if first is not None and own:

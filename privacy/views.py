@@ -17,7 +17,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from chat.erasure import memory_erase_all_with_sources, memory_erase_with_sources
@@ -46,7 +46,7 @@ from privacy.bulk import (
     pending_erasures_settle,
 )
 from privacy.memory_page import memory_page
-from privacy.page_errors import error_text, raise_for_access
+from privacy.page_errors import engine_message, error_text, raise_for_access
 from privacy.selectors import (
     GROUPS,
     STATUS_CHOICES,
@@ -65,6 +65,13 @@ from privacy.services import REMEMBER_KINDS, privacy_export, privacy_remember
 PAGE_SIZE = 50
 ARCHIVED_SHOWN = 50
 ERASE_ALL_PHRASE = "erase everything"
+
+
+def _erase_all_phrase() -> str:
+    """What to type to erase everything, in the page's language (the English one is accepted too)."""
+    return pgettext("the words typed to confirm erasing everything", "erase everything")
+
+
 _OUTCOMES = {
     "added": gettext_lazy("Remembered."),
     "merged": gettext_lazy("The assistant already knew that; it is noted again."),
@@ -197,7 +204,7 @@ def erasure_undo_view(request: HttpRequest) -> HttpResponse:
     try:
         restored = erasure_undo(user=request.user, pending_id=request.POST.get("pending", ""))
     except NotFound as exc:
-        messages.error(request, exc.message)
+        messages.error(request, engine_message(exc.message))
     else:
         messages.success(request, _("Undone: %(n)s kept.") % {"n": _plural(restored)})
     return _back_to_list(request)
@@ -383,22 +390,24 @@ def erase(request: HttpRequest, memory_id: Any) -> HttpResponse:
 def erase_all(request: HttpRequest) -> HttpResponse:
     error = ""
     if request.method == "POST":
-        if request.POST.get("confirm", "").strip().casefold() == ERASE_ALL_PHRASE:
+        phrase = _erase_all_phrase()
+        if request.POST.get("confirm", "").strip().casefold() in {ERASE_ALL_PHRASE, phrase.casefold()}:
             receipt = memory_erase_all_with_sources(
                 user=request.user, erase_sources=request.POST.get("erase_sources") == "on"
             )
             memories, conversations = receipt.entries, receipt.conversations
             messages.success(
                 request,
-                f"Erased {memories} memor{'y' if memories == 1 else 'ies'}"
-                f" and {conversations} conversation{'' if conversations == 1 else 's'}.",
+                ngettext("Erased %(n)s memory", "Erased %(n)s memories", memories) % {"n": memories}
+                + ngettext(" and %(n)s conversation.", " and %(n)s conversations.", conversations)
+                % {"n": conversations},
             )
             return redirect("privacy:index")
-        error = f"Type “{ERASE_ALL_PHRASE}” to confirm."
+        error = _("Type “%(phrase)s” to confirm.") % {"phrase": phrase}
     return render(
         request,
         "privacy/erase_all.html",
-        {"phrase": ERASE_ALL_PHRASE, "error": error},
+        {"phrase": _erase_all_phrase(), "error": error},
         status=400 if error else 200,
     )
 

@@ -50,3 +50,17 @@ def test_a_bug_is_the_sites_500_without_internals(owner):
     html = response.content.decode()
     assert response.status_code == 500 and site_page(html) and "Error 500" in html
     assert "4471" not in html and "RuntimeError" not in html and "Traceback" not in html
+
+
+def test_the_error_pages_speak_the_readers_language(owner):
+    client = client_for(owner)
+    client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/"})
+    missing = client.get(f"/me/memories/{uuid.uuid4()}/").content.decode()
+    assert "错误 404" in missing and "未找到" in missing and "返回聊天" in missing
+    assert "Not found" not in missing and "Back to the chat" not in missing
+    refused = client.get("/me/moderation/").content.decode()
+    assert "不允许访问" in refused and "Not allowed" not in refused
+    broken = client_for(owner, raise_request_exception=False)
+    broken.post("/i18n/setlang/", {"language": "zh-hans", "next": "/"})
+    html = broken.get("/__tests__/fail/").content.decode()
+    assert "我们这边出了问题" in html and "Something went wrong" not in html

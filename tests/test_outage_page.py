@@ -41,3 +41,12 @@ def test_an_api_request_gets_json_even_when_it_accepts_html(settings):
         assert response.status_code == 503 and response["Retry-After"] == "7"
         assert response["Content-Type"] == "application/json"
         assert json.loads(response.content)["code"] == "service_unavailable"
+
+
+def test_the_outage_page_speaks_the_readers_language(settings):
+    from django.utils import translation
+
+    settings.DATABASE_RETRY_AFTER_SECONDS = 7
+    with translation.override("zh-hans"):  # as LocaleMiddleware sets it from the cookie
+        html = _outage("/me/", "text/html").content.decode()
+    assert "马上回来" in html and "请在 7 秒后再试" in html and "Back in a moment" not in html

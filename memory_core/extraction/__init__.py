@@ -16,7 +16,7 @@ from memory_core.extraction.jobs import (
     get_extractor,
 )
 from memory_core.extraction.llm_extractor import SYSTEM_PROMPT, LLMExtractor, build_prompt
-from memory_core.extraction.rules import RuleBasedExtractor, remember_requests
+from memory_core.extraction.rules import RuleBasedExtractor, overlong_remember, remember_requests
 from memory_core.extraction.schema import (
     CATEGORIES,
     CONVERSATION_MAX_CHARS,
@@ -60,5 +60,6 @@ __all__ = [
     "extraction_retry",
     "extraction_run",
     "get_extractor",
+    "overlong_remember",
     "remember_requests",
 ]

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import template
 
+from privacy.event_labels import ACTIONS, ACTORS, CATEGORIES, FORGETTING, RECALLED, label
 from privacy.event_labels import reason_label as _reason_label
+from privacy.kin_words import person_name as _person_name
 from privacy.people import KIND_LABELS
 from privacy.selectors import STATUS_LABELS
 
@@ -27,3 +31,32 @@ def kind_label(value: str) -> str:
 def reason_label(value: str) -> str:
     """Why memory_core wrote, merged or refused something, in the reader's language when it can."""
     return _reason_label(str(value or ""))
+
+
+@register.filter
+def action_label(value: str) -> str:
+    """A history action ("created", "recalled") in the reader's language, lower case in English."""
+    return str(RECALLED) if value == "recalled" else label(ACTIONS, value)
+
+
+@register.filter
+def actor_label(value: str) -> str:
+    return label(ACTORS, value)
+
+
+@register.filter
+def forgetting_summary(run: Any) -> str:
+    """ "archived (capacity) 2, expired 1", in the reader's language."""
+    return ", ".join(f"{label(FORGETTING, name)} {count}" for name, count in sorted(run.counts.items()))
+
+
+@register.filter
+def category_label(value: str) -> str:
+    """A memory's category ("safety", "task_state") in the reader's language; others as stored."""
+    return label(CATEGORIES, value)
+
+
+@register.filter
+def person_name(entity: Any) -> str:
+    """An entity's name; one known only by a kin word ("my 老公") in the reader's language."""
+    return _person_name(entity)

@@ -64,9 +64,10 @@
     if (field.value.length > max) {
       // Over the limit Send is disabled; Enter says why, as the server would (never cut, never echoed).
       var error = document.getElementById("composer-error");
-      if (error) {
-        error.textContent = "Your message has " + field.value.length.toLocaleString() + " characters; the limit is " +
-          max.toLocaleString() + ". Nothing was sent: shorten it and send it again.";
+      var count = document.getElementById("composer-count");
+      if (error && count) {
+        error.textContent = words(count.dataset.tooLong, field.value.length, max);
+        error.dataset.overLimit = "1";
       }
       return;
     }
@@ -83,7 +84,8 @@
 
   document.body.addEventListener("htmx:afterRequest", function (event) {
     var form = event.detail.elt;
-    if (form.id === "composer" && event.detail.successful) {
+    // A refusal (a 400 swapped in as the reason, see above) keeps what was typed in the box.
+    if (form.id === "composer" && event.detail.successful && event.detail.xhr.status < 400) {
       form.reset();
       var error = document.getElementById("composer-error");
       if (error) error.textContent = "";
@@ -116,12 +118,12 @@
     var max = parseInt(field.dataset.max, 10);
     var length = field.value.length;
     var over = length > max;
-    count.textContent = over
-      ? length.toLocaleString() + " / " + max.toLocaleString() + " characters: " +
-        (length - max).toLocaleString() + " over the limit, shorten it to send"
-      : length.toLocaleString() + " / " + max.toLocaleString() + " characters";
+    count.textContent = words(over ? count.dataset.over : count.dataset.count, length, max);
     var error = document.getElementById("composer-error");
-    if (!over && error && error.textContent.indexOf("the limit is") !== -1) error.textContent = "";
+    if (!over && error && error.dataset.overLimit) {
+      error.textContent = "";
+      delete error.dataset.overLimit;
+    }
     count.classList.toggle("error", over);
     count.classList.toggle("muted", !over);
     field.setAttribute("aria-invalid", over ? "true" : "false");
@@ -131,6 +133,14 @@
   document.addEventListener("input", function (event) {
     if (event.target.matches && event.target.matches("#composer textarea")) updateCount(event.target);
   });
+
+  // The page's words for the counter (data-* of #composer-count, in the page's language).
+  function words(template, length, max) {
+    return template
+      .replace("%(length)s", length.toLocaleString())
+      .replace("%(limit)s", max.toLocaleString())
+      .replace("%(over)s", (length - max).toLocaleString());
+  }
 
   function composerField() { return document.querySelector("#composer textarea"); }
 

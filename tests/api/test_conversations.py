@@ -63,3 +63,15 @@ def test_incognito_conversations_learn_nothing(owner_client):
     assert closed.json()["extraction"] is None
     assert not ExtractionJob.objects.exists() and not MemoryEntry.objects.exists()
     assert Message.objects.count() == 2
+
+
+def test_a_remember_that_one_memory_cannot_hold_is_refused_and_nothing_is_kept(owner_client):
+    cid = owner_client.post("/api/v1/conversations/", {}, format="json").json()["id"]
+    text = "Remember that " + ", ".join(
+        f"shelf {i} holds vinyl records from the seventies" for i in range(50)
+    )
+    turn = owner_client.post(f"/api/v1/conversations/{cid}/messages/", {"content": text}, format="json")
+    assert turn.status_code == 400, turn.content
+    body = turn.json()
+    assert "one memory holds at most 2,000" in str(body) and "content" in str(body)
+    assert not Message.objects.exists() and not MemoryEntry.objects.exists()

@@ -140,3 +140,18 @@ def test_a_200_answer_that_is_not_json_is_a_502_in_the_api(owner, openai_server)
     assert response.status_code == 502
     assert "not a valid API response" in json.dumps(response.json())
     assert Message.objects.get(role="user").status == Message.Status.FAILED
+
+
+def test_why_a_reply_failed_is_said_in_the_pages_language(owner, openai_server):
+    openai_server.status(500, headers=FAST, times=3)
+    conv = conversation(owner)
+    client = client_for(owner)
+    client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/"})
+    assert (
+        client.post(f"/c/{conv.pk}/send/", {"content": "What is the capital of France?"}).status_code == 302
+    )
+    page = client.get(f"/c/{conv.pk}/").content.decode()
+    assert "没有回复：语言模型服务出错（HTTP 500，尝试了 3 次）；请稍后再试。" in page  # noqa: RUF001
+    assert "The language model service is failing" not in page
+    english = client_for(owner).get(f"/c/{conv.pk}/").content.decode()
+    assert "The language model service is failing (HTTP 500, 3 attempts); try again later." in english

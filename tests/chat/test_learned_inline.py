@@ -118,3 +118,24 @@ def test_a_memory_resting_on_the_reply_shows_at_that_turn_and_can_be_undone(owne
     assert "Memory updated" in turn and f'href="/me/memories/{entry.pk}/"' in turn
     assert client.post(reverse("chat:memory_undo", args=[conv.pk, message.pk, entry.pk])).status_code == 302
     assert not MemoryEntry.objects.filter(pk=entry.pk).exists()
+
+
+def test_what_a_turn_only_said_again_has_no_undo_that_would_erase_it(
+    owner, django_capture_on_commit_callbacks
+):
+    client = client_for(owner)
+    first, second = conversation(owner), conversation(owner)
+    _message, turn = send(
+        client, first, "Remember that I take the train on Tuesdays.", django_capture_on_commit_callbacks
+    )
+    assert "Undo" in turn
+    entry = MemoryEntry.objects.get(namespace__owner=owner, content__icontains="train")
+
+    message, turn = send(
+        client, second, "Remember that I take the train on Tuesdays.", django_capture_on_commit_callbacks
+    )
+    assert "Memory updated" in turn and "The user takes the train on Tuesdays." in turn
+    assert "known before, said again" in turn and "Undo" not in turn
+    undo = reverse("chat:memory_undo", args=[second.pk, message.pk, entry.pk])
+    assert client.post(undo).status_code == 404
+    assert MemoryEntry.objects.filter(pk=entry.pk).exists()  # learned in the first conversation: kept

@@ -89,6 +89,18 @@ def test_it_starts_a_conversation_with_its_first_message(owner):
     assert Message.objects.filter(role="assistant", reply_to=message).exists()
 
 
+def test_a_long_first_line_titles_the_conversation_cut_at_a_word(owner):
+    client = client_for(owner)
+    client.post(
+        "/new/", {"content": "Hi! My brother's a carpenter, and I'm allergic to sesame, it's serious."}
+    )
+    assert Conversation.objects.get().title == "Hi! My brother's a carpenter, and I'm allergic to sesame…"
+    Conversation.objects.all().delete()
+    chinese = "我对花生和所有坚果都严重过敏" * 6  # 84 characters, no space to cut at
+    client.post("/new/", {"content": chinese})
+    assert Conversation.objects.get().title == chinese[:59] + "…"
+
+
 def test_it_redirects_htmx_to_the_new_conversation_which_then_streams(owner):
     client = client_for(owner)
     response = client.post("/new/", {"content": "Hello"}, HTTP_HX_REQUEST="true")

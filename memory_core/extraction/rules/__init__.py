@@ -59,10 +59,20 @@ from memory_core.extraction.rules.facts import USER, Who
 from memory_core.extraction.rules.reader import _Reader
 from memory_core.extraction.schema import RULES_NAME, RULES_VERSION, Candidate, rule_candidate
 from memory_core.extraction.schema import parse_when as _parse_when
+from memory_core.models import CONTENT_MAX_CHARS
 from memory_core.reading.normalise import as_sentence, slug, split_sentences, third_person
 from memory_core.reading.words import CJK, SECRET_WORDS, ZH_SIMPLIFIED, Fact
 
-__all__ = ["USER", "Fact", "RuleBasedExtractor", "Who", "read_statement", "remember_requests", "slug"]
+__all__ = [
+    "USER",
+    "Fact",
+    "RuleBasedExtractor",
+    "Who",
+    "overlong_remember",
+    "read_statement",
+    "remember_requests",
+    "slug",
+]
 
 _REMEMBER = re.compile(
     r"(?i:(?:^|[,;:(\u2014-]\s*|\b(?:and|but|so|also|actually|honestly|btw|oh|well|because|since|now|plus|hi|hey)\s+)"
@@ -129,8 +139,7 @@ class RuleBasedExtractor:
                     "confidence": 1.0,
                 }
             ]
-        content = zh_statement(what) if chinese else as_sentence(third_person(what))
-        whole = {"content": content, "importance": 0.7, "confidence": 1.0}
+        whole = {"content": _statement(what, chinese), "importance": 0.7, "confidence": 1.0}
         specific = [
             {**fields, "confidence": 1.0, "importance": max(fields.get("importance", 0.5), 0.7)}
             for fields in _Reader(today).read(what, remembered=True)
@@ -141,6 +150,11 @@ class RuleBasedExtractor:
             # goes on whole as well, so the pipeline refuses it and flags it for operators.
             return [*specific, whole]
         return specific or [whole]
+
+
+def _statement(what: str, chinese: bool) -> str:
+    """What a "remember that …" is kept as when no finer rule reads it: the user's words, whole."""
+    return zh_statement(what) if chinese else as_sentence(third_person(what))
 
 
 def _remember(sentence: str) -> str:
@@ -170,3 +184,20 @@ def remember_requests(message: dict[str, Any]) -> list[Candidate]:
                 if (candidate := rule_candidate(str(message["id"]), fields)) is not None
             ]
     return found
+
+
+def overlong_remember(content: str) -> int:
+    """The length of the longest statement an explicit "remember that …" in `content` asks to keep
+    that one memory cannot hold (over CONTENT_MAX_CHARS); 0 when there is none.
+
+    `rule_candidate` shortens such a statement, as an extraction job must not fail on it; the chat
+    asks first, so that a request made on purpose is refused whole rather than kept cut.
+    """
+    longest = 0
+    for sentence in split_sentences(content):
+        what = _remember(sentence).strip().rstrip(".!? \u3002\uff01")
+        if what:
+            length = max(len(what), len(_statement(what, bool(re.search(f"[{CJK}]", what)))))
+            if length > CONTENT_MAX_CHARS:
+                longest = max(longest, length)
+    return longest
