@@ -33,7 +33,9 @@ def test_tenants_moderate_only_their_own(key_client, other_tenant, make_key, own
     mine = propose(key_client, user_id="u1")
     # A style rule for the tenant's own agents is a rule too: it waits in the same queue.
     greeting = key_client.post(
-        "/api/v1/memories/", {"agent_id": "support", "content": "Agents greet in French."}, format="json"
+        "/api/v1/memories/",
+        {"agent_id": "support", "content": "Agents always greet customers in French."},
+        format="json",
     ).json()
     assert greeting["action"] == "pending_review"
     other = client_with(make_key(other_tenant))
