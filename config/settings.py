@@ -258,6 +258,10 @@ Q_CLUSTER: dict[str, object] = {
 # when the cluster dies (crash, kill -9, lost machine) its tasks go back to the queue once the lease
 # runs out, and the next free cluster runs them (config.brokers). Q_RETRY stays the ceiling.
 Q_LEASE_SECONDS = env_int("Q_LEASE_SECONDS", 10)
+# A job queued this long whose task the broker no longer holds (flushed, restarted without its
+# data, dropped after Q_MAX_ATTEMPTS, or a request that died before it ran its small import) is
+# queued again by the `job-reaper` schedule (memory_core.leases.lost_after).
+JOB_LOST_AFTER_SECONDS = env_int("JOB_LOST_AFTER_SECONDS", 300)
 Q_CLUSTER["broker_class"] = "config.brokers.leased_broker"
 if REDIS_URL:
     Q_CLUSTER["redis"] = REDIS_URL

@@ -460,6 +460,7 @@ class ExtractionJob(models.Model):
     # Who runs it while `running` (`memory_core.leases`), and until when that claim holds at most.
     claim = models.CharField(max_length=200, blank=True, default="")
     claimed_until = models.DateTimeField(null=True, blank=True)
+    queued_at = models.DateTimeField(default=timezone.now)  # its latest task sent (`leases.lost_jobs`)
     # Counts per outcome ("added", "merged", "superseded", …) and the ids of the entries touched.
     result = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True, default="")
@@ -499,6 +500,7 @@ class ImportJob(models.Model):
     # Who runs it while `running` (`memory_core.leases`), and until when that claim holds at most.
     claim = models.CharField(max_length=200, blank=True, default="")
     claimed_until = models.DateTimeField(null=True, blank=True)
+    queued_at = models.DateTimeField(default=timezone.now)  # its latest task sent (`leases.lost_jobs`)
     created_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
 

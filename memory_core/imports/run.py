@@ -50,7 +50,7 @@ from memory_core.imports.pasted import SkippedLine, parse_text
 from memory_core.imports.preview import read_prefix
 from memory_core.imports.restore import export_state_restore, imported_before
 from memory_core.jobs import enqueue
-from memory_core.leases import claim_until, holder_gone, task_timeout, this_run
+from memory_core.leases import claim_until, holder_gone, lost_jobs, task_timeout, this_run
 from memory_core.llm import LLMError, OfflineMode
 from memory_core.models import ImportJob, Namespace
 from memory_core.outcomes import AddOutcome
@@ -339,9 +339,13 @@ def _inline(job: ImportJob) -> bool:
     return (len(job.messages) or len(job.items)) <= job_threshold()
 
 
+_TASK = "memory_core.tasks.import_job"
+
+
 def _queue(job_id: Any) -> None:
     # Failures are not acknowledged, so the broker hands the task out again (bounded).
-    enqueue("memory_core.tasks.import_job", str(job_id), group="imports", q_options={"ack_failure": False})
+    ImportJob.objects.filter(pk=job_id).update(queued_at=timezone.now())  # the reaper's clock
+    enqueue(_TASK, str(job_id), group="imports", q_options={"ack_failure": False})
 
 
 def _lock(job_id: Any) -> ImportJob | None:
@@ -380,6 +384,14 @@ def died_error(job: ImportJob) -> str:
     return (
         f"Stopped after {job.done} of {job.total}: the worker running it stopped {job.attempts} times "
         f"(killed, or past the {seconds} s task timeout). Retry it to go on from there."
+    )
+
+
+def lost_error(job: ImportJob) -> str:
+    return (
+        f"Stopped after {job.done} of {job.total}, at attempt {job.attempts}: its queued task was lost "
+        "(a broker that lost its data, or a request that stopped before running it). Retry it to go on "
+        "from there."
     )
 
 
@@ -521,9 +533,20 @@ def _failed(job_id: Any, claim: str, exc: BaseException) -> bool:
 
 def import_reap(*, now: datetime, limit: int = 200) -> tuple[int, int]:
     """(re-queued, failed): imports left `running` by a run that is gone (killed, or a lost
-    continuation) go back to the queue, or are failed once MAX_ATTEMPTS runs have died on them."""
+    continuation), and imports left `queued` whose task the broker lost (`leases.lost_jobs`), go
+    back to the queue, or are failed once MAX_ATTEMPTS runs have died or tasks been lost."""
     requeued = failed = 0
     with transaction.atomic():
+        queued = ImportJob.objects.filter(status=ImportStatus.QUEUED)
+        for job in lost_jobs(queued, task=_TASK, now=now, limit=limit):
+            job.attempts += 1
+            if job.attempts >= MAX_ATTEMPTS:
+                _finish(job, status=ImportStatus.FAILED, error=lost_error(job))
+                failed += 1
+                continue
+            job.save(update_fields=["attempts"])
+            _queue(job.pk)
+            requeued += 1
         running = ImportJob.objects.select_for_update(skip_locked=True).filter(status=ImportStatus.RUNNING)
         for job in running.order_by("created_at")[:limit]:
             if not holder_gone(job.claim, job.claimed_until, now=now):

@@ -1,7 +1,8 @@
 """Extraction jobs on real django-q2 clusters, with faults from outside: a cluster killed with
 `kill -9` while the model answers, runs that keep passing the task timeout, a job left `running`
 by a cluster that never comes back. Each job ends `done` exactly once, or `failed` with its reason
-(which the API shows, and a retry runs again) — never `running` for ever."""
+(which the API shows, and a retry runs again) — never `running` for ever; a job whose queued
+task the broker lost is queued again by the reaper."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from django_q.conf import Conf
 from rest_framework.test import APIClient
 
 from memory_core.extraction import extraction_enqueue
-from memory_core.models import ExtractionJob, MemoryEntry
+from memory_core.models import ExtractionJob, ImportJob, MemoryEntry
 from memory_core.services import namespace_for_user
 from memory_core.tasks import run_job_reaper
 from tests.openai_server import ScriptedOpenAIServer
@@ -49,6 +50,9 @@ ANSWER = json.dumps(
 
 pytestmark = pytest.mark.django_db(transaction=True)
 BROKERS = [None, pytest.param(REDIS_URL, marks=pytest.mark.redis)]
+NOTHING_TO_REAP = dict.fromkeys(
+    ["extractions_requeued", "extractions_failed", "imports_requeued", "imports_failed"], 0
+)
 
 
 def _wait_for(predicate: Callable[[], bool], timeout: float, what: str, clusters: list[Cluster]) -> float:
@@ -238,9 +242,7 @@ def test_the_reaper_requeues_a_job_whose_cluster_never_came_back(
         _wait_for(lambda: _status(job) == "done", 60, "the job done by a new cluster", [second])
 
     assert list(MemoryEntry.objects.values_list("content", flat=True)) == [FACT]
-    assert run_job_reaper() == dict.fromkeys(
-        ["extractions_requeued", "extractions_failed", "imports_requeued", "imports_failed"], 0
-    )
+    assert run_job_reaper() == NOTHING_TO_REAP
 
 
 def test_the_reaper_fails_a_job_whose_every_run_died(owner):
@@ -260,3 +262,60 @@ def test_the_reaper_fails_a_job_whose_every_run_died(owner):
     job.refresh_from_db()
     assert job.status == "failed" and "gave up after 3 attempts" in job.error
     assert job.messages  # kept, so that a retry can run it
+
+
+@pytest.mark.parametrize("redis_url", BROKERS, ids=["orm", "redis"])
+def test_the_reaper_requeues_queued_jobs_whose_tasks_the_broker_lost(
+    monkeypatch, tmp_path: Path, owner, model_factory, redis_url, settings
+):
+    name = _queue_for(monkeypatch, redis_url)
+    model = model_factory(stalls=0)
+    settings.IMPORT_JOB_THRESHOLD = 2  # so that three lines are a queued job
+    settings.JOB_LOST_AFTER_SECONDS = 1
+    client = APIClient()
+    client.force_authenticate(owner)
+    lines = ["Grows tomatoes on the balcony", "Speaks Portuguese at home", "Runs every Sunday morning"]
+    try:
+        # No cluster runs yet: both tasks wait in the broker, however long that takes.
+        job = _enqueue(owner)
+        imported = client.post(
+            "/api/v1/imports/", {"format": "text", "data": "\n".join(lines)}, format="json"
+        )
+        assert imported.status_code == 202 and imported.json()["status"] == "queued"
+        import_job = ImportJob.objects.get(pk=imported.json()["id"])
+        time.sleep(1.5)
+        assert run_job_reaper() == NOTHING_TO_REAP
+
+        # The broker loses its data (a Redis restarted without persistence, a flushed queue).
+        get_broker().delete_queue() if redis_url else get_broker().purge_queue()  # type: ignore[attr-defined]
+        assert run_job_reaper() == {**NOTHING_TO_REAP, "extractions_requeued": 1, "imports_requeued": 1}
+        job.refresh_from_db()
+        import_job.refresh_from_db()
+        assert (job.status, job.attempts, import_job.status, import_job.attempts) == (
+            "queued",
+            1,
+            "queued",
+            1,
+        )
+        assert job.error == "The task of attempt 1 was lost before it ran; queued again."
+        assert run_job_reaper() == NOTHING_TO_REAP  # sent again just now: not lost
+
+        cluster = Cluster(tmp_path / "cluster.log", env=_env(name, model, redis_url))
+        with running(cluster):
+            _wait_for(
+                lambda: _status(job) == "done" and ImportJob.objects.get(pk=import_job.pk).status == "done",
+                90,
+                "both jobs done by the cluster",
+                [cluster],
+            )
+            time.sleep(2 * LEASE_SECONDS)  # time enough for a wrongful second run to show
+    finally:
+        _cleanup(redis_url)
+
+    job.refresh_from_db()
+    assert (job.status, job.attempts, job.error) == ("done", 2, "")  # the lost task counts
+    assert model.calls == 1
+    shown = client.get(f"/api/v1/imports/{import_job.pk}/").json()
+    assert (shown["status"], shown["done"], shown["counts"], shown["error"]) == ("done", 3, {"added": 3}, "")
+    assert sorted(MemoryEntry.objects.values_list("content", flat=True)) == sorted([FACT, *lines])
+    assert run_job_reaper() == NOTHING_TO_REAP
