@@ -489,6 +489,9 @@ class ImportJob(models.Model):
     messages = models.JSONField(default=list, blank=True)
     # The statements still to write (`imports.ImportItem` as JSON, redacted); emptied when done.
     items = models.JSONField(default=list, blank=True)
+    # A large input until its job has read it (`imports.intake`): sealed, not yet checked for secrets.
+    pending = models.TextField(blank=True, default="")
+    unread = models.PositiveIntegerField(default=0)  # its statements (or messages) not yet read
     total = models.PositiveIntegerField(default=0)
     done = models.PositiveIntegerField(default=0)
     counts = models.JSONField(default=dict, blank=True)  # outcome → how many

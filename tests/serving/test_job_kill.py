@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.utils import timezone
 from django_q.brokers import get_broker
 from django_q.conf import Conf
@@ -103,6 +104,7 @@ def _queue_for(monkeypatch: pytest.MonkeyPatch, redis_url: str | None) -> str:
     """Point this process's django-q2 at a fresh queue the test's clusters serve."""
     name = f"jobs-{uuid.uuid4().hex[:10]}"
     monkeypatch.setattr(Conf, "SECRET_KEY", SECRET)  # tasks are signed with the clusters' key
+    monkeypatch.setattr(settings, "SECRET_KEY", SECRET)  # and a large import's input sealed
     monkeypatch.setattr(Conf, "PREFIX", name)
     monkeypatch.setattr(Conf, "CLUSTER_NAME", name)
     monkeypatch.setattr(Conf, "ORM", None if redis_url else "default")
