@@ -8,7 +8,8 @@ returns the claims of an owner that stopped renewing to the head of the queue (`
 next free worker takes them once. A task that finishes is acknowledged (deleted) as before; so is
 one that fails or exceeds Q_TIMEOUT (django-q2 records it as failed, `ack_failures` being on). A
 failure enqueued with `ack_failure=False` (extraction) is released instead: back to the queue after
-Q_RETRY seconds, as django-q2's own brokers do, until Q_MAX_ATTEMPTS.
+Q_RETRY seconds, as django-q2's own brokers do, until Q_MAX_ATTEMPTS. `tasks_held` lists what
+the broker holds, so that the job reaper knows a job whose task was lost (memory_core.leases).
 
 `leased_broker` is the `broker_class` of settings.Q_CLUSTER: the Redis flavour when django-q2 is
 configured with Redis, the database (ORM) flavour otherwise.
@@ -18,18 +19,22 @@ from __future__ import annotations
 
 import logging
 import os
+import pickle
 import time
 import uuid
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.signing import BadSignature
+from django.db.models import Q
 from django.utils import timezone
 from django_q.brokers import Broker, get_broker
 from django_q.brokers.orm import ORM
 from django_q.brokers.redis_broker import Redis
 from django_q.conf import Conf
 from django_q.signals import post_execute_in_worker, pre_execute
+from django_q.signing import SignedPackage
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +72,10 @@ class _Leases:
 
     def claim_held(self, task_id: Any, owner: str) -> bool:  # pragma: no cover - overridden
         """Whether cluster `owner` still holds task `task_id` (claimed and renewing its lease)."""
+        raise NotImplementedError
+
+    def payloads(self) -> list[Any]:  # pragma: no cover - overridden
+        """Every task this broker holds, in one snapshot: waiting, claimed, or released for a retry."""
         raise NotImplementedError
 
     def _paced_upkeep(self) -> None:
@@ -110,6 +119,10 @@ class LeasedORM(_Leases, ORM):
             .filter(pk=task_id, key=self._claimed_key(owner), lock__gte=timezone.now())
             .exists()
         )
+
+    def payloads(self) -> list[Any]:
+        held = Q(key=self.list_key) | Q(key__startswith=f"{self.list_key}@")
+        return list(self.get_connection().filter(held).values_list("payload", flat=True))
 
     def dequeue(self) -> list[tuple[Any, Any]] | None:
         self._paced_upkeep()
@@ -227,6 +240,15 @@ class LeasedRedis(_Leases, Redis):
             return False
         return bool(self.connection.exists(f"{self.list_key}:alive:{owner}"))
 
+    def payloads(self) -> list[Any]:
+        queue, claimed, _, _ = self._keys
+        # One MULTI: a claim returned to the queue between two reads would be missed by both.
+        pipe = self.connection.pipeline(transaction=True)
+        pipe.lrange(queue, 0, -1)
+        pipe.hvals(claimed)  # claimed ones, and released ones waiting out their delay
+        waiting, held = pipe.execute()
+        return [*waiting, *held]
+
     def dequeue(self) -> list[tuple[Any, Any]] | None:
         self._paced_upkeep()
         flat = self.connection.eval(_CLAIM, 4, *self._keys, lease_owner(), Conf.BULK)
@@ -275,6 +297,24 @@ def claim_held(ack_id: str, owner: str) -> bool:
     """Whether cluster `owner` is alive and still holds the broker claim `ack_id`."""
     broker = get_broker()
     return isinstance(broker, _Leases) and broker.claim_held(ack_id, owner)
+
+
+def tasks_held(func: str) -> set[str] | None:
+    """The first argument, as text, of every `func` task (a dotted path) the broker holds, whether
+    waiting, claimed or waiting out a retry; None when it cannot tell (not a leased broker, or
+    tasks run synchronously). A job whose id is missing here has no task that will ever run it."""
+    broker = get_broker()
+    if Conf.SYNC or not isinstance(broker, _Leases):
+        return None
+    held: set[str] = set()
+    for payload in broker.payloads():
+        try:
+            task = SignedPackage.loads(payload)
+        except (BadSignature, pickle.UnpicklingError, ValueError, TypeError, EOFError):
+            continue  # not ours to read (another key): django-q2 drops it as well
+        if task.get("func") == func and task.get("args"):
+            held.add(str(task["args"][0]))
+    return held
 
 
 def _note_running_task(sender: Any, func: Any, task: dict[str, Any], **kwargs: Any) -> None:

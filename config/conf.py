@@ -428,9 +428,9 @@ def env_example() -> str:
     return "\n".join(lines) + "\n"
 
 
-# Names the environment set before they became constants tuned in code (config/tuning.py): one still
-# set is ignored, and `check --deploy` says so (config.W002) rather than let an operator believe it
-# works. tests/test_configuration.py keeps this list equal to the calls to `tuned`.
+# The constants tuned in code (config/tuning.py), most of them read from the environment by earlier
+# versions: one set there is ignored, and `check --deploy` says so (config.W002) rather than let an
+# operator believe it works. tests/test_configuration.py keeps this list equal to the calls to `tuned`.
 TUNED_IN_CODE = frozenset(
     {
         "CHAT_EXTRACT_EVERY_N_TURNS",
@@ -459,6 +459,7 @@ TUNED_IN_CODE = frozenset(
         "IMPORT_MAX_BYTES",
         "IMPORT_MAX_ITEMS",
         "IMPORT_PREVIEW_MAX",
+        "JOB_LOST_AFTER_SECONDS",
         "LLM_JSON_ATTEMPTS",
         "MEMORY_TTL_DAYS",
         "MERGE_SIMILARITY",

@@ -460,6 +460,7 @@ class ExtractionJob(models.Model):
     # Who runs it while `running` (`memory_core.leases`), and until when that claim holds at most.
     claim = models.CharField(max_length=200, blank=True, default="")
     claimed_until = models.DateTimeField(null=True, blank=True)
+    queued_at = models.DateTimeField(default=timezone.now)  # its latest task sent (`leases.lost_jobs`)
     # Counts per outcome ("added", "merged", "superseded", …) and the ids of the entries touched.
     result = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True, default="")
@@ -488,6 +489,9 @@ class ImportJob(models.Model):
     messages = models.JSONField(default=list, blank=True)
     # The statements still to write (`imports.ImportItem` as JSON, redacted); emptied when done.
     items = models.JSONField(default=list, blank=True)
+    # A large input until its job has read it (`imports.intake`): sealed, not yet checked for secrets.
+    pending = models.TextField(blank=True, default="")
+    unread = models.PositiveIntegerField(default=0)  # its statements (or messages) not yet read
     total = models.PositiveIntegerField(default=0)
     done = models.PositiveIntegerField(default=0)
     counts = models.JSONField(default=dict, blank=True)  # outcome → how many
@@ -499,6 +503,7 @@ class ImportJob(models.Model):
     # Who runs it while `running` (`memory_core.leases`), and until when that claim holds at most.
     claim = models.CharField(max_length=200, blank=True, default="")
     claimed_until = models.DateTimeField(null=True, blank=True)
+    queued_at = models.DateTimeField(default=timezone.now)  # its latest task sent (`leases.lost_jobs`)
     created_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -82,7 +82,8 @@ def import_job(job_id: str) -> dict[str, object]:
 
 def run_job_reaper() -> dict[str, int]:
     """The `job-reaper` schedule: jobs left `running` by a run that is gone (its cluster killed,
-    its machine lost) are queued again, or failed with the reason once their attempts are spent."""
+    its machine lost), and jobs left `queued` whose task the broker lost, are queued again, or
+    failed with the reason once their attempts are spent."""
     now = timezone.now()
     extractions = extraction_reap(now=now)
     imports = import_reap(now=now)

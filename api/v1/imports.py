@@ -91,6 +91,11 @@ class ImportJobOutSerializer(serializers.Serializer):
     status = serializers.CharField(help_text="queued, running, done or failed.")
     total = serializers.IntegerField(help_text="Statements to write (a transcript: once extracted).")
     done = serializers.IntegerField()
+    unread = serializers.IntegerField(
+        help_text="Statements (a transcript: messages) of the input its job has not yet read and checked "
+        "for secrets. A large import is read by its job, not during the request: it is answered at once "
+        "with `unread` at the input's size, which falls to 0 before the writing starts."
+    )
     counts = serializers.DictField(child=serializers.IntegerField())
     error = serializers.CharField()
     created_at = serializers.DateTimeField()
@@ -99,7 +104,18 @@ class ImportJobOutSerializer(serializers.Serializer):
 
 
 def _job_out(job: ImportJob) -> dict[str, Any]:
-    names = ("id", "format", "status", "total", "done", "counts", "error", "created_at", "finished_at")
+    names = (
+        "id",
+        "format",
+        "status",
+        "total",
+        "done",
+        "unread",
+        "counts",
+        "error",
+        "created_at",
+        "finished_at",
+    )
     data: dict[str, Any] = {name: getattr(job, name) for name in names}
     data["results"] = [asdict(row) for row in import_results(job)]
     return dict(ImportJobOutSerializer(data).data)
@@ -111,6 +127,7 @@ _JOB_EXAMPLE = {
     "status": "running",
     "total": 1200,
     "done": 350,
+    "unread": 0,
     "counts": {"added": 331, "merged": 12, "superseded": 5, "rejected": 2},
     "error": "",
     "created_at": "2026-07-03T12:00:00Z",
@@ -143,7 +160,8 @@ class ImportsApi(ApiView):
         "only the first `IMPORT_PREVIEW_MAX` statements (or transcript messages) of a larger input "
         "are tried, and the answer says so (`bounded`, `previewed` of `total`). "
         "Otherwise up to `IMPORT_JOB_THRESHOLD` statements (or transcript messages) are written at "
-        "once (201); a larger import is queued (202): poll `GET /api/v1/imports/{id}/` for its progress.",
+        "once (201); a larger import is queued (202) at once, its input read and checked for secrets by "
+        "the job (`unread` counts what is left to read): poll `GET /api/v1/imports/{id}/` for its progress.",
         tags=["imports"],
         request=ImportInSerializer,
         responses={
@@ -223,7 +241,9 @@ class ImportsApi(ApiView):
                 request_only=True,
             ),
             OpenApiExample(
-                "Queued", value={**_JOB_EXAMPLE, "status": "queued", "done": 0}, response_only=True
+                "Queued",
+                value={**_JOB_EXAMPLE, "status": "queued", "done": 0, "unread": 1200},
+                response_only=True,
             ),
         ],
     )

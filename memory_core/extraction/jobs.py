@@ -37,7 +37,7 @@ from memory_core.extraction.schema import (
 )
 from memory_core.extraction.schema import parse_when as _parse_when
 from memory_core.jobs import enqueue
-from memory_core.leases import claim_until, holder_gone, task_timeout, this_run
+from memory_core.leases import claim_until, holder_gone, lost_jobs, task_timeout, this_run
 from memory_core.llm import LLMError, OfflineMode
 from memory_core.models import ActorKind, ExtractionJob, ExtractionStatus, Namespace, SourceKind
 from memory_core.outcomes import AddOutcome
@@ -327,7 +327,7 @@ def _give_up(job: ExtractionJob, error: str) -> ExtractionJob:
     """Failed for good (until retried): the payload is kept for `extraction_retry`."""
     job.status, job.error, job.result = ExtractionStatus.FAILED, error, {}
     job.claim, job.claimed_until, job.finished_at = "", None, timezone.now()
-    job.save(update_fields=["status", "error", "result", "claim", "claimed_until", "finished_at"])
+    job.save(update_fields=["status", "error", "result", "attempts", "claim", "claimed_until", "finished_at"])
     announce_job(job)
     return job
 
@@ -407,11 +407,30 @@ def extraction_retry(*, job: ExtractionJob) -> ExtractionJob:
     return current
 
 
+def lost_error(attempts: int) -> str:
+    return (
+        f"Extraction gave up after {attempts} attempts: its queued task was lost (a broker that lost "
+        "its data), and earlier runs, if any, stopped. Retry it to run it again."
+    )
+
+
 def extraction_reap(*, now: datetime, limit: int = 200) -> tuple[int, int]:
-    """(re-queued, failed): jobs left `running` by a run that is gone (`memory_core.leases`) go
-    back to the queue, or are failed once MAX_ATTEMPTS runs have died on them."""
+    """(re-queued, failed): jobs left `running` by a run that is gone (`memory_core.leases`), and
+    jobs left `queued` whose task the broker lost (`leases.lost_jobs`), go back to the queue,
+    counting an attempt, or are failed once MAX_ATTEMPTS attempts have died or been lost."""
     requeued = failed = 0
     with transaction.atomic():
+        queued = ExtractionJob.objects.filter(status=ExtractionStatus.QUEUED)
+        for job in lost_jobs(queued, task=_TASK, now=now, limit=limit):
+            job.attempts += 1
+            if job.attempts >= MAX_ATTEMPTS:
+                _give_up(job, lost_error(job.attempts))
+                failed += 1
+                continue
+            job.error = f"The task of attempt {job.attempts} was lost before it ran; queued again."
+            job.save(update_fields=["attempts", "error"])
+            _queue(job.pk)
+            requeued += 1
         running = ExtractionJob.objects.select_for_update(skip_locked=True).filter(
             status=ExtractionStatus.RUNNING
         )
@@ -430,10 +449,14 @@ def extraction_reap(*, now: datetime, limit: int = 200) -> tuple[int, int]:
     return requeued, failed
 
 
+_TASK = "memory_core.tasks.extract_job"
+
+
 def _queue(job_id: int) -> None:
     # Failures are not acknowledged, so the broker hands the task out again (after
     # Q_CLUSTER["retry"] seconds, at most Q_CLUSTER["max_attempts"] times).
-    enqueue("memory_core.tasks.extract_job", job_id, group="extraction", q_options={"ack_failure": False})
+    ExtractionJob.objects.filter(pk=job_id).update(queued_at=timezone.now())  # the reaper's clock
+    enqueue(_TASK, job_id, group="extraction", q_options={"ack_failure": False})
 
 
 def _failure_text(exc: BaseException, *, extractor: str, attempt: int, job_id: int) -> str:

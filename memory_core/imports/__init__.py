@@ -3,6 +3,8 @@ Claude), a timestamped transcript — written through the same pipeline as every
 
 - `parsers`: read each format into statements (or transcript messages), refusing bad input;
   `pasted` reads a saved-memories list and what surrounds it, `preview` a dry run's first part;
+- `intake`: reading an input, and a large one read (and checked for secrets) by its job;
+- `statements`: a transcript read into statements, each statement through the write pipeline;
 - `run`: the dry run, the import (at once or as a django-q2 job with progress), the job runner;
 - `selectors`: a user's import jobs and their results.
 """
@@ -10,7 +12,6 @@ Claude), a timestamped transcript — written through the same pipeline as every
 from memory_core.imports.parsers import ImportInputError, ImportItem
 from memory_core.imports.pasted import SkippedLine
 from memory_core.imports.run import (
-    ImportRow,
     Preview,
     import_create,
     import_preview,
@@ -22,6 +23,7 @@ from memory_core.imports.run import (
     preview_limit,
 )
 from memory_core.imports.selectors import ImportResult, import_job_for, import_jobs, import_results
+from memory_core.imports.statements import ImportRow
 
 __all__ = [
     "ImportInputError",

@@ -6,6 +6,11 @@ they held from) or, for a transcript, into clean messages that the extractor rea
 that cannot be read raises `ImportInputError` (a 400): nothing of it is written. What is kept for
 later (a job's payload) is redacted here, so no secret waits in the database; a line that held
 one is still refused by the pipeline, with the kinds found recorded in `secret_kinds`.
+
+Checking for secrets is most of the cost of reading (a model scores each statement), so a parser
+checks the statements (or messages) `check` names by their position in what it returns, all by
+default: a large import is read once unchecked during the request, to refuse bad input at once,
+and then checked by its job a window at a time (`intake`). An unchecked statement is never kept.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -58,6 +64,18 @@ BULLET = re.compile(
 # An optional date first: "2024-05-01: ...", "[2024-05-01] ...", "2024/05/01 - ...".
 DATED = re.compile(r"^\[?(\d{4}[-/]\d{1,2}[-/]\d{1,2})\]?\s*[:\-\u2013\u2014]?\s+")
 _ROLES = {"human": "user", "user": "user", "assistant": "assistant", "ai": "assistant", "system": "system"}
+
+
+# Whether the statement (or message) at this 0-based position is checked for secrets as it is read.
+Check = Callable[[int], bool]
+
+
+def every(position: int) -> bool:
+    return True
+
+
+def unchecked(position: int) -> bool:
+    return False
 
 
 class ImportInputError(MemoryServiceError):
@@ -182,10 +200,17 @@ def _scrubbed(value: Any) -> Any:
     return value
 
 
-def redacted_statement(text: str) -> tuple[str, list[str]]:
-    """The statement as it may be kept (redacted), and the kinds of secret it held."""
+def redacted_statement(text: str, checked: bool = True) -> tuple[str, list[str]]:
+    """The statement as it may be kept (redacted), and the kinds of secret it held; as it is when
+    not `checked` (a large import's statement outside the window its job reads)."""
+    if not checked:
+        return text, []
     scan = judgement.secrets(text)
     return (scan.redacted, list(scan.kinds)) if scan.found else (text, [])
+
+
+def scrubbed(value: Any, checked: bool = True) -> Any:
+    return _scrubbed(value) if checked else value
 
 
 # --- mem0 ----------------------------------------------------------------------------------------
@@ -229,10 +254,10 @@ def _mem0_start(row: dict[str, Any], where: str) -> datetime | None:
     return read_when(stamp, f"{where}: timestamp") or read_when(row.get("created_at"), f"{where}: created_at")
 
 
-def parse_mem0(data: Any) -> list[ImportItem]:
+def parse_mem0(data: Any, check: Check = every) -> list[ImportItem]:
     value = read_json(data)
     if isinstance(value, dict) and value.get("format") == EXPORT_FORMAT:
-        return parse_export(value)
+        return parse_export(value, check)
     rows = mem0_rows(value)
     check_count(len(rows), "memories")
     items = []
@@ -251,7 +276,8 @@ def parse_mem0(data: Any) -> list[ImportItem]:
             raise ImportInputError(f"{where}: `metadata` must be an object.")
         created = _mem0_start(row, where)
         updated = read_when(row.get("updated_at"), f"{where}: updated_at")
-        content, kinds = redacted_statement(strip_nul(text).strip())
+        checked = check(position - 1)
+        content, kinds = redacted_statement(strip_nul(text).strip(), checked)
         mem0_id = str(row.get("id") or "")[:MESSAGE_ID_MAX_CHARS] or digest(content)
         metadata: dict[str, Any] = {"imported_from": "mem0", "mem0_id": mem0_id}
         if categories:
@@ -259,7 +285,7 @@ def parse_mem0(data: Any) -> list[ImportItem]:
         if updated is not None:
             metadata["mem0_updated_at"] = updated.isoformat()
         if extra:
-            metadata["mem0_metadata"] = _scrubbed(extra)
+            metadata["mem0_metadata"] = scrubbed(extra, checked)
         items.append(
             ImportItem(
                 line=position,
@@ -278,7 +304,7 @@ def parse_mem0(data: Any) -> list[ImportItem]:
 # --- our own export ------------------------------------------------------------------------------
 
 
-def _export_row(row: Any, position: int) -> ImportItem | None:
+def _export_row(row: Any, position: int, checked: bool) -> ImportItem | None:
     """One exported memory as it was: statement, kind, slot, window, status, the version it
     replaced; None for a rejected one (never a memory)."""
     where = f"Memory {position}"
@@ -301,7 +327,7 @@ def _export_row(row: Any, position: int) -> ImportItem | None:
     )
     if start is not None and end is not None and end < start:
         raise ImportInputError(f"{where}: valid_to is before valid_from.")
-    content, kinds = redacted_statement(strip_nul(text).strip())
+    content, kinds = redacted_statement(strip_nul(text).strip(), checked)
     export_id = str(row.get("id") or "")[:MESSAGE_ID_MAX_CHARS] or digest(content)
     extra = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
     numbers = {name: row.get(name) for name in ("importance", "confidence")}
@@ -328,8 +354,8 @@ def _export_row(row: Any, position: int) -> ImportItem | None:
         status=status,
         supersedes=str(row.get("supersedes") or "")[:MESSAGE_ID_MAX_CHARS],
         metadata={
-            **_scrubbed(extra),
-            **_export_origin(row),
+            **scrubbed(extra, checked),
+            **_export_origin(row, checked),
             "imported_from": "memory-export",
             "export_id": export_id,
         },
@@ -340,26 +366,29 @@ def _export_row(row: Any, position: int) -> ImportItem | None:
 _ORIGIN = ("source_kind", "source_conversation", "source_message_ids", "extractor_model")
 
 
-def _export_origin(row: dict[str, Any]) -> dict[str, Any]:
+def _export_origin(row: dict[str, Any], checked: bool) -> dict[str, Any]:
     """Where an exported statement came from and when it was learned, kept in the new entry's
     metadata (its own provenance is the import); excerpts stay behind (they may quote secrets)."""
     found = row.get("provenance")
     provenance: dict[str, Any] = found if isinstance(found, dict) else {}
     source = {name: provenance[name] for name in _ORIGIN if provenance.get(name)}
-    origin: dict[str, Any] = {"source": _scrubbed(source)} if source else {}
+    origin: dict[str, Any] = {"source": scrubbed(source, checked)} if source else {}
     if isinstance(row.get("recorded_at"), str):
         origin["recorded_at"] = row["recorded_at"][:40]
     return origin
 
 
-def parse_export(value: dict[str, Any]) -> list[ImportItem]:
+def parse_export(value: dict[str, Any], check: Check = every) -> list[ImportItem]:
     """Our own export (`memory_core.export`), in the order it lists memories (when each was
     learned), so that a version comes after the one it replaced."""
     rows = value.get("memories")
     if not isinstance(rows, list):
         raise ImportInputError("Not a memory export: expected a `memories` list.")
     check_count(len(rows), "memories")
-    items = [item for position, row in enumerate(rows, start=1) if (item := _export_row(row, position))]
+    items: list[ImportItem] = []
+    for position, row in enumerate(rows, start=1):
+        if item := _export_row(row, position, check(len(items))):
+            items.append(item)
     return items
 
 
@@ -371,7 +400,7 @@ def transcript_source(messages: list[dict[str, Any]]) -> str:
     return "import:" + digest(json.dumps([[m["id"], m["role"], m["content"]] for m in messages]))
 
 
-def parse_transcript(data: Any) -> list[dict[str, Any]]:
+def parse_transcript(data: Any, check: Check = every) -> list[dict[str, Any]]:
     """Clean messages `{"id", "role", "content" (redacted), "created_at"}` in order."""
     value = read_json(data)
     if isinstance(value, dict) and isinstance(value.get("messages"), list):
@@ -400,7 +429,7 @@ def parse_transcript(data: Any) -> list[dict[str, Any]]:
                 "id": message_id,
                 "role": role,
                 # The extractor needs no secret, and a job's payload must not keep one.
-                "content": judgement.secrets(strip_nul(content)).redacted,
+                "content": redacted_statement(strip_nul(content), check(position - 1))[0],
                 "created_at": when.isoformat() if when else "",
             }
         )

@@ -12,10 +12,12 @@ from memory_core.imports.parsers import (
     BULLET,
     DATED,
     TEXT_SOURCE,
+    Check,
     ImportInputError,
     ImportItem,
     check_count,
     digest,
+    every,
     read_when,
     redacted_statement,
 )
@@ -152,11 +154,23 @@ def skipped_lines(lines: list[str], skips: dict[int, str]) -> list[SkippedLine]:
 
 def read_text(data: Any) -> tuple[list[ImportItem], list[SkippedLine]]:
     """A pasted list's statements, and the lines left out of it (with the reason)."""
+    lines, skips, items = _read(data, every)
+    return items, skipped_lines(lines, skips)
+
+
+def parse_text(data: Any, check: Check = every) -> list[ImportItem]:
+    """One statement a line; bullets, numbering and blank lines are tolerated; a leading date
+    (`2024-05-01: …`) is when the statement held from; titles, closing lines and separators
+    (`text_skips`) are left out."""
+    return _read(data, check)[2]
+
+
+def _read(data: Any, check: Check) -> tuple[list[str], dict[int, str], list[ImportItem]]:
     if not isinstance(data, str):
         raise ImportInputError("A saved-memories list is text: one memory a line.")
     lines = strip_nul(data).splitlines()
     skips = text_skips(lines)
-    items = text_items(lines, skips)
+    items = text_items(lines, skips, check)
     if not items:
         left_out = "no line of it is a memory (only titles, closing lines or separators)"
         raise ImportInputError(
@@ -164,17 +178,10 @@ def read_text(data: Any) -> tuple[list[ImportItem], list[SkippedLine]]:
             field_errors={"data": ["No memory." if skips else "Empty."]},
         )
     check_count(len(items), "lines")
-    return items, skipped_lines(lines, skips)
+    return lines, skips, items
 
 
-def parse_text(data: Any) -> list[ImportItem]:
-    """One statement a line; bullets, numbering and blank lines are tolerated; a leading date
-    (`2024-05-01: …`) is when the statement held from; titles, closing lines and separators
-    (`text_skips`) are left out."""
-    return read_text(data)[0]
-
-
-def text_items(lines: list[str], skips: dict[int, str]) -> list[ImportItem]:
+def text_items(lines: list[str], skips: dict[int, str], check: Check = every) -> list[ImportItem]:
     items: list[ImportItem] = []
     seen: dict[str, int] = {}
     for number, raw in enumerate(lines):
@@ -189,7 +196,7 @@ def text_items(lines: list[str], skips: dict[int, str]) -> list[ImportItem]:
         line = line.strip("*_ ").strip()  # markdown emphasis around a whole line
         if not line:
             continue
-        content, kinds = redacted_statement(line)
+        content, kinds = redacted_statement(line, check(len(items)))
         # The same line twice in one list merges; the same list pasted again is recognised.
         occurrence = seen[line] = seen.get(line, 0) + 1
         items.append(

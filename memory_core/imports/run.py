@@ -7,7 +7,8 @@
   It is answered at once, for the first IMPORT_PREVIEW_MAX statements (or messages) only: the
   user's write lock is held until the rollback, so a preview must stay short (`Preview.bounded`).
 - `import_create` records an `ImportJob`; `import_start` writes up to IMPORT_JOB_THRESHOLD
-  statements (or transcript messages) during the request; more are queued (`tasks.import_job`).
+  statements (or transcript messages) during the request; more are queued (`tasks.import_job`),
+  their input read and checked for secrets by the job (`intake`), not by the request.
 - `import_run` writes a job in chunks; each chunk commits together with the job's progress (and
   takes the namespace's write lock for that chunk only), so a job retried after a lost worker
   goes on where it stopped and writes nothing twice. A run writes for `run_budget()` seconds,
@@ -23,7 +24,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -34,29 +35,19 @@ from django_q.exceptions import TimeoutException
 
 from config.brokers import running_task
 from config.tuning import tuned
-from memory_core.choices import AddAction, ImportFormat, ImportStatus, SourceKind
-from memory_core.embeddings import embed_remembered, get_embedder
-from memory_core.errors import Conflict, MemoryServiceError
-from memory_core.extraction import EXCERPT_MAX_CHARS, RuleBasedExtractor, candidate_start, get_extractor
-from memory_core.extraction.schema import parse_when
-from memory_core.imports.parsers import (
-    EXPORT_SOURCE,
-    ImportItem,
-    check_format,
-    check_size,
-    parse_mem0,
-    parse_transcript,
-    transcript_source,
-)
-from memory_core.imports.pasted import SkippedLine, parse_text
+from memory_core.choices import ImportFormat, ImportStatus
+from memory_core.errors import Conflict
+from memory_core.imports.intake import WINDOW as READ_WINDOW
+from memory_core.imports.intake import read_input, read_window, seal_input
+from memory_core.imports.parsers import ImportItem, check_format, check_size, unchecked
+from memory_core.imports.pasted import SkippedLine
 from memory_core.imports.preview import read_prefix
-from memory_core.imports.restore import export_state_restore, imported_before
+from memory_core.imports.statements import _CREATING, WINDOW, ImportRow, _apply, _extract, _fresh
 from memory_core.jobs import enqueue
-from memory_core.leases import claim_until, holder_gone, task_timeout, this_run
-from memory_core.llm import LLMError, OfflineMode
+from memory_core.leases import claim_until, holder_gone, lost_jobs, task_timeout, this_run
+from memory_core.llm import LLMError
 from memory_core.models import ImportJob, Namespace
-from memory_core.outcomes import AddOutcome
-from memory_core.pipeline import PAUSED_MESSAGE, MemoryPaused, guard_pause, memory_add
+from memory_core.pipeline import PAUSED_MESSAGE, MemoryPaused, guard_pause
 
 logger = logging.getLogger(__name__)
 
@@ -64,32 +55,7 @@ logger = logging.getLogger(__name__)
 # for one chunk, so a concurrent add waits for at most this many writes: at 25 that was a p95 of
 # 2.6 s under load (`python -m bench imports`, docs/deploy.md).
 CHUNK = 10
-WINDOW = 50  # transcript messages the extractor reads at once
 MAX_ATTEMPTS = 3
-_CREATING = (AddAction.ADDED, AddAction.SUPERSEDED, AddAction.PENDING_REVIEW)
-_REASONS = {
-    AddAction.ADDED: "new",
-    AddAction.SUPERSEDED: "replaces an older value, kept in its history",
-}
-
-
-@dataclass(frozen=True)
-class ImportRow:
-    """What happened (or, in a dry run, would happen) to one imported statement."""
-
-    line: int
-    action: str
-    reason: str = ""
-    valid_from: str | None = None
-    entry: str | None = None  # the entry written, or merged into (None in a dry run if new)
-    replaces: str | None = None  # the entry superseded
-    content: str = ""  # dry runs only: a job keeps no text (see `ImportJob.results`)
-    existing: str = ""  # dry runs only: the entry it would merge into or replace
-
-    def stored(self) -> dict[str, Any]:
-        row = asdict(self)
-        del row["content"], row["existing"]
-        return row
 
 
 # Up to this many statements are written while the request waits; more run as a job with progress.
@@ -100,161 +66,6 @@ IMPORT_PREVIEW_MAX = 50
 
 def job_threshold() -> int:
     return int(tuned("IMPORT_JOB_THRESHOLD", IMPORT_JOB_THRESHOLD))
-
-
-# --- reading -------------------------------------------------------------------------------------
-
-
-def _read(format: Any, data: Any) -> tuple[str, list[ImportItem], list[dict[str, Any]]]:
-    """(format, statements, transcript messages) of the input, or `ImportInputError`."""
-    format = check_format(format)
-    check_size(data)
-    if format == ImportFormat.MEM0:
-        return format, parse_mem0(data), []
-    if format == ImportFormat.TEXT:
-        return format, parse_text(data), []
-    return format, [], parse_transcript(data)
-
-
-def _said_at(messages: list[dict[str, Any]], ids: list[str]) -> datetime | None:
-    cited = set(ids)
-    times = [
-        when
-        for m in messages
-        if m["role"] == "user" and m["id"] in cited and (when := parse_when(m.get("created_at")))
-    ]
-    return max(times, default=None)
-
-
-def _extract(messages: list[dict[str, Any]], *, first_line: int = 1) -> list[ImportItem]:
-    """The statements a transcript supports, each dated by when it was said."""
-    conversation = transcript_source(messages)
-    extractor = get_extractor()
-    items: list[ImportItem] = []
-    for start in range(0, len(messages), WINDOW):
-        window = messages[start : start + WINDOW]
-        try:
-            candidates = extractor.extract(window)
-        except OfflineMode:
-            extractor = RuleBasedExtractor()
-            candidates = extractor.extract(window)
-        texts = {m["id"]: m["content"] for m in window if m["role"] == "user"}
-        for candidate in candidates:
-            said_at = _said_at(window, candidate.message_ids)
-            valid_from, metadata = candidate_start(candidate, said_at=said_at)
-            excerpt = "\n".join(texts[i] for i in candidate.message_ids if i in texts)
-            items.append(
-                ImportItem(
-                    line=first_line + len(items),
-                    content=candidate.content,
-                    conversation=conversation,
-                    message_ids=list(candidate.message_ids),
-                    source_kind=SourceKind.EXTRACTED,
-                    type=candidate.type,
-                    category=candidate.category,
-                    key=candidate.key,
-                    importance=candidate.importance,
-                    confidence=candidate.confidence,
-                    pinned=candidate.pinned,
-                    is_inference=candidate.is_inference,
-                    valid_from=valid_from.isoformat() if valid_from else None,
-                    said_at=said_at.isoformat() if said_at else None,
-                    excerpt=excerpt[:EXCERPT_MAX_CHARS],
-                    metadata={**metadata, "imported_from": "transcript"},
-                    extractor_model=extractor.name,
-                    extractor_prompt_version=extractor.prompt_version,
-                )
-            )
-    return items
-
-
-# --- writing -------------------------------------------------------------------------------------
-
-
-def _error_text(exc: MemoryServiceError) -> str:
-    details = [f"{name}: {' '.join(map(str, errors))}" for name, errors in exc.field_errors.items()]
-    return " ".join([exc.message, *details])
-
-
-def _row(item: ImportItem, outcome: AddOutcome) -> ImportRow:
-    reason = outcome.reason or _REASONS.get(outcome.action, "")
-    if outcome.action == AddAction.REJECTED and item.secret_kinds:
-        reason = f"contains a secret ({', '.join(item.secret_kinds)})"  # the words the API uses
-    entry = outcome.entry
-    return ImportRow(
-        line=item.line,
-        action=str(outcome.action),
-        reason=reason,
-        valid_from=entry.valid_from.isoformat() if entry is not None else item.valid_from,
-        entry=str(entry.pk) if entry is not None else None,
-        replaces=str(outcome.replaced.pk) if outcome.replaced is not None else None,
-        content=item.content,
-        existing=(
-            outcome.replaced.content
-            if outcome.replaced is not None
-            else entry.content
-            if entry is not None and outcome.action == AddAction.MERGED
-            else ""
-        ),
-    )
-
-
-def _apply(namespace: Namespace, items: list[ImportItem], *, actor_kind: str) -> list[ImportRow]:
-    """Each statement through `memory_add`, each in its own savepoint: a refused one does not undo
-    the others. `MemoryPaused` and a failing model (`LLMError`) stop the whole run."""
-    vectors = embed_remembered(get_embedder(), [item.content for item in items])  # one model call per chunk
-    rows = []
-    for item, vector in zip(items, vectors, strict=True):
-        if item.conversation == EXPORT_SOURCE and (
-            known := imported_before(namespace=namespace, export_id=item.message_ids[0])
-        ):
-            rows.append(_row(item, AddOutcome(AddAction.IGNORED, known, reason="already imported")))
-            continue
-        try:
-            with transaction.atomic():
-                outcome = memory_add(
-                    namespace=namespace,
-                    content=item.content,
-                    type=item.type,
-                    category=item.category,
-                    key=item.key,
-                    source_kind=item.source_kind,
-                    source_conversation=item.conversation,
-                    source_message_ids=item.message_ids,
-                    confidence=item.confidence,
-                    importance=item.importance,
-                    pinned=item.pinned,
-                    is_inference=item.is_inference,
-                    valid_from=parse_when(item.valid_from),
-                    metadata=item.metadata,
-                    extractor_model=item.extractor_model,
-                    extractor_prompt_version=item.extractor_prompt_version,
-                    actor_kind=actor_kind,
-                    actor=namespace.owner,
-                    excerpt=item.excerpt,
-                    raw_text=item.excerpt,
-                    said_at=parse_when(item.said_at),
-                    embedding=vector,
-                    # Stored as given, like the REST API's adds: merged only into the same wording.
-                    exact=item.source_kind == SourceKind.API_IMPORT,
-                )
-                if item.conversation == EXPORT_SOURCE and outcome.entry is not None:
-                    export_state_restore(
-                        namespace=namespace, item=item, entry=outcome.entry, actor_kind=actor_kind
-                    )
-        except (MemoryPaused, LLMError):
-            raise
-        except MemoryServiceError as exc:
-            rows.append(ImportRow(line=item.line, action=AddAction.REJECTED, reason=_error_text(exc)))
-            continue
-        rows.append(_row(item, outcome))
-    return rows
-
-
-def _fresh(namespace: Namespace) -> Namespace:
-    fresh = Namespace.objects.select_related("owner").get(pk=namespace.pk)
-    guard_pause(fresh)  # a paused memory learns nothing, not even in an import
-    return fresh
 
 
 # --- the dry run ---------------------------------------------------------------------------------
@@ -315,11 +126,26 @@ def import_preview(*, namespace: Namespace, format: Any, data: Any, actor_kind: 
 
 
 def import_create(*, namespace: Namespace, format: Any, data: Any, actor_kind: str) -> ImportJob:
-    """Record the import; a large one is queued for django-q2 (after commit). Call `import_start`
-    once the caller's transaction has committed: it writes a small one at once, chunk by chunk."""
-    format, items, messages = _read(format, data)
+    """Record the import; a large one is queued for django-q2 (after commit), its input sealed
+    and `unread`: read unchecked here (bad input is refused at once), it is checked for secrets by
+    the job (`intake`). Call `import_start` once the caller's transaction has committed: it writes
+    a small one at once, chunk by chunk."""
+    format, items, messages = read_input(format, data, unchecked)
     namespace = _fresh(namespace)
-    job = ImportJob.objects.create(
+    count = len(messages) or len(items)
+    if count > job_threshold():
+        job = ImportJob.objects.create(
+            namespace=namespace,
+            format=format,
+            actor_kind=actor_kind,
+            pending=seal_input(data),
+            unread=count,
+            total=len(items),
+        )
+        _queue(job.pk)
+        return job
+    _, items, messages = read_input(format, data)  # checked: a small import is written at once
+    return ImportJob.objects.create(
         namespace=namespace,
         format=format,
         actor_kind=actor_kind,
@@ -327,9 +153,6 @@ def import_create(*, namespace: Namespace, format: Any, data: Any, actor_kind: s
         items=[item.as_json() for item in items],
         total=len(items),
     )
-    if not _inline(job):
-        _queue(job.pk)
-    return job
 
 
 def import_start(*, job: ImportJob) -> ImportJob:
@@ -342,12 +165,16 @@ def import_start(*, job: ImportJob) -> ImportJob:
 
 
 def _inline(job: ImportJob) -> bool:
-    return (len(job.messages) or len(job.items)) <= job_threshold()
+    return not job.unread and (len(job.messages) or len(job.items)) <= job_threshold()
+
+
+_TASK = "memory_core.tasks.import_job"
 
 
 def _queue(job_id: Any) -> None:
     # Failures are not acknowledged, so the broker hands the task out again (bounded).
-    enqueue("memory_core.tasks.import_job", str(job_id), group="imports", q_options={"ack_failure": False})
+    ImportJob.objects.filter(pk=job_id).update(queued_at=timezone.now())  # the reaper's clock
+    enqueue(_TASK, str(job_id), group="imports", q_options={"ack_failure": False})
 
 
 def _lock(job_id: Any) -> ImportJob | None:
@@ -389,6 +216,14 @@ def died_error(job: ImportJob) -> str:
     )
 
 
+def lost_error(job: ImportJob) -> str:
+    return (
+        f"Stopped after {job.done} of {job.total}, at attempt {job.attempts}: its queued task was lost "
+        "(a broker that lost its data, or a request that stopped before running it). Retry it to go on "
+        "from there."
+    )
+
+
 def _finish(job: ImportJob, *, status: str, error: str = "") -> ImportJob:
     """Finished. Done: the pending statements and messages are the user's words and go. Failed:
     they stay (erased with the user's data) so that a retry goes on where it stopped."""
@@ -400,6 +235,35 @@ def _finish(job: ImportJob, *, status: str, error: str = "") -> ImportJob:
         fields += ["items", "messages"]
     job.save(update_fields=fields)
     return job
+
+
+def _read_window(job_id: Any, claim: str) -> bool:
+    """Read and check for secrets the next window of a large input (outside any transaction: the
+    check is slow) and append it; False when all of it is read (or the job is no longer ours)."""
+    fields = ("format", "pending", "items", "messages")
+    job = ImportJob.objects.filter(pk=job_id, claim=claim).only(*fields).first()
+    if job is None or not job.pending:
+        return False
+    start = _read_so_far(job)
+    items, messages = read_window(job.format, job.pending, start)
+    with transaction.atomic():
+        current = _lock(job_id)
+        if current is None or current.claim != claim:
+            return False
+        if _read_so_far(current) != start:
+            return True  # read meanwhile (a run that lost its claim): read on from there
+        current.items = [*current.items, *(item.as_json() for item in items)]
+        current.messages = [*current.messages, *messages]
+        current.unread = max(0, current.unread - len(items) - len(messages))
+        if current.unread == 0 or len(items) + len(messages) < READ_WINDOW:
+            current.pending, current.unread = "", 0
+        current.claimed_until = claim_until(timezone.now())
+        current.save(update_fields=["items", "messages", "pending", "unread", "claimed_until"])
+    return True
+
+
+def _read_so_far(job: ImportJob) -> int:
+    return len(job.messages) if job.format == ImportFormat.TRANSCRIPT else len(job.items)
 
 
 def _extract_window(job_id: Any, claim: str) -> bool:
@@ -435,7 +299,8 @@ def _step(job_id: Any, claim: str) -> bool:
                 return False
             chunk = [ImportItem.from_json(data) for data in job.items[job.done : job.done + CHUNK]]
             if not chunk:
-                _finish(job, status=ImportStatus.DONE)
+                if not job.unread and not job.messages:  # else read or extracted first (`import_run`)
+                    _finish(job, status=ImportStatus.DONE)
                 return False
             rows = _apply(job.namespace, chunk, actor_kind=job.actor_kind)
             counts = Counter(job.counts)
@@ -445,7 +310,7 @@ def _step(job_id: Any, claim: str) -> bool:
             job.done += len(chunk)
             job.claimed_until = claim_until(timezone.now())
             job.save(update_fields=["counts", "results", "done", "claimed_until"])
-            if job.done >= len(job.items) and not job.messages:
+            if job.done >= len(job.items) and not job.messages and not job.unread:
                 _finish(job, status=ImportStatus.DONE)  # the last chunk: no run just to say so
                 return False
             return True
@@ -487,7 +352,7 @@ def import_run(*, job_id: Any) -> ImportJob | None:
         return job
     started = time.monotonic()
     try:
-        while _extract_window(job_id, claim) or _step(job_id, claim):
+        while _read_window(job_id, claim) or _extract_window(job_id, claim) or _step(job_id, claim):
             if time.monotonic() - started > run_budget():
                 _hand_over(job_id, claim)
                 break
@@ -527,9 +392,20 @@ def _failed(job_id: Any, claim: str, exc: BaseException) -> bool:
 
 def import_reap(*, now: datetime, limit: int = 200) -> tuple[int, int]:
     """(re-queued, failed): imports left `running` by a run that is gone (killed, or a lost
-    continuation) go back to the queue, or are failed once MAX_ATTEMPTS runs have died on them."""
+    continuation), and imports left `queued` whose task the broker lost (`leases.lost_jobs`), go
+    back to the queue, or are failed once MAX_ATTEMPTS runs have died or tasks been lost."""
     requeued = failed = 0
     with transaction.atomic():
+        queued = ImportJob.objects.filter(status=ImportStatus.QUEUED)
+        for job in lost_jobs(queued, task=_TASK, now=now, limit=limit):
+            job.attempts += 1
+            if job.attempts >= MAX_ATTEMPTS:
+                _finish(job, status=ImportStatus.FAILED, error=lost_error(job))
+                failed += 1
+                continue
+            job.save(update_fields=["attempts"])
+            _queue(job.pk)
+            requeued += 1
         running = ImportJob.objects.select_for_update(skip_locked=True).filter(status=ImportStatus.RUNNING)
         for job in running.order_by("created_at")[:limit]:
             if not holder_gone(job.claim, job.claimed_until, now=now):

@@ -88,7 +88,11 @@ def test_a_job_runs_in_slices_each_queuing_the_next(
     settings.IMPORT_RUN_SECONDS = 1e-6  # one chunk per run
     with django_capture_on_commit_callbacks() as queued:
         job = owner_client.post(URL, {"format": "text", "data": _lines(LINES)}, format="json").json()
+    assert (job["status"], job["done"], job["total"], job["unread"]) == ("queued", 0, LINES, LINES)
 
+    assert _run_queued(django_capture_on_commit_callbacks, queued, steps=1) == 1
+    shown = owner_client.get(f"{URL}{job['id']}/").json()
+    assert (shown["status"], shown["done"], shown["unread"]) == ("running", 0, 0)  # read and checked
     assert _run_queued(django_capture_on_commit_callbacks, queued, steps=1) == 1
     shown = owner_client.get(f"{URL}{job['id']}/").json()
     assert (shown["status"], shown["done"], shown["total"]) == ("running", CHUNK, LINES)  # progress
@@ -107,7 +111,7 @@ def test_a_stopped_job_says_why_and_a_retry_goes_on_where_it_stopped(
     settings.IMPORT_RUN_SECONDS = 1e-6
     with django_capture_on_commit_callbacks() as queued:
         job = owner_client.post(URL, {"format": "text", "data": _lines(LINES)}, format="json").json()
-    _run_queued(django_capture_on_commit_callbacks, queued, steps=1)  # one chunk written
+    _run_queued(django_capture_on_commit_callbacks, queued, steps=2)  # read, then one chunk written
     memory_pause(actor=owner, paused=True)
     _run_queued(django_capture_on_commit_callbacks, queued)
 

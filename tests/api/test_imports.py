@@ -206,7 +206,7 @@ def test_a_large_import_runs_as_a_job_with_progress(
 def test_a_job_goes_on_where_it_stopped(owner, settings, django_capture_on_commit_callbacks):
     """A worker lost after some chunks: the retried task writes only what is left."""
     from memory_core.imports import import_create, import_run
-    from memory_core.imports.run import _claim, _step
+    from memory_core.imports.run import _claim, _read_window, _step
     from memory_core.services import namespace_for_user
 
     settings.IMPORT_JOB_THRESHOLD = 10
@@ -219,6 +219,7 @@ def test_a_job_goes_on_where_it_stopped(owner, settings, django_capture_on_commi
             actor_kind="user",
         )
     _, claim = _claim(job.pk)
+    assert _read_window(job.pk, claim)  # its input read (and checked) first: 40 statements
     _step(job.pk, claim)  # one chunk written, then the worker "dies"
     job.refresh_from_db()
     assert 0 < job.done < job.total == 40 and job.status == "running"

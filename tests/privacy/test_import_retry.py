@@ -49,8 +49,10 @@ def stopped(owner, settings, django_capture_on_commit_callbacks) -> ImportJob:
     settings.IMPORT_RUN_SECONDS = 1e-6  # one chunk per run
     with django_capture_on_commit_callbacks() as queued:
         client_for(owner).post(URL, {"format": "text", "text": _lines(60)})
+    with django_capture_on_commit_callbacks() as writing:
+        queued[0]()  # the first run reads the input (and checks it for secrets)
     with django_capture_on_commit_callbacks() as continuation:
-        queued[0]()
+        writing[0]()  # the second writes a chunk
     memory_pause(actor=owner, paused=True)
     continuation[0]()
     memory_pause(actor=owner, paused=False)

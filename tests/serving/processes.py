@@ -77,23 +77,39 @@ def request(port: int, method: str, path: str, body: bytes | None = None,
 
 
 class Process:
-    """A child in its own session: stopping it stops everything it started."""
+    """A child in its own session, started when a `running()` block enters (building one starts
+    nothing, so a test can name a second cluster before the first is killed without both serving
+    the queue from the start); stopping it stops everything it started."""
 
     def __init__(self, command: list[str], env: dict[str, str], log: Path) -> None:
-        self.log = log
-        with log.open("ab") as out:
+        self.command, self.env, self.log = command, env, log
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        if self.proc is not None:
+            raise AssertionError(f"{self.command} was started already")
+        with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
-                command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+                self.command,
+                cwd=ROOT,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
 
     @property
     def pid(self) -> int:
+        if self.proc is None:
+            raise AssertionError(f"{self.command} is not started: enter running() first")
         return self.proc.pid
 
     def alive(self) -> bool:
-        return self.proc.poll() is None
+        return self.proc is not None and self.proc.poll() is None
 
     def stop(self, timeout: float = 30) -> None:
+        if self.proc is None:
+            return
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -105,6 +121,8 @@ class Process:
             os.killpg(self.proc.pid, signal.SIGKILL)  # anything of ours left in the session
 
     def tail(self, chars: int = 4000) -> str:
+        if not self.log.exists():
+            return ""
         return self.log.read_text(errors="replace")[-chars:]
 
 
@@ -168,7 +186,10 @@ def pid_alive(pid: int) -> bool:
 
 @contextmanager
 def running(*processes: Process) -> Iterator[None]:
+    """Start `processes` (in this order) for the block, and stop them all when it ends."""
     try:
+        for process in processes:
+            process.start()
         yield
     finally:
         for process in processes:

@@ -11,6 +11,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django_q.brokers import get_broker
 from django_q.conf import Conf
 from django_q.models import Task
@@ -53,6 +54,8 @@ def test_a_killed_import_goes_on_where_it_stopped_and_writes_each_line_once(
 ):
     name = f"imports-{uuid.uuid4().hex[:10]}"
     monkeypatch.setattr(Conf, "SECRET_KEY", SECRET)
+    # This process is the web server: it seals a large import's input with the clusters' key.
+    monkeypatch.setattr(settings, "SECRET_KEY", SECRET)
     monkeypatch.setattr(Conf, "PREFIX", name)
     monkeypatch.setattr(Conf, "CLUSTER_NAME", name)
     monkeypatch.setattr(Conf, "ORM", None if redis_url else "default")
