@@ -82,7 +82,6 @@ from memory_core.reading.slots import related_slot_keys, slot_family
 from memory_core.sameness import same_statement, speaker, value_tokens
 from memory_core.search_context import clipped
 from memory_core.services import (
-    EntryDraft,
     entry_vectors,
     event_record,
     memory_insert,
@@ -91,6 +90,7 @@ from memory_core.services import (
 )
 from memory_core.tombstones import blocking_tombstone, mined_too_early, namespace_with_tombstones
 from memory_core.webhooks.announce import announce_outcomes, outcome_listeners
+from memory_core.write_request import WriteRequest
 
 PREFERENCE_CATEGORIES = {"preference"}
 EXTRACTION_MIN_CONFIDENCE = 0.6  # less sure candidates are dropped: a wrong memory costs more than none
@@ -105,20 +105,6 @@ class MemoryPaused(Conflict):
     """The user paused memory: nothing is learned (or recalled) until they resume it."""
 
     code = "memory_paused"
-
-
-@dataclass(frozen=True)
-class WriteRequest(EntryDraft):
-    """A statement on its way in: what `memory_create` stores (`EntryDraft`), plus what the
-    guards need. `raw_text` is the user's own words it was derived from (checked for secrets too,
-    never stored); `exact` means "store as given": merge only the same wording."""
-
-    raw_text: str = ""
-    said_at: datetime | None = None
-    embedding: list[float] | None = None
-    context_embedding: list[float] | None = None  # set by `embed` with `embedding`
-    exact: bool = False
-    flag_reason: str = ""  # set by `classify` when the statement relaxes a control
 
 
 class WriteFields(TypedDict, total=False):

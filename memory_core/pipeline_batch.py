@@ -31,7 +31,6 @@ from memory_core.models import MemoryEntry, MemoryType, Namespace
 from memory_core.pipeline import (
     NEAREST,
     AddOutcome,
-    WriteRequest,
     corrected_away,
     embed,
     first_same_statement,
@@ -51,6 +50,7 @@ from memory_core.services import memory_create_many
 from memory_core.tombstones import namespace_with_tombstones
 from memory_core.vector_storage import MEMORY_VECTOR_TYPE
 from memory_core.webhooks.announce import announce_outcomes
+from memory_core.write_request import WriteRequest
 
 PENDING_REASON = "Awaiting operator review."  # as `pipeline.reconcile` for a procedure
 
