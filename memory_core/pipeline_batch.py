@@ -34,18 +34,16 @@ from memory_core.pipeline import (
     corrected_away,
     embed,
     first_same_statement,
-    flag_policy,
-    guard_pause,
     last_turn_vector,
     lock_for_write,
     normalise,
     reconcile,
     reconcile_scopes,
-    screen,
     with_previous_turns,
 )
 from memory_core.reading.slots import related_slot_keys
 from memory_core.sameness import value_tokens
+from memory_core.screening import flag_policy, guard_pause, screen
 from memory_core.services import memory_create_many
 from memory_core.tombstones import namespace_with_tombstones
 from memory_core.vector_storage import MEMORY_VECTOR_TYPE

@@ -18,6 +18,6 @@ class WriteRequest(EntryDraft):
     raw_text: str = ""
     said_at: datetime | None = None
     embedding: list[float] | None = None
-    context_embedding: list[float] | None = None  # set by `embed` with `embedding`
+    context_embedding: list[float] | None = None  # set by `pipeline.embed` with `embedding`
     exact: bool = False
-    flag_reason: str = ""  # set by `classify` when the statement relaxes a control
+    flag_reason: str = ""  # set by `screening.classify` when the statement relaxes a control

@@ -68,7 +68,7 @@ def safety_frames(statement: str) -> tuple[bool, bool]:
     """What the reader's safety frames say of a statement: (it states a health fact of the user's
     own, it states only denied or ended ones: "我对海鲜不过敏", "I'm no longer allergic to
     cats"). Both are precise where they fire (about 0.3 % of ordinary sentences for the first), and
-    silent on most wordings: the judgement's safety model decides the rest (`pipeline.classify`)."""
+    silent on most wordings: the judgement's safety model decides the rest (`screening.classify`)."""
     if not isinstance(statement, str) or not statement.strip():
         return False, False
     facts = [f for f in _stated(statement, timezone.localdate()) if f.get("category") == "safety"]

@@ -56,7 +56,8 @@ from memory_core.leases import claim_until, holder_gone, task_timeout, this_run
 from memory_core.llm import LLMError, OfflineMode
 from memory_core.models import ImportJob, Namespace
 from memory_core.outcomes import AddOutcome
-from memory_core.pipeline import PAUSED_MESSAGE, MemoryPaused, guard_pause, memory_add
+from memory_core.pipeline import memory_add
+from memory_core.screening import PAUSED_MESSAGE, MemoryPaused, guard_pause
 
 logger = logging.getLogger(__name__)
 
