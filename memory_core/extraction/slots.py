@@ -152,7 +152,7 @@ def replaces_in_slot(new_key: str, new_content: str, old_key: str, old_content: 
 def says_change(statement: str) -> bool:
     """Whether a statement says its value changed or when it began: a corrected value said again
     with such words is news ("I moved back to Berlin last month"); without them, it is the old value
-    mentioned in passing and does not undo the user's correction (`pipeline.reconcile`)."""
+    mentioned in passing and does not undo the user's correction (`reconciliation.reconcile`)."""
     if not isinstance(statement, str) or not statement.strip():
         return False
     if SAYS_CHANGE.search(statement):
