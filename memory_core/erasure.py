@@ -138,7 +138,7 @@ def _lock_namespaces(namespace_ids: list[int]) -> list[ExtractionJob]:
         .filter(namespace_id__in=namespace_ids)
         .exclude(status=ExtractionStatus.DONE)
     )
-    # FOR NO KEY UPDATE, as the write pipeline takes it (see memory_core.pipeline).
+    # FOR NO KEY UPDATE, as the write pipeline takes it (see memory_core.reconciliation).
     list(Namespace.objects.select_for_update(no_key=True).filter(pk__in=namespace_ids))
     return jobs
 

@@ -48,7 +48,7 @@ from memory_core.models import (
     SourceKind,
     TombstoneReason,
 )
-from memory_core.pipeline import flag_policy, scrub, scrub_metadata
+from memory_core.screening import flag_policy, scrub, scrub_metadata
 from memory_core.selectors import memory_access
 from memory_core.services import EntryDraft, event_record, memory_create, namespace_for_user, supersede
 from memory_core.tombstones import tombstone_lift, tombstones_record

@@ -10,7 +10,7 @@ plain ADDs and of procedures for review (one INSERT each for entries, evidence a
 
 A statement that needs more than that — a merge, a key slot to update — or whose duplicate could
 be an earlier statement of the same batch, first flushes the pending inserts and then goes
-through `pipeline.reconcile` on its own, exactly as a single add would; the candidates of its
+through `reconciliation.reconcile` on its own, exactly as a single add would; the candidates of its
 memory type are fetched again after it, as it may have changed them.
 """
 
@@ -28,31 +28,26 @@ from memory_core.embeddings import vector_literal
 from memory_core.entities.hooks import entities_after_write
 from memory_core.errors import MemoryServiceError
 from memory_core.models import MemoryEntry, MemoryType, Namespace
-from memory_core.pipeline import (
+from memory_core.outcomes import AddOutcome
+from memory_core.pipeline import embed, last_turn_vector, normalise, with_previous_turns
+from memory_core.reading.slots import related_slot_keys
+from memory_core.reconciliation import (
     NEAREST,
-    AddOutcome,
-    WriteRequest,
     corrected_away,
-    embed,
     first_same_statement,
-    flag_policy,
-    guard_pause,
-    last_turn_vector,
     lock_for_write,
-    normalise,
     reconcile,
     reconcile_scopes,
-    screen,
-    with_previous_turns,
 )
-from memory_core.reading.slots import related_slot_keys
 from memory_core.sameness import value_tokens
+from memory_core.screening import flag_policy, guard_pause, screen
 from memory_core.services import memory_create_many
 from memory_core.tombstones import namespace_with_tombstones
 from memory_core.vector_storage import MEMORY_VECTOR_TYPE
 from memory_core.webhooks.announce import announce_outcomes
+from memory_core.write_request import WriteRequest
 
-PENDING_REASON = "Awaiting operator review."  # as `pipeline.reconcile` for a procedure
+PENDING_REASON = "Awaiting operator review."  # as `reconciliation.reconcile` for a procedure
 
 
 def memory_add_many(*, namespace: Namespace, requests: list[WriteRequest]) -> list[AddOutcome]:
@@ -180,7 +175,7 @@ class _Reconciler:
 
     def _flush(self) -> list[tuple[int, AddOutcome]]:
         """Insert the pending statements: ADDs, and procedures waiting for review as
-        `pipeline.reconcile` would store them (flagged when they would weaken a policy)."""
+        `reconciliation.reconcile` would store them (flagged when they would weaken a policy)."""
         if not self.pending:
             return []
         drafts = [

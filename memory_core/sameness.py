@@ -1,5 +1,5 @@
 """When two statements are the same statement: one definition for write-time merging
-(`pipeline.reconcile`) and for the consolidation pass (`forgetting.consolidate`).
+(`reconciliation.reconcile`) and for the consolidation pass (`forgetting.consolidate`).
 
 A close vector is not enough. Embeddings put "How was the meeting?" next to "The meeting was
 really insightful" (cosine 0.93), "34 years old" next to "35", "allergic" next to "not allergic".

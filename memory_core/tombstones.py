@@ -10,7 +10,7 @@ The write pipeline then refuses the statement when it comes back from the past:
 - a rejected rule, from anyone but an operator, whenever it comes back.
 The user saying it again later, in a new message, is new information and is learned, except a
 value the user corrected away, which stays corrected unless the new statement says it changed
-(`pipeline.corrected_value`).
+(`reconciliation.corrected_value`).
 Erase-all also sets the namespace's `mine_after` watermark: nothing said before it is mined again.
 Rotating the key makes old tombstones unmatchable (they then protect nothing but hold nothing).
 """

@@ -27,8 +27,8 @@ _NEW_ENTRY = frozenset({AddAction.ADDED, AddAction.SUPERSEDED})
 
 
 def named_entities_exist() -> Exists:
-    """For the writer's namespace query (`pipeline.lock_for_write`): does the namespace have named
-    entities that a statement could mention in passing?"""
+    """For the writer's namespace query (`reconciliation.lock_for_write`): does the namespace have
+    named entities that a statement could mention in passing?"""
     return Exists(Entity.objects.filter(namespace_id=OuterRef("pk"), is_self=False, named=True))
 
 

@@ -68,7 +68,7 @@ def safety_frames(statement: str) -> tuple[bool, bool]:
     """What the reader's safety frames say of a statement: (it states a health fact of the user's
     own, it states only denied or ended ones: "我对海鲜不过敏", "I'm no longer allergic to
     cats"). Both are precise where they fire (about 0.3 % of ordinary sentences for the first), and
-    silent on most wordings: the judgement's safety model decides the rest (`pipeline.classify`)."""
+    silent on most wordings: the judgement's safety model decides the rest (`screening.classify`)."""
     if not isinstance(statement, str) or not statement.strip():
         return False, False
     facts = [f for f in _stated(statement, timezone.localdate()) if f.get("category") == "safety"]
@@ -152,7 +152,7 @@ def replaces_in_slot(new_key: str, new_content: str, old_key: str, old_content: 
 def says_change(statement: str) -> bool:
     """Whether a statement says its value changed or when it began: a corrected value said again
     with such words is news ("I moved back to Berlin last month"); without them, it is the old value
-    mentioned in passing and does not undo the user's correction (`pipeline.reconcile`)."""
+    mentioned in passing and does not undo the user's correction (`reconciliation.reconcile`)."""
     if not isinstance(statement, str) or not statement.strip():
         return False
     if SAYS_CHANGE.search(statement):

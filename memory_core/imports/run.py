@@ -47,7 +47,7 @@ from memory_core.jobs import enqueue
 from memory_core.leases import claim_until, holder_gone, lost_jobs, task_timeout, this_run
 from memory_core.llm import LLMError
 from memory_core.models import ImportJob, Namespace
-from memory_core.pipeline import PAUSED_MESSAGE, MemoryPaused, guard_pause
+from memory_core.screening import PAUSED_MESSAGE, MemoryPaused, guard_pause
 
 logger = logging.getLogger(__name__)
 

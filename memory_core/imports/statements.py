@@ -19,7 +19,8 @@ from memory_core.imports.restore import export_state_restore, imported_before
 from memory_core.llm import LLMError, OfflineMode
 from memory_core.models import Namespace
 from memory_core.outcomes import AddOutcome
-from memory_core.pipeline import MemoryPaused, guard_pause, memory_add
+from memory_core.pipeline import memory_add
+from memory_core.screening import MemoryPaused, guard_pause
 
 WINDOW = 50  # transcript messages the extractor reads at once
 _CREATING = (AddAction.ADDED, AddAction.SUPERSEDED, AddAction.PENDING_REVIEW)

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from memory_core.choices import AddAction
 from memory_core.extraction import RuleBasedExtractor
 from memory_core.extraction.slots import Slot, infer_slot
 from memory_core.models import MemoryEntry, MemoryStatus
-from memory_core.pipeline import AddAction, memory_add
+from memory_core.pipeline import memory_add
 from memory_core.services import namespace_for_user
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "extraction"

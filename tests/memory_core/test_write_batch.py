@@ -7,11 +7,13 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from memory_core.choices import AddAction
 from memory_core.errors import MemoryServiceError
 from memory_core.lifecycle import memory_correct
 from memory_core.models import FlaggedWrite, MemoryEntry, MemoryEvent, MemoryEvidence, MemoryStatus
-from memory_core.pipeline import AddAction, MemoryPaused, memory_add, write_request
+from memory_core.pipeline import memory_add, write_request
 from memory_core.pipeline_batch import memory_add_many
+from memory_core.screening import MemoryPaused
 from memory_core.services import namespace_create, namespace_for_user
 
 pytestmark = pytest.mark.django_db

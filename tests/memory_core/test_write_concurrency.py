@@ -12,8 +12,9 @@ from collections.abc import Callable
 
 import pytest
 
+from memory_core.choices import AddAction
 from memory_core.models import MemoryEntry, RecallLog
-from memory_core.pipeline import AddAction, memory_add
+from memory_core.pipeline import memory_add
 from memory_core.recall import memory_recall
 from memory_core.services import namespace_for_user
 from tests.concurrency_helpers import overlap

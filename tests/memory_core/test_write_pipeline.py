@@ -8,12 +8,14 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from memory_core.choices import AddAction
 from memory_core.errors import Conflict
 from memory_core.lifecycle import memory_correct, memory_hide, memory_unhide
 from memory_core.models import FlaggedWrite, MemoryEntry, MemoryEvent, MemoryEvidence, MemoryStatus, Tombstone
 from memory_core.moderation import procedure_reject
-from memory_core.pipeline import AddAction, MemoryPaused, memory_add
+from memory_core.pipeline import memory_add
 from memory_core.recall import memory_recall
+from memory_core.screening import MemoryPaused
 from memory_core.services import namespace_for_user
 
 pytestmark = pytest.mark.django_db

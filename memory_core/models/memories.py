@@ -1,9 +1,5 @@
-"""The memory data model: namespaces, memory entries, their evidence and their history.
-
-Invariants live in the database (check constraints), so no code path can write a row that
-breaks them. Rows are reached through the querysets in `memory_core.querysets`, which are the
-one place that enforces namespace isolation.
-"""
+"""The memories: namespaces (and their grants), memory entries with the search statistics their
+triggers keep, their evidence and their history. Invariants are check constraints."""
 
 from __future__ import annotations
 
@@ -23,21 +19,7 @@ from django.utils import timezone
 from pgvector.django import HnswIndex
 
 from memory_core.answer_style import PREFERENCE_CATEGORY, STYLE_PATTERN
-from memory_core.choices import (
-    ActorKind,
-    ErasureScope,
-    ErasureVia,
-    EventAction,
-    ExtractionStatus,
-    FlagKind,
-    ImportFormat,
-    ImportStatus,
-    MemoryStatus,
-    MemoryType,
-    NamespaceKind,
-    SourceKind,
-    TombstoneReason,
-)
+from memory_core.choices import ActorKind, EventAction, MemoryStatus, MemoryType, NamespaceKind, SourceKind
 from memory_core.language import search_copies
 from memory_core.querysets import MemoryEntryQuerySet, MemoryEventQuerySet, NamespaceQuerySet
 from memory_core.vector_storage import MEMORY_VECTOR_OPCLASS, HalfVectorField
@@ -53,7 +35,8 @@ INDEXED_TEXT = ("content", "search_context", "key")
 SEARCH_COPIES = ("search_text", "search_context_text")
 
 
-def _choices_check(field: str, choices: type[models.TextChoices], name: str) -> models.CheckConstraint:
+def choices_check(field: str, choices: type[models.TextChoices], name: str) -> models.CheckConstraint:
+    """The check constraint that `field` holds one of `choices`' values."""
     return models.CheckConstraint(condition=Q(**{f"{field}__in": choices.values}), name=name)
 
 
@@ -87,7 +70,7 @@ class Namespace(models.Model):
 
     class Meta:
         constraints = [
-            _choices_check("kind", NamespaceKind, "namespace_kind_valid"),
+            choices_check("kind", NamespaceKind, "namespace_kind_valid"),
             models.CheckConstraint(
                 condition=Q(path__regex=r"^(user|org|agent)/[A-Za-z0-9_.@+-]{1,150}$"),
                 name="namespace_path_format",
@@ -243,9 +226,9 @@ class MemoryEntry(models.Model):
             ),
         ]
         constraints = [
-            _choices_check("type", MemoryType, "memory_type_valid"),
-            _choices_check("status", MemoryStatus, "memory_status_valid"),
-            _choices_check("source_kind", SourceKind, "memory_source_kind_valid"),
+            choices_check("type", MemoryType, "memory_type_valid"),
+            choices_check("status", MemoryStatus, "memory_status_valid"),
+            choices_check("source_kind", SourceKind, "memory_source_kind_valid"),
             models.CheckConstraint(
                 condition=Q(valid_to__isnull=True) | Q(valid_from__lte=F("valid_to")),
                 name="memory_valid_window_ordered",
@@ -342,7 +325,7 @@ class MemoryEvidence(models.Model):
     class Meta:
         verbose_name_plural = "memory evidence"
         constraints = [
-            _choices_check("source_kind", SourceKind, "evidence_source_kind_valid"),
+            choices_check("source_kind", SourceKind, "evidence_source_kind_valid"),
             models.CheckConstraint(
                 condition=Q(confidence__gte=0, confidence__lte=1), name="evidence_confidence_0_1"
             ),
@@ -373,244 +356,9 @@ class MemoryEvent(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            _choices_check("action", EventAction, "event_action_valid"),
-            _choices_check("actor_kind", ActorKind, "event_actor_kind_valid"),
+            choices_check("action", EventAction, "event_action_valid"),
+            choices_check("actor_kind", ActorKind, "event_actor_kind_valid"),
         ]
 
     def __str__(self) -> str:
         return f"{self.action} {self.entry_ref} by {self.actor_kind}"
-
-
-class ActiveDay(models.Model):
-    """A day on which someone used a namespace (recalled or wrote): one tick of the user's clock.
-
-    Filled by the forgetting job from the recall log and the history (`forgetting.clock`); holds
-    no content, only that the namespace was in use that day (UTC).
-    """
-
-    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="active_days")
-    day = models.DateField()
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["namespace", "day"], name="active_day_unique")]
-
-    def __str__(self) -> str:
-        return f"{self.namespace_id} {self.day}"
-
-
-class RecallLog(models.Model):
-    """Which entry was recalled for which turn or API call; shown to the user, erased with the entry."""
-
-    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="recall_logs")
-    entry = models.ForeignKey(MemoryEntry, on_delete=models.CASCADE, related_name="recall_logs")
-    # "chat:<message id>", "api:<request id>" …: an opaque reference, never the query text.
-    turn_ref = models.CharField(max_length=100, db_index=True)
-    rank = models.PositiveSmallIntegerField()
-    score = models.FloatField()
-    created_at = models.DateTimeField(default=timezone.now, db_index=True)
-
-    class Meta:
-        ordering = ["-created_at", "rank"]
-
-    def __str__(self) -> str:
-        return f"{self.turn_ref} → {self.entry_id}"
-
-
-class FlaggedWrite(models.Model):
-    """A write attempt operators should see: a policy-weakening rule, or a secret that was dropped."""
-
-    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="flags")
-    kind = models.CharField(max_length=20, choices=FlagKind.choices)
-    # Secrets are redacted before they get here; policy attempts keep their wording for review.
-    excerpt = models.TextField()
-    entry = models.ForeignKey(
-        MemoryEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="flags"
-    )
-    source_kind = models.CharField(max_length=20, choices=SourceKind.choices)
-    source_conversation = models.CharField(max_length=64, blank=True, default="")
-    source_message_ids = ArrayField(models.CharField(max_length=64), default=list, blank=True)
-    dismissed_at = models.DateTimeField(null=True, blank=True)
-    dismissed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        ordering = ["-created_at"]
-        constraints = [_choices_check("kind", FlagKind, "flag_kind_valid")]
-
-    def __str__(self) -> str:
-        return f"{self.kind} in {self.namespace_id}"
-
-
-class ExtractionJob(models.Model):
-    """A conversation range to extract memories from; its payload is erased with the user's data."""
-
-    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="extraction_jobs")
-    # One job per conversation range: re-submitting the same range returns the same job.
-    idempotency_key = models.CharField(max_length=200, unique=True)
-    source_conversation = models.CharField(max_length=64, blank=True, default="")
-    # [{"id": "...", "role": "user"|"assistant", "content": "...", "created_at": iso}] in order.
-    messages = models.JSONField(default=list)
-    trigger = models.CharField(max_length=20, default="manual")
-    status = models.CharField(
-        max_length=10, choices=ExtractionStatus.choices, default=ExtractionStatus.QUEUED
-    )
-    attempts = models.PositiveSmallIntegerField(default=0)
-    # Who runs it while `running` (`memory_core.leases`), and until when that claim holds at most.
-    claim = models.CharField(max_length=200, blank=True, default="")
-    claimed_until = models.DateTimeField(null=True, blank=True)
-    queued_at = models.DateTimeField(default=timezone.now)  # its latest task sent (`leases.lost_jobs`)
-    # Counts per outcome ("added", "merged", "superseded", …) and the ids of the entries touched.
-    result = models.JSONField(default=dict, blank=True)
-    error = models.TextField(blank=True, default="")
-    extractor = models.CharField(max_length=100, blank=True, default="")
-    created_at = models.DateTimeField(default=timezone.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        constraints = [_choices_check("status", ExtractionStatus, "extraction_status_valid")]
-
-    def __str__(self) -> str:
-        return f"extraction {self.pk} ({self.status})"
-
-
-class ImportJob(models.Model):
-    """Memories brought from elsewhere (`memory_core.imports`), written through the pipeline in
-    chunks. The pending statements (redacted) are dropped when it is done and erased with the
-    user's data; the results name lines, outcomes and entry ids, never the text."""
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="import_jobs")
-    format = models.CharField(max_length=20, choices=ImportFormat.choices)
-    status = models.CharField(max_length=10, choices=ImportStatus.choices, default=ImportStatus.QUEUED)
-    actor_kind = models.CharField(max_length=20, choices=ActorKind.choices, default=ActorKind.USER)
-    # A transcript waiting for extraction: its messages (redacted); emptied once extracted.
-    messages = models.JSONField(default=list, blank=True)
-    # The statements still to write (`imports.ImportItem` as JSON, redacted); emptied when done.
-    items = models.JSONField(default=list, blank=True)
-    # A large input until its job has read it (`imports.intake`): sealed, not yet checked for secrets.
-    pending = models.TextField(blank=True, default="")
-    unread = models.PositiveIntegerField(default=0)  # its statements (or messages) not yet read
-    total = models.PositiveIntegerField(default=0)
-    done = models.PositiveIntegerField(default=0)
-    counts = models.JSONField(default=dict, blank=True)  # outcome → how many
-    # [{"line", "action", "reason", "entry", "replaces", "valid_from"}] in import order.
-    results = models.JSONField(default=list, blank=True)
-    error = models.TextField(blank=True, default="")
-    # Runs that failed or died (a run that hands over to its continuation does not count).
-    attempts = models.PositiveSmallIntegerField(default=0)
-    # Who runs it while `running` (`memory_core.leases`), and until when that claim holds at most.
-    claim = models.CharField(max_length=200, blank=True, default="")
-    claimed_until = models.DateTimeField(null=True, blank=True)
-    queued_at = models.DateTimeField(default=timezone.now)  # its latest task sent (`leases.lost_jobs`)
-    created_at = models.DateTimeField(default=timezone.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        indexes = [models.Index(fields=["namespace", "-created_at"], name="import_job_recent")]
-        constraints = [
-            _choices_check("status", ImportStatus, "import_status_valid"),
-            _choices_check("format", ImportFormat, "import_format_valid"),
-            models.CheckConstraint(condition=Q(done__lte=F("total")), name="import_done_lte_total"),
-        ]
-
-    def __str__(self) -> str:
-        return f"import {self.pk} ({self.format}, {self.status})"
-
-
-class Tombstone(models.Model):
-    """A statement the user took back (or an operator rejected), kept without its content so that
-    no later extraction learns it again: a keyed hash of the normalised statement (and of its key
-    slot), and the ids of the messages it came from. See `memory_core.tombstones`."""
-
-    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="tombstones")
-    reason = models.CharField(max_length=12, choices=TombstoneReason.choices)
-    digest = models.CharField(max_length=64)
-    key_digest = models.CharField(max_length=64, blank=True, default="")
-    # "<conversation>:<message id>" of every message the statement rested on.
-    message_refs = ArrayField(models.CharField(max_length=130), default=list, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        indexes = [models.Index(fields=["namespace", "digest"], name="tombstone_ns_digest")]
-        constraints = [_choices_check("reason", TombstoneReason, "tombstone_reason_valid")]
-
-    def __str__(self) -> str:
-        return f"{self.reason} tombstone in {self.namespace_id}"
-
-
-class ErasureReceipt(models.Model):
-    """Content-free proof of an erasure: whose, by whom, when, how many rows of each kind, and when
-    the disk pass made the bytes unreadable. Never what was erased (`memory_core.erasure`)."""
-
-    # Whose data; the account may be deleted afterwards (an API entity), `subject_ref` stays.
-    subject = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="erasure_receipts",
-    )
-    subject_ref = models.BigIntegerField(help_text="The subject's account id, kept after it is deleted.")
-    scope = models.CharField(max_length=12, choices=ErasureScope.choices)
-    via = models.CharField(max_length=8, choices=ErasureVia.choices)
-    # Who asked: the user themself or an operator; an API key is named by its prefix instead.
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    api_key_prefix = models.CharField(max_length=20, blank=True, default="")
-    entries = models.PositiveIntegerField(default=0)
-    evidence = models.PositiveIntegerField(default=0, help_text="Evidence rows deleted or blanked.")
-    history = models.PositiveIntegerField(default=0, help_text="History rows emptied to tombstones.")
-    recalls = models.PositiveIntegerField(default=0, help_text="Recall-log rows deleted.")
-    flags = models.PositiveIntegerField(default=0, help_text="Flagged writes deleted.")
-    jobs = models.PositiveIntegerField(default=0, help_text="Extraction payloads deleted or scrubbed.")
-    conversations = models.PositiveIntegerField(default=0)
-    messages = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(default=timezone.now, db_index=True)
-    # The disk pass (`memory_core.compaction`): dead rows vacuumed and statistics re-analysed …
-    vacuumed_at = models.DateTimeField(null=True, blank=True)
-    # … and every table file that held the rows rewritten, the WAL that held them removed.
-    rewritten_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-        constraints = [
-            _choices_check("scope", ErasureScope, "erasure_scope_valid"),
-            _choices_check("via", ErasureVia, "erasure_via_valid"),
-            models.CheckConstraint(
-                condition=Q(vacuumed_at__isnull=True) | Q(vacuumed_at__gte=F("created_at")),
-                name="erasure_vacuumed_after",
-            ),
-            models.CheckConstraint(
-                condition=Q(rewritten_at__isnull=True) | Q(rewritten_at__gte=F("created_at")),
-                name="erasure_rewritten_after",
-            ),
-        ]
-        # The disk pass looks for receipts whose bytes may still be on disk.
-        indexes = [
-            models.Index(
-                fields=["created_at"], condition=Q(rewritten_at__isnull=True), name="erasure_disk_pending"
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"erasure {self.pk} ({self.scope}, {self.entries} entries)"
-
-
-# The knowledge-graph rows (memory_core.entities.models) and the webhook rows
-# (memory_core.webhooks.models) live in their own modules; imported here so that Django registers
-# them with this app.
-from memory_core.entities.models import (  # noqa: E402, F401
-    Entity,
-    EntityMention,
-    Relation,
-    RelationSupport,
-)
-from memory_core.webhooks.models import (  # noqa: E402, F401
-    WebhookAttempt,
-    WebhookDelivery,
-    WebhookEndpoint,
-    WebhookEvent,
-)

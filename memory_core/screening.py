@@ -1,0 +1,269 @@
+"""Steps 2 and 3 of the write pipeline (`pipeline.write`), before anything is embedded or stored:
+guard (pause, tombstones, secrets) and classify (key slot, rules, safety) one statement; and the
+flags operators review (a secret dropped, a rule that would relax a control)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from config.tuning import tuned
+from memory_core import judgement
+from memory_core.choices import AddAction
+from memory_core.errors import Conflict
+from memory_core.extraction.slots import infer_slot, safety_frames, states_safety
+from memory_core.guards.policy import answer_style
+from memory_core.guards.secrets import REDACTED, contains_values, redact_values
+from memory_core.models import (
+    ActorKind,
+    EventAction,
+    FlaggedWrite,
+    FlagKind,
+    MemoryEntry,
+    MemoryType,
+    Namespace,
+    SourceKind,
+    Tombstone,
+)
+from memory_core.outcomes import AddOutcome
+from memory_core.sameness import speaker
+from memory_core.services import event_record
+from memory_core.tombstones import blocking_tombstone, mined_too_early
+from memory_core.write_request import WriteRequest
+
+EXTRACTION_MIN_CONFIDENCE = 0.6  # less sure candidates are dropped: a wrong memory costs more than none
+EXCERPT_MAX_CHARS = 500
+PAUSED_MESSAGE = "Memory is paused for this user: nothing is stored or recalled until it is resumed."
+
+
+class MemoryPaused(Conflict):
+    """The user paused memory: nothing is learned (or recalled) until they resume it."""
+
+    code = "memory_paused"
+
+
+def screen(
+    namespace: Namespace, request: WriteRequest, tombstones: list[Tombstone]
+) -> tuple[AddOutcome | None, WriteRequest]:
+    """Steps 2 and 3 for a normalised statement: (the outcome that ends its way in, or None; the
+    request as it goes on — redacted, classified). `tombstones` from `namespace_with_tombstones`."""
+    ignored = guard_tombstones(namespace, request, tombstones)
+    if ignored is not None:
+        return ignored, request
+    request, secret_outcome = guard_secrets(namespace, request)
+    if secret_outcome is not None:
+        return secret_outcome, request
+    if request.source_kind == SourceKind.EXTRACTED and request.confidence < _min_confidence():
+        reason = f"confidence {request.confidence:.2f} below the threshold"
+        return AddOutcome(AddAction.IGNORED, None, reason=reason), request
+    return None, classify(request)
+
+
+# --- 2. guard ------------------------------------------------------------------------------------
+
+
+def guard_pause(namespace: Namespace) -> None:
+    if namespace.memory_paused:
+        raise MemoryPaused(PAUSED_MESSAGE)
+
+
+def guard_tombstones(
+    namespace: Namespace, request: WriteRequest, candidates: list[Tombstone] | None = None
+) -> AddOutcome | None:
+    """What the user took back (or an operator rejected) is not learned again from the past.
+    `candidates`: the tombstones read with the namespace (`tombstones.namespace_with_tombstones`)."""
+    said_at = request.said_at
+    if request.source_kind == SourceKind.EXTRACTED and mined_too_early(namespace, said_at):
+        return AddOutcome(AddAction.IGNORED, None, reason="said before the user erased their memory")
+    tombstone = blocking_tombstone(
+        namespace=namespace,
+        content=request.content,
+        key=request.key,
+        source_kind=request.source_kind,
+        conversation=request.source_conversation,
+        message_ids=list(request.source_message_ids),
+        said_at=said_at,
+        candidates=candidates,
+    )
+    if tombstone is None:
+        return None
+    return AddOutcome(AddAction.IGNORED, None, reason=f"taken back before ({tombstone.get_reason_display()})")
+
+
+def secret_values(*texts: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(kinds, values) of the secrets in any of `texts`."""
+    kinds: list[str] = []
+    values: list[str] = []
+    for text in texts:
+        if text:
+            scan = judgement.secrets(text)
+            kinds += scan.kinds
+            values += scan.values
+    return tuple(dict.fromkeys(kinds)), tuple(dict.fromkeys(values))
+
+
+def scrub(text: str, values: tuple[str, ...]) -> str:
+    """A derived text (excerpt, title, reason) with every secret removed: its own and known ones."""
+    return redact_values(judgement.secrets(text).redacted, values) if text else text
+
+
+def scrub_metadata(value: Any, values: tuple[str, ...]) -> Any:
+    if isinstance(value, str):
+        return scrub(value, values)
+    if isinstance(value, dict):
+        return {k: scrub_metadata(v, values) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub_metadata(v, values) for v in value]
+    return value
+
+
+def guard_secrets(namespace: Namespace, request: WriteRequest) -> tuple[WriteRequest, AddOutcome | None]:
+    """Refuse a statement that holds a secret — its own, or one of its source's (a rewrite may
+    have moved the digits away from the word "code") — and redact every derived text."""
+    kinds, values = secret_values(request.raw_text, request.excerpt)
+    own = judgement.secrets(request.content)
+    # A statement holding a redaction mark was built from a secret (a redacted job payload).
+    if own.found or REDACTED in request.content or contains_values(request.content, values):
+        kinds = tuple(dict.fromkeys((*own.kinds, *kinds))) or ("a secret from its source",)
+        FlaggedWrite.objects.create(
+            namespace=namespace,
+            kind=FlagKind.SECRET_DROPPED,
+            excerpt=scrub(request.content, (*values, *own.values))[:EXCERPT_MAX_CHARS],
+            source_kind=request.source_kind,
+            source_conversation=request.source_conversation,
+            source_message_ids=list(request.source_message_ids),
+        )
+        return request, AddOutcome(
+            AddAction.REJECTED, None, reason=f"contains a secret ({', '.join(kinds)})", flagged=True
+        )
+    return (
+        replace(
+            request,
+            excerpt=scrub(request.excerpt, values)[:EXCERPT_MAX_CHARS],
+            context=scrub(request.context, values),
+            metadata=scrub_metadata(request.metadata, values),
+            raw_text="",  # used; never stored
+        ),
+        None,
+    )
+
+
+def _min_confidence() -> float:
+    return float(tuned("EXTRACTION_MIN_CONFIDENCE", EXTRACTION_MIN_CONFIDENCE))
+
+
+# --- 3. classify ---------------------------------------------------------------------------------
+
+
+def classify(request: WriteRequest) -> WriteRequest:
+    """Infer the key slot when none was given; turn rules into procedural candidates; pin the
+    safety facts of the user and their dependants, and nothing else (`judgement.safety`)."""
+    if request.source_kind != SourceKind.OPERATOR:
+        check = judgement.policy(request.content, type=request.type)
+        if check.is_rule:
+            # A rule, whatever the caller called it: it waits for an operator like any procedure.
+            return replace(
+                request,
+                type=MemoryType.PROCEDURAL,
+                category="sop" if request.type != MemoryType.PROCEDURAL else request.category,
+                # A procedure proposed with its SOP key keeps it; a fact's slot is not a rule's.
+                key=request.key if request.type == MemoryType.PROCEDURAL else "",
+                pinned=False,
+                importance=min(request.importance, UNTRUSTED_IMPORTANCE)
+                if request.source_kind == SourceKind.EXTRACTED
+                else request.importance,
+                flag_reason=(check.reason or "would weaken a policy") if check.weakens else "",
+            )
+    if request.type == MemoryType.PROCEDURAL:
+        return request
+    request = _trusted_safety(request)
+    if request.key:
+        return request
+    if request.category in ("", "general") and answer_style(request.content):
+        # "keep your replies to me short": a preference the chat applies to every turn (chat/style.py)
+        request = replace(request, category="preference")
+    slot = infer_slot(request.content)
+    whose = judgement.safety(request.content)
+    judged = whose.who != judgement.UNJUDGED
+    safety_pinned = _pinned_safety(request.content, whose) if judged else states_safety(request.content)
+    if slot is None:
+        if not request.pinned and safety_pinned:
+            # A safety fact of the user or a dependant, with no one slot: always recalled.
+            category = "safety" if request.category in ("", "general") else request.category
+            return replace(request, pinned=True, category=category, importance=max(request.importance, 0.9))
+        return request
+    who = speaker(request.metadata)
+    # The reader's slot says "a health fact"; the model says whose: a parent's condition or a
+    # dislike is not pinned as the user's own safety.
+    pinned = slot.pinned and safety_pinned
+    return replace(
+        request,
+        # Two speakers of one imported conversation each have their own "home_city".
+        key=f"{slot.key}@{who}" if who else slot.key,
+        category=slot.category if request.category in ("", "general") else request.category,
+        pinned=request.pinned or pinned,
+        importance=max(request.importance, slot.importance) if pinned else request.importance,
+    )
+
+
+def _pinned_safety(content: str, whose: judgement.Safety) -> bool:
+    """Whether a statement is a safety fact of the user or a dependant: the model's answer, beside
+    the reader's precise health frames. A denial or an ended condition it reads ("我对海鲜不过敏")
+    is not pinned; a health fact it reads as the user's own ("我对 peanut 过敏", code-switched,
+    which the model may not know) is, unless the model says it is someone else's."""
+    own, denied = safety_frames(content)
+    if denied:
+        return False
+    return whose.pinned or (own and whose.who != "other")
+
+
+# A model's output gets no trust of its own: it cannot make a statement pinned, important or a
+# safety fact unless the safety decision holds on the text. (A developer's explicit pin stands.)
+UNTRUSTED_IMPORTANCE = 0.8
+
+
+def _trusted_safety(request: WriteRequest) -> WriteRequest:
+    """An extraction model's pinned flag, high importance or safety category stand only when the
+    text is a safety fact of the user or a dependant."""
+    if request.source_kind != SourceKind.EXTRACTED:
+        return request
+    claims = request.pinned or request.category == "safety" or request.importance > UNTRUSTED_IMPORTANCE
+    whose = judgement.safety(request.content)
+    if not claims or whose.who == judgement.UNJUDGED or _pinned_safety(request.content, whose):
+        return request
+    return replace(
+        request,
+        pinned=False,
+        category="general" if request.category == "safety" else request.category,
+        importance=min(request.importance, UNTRUSTED_IMPORTANCE),
+    )
+
+
+# --- the flag a rule that relaxes a control leaves, written with its entry -----------------------
+
+
+def flag_policy(
+    entry: MemoryEntry,
+    *,
+    reason: str,
+    source_kind: str,
+    source_conversation: str = "",
+    source_message_ids: tuple[str, ...] = (),
+) -> None:
+    """Operators see a rule that would relax a control: a flag and a history event (no secret can
+    be in `entry`: the guard ran first)."""
+    FlaggedWrite.objects.create(
+        namespace_id=entry.namespace_id,
+        kind=FlagKind.POLICY_WEAKENING,
+        excerpt=entry.content[:EXCERPT_MAX_CHARS],
+        entry=entry,
+        source_kind=source_kind,
+        source_conversation=source_conversation,
+        source_message_ids=list(source_message_ids),
+    )
+    event_record(
+        entry=entry,
+        action=EventAction.FLAGGED,
+        actor_kind=ActorKind.SYSTEM,
+        reason=f"This rule {reason}; an operator must review it.",
+    )
