@@ -216,7 +216,7 @@ def cost(texts: list[str]) -> None:
         print(f"  {name:<28} {common.summary_ms(times)}")
     shared = run(learned)
     extra = (common.percentile(shared, 95) - common.percentile(rules, 95)) * 1000
-    print(f"  judgement over patterns at p95: +{extra:.2f} ms (the vector is the one the write path stores)")
+    print(f"  judgement over patterns at p95: {extra:+.2f} ms (the vector is the one the write path stores)")
 
 
 def main(argv: list[str] | None = None) -> None:
