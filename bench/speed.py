@@ -252,7 +252,7 @@ def main(argv: list[str] | None = None) -> None:
     if not args.no_mem0:
         why_not = mem0_baseline.use_spacy(on=not args.mem0_plain)
         mem0 = mem0_baseline.memory("mem0_speed_bench")
-        print(mem0_baseline.status(mem0) + (f" — spaCy: {why_not}" if why_not else ""))
+        print(mem0_baseline.status(mem0) + (f" ({why_not})" if why_not else ""))
     namespaces = _ingest(conversations, args.one_by_one, args.batch, mem0)
     if not args.ingest_only:
         _recall(conversations, namespaces, args.queries, mem0)
