@@ -89,6 +89,12 @@ def ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}x" if b else "n/a"
 
 
+def load_average() -> str:
+    """The machine's load as the figures were taken (on a shared machine, the absolute figures' context)."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
+
+
 def header(title: str) -> None:
     print(f"\n=== {title} ===", flush=True)
 

@@ -162,7 +162,7 @@ def locomo(conversations_limit: int) -> None:
     from django.db import transaction
     from django.test import override_settings
 
-    from bench.locomo import _load, _recall_at
+    from bench.locomo import _load, recall_at
     from bench.locomo_data import load_all
     from memory_core.embeddings import get_embedder
     from memory_core.entities.hooks import RULES_EXTRACTOR
@@ -208,7 +208,7 @@ def locomo(conversations_limit: int) -> None:
                     reference_date=asked_at[conversation.name],
                 )
                 ids = [item.entry.source_message_ids[0] for item in result.items]
-                per.setdefault(question.category, []).append(_recall_at(ids, question.evidence, 10))
+                per.setdefault(question.category, []).append(recall_at(ids, question.evidence, 10))
         table[label] = per
     print(f"  {'category':<16}{'n':>5}{'R@10 off':>10}{'R@10 on':>10}{'on/off':>8}")
     for category in sorted(table["off"]):

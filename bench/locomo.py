@@ -6,7 +6,7 @@ Recall@k of a question is the share of its evidence turns among the first k resu
 over questions. BM25 (plain Python, over the same texts) is the reference baseline.
 
 By default the turns go in through the public write path, one call per turn as a mem0 client adds
-them (`_load_public`); `--bulk` inserts them past it, with the turn before each as its context,
+them (`load_public`); `--bulk` inserts them past it, with the turn before each as its context,
 and says so.
 
 `python -m bench locomo [--bulk] [--ablate] [--sweep] [--misses N] [--conversations N] [--runtimes]`: --ablate
@@ -22,6 +22,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from bench import common
@@ -56,7 +57,7 @@ def bm25_ranker(texts: list[str], *, k1: float = 1.2, b: float = 0.75) -> Callab
     return rank
 
 
-def _load_public(conversations: list[Conversation]) -> dict[str, Namespace]:
+def load_public(conversations: list[Conversation]) -> dict[str, Namespace]:
     """One namespace per conversation, each turn added by the public write path as a client would
     through mem0's route with `infer: false`: one call per turn (`memory_add`, guarded, judged,
     reconciled), the turn's id and the session's date given as a client can give them, each a
@@ -83,9 +84,10 @@ def _load_public(conversations: list[Conversation]) -> dict[str, Namespace]:
             )
             actions[str(outcome.action)] += 1
         namespaces[conversation.name] = namespace
-    print("loaded through the public write path (memory_add, one call per turn): " + ", ".join(
-        f"{name} {count}" for name, count in sorted(actions.items())
-    ))
+    print(
+        "loaded through the public write path (memory_add, one call per turn): "
+        + ", ".join(f"{name} {count}" for name, count in sorted(actions.items()))
+    )
     return namespaces
 
 
@@ -144,7 +146,26 @@ def _sessions(conversation: Conversation) -> list[list[Turn]]:
     return list(sessions.values())
 
 
-def _recall_at(ranked_ids: list[str], evidence: frozenset[str], k: int) -> float:
+def recall_ids(
+    namespace: Namespace, query: str, *, asked_at: datetime, query_embedding: list[float] | None = None
+) -> list[str]:
+    """The turns (dia ids) hybrid `memory_recall` returns for a question, best first, asked as of
+    `asked_at`; the figures' "hybrid" row."""
+    from memory_core import recall
+
+    result = recall.memory_recall(
+        namespaces=[namespace],
+        query=query,
+        query_embedding=query_embedding,
+        budget_tokens=100_000,
+        limit=max(KS),
+        record=False,
+        reference_date=asked_at,
+    )
+    return [item.entry.source_message_ids[0] for item in result.items]
+
+
+def recall_at(ranked_ids: list[str], evidence: frozenset[str], k: int) -> float:
     return len(set(ranked_ids[:k]) & evidence) / len(evidence)
 
 
@@ -158,7 +179,7 @@ def evaluate(
 ) -> dict[str, dict[int, float]]:
     from django.test import override_settings
 
-    from memory_core import lexical, recall
+    from memory_core import lexical
     from memory_core.embeddings import get_embedder, runtime_in_use
     from memory_core.models import MemoryEntry
     from memory_core.recall import candidates
@@ -174,7 +195,7 @@ def evaluate(
             print("loading with bulk_create: BYPASSES the write path; not the product's figure")
             namespaces = _load(conversations)
         else:
-            namespaces = _load_public(conversations)
+            namespaces = load_public(conversations)
     questions = [(c, q) for c in conversations for q in c.questions]
     with common.timed() as embed_time:
         query_vectors = get_embedder().embed([q.text for _, q in questions])
@@ -208,16 +229,7 @@ def evaluate(
             weights = lexical.term_weights(namespace_ids=[namespace.pk], terms=terms)
             rows = common.one_source(where_of(scope), "keyword", weights=weights, k=max(KS))
             return dia_ids(loaded(rows))
-        result = recall.memory_recall(
-            namespaces=[namespace],
-            query=text,
-            query_embedding=vector,
-            budget_tokens=100_000,
-            limit=max(KS),
-            record=False,
-            reference_date=asked_at[conversation.name],
-        )
-        return dia_ids([item.entry for item in result.items])
+        return recall_ids(namespace, text, asked_at=asked_at[conversation.name], query_embedding=vector)
 
     def run(method: str, *, by_category: bool = False) -> dict[int, float]:
         totals = dict.fromkeys(KS, 0.0)
@@ -225,7 +237,7 @@ def evaluate(
         shown = 0
         for (conversation, question), vector in zip(questions, query_vectors, strict=True):
             ids = ranked_ids(method, conversation, question.text, vector)
-            figures = tuple(_recall_at(ids, question.evidence, k) for k in KS)
+            figures = tuple(recall_at(ids, question.evidence, k) for k in KS)
             hit = float(bool(set(ids[:10]) & question.evidence))
             per_category.setdefault(question.category, []).append((*figures, hit))
             for k, figure in zip(KS, figures, strict=True):

@@ -4,29 +4,30 @@ Figures, each with its baseline in the same run:
 
 * query embedding p50/p95: ONNX Runtime (default) vs torch, one thread; batch rate, all cores;
 * ingest, one by one: `memory_add` vs mem0 `Memory.add(infer=False)` (pgvector on the same
-  embedded server, the same packaged MiniLM through sentence-transformers, no LLM call); each
+  embedded server, the same packaged MiniLM through sentence-transformers, no LLM call, spaCy on;
+  mem0's entity linking after it is timed on its own line, `bench.mem0_baseline`); each
   turn with the turn before it as its context, as the mem0-compatible endpoint stores them
   (so ours embeds two texts per turn, mem0 one); SQL statements per add;
 * ingest, batched: `memory_add_many` in batches of `--batch` vs one by one; statements per batch;
 * `memory_recall` in-process including the query embedding, p50/p95, recording on: ours on ONNX
-  and on torch vs mem0 `Memory.search` over the same conversations;
+  and on torch vs mem0 `Memory.search` over the same conversations, with its keyword search and
+  entity boost on (a line from mem0's own objects says so, another how many searches used them);
 * recall log: rows written, then bounded by `RECALL_LOG_RETENTION_DAYS`.
 
 `python -m bench speed [--conversations 2] [--one-by-one 150] [--queries 150] [--batch 25] [--no-mem0]
-[--ingest-only]`
+[--mem0-plain] [--ingest-only]`; `--mem0-plain` withholds spaCy from mem0 (cosine only, as before).
+LoCoMo recall, ours against mem0, is `python -m bench mem0_quality`.
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
-import os
 import time
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from bench import common
+from bench import common, mem0_baseline
 from bench.locomo_data import Conversation, load_all
 
 
@@ -70,50 +71,6 @@ def _embedding(texts: list[str], queries: list[str]) -> None:
         f"{common.ratio(common.percentile(torch[0], 50), common.percentile(onnx[0], 50))}"
         f" faster, batch {common.ratio(onnx[1], torch[1])}"
     )
-
-
-def _mem0(collection: str) -> Any:
-    """mem0 OSS `Memory` on the embedded server (pgvector), with the packaged MiniLM."""
-    os.environ.setdefault("MEM0_TELEMETRY", "false")
-    logging.getLogger("mem0").setLevel(logging.WARNING)  # a line per inserted vector otherwise
-    from django.db import connection
-    from mem0 import Memory
-
-    from memory_core.onnx_embedding import model_dir
-
-    connection.ensure_connection()
-    info = connection.connection.info
-    dsn = f"postgresql://{info.user}@/{info.dbname}?host={info.host}&port={info.port}"
-    return Memory.from_config(
-        {
-            "vector_store": {
-                "provider": "pgvector",
-                "config": {
-                    "connection_string": dsn,
-                    "collection_name": collection,
-                    "embedding_model_dims": 384,
-                },
-            },
-            "embedder": {
-                "provider": "huggingface",
-                "config": {"model": str(model_dir()), "embedding_dims": 384},
-            },
-            # infer=False makes no LLM call; should one happen, it fails at once (nothing listens).
-            "llm": {
-                "provider": "openai",
-                "config": {"api_key": "unused", "openai_base_url": "http://127.0.0.1:9/v1"},
-            },
-            "history_db_path": str(common_var() / "mem0-bench-history.db"),
-        }
-    )
-
-
-def common_var() -> Any:
-    from django.conf import settings
-
-    path = settings.BASE_DIR / "var"
-    path.mkdir(exist_ok=True)
-    return path
 
 
 def _statements(run: Callable[[], object]) -> int:
@@ -180,24 +137,37 @@ def _ingest(conversations: list[Conversation], one_by_one: int, batch: int, mem0
         f"{per_batch[0] if per_batch else '-'} SQL statements per batch"
     )
     if mem0 is not None:
-        mem0_times: list[float] = []
-        for conversation in conversations:
-            mem0_times += _times(
-                [turn.content for turn in conversation.turns],
-                lambda text, name=conversation.name: mem0.add(
-                    [{"role": "user", "content": text}], user_id=name, infer=False
-                ),
-            )
-        mem0_rate = len(mem0_times) / sum(mem0_times)
-        print(
-            f"  mem0 Memory.add(infer=False) one by one: {mem0_rate:7.1f}/s   "
-            f"({common.summary_ms(mem0_times)})"
-        )
-        print(
-            f"  ours vs mem0: one by one {common.ratio(ours_rate, mem0_rate)}, "
-            f"batched {common.ratio(batched_rate, mem0_rate)}"
-        )
+        _mem0_ingest(conversations, mem0, ours_rate, batched_rate)
     return namespaces
+
+
+def _mem0_ingest(conversations: list[Conversation], mem0: Any, ours_rate: float, batched_rate: float) -> None:
+    """mem0's add one by one, then its entity linking for what it stored (timed apart: its
+    `add(infer=False)` links none, and the entity boost needs the links)."""
+    added: list[tuple[str, str, str]] = []
+
+    def add(item: tuple[str, str]) -> None:
+        text, name = item
+        added.append((mem0_baseline.add_turn(mem0, text, user_id=name), text, name))
+
+    mem0_times = _times([(t.content, c.name) for c in conversations for t in c.turns], add)
+    mem0_rate = len(mem0_times) / sum(mem0_times)
+    print(
+        f"  mem0 Memory.add(infer=False) one by one: {mem0_rate:7.1f}/s   ({common.summary_ms(mem0_times)})"
+    )
+    print(
+        f"  ours vs mem0: one by one {common.ratio(ours_rate, mem0_rate)}, "
+        f"batched {common.ratio(batched_rate, mem0_rate)}"
+    )
+    if mem0_baseline.entity_extraction_on():
+        link_times = _times(
+            added, lambda item: mem0_baseline.link_entities(mem0, item[0], item[1], user_id=item[2])
+        )
+        print(
+            f"  mem0 entity linking after the add (its own, per memory): "
+            f"{len(link_times) / sum(link_times):7.1f}/s   ({common.summary_ms(link_times)})"
+        )
+    print(f"  {mem0_baseline.status(mem0)}")
 
 
 def _recall(conversations: list[Conversation], namespaces: dict[str, Any], queries: int, mem0: Any) -> None:
@@ -227,6 +197,11 @@ def _recall(conversations: list[Conversation], namespaces: dict[str, Any], queri
             questions, lambda item: mem0.search(item[1], filters={"user_id": item[0]}, top_k=20)
         )
         _line("mem0 Memory.search", figures["mem0"])
+        explained = [
+            mem0.search(text, filters={"user_id": name}, top_k=20, explain=True)["results"]
+            for name, text in questions
+        ]
+        print(f"  {mem0_baseline.search_signals(explained)} (the same questions again, explain=True)")
         for runtime in ("torch", "onnx"):
             theirs, ours_p95 = common.percentile(figures["mem0"], 95), common.percentile(figures[runtime], 95)
             print(f"  mem0 p95 / ours ({runtime}) p95: {common.ratio(theirs, ours_p95)}")
@@ -259,6 +234,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=150)
     parser.add_argument("--batch", type=int, default=25)
     parser.add_argument("--no-mem0", action="store_true")
+    parser.add_argument("--mem0-plain", action="store_true", help="mem0 without spaCy (cosine only)")
     parser.add_argument("--ingest-only", action="store_true", help="the ingest figures alone")
     args = parser.parse_args(argv)
     common.setup()
@@ -266,20 +242,22 @@ def main(argv: list[str] | None = None) -> None:
     conversations = load_all()[: args.conversations]
     common.truncate()
     print(
-        f"{len(conversations)} conversations, {sum(len(c.turns) for c in conversations)} turns, "
-        f"{os.cpu_count()} cores"
+        f"{len(conversations)} conversations, {sum(len(c.turns) for c in conversations)} turns; "
+        f"start: {common.load_average()}"
     )
     texts = [turn.content for turn in conversations[0].turns[:200]]
     if not args.ingest_only:
         _embedding(texts, [q.text for q in conversations[0].questions[:100]])
     mem0 = None
     if not args.no_mem0:
-        mem0 = _mem0("mem0_speed_bench")
-        mem0.reset()
+        why_not = mem0_baseline.use_spacy(on=not args.mem0_plain)
+        mem0 = mem0_baseline.memory("mem0_speed_bench")
+        print(mem0_baseline.status(mem0) + (f" ({why_not})" if why_not else ""))
     namespaces = _ingest(conversations, args.one_by_one, args.batch, mem0)
     if not args.ingest_only:
         _recall(conversations, namespaces, args.queries, mem0)
         _recall_log()
+    print(f"end: {common.load_average()}")
 
 
 if __name__ == "__main__":
