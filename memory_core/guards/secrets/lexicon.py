@@ -139,7 +139,7 @@ OWNED_BY = re.compile(
     r"|batch|serial|model|part|sku|item|product|version|build|release|commit|revision|rev|ending|ends"
     r"|last|extension|ext|zip|postcode|page|chapter|line|step|level|size|aged?|isbn|issue|network"
     r"|ssid|username|user|handle|named|called|phone|mobile|cell|tel|fax|call|number|support|hotline"
-    r"|helpline|from|at|via|pr|account|acct)\b"
+    r"|helpline|from|at|via|pr|account|acct|rma|returns?|parcel|package|shipment|waybill)\b"
     r"(?:\s*(?:number|no\.?|num|id|#|in|with|at|:))*\s*#?\s*"
     r"|(?:订单号?|单号|工号|尾号|学号|编号|手机号?|电话|房间号?|航班号?|快递单?号|票号|邮编|客服|热线|拨打|致电)"
     r"\s*(?:是|为|:)?\s*)$",
