@@ -35,12 +35,13 @@ from memory_core.reconciliation import (
     NEAREST,
     corrected_away,
     first_same_statement,
+    held_for_review,
     lock_for_write,
     reconcile,
     reconcile_scopes,
 )
 from memory_core.sameness import value_tokens
-from memory_core.screening import flag_policy, guard_pause, screen
+from memory_core.screening import guard_pause, screen
 from memory_core.services import memory_create_many
 from memory_core.tombstones import namespace_with_tombstones
 from memory_core.vector_storage import MEMORY_VECTOR_TYPE
@@ -192,21 +193,7 @@ class _Reconciler:
             if request.type != MemoryType.PROCEDURAL:
                 done.append((index, AddOutcome(AddAction.ADDED, entry)))
                 continue
-            if request.flag_reason:
-                flag_policy(
-                    entry,
-                    reason=request.flag_reason,
-                    source_kind=request.source_kind,
-                    source_conversation=request.source_conversation,
-                    source_message_ids=request.source_message_ids,
-                )
-            outcome = AddOutcome(
-                AddAction.PENDING_REVIEW,
-                entry,
-                reason="procedures need operator approval",
-                flagged=bool(request.flag_reason),
-            )
-            done.append((index, outcome))
+            done.append((index, held_for_review(entry, request)))
         self.pending = []
         return done
 

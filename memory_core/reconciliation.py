@@ -308,20 +308,7 @@ def reconcile(namespace: Namespace, request: WriteRequest) -> AddOutcome:
         entry = _create(
             namespace, request, status=MemoryStatus.PENDING_REVIEW, reason="Awaiting operator review."
         )
-        if request.flag_reason:
-            flag_policy(
-                entry,
-                reason=request.flag_reason,
-                source_kind=request.source_kind,
-                source_conversation=request.source_conversation,
-                source_message_ids=request.source_message_ids,
-            )
-        return AddOutcome(
-            AddAction.PENDING_REVIEW,
-            entry,
-            reason="procedures need operator approval",
-            flagged=bool(request.flag_reason),
-        )
+        return held_for_review(entry, request)
 
     corrected = corrected_value(found, request)
     if corrected is not None:
@@ -401,3 +388,22 @@ def _update_slot(
             reason=f"Replaced by a newer {key!r}.",
         )
     return AddOutcome(AddAction.SUPERSEDED, entry, replaced=slot)
+
+
+def held_for_review(entry: MemoryEntry, request: WriteRequest) -> AddOutcome:
+    """The outcome of a procedure written `pending_review`, flagged for operators when it weakens a
+    control (one place for the single and the batched write)."""
+    if request.flag_reason:
+        flag_policy(
+            entry,
+            reason=request.flag_reason,
+            source_kind=request.source_kind,
+            source_conversation=request.source_conversation,
+            source_message_ids=request.source_message_ids,
+        )
+    return AddOutcome(
+        AddAction.PENDING_REVIEW,
+        entry,
+        reason="procedures need operator approval",
+        flagged=bool(request.flag_reason),
+    )
