@@ -215,7 +215,6 @@ class Conf:
     EMBEDDING_ONNX_DIR: Annotated[
         Path, Var(BASE_DIR / "var" / "models", "Where the exported ONNX model is kept", shown="`var/models`")
     ]
-    EMBEDDING_TORCH_THREADS: Annotated[int, Var(1, "CPU threads of the local model for one query", minimum=1)]
     CONTEXT_VECTOR: Annotated[
         Literal["document", "pooled"],
         Var(
@@ -441,6 +440,7 @@ TUNED_IN_CODE = frozenset(
         "CONSOLIDATE_SIMILARITY",
         "EMBEDDING_BATCH_SIZE",
         "EMBEDDING_QUERY_CACHE_SIZE",
+        "EMBEDDING_TORCH_THREADS",
         "ERASURE_LOCK_TIMEOUT_SECONDS",
         "ERASURE_REWRITE_MAX_HOURS",
         "ERASURE_REWRITE_NOW_MAX_MB",
