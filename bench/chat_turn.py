@@ -349,6 +349,7 @@ def main(argv: list[str] | None = None) -> None:
     import torch
 
     from memory_core.embeddings import load_local_model, runtime_in_use
+    from memory_core.torch_embedding import query_threads
 
     load_local_model()  # sets its own thread count on first load; an override comes after
     if args.torch_threads:
@@ -357,7 +358,7 @@ def main(argv: list[str] | None = None) -> None:
     threads = (
         f"{torch.get_num_threads()} torch thread(s)"
         if runtime.startswith("torch")
-        else f"{settings.EMBEDDING_TORCH_THREADS} thread(s) per query"
+        else f"{query_threads()} thread(s) per query"
     )
     print(f"  embeddings: {runtime} (EMBEDDING_RUNTIME={settings.EMBEDDING_RUNTIME}), {threads}")
     with ScriptedOpenAIServer() as server:

@@ -26,7 +26,8 @@ from config.tuning import tuned
 from memory_core import judgement
 from memory_core.erasure import Requester, Tally, erasure_receipt_record, extraction_jobs_erase
 from memory_core.errors import Conflict, MemoryServiceError
-from memory_core.extraction import candidate_add, extraction_enqueue, remember_requests
+from memory_core.extraction import remember_requests
+from memory_core.extraction.jobs import candidate_add, extraction_enqueue
 from memory_core.guards.secrets import SecretScan, redact_values
 from memory_core.language import is_chinese
 from memory_core.llm import ChatResult, LLMError, LLMOutputError, OfflineProvider, get_llm

@@ -27,6 +27,10 @@ ENV_FILE = BASE_DIR / ".env"
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+# deploy: an operator's decision, in .env.example. advanced: read the same way, but a deploy does
+# without it (a fine-grained limit whose default suits every deploy, a runtime internal, or a
+# switch the tools and tests set); docs/configuration.md lists it apart.
+Level = Literal["deploy", "advanced"]
 
 
 class ConfigurationError(ImproperlyConfigured):
@@ -45,7 +49,7 @@ class Var:
     minimum: float | None = None
     maximum: float | None = None
     check: Callable[[Any], str] | None = None  # what is wrong with a value ("" when nothing)
-    deploy: bool = True  # an operator's decision (in .env.example), or one the tools and tests set
+    level: Level = "deploy"
 
 
 def _rate(value: str) -> str:
@@ -102,8 +106,12 @@ class Conf:
             shown="`true` when DEBUG is off",
         ),
     ]
-    SECURE_SSL_REDIRECT: Annotated[bool, Var(True, "With SECURE_COOKIES: redirect plain HTTP to HTTPS")]
-    SECURE_HSTS_SECONDS: Annotated[int, Var(31_536_000, "With SECURE_COOKIES: the HSTS max-age", minimum=0)]
+    SECURE_SSL_REDIRECT: Annotated[
+        bool, Var(True, "With SECURE_COOKIES: redirect plain HTTP to HTTPS", level="advanced")
+    ]
+    SECURE_HSTS_SECONDS: Annotated[
+        int, Var(31_536_000, "With SECURE_COOKIES: the HSTS max-age", minimum=0, level="advanced")
+    ]
     SECURE_HSTS_INCLUDE_SUBDOMAINS: Annotated[bool, Var(True, "HSTS covers subdomains")]
     SECURE_HSTS_PRELOAD: Annotated[
         bool, Var(False, "Ask browsers to preload HSTS (only once the domain is HTTPS for good)")
@@ -112,13 +120,25 @@ class Conf:
         int, Var(5, "Wrong passwords for a username from one address before a refusal", minimum=1)
     ]
     LOGIN_ACCOUNT_FAILURE_LIMIT: Annotated[
-        int, Var(20, "Wrong passwords for a username from any addresses before a refusal", minimum=1)
+        int,
+        Var(
+            20,
+            "Wrong passwords for a username from any addresses before a refusal",
+            minimum=1,
+            level="advanced",
+        ),
     ]
     LOGIN_ADDRESS_FAILURE_LIMIT: Annotated[
-        int, Var(30, "Wrong passwords from one address, whatever the usernames, before a refusal", minimum=1)
+        int,
+        Var(
+            30,
+            "Wrong passwords from one address, whatever the usernames, before a refusal",
+            minimum=1,
+            level="advanced",
+        ),
     ]
     LOGIN_ADDRESS_ACCOUNT_LIMIT: Annotated[
-        int, Var(10, "Usernames failing from one address before it is refused", minimum=1)
+        int, Var(10, "Usernames failing from one address before it is refused", minimum=1, level="advanced")
     ]
     LOGIN_COOLOFF_MINUTES: Annotated[int, Var(15, "How long a refusal lasts", minimum=1)]
 
@@ -132,13 +152,13 @@ class Conf:
         float, Var(120.0, "A request not answered by then gets a 504", minimum=1)
     ]
     GRACEFUL_TIMEOUT_SECONDS: Annotated[
-        int, Var(30, "On stop, how long requests in flight may finish", minimum=0)
+        int, Var(30, "On stop, how long requests in flight may finish", minimum=0, level="advanced")
     ]
     FORWARDED_ALLOW_IPS: Annotated[
         str, Var("", "Proxies whose X-Forwarded-For / -Proto are believed (empty: none)")
     ]
     WEB_MAX_REQUESTS: Annotated[
-        int, Var(0, "Recycle a worker after this many requests (0: never)", minimum=0)
+        int, Var(0, "Recycle a worker after this many requests (0: never)", minimum=0, level="advanced")
     ]
     ACCESS_LOG: Annotated[bool, Var(True, "One line per request on stdout")]
 
@@ -153,18 +173,26 @@ class Conf:
     EMBEDDED_PGDATA: Annotated[
         Path, Var(BASE_DIR / "var" / "pgdata", "Data folder of the embedded PostgreSQL", shown="`var/pgdata`")
     ]
-    EMBEDDED_DB_NAME: Annotated[str, Var("memory", "Database name in the embedded server", deploy=False)]
+    EMBEDDED_DB_NAME: Annotated[str, Var("memory", "Database name in the embedded server", level="advanced")]
     DB_POOL: Annotated[
         bool,
         Var(
-            False, "psycopg's connection pool", shown="`false`; always `true` in the web server", deploy=False
+            False,
+            "psycopg's connection pool",
+            shown="`false`; always `true` in the web server",
+            level="advanced",
         ),
     ]
-    DB_POOL_MIN: Annotated[int, Var(1, "Pooled connections per process, at least", minimum=0)]
+    DB_POOL_MIN: Annotated[
+        int, Var(1, "Pooled connections per process, at least", minimum=0, level="advanced")
+    ]
     DB_POOL_MAX: Annotated[int, Var(8, "Pooled connections per process, at most", minimum=1)]
-    DB_POOL_TIMEOUT_SECONDS: Annotated[float, Var(5.0, "Wait for a free connection before a 503", minimum=0)]
+    DB_POOL_TIMEOUT_SECONDS: Annotated[
+        float, Var(5.0, "Wait for a free connection before a 503", minimum=0, level="advanced")
+    ]
     DATABASE_RETRY_AFTER_SECONDS: Annotated[
-        int, Var(5, "Retry-After of the 503 while the database cannot be reached", minimum=0)
+        int,
+        Var(5, "Retry-After of the 503 while the database cannot be reached", minimum=0, level="advanced"),
     ]
 
     REDIS_URL: Annotated[
@@ -180,10 +208,14 @@ class Conf:
     Q_TIMEOUT: Annotated[int, Var(120, "Seconds before a task is killed (below Q_RETRY)", minimum=1)]
     Q_RETRY: Annotated[int, Var(180, "django-q2's redelivery delay (leases act first)", minimum=1)]
     Q_LEASE_SECONDS: Annotated[
-        int, Var(10, "A dead cluster's tasks run elsewhere after at most this", minimum=1)
+        int, Var(10, "A dead cluster's tasks run elsewhere after at most this", minimum=1, level="advanced")
     ]
-    Q_MAX_ATTEMPTS: Annotated[int, Var(3, "Attempts per task before it has failed", minimum=1)]
-    Q_SYNC: Annotated[bool, Var(False, "Run tasks in the calling process (tests, debugging)", deploy=False)]
+    Q_MAX_ATTEMPTS: Annotated[
+        int, Var(3, "Attempts per task before it has failed", minimum=1, level="advanced")
+    ]
+    Q_SYNC: Annotated[
+        bool, Var(False, "Run tasks in the calling process (tests, debugging)", level="advanced")
+    ]
 
     OPENAI_API_KEY: Annotated[
         str, Var("", "Key of the OpenAI-compatible endpoint (empty: offline mode)", section="Language model")
@@ -194,7 +226,9 @@ class Conf:
     CHAT_MODEL: Annotated[str, Var("gpt-4o-mini", "Model of the chat replies")]
     EXTRACTION_MODEL: Annotated[str, Var("gpt-4o-mini", "Model of memory extraction (structured JSON)")]
     LLM_TIMEOUT_SECONDS: Annotated[float, Var(30.0, "Per-request timeout", minimum=0)]
-    LLM_MAX_RETRIES: Annotated[int, Var(2, "Retries on 429, 5xx, timeouts and connection errors", minimum=0)]
+    LLM_MAX_RETRIES: Annotated[
+        int, Var(2, "Retries on 429, 5xx, timeouts and connection errors", minimum=0, level="advanced")
+    ]
 
     EMBEDDING_BACKEND: Annotated[
         Literal["local", "openai"],
@@ -211,19 +245,29 @@ class Conf:
             shown="`all-MiniLM-L6-v2` / `text-embedding-3-small`",
         ),
     ]
-    EMBEDDING_RUNTIME: Annotated[Literal["onnx", "torch"], Var("onnx", "Runtime of the local model")]
-    EMBEDDING_ONNX_DIR: Annotated[
-        Path, Var(BASE_DIR / "var" / "models", "Where the exported ONNX model is kept", shown="`var/models`")
+    EMBEDDING_RUNTIME: Annotated[
+        Literal["onnx", "torch"], Var("onnx", "Runtime of the local model", level="advanced")
     ]
-    EMBEDDING_TORCH_THREADS: Annotated[int, Var(1, "CPU threads of the local model for one query", minimum=1)]
+    EMBEDDING_ONNX_DIR: Annotated[
+        Path,
+        Var(
+            BASE_DIR / "var" / "models",
+            "Where the exported ONNX model is kept",
+            shown="`var/models`",
+            level="advanced",
+        ),
+    ]
     CONTEXT_VECTOR: Annotated[
         Literal["document", "pooled"],
         Var(
-            "document", "A turn's context vector: document (a second model pass) or pooled (vectors at hand)"
+            "document",
+            "A turn's context vector: document (a second model pass) or pooled (vectors at hand)",
+            level="advanced",
         ),
     ]
     EMBEDDING_BATCH_THREADS: Annotated[
-        int, Var(0, "CPU threads for a batch (0: every core the process may use)", minimum=0)
+        int,
+        Var(0, "CPU threads for a batch (0: every core the process may use)", minimum=0, level="advanced"),
     ]
 
     JUDGEMENT_MODEL_DIR: Annotated[
@@ -233,6 +277,7 @@ class Conf:
             "The write path's judgement models (empty: the shipped ones, docs/trust.md)",
             section="Memory engine",
             shown="empty (the shipped models)",
+            level="advanced",
         ),
     ]
     RECALL_TRANSLATE_QUERY: Annotated[
@@ -240,10 +285,10 @@ class Conf:
     ]
     RECALL_COMPONENTS: Annotated[
         tuple[str, ...],
-        Var((), "Optional parts of recall in use (empty: all)", shown="empty (all)", deploy=False),
+        Var((), "Optional parts of recall in use (empty: all)", shown="empty (all)", level="advanced"),
     ]
     RECALL_GRAPH_CACHE_MB: Annotated[
-        float, Var(64.0, "Memory each process gives the entity graphs (0: none)", minimum=0)
+        float, Var(64.0, "Memory each process gives the entity graphs (0: none)", minimum=0, level="advanced")
     ]
     RECALL_LOG_RETENTION_DAYS: Annotated[
         int, Var(90, "Recall log rows kept this long (0: forever)", minimum=0)
@@ -253,7 +298,12 @@ class Conf:
     ]
     IMPORT_RUN_SECONDS: Annotated[
         float,
-        Var(0.0, "An import job's run writes this long (0: a quarter of Q_TIMEOUT)", minimum=0, deploy=False),
+        Var(
+            0.0,
+            "An import job's run writes this long (0: a quarter of Q_TIMEOUT)",
+            minimum=0,
+            level="advanced",
+        ),
     ]
     ERASURE_REWRITE_HOUR: Annotated[
         int,
@@ -272,7 +322,7 @@ class Conf:
             "Webhook endpoints on this machine",
             derive=lambda v: v["DEBUG"],
             shown="`DEBUG`",
-            deploy=False,
+            level="advanced",
         ),
     ]
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: Annotated[bool, Var(False, "Webhook endpoints at private addresses")]
@@ -288,9 +338,9 @@ class Conf:
         int, Var(2 * 1024 * 1024, "Larger request bodies are refused with 413", minimum=1)
     ]
 
-    DEMO_USERNAME: Annotated[str, Var("demo", "The demo login make run creates", deploy=False)]
+    DEMO_USERNAME: Annotated[str, Var("demo", "The demo login make run creates", level="advanced")]
     DEMO_PASSWORD: Annotated[
-        str, Var("", "Its password", shown="generated once, kept in `var/demo_password`", deploy=False)
+        str, Var("", "Its password", shown="generated once, kept in `var/demo_password`", level="advanced")
     ]
 
     @classmethod
@@ -415,14 +465,18 @@ def env_example() -> str:
     where the default depends on something else)."""
     lines = [
         "# The deploy-level settings the app reads from the environment, written by",
-        "# `python -m config.conf > .env.example` from config/conf.py; docs/configuration.md explains each.",
+        "# `python -m config.conf > .env.example` from config/conf.py; docs/configuration.md explains each,",
+        "# and the advanced ones, read the same way, that a deploy does without.",
         "# `make run` copies this file to .env on first run with DEBUG=true and a fresh SECRET_KEY.",
     ]
+    section = ""
     for name, spec in specs().items():
-        if not spec.deploy:
+        section = spec.section or section
+        if spec.level != "deploy":
             continue
-        if spec.section:
-            lines += ["", f"# --- {spec.section}"]
+        if section:  # before the section's first deploy-level variable
+            lines += ["", f"# --- {section}"]
+            section = ""
         value = "" if spec.derive or spec.shown else rendered(spec.default)
         lines += [f"# {spec.help}", f"{name}={value}"]
     return "\n".join(lines) + "\n"
@@ -441,6 +495,7 @@ TUNED_IN_CODE = frozenset(
         "CONSOLIDATE_SIMILARITY",
         "EMBEDDING_BATCH_SIZE",
         "EMBEDDING_QUERY_CACHE_SIZE",
+        "EMBEDDING_TORCH_THREADS",
         "ERASURE_LOCK_TIMEOUT_SECONDS",
         "ERASURE_REWRITE_MAX_HOURS",
         "ERASURE_REWRITE_NOW_MAX_MB",

@@ -288,7 +288,6 @@ EMBEDDING_BACKEND = env.EMBEDDING_BACKEND
 EMBEDDING_MODEL = env.EMBEDDING_MODEL
 # The vector column has this many dimensions; OpenAI embeddings are requested at this size.
 EMBEDDING_DIMENSIONS = 384
-EMBEDDING_TORCH_THREADS = env.EMBEDDING_TORCH_THREADS
 # The local model's runtime: ONNX Runtime (exported once from the packaged weights) or torch.
 EMBEDDING_RUNTIME = env.EMBEDDING_RUNTIME
 EMBEDDING_ONNX_DIR = env.EMBEDDING_ONNX_DIR

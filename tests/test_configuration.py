@@ -48,7 +48,7 @@ def _reads_environment(node: ast.AST) -> bool:
 
 
 def _table(markdown: str, heading: str) -> dict[str, str]:
-    """variable → default column of the `| variable | default | meaning |` tables under `heading`."""
+    """variable → default column of the `| variable | default | meaning |` table under `heading`."""
     section = markdown.split(heading, 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\| `([A-Z][A-Z0-9_]*)` \| (.*?) \| .+ \|$", section, flags=re.M)
     return dict(rows)
@@ -69,10 +69,20 @@ def test_the_env_example_is_written_from_the_conf_module():
     )
 
 
+def _levels() -> dict[str, list[str]]:
+    levels: dict[str, list[str]] = {"deploy": [], "advanced": []}
+    for name, spec in specs().items():
+        levels[spec.level].append(name)
+    return levels
+
+
 def test_the_env_example_lists_only_the_deploy_settings_each_with_a_comment():
     lines = (ROOT / ".env.example").read_text(encoding="utf-8").splitlines()
     listed = [line.split("=", 1)[0] for line in lines if re.match(r"[A-Z][A-Z0-9_]*=", line)]
-    assert listed == [name for name, spec in specs().items() if spec.deploy]
+    assert listed == _levels()["deploy"]
+    assert all(specs()[name].level == "deploy" for name in listed)
+    # An operator reads it through: the deploy decisions only, about 45 of them.
+    assert 40 <= len(listed) <= 48, f"{len(listed)} settings in .env.example"
     for index, line in enumerate(lines):
         if re.match(r"[A-Z][A-Z0-9_]*=", line):
             assert lines[index - 1].startswith("# "), line
@@ -84,11 +94,55 @@ def test_the_env_make_run_writes_from_it_holds_the_defaults():
     assert Conf.from_environ(example) == Conf.from_environ({})
 
 
-def test_the_docs_explain_every_setting_with_its_default():
-    documented = _table(DOCS.read_text(encoding="utf-8"), "| variable | default | meaning |")
-    expected = {name: documented_default(spec) for name, spec in specs().items()}
+@pytest.mark.parametrize(
+    ("level", "heading"), [("deploy", "## Deploy settings"), ("advanced", "## Advanced settings")]
+)
+def test_the_docs_explain_every_setting_with_its_default_under_its_level(level, heading):
+    documented = _table(DOCS.read_text(encoding="utf-8"), heading)
+    expected = {name: documented_default(specs()[name]) for name in _levels()[level]}
     assert sorted(set(documented) ^ set(expected)) == []
     assert {name: documented[name] for name in expected} == expected
+
+
+def test_the_docs_say_the_advanced_settings_are_read_but_not_needed_for_a_deploy():
+    section = DOCS.read_text(encoding="utf-8").split("## Advanced settings", 1)[1].split("\n| ", 1)[0]
+    assert "Read from the environment" in section and "a deploy does without them" in section
+    assert "`.env.example` leaves them out" in section
+
+
+def _environment_set_by_tests_and_benches() -> set[str]:
+    """The variables tests/ and bench/ hand a process through its environment: keywords of their
+    `…env(…)` helpers, keys of a dict that also sets DJANGO_SETTINGS_MODULE, `env[…] =`, `setenv`."""
+    names: set[str] = set()
+    for path in [*(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]:
+        if path.name == "test_configuration.py":  # sets retired variables on purpose
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("env"):
+                names |= {keyword.arg for keyword in node.keywords if keyword.arg}
+            if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("setenv") and node.args:
+                names.add(str(getattr(node.args[0], "value", "")))
+            if isinstance(node, ast.Dict):
+                keys = {str(key.value) for key in node.keys if isinstance(key, ast.Constant)}
+                names |= keys if "DJANGO_SETTINGS_MODULE" in keys else set()
+            if isinstance(node, ast.Assign):
+                names |= {
+                    str(getattr(target.slice, "value", ""))
+                    for target in node.targets
+                    if isinstance(target, ast.Subscript)
+                    and ast.unparse(target.value) in {"env", "os.environ"}
+                }
+    return names
+
+
+def test_what_the_tests_and_benches_set_in_a_process_environment_is_read_from_it():
+    """An advanced setting is still read: the serving tests and benches set some (Q_LEASE_SECONDS,
+    LLM_MAX_RETRIES …) in the environment of the servers they start; a constant tuned in code set
+    there would do nothing."""
+    handed = _environment_set_by_tests_and_benches()
+    assert {"Q_LEASE_SECONDS", "Q_MAX_ATTEMPTS", "LLM_MAX_RETRIES", "DATABASE_RETRY_AFTER_SECONDS"} <= handed
+    assert sorted(handed & TUNED_IN_CODE) == []
+    assert {"Q_LEASE_SECONDS", "EMBEDDED_DB_NAME"} <= handed & set(_levels()["advanced"])
 
 
 def test_a_default_that_depends_on_another_setting_says_so_in_the_docs():

@@ -71,7 +71,8 @@ from api.services import memories_add, subject_ensure, tenant_entity_delete
 from api.subjects import Subject
 from chat.erasure import memory_erase_all_with_sources, memory_erase_with_sources
 from memory_core.errors import Conflict, MemoryServiceError
-from memory_core.extraction import MAX_MESSAGES, extraction_enqueue
+from memory_core.extraction import MAX_MESSAGES
+from memory_core.extraction.jobs import extraction_enqueue
 from memory_core.lifecycle import memory_correct
 from memory_core.models import ErasureVia, ExtractionJob, ExtractionStatus, MemoryEntry
 from memory_core.recall import memory_recall

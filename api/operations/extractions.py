@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from api.auth import Caller, tenant_of
 from api.base import job_out
 from api.services import subject_ensure
-from memory_core.extraction import extraction_enqueue
+from memory_core.extraction.jobs import extraction_enqueue
 
 
 def extraction_queue_for(request: Request | Caller, params: dict[str, Any]) -> dict[str, Any]:

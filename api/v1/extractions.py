@@ -14,7 +14,8 @@ from api.schema import errors
 from api.selectors import extraction_job_for
 from api.serializers import core as s
 from api.v1.examples import core as ex
-from memory_core.extraction import MAX_MESSAGES, extraction_retry
+from memory_core.extraction import MAX_MESSAGES
+from memory_core.extraction.jobs import extraction_retry
 
 
 class ExtractionsApi(ApiView):

@@ -3,18 +3,12 @@
 - `schema`: the candidate statement every extractor returns, and the shared limits;
 - `llm_extractor`: the language model with structured output;
 - `rules`: the offline regular-expression extractor and chat's "remember that …";
-- `jobs`: idempotent extraction jobs (enqueue, claim, run, write).
+- `slots`: a statement's slot, read by the pipeline's screening and reconciliation;
+- `jobs`: idempotent extraction jobs (enqueue, claim, run, write), imported from
+  `memory_core.extraction.jobs`: they stand above the write pipeline, the rest below it, and
+  importing any part of the package runs this module, so it re-exports only the floors below.
 """
 
-from memory_core.extraction.jobs import (
-    candidate_add,
-    candidate_start,
-    extraction_enqueue,
-    extraction_reap,
-    extraction_retry,
-    extraction_run,
-    get_extractor,
-)
 from memory_core.extraction.llm_extractor import SYSTEM_PROMPT, LLMExtractor, build_prompt
 from memory_core.extraction.rules import RuleBasedExtractor, overlong_remember, remember_requests
 from memory_core.extraction.schema import (
@@ -53,13 +47,6 @@ __all__ = [
     "LLMExtractor",
     "RuleBasedExtractor",
     "build_prompt",
-    "candidate_add",
-    "candidate_start",
-    "extraction_enqueue",
-    "extraction_reap",
-    "extraction_retry",
-    "extraction_run",
-    "get_extractor",
     "overlong_remember",
     "remember_requests",
 ]

@@ -41,6 +41,7 @@ from memory_core.leases import claim_until, holder_gone, lost_jobs, task_timeout
 from memory_core.llm import LLMError, OfflineMode
 from memory_core.models import ActorKind, ExtractionJob, ExtractionStatus, Namespace, SourceKind
 from memory_core.outcomes import AddOutcome
+from memory_core.pipeline import memory_add
 from memory_core.tombstones import mined_too_early
 from memory_core.webhooks.announce import announce_job
 
@@ -208,9 +209,6 @@ def candidate_add(
     """One candidate through the write pipeline: the one mapping of a candidate to an add, for
     extraction jobs and for chat's "remember that …" alike. `excerpt` is the user's own text the
     candidate came from: stored redacted as evidence and checked for secrets the rewrite moved."""
-    # lazy: a circle: the pipeline imports extraction.slots, and this package's __init__ this module
-    from memory_core.pipeline import memory_add
-
     explicit = source_kind != SourceKind.EXTRACTED
     valid_from, metadata = candidate_start(candidate, said_at=said_at)
     if speaker:

@@ -12,7 +12,8 @@ from django.db import transaction
 from memory_core.choices import AddAction, SourceKind
 from memory_core.embeddings import embed_remembered, get_embedder
 from memory_core.errors import MemoryServiceError
-from memory_core.extraction import EXCERPT_MAX_CHARS, RuleBasedExtractor, candidate_start, get_extractor
+from memory_core.extraction import EXCERPT_MAX_CHARS, RuleBasedExtractor
+from memory_core.extraction.jobs import candidate_start, get_extractor
 from memory_core.extraction.schema import parse_when
 from memory_core.imports.parsers import EXPORT_SOURCE, ImportItem, transcript_source
 from memory_core.imports.restore import export_state_restore, imported_before

@@ -21,7 +21,7 @@ from api.services import (
 from chat.models import Conversation
 from chat.services import conversation_create
 from memory_core.entities.models import Entity, Relation
-from memory_core.extraction import extraction_enqueue
+from memory_core.extraction.jobs import extraction_enqueue
 from memory_core.imports import import_create
 from memory_core.models import ExtractionJob, ImportJob, MemoryEntry, NamespaceKind
 from memory_core.pipeline import memory_add

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from chat.models import Message
-from memory_core.extraction import extraction_run
+from memory_core.extraction.jobs import extraction_run
 from memory_core.llm import OFFLINE_PREAMBLE
 from memory_core.models import ExtractionJob, ExtractionStatus, MemoryEntry
 from tests.chat.helpers import client_for, conversation, remember, say

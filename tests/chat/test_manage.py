@@ -6,7 +6,7 @@ import pytest
 
 from chat.models import Conversation, Message
 from chat.services import message_post
-from memory_core.extraction import extraction_enqueue
+from memory_core.extraction.jobs import extraction_enqueue
 from memory_core.models import ExtractionJob, MemoryEntry
 from memory_core.services import namespace_for_user
 from tests.chat.helpers import client_for, conversation, pause_memory, remember, say
@@ -83,7 +83,7 @@ def test_it_polls_the_notices_while_a_job_is_unfinished(owner, django_capture_on
     assert 'hx-trigger="chat-refresh from:body, every 3s"' in page
     assert "Learning from this conversation…" in page
 
-    from memory_core.extraction import extraction_run
+    from memory_core.extraction.jobs import extraction_run
 
     extraction_run(job_id=job.pk)
     partial = client.get(f"/c/{conv.pk}/notices/", HTTP_HX_REQUEST="true").content.decode()

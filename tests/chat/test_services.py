@@ -20,7 +20,8 @@ from chat.services import (
     turn_reply,
 )
 from memory_core.errors import Conflict, MemoryServiceError
-from memory_core.extraction import RuleBasedExtractor, extraction_run
+from memory_core.extraction import RuleBasedExtractor
+from memory_core.extraction.jobs import extraction_run
 from memory_core.llm import OFFLINE_WITHOUT_MEMORIES
 from memory_core.models import (
     ExtractionJob,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memory_core.entities.models import Entity, Relation, RelationSupport
-from memory_core.extraction import extraction_run
+from memory_core.extraction.jobs import extraction_run
 from memory_core.models import ExtractionJob, MemoryEntry
 from memory_core.services import namespace_for_user
 

@@ -18,11 +18,9 @@ from memory_core.extraction import (
     RULES_VERSION,
     LLMExtractor,
     RuleBasedExtractor,
-    extraction_enqueue,
-    extraction_run,
-    get_extractor,
     remember_requests,
 )
+from memory_core.extraction.jobs import extraction_enqueue, extraction_run, get_extractor
 from memory_core.llm import LLMOutputError
 from memory_core.models import (
     ExtractionJob,

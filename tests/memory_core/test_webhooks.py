@@ -15,7 +15,7 @@ from django.utils import timezone
 from memory_core.choices import WebhookEventType
 from memory_core.erasure import memory_erase
 from memory_core.errors import MemoryServiceError
-from memory_core.extraction import extraction_run
+from memory_core.extraction.jobs import extraction_run
 from memory_core.lifecycle import memory_correct
 from memory_core.models import ExtractionJob, MemoryEntry
 from memory_core.moderation import procedure_approve, procedure_reject

@@ -19,7 +19,8 @@ from chat.erasure import memory_erase_all_with_sources, memory_erase_with_source
 from chat.models import Conversation
 from chat.services import conversation_close
 from memory_core.erasure import memory_erase
-from memory_core.extraction import RuleBasedExtractor, extraction_enqueue, extraction_run
+from memory_core.extraction import RuleBasedExtractor
+from memory_core.extraction.jobs import extraction_enqueue, extraction_run
 from memory_core.lifecycle import memory_correct
 from memory_core.models import (
     ErasureReceipt,

@@ -10,7 +10,7 @@ from django_q.models import OrmQ
 
 from chat.erasure import memory_erase_all_with_sources, memory_erase_with_sources
 from chat.services import conversation_close
-from memory_core.extraction import extraction_run
+from memory_core.extraction.jobs import extraction_run
 from memory_core.lifecycle import memory_correct
 from memory_core.models import (
     EventAction,

@@ -12,7 +12,7 @@ from django.utils import timezone
 from memory_core.erasure import memory_erase
 from memory_core.errors import MemoryServiceError, NotFound, PermissionDenied
 from memory_core.export import memory_export
-from memory_core.extraction import extraction_enqueue
+from memory_core.extraction.jobs import extraction_enqueue
 from memory_core.lifecycle import (
     activity_log,
     memory_correct,

@@ -24,7 +24,7 @@ from django_q.brokers import get_broker
 from django_q.conf import Conf
 from rest_framework.test import APIClient
 
-from memory_core.extraction import extraction_enqueue
+from memory_core.extraction.jobs import extraction_enqueue
 from memory_core.models import ExtractionJob, ImportJob, MemoryEntry
 from memory_core.services import namespace_for_user
 from memory_core.tasks import run_job_reaper
