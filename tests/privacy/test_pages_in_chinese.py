@@ -116,7 +116,8 @@ def test_relations_and_unnamed_people_are_said_in_the_pages_language(owner):
 @pytest.mark.parametrize(
     ("reason", "chinese_text"),
     [
-        ("contains a secret (pin)", "包含机密信息（pin）"),
+        ("contains a secret (pin)", "包含机密信息（PIN 码）"),
+        ("contains a secret (pin, secret (learned))", "包含机密信息（PIN 码、机密信息（模型判断））"),
         ("contains a secret (a secret from its source)", "包含机密信息（来源中的机密信息）"),
         ("taken back before (Erased by the user)", "之前已撤回（被用户清除）"),
         ("confidence 0.42 below the threshold", "可信度 0.42 低于阈值"),
