@@ -12,6 +12,7 @@ from typing import Any
 from django.utils.translation import gettext, pgettext_lazy
 
 from memory_core.choices import ActorKind, EventAction, ImportFormat, ImportStatus, TombstoneReason
+from memory_core.secret_kinds import kinds_said, recorded_kinds
 
 # As the history says it: "3 May 2026 created by you", lower case in English.
 ACTIONS: dict[str, Any] = {
@@ -184,10 +185,9 @@ _BUILT: dict[re.Pattern[str], Any] = {
         "%(mentions)s mention(s), half-life %(half)s active days",
     ),
 }
-# The parts of a built reason that are reasons of their own: the pipeline's secret kind for a value
-# only its source knew, the policy guard's reasons, the tombstones' (`TombstoneReason`).
+# The parts of a built reason that are reasons of their own: the kinds of secret refused
+# (`memory_core.secret_kinds`), the policy guard's reasons, the tombstones' (`TombstoneReason`).
 _PARTS: dict[str, Any] = {
-    "a secret from its source": pgettext_lazy("memory reason", "a secret from its source"),
     "tells the assistant to set aside its instructions": pgettext_lazy(
         "memory reason", "tells the assistant to set aside its instructions"
     ),
@@ -203,6 +203,8 @@ _RELAXES_WORDS: dict[str, Any] = {
 
 
 def _part(text: str) -> str:
+    if (kinds := recorded_kinds(text)) is not None:
+        return kinds_said(kinds)
     if text in _PARTS:
         return str(_PARTS[text])
     if text in TombstoneReason.labels:

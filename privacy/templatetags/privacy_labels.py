@@ -8,6 +8,7 @@ from django import template
 
 from privacy.event_labels import ACTIONS, ACTORS, CATEGORIES, FORGETTING, RECALLED, label
 from privacy.event_labels import reason_label as _reason_label
+from privacy.kin_words import aliases_said
 from privacy.kin_words import person_name as _person_name
 from privacy.people import KIND_LABELS
 from privacy.selectors import STATUS_LABELS
@@ -60,3 +61,9 @@ def category_label(value: str) -> str:
 def person_name(entity: Any) -> str:
     """An entity's name; one known only by a kin word ("my 老公") in the reader's language."""
     return _person_name(entity)
+
+
+@register.filter
+def aliases(entity: Any) -> str:
+    """What an entity is called, its kin words in the reader's language (`kin_words.aliases_said`)."""
+    return aliases_said(list(entity.aliases))
