@@ -75,6 +75,16 @@ _LABELS: dict[str, Any] = {
     "turtle": pgettext_lazy("kin", "turtle"),
     "pet": pgettext_lazy("kin", "pet"),
 }
+# A group named by a plural kin word ("my kids", "my parents") is said as a group, not as one of it.
+_PLURAL_LABELS: dict[str, Any] = {
+    "kids": pgettext_lazy("kin", "children"),
+    "children": pgettext_lazy("kin", "children"),
+    "parents": pgettext_lazy("kin", "parents"),
+    "sons": pgettext_lazy("kin", "sons"),
+    "daughters": pgettext_lazy("kin", "daughters"),
+    "sisters": pgettext_lazy("kin", "sisters"),
+    "brothers": pgettext_lazy("kin", "brothers"),
+}
 # The names `entities.resolve` gives an entity known only by a kin word, in English and Chinese.
 _MINE = re.compile(r"my (?P<kin>.+)|我的(?P<zh>.+)")
 _THEIRS = re.compile(r"(?P<owner>.+)'s (?P<kin>.+)|(?P<zh_owner>.+)的(?P<zh>.+)")
@@ -97,6 +107,9 @@ def kin_word(word: str) -> str:
 def _relation_word(word: str) -> str:
     """The page's word for the relation a kin word names: what the relation itself records ("老公"
     and "husband" record "husband"), so a person's name and their relation to the user agree."""
+    plural = _PLURAL_LABELS.get(word.strip().lower())
+    if plural is not None:
+        return str(plural)
     found = KIN_WORDS.get(word.strip().lower())
     label = _LABELS.get(found[1]) if found is not None else None
     return str(label) if label is not None else word
@@ -104,17 +117,18 @@ def _relation_word(word: str) -> str:
 
 def _unnamed(name: str) -> str:
     """An unnamed entity's stored name ("我的老公", "my sister's husband") said in the page's
-    language; the owner part of "X's …" is such a name in turn, or a real one (kept)."""
+    language; the owner part of "X's …" is such a name in turn, or a real one (kept). Said in
+    running text ("your husband"): a template capitalises it where it starts a line (`capfirst`)."""
     mine = _MINE.fullmatch(name)
     word = (mine["kin"] or mine["zh"]) if mine else ""
     if mine and word.strip().lower() in KIN_WORDS:
-        return _("Your %(words)s") % {"words": _relation_word(word)}
+        return _("your %(words)s") % {"words": _relation_word(word)}
     if match := _THEIRS.fullmatch(name):  # "my sister's husband": the owner's part first
         owner = _unnamed(match["owner"] or match["zh_owner"])
         words = _relation_word(match["kin"] or match["zh"])
         return _("%(name)s’s %(words)s") % {"name": owner, "words": words}  # noqa: RUF001
     if mine:
-        return _("Your %(words)s") % {"words": _relation_word(word)}
+        return _("your %(words)s") % {"words": _relation_word(word)}
     return name
 
 

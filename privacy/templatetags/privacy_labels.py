@@ -59,8 +59,16 @@ def category_label(value: str) -> str:
 
 @register.filter
 def person_name(entity: Any) -> str:
-    """An entity's name; one known only by a kin word ("my 老公") in the reader's language."""
+    """An entity's name in running text; one known only by a kin word ("my 老公") in the reader's
+    language ("your husband")."""
     return _person_name(entity)
+
+
+@register.filter
+def person_title(entity: Any) -> str:
+    """`person_name` where it starts a line or a heading ("Your husband"); a real name as it is."""
+    name = _person_name(entity)
+    return name if entity.named else name[:1].upper() + name[1:]
 
 
 @register.filter

@@ -201,3 +201,20 @@ def test_what_the_engine_refuses_is_said_in_chinese(owner):
     assert refused.status_code == 400
     assert "记忆已暂停：在恢复之前，不会保存或调用任何内容。" in refused.content.decode()
     assert "Memory is paused for this user" not in refused.content.decode()
+
+
+def test_an_unnamed_person_reads_in_lower_case_mid_sentence_and_a_group_as_a_group(owner):
+    """ "Erase everything about your husband?", not "…about Your husband?"; a line or heading that
+    starts with the name is capitalised. "my kids" is "Your children" / "你的孩子们", not "Your child"."""
+    privacy_remember(user=owner, content="My husband works nights at the depot.")
+    privacy_remember(user=owner, content="My kids love the climbing wall on Saturdays.")
+    husband = Entity.objects.get(named=False, name="my husband")
+    english = page(client_for(owner), reverse("privacy:person_erase", args=[husband.pk]))
+    heading = english.split("<h1", 1)[1].split("</h1>")[0]
+    assert "Erase everything about your husband?" in heading, heading
+    person = page(client_for(owner), reverse("privacy:person", args=[husband.pk]))
+    assert "<h1>Your husband " in person and "Erase everything about your husband…" in person
+
+    kids = Entity.objects.get(named=False, name="my kids")
+    assert "Your children" in _entity_card(page(client_for(owner), reverse("privacy:people")), kids.pk)
+    assert "你的孩子们" in _entity_card(page(chinese(owner), reverse("privacy:people")), kids.pk)
