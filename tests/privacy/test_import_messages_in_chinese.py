@@ -13,12 +13,15 @@ import json
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 from django.utils.html import escape
 from rest_framework.test import APIClient
 
 from api.services import user_token_issue
+from memory_core.imports.run import died_error, lost_error
 from memory_core.models import ImportJob, MemoryEntry
 from memory_core.secret_kinds import KIND_NAMES
+from privacy.event_labels import reason_label
 from tests.chat.helpers import conversation, say
 from tests.memory_core.helpers import remember
 
@@ -144,3 +147,28 @@ def test_every_kind_the_detector_names_has_a_name_to_be_said():
 
     named = {kind for _, kind, _ in KEYWORDS} | {LEARNED_SECRET, "a secret from its source"}
     assert named <= set(KIND_NAMES)
+
+
+def test_a_statement_too_long_to_import_is_refused_in_the_pages_language(owner):
+    """A row refused for its length reads in Chinese on a Chinese page, with its figures kept."""
+    long_line = "I collect postcards from every harbour town I visit " * 45  # over 2,000 characters
+    data = f"I like tea\n{long_line.strip()}\n"
+    html = chinese_client(owner).post(URL, {"format": "text", "text": data, "dry_run": "1"}).content.decode()
+    assert "无效的记忆。内容：最多 2000 个字符" in html, html[html.find("<table") :][:1500]
+    assert "At most 2000 characters" not in html
+
+    english = Client()
+    english.force_login(owner)
+    html = english.post(URL, {"format": "text", "text": data, "dry_run": "1"}).content.decode()
+    assert "content: At most 2000 characters" in html
+
+
+def test_an_import_jobs_stop_is_said_in_the_pages_language(owner):
+    """The reasons an import job stops (`imports.run`) read in Chinese, their figures kept."""
+    job = ImportJob(done=40, total=120, attempts=3)
+    with translation.override("zh-hans"):
+        died, lost = reason_label(died_error(job)), reason_label(lost_error(job))
+    assert died.startswith("在 120 条中的第 40 条后停止：运行它的工作进程停止了 3 次"), died
+    assert lost.startswith("在 120 条中的第 40 条后停止（第 3 次尝试）：排队的任务丢失了"), lost
+    with translation.override("en"):
+        assert reason_label(died_error(job)) == died_error(job)
