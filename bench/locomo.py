@@ -333,7 +333,8 @@ def run_context_job() -> None:
     report = context_vectors_drain()
     print(
         f"context-vector job run to completion before the questions: {report.stored} of {left} waiting "
-        f"documents embedded and stored in {report.seconds:.1f} s ({report.model_calls} model calls), "
+        f"documents embedded and stored in {report.seconds:.1f} s ({report.model_calls} model calls "
+        f"taking {report.model_seconds:.1f} s), "
         f"{context_waiting()} waiting",
         flush=True,
     )

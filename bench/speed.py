@@ -160,7 +160,8 @@ def _context_job(turns: int, ingest_seconds: float) -> None:
     report = context_vectors_drain()
     print(
         f"    context-vector job, run to completion: {report.stored} documents in {report.seconds:.1f} s, "
-        f"{report.stored / report.seconds:7.1f}/s ({report.model_calls} model calls, "
+        f"{report.stored / report.seconds:7.1f}/s ({report.model_calls} model calls taking "
+        f"{report.model_seconds:.1f} s, "
         f"{texts_embedded() - before} texts; {waiting()} waiting after); "
         f"ingest with its job: {turns / (ingest_seconds + report.seconds):7.1f} turns/s"
     )

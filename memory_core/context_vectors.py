@@ -46,8 +46,10 @@ TASK = "memory_core.tasks.run_context_vectors"
 # A burst of adds (a conversation stored one turn per call) shares one run; the cluster's scheduler
 # looks at the schedules every 30 s anyway, so this only bounds how often a run starts.
 CONTEXT_JOB_DELAY_SECONDS = 5
-# Entries one run embeds at most (64 a model call): about 10 s of the local model on two cores,
-# far from the task timeout, then the next run is queued.
+# Entries one run embeds at most (64 a model call), and at most a quarter of the task timeout:
+# the local model embeds 16-23 LoCoMo context documents a second on two busy cores (the job
+# itself, 95% of its time in the model: docs/performance.md), so the time ends a run there first;
+# then the next run is queued.
 CONTEXT_JOB_MAX_ENTRIES = 2048
 
 
@@ -94,6 +96,7 @@ class RunReport:
     model_calls: int = 0
     more: bool = False
     seconds: float = 0.0
+    model_seconds: float = 0.0  # of `seconds`, in the model calls
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -103,6 +106,7 @@ class RunReport:
             "model_calls": self.model_calls,
             "more": self.more,
             "seconds": round(self.seconds, 2),
+            "model_seconds": round(self.model_seconds, 2),
         }
 
 
@@ -132,7 +136,9 @@ def context_vectors_run(*, max_entries: int | None = None, seconds: float | None
         if not rows:
             break
         after = (rows[-1][1], rows[-1][0])
+        embedding = time.monotonic()
         vectors = embedder.embed([context_document(context, content) for _, _, content, context in rows])
+        report.model_seconds += time.monotonic() - embedding
         report.model_calls += 1
         report.embedded += len(rows)
         stored = _store(rows, vectors, embedder.name)
@@ -148,7 +154,7 @@ def context_vectors_drain() -> RunReport:
     total = RunReport()
     while True:
         report = context_vectors_run()
-        for name in ("embedded", "stored", "left", "model_calls", "seconds"):
+        for name in ("embedded", "stored", "left", "model_calls", "seconds", "model_seconds"):
             setattr(total, name, getattr(total, name) + getattr(report, name))
         if not report.more:
             return total
