@@ -244,3 +244,35 @@ def test_an_entry_erased_while_it_waits_leaves_nothing(key_client):
     assert texts_embedded() - before == report["embedded"]
     assert scan_database(marker) == {}
     assert scan_database(other) == {}
+
+
+def test_an_import_is_written_as_before(key_client):
+    """Imported statements are facts read alone (no context): nothing waits, nothing changes."""
+    from tests.imports_helpers import TRANSCRIPT
+
+    body = {"format": "transcript", "data": TRANSCRIPT, "user_id": "alex"}
+    response = key_client.post("/api/v1/imports/", body, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["counts"] == {"added": 1, "superseded": 1}
+    assert waiting() == 0
+    for imported in MemoryEntry.objects.all():
+        assert not imported.search_context and list(imported.context_embedding) == list(imported.embedding)
+
+
+def test_reembed_computes_the_context_documents_itself(key_client, settings):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    one_by_one(key_client, "u1", TURNS[:2])
+    settings.CONTEXT_VECTOR = "document"
+    one_by_one(key_client, "u2", TURNS[:2])
+    settings.CONTEXT_VECTOR = "deferred"
+    assert waiting() == 1
+
+    call_command("reembed", "--all", stdout=StringIO())
+
+    assert waiting() == 0  # nothing left for the job: the documents were embedded by the command
+    reembedded, written = entry(key_client, "u1", ANSWER), entry(key_client, "u2", ANSWER)
+    assert cosine(reembedded.context_embedding, written.context_embedding) > 0.999
+    assert reembedded.search_context == QUESTION
