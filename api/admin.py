@@ -11,6 +11,7 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from api.models import ApiKey, Tenant, TenantNamespace, TenantUser, UserToken
 from api.services import user_token_revoke
@@ -35,7 +36,7 @@ class TenantAdmin(TranslatedChoicesAdmin):
     inlines = [ApiKeyInline]
 
 
-@admin.action(description="Revoke the selected keys")
+@admin.action(description=gettext_lazy("Revoke the selected keys"))
 def revoke(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
     queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
 
@@ -59,7 +60,7 @@ class ApiKeyAdmin(TranslatedChoicesAdmin):
         return False
 
 
-@admin.action(description="Revoke the selected personal tokens")
+@admin.action(description=gettext_lazy("Revoke the selected personal tokens"))
 def revoke_tokens(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[UserToken]) -> None:
     for token in queryset.filter(revoked_at__isnull=True):
         user_token_revoke(prefix=token.prefix, actor=request.user, reason="revoked in the admin")

@@ -13,6 +13,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
 
 from memory_core.models import Namespace
@@ -23,14 +24,21 @@ SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]{0,39}$"
 class Tenant(models.Model):
     """An app or organisation that integrates through API keys; created by an operator."""
 
-    name = models.CharField(max_length=200)
-    slug = models.CharField(max_length=40, unique=True)
+    name = models.CharField(verbose_name=_("name"), max_length=200)
+    slug = models.CharField(verbose_name=_("slug"), max_length=40, unique=True)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("created by"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(verbose_name=_("created at"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("tenant")
+        verbose_name_plural = _("tenants")
         constraints = [
             models.CheckConstraint(condition=Q(slug__regex=SLUG_PATTERN), name="tenant_slug_format")
         ]
@@ -50,18 +58,21 @@ class ApiKey(models.Model):
     """A tenant's secret. Only a SHA-256 of it is stored: the secret is 256 random bits, so a slow
     password hash would add latency to every request without making guessing any harder."""
 
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
-    name = models.CharField(max_length=100, blank=True, default="")
+    tenant = models.ForeignKey(
+        Tenant, verbose_name=_("tenant"), on_delete=models.CASCADE, related_name="api_keys"
+    )
+    name = models.CharField(verbose_name=_("name"), max_length=100, blank=True, default="")
     # "mk_" + 8 hex characters: the public part of the key, shown in lists and used to revoke it.
-    prefix = models.CharField(max_length=16, unique=True)
-    secret_hash = models.CharField(max_length=64)
-    scopes = ArrayField(models.CharField(max_length=10, choices=ApiScope.choices))
-    created_at = models.DateTimeField(default=timezone.now)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-    last_used_at = models.DateTimeField(null=True, blank=True)
+    prefix = models.CharField(verbose_name=_("prefix"), max_length=16, unique=True)
+    secret_hash = models.CharField(verbose_name=_("secret hash"), max_length=64)
+    scopes = ArrayField(models.CharField(max_length=10, choices=ApiScope.choices), verbose_name=_("scopes"))
+    created_at = models.DateTimeField(verbose_name=_("created at"), default=timezone.now)
+    revoked_at = models.DateTimeField(verbose_name=_("revoked at"), null=True, blank=True)
+    last_used_at = models.DateTimeField(verbose_name=_("last used at"), null=True, blank=True)
 
     class Meta:
-        verbose_name = "API key"
+        verbose_name = _("API key")
+        verbose_name_plural = _("API keys")
         constraints = [
             models.CheckConstraint(
                 condition=Q(scopes__contained_by=ApiScope.values) & Q(scopes__len__gt=0),
@@ -95,20 +106,27 @@ class UserToken(models.Model):
     expired one is kept (with when it was last used) for the audit trail.
     """
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
-    name = models.CharField(max_length=100, blank=True, default="")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("user"), on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(verbose_name=_("name"), max_length=100, blank=True, default="")
     # "pt_" + 8 hex characters: the public part, shown in lists and used to revoke it.
-    prefix = models.CharField(max_length=16, unique=True)
-    secret_hash = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(verbose_name=_("prefix"), max_length=16, unique=True)
+    secret_hash = models.CharField(verbose_name=_("secret hash"), max_length=64, unique=True)
     # What it may do of what the person may (moderation stays an operator's, whatever the token).
-    scopes = ArrayField(models.CharField(max_length=10, choices=ApiScope.choices), default=personal_scopes)
-    created_at = models.DateTimeField(default=timezone.now)
-    expires_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-    last_used_at = models.DateTimeField(null=True, blank=True)
+    scopes = ArrayField(
+        models.CharField(max_length=10, choices=ApiScope.choices),
+        verbose_name=_("scopes"),
+        default=personal_scopes,
+    )
+    created_at = models.DateTimeField(verbose_name=_("created at"), default=timezone.now)
+    expires_at = models.DateTimeField(verbose_name=_("expires at"), null=True, blank=True)
+    revoked_at = models.DateTimeField(verbose_name=_("revoked at"), null=True, blank=True)
+    last_used_at = models.DateTimeField(verbose_name=_("last used at"), null=True, blank=True)
 
     class Meta:
-        verbose_name = "personal API token"
+        verbose_name = _("personal API token")
+        verbose_name_plural = _("personal API tokens")
         constraints = [
             models.CheckConstraint(
                 condition=Q(prefix__regex=r"^pt_[0-9a-f]{8}$"), name="usertoken_prefix_format"
@@ -139,14 +157,18 @@ class UserToken(models.Model):
 class TenantUser(models.Model):
     """A tenant's end user, known to the tenant by its own `external_id` (its `user_id`)."""
 
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="users")
-    external_id = models.CharField(max_length=200)
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tenant_link"
+    tenant = models.ForeignKey(
+        Tenant, verbose_name=_("tenant"), on_delete=models.CASCADE, related_name="users"
     )
-    created_at = models.DateTimeField(default=timezone.now)
+    external_id = models.CharField(verbose_name=_("external ID"), max_length=200)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, verbose_name=_("user"), on_delete=models.CASCADE, related_name="tenant_link"
+    )
+    created_at = models.DateTimeField(verbose_name=_("created at"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("tenant user")
+        verbose_name_plural = _("tenant users")
         constraints = [
             models.UniqueConstraint(fields=["tenant", "external_id"], name="tenantuser_unique_external_id")
         ]
@@ -163,13 +185,19 @@ class EntityKind(models.TextChoices):
 class TenantNamespace(models.Model):
     """Ownership: the namespaces a tenant's keys may reach, with the id the tenant knows them by."""
 
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="namespaces")
-    namespace = models.OneToOneField(Namespace, on_delete=models.CASCADE, related_name="tenant_link")
-    kind = models.CharField(max_length=10, choices=EntityKind.choices)
-    external_id = models.CharField(max_length=200)
-    created_at = models.DateTimeField(default=timezone.now)
+    tenant = models.ForeignKey(
+        Tenant, verbose_name=_("tenant"), on_delete=models.CASCADE, related_name="namespaces"
+    )
+    namespace = models.OneToOneField(
+        Namespace, verbose_name=_("namespace"), on_delete=models.CASCADE, related_name="tenant_link"
+    )
+    kind = models.CharField(verbose_name=_("kind"), max_length=10, choices=EntityKind.choices)
+    external_id = models.CharField(verbose_name=_("external ID"), max_length=200)
+    created_at = models.DateTimeField(verbose_name=_("created at"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("tenant namespace")
+        verbose_name_plural = _("tenant namespaces")
         constraints = [
             models.UniqueConstraint(
                 fields=["tenant", "kind", "external_id"], name="tenantnamespace_unique_entity"

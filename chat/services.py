@@ -43,6 +43,7 @@ from memory_core.models import (
 )
 from memory_core.outcomes import AddOutcome
 from memory_core.recall import RecallResult, memory_recall
+from memory_core.secret_kinds import kinds_said, recorded_kinds
 from memory_core.services import namespace_for_user
 
 logger = logging.getLogger(__name__)
@@ -254,8 +255,13 @@ def acknowledgement_language(text: str) -> str:
 
 def _acknowledge(outcome: AddOutcome, fallback: str) -> str:
     content = outcome.entry.content if outcome.entry is not None else fallback
-    reason = outcome.reason.split("(")[-1].rstrip(")")
-    return str(_ACKS[outcome.action]) % {"content": content, "reason": reason}
+    # "contains a secret (pin, secret (learned))": the kinds, said in the language acknowledged in.
+    reason = outcome.reason.removeprefix("contains a secret (").removesuffix(")")
+    kinds = recorded_kinds(reason)
+    return str(_ACKS[outcome.action]) % {
+        "content": content,
+        "reason": reason if kinds is None else kinds_said(kinds),
+    }
 
 
 def _remember_now(*, user: Any, namespace: Namespace, message: Message) -> tuple[list[str], bool]:
@@ -310,7 +316,7 @@ def _acknowledgements(
                 "Your message looks like it contains a secret (%(kinds)s): "
                 "I won't remember it. Consider changing it if it was real."
             )
-            % {"kinds": ", ".join(secrets.kinds)}
+            % {"kinds": kinds_said(secrets.kinds)}
         )
     return acks, secrets
 

@@ -23,7 +23,7 @@ from django.db import models, transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils.safestring import SafeString
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from memory_core.erasure import Requester, memory_erase
 from memory_core.errors import NotFound
@@ -205,13 +205,14 @@ class MemoryEntryAdmin(TranslatedChoicesAdmin):
     inlines = [MemoryEvidenceInline]
     list_select_related = ["namespace"]
 
-    @admin.display(description="content")
+    @admin.display(description=gettext_lazy("content"))
     def short_content(self, obj: MemoryEntry) -> str:
         return obj.content[:80]
 
     def action_checkbox(self, obj: MemoryEntry) -> SafeString:
         # Django labels each row's box with str(obj), which quotes the content.
-        attrs = {"class": "action-select", "aria-label": f"Select memory entry {obj.pk}"}
+        label = gettext("Select memory entry %(id)s") % {"id": obj.pk}
+        attrs = {"class": "action-select", "aria-label": label}
         return forms.CheckboxInput(attrs, lambda value: False).render(
             helpers.ACTION_CHECKBOX_NAME, str(obj.pk)
         )
@@ -249,7 +250,12 @@ class MemoryEntryAdmin(TranslatedChoicesAdmin):
         # The confirmation page lists entries by id: the bulk action would otherwise show the
         # content of every selected entry.
         _, model_count, perms_needed, protected = super().get_deleted_objects(objs, request)
-        return [f"Memory entry {obj.pk}" for obj in objs], model_count, perms_needed, protected
+        return (
+            [gettext("Memory entry %(id)s") % {"id": obj.pk} for obj in objs],
+            model_count,
+            perms_needed,
+            protected,
+        )
 
     def response_delete(self, request: HttpRequest, obj_display: str, obj_id: Any) -> HttpResponse:
         # The success message (kept in the session or a cookie until shown) names the id only.

@@ -1,6 +1,7 @@
 import sys
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy
 
 from memory_core.judgement.model import models
 
@@ -8,7 +9,7 @@ from memory_core.judgement.model import models
 class MemoryCoreConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "memory_core"
-    verbose_name = "Memory engine"
+    verbose_name = gettext_lazy("Memory engine")
 
     def ready(self) -> None:
         # A misspelt RECALL_COMPONENTS stops the process at start, not every recall with a 500.

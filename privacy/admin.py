@@ -13,6 +13,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from memory_core.admin import MemoryEntryAdmin, MemoryEventAdmin, ReadOnlyAdmin
 from memory_core.models import MemoryEntry, MemoryEvent
@@ -36,7 +37,7 @@ class AuditedMemoryEntryAdmin(MemoryEntryAdmin):
             audit_record(actor=request.user, action=AuditAction.ADMIN_VIEW, path=request.path, entry=entry)
         return entry
 
-    @admin.display(description="content")
+    @admin.display(description=gettext_lazy("content"))
     def short_content(self, obj: MemoryEntry) -> str:
         # Personal entries are not shown in the list: it spans every user, and a list row has no
         # entry to audit against. Shared procedures (org / agent) are shown.

@@ -12,6 +12,7 @@ from typing import Any
 from django.utils.translation import gettext, pgettext_lazy
 
 from memory_core.choices import ActorKind, EventAction, ImportFormat, ImportStatus, TombstoneReason
+from memory_core.secret_kinds import kinds_said, recorded_kinds
 
 # As the history says it: "3 May 2026 created by you", lower case in English.
 ACTIONS: dict[str, Any] = {
@@ -183,11 +184,54 @@ _BUILT: dict[re.Pattern[str], Any] = {
         "importance %(importance)s, %(days)s active days since last use, used %(used)s times, "
         "%(mentions)s mention(s), half-life %(half)s active days",
     ),
+    # A statement an import refused (`imports.statements`), and an import job's stop (`imports.run`).
+    re.compile(
+        r"Invalid memory\. content: At most (?P<limit>\d+) characters \(got (?P<got>\d+)\)\."
+    ): pgettext_lazy("memory reason", "Invalid memory. content: At most %(limit)s characters (got %(got)s)."),
+    re.compile(r"Invalid memory\. content: This field may not be blank\."): pgettext_lazy(
+        "memory reason", "Invalid memory. content: This field may not be blank."
+    ),
+    re.compile(
+        r"Stopped after (?P<done>\d+) of (?P<total>\d+): the worker running it stopped (?P<n>\d+) times "
+        r"\(killed, or past the (?P<seconds>\d+) s task timeout\)\. Retry it to go on from there\."
+    ): pgettext_lazy(
+        "memory reason",
+        "Stopped after %(done)s of %(total)s: the worker running it stopped %(n)s times (killed, or past "
+        "the %(seconds)s s task timeout). Retry it to go on from there.",
+    ),
+    re.compile(
+        r"Stopped after (?P<done>\d+) of (?P<total>\d+), at attempt (?P<n>\d+): its queued task was lost "
+        r"\(a broker that lost its data, or a request that stopped before running it\)\. Retry it to go on "
+        r"from there\."
+    ): pgettext_lazy(
+        "memory reason",
+        "Stopped after %(done)s of %(total)s, at attempt %(n)s: its queued task was lost (a broker that "
+        "lost its data, or a request that stopped before running it). Retry it to go on from there.",
+    ),
+    re.compile(
+        r"Stopped after (?P<done>\d+) of (?P<total>\d+): Memory is paused for this user: nothing is stored "
+        r"or recalled until it is resumed\."
+    ): pgettext_lazy(
+        "memory reason",
+        "Stopped after %(done)s of %(total)s: Memory is paused for this user: nothing is stored or recalled "
+        "until it is resumed.",
+    ),
+    re.compile(
+        r"Import failed \(attempt (?P<n>\d+), after (?P<done>\d+) of (?P<total>\d+)\): (?P<detail>.+)\. "
+        r"It will be retried\."
+    ): pgettext_lazy(
+        "memory reason",
+        "Import failed (attempt %(n)s, after %(done)s of %(total)s): %(detail)s. It will be retried.",
+    ),
+    re.compile(
+        r"Import failed \(attempt (?P<n>\d+), after (?P<done>\d+) of (?P<total>\d+)\): (?P<detail>.+)\."
+    ): pgettext_lazy(
+        "memory reason", "Import failed (attempt %(n)s, after %(done)s of %(total)s): %(detail)s."
+    ),
 }
-# The parts of a built reason that are reasons of their own: the pipeline's secret kind for a value
-# only its source knew, the policy guard's reasons, the tombstones' (`TombstoneReason`).
+# The parts of a built reason that are reasons of their own: the kinds of secret refused
+# (`memory_core.secret_kinds`), the policy guard's reasons, the tombstones' (`TombstoneReason`).
 _PARTS: dict[str, Any] = {
-    "a secret from its source": pgettext_lazy("memory reason", "a secret from its source"),
     "tells the assistant to set aside its instructions": pgettext_lazy(
         "memory reason", "tells the assistant to set aside its instructions"
     ),
@@ -203,6 +247,8 @@ _RELAXES_WORDS: dict[str, Any] = {
 
 
 def _part(text: str) -> str:
+    if (kinds := recorded_kinds(text)) is not None:
+        return kinds_said(kinds)
     if text in _PARTS:
         return str(_PARTS[text])
     if text in TombstoneReason.labels:

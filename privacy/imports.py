@@ -35,7 +35,7 @@ from memory_core.imports.parsers import max_bytes
 from memory_core.models import Namespace
 from memory_core.services import namespace_for_user
 from privacy.event_labels import FORMATS, STATUSES, label
-from privacy.page_errors import engine_message
+from privacy.page_errors import said
 
 RECENT = 10
 # Why a pasted line was left out (`memory_core.imports.pasted.text_skips`), as the page says it.
@@ -142,7 +142,7 @@ def import_page(request: HttpRequest) -> HttpResponse:
             )
         import_start(job=job)  # a small one now, one committed chunk at a time
     except MemoryServiceError as exc:
-        return _page(request, status=exc.status_code, error=engine_message(exc.message), **kept)
+        return _page(request, status=exc.status_code, error=said(exc), **kept)
     return redirect("privacy:import_job", import_id=job.pk)
 
 

@@ -1,10 +1,11 @@
 """How the people pages say a kinship word and an unnamed person in the reader's language.
 
 A relation records the kin word's English label ("姐姐" and "sister" record "sister"), and an
-entity known only by a kin word is named after the word said ("my 老公", "Ana's husband",
-`entities.resolve`); both are stored as they are (the API returns them). On the pages they are
-said in the page's language: "你的姐妹" rather than "你的sister", "Your husband" rather than
-"my 老公"; a word the user said in the page's own language stays theirs.
+entity known only by a kin word is named after the word said, in its language ("my husband",
+"Ana's husband", "我的老公", "安娜的老公": `entities.resolve.placeholder_name`; rows stored before
+that was so may read "my 老公"); both are stored as they are (the API returns them). On the pages
+they are said in the page's language: "你的姐妹" rather than "你的sister", "Your husband" and
+"你的丈夫" for "我的老公"; a word the user said in the page's own language stays theirs.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import pgettext, pgettext_lazy
 
 from memory_core.entities.kinship import KIN_WORDS
 from memory_core.language import is_chinese
@@ -74,9 +75,19 @@ _LABELS: dict[str, Any] = {
     "turtle": pgettext_lazy("kin", "turtle"),
     "pet": pgettext_lazy("kin", "pet"),
 }
-# The names `entities.resolve` gives an entity known only by a kin word.
-_MINE = re.compile(r"my (?P<kin>.+)")
-_THEIRS = re.compile(r"(?P<owner>.+)'s (?P<kin>.+)")
+# A group named by a plural kin word ("my kids", "my parents") is said as a group, not as one of it.
+_PLURAL_LABELS: dict[str, Any] = {
+    "kids": pgettext_lazy("kin", "children"),
+    "children": pgettext_lazy("kin", "children"),
+    "parents": pgettext_lazy("kin", "parents"),
+    "sons": pgettext_lazy("kin", "sons"),
+    "daughters": pgettext_lazy("kin", "daughters"),
+    "sisters": pgettext_lazy("kin", "sisters"),
+    "brothers": pgettext_lazy("kin", "brothers"),
+}
+# The names `entities.resolve` gives an entity known only by a kin word, in English and Chinese.
+_MINE = re.compile(r"my (?P<kin>.+)|我的(?P<zh>.+)")
+_THEIRS = re.compile(r"(?P<owner>.+)'s (?P<kin>.+)|(?P<zh_owner>.+)的(?P<zh>.+)")
 
 
 def _chinese_page() -> bool:
@@ -96,19 +107,39 @@ def kin_word(word: str) -> str:
 def _relation_word(word: str) -> str:
     """The page's word for the relation a kin word names: what the relation itself records ("老公"
     and "husband" record "husband"), so a person's name and their relation to the user agree."""
+    plural = _PLURAL_LABELS.get(word.strip().lower())
+    if plural is not None:
+        return str(plural)
     found = KIN_WORDS.get(word.strip().lower())
     label = _LABELS.get(found[1]) if found is not None else None
     return str(label) if label is not None else word
 
 
-def person_name(entity: Any) -> str:
-    """An entity's name; one known only by a kin word ("my 老公") is said in the page's language."""
-    name = str(entity.name)
-    if entity.named:
-        return name
-    if match := _MINE.fullmatch(name):
-        return _("Your %(words)s") % {"words": _relation_word(match["kin"])}
-    if match := _THEIRS.fullmatch(name):
-        words = _relation_word(match["kin"])
-        return _("%(name)s’s %(words)s") % {"name": match["owner"], "words": words}  # noqa: RUF001
+def _unnamed(name: str) -> str:
+    """An unnamed entity's stored name ("我的老公", "my sister's husband") said in the page's
+    language; the owner part of "X's …" is such a name in turn, or a real one (kept). Said in
+    running text ("your husband"): a template capitalises it where it starts a line (`capfirst`)."""
+    mine = _MINE.fullmatch(name)
+    word = (mine["kin"] or mine["zh"]) if mine else ""
+    if mine and word.strip().lower() in KIN_WORDS:
+        return _("your %(words)s") % {"words": _relation_word(word)}
+    if match := _THEIRS.fullmatch(name):  # "my sister's husband": the owner's part first
+        owner = _unnamed(match["owner"] or match["zh_owner"])
+        words = _relation_word(match["kin"] or match["zh"])
+        return _("%(name)s’s %(words)s") % {"name": owner, "words": words}  # noqa: RUF001
+    if mine:
+        return _("your %(words)s") % {"words": _relation_word(word)}
     return name
+
+
+def person_name(entity: Any) -> str:
+    """An entity's name; one known only by a kin word ("我的老公") is said in the page's language."""
+    name = str(entity.name)
+    return name if entity.named else _unnamed(name)
+
+
+def aliases_said(aliases: list[str]) -> str:
+    """What an entity is called ("Called: …"): its names as they are, its kin words as the page
+    says them ("husband" and "老公" are "丈夫、老公" on a Chinese page, "husband" on an English one)."""
+    said = dict.fromkeys(kin_word(alias) for alias in aliases)
+    return pgettext("between the names of one person", ", ").join(said)

@@ -7,6 +7,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
 
 from memory_core.models import Namespace
@@ -22,17 +23,28 @@ class AuditEvent(models.Model):
     """Who looked at which personal memory, when. Ids and paths only: never content or queries."""
 
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("actor"),
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
-    action = models.CharField(max_length=20, choices=AuditAction.choices)
+    action = models.CharField(verbose_name=_("action"), max_length=20, choices=AuditAction.choices)
     namespace = models.ForeignKey(
-        Namespace, null=True, blank=True, on_delete=models.CASCADE, related_name="audit_events"
+        Namespace,
+        verbose_name=_("namespace"),
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="audit_events",
     )
-    entry_ref = models.UUIDField(null=True, blank=True, db_index=True)
-    path = models.CharField(max_length=300, blank=True, default="")
-    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    entry_ref = models.UUIDField(verbose_name=_("entry ID"), null=True, blank=True, db_index=True)
+    path = models.CharField(verbose_name=_("path"), max_length=300, blank=True, default="")
+    created_at = models.DateTimeField(verbose_name=_("created at"), default=timezone.now, db_index=True)
 
     class Meta:
+        verbose_name = _("audit event")
+        verbose_name_plural = _("audit events")
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(condition=Q(action__in=AuditAction.values), name="audit_action_valid")

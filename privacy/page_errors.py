@@ -1,8 +1,9 @@
 """How the privacy pages answer an engine error: its text for a message, and 404 / 403 for access.
 
 memory_core's errors are English (the API returns them as they are); the pages say the ones a
-person can meet on them (correct, hide, remember, the people forms) in the page's language, with
-their figures kept. Others show as written.
+person can meet on them (correct, hide, remember, the people forms, the import parser's) in the
+page's language, with their figures kept, and the kinds of secret named in their own words. Others
+show as written.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import gettext, pgettext_lazy
 
 from memory_core.errors import MemoryServiceError, NotFound, PermissionDenied
+from memory_core.secret_kinds import kinds_said, recorded_kinds
 
 # memory_core's fixed sentences (services, lifecycle, pipeline, entities.services) a page can show.
 _FIXED: dict[str, Any] = {
@@ -79,6 +81,11 @@ _BUILT: dict[re.Pattern[str], Any] = {
 }
 
 
+def _value(name: str, value: str) -> str:
+    kinds = recorded_kinds(value) if name == "kinds" else None
+    return kinds_said(kinds) if kinds is not None else value
+
+
 def engine_message(text: str) -> str:
     """One of memory_core's error sentences in the page's language; others as written."""
     found = _FIXED.get(text)
@@ -86,8 +93,16 @@ def engine_message(text: str) -> str:
         return str(found)
     for pattern, wording in _BUILT.items():
         if match := pattern.fullmatch(text):
-            return str(wording) % match.groupdict()
+            return str(wording) % {name: _value(name, value) for name, value in match.groupdict().items()}
     return text
+
+
+def said(exc: MemoryServiceError) -> str:
+    """The error's message in the page's language: through its `Wording` when it carries one
+    (the import parser's, marked where they are written), else `engine_message`."""
+    if exc.wording is not None:
+        return exc.wording.say(gettext)
+    return engine_message(exc.message)
 
 
 def error_text(exc: MemoryServiceError) -> str:
@@ -95,7 +110,7 @@ def error_text(exc: MemoryServiceError) -> str:
     blank."), in the page's language where memory_core's wording is known. The field's name is
     left out: the form it belongs to is the one on the page."""
     details = [" ".join(engine_message(e) for e in errors) for errors in exc.field_errors.values()]
-    return " ".join([engine_message(exc.message), *details])
+    return " ".join([said(exc), *details])
 
 
 def raise_for_access(exc: MemoryServiceError) -> None:

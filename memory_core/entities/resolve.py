@@ -19,6 +19,7 @@ from memory_core.entities.kinship import is_plural, kin, label_said, names_a_gro
 from memory_core.entities.models import NAME_MAX_CHARS, Entity, Relation
 from memory_core.entities.rules import Ref
 from memory_core.entities.vocabulary import EntityKind, RelationStatus
+from memory_core.language import is_chinese
 
 SELF_NAME = "the user"
 EMBEDDING_MERGE_SIMILARITY = 0.93
@@ -162,7 +163,15 @@ class Resolver:
         return entity
 
 
+def placeholder_name(kin_word: str, owner_name: str | None) -> str:
+    """The name of an entity known only by a kin word, in the word's language: "my sister",
+    "Ana's husband", "我的老公", "安娜的老公" (`owner_name` None: the user's own). The pages say it in
+    their language (`privacy.kin_words`); the API and recall's context read it as it is."""
+    if is_chinese(kin_word):
+        return f"我的{kin_word}" if owner_name is None else f"{owner_name}的{kin_word}"
+    return f"my {kin_word}" if owner_name is None else f"{owner_name}'s {kin_word}"
+
+
 def _placeholder(ref: Ref, resolver: Resolver) -> str:
-    """The name of an entity known only by a kin word: "my sister", "Ana's husband"."""
     owner = resolver.resolve(ref.owner)
-    return f"my {ref.kin}" if owner.is_self else f"{owner.name}'s {ref.kin}"
+    return placeholder_name(ref.kin, None if owner.is_self else owner.name)

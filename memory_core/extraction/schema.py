@@ -160,13 +160,18 @@ class Extractor(Protocol):
 
 
 def parse_when(value: Any) -> datetime | None:
+    """An ISO date or date-time; None for anything else, a well-formed but impossible date
+    ("2024-13-45", which Django's parsers refuse with ValueError) included."""
     if isinstance(value, datetime):
         parsed: datetime | None = value
     elif isinstance(value, str) and value:
-        parsed = parse_datetime(value)
-        if parsed is None:
-            day = parse_date(value)
-            parsed = datetime.combine(day, time.min) if day else None
+        try:
+            parsed = parse_datetime(value)
+            if parsed is None:
+                day = parse_date(value)
+                parsed = datetime.combine(day, time.min) if day else None
+        except ValueError:
+            return None
     else:
         return None
     if parsed is not None and timezone.is_naive(parsed):

@@ -24,11 +24,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from config.tuning import tuned
 from memory_core import judgement
 from memory_core.choices import ImportFormat, MemoryType, SourceKind
-from memory_core.errors import MemoryServiceError
+from memory_core.errors import MemoryServiceError, Wording
 from memory_core.extraction.schema import CATEGORIES, MESSAGE_ID_MAX_CHARS, parse_when
 from memory_core.validation import strip_nul
 
@@ -79,9 +80,37 @@ def unchecked(position: int) -> bool:
 
 
 class ImportInputError(MemoryServiceError):
-    """The file or text cannot be imported as it is; nothing of it was written."""
+    """The file or text cannot be imported as it is; nothing of it was written. Its message is a
+    `Wording` (English for the API, said in the page's language on /me/import/)."""
 
     code = "invalid_import"
+
+
+def refused(template: str, **values: Any) -> Wording:
+    """A parser's message: `template` is marked with gettext_noop where it is written."""
+    return Wording(template, values)
+
+
+# Where in the input a message points: a statement or message by its 1-based position, or one of
+# its fields (named as the JSON names it).
+def memory_at(position: int, name: str = "") -> Wording:
+    if name:
+        return refused(gettext_noop("Memory %(n)s: %(field)s"), n=position, field=name)
+    return refused(gettext_noop("Memory %(n)s"), n=position)
+
+
+def message_at(position: int, name: str = "") -> Wording:
+    if name:
+        return refused(gettext_noop("Message %(n)s: %(field)s"), n=position, field=name)
+    return refused(gettext_noop("Message %(n)s"), n=position)
+
+
+def line_at(position: int) -> Wording:
+    return refused(gettext_noop("Line %(n)s"), n=position)
+
+
+NOT_AN_OBJECT = gettext_noop("%(where)s is not an object.")
+NO_CONTENT = gettext_noop("%(where)s has no `content` text.")
 
 
 @dataclass(frozen=True)
@@ -137,7 +166,11 @@ def max_bytes() -> int:
 def check_format(value: Any) -> str:
     if value not in ImportFormat.values:
         raise ImportInputError(
-            f"Unknown import format {value!r}: use one of {', '.join(ImportFormat.values)}.",
+            refused(
+                gettext_noop("Unknown import format %(value)s: use one of %(formats)s."),
+                value=repr(value),
+                formats=", ".join(ImportFormat.values),
+            ),
             field_errors={"format": [f"Choose among {', '.join(ImportFormat.values)}."]},
         )
     return str(value)
@@ -149,16 +182,34 @@ def check_size(data: Any) -> None:
     size = len(text.encode("utf-8", errors="replace"))
     if size > max_bytes():
         raise ImportInputError(
-            f"The import is too large: {size} bytes, at most {max_bytes()}. Split it into smaller files.",
+            refused(
+                gettext_noop(
+                    "The import is too large: %(size)s bytes, at most %(max)s. Split it into smaller files."
+                ),
+                size=size,
+                max=max_bytes(),
+            ),
             field_errors={"data": ["Too large."]},
         )
 
 
+_TOO_MANY = {
+    "memories": gettext_noop(
+        "Too many memories in one import: %(count)s, at most %(max)s. Split it into smaller files."
+    ),
+    "messages": gettext_noop(
+        "Too many messages in one import: %(count)s, at most %(max)s. Split it into smaller files."
+    ),
+    "lines": gettext_noop(
+        "Too many lines in one import: %(count)s, at most %(max)s. Split it into smaller files."
+    ),
+}
+
+
 def check_count(count: int, what: str) -> None:
+    """`what`: memories, messages or lines."""
     if count > max_items():
-        raise ImportInputError(
-            f"Too many {what} in one import: {count}, at most {max_items()}. Split it into smaller files."
-        )
+        raise ImportInputError(refused(_TOO_MANY[what], count=count, max=max_items()))
 
 
 def read_json(data: Any) -> Any:
@@ -168,20 +219,31 @@ def read_json(data: Any) -> Any:
         return json.loads(data)
     except json.JSONDecodeError as exc:
         raise ImportInputError(
-            f"The file is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).",
+            refused(
+                gettext_noop("The file is not valid JSON (line %(line)s, column %(column)s: %(why)s)."),
+                line=exc.lineno,
+                column=exc.colno,
+                why=exc.msg,
+            ),
             field_errors={"data": ["Not valid JSON."]},
         ) from None
     except RecursionError:
-        raise ImportInputError("The file is nested too deeply to be read.") from None
+        raise ImportInputError(refused(gettext_noop("The file is nested too deeply to be read."))) from None
 
 
-def read_when(value: Any, where: str) -> datetime | None:
+def read_when(value: Any, where: Wording) -> datetime | None:
     """An aware date-time from ISO text (a date alone is midnight); never later than now."""
     if value in (None, ""):
         return None
     parsed = parse_when(value) if isinstance(value, str) else None
     if parsed is None:
-        raise ImportInputError(f"{where}: {value!r} is not an ISO date or date-time.")
+        raise ImportInputError(
+            refused(
+                gettext_noop("%(where)s: %(value)s is not an ISO date or date-time."),
+                where=where,
+                value=repr(value),
+            )
+        )
     return min(parsed, timezone.now())
 
 
@@ -226,8 +288,12 @@ def mem0_rows(value: Any) -> list[Any]:
         if "memory" in value:
             return [value]
     raise ImportInputError(
-        "Not a mem0 export: expected a list of memories, or an object with a `results` (get_all) or "
-        "`memories` list, each memory with a `memory` text."
+        refused(
+            gettext_noop(
+                "Not a mem0 export: expected a list of memories, or an object with a `results` (get_all) or "
+                "`memories` list, each memory with a `memory` text."
+            )
+        )
     )
 
 
@@ -240,18 +306,31 @@ def _mem0_category(categories: list[str]) -> str:
     return "general"
 
 
-def _mem0_start(row: dict[str, Any], where: str) -> datetime | None:
+def _mem0_start(row: dict[str, Any], position: int) -> datetime | None:
     """When a mem0 memory began to hold: its `timestamp` (mem0's platform: an add's `timestamp`,
     Unix seconds or ISO), else its `created_at`."""
     stamp = row.get("timestamp")
+    where = memory_at(position)
     if isinstance(stamp, bool):
-        raise ImportInputError(f"{where}: timestamp {stamp!r} is not a date.")
+        raise ImportInputError(
+            refused(
+                gettext_noop("%(where)s: timestamp %(value)s is not a date."), where=where, value=repr(stamp)
+            )
+        )
     if isinstance(stamp, int | float):
         try:
             return min(datetime.fromtimestamp(stamp, tz=UTC), timezone.now())
         except (OverflowError, OSError, ValueError):
-            raise ImportInputError(f"{where}: timestamp {stamp!r} is out of range.") from None
-    return read_when(stamp, f"{where}: timestamp") or read_when(row.get("created_at"), f"{where}: created_at")
+            raise ImportInputError(
+                refused(
+                    gettext_noop("%(where)s: timestamp %(value)s is out of range."),
+                    where=where,
+                    value=repr(stamp),
+                )
+            ) from None
+    return read_when(stamp, memory_at(position, "timestamp")) or read_when(
+        row.get("created_at"), memory_at(position, "created_at")
+    )
 
 
 def parse_mem0(data: Any, check: Check = every) -> list[ImportItem]:
@@ -262,20 +341,24 @@ def parse_mem0(data: Any, check: Check = every) -> list[ImportItem]:
     check_count(len(rows), "memories")
     items = []
     for position, row in enumerate(rows, start=1):
-        where = f"Memory {position}"
+        where = memory_at(position)
         if not isinstance(row, dict):
-            raise ImportInputError(f"{where} is not an object.")
+            raise ImportInputError(refused(NOT_AN_OBJECT, where=where))
         text = row.get("memory", row.get("text", row.get("content")))
         if not isinstance(text, str) or not strip_nul(text).strip():
-            raise ImportInputError(f"{where} has no `memory` text.")
+            raise ImportInputError(refused(gettext_noop("%(where)s has no `memory` text."), where=where))
         categories = row.get("categories") or []
         if not isinstance(categories, list) or not all(isinstance(c, str) for c in categories):
-            raise ImportInputError(f"{where}: `categories` must be a list of names.")
+            raise ImportInputError(
+                refused(gettext_noop("%(where)s: `categories` must be a list of names."), where=where)
+            )
         extra = row.get("metadata") or {}
         if not isinstance(extra, dict):
-            raise ImportInputError(f"{where}: `metadata` must be an object.")
-        created = _mem0_start(row, where)
-        updated = read_when(row.get("updated_at"), f"{where}: updated_at")
+            raise ImportInputError(
+                refused(gettext_noop("%(where)s: `metadata` must be an object."), where=where)
+            )
+        created = _mem0_start(row, position)
+        updated = read_when(row.get("updated_at"), memory_at(position, "updated_at"))
         checked = check(position - 1)
         content, kinds = redacted_statement(strip_nul(text).strip(), checked)
         mem0_id = str(row.get("id") or "")[:MESSAGE_ID_MAX_CHARS] or digest(content)
@@ -307,26 +390,32 @@ def parse_mem0(data: Any, check: Check = every) -> list[ImportItem]:
 def _export_row(row: Any, position: int, checked: bool) -> ImportItem | None:
     """One exported memory as it was: statement, kind, slot, window, status, the version it
     replaced; None for a rejected one (never a memory)."""
-    where = f"Memory {position}"
+    where = memory_at(position)
     if not isinstance(row, dict):
-        raise ImportInputError(f"{where} is not an object.")
+        raise ImportInputError(refused(NOT_AN_OBJECT, where=where))
     text = row.get("content")
     if not isinstance(text, str) or not strip_nul(text).strip():
-        raise ImportInputError(f"{where} has no `content` text.")
+        raise ImportInputError(refused(NO_CONTENT, where=where))
     status = row.get("status", "active")
     if status == "rejected":
         return None
     if status not in RESTORED_STATUSES:
-        raise ImportInputError(f"{where}: unknown status {status!r}.")
+        raise ImportInputError(
+            refused(gettext_noop("%(where)s: unknown status %(value)s."), where=where, value=repr(status))
+        )
     kind = row.get("type", MemoryType.SEMANTIC)
     if kind not in MemoryType.values:
-        raise ImportInputError(f"{where}: unknown type {kind!r}.")
+        raise ImportInputError(
+            refused(gettext_noop("%(where)s: unknown type %(value)s."), where=where, value=repr(kind))
+        )
     start, end = (
-        read_when(row.get("valid_from"), f"{where}: valid_from"),
-        read_when(row.get("valid_to"), f"{where}: valid_to"),
+        read_when(row.get("valid_from"), memory_at(position, "valid_from")),
+        read_when(row.get("valid_to"), memory_at(position, "valid_to")),
     )
     if start is not None and end is not None and end < start:
-        raise ImportInputError(f"{where}: valid_to is before valid_from.")
+        raise ImportInputError(
+            refused(gettext_noop("%(where)s: valid_to is before valid_from."), where=where)
+        )
     content, kinds = redacted_statement(strip_nul(text).strip(), checked)
     export_id = str(row.get("id") or "")[:MESSAGE_ID_MAX_CHARS] or digest(content)
     extra = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
@@ -336,7 +425,11 @@ def _export_row(row: Any, position: int, checked: bool) -> ImportItem | None:
         for v in numbers.values()
         if v is not None
     ):
-        raise ImportInputError(f"{where}: importance and confidence are numbers from 0 to 1.")
+        raise ImportInputError(
+            refused(
+                gettext_noop("%(where)s: importance and confidence are numbers from 0 to 1."), where=where
+            )
+        )
     return ImportItem(
         line=position,
         content=content,
@@ -383,7 +476,7 @@ def parse_export(value: dict[str, Any], check: Check = every) -> list[ImportItem
     learned), so that a version comes after the one it replaced."""
     rows = value.get("memories")
     if not isinstance(rows, list):
-        raise ImportInputError("Not a memory export: expected a `memories` list.")
+        raise ImportInputError(refused(gettext_noop("Not a memory export: expected a `memories` list.")))
     check_count(len(rows), "memories")
     items: list[ImportItem] = []
     for position, row in enumerate(rows, start=1):
@@ -407,22 +500,28 @@ def parse_transcript(data: Any, check: Check = every) -> list[dict[str, Any]]:
         value = value["messages"]
     if not isinstance(value, list) or not value:
         raise ImportInputError(
-            "Not a transcript: expected a non-empty JSON list of messages with `role`, `content` "
-            "and `created_at`."
+            refused(
+                gettext_noop(
+                    "Not a transcript: expected a non-empty JSON list of messages with `role`, `content` "
+                    "and `created_at`."
+                )
+            )
         )
     check_count(len(value), "messages")
     messages: list[dict[str, str]] = []
     for position, message in enumerate(value, start=1):
-        where = f"Message {position}"
+        where = message_at(position)
         if not isinstance(message, dict):
-            raise ImportInputError(f"{where} is not an object.")
+            raise ImportInputError(refused(NOT_AN_OBJECT, where=where))
         role = _ROLES.get(str(message.get("role") or message.get("sender") or "").strip().lower())
         content = message.get("content", message.get("text"))
         if role is None:
-            raise ImportInputError(f"{where}: `role` must be user or assistant.")
+            raise ImportInputError(
+                refused(gettext_noop("%(where)s: `role` must be user or assistant."), where=where)
+            )
         if not isinstance(content, str):
-            raise ImportInputError(f"{where} has no `content` text.")
-        when = read_when(message.get("created_at"), f"{where}: created_at")
+            raise ImportInputError(refused(NO_CONTENT, where=where))
+        when = read_when(message.get("created_at"), message_at(position, "created_at"))
         message_id = str(message.get("id") or position)[:MESSAGE_ID_MAX_CHARS]
         messages.append(
             {
@@ -437,5 +536,7 @@ def parse_transcript(data: Any, check: Check = every) -> list[dict[str, Any]]:
         for position, m in enumerate(messages, start=1):
             m["id"] = str(position)
     if not any(m["role"] == "user" and m["content"].strip() for m in messages):
-        raise ImportInputError("Nothing to import: the transcript has no message from the user.")
+        raise ImportInputError(
+            refused(gettext_noop("Nothing to import: the transcript has no message from the user."))
+        )
     return messages

@@ -7,6 +7,8 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from memory_core import judgement
 from memory_core.imports.parsers import (
     BULLET,
@@ -18,8 +20,10 @@ from memory_core.imports.parsers import (
     check_count,
     digest,
     every,
+    line_at,
     read_when,
     redacted_statement,
+    refused,
 )
 from memory_core.validation import strip_nul
 
@@ -167,16 +171,20 @@ def parse_text(data: Any, check: Check = every) -> list[ImportItem]:
 
 def _read(data: Any, check: Check) -> tuple[list[str], dict[int, str], list[ImportItem]]:
     if not isinstance(data, str):
-        raise ImportInputError("A saved-memories list is text: one memory a line.")
+        raise ImportInputError(refused(gettext_noop("A saved-memories list is text: one memory a line.")))
     lines = strip_nul(data).splitlines()
     skips = text_skips(lines)
     items = text_items(lines, skips, check)
     if not items:
-        left_out = "no line of it is a memory (only titles, closing lines or separators)"
-        raise ImportInputError(
-            f"Nothing to import: {left_out if skips else 'the text is empty'}. Paste one memory a line.",
-            field_errors={"data": ["No memory." if skips else "Empty."]},
+        nothing = (
+            gettext_noop(
+                "Nothing to import: no line of it is a memory (only titles, closing lines or separators). "
+                "Paste one memory a line."
+            )
+            if skips
+            else gettext_noop("Nothing to import: the text is empty. Paste one memory a line.")
         )
+        raise ImportInputError(refused(nothing), field_errors={"data": ["No memory." if skips else "Empty."]})
     check_count(len(items), "lines")
     return lines, skips, items
 
@@ -191,7 +199,7 @@ def text_items(lines: list[str], skips: dict[int, str], check: Check = every) ->
         when = None
         dated = DATED.match(line)
         if dated:
-            when = read_when(dated.group(1).replace("/", "-"), f"Line {len(items) + 1}")
+            when = read_when(dated.group(1).replace("/", "-"), line_at(len(items) + 1))
             line = line[dated.end() :].strip()
         line = line.strip("*_ ").strip()  # markdown emphasis around a whole line
         if not line:

@@ -8,6 +8,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from memory_core.choices import ErasureScope, ErasureVia, TombstoneReason
 from memory_core.models.memories import Namespace, choices_check
@@ -41,34 +42,54 @@ class ErasureReceipt(models.Model):
     # Whose data; the account may be deleted afterwards (an API entity), `subject_ref` stays.
     subject = models.ForeignKey(
         settings.AUTH_USER_MODEL,
+        verbose_name=_("subject"),
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
         related_name="erasure_receipts",
     )
-    subject_ref = models.BigIntegerField(help_text="The subject's account id, kept after it is deleted.")
-    scope = models.CharField(max_length=12, choices=ErasureScope.choices)
-    via = models.CharField(max_length=8, choices=ErasureVia.choices)
+    subject_ref = models.BigIntegerField(
+        verbose_name=_("subject ID"), help_text=_("The subject's account id, kept after it is deleted.")
+    )
+    scope = models.CharField(verbose_name=_("scope"), max_length=12, choices=ErasureScope.choices)
+    via = models.CharField(verbose_name=_("via"), max_length=8, choices=ErasureVia.choices)
     # Who asked: the user themself or an operator; an API key is named by its prefix instead.
     requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("requested by"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
-    api_key_prefix = models.CharField(max_length=20, blank=True, default="")
-    entries = models.PositiveIntegerField(default=0)
-    evidence = models.PositiveIntegerField(default=0, help_text="Evidence rows deleted or blanked.")
-    history = models.PositiveIntegerField(default=0, help_text="History rows emptied to tombstones.")
-    recalls = models.PositiveIntegerField(default=0, help_text="Recall-log rows deleted.")
-    flags = models.PositiveIntegerField(default=0, help_text="Flagged writes deleted.")
-    jobs = models.PositiveIntegerField(default=0, help_text="Extraction payloads deleted or scrubbed.")
-    conversations = models.PositiveIntegerField(default=0)
-    messages = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    api_key_prefix = models.CharField(verbose_name=_("API key prefix"), max_length=20, blank=True, default="")
+    entries = models.PositiveIntegerField(verbose_name=_("entries"), default=0)
+    evidence = models.PositiveIntegerField(
+        verbose_name=_("evidence"), default=0, help_text=_("Evidence rows deleted or blanked.")
+    )
+    history = models.PositiveIntegerField(
+        verbose_name=_("history"), default=0, help_text=_("History rows emptied to tombstones.")
+    )
+    recalls = models.PositiveIntegerField(
+        verbose_name=_("recalls"), default=0, help_text=_("Recall-log rows deleted.")
+    )
+    flags = models.PositiveIntegerField(
+        verbose_name=_("flags"), default=0, help_text=_("Flagged writes deleted.")
+    )
+    jobs = models.PositiveIntegerField(
+        verbose_name=_("jobs"), default=0, help_text=_("Extraction payloads deleted or scrubbed.")
+    )
+    conversations = models.PositiveIntegerField(verbose_name=_("conversations"), default=0)
+    messages = models.PositiveIntegerField(verbose_name=_("messages"), default=0)
+    created_at = models.DateTimeField(verbose_name=_("created at"), default=timezone.now, db_index=True)
     # The disk pass (`memory_core.compaction`): dead rows vacuumed and statistics re-analysed …
-    vacuumed_at = models.DateTimeField(null=True, blank=True)
+    vacuumed_at = models.DateTimeField(verbose_name=_("vacuumed at"), null=True, blank=True)
     # … and every table file that held the rows rewritten, the WAL that held them removed.
-    rewritten_at = models.DateTimeField(null=True, blank=True)
+    rewritten_at = models.DateTimeField(verbose_name=_("rewritten at"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("erasure receipt")
+        verbose_name_plural = _("erasure receipts")
         ordering = ["-created_at", "-id"]
         constraints = [
             choices_check("scope", ErasureScope, "erasure_scope_valid"),

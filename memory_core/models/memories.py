@@ -16,6 +16,7 @@ from django.db.models import ExpressionWrapper, F, Q
 from django.db.models.functions import Coalesce, Length
 from django.db.models.lookups import LessThanOrEqual
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from pgvector.django import HnswIndex
 
 from memory_core.answer_style import PREFERENCE_CATEGORY, STYLE_PATTERN
@@ -44,31 +45,34 @@ class Namespace(models.Model):
     """An isolation unit such as `user/alice`, `org/acme` or `agent/support`."""
 
     Kind = NamespaceKind
-    path = models.CharField(max_length=200, unique=True)
-    kind = models.CharField(max_length=10, choices=NamespaceKind.choices)
+    path = models.CharField(verbose_name=_("path"), max_length=200, unique=True)
+    kind = models.CharField(verbose_name=_("kind"), max_length=10, choices=NamespaceKind.choices)
     # The person whose memories these are (user namespaces only).
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
+        verbose_name=_("owner"),
         null=True,
         blank=True,
         on_delete=models.CASCADE,
         related_name="memory_namespaces",
     )
-    memory_paused = models.BooleanField(default=False)
+    memory_paused = models.BooleanField(verbose_name=_("memory paused"), default=False)
     # "Do not mine before": set by erase-all, so messages said before it are never learned again.
-    mine_after = models.DateTimeField(null=True, blank=True)
+    mine_after = models.DateTimeField(verbose_name=_("learn only after"), null=True, blank=True)
     # Active entries above which the forgetting job archives the least valuable ones (null: the
     # FORGET_CAPACITY setting). See memory_core.forgetting.
-    memory_capacity = models.PositiveIntegerField(null=True, blank=True)
+    memory_capacity = models.PositiveIntegerField(verbose_name=_("memory capacity"), null=True, blank=True)
     # Changes whenever the namespace's entities, relations, mentions or relation support do
     # (database triggers, migration 0022): recall keeps each graph in memory under this version
     # (`memory_core.entities.graph_cache`), so a changed graph is never read from the cache.
     graph_version = models.BigIntegerField(default=0, editable=False)
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(verbose_name=_("created at"), default=timezone.now)
 
     objects = NamespaceQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("namespace")
+        verbose_name_plural = _("namespaces")
         constraints = [
             choices_check("kind", NamespaceKind, "namespace_kind_valid"),
             models.CheckConstraint(
@@ -88,13 +92,20 @@ class Namespace(models.Model):
 class NamespaceGrant(models.Model):
     """Lets a user's assistant read the approved procedural memories of an org or agent namespace."""
 
-    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="grants")
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="namespace_grants"
+    namespace = models.ForeignKey(
+        Namespace, verbose_name=_("namespace"), on_delete=models.CASCADE, related_name="grants"
     )
-    created_at = models.DateTimeField(default=timezone.now)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        on_delete=models.CASCADE,
+        related_name="namespace_grants",
+    )
+    created_at = models.DateTimeField(verbose_name=_("created at"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("namespace grant")
+        verbose_name_plural = _("namespace grants")
         constraints = [models.UniqueConstraint(fields=["namespace", "user"], name="namespace_grant_unique")]
 
     def __str__(self) -> str:
@@ -104,63 +115,111 @@ class NamespaceGrant(models.Model):
 class MemoryEntry(models.Model):
     """One self-contained statement the assistant may recall."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="entries")
-    type = models.CharField(max_length=12, choices=MemoryType.choices)
-    category = models.CharField(max_length=40, default="general")
+    id = models.UUIDField(verbose_name=_("ID"), primary_key=True, default=uuid.uuid4, editable=False)
+    namespace = models.ForeignKey(
+        Namespace, verbose_name=_("namespace"), on_delete=models.CASCADE, related_name="entries"
+    )
+    type = models.CharField(verbose_name=_("type"), max_length=12, choices=MemoryType.choices)
+    category = models.CharField(verbose_name=_("category"), max_length=40, default="general")
     # A stable slot ("home_city", "diet.allergy") used to find the entry an update replaces.
-    key = models.CharField(max_length=120, blank=True, default="")
-    content = models.TextField()
+    key = models.CharField(verbose_name=_("key"), max_length=120, blank=True, default="")
+    content = models.TextField(verbose_name=_("content"))
 
     # Provenance. Conversation and message ids are opaque references (chat or API callers).
-    source_kind = models.CharField(max_length=20, choices=SourceKind.choices)
-    source_conversation = models.CharField(max_length=64, blank=True, default="")
-    source_message_ids = ArrayField(models.CharField(max_length=64), default=list, blank=True)
-    extractor_model = models.CharField(max_length=100, blank=True, default="")
-    extractor_prompt_version = models.CharField(max_length=40, blank=True, default="")
+    source_kind = models.CharField(verbose_name=_("source"), max_length=20, choices=SourceKind.choices)
+    source_conversation = models.CharField(
+        verbose_name=_("source conversation"), max_length=64, blank=True, default=""
+    )
+    source_message_ids = ArrayField(
+        models.CharField(max_length=64), verbose_name=_("source messages"), default=list, blank=True
+    )
+    extractor_model = models.CharField(
+        verbose_name=_("extraction model"), max_length=100, blank=True, default=""
+    )
+    extractor_prompt_version = models.CharField(
+        verbose_name=_("extraction prompt version"), max_length=40, blank=True, default=""
+    )
     is_inference = models.BooleanField(
-        default=False, help_text="Inferred by a model, not stated by the user."
+        verbose_name=_("inferred"), default=False, help_text=_("Inferred by a model, not stated by the user.")
     )
 
-    confidence = models.FloatField(default=1.0)
-    importance = models.FloatField(default=0.5)
-    pinned = models.BooleanField(default=False, help_text="Always recalled (safety facts such as allergies).")
-    evidence_count = models.PositiveIntegerField(default=1)
+    confidence = models.FloatField(verbose_name=_("confidence"), default=1.0)
+    importance = models.FloatField(verbose_name=_("importance"), default=0.5)
+    pinned = models.BooleanField(
+        verbose_name=_("pinned"),
+        default=False,
+        help_text=_("Always recalled (safety facts such as allergies)."),
+    )
+    evidence_count = models.PositiveIntegerField(verbose_name=_("evidence count"), default=1)
 
-    status = models.CharField(max_length=16, choices=MemoryStatus.choices, default=MemoryStatus.ACTIVE)
-    valid_from = models.DateTimeField(default=timezone.now)
-    valid_to = models.DateTimeField(null=True, blank=True)
-    recorded_at = models.DateTimeField(default=timezone.now, help_text="When the system learned it.")
-    expired_at = models.DateTimeField(null=True, blank=True, help_text="When the system stopped holding it.")
-    expires_at = models.DateTimeField(null=True, blank=True, help_text="Time-to-live deadline.")
-    approved_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(
+        verbose_name=_("status"), max_length=16, choices=MemoryStatus.choices, default=MemoryStatus.ACTIVE
+    )
+    valid_from = models.DateTimeField(verbose_name=_("valid from"), default=timezone.now)
+    valid_to = models.DateTimeField(verbose_name=_("valid until"), null=True, blank=True)
+    recorded_at = models.DateTimeField(
+        verbose_name=_("recorded at"), default=timezone.now, help_text=_("When the system learned it.")
+    )
+    expired_at = models.DateTimeField(
+        verbose_name=_("expired at"),
+        null=True,
+        blank=True,
+        help_text=_("When the system stopped holding it."),
+    )
+    expires_at = models.DateTimeField(
+        verbose_name=_("expires at"), null=True, blank=True, help_text=_("Time-to-live deadline.")
+    )
+    approved_at = models.DateTimeField(verbose_name=_("approved at"), null=True, blank=True)
     approved_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("approved by"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
     )
 
-    access_count = models.PositiveIntegerField(default=0)
-    last_accessed_at = models.DateTimeField(null=True, blank=True)
+    access_count = models.PositiveIntegerField(verbose_name=_("times recalled"), default=0)
+    last_accessed_at = models.DateTimeField(verbose_name=_("last recalled at"), null=True, blank=True)
 
     supersedes = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="superseded_versions"
+        "self",
+        verbose_name=_("supersedes"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="superseded_versions",
     )
     superseded_by = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replaced_versions"
+        "self",
+        verbose_name=_("superseded by"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="replaced_versions",
     )
 
-    embedding = HalfVectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
-    embedding_model = models.CharField(max_length=100, blank=True, default="")
+    embedding = HalfVectorField(
+        verbose_name=_("embedding"), dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True
+    )
+    embedding_model = models.CharField(
+        verbose_name=_("embedding model"), max_length=100, blank=True, default=""
+    )
     # What a statement from a conversation turn answers (the preceding turn): searched, never
     # shown. Content like the statement: redacted on the way in, erased with the entry.
-    search_context = models.TextField(blank=True, default="")
+    search_context = models.TextField(verbose_name=_("search context"), blank=True, default="")
     # The embedding of the context followed by the statement (same model as `embedding`).
-    context_embedding = HalfVectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    context_embedding = HalfVectorField(
+        verbose_name=_("context embedding"), dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True
+    )
     # `CONTEXT_VECTOR = "deferred"`: `context_embedding` holds the pooled stand-in until the job
     # (`memory_core.context_vectors`) stores the context document's own embedding.
-    context_pending = models.BooleanField(default=False, db_default=False)
+    context_pending = models.BooleanField(
+        verbose_name=_("context vector pending"), default=False, db_default=False
+    )
     # Added by a client as a turn of a conversation it stores one turn per call (mem0's add with
     # `infer: false`): the next such turn is read with it (`pipeline.with_previous_turns`).
-    said_as_turn = models.BooleanField(default=False, db_default=False)
+    said_as_turn = models.BooleanField(verbose_name=_("said as a turn"), default=False, db_default=False)
     # The statement and context as the full-text index reads them: Chinese segmented into words
     # (`memory_core.language.search_text`) with the key's topic words for Chinese, NULL when that is
     # the text itself. Filled on every save and bulk write (`index_text`, `MemoryEntryQuerySet`).
@@ -174,7 +233,7 @@ class MemoryEntry(models.Model):
         output_field=SearchVectorField(),
         db_persist=True,
     )
-    metadata = models.JSONField(default=dict, blank=True)
+    metadata = models.JSONField(verbose_name=_("metadata"), default=dict, blank=True)
     # An answer-style preference (`memory_core.answer_style`), decided by PostgreSQL on every write.
     answer_style = models.GeneratedField(
         expression=ExpressionWrapper(
@@ -184,13 +243,14 @@ class MemoryEntry(models.Model):
         db_persist=True,
     )
 
-    created_at = models.DateTimeField(default=timezone.now)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(verbose_name=_("created at"), default=timezone.now)
+    updated_at = models.DateTimeField(verbose_name=_("updated at"), auto_now=True)
 
     objects = MemoryEntryQuerySet.as_manager()
 
     class Meta:
-        verbose_name_plural = "memory entries"
+        verbose_name = _("memory entry")
+        verbose_name_plural = _("memory entries")
         permissions = [("moderate_memories", "Can approve, edit and reject procedural memories")]
         indexes = [
             # Covers the /me/ totals (one grouped count, an index-only scan) and status filters.
@@ -324,16 +384,23 @@ class SearchStats(models.Model):
 class MemoryEvidence(models.Model):
     """One observation supporting an entry; merges add evidence instead of a second copy."""
 
-    entry = models.ForeignKey(MemoryEntry, on_delete=models.CASCADE, related_name="evidence")
-    source_kind = models.CharField(max_length=20, choices=SourceKind.choices)
-    source_conversation = models.CharField(max_length=64, blank=True, default="")
-    source_message_ids = ArrayField(models.CharField(max_length=64), default=list, blank=True)
-    excerpt = models.TextField(blank=True, default="")
-    confidence = models.FloatField(default=1.0)
-    created_at = models.DateTimeField(default=timezone.now)
+    entry = models.ForeignKey(
+        MemoryEntry, verbose_name=_("entry"), on_delete=models.CASCADE, related_name="evidence"
+    )
+    source_kind = models.CharField(verbose_name=_("source"), max_length=20, choices=SourceKind.choices)
+    source_conversation = models.CharField(
+        verbose_name=_("source conversation"), max_length=64, blank=True, default=""
+    )
+    source_message_ids = ArrayField(
+        models.CharField(max_length=64), verbose_name=_("source messages"), default=list, blank=True
+    )
+    excerpt = models.TextField(verbose_name=_("excerpt"), blank=True, default="")
+    confidence = models.FloatField(verbose_name=_("confidence"), default=1.0)
+    created_at = models.DateTimeField(verbose_name=_("created at"), default=timezone.now)
 
     class Meta:
-        verbose_name_plural = "memory evidence"
+        verbose_name = _("memory evidence")
+        verbose_name_plural = _("memory evidence")
         constraints = [
             choices_check("source_kind", SourceKind, "evidence_source_kind_valid"),
             models.CheckConstraint(
@@ -348,22 +415,35 @@ class MemoryEvidence(models.Model):
 class MemoryEvent(models.Model):
     """History of an entry. After erasure only a content-free tombstone (no `data`) remains."""
 
-    namespace = models.ForeignKey(Namespace, on_delete=models.CASCADE, related_name="events")
-    entry = models.ForeignKey(
-        MemoryEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="events"
+    namespace = models.ForeignKey(
+        Namespace, verbose_name=_("namespace"), on_delete=models.CASCADE, related_name="events"
     )
-    entry_ref = models.UUIDField(db_index=True, help_text="The entry's id, kept after erasure.")
-    action = models.CharField(max_length=16, choices=EventAction.choices)
-    actor_kind = models.CharField(max_length=12, choices=ActorKind.choices)
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    reason = models.TextField(blank=True, default="")
+    entry = models.ForeignKey(
+        MemoryEntry,
+        verbose_name=_("entry"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="events",
+    )
+    entry_ref = models.UUIDField(
+        verbose_name=_("entry ID"), db_index=True, help_text=_("The entry's id, kept after erasure.")
+    )
+    action = models.CharField(verbose_name=_("action"), max_length=16, choices=EventAction.choices)
+    actor_kind = models.CharField(verbose_name=_("actor kind"), max_length=12, choices=ActorKind.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("actor"), null=True, blank=True, on_delete=models.SET_NULL
+    )
+    reason = models.TextField(verbose_name=_("reason"), blank=True, default="")
     # Snapshot of what changed (content, status …); emptied on erasure.
-    data = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    data = models.JSONField(verbose_name=_("data"), default=dict, blank=True)
+    created_at = models.DateTimeField(verbose_name=_("created at"), default=timezone.now, db_index=True)
 
     objects = MemoryEventQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("memory event")
+        verbose_name_plural = _("memory events")
         ordering = ["-created_at", "-id"]
         constraints = [
             choices_check("action", EventAction, "event_action_valid"),

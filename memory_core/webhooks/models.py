@@ -10,6 +10,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from memory_core.choices import DeliveryStatus, WebhookEventType
 from memory_core.sealed import SealedTextField
@@ -19,27 +20,31 @@ class WebhookEndpoint(models.Model):
     """A URL that receives the events of one audience: a tenant's namespaces ("tenant:<id>") or,
     for operators, every namespace ("operators")."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    audience = models.CharField(max_length=40, db_index=True)
-    url = models.URLField(max_length=2000)
-    description = models.CharField(max_length=200, blank=True, default="")
-    events = ArrayField(models.CharField(max_length=40))
+    id = models.UUIDField(verbose_name=_("ID"), primary_key=True, default=uuid.uuid4, editable=False)
+    audience = models.CharField(verbose_name=_("audience"), max_length=40, db_index=True)
+    url = models.URLField(verbose_name=_("URL"), max_length=2000)
+    description = models.CharField(verbose_name=_("description"), max_length=200, blank=True, default="")
+    events = ArrayField(models.CharField(max_length=40), verbose_name=_("events"))
     # The signing key, shown once (at creation and rotation). It must be kept readable to sign,
     # so it is never written to logs, payloads or API answers after that, and is stored
     # encrypted (`memory_core.sealed`): the column holds a token, the model the clear text.
-    secret = SealedTextField()
+    secret = SealedTextField(verbose_name=_("secret"))
     # After a rotation with a grace period, deliveries carry a second signature made with the old
     # secret until `previous_secret_until`, so receivers can switch without dropping events.
-    previous_secret = SealedTextField(blank=True, default="")
-    previous_secret_until = models.DateTimeField(null=True, blank=True)
-    enabled = models.BooleanField(default=True)
-    consecutive_failures = models.PositiveIntegerField(default=0)
-    disabled_at = models.DateTimeField(null=True, blank=True)
-    disabled_reason = models.CharField(max_length=300, blank=True, default="")
-    created_at = models.DateTimeField(default=timezone.now)
-    updated_at = models.DateTimeField(auto_now=True)
+    previous_secret = SealedTextField(verbose_name=_("previous secret"), blank=True, default="")
+    previous_secret_until = models.DateTimeField(
+        verbose_name=_("previous secret valid until"), null=True, blank=True
+    )
+    enabled = models.BooleanField(verbose_name=_("enabled"), default=True)
+    consecutive_failures = models.PositiveIntegerField(verbose_name=_("consecutive failures"), default=0)
+    disabled_at = models.DateTimeField(verbose_name=_("disabled at"), null=True, blank=True)
+    disabled_reason = models.CharField(verbose_name=_("why disabled"), max_length=300, blank=True, default="")
+    created_at = models.DateTimeField(verbose_name=_("created at"), default=timezone.now)
+    updated_at = models.DateTimeField(verbose_name=_("updated at"), auto_now=True)
 
     class Meta:
+        verbose_name = _("webhook endpoint")
+        verbose_name_plural = _("webhook endpoints")
         ordering = ["created_at", "id"]
         constraints = [
             models.CheckConstraint(
@@ -95,28 +100,45 @@ class WebhookEvent(models.Model):
 class WebhookDelivery(models.Model):
     """Sending one event to one endpoint: retried with backoff until it succeeds or gives up."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    event = models.ForeignKey(WebhookEvent, on_delete=models.CASCADE, related_name="deliveries")
-    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries")
-    status = models.CharField(max_length=10, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    id = models.UUIDField(verbose_name=_("ID"), primary_key=True, default=uuid.uuid4, editable=False)
+    event = models.ForeignKey(
+        WebhookEvent, verbose_name=_("event"), on_delete=models.CASCADE, related_name="deliveries"
+    )
+    endpoint = models.ForeignKey(
+        WebhookEndpoint, verbose_name=_("endpoint"), on_delete=models.CASCADE, related_name="deliveries"
+    )
+    status = models.CharField(
+        verbose_name=_("status"),
+        max_length=10,
+        choices=DeliveryStatus.choices,
+        default=DeliveryStatus.PENDING,
+    )
+    attempts = models.PositiveSmallIntegerField(verbose_name=_("attempts"), default=0)
+    next_attempt_at = models.DateTimeField(verbose_name=_("next attempt at"), null=True, blank=True)
     # When a task for the next attempt was queued: the retry sweep re-queues only deliveries that
     # are due and have no task waiting (none queued, or one lost long ago).
-    queued_at = models.DateTimeField(null=True, blank=True)
+    queued_at = models.DateTimeField(verbose_name=_("queued at"), null=True, blank=True)
     # A worker's lease while it sends: another worker (a retried task) leaves the delivery alone.
-    claimed_until = models.DateTimeField(null=True, blank=True)
-    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
-    last_error = models.CharField(max_length=300, blank=True, default="")
-    replay_of = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replays"
+    claimed_until = models.DateTimeField(verbose_name=_("claimed until"), null=True, blank=True)
+    last_status_code = models.PositiveSmallIntegerField(
+        verbose_name=_("last status code"), null=True, blank=True
     )
-    created_at = models.DateTimeField(default=timezone.now)
-    delivered_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(verbose_name=_("last error"), max_length=300, blank=True, default="")
+    replay_of = models.ForeignKey(
+        "self",
+        verbose_name=_("replay of"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="replays",
+    )
+    created_at = models.DateTimeField(verbose_name=_("created at"), default=timezone.now)
+    delivered_at = models.DateTimeField(verbose_name=_("delivered at"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("webhook delivery")
+        verbose_name_plural = _("webhook deliveries")
         ordering = ["-created_at", "-id"]
-        verbose_name_plural = "webhook deliveries"
         constraints = [
             models.CheckConstraint(
                 condition=Q(status__in=DeliveryStatus.values), name="webhook_delivery_status_valid"

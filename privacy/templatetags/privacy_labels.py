@@ -8,6 +8,7 @@ from django import template
 
 from privacy.event_labels import ACTIONS, ACTORS, CATEGORIES, FORGETTING, RECALLED, label
 from privacy.event_labels import reason_label as _reason_label
+from privacy.kin_words import aliases_said
 from privacy.kin_words import person_name as _person_name
 from privacy.people import KIND_LABELS
 from privacy.selectors import STATUS_LABELS
@@ -58,5 +59,19 @@ def category_label(value: str) -> str:
 
 @register.filter
 def person_name(entity: Any) -> str:
-    """An entity's name; one known only by a kin word ("my 老公") in the reader's language."""
+    """An entity's name in running text; one known only by a kin word ("my 老公") in the reader's
+    language ("your husband")."""
     return _person_name(entity)
+
+
+@register.filter
+def person_title(entity: Any) -> str:
+    """`person_name` where it starts a line or a heading ("Your husband"); a real name as it is."""
+    name = _person_name(entity)
+    return name if entity.named else name[:1].upper() + name[1:]
+
+
+@register.filter
+def aliases(entity: Any) -> str:
+    """What an entity is called, its kin words in the reader's language (`kin_words.aliases_said`)."""
+    return aliases_said(list(entity.aliases))

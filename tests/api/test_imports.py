@@ -158,6 +158,7 @@ def test_a_dry_run_for_a_new_tenant_user_creates_nobody(key_client):
         ("mem0", {"results": [{"memory": "Likes tea", "created_at": "last tuesday"}]}, "not an ISO date"),
         ("mem0", [{"memory": ""}], "has no `memory` text"),
         ("text", "  \n\n - \n", "the text is empty"),
+        ("text", "2024-13-45: I live in Lisbon", "not an ISO date"),  # well-formed, impossible
         ("transcript", [{"role": "narrator", "content": "Hi"}], "`role` must be user or assistant"),
         ("transcript", "[]", "Not a transcript"),
         ("csv", "a,b", "not a valid choice"),

@@ -28,7 +28,7 @@ CASES = [
     ("李雷是我的同事。", {("the user", "colleague", "李雷")}),
     ("我在腾讯工作。", {("the user", "works_at", "腾讯")}),
     ("我的猫叫咪咪。", {("the user", "pet", "咪咪")}),
-    ("我妈妈住在成都。", {("the user", "parent", "my 妈妈"), ("my 妈妈", "lives_in", "成都")}),
+    ("我妈妈住在成都。", {("the user", "parent", "我的妈妈"), ("我的妈妈", "lives_in", "成都")}),
     ("安娜的丈夫马克是飞行员。", {("安娜", "spouse", "马克"), ("马克", "role", "飞行员")}),
     # Issue 29: speakers' lines, the person spoken to, names as said, a job before a place.
     ("Gustavo: My aunt Rosa lives in Recife.", {

@@ -113,10 +113,50 @@ def test_relations_and_unnamed_people_are_said_in_the_pages_language(owner):
     assert "Works as: 程序员" in english
 
 
+def _entity_card(html: str, entity_id: int) -> str:
+    """One person's card on /me/people/, its text only."""
+    card = html.split(f'id="entity-{entity_id}">', 1)[1].split("</li>\n    \n", 1)[0]
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", card))
+
+
+def test_an_unnamed_husband_said_in_chinese_is_named_in_chinese_and_read_whole_in_either_language(owner):
+    """Item 4: "我老公做程序员。" names the husband "我的老公" (the statement's language, as the API
+    returns it), not "my 老公"; /me/people/ calls him "你的丈夫" or "Your husband", and what he is
+    called ("老公", recorded with its English label "husband") in the page's words."""
+    privacy_remember(user=owner, content="我老公做程序员。")
+    husband = Entity.objects.get(named=False)
+    assert husband.name == "我的老公"
+
+    card = _entity_card(page(chinese(owner), reverse("privacy:people")), husband.pk)
+    assert card.startswith(" 你的丈夫 人物 又称： 丈夫、老公 职业: 程序员"), card
+    assert not re.search(r"[A-Za-z]", card), card  # no English word on the Chinese page
+
+    card = _entity_card(page(client_for(owner), reverse("privacy:people")), husband.pk)
+    assert card.startswith(" Your husband Person Called: husband Works as: 程序员"), card
+    assert "我的" not in card and "my " not in card and "老公" not in card  # the user's value 程序员 stays
+
+    # A husband said in English is named in English, and reads the same way on both pages.
+    privacy_remember(user=owner, content="My sister's husband works at Airbus.")
+    theirs = Entity.objects.get(named=False, name__endswith="husband")
+    assert theirs.name == "my sister's husband"
+    assert "你的姐妹的丈夫" in _entity_card(page(chinese(owner), reverse("privacy:people")), theirs.pk)
+
+
+def test_names_stored_before_are_moved_to_the_words_language():
+    from importlib import import_module
+
+    migration = import_module("memory_core.migrations.0029_unnamed_kin_names")
+    assert migration.to_chinese("my 老公") == "我的老公"
+    assert migration.to_chinese("my 姐姐's 老公") == "我的姐姐的老公"
+    assert migration.to_chinese("my sister's husband") == "my sister's husband"
+    assert migration.to_english("我的姐姐的老公") == "my 姐姐's 老公"
+
+
 @pytest.mark.parametrize(
     ("reason", "chinese_text"),
     [
-        ("contains a secret (pin)", "包含机密信息（pin）"),
+        ("contains a secret (pin)", "包含机密信息（PIN 码）"),
+        ("contains a secret (pin, secret (learned))", "包含机密信息（PIN 码、机密信息（模型判断））"),
         ("contains a secret (a secret from its source)", "包含机密信息（来源中的机密信息）"),
         ("taken back before (Erased by the user)", "之前已撤回（被用户清除）"),
         ("confidence 0.42 below the threshold", "可信度 0.42 低于阈值"),
@@ -161,3 +201,20 @@ def test_what_the_engine_refuses_is_said_in_chinese(owner):
     assert refused.status_code == 400
     assert "记忆已暂停：在恢复之前，不会保存或调用任何内容。" in refused.content.decode()
     assert "Memory is paused for this user" not in refused.content.decode()
+
+
+def test_an_unnamed_person_reads_in_lower_case_mid_sentence_and_a_group_as_a_group(owner):
+    """ "Erase everything about your husband?", not "…about Your husband?"; a line or heading that
+    starts with the name is capitalised. "my kids" is "Your children" / "你的孩子们", not "Your child"."""
+    privacy_remember(user=owner, content="My husband works nights at the depot.")
+    privacy_remember(user=owner, content="My kids love the climbing wall on Saturdays.")
+    husband = Entity.objects.get(named=False, name="my husband")
+    english = page(client_for(owner), reverse("privacy:person_erase", args=[husband.pk]))
+    heading = english.split("<h1", 1)[1].split("</h1>")[0]
+    assert "Erase everything about your husband?" in heading, heading
+    person = page(client_for(owner), reverse("privacy:person", args=[husband.pk]))
+    assert "<h1>Your husband " in person and "Erase everything about your husband…" in person
+
+    kids = Entity.objects.get(named=False, name="my kids")
+    assert "Your children" in _entity_card(page(client_for(owner), reverse("privacy:people")), kids.pk)
+    assert "你的孩子们" in _entity_card(page(chinese(owner), reverse("privacy:people")), kids.pk)

@@ -5,14 +5,14 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memory_core", "0027_import_pending"),
+        ("memory_core", "0029_unnamed_kin_names"),
     ]
 
     operations = [
         migrations.AddField(
             model_name="memoryentry",
             name="context_pending",
-            field=models.BooleanField(db_default=False, default=False),
+            field=models.BooleanField(db_default=False, default=False, verbose_name="context vector pending"),
         ),
         migrations.AddIndex(
             model_name="memoryentry",
