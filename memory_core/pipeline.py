@@ -23,7 +23,9 @@ operator edits use its guards. Its steps, in order (2 and 3 in `screening`, 4 an
 Cost of one new statement (`write`): one query for the guards (pause, watermark, tombstones), one
 model call for its vectors (statement and context, after the guards: a refused statement is never
 embedded), then in one transaction the lock (which also reads whether any webhook listens), one
-query for the reconciliation candidates, and the entry, evidence and history INSERTs.
+query for the reconciliation candidates, and the entry, evidence and history INSERTs. With
+`CONTEXT_VECTOR = "deferred"` (the default) the model call embeds the statement alone, and one
+query after the commit asks for the job that embeds the context (`memory_core.context_vectors`).
 """
 
 from __future__ import annotations
@@ -139,7 +141,7 @@ def with_previous_turns(requests: list[WriteRequest], *, last: str | None) -> li
 
 def last_turn_vector(namespace: Namespace) -> dict[str, list[float]]:
     """The namespace's last turn -> its stored vector, as `namespace_with_tombstones` read them
-    (with `CONTEXT_VECTOR = "pooled"`), for `embed(known=…)`; empty otherwise."""
+    (with `CONTEXT_VECTOR` "pooled" or "deferred"), for `embed(known=…)`; empty otherwise."""
     text = getattr(namespace, "last_turn", None)
     vector = getattr(namespace, "last_turn_embedding", None)
     if not text or vector is None:
