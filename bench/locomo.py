@@ -7,9 +7,13 @@ over questions. BM25 (plain Python, over the same texts) is the reference baseli
 
 By default the turns go in through the public write path, one call per turn as a mem0 client adds
 them (`load_public`); `--bulk` inserts them past it, with the turn before each as its context,
-and says so.
+and says so. With `CONTEXT_VECTOR=deferred` (the default) the context-vector job then runs to
+completion before any question is asked, as the cluster would run it after the writes
+(`memory_core.context_vectors`), and a line says so; `--before-job` first asks the hybrid
+questions with the write path's stand-in vectors, as recall reads them until the job has run.
 
-`python -m bench locomo [--bulk] [--ablate] [--sweep] [--misses N] [--conversations N] [--runtimes]`: --ablate
+`python -m bench locomo [--bulk] [--ablate] [--sweep] [--misses N] [--conversations N] [--runtimes]
+[--before-job]`: --ablate
 ranks again with each recall component switched off, --sweep prints the similarity/keyword blend sweep,
 --misses prints missed questions with their evidence, --runtimes runs the whole evaluation on each local
 embedding runtime (ONNX Runtime, then torch as the baseline) and prints the differences.
@@ -176,7 +180,9 @@ def evaluate(
     misses: int = 0,
     conversations_limit: int = 0,
     bulk: bool = False,
+    before_job: bool = False,
 ) -> dict[str, dict[int, float]]:
+    from django.conf import settings
     from django.test import override_settings
 
     from memory_core import lexical
@@ -185,7 +191,7 @@ def evaluate(
     from memory_core.recall import candidates
     from memory_core.recall.candidates import load_entries, where_of
 
-    print(f"embeddings: {runtime_in_use()}")
+    print(f"embeddings: {runtime_in_use()}; CONTEXT_VECTOR={settings.CONTEXT_VECTOR}")
     conversations = load_all()
     if conversations_limit > 0:
         conversations = conversations[:conversations_limit]
@@ -257,6 +263,15 @@ def evaluate(
                 print(f"  {label:<16}{len(rows):>5}" + "".join(f"{m:8.3f}" for m in means))
         return {k: totals[k] / len(questions) for k in KS}
 
+    if before_job and context_waiting():
+        figures = run("hybrid")
+        print(
+            f"hybrid before the context-vector job (stand-in vectors, {context_waiting()} waiting):"
+            + "".join(f"  R@{k} {figures[k]:.3f}" for k in KS),
+            flush=True,
+        )
+    run_context_job()
+
     results: dict[str, dict[int, float]] = {}
     print(f"{'method':<36}" + "".join(f"{'R@' + str(k):>8}" for k in KS))
     for method, label in (
@@ -301,6 +316,30 @@ def evaluate(
     return results
 
 
+def context_waiting() -> int:
+    from memory_core.context_vectors import waiting
+
+    return waiting()
+
+
+def run_context_job() -> None:
+    """The context-vector job to completion (`CONTEXT_VECTOR=deferred`), before any question."""
+    from memory_core.context_vectors import context_vectors_drain
+
+    left = context_waiting()
+    if not left:
+        print("context-vector job: nothing waiting")
+        return
+    report = context_vectors_drain()
+    print(
+        f"context-vector job run to completion before the questions: {report.stored} of {left} waiting "
+        f"documents embedded and stored in {report.seconds:.1f} s ({report.model_calls} model calls "
+        f"taking {report.model_seconds:.1f} s), "
+        f"{context_waiting()} waiting",
+        flush=True,
+    )
+
+
 def _print_miss(conversation: Conversation, question: str, evidence: frozenset[str], ids: list[str]) -> None:
     by_id = {turn.dia_id: turn.content for turn in conversation.turns}
     print(f"\nMISS {question}")
@@ -319,6 +358,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations")
     parser.add_argument("--runtimes", action="store_true", help="compare EMBEDDING_RUNTIME onnx and torch")
     parser.add_argument(
+        "--before-job",
+        action="store_true",
+        help="also ask the hybrid questions before the context-vector job has run (deferred mode)",
+    )
+    parser.add_argument(
         "--bulk",
         action="store_true",
         help="load with bulk_create, past the write path (with the turn before as context)",
@@ -333,6 +377,7 @@ def main(argv: list[str] | None = None) -> None:
             misses=args.misses,
             conversations_limit=args.conversations,
             bulk=args.bulk,
+            before_job=args.before_job,
         )
         return
     compare_runtimes(conversations_limit=args.conversations)

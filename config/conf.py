@@ -258,10 +258,10 @@ class Conf:
         ),
     ]
     CONTEXT_VECTOR: Annotated[
-        Literal["document", "pooled"],
+        Literal["deferred", "document", "pooled"],
         Var(
-            "document",
-            "A turn's context vector: document (a second model pass) or pooled (vectors at hand)",
+            "deferred",
+            "A turn's context vector: deferred (embedded by a job), document (a second pass) or pooled",
             level="advanced",
         ),
     ]
@@ -493,6 +493,8 @@ TUNED_IN_CODE = frozenset(
         "CHAT_LEARN_EACH_TURN_OFFLINE",
         "CHAT_MEMORY_TOKENS",
         "CONSOLIDATE_SIMILARITY",
+        "CONTEXT_JOB_DELAY_SECONDS",
+        "CONTEXT_JOB_MAX_ENTRIES",
         "EMBEDDING_BATCH_SIZE",
         "EMBEDDING_QUERY_CACHE_SIZE",
         "EMBEDDING_TORCH_THREADS",

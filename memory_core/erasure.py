@@ -204,7 +204,8 @@ def _scrub_search_context(namespace_id: int, ids: list[uuid.UUID], texts: Collec
             .exclude(pk__in=ids)
             .exclude(search_context="")
             .filter(quoting)
-            .update(search_context="", context_embedding=F("embedding"))
+            # No context left: nothing for the context-vector job to embed either.
+            .update(search_context="", context_embedding=F("embedding"), context_pending=False)
         )
 
 

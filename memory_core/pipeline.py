@@ -23,7 +23,9 @@ operator edits use its guards. Its steps, in order (2 and 3 in `screening`, 4 an
 Cost of one new statement (`write`): one query for the guards (pause, watermark, tombstones), one
 model call for its vectors (statement and context, after the guards: a refused statement is never
 embedded), then in one transaction the lock (which also reads whether any webhook listens), one
-query for the reconciliation candidates, and the entry, evidence and history INSERTs.
+query for the reconciliation candidates, and the entry, evidence and history INSERTs. With
+`CONTEXT_VECTOR = "deferred"` (the default) the model call embeds the statement alone, and one
+query after the commit asks for the job that embeds the context (`memory_core.context_vectors`).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from memory_core.entities.hooks import entities_after_write
 from memory_core.models import Namespace
 from memory_core.outcomes import AddOutcome
 from memory_core.reconciliation import lock_for_write, reconcile
-from memory_core.screening import guard_pause, screen
+from memory_core.screening import ALWAYS_RECALL_CHOICE, guard_pause, screen
 from memory_core.search_context import clipped
 from memory_core.services import entry_vectors, validate_fields
 from memory_core.tombstones import namespace_with_tombstones
@@ -92,7 +94,11 @@ def write_request(**fields: Unpack[WriteFields]) -> WriteRequest:
     values: dict[str, Any] = {name: value for name, value in fields.items() if value is not None}
     values["category"] = values.get("category") or "general"
     values["source_message_ids"] = tuple(str(m) for m in values.get("source_message_ids") or ())
-    values["metadata"] = dict(values.get("metadata") or {})
+    # The user's "always recall" choice is set only by `lifecycle.memory_always_recall`, never by a
+    # writer's metadata: a client cannot pin, or keep unpinned, what the user did not choose.
+    values["metadata"] = {
+        k: v for k, v in dict(values.get("metadata") or {}).items() if k != ALWAYS_RECALL_CHOICE
+    }
     for name in ("key", "source_conversation", "excerpt", "context", "raw_text"):
         values[name] = values.get(name) or ""
     return WriteRequest(**values)
@@ -139,7 +145,7 @@ def with_previous_turns(requests: list[WriteRequest], *, last: str | None) -> li
 
 def last_turn_vector(namespace: Namespace) -> dict[str, list[float]]:
     """The namespace's last turn -> its stored vector, as `namespace_with_tombstones` read them
-    (with `CONTEXT_VECTOR = "pooled"`), for `embed(known=…)`; empty otherwise."""
+    (with `CONTEXT_VECTOR` "pooled" or "deferred"), for `embed(known=…)`; empty otherwise."""
     text = getattr(namespace, "last_turn", None)
     vector = getattr(namespace, "last_turn_embedding", None)
     if not text or vector is None:

@@ -378,8 +378,10 @@ def _update_slot(
     if start < slot.valid_from:
         return _late_history(namespace, request, slot, start)
 
-    # The user's choice on the value it replaces ("don't always recall my diet") holds for the new one.
-    request = as_the_user_chose(request, always_recall_choice(slot.metadata))
+    # "Always recall my diet" holds for its next value; "don't" does not: a new value is judged afresh,
+    # so an allergy said in a slot the user unpinned is still a safety fact, always recalled.
+    if always_recall_choice(slot.metadata) is True:
+        request = as_the_user_chose(request, True)
 
     entry = _create(
         namespace, replace(request, valid_from=start), reason=f"Replaces the previous value of {key!r}."

@@ -22,6 +22,9 @@ SCHEDULES: list[ScheduleSpec] = [
     ("webhook-retries", "memory_core.tasks.run_webhook_retries", 1),
     # Jobs left `running` by a run that died (memory_core.leases): queued again, or failed.
     ("job-reaper", "memory_core.tasks.run_job_reaper", 1),
+    # Context documents still to embed (memory_core.context_vectors): each write that leaves one
+    # asks for a run soon; this catches what a lost task or a crash left waiting.
+    ("context-vectors", "memory_core.tasks.run_context_vectors", 10),
 ]
 
 

@@ -5,7 +5,9 @@ alone, neither its words nor its vector match "Which city did Ana suggest for th
 An entry written from a turn keeps the preceding turn as `search_context`: its words join the
 entry's `search_vector` (weight D, counted at `lexical.CONTEXT_TF`) and the embedding of
 `context_document` becomes the entry's `context_embedding` (with `CONTEXT_VECTOR = "pooled"`,
-`pooled_context` of the statement's and the context's vectors instead: no second model pass).
+`pooled_context` of the statement's and the context's vectors instead: no second model pass; with
+"deferred", the default, the pooled vector at once and the document's own embedding later, from a
+job in batches: `memory_core.context_vectors`).
 The stored statement and everything shown stay the statement alone; the context is content all
 the same (redacted on the way in, erased with the entry, listed in exports).
 """

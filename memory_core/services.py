@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from memory_core.actors import Actor, person
+from memory_core.context_vectors import context_vectors_request, deferred
 from memory_core.embeddings import get_embedder, query_cache
 from memory_core.errors import MemoryServiceError
 from memory_core.models import (
@@ -190,6 +191,7 @@ def entry_vectors(
     embedder: Any = None,
     *,
     known: Mapping[str, Sequence[float]] | None = None,
+    mode: str | None = None,
 ) -> list[EntryVectors]:
     """The (statement, context) vectors of each (content, context, given statement vector), in ONE
     model call for every missing statement vector and context document. Without context the
@@ -199,11 +201,15 @@ def entry_vectors(
     `pooled_context(statement, v(context))`, v(context) taken from `known` (clipped context ->
     vector: the namespace's last turn, stored), a statement of `items` with that content, or the
     query cache; only a context found nowhere is embedded, once for every item that shares it
-    (the statements of one message)."""
+    (the statements of one message). With "deferred" the same, except that a context found
+    nowhere is not embedded either (the statement's own vector stands in): the entry waits for
+    the job of `memory_core.context_vectors`, which embeds the document. `mode` overrides the
+    setting (`reembed` computes the documents' vectors itself)."""
     if embedder is None:
         embedder = get_embedder()
-    if settings.CONTEXT_VECTOR == "pooled":
-        return _pooled_entry_vectors(items, embedder, known or {})
+    mode = mode or settings.CONTEXT_VECTOR
+    if mode in ("pooled", "deferred"):
+        return _pooled_entry_vectors(items, embedder, known or {}, embed_contexts=mode == "pooled")
     texts: list[str] = []
     for content, context, vector in items:
         if vector is None:
@@ -219,10 +225,15 @@ def entry_vectors(
 
 
 def _pooled_entry_vectors(
-    items: list[tuple[str, str, list[float] | None]], embedder: Any, known: Mapping[str, Sequence[float]]
+    items: list[tuple[str, str, list[float] | None]],
+    embedder: Any,
+    known: Mapping[str, Sequence[float]],
+    *,
+    embed_contexts: bool,
 ) -> list[EntryVectors]:
-    """`entry_vectors` in the pooled mode: one model call for the missing statements and the
-    contexts whose vector is known nowhere."""
+    """`entry_vectors` in the pooled and deferred modes: one model call for the missing
+    statements and (`embed_contexts`) the contexts whose vector is known nowhere; without
+    `embed_contexts` such a statement's own vector stands in for its context vector."""
     missing = list(dict.fromkeys(content for content, _context, vector in items if vector is None))
     contexts: dict[str, Sequence[float] | None] = {}
     batch = {clipped(content) for content, _context, _vector in items}
@@ -233,7 +244,7 @@ def _pooled_entry_vectors(
         cached = query_cache.get((embedder.name, embedder.dimensions, text))
         found = known.get(text, cached)
         contexts[text] = found
-        if found is None and text not in batch:
+        if found is None and text not in batch and embed_contexts:
             missing.append(text)
     missing = list(dict.fromkeys(missing))
     fresh = dict(zip(missing, embedder.embed(missing), strict=True)) if missing else {}
@@ -249,8 +260,8 @@ def _pooled_entry_vectors(
             continue
         previous = contexts[text]
         if previous is None:
-            previous = fresh[text] if text in fresh else by_content[text]
-        vectors.append((statement, pooled_context(statement, previous)))
+            previous = fresh.get(text, by_content.get(text))
+        vectors.append((statement, statement if previous is None else pooled_context(statement, previous)))
     return vectors
 
 
@@ -309,6 +320,8 @@ def _new_entry(
         embedding_model=embedder.name,
         search_context=context,
         context_embedding=context_vector,
+        # Its context document's own vector comes later (`memory_core.context_vectors`).
+        context_pending=bool(context) and deferred(),
         said_as_turn=draft.turn,
     )
 
@@ -376,6 +389,8 @@ def memory_insert(
     entry.save(force_insert=True)
     _evidence(entry, draft).save(force_insert=True)
     _created_event(entry, draft, reason).save(force_insert=True)
+    if entry.context_pending:
+        context_vectors_request()
     return entry
 
 
@@ -400,6 +415,8 @@ def memory_create_many(
             _created_event(entry, draft, reason)
             for entry, (draft, _, reason) in zip(entries, drafts, strict=True)
         )
+    if any(entry.context_pending for entry in entries):
+        context_vectors_request()
     return entries
 
 

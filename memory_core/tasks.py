@@ -13,9 +13,12 @@ import logging
 from django.utils import timezone
 
 from memory_core.compaction import compaction_run, rewrite_due
+from memory_core.context_vectors import TASK as CONTEXT_VECTORS_TASK
+from memory_core.context_vectors import context_vectors_run, context_vectors_soon
 from memory_core.extraction.jobs import extraction_reap, extraction_run
 from memory_core.forgetting import forget_all
 from memory_core.imports import import_reap, import_run
+from memory_core.jobs import enqueue
 from memory_core.recall import log as recall_log
 from memory_core.webhooks.delivery import delivery_attempt, webhook_retries_run
 
@@ -60,6 +63,18 @@ def run_erasure_rewrite() -> dict[str, object]:
     if not rewrite_due():
         return {"due": False}
     return {"due": True, **compaction_run(rewrite_all=True).as_dict()}
+
+
+def run_context_vectors() -> dict[str, object]:
+    """The context documents of waiting entries embedded, a bounded run at a time
+    (`memory_core.context_vectors`): the next run is queued at once while more wait, and soon
+    when a write held some of them (left waiting); idempotent, as a run takes only what waits."""
+    report = context_vectors_run()
+    if report.more:
+        enqueue(CONTEXT_VECTORS_TASK)
+    elif report.left:
+        context_vectors_soon()
+    return report.as_dict()
 
 
 def webhook_deliver(delivery_id: str) -> str:

@@ -161,7 +161,8 @@ def namespace_with_tombstones(
     checked by `blocking_tombstone(candidates=…)`), in ONE query: what the write pipeline's
     guards read before embedding. With `turns` (a client's conversation turns are among the
     statements), also `last_turn` (`PREVIOUS_TURN_WINDOW`); otherwise `last_turn` is None;
-    `last_turn_embedding` is its stored vector when `CONTEXT_VECTOR` is "pooled", else None."""
+    `last_turn_embedding` is its stored vector when `CONTEXT_VECTOR` is "pooled" or "deferred",
+    else None."""
     rows = (
         Tombstone.objects.filter(namespace_id=OuterRef("pk"))
         .filter(_could_block(contents, keys))
@@ -176,7 +177,7 @@ def namespace_with_tombstones(
             # Its statement vector, for a pooled context vector (`CONTEXT_VECTOR`): no second pass.
             last_turn_embedding=(
                 Subquery(_last_turn("embedding"), output_field=HalfVectorField())
-                if turns and settings.CONTEXT_VECTOR == "pooled"
+                if turns and settings.CONTEXT_VECTOR in ("pooled", "deferred")
                 else Value(None, output_field=HalfVectorField())
             ),
         )

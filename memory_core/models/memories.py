@@ -220,6 +220,11 @@ class MemoryEntry(models.Model):
     context_embedding = HalfVectorField(
         verbose_name=_("context embedding"), dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True
     )
+    # `CONTEXT_VECTOR = "deferred"`: `context_embedding` holds the pooled stand-in until the job
+    # (`memory_core.context_vectors`) stores the context document's own embedding.
+    context_pending = models.BooleanField(
+        verbose_name=_("context vector pending"), default=False, db_default=False
+    )
     # Added by a client as a turn of a conversation it stores one turn per call (mem0's add with
     # `infer: false`): the next such turn is read with it (`pipeline.with_previous_turns`).
     said_as_turn = models.BooleanField(verbose_name=_("said as a turn"), default=False, db_default=False)
@@ -284,6 +289,13 @@ class MemoryEntry(models.Model):
                 opclasses=[MEMORY_VECTOR_OPCLASS],
             ),
             GinIndex(fields=["search_vector"], name="memory_search_gin"),
+            # The entries waiting for their context document's embedding, oldest first (the job's
+            # read); empty once the job has caught up, so it costs the writes next to nothing.
+            models.Index(
+                fields=["recorded_at", "id"],
+                condition=Q(context_pending=True),
+                name="memory_context_pending",
+            ),
             # Always-recall entries (pinned safety facts, profile) are fetched on every recall.
             models.Index(
                 fields=["namespace"],

@@ -176,11 +176,11 @@ def test_the_choice_survives_the_same_fact_said_again_a_new_value_and_a_correcti
         2,
     )
 
-    # A new value of the same slot keeps the user's choice.
-    newer = add(owner_client, "I am vegan now.")
+    # A new value of the slot is judged afresh: "off" was about the old statement, not inherited.
+    newer = add(owner_client, "I am severely allergic to peanuts.", key="diet")
     assert newer["action"] == "superseded" and newer["replaced"] == misread["id"]
-    assert newer["entry"]["pinned"] is False and newer["entry"]["category"] == "general"
-    assert newer["entry"]["importance"] <= 0.8 and newer["entry"]["metadata"]["always_recall"] is False
+    assert "always_recall" not in newer["entry"]["metadata"]
+    always_recall(owner_client, newer["entry"]["id"], False)
 
     # A correction is a new version: it keeps the choice, and the fact said again after it too.
     corrected = owner_client.patch(
@@ -203,3 +203,11 @@ def test_pinned_by_the_user_a_new_value_of_its_slot_is_pinned_too(owner_client):
 
     assert newer["action"] == "superseded" and newer["entry"]["pinned"] is True
     assert "The user lives in Porto." in contents(recall(owner_client, "What music do I like?")["always"])
+
+
+def test_a_client_cannot_write_the_users_choice_through_metadata(owner_client):
+    """Only the user's action sets the choice: a writer's `metadata.always_recall` is dropped."""
+    entry = add(owner_client, "I take insulin twice a day.", metadata={"always_recall": False})["entry"]
+    assert entry["pinned"] is True and "always_recall" not in entry["metadata"]
+    again = add(owner_client, "I take insulin twice a day.", metadata={"always_recall": False})
+    assert again["entry"]["id"] == entry["id"] and again["entry"]["pinned"] is True

@@ -11,6 +11,7 @@ import argparse
 import uuid
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
@@ -21,6 +22,9 @@ from memory_core.embeddings import Embedder, batch_size, get_embedder
 from memory_core.errors import MemoryServiceError
 from memory_core.models import ActorKind, EventAction, MemoryEntry, MemoryEvent
 from memory_core.services import entry_vectors
+
+# What a re-embedding changes: both vectors, the model, and nothing left for the context job.
+_FIELDS = ["embedding", "context_embedding", "context_pending", "embedding_model", "updated_at"]
 
 
 def _positive_int(value: str) -> int:
@@ -103,8 +107,11 @@ class Command(BaseCommand):
             # Embedding can take seconds (a remote API), so it happens before any row is locked.
             # The context embedding is compared with the same query vectors: it changes model too
             # (an entry without context uses its statement's vector, as when it was written).
-            # `entry_vectors`: as the write path computes them (`CONTEXT_VECTOR`), in one model call.
-            pairs = entry_vectors([(content, context, None) for _, content, *_, context in rows], embedder)
+            # `entry_vectors`: as the write path computes them (`CONTEXT_VECTOR`), in one model call;
+            # "deferred" as its job completes them: the context documents embedded here, at once.
+            mode = "document" if settings.CONTEXT_VECTOR == "deferred" else None
+            items = [(content, context, None) for _, content, *_, context in rows]
+            pairs = entry_vectors(items, embedder, mode=mode)
             vectors = [statement for statement, _ in pairs]
             context_vectors = {row[0]: context for row, (_, context) in zip(rows, pairs, strict=True)}
 
@@ -128,6 +135,7 @@ class Command(BaseCommand):
                         continue
                     entry.embedding = vector
                     entry.context_embedding = context_vectors.get(pk, vector)
+                    entry.context_pending = False  # its context vector is computed: nothing waits
                     entry.embedding_model = embedder.name
                     entry.updated_at = now  # bulk_update does not apply auto_now
                     changed.append(entry)
@@ -151,9 +159,7 @@ class Command(BaseCommand):
                             created_at=now,
                         )
                     )
-                MemoryEntry.objects.bulk_update(
-                    changed, fields=["embedding", "context_embedding", "embedding_model", "updated_at"]
-                )
+                MemoryEntry.objects.bulk_update(changed, fields=_FIELDS)
                 MemoryEvent.objects.bulk_create(events)
             done += len(changed)
             if self.verbosity >= 2:
