@@ -36,6 +36,11 @@ class MemoryStatus(models.TextChoices):
         return frozenset({cls.ACTIVE, cls.HIDDEN, cls.PENDING_REVIEW})
 
 
+# Categories recalled with every answer whatever was asked, as pinned entries are (recall's
+# "always" part; an entry is always recalled when `pinned` or of one of these).
+ALWAYS_RECALL_CATEGORIES = ("profile", "safety")
+
+
 class SourceKind(models.TextChoices):
     USER_EXPLICIT = "user_explicit", gettext_noop("Said explicitly by the user")
     EXTRACTED = "extracted", gettext_noop("Extracted from a conversation")
@@ -59,6 +64,9 @@ class EventAction(models.TextChoices):
     ERASED = "erased", gettext_noop("Erased")
     FLAGGED = "flagged", gettext_noop("Flagged")
     FEEDBACK = "feedback", gettext_noop("Feedback")
+    # The user said whether it is recalled with every answer (`lifecycle.memory_always_recall`).
+    PINNED = "pinned", gettext_noop("Always recalled")
+    UNPINNED = "unpinned", gettext_noop("No longer always recalled")
 
 
 class ActorKind(models.TextChoices):

@@ -1,4 +1,4 @@
-"""The user's control over their own memories: correct, hide, pause, activity log.
+"""The user's control over their own memories: correct, hide, always recall or not, pause, activity log.
 
 Erasure lives in `memory_core.erasure` and export in `memory_core.export`, apart from the edits.
 
@@ -15,6 +15,11 @@ version is a procedural entry pending operator review, flagged when it would wea
 ("refunds no longer need approval"), so no assistant uses it before an operator approved it (the
 old version is still superseded: the user said it was wrong). Kept rather than refused so the
 attempt is visible to operators and the user's wording is not lost.
+
+"Always recalled" is the write path's guess (a safety fact of the user or a dependant is pinned);
+the user has the last word on it (`memory_always_recall`): the choice is kept in the entry's
+metadata (`screening.ALWAYS_RECALL_CHOICE`), so the same fact said again, a new value of its slot
+and a correction keep to it.
 
 Hiding ("don't use this") keeps the entry, never recalled, until the user allows it again; the
 same statement said again merges into the hidden entry (it stays hidden). Corrected-away and
@@ -34,7 +39,7 @@ from django.db import transaction
 from memory_core import judgement
 from memory_core.actors import Actor, person
 from memory_core.entities.hooks import entities_after_correction
-from memory_core.errors import MemoryServiceError, PermissionDenied
+from memory_core.errors import Conflict, MemoryServiceError, PermissionDenied
 from memory_core.locks import lock_namespace
 from memory_core.models import (
     ActorKind,
@@ -48,7 +53,15 @@ from memory_core.models import (
     SourceKind,
     TombstoneReason,
 )
-from memory_core.screening import flag_policy, scrub, scrub_metadata
+from memory_core.screening import (
+    ALWAYS_RECALL_CHOICE,
+    NOT_ALWAYS_IMPORTANCE,
+    always_recall_choice,
+    flag_policy,
+    not_always_category,
+    scrub,
+    scrub_metadata,
+)
 from memory_core.selectors import memory_access
 from memory_core.services import EntryDraft, event_record, memory_create, namespace_for_user, supersede
 from memory_core.tombstones import tombstone_lift, tombstones_record
@@ -118,7 +131,7 @@ def memory_correct(
             valid_from=old.valid_from,
             valid_to=old.valid_to,
             expires_at=old.expires_at,
-            metadata=dict(old.metadata or {}) if metadata is None else scrub_metadata(metadata, ()),
+            metadata=_carried(old, metadata),
             actor_kind=ActorKind.USER,
             actor=actor,
         ),
@@ -172,6 +185,67 @@ def memory_unhide(*, actor: Actor, memory_id: Any) -> MemoryEntry:
         raise MemoryServiceError("Only hidden memories can be used again.")
     tombstone_lift(entry=entry, reason=TombstoneReason.HIDDEN)
     return _set_status(entry, MemoryStatus.ACTIVE, EventAction.RESTORED, actor, "The user allowed it again.")
+
+
+def _carried(old: MemoryEntry, metadata: dict[str, Any] | None) -> dict[str, Any]:
+    """The new version's metadata: the old one's, or `metadata` (its secrets redacted) when given,
+    with the user's "always recall" choice on the old one kept either way (the choice is the
+    user's, not the data's)."""
+    carried = dict(old.metadata or {}) if metadata is None else scrub_metadata(metadata, ())
+    choice = always_recall_choice(old.metadata)
+    return carried if choice is None else {**carried, ALWAYS_RECALL_CHOICE: choice}
+
+
+# --- Always recall or not -----------------------------------------------------------------------
+
+NOT_IN_USE = "Only memories in use can be set to be always recalled or not."
+NOT_FOR_RULES = "A rule for the assistant is never always recalled: it is used where it applies."
+ALWAYS_REASON = "The user asked to recall it with every answer."
+NOT_ALWAYS_REASON = "The user asked not to recall it with every answer."
+
+
+def _recall_state(entry: MemoryEntry) -> dict[str, Any]:
+    return {"pinned": entry.pinned, "category": entry.category, "importance": entry.importance}
+
+
+@transaction.atomic
+def memory_always_recall(
+    *, actor: Actor, memory_id: Any, always: bool, actor_kind: str = ActorKind.USER
+) -> MemoryEntry:
+    """The user says whether a memory in use is recalled with every answer, whatever was asked.
+
+    Off: not pinned, out of the always-recalled categories ("safety", "profile" → "general") and
+    importance at most `screening.NOT_ALWAYS_IMPORTANCE`, so it is recalled and ranked as an
+    ordinary fact. On: pinned (its category kept). The choice is recorded in the entry's metadata
+    for the write path to keep to, and in its history ("pinned" / "unpinned", from what to what).
+    Asked again for what it already is, by the same choice: unchanged, no event. NotFound for
+    someone else's; Conflict (409) unless it is in use."""
+    entry = _locked(actor=actor, memory_id=memory_id)
+    if entry.status != MemoryStatus.ACTIVE:
+        raise Conflict(NOT_IN_USE)
+    if always and entry.type == MemoryType.PROCEDURAL:
+        raise MemoryServiceError(NOT_FOR_RULES)
+    before = _recall_state(entry)
+    if always:
+        entry.pinned = True
+    else:
+        entry.pinned = False
+        entry.category = not_always_category(entry.category)
+        entry.importance = min(entry.importance, NOT_ALWAYS_IMPORTANCE)
+    after = _recall_state(entry)
+    if after == before and always_recall_choice(entry.metadata) == always:
+        return entry
+    entry.metadata = {**(entry.metadata or {}), ALWAYS_RECALL_CHOICE: always}
+    entry.save(update_fields=["pinned", "category", "importance", "metadata", "updated_at"])
+    event_record(
+        entry=entry,
+        action=EventAction.PINNED if always else EventAction.UNPINNED,
+        actor_kind=actor_kind,
+        actor=actor,
+        reason=ALWAYS_REASON if always else NOT_ALWAYS_REASON,
+        data={"always_recall": always, "from": before, "to": after},
+    )
+    return entry
 
 
 # --- Feedback -----------------------------------------------------------------------------------

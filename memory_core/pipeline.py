@@ -43,7 +43,7 @@ from memory_core.entities.hooks import entities_after_write
 from memory_core.models import Namespace
 from memory_core.outcomes import AddOutcome
 from memory_core.reconciliation import lock_for_write, reconcile
-from memory_core.screening import guard_pause, screen
+from memory_core.screening import ALWAYS_RECALL_CHOICE, guard_pause, screen
 from memory_core.search_context import clipped
 from memory_core.services import entry_vectors, validate_fields
 from memory_core.tombstones import namespace_with_tombstones
@@ -94,7 +94,11 @@ def write_request(**fields: Unpack[WriteFields]) -> WriteRequest:
     values: dict[str, Any] = {name: value for name, value in fields.items() if value is not None}
     values["category"] = values.get("category") or "general"
     values["source_message_ids"] = tuple(str(m) for m in values.get("source_message_ids") or ())
-    values["metadata"] = dict(values.get("metadata") or {})
+    # The user's "always recall" choice is set only by `lifecycle.memory_always_recall`, never by a
+    # writer's metadata: a client cannot pin, or keep unpinned, what the user did not choose.
+    values["metadata"] = {
+        k: v for k, v in dict(values.get("metadata") or {}).items() if k != ALWAYS_RECALL_CHOICE
+    }
     for name in ("key", "source_conversation", "excerpt", "context", "raw_text"):
         values[name] = values.get(name) or ""
     return WriteRequest(**values)

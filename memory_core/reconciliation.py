@@ -40,7 +40,7 @@ from memory_core.models import (
 from memory_core.outcomes import AddOutcome
 from memory_core.reading.slots import related_slot_keys, slot_family
 from memory_core.sameness import same_statement, value_tokens
-from memory_core.screening import flag_policy
+from memory_core.screening import always_recall_choice, as_the_user_chose, flag_policy
 from memory_core.services import event_record, memory_insert, supersede
 from memory_core.webhooks.announce import outcome_listeners
 from memory_core.write_request import WriteRequest
@@ -253,6 +253,9 @@ def _create(
 
 
 def _merge(entry: MemoryEntry, request: WriteRequest) -> AddOutcome:
+    # Said again, a fact the user said not to recall every time is not pinned again (nor lifted
+    # back to a safety fact's importance) by the safety judgement that pinned it the first time.
+    request = as_the_user_chose(request, always_recall_choice(entry.metadata))
     MemoryEvidence.objects.create(
         entry=entry,
         source_kind=request.source_kind,
@@ -374,6 +377,11 @@ def _update_slot(
     start = request.valid_from or timezone.now()
     if start < slot.valid_from:
         return _late_history(namespace, request, slot, start)
+
+    # "Always recall my diet" holds for its next value; "don't" does not: a new value is judged afresh,
+    # so an allergy said in a slot the user unpinned is still a safety fact, always recalled.
+    if always_recall_choice(slot.metadata) is True:
+        request = as_the_user_chose(request, True)
 
     entry = _create(
         namespace, replace(request, valid_from=start), reason=f"Replaces the previous value of {key!r}."

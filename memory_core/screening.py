@@ -9,7 +9,7 @@ from typing import Any
 
 from config.tuning import tuned
 from memory_core import judgement
-from memory_core.choices import AddAction
+from memory_core.choices import ALWAYS_RECALL_CATEGORIES, AddAction
 from memory_core.errors import Conflict
 from memory_core.extraction.slots import infer_slot, safety_frames, states_safety
 from memory_core.guards.policy import answer_style
@@ -236,6 +236,47 @@ def _trusted_safety(request: WriteRequest) -> WriteRequest:
         pinned=False,
         category="general" if request.category == "safety" else request.category,
         importance=min(request.importance, UNTRUSTED_IMPORTANCE),
+    )
+
+
+# --- the user's say on "always recalled" ---------------------------------------------------------
+
+# What the user chose for an entry (`lifecycle.memory_always_recall`), in its metadata under this
+# key: True "always recall it", False "don't". The judgement above pins on its own reading; the
+# user's choice wins over it wherever the same fact comes back (`as_the_user_chose`).
+ALWAYS_RECALL_CHOICE = "always_recall"
+# Not always recalled, a memory keeps at most the importance an unverified safety claim keeps: at
+# 0.9 and above only safety facts stand, and recall ranks by importance too; below it, it ranks
+# as an ordinary fact the user said, which the forgetting job still leaves alone (it takes ≤ 0.3).
+NOT_ALWAYS_IMPORTANCE = UNTRUSTED_IMPORTANCE
+
+
+def always_recall_choice(metadata: Any) -> bool | None:
+    """The user's choice recorded in an entry's metadata, or None when they made none."""
+    value = metadata.get(ALWAYS_RECALL_CHOICE) if isinstance(metadata, dict) else None
+    return value if isinstance(value, bool) else None
+
+
+def not_always_category(category: str) -> str:
+    """The category of an entry no longer always recalled: an always-recall one becomes "general"."""
+    return "general" if category in ALWAYS_RECALL_CATEGORIES else category
+
+
+def as_the_user_chose(request: WriteRequest, choice: bool | None) -> WriteRequest:
+    """`request` as the user's choice on the entry it merges into or replaces has it (None: as it
+    is): not pinned, out of the always-recalled categories and importance capped when they said
+    "don't always recall"; pinned when they said "always". The new version carries the choice."""
+    if choice is None:
+        return request
+    metadata = {**(request.metadata or {}), ALWAYS_RECALL_CHOICE: choice}
+    if choice:
+        return replace(request, pinned=True, metadata=metadata)
+    return replace(
+        request,
+        pinned=False,
+        category=not_always_category(request.category),
+        importance=min(request.importance, NOT_ALWAYS_IMPORTANCE),
+        metadata=metadata,
     )
 
 

@@ -30,6 +30,8 @@ ACTIONS: dict[str, Any] = {
     EventAction.ERASED: pgettext_lazy("memory history", "erased"),
     EventAction.FLAGGED: pgettext_lazy("memory history", "flagged"),
     EventAction.FEEDBACK: pgettext_lazy("memory history", "feedback"),
+    EventAction.PINNED: pgettext_lazy("memory history", "marked always recalled"),
+    EventAction.UNPINNED: pgettext_lazy("memory history", "marked not always recalled"),
 }
 REPLACED = pgettext_lazy("memory history", "replaced")
 RECALLED = pgettext_lazy("memory history", "recalled")  # the activity log's recall rows
@@ -112,6 +114,12 @@ REASONS: dict[str, Any] = {
     "Erased at the user's request.": pgettext_lazy("memory reason", "Erased at the user's request."),
     "The user restored it from the archive.": pgettext_lazy(
         "memory reason", "The user restored it from the archive."
+    ),
+    "The user asked to recall it with every answer.": pgettext_lazy(
+        "memory reason", "The user asked to recall it with every answer."
+    ),
+    "The user asked not to recall it with every answer.": pgettext_lazy(
+        "memory reason", "The user asked not to recall it with every answer."
     ),
     "The same statement was observed again.": pgettext_lazy(
         "memory reason", "The same statement was observed again."

@@ -28,6 +28,12 @@ _FIXED: dict[str, Any] = {
     "Only hidden memories can be used again.": pgettext_lazy(
         "engine error", "Only hidden memories can be used again."
     ),
+    "Only memories in use can be set to be always recalled or not.": pgettext_lazy(
+        "engine error", "Only memories in use can be set to be always recalled or not."
+    ),
+    "A rule for the assistant is never always recalled: it is used where it applies.": pgettext_lazy(
+        "engine error", "A rule for the assistant is never always recalled: it is used where it applies."
+    ),
     "Only current memories can be corrected; erase old versions instead.": pgettext_lazy(
         "engine error", "Only current memories can be corrected; erase old versions instead."
     ),

@@ -416,7 +416,17 @@ class MemoryCard:
         return rows
 
 
-_ENTRY_VIEWS = ("memory", "row", "correct", "hide", "unhide", "restore", "erase")
+_ENTRY_VIEWS = (
+    "memory",
+    "row",
+    "correct",
+    "hide",
+    "unhide",
+    "restore",
+    "always_recall",
+    "not_always_recall",
+    "erase",
+)
 _SENTINEL = uuid.UUID(int=0)
 
 

@@ -6,6 +6,7 @@ redirect, so the pages work without JavaScript; htmx requests get the partial th
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django.contrib import messages
@@ -28,6 +29,7 @@ from memory_core.errors import MemoryServiceError, NotFound, PermissionDenied
 from memory_core.forgetting import archived_entries, forgetting_runs, memory_restore
 from memory_core.lifecycle import (
     activity_log,
+    memory_always_recall,
     memory_correct,
     memory_hide,
     memory_pause,
@@ -338,6 +340,29 @@ def unhide(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
 def restore(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
     return _status_change(
         request, memory_id, memory_restore, _("Restored: the assistant uses it again, and the job keeps it.")
+    )
+
+
+@login_required
+@require_POST
+def always_recall(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
+    return _status_change(
+        request,
+        memory_id,
+        partial(memory_always_recall, always=True),
+        _("Always recalled: the assistant is given it with every answer."),
+    )
+
+
+@login_required
+@require_POST
+def not_always_recall(request: HtmxHttpRequest, memory_id: Any) -> HttpResponse:
+    """The write path pinned it as a safety fact and it is not one: recalled only when it fits."""
+    return _status_change(
+        request,
+        memory_id,
+        partial(memory_always_recall, always=False),
+        _("No longer always recalled: the assistant uses it only when it fits the question."),
     )
 
 

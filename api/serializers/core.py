@@ -286,6 +286,13 @@ class MemoryCorrectSerializer(serializers.Serializer):
     reason = StrictCharField(required=False, default="", allow_blank=True, max_length=500)
 
 
+class MemoryAlwaysRecallSerializer(serializers.Serializer):
+    always = StrictBooleanField(
+        help_text="true: recalled with every answer (pinned); false: only when it fits the query "
+        "(not pinned, no longer a safety or profile fact, importance at most 0.8)."
+    )
+
+
 class MemoryEventOutSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     memory_id = serializers.UUIDField(source="entry_ref")

@@ -1,5 +1,5 @@
-"""Memories of a user or agent: list, search, add (one or a batch), get, correct, erase one,
-history, export."""
+"""Memories of a user or agent: list, search, add (one or a batch), get, correct, always recall
+or not, erase one, history, export."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from api.auth import tenant_of
 from api.base import (
     ERASE,
     READ,
@@ -34,7 +35,8 @@ from chat.erasure import memory_erase_with_sources
 from memory_core.errors import NotFound
 from memory_core.export import memory_export
 from memory_core.forgetting import memory_restore
-from memory_core.lifecycle import memory_correct
+from memory_core.lifecycle import memory_always_recall, memory_correct
+from memory_core.models import ActorKind
 from memory_core.selectors import memory_history
 
 
@@ -229,6 +231,39 @@ class MemoryRestoreApi(ApiView):
         actor, entry = memory_for(request, memory_id=memory_id, **address_of(request))
         restored = memory_restore(actor=actor, memory_id=entry.pk)
         return Response(s.MemoryOutSerializer(restored).data)
+
+
+class MemoryAlwaysRecallApi(ApiView):
+    scopes = {"POST": WRITE}
+
+    @extend_schema(
+        operation_id="memories_always_recall",
+        summary="Always recall a memory, or not",
+        description="Whether the memory comes with every recall (in `always`, and first in the prompt "
+        "block) whatever was asked. The write path pins what it reads as a safety fact of the user or "
+        "of someone in their care; this is how the user overrides it. `false`: not pinned, a `safety` "
+        "or `profile` category becomes `general`, importance at most 0.8, so it is recalled when it fits "
+        "the query and ranked as any other memory. `true`: pinned (its category kept). The choice is "
+        "kept in `metadata.always_recall`, and holds when the same fact is said again, for a new value "
+        "of its `key` and for a correction; the history records it (`pinned` / `unpinned`, with what "
+        "changed). Only memories in use (`status` active): any other status is a 409; a rule "
+        "(procedural) cannot be pinned (400). Asked again for what it already is: returned unchanged.",
+        tags=["memories"],
+        parameters=_ADDRESS_PARAMS,
+        request=s.MemoryAlwaysRecallSerializer,
+        responses={200: s.MemoryOutSerializer, **errors(400, 404, 409)},
+        examples=ex.MEMORIES_ALWAYS_RECALL,
+    )
+    def post(self, request: Request, memory_id: str) -> Response:
+        params = valid(s.MemoryAlwaysRecallSerializer, json_object(request))
+        actor, entry = memory_for(request, memory_id=memory_id, **address_of(request))
+        changed = memory_always_recall(
+            actor=actor,
+            memory_id=entry.pk,
+            always=params["always"],
+            actor_kind=ActorKind.API if tenant_of(request) is not None else ActorKind.USER,
+        )
+        return Response(s.MemoryOutSerializer(changed).data)
 
 
 class ExportApi(ApiView):

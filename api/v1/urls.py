@@ -23,6 +23,11 @@ urlpatterns = [
     path("memories/<str:memory_id>/", memories.MemoryApi.as_view(), name="api-memory"),
     path("memories/<str:memory_id>/history/", memories.MemoryHistoryApi.as_view(), name="api-memory-history"),
     path("memories/<str:memory_id>/restore/", memories.MemoryRestoreApi.as_view(), name="api-memory-restore"),
+    path(
+        "memories/<str:memory_id>/always-recall/",
+        memories.MemoryAlwaysRecallApi.as_view(),
+        name="api-memory-always-recall",
+    ),
     path("erasures/", erasures.ErasuresApi.as_view(), name="api-erasures"),
     path("entities/", entities.EntitiesApi.as_view(), name="api-entities"),
     path("entities/search/", entities.EntitySearchApi.as_view(), name="api-entities-search"),

@@ -20,7 +20,15 @@ from django.utils.translation import gettext_lazy as _
 from pgvector.django import HnswIndex
 
 from memory_core.answer_style import PREFERENCE_CATEGORY, STYLE_PATTERN
-from memory_core.choices import ActorKind, EventAction, MemoryStatus, MemoryType, NamespaceKind, SourceKind
+from memory_core.choices import (
+    ALWAYS_RECALL_CATEGORIES,
+    ActorKind,
+    EventAction,
+    MemoryStatus,
+    MemoryType,
+    NamespaceKind,
+    SourceKind,
+)
 from memory_core.language import search_copies
 from memory_core.querysets import MemoryEntryQuerySet, MemoryEventQuerySet, NamespaceQuerySet
 from memory_core.vector_storage import MEMORY_VECTOR_OPCLASS, HalfVectorField
@@ -291,7 +299,7 @@ class MemoryEntry(models.Model):
             # Always-recall entries (pinned safety facts, profile) are fetched on every recall.
             models.Index(
                 fields=["namespace"],
-                condition=Q(pinned=True) | Q(category__in=["profile", "safety"]),
+                condition=Q(pinned=True) | Q(category__in=list(ALWAYS_RECALL_CATEGORIES)),
                 name="memory_ns_always_recall",
             ),
         ]
@@ -338,6 +346,11 @@ class MemoryEntry(models.Model):
     @property
     def correctable(self) -> bool:
         return self.status in MemoryStatus.correctable()
+
+    @property
+    def always_recalled(self) -> bool:
+        """Recalled with every answer while in use: pinned, or a safety or profile fact."""
+        return self.pinned or self.category in ALWAYS_RECALL_CATEGORIES
 
     def index_text(self, fields: Iterable[str] = INDEXED_TEXT) -> list[str]:
         """Fill the copies the search index reads (`memory_core.language.search_copies`) when

@@ -11,6 +11,7 @@ from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connection
 
 from memory_core import lexical
+from memory_core.choices import ALWAYS_RECALL_CATEGORIES
 from memory_core.embeddings import vector_literal
 from memory_core.models import SEARCH_CONFIG, MemoryEntry
 from memory_core.querysets import MemoryEntryQuerySet
@@ -18,7 +19,6 @@ from memory_core.recall import log as recall_log
 from memory_core.recall.types import RANKED_COLUMNS, Candidate, from_micros
 from memory_core.vector_storage import MEMORY_VECTOR_TYPE
 
-ALWAYS_RECALL_CATEGORIES = ("profile", "safety")
 # Rows taken from each of the vector and keyword searches before reranking.
 CANDIDATES_PER_SOURCE = 50
 # The graph source adds its best memories only: the rest of what it reached still gets its graph

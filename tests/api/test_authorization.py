@@ -168,6 +168,15 @@ ENDPOINTS = [
         subject="by_id",
     ),
     Endpoint(
+        "memory_always_recall",
+        "post",
+        lambda w, side: f"/api/v1/memories/{memory(w, side)}/always-recall/",
+        lambda side: {"always": False},
+        "write",
+        by_id=True,
+        subject="by_id",
+    ),
+    Endpoint(
         "erase_all",
         "post",
         lambda w, side: "/api/v1/memories/erase-all/",

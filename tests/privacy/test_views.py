@@ -34,7 +34,15 @@ from tests.routes import answered_methods, routes
 pytestmark = pytest.mark.django_db
 
 SECRET = "The user is allergic to peanuts."
-ENTRY_POSTS = ["privacy:correct", "privacy:hide", "privacy:unhide", "privacy:restore", "privacy:erase"]
+ENTRY_POSTS = [
+    "privacy:correct",
+    "privacy:hide",
+    "privacy:unhide",
+    "privacy:restore",
+    "privacy:always_recall",
+    "privacy:not_always_recall",
+    "privacy:erase",
+]
 USER_POSTS = [
     "privacy:remember",
     "privacy:pause",

@@ -191,6 +191,25 @@ MEMORIES_CORRECT = [
     OpenApiExample("New version", value=_MEMORY_EXAMPLE, response_only=True),
 ]
 
+MEMORIES_ALWAYS_RECALL = [
+    OpenApiExample("Don't always recall it", value={"always": False}, request_only=True),
+    OpenApiExample("Always recall it", value={"always": True}, request_only=True),
+    OpenApiExample(
+        "No longer always recalled",
+        value={
+            **_MEMORY_EXAMPLE,
+            "id": "9b2d4e6f-3a5c-4d7e-8f90-1a2b3c4d5e6f",
+            "category": "general",
+            "key": "",
+            "content": "The user is vegetarian.",
+            "importance": 0.8,
+            "pinned": False,
+            "metadata": {"always_recall": False},
+        },
+        response_only=True,
+    ),
+]
+
 MEMORIES_HISTORY = [
     OpenApiExample(
         "History",

@@ -1,0 +1,102 @@
+# ruff: noqa: RUF001  # full-width Chinese punctuation is what the Chinese walk reads
+""" "Don't always recall" in a real browser (Debian's chromium): on a phone, in a row of /me/ (htmx,
+the row changes in place); on a desktop, on the memory's page (a form post, the message after the
+redirect), and in Chinese. No page error, no CSP violation (the `page` fixture), no serious axe
+violation and no sideways scroll (`check`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from memory_core.embeddings import load_local_model
+from memory_core.models import MemoryEntry
+from privacy.services import privacy_remember
+from tests.test_browser_pages import AXE, VIEWPORTS, check
+from tests.test_browser_third_pass import to_chinese
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PHONE = VIEWPORTS["phone"]  # 390 x 844
+DESKTOP = {"width": 1280, "height": 900}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _ready():
+    load_local_model()  # the live server runs in this process: warm it once
+    expect.set_options(timeout=20_000)
+    yield
+    expect.set_options(timeout=None)
+
+
+@pytest.fixture
+def errors(page: Any) -> Iterator[list[str]]:
+    seen: list[str] = []
+    page.on("pageerror", lambda error: seen.append(str(error)))
+    page.route(
+        "**/__tests__/axe.js", lambda route: route.fulfill(path=str(AXE), content_type="text/javascript")
+    )
+    yield seen
+    assert not seen, f"page errors: {seen}"
+
+
+@pytest.fixture
+def vegetarian(owner) -> MemoryEntry:
+    """A diet the safety model pins as the user's safety fact."""
+    privacy_remember(user=owner, content="The user keeps bees.")
+    entry = privacy_remember(user=owner, content="I am vegetarian.").entry
+    assert entry is not None and entry.pinned
+    return entry
+
+
+def test_a_phone_user_takes_always_recalled_off_a_row_of_the_list(owner, vegetarian, login, errors):
+    page = login("alice", "pw-alice")
+    page.set_viewport_size(PHONE)
+    page.goto("/me/")
+    row = page.locator(f"#memory-{vegetarian.pk}")
+    expect(row.locator("> details > summary .tags")).to_contain_text("always recalled")
+    row.locator("> details > summary").click()
+    button = row.locator(".row-body .actions").get_by_role("button", name="Don't always recall")
+    expect(button).to_be_visible()
+    button.click()
+
+    row = page.locator(f"#memory-{vegetarian.pk}")  # swapped in place
+    expect(row.locator(".row-body .notice")).to_have_text(
+        "No longer always recalled: the assistant uses it only when it fits the question."
+    )
+    expect(row.locator("> details > summary .tags")).not_to_contain_text("always recalled")
+    expect(row.locator(".row-body .actions").get_by_role("button", name="Always recall")).to_be_visible()
+    assert page.url.endswith("/me/")  # no navigation: the row changed in place
+    check(page, "always-recall-row", "phone")
+    entry = MemoryEntry.objects.get(pk=vegetarian.pk)
+    assert (entry.pinned, entry.category) == (False, "general")
+
+
+def test_a_desktop_user_switches_it_on_the_memorys_page_in_english_and_chinese(
+    owner, vegetarian, login, errors
+):
+    page = login("alice", "pw-alice")
+    page.set_viewport_size(DESKTOP)
+    page.goto(f"/me/memories/{vegetarian.pk}/")
+    facts = page.locator("dl.facts")
+    expect(facts).to_contain_text("always recalled")
+    facts.get_by_role("button", name="Don't always recall").click()
+    page.wait_for_url(f"**/me/memories/{vegetarian.pk}/")
+    expect(page.locator(".flash")).to_contain_text("No longer always recalled")
+    expect(facts).not_to_contain_text("always recalled")
+    expect(page.locator("#history")).to_contain_text("marked not always recalled by you")
+    check(page, "always-recall-page-en", "desktop")
+
+    to_chinese(page)
+    page.locator("dl.facts").get_by_role("button", name="设为总是调用").click()
+    expect(page.locator(".flash")).to_contain_text("已设为总是调用：助手每次回答都会得到它。")
+    expect(page.locator("dl.facts")).to_contain_text("总是调用")
+    expect(page.locator("dl.facts").get_by_role("button", name="不再总是调用")).to_be_visible()
+    expect(page.locator("#history")).to_contain_text("标记为总是调用")
+    check(page, "always-recall-page-zh", "desktop")
+    page.set_viewport_size(PHONE)
+    check(page, "always-recall-page-zh", "phone")
+    assert MemoryEntry.objects.get(pk=vegetarian.pk).pinned
