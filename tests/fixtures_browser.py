@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+# axe-core, served to the pages under test from the test tree (no network here).
+AXE = Path(__file__).parent / "static" / "axe-4.14.1.min.js"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -77,3 +80,29 @@ def login(page: Any) -> Callable[[str, str], Any]:
         return page
 
     return _login
+
+
+@pytest.fixture(scope="module")
+def pages_ready() -> Iterator[None]:
+    """For a module of browser tests: the local model warmed once (the live server runs in this
+    process, so a cold start would count against a reply's time) and a patient `expect`."""
+    from playwright.sync_api import expect
+
+    from memory_core.embeddings import load_local_model
+
+    load_local_model()
+    expect.set_options(timeout=20_000)
+    yield
+    expect.set_options(timeout=None)  # back to Playwright's default for other modules
+
+
+@pytest.fixture
+def errors(page: Any) -> Iterator[list[str]]:
+    """The page's uncaught script errors (the test fails on any); axe-core served locally."""
+    seen: list[str] = []
+    page.on("pageerror", lambda error: seen.append(str(error)))
+    page.route(
+        "**/__tests__/axe.js", lambda route: route.fulfill(path=str(AXE), content_type="text/javascript")
+    )
+    yield seen
+    assert not seen, f"page errors: {seen}"

@@ -6,41 +6,22 @@ violation and no sideways scroll (`check`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
 from playwright.sync_api import expect
 
-from memory_core.embeddings import load_local_model
 from memory_core.models import MemoryEntry
 from privacy.services import privacy_remember
-from tests.test_browser_pages import AXE, VIEWPORTS, check
+from tests.test_browser_pages import VIEWPORTS, check
 from tests.test_browser_third_pass import to_chinese
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("pages_ready"),
+]
 
 PHONE = VIEWPORTS["phone"]  # 390 x 844
 DESKTOP = {"width": 1280, "height": 900}
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _ready():
-    load_local_model()  # the live server runs in this process: warm it once
-    expect.set_options(timeout=20_000)
-    yield
-    expect.set_options(timeout=None)
-
-
-@pytest.fixture
-def errors(page: Any) -> Iterator[list[str]]:
-    seen: list[str] = []
-    page.on("pageerror", lambda error: seen.append(str(error)))
-    page.route(
-        "**/__tests__/axe.js", lambda route: route.fulfill(path=str(AXE), content_type="text/javascript")
-    )
-    yield seen
-    assert not seen, f"page errors: {seen}"
 
 
 @pytest.fixture

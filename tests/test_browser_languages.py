@@ -12,11 +12,14 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from memory_core.embeddings import load_local_model
 from memory_core.models import MemoryEntry
 from tests.chat.helpers import conversation, remember, say
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("pages_ready"),
+]
 
 PHONE = {"width": 390, "height": 844}
 SHOTS = Path(__file__).parent / "screenshots"  # git-ignored, for review
@@ -25,14 +28,6 @@ LONG = (
     "我对花生和所有坚果都严重过敏，吃了以后会呼吸困难，所以点心、零食、沙拉酱和泰国菜里都不能有花生，"
     "出门时我总是随身带着肾上腺素注射笔，朋友聚餐时请一定提前告诉餐厅我的过敏情况，谢谢你一直帮我记着这件事情。"
 )
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _ready():
-    load_local_model()  # the live server runs in this process: warm it once
-    expect.set_options(timeout=15_000)
-    yield
-    expect.set_options(timeout=None)
 
 
 @pytest.fixture

@@ -12,31 +12,27 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from memory_core.embeddings import load_local_model
 from memory_core.lifecycle import memory_correct
 from memory_core.models import MemoryEntry, Namespace
 from memory_core.moderation import procedure_reject
 from memory_core.pipeline import memory_add
 from memory_core.services import EntryDraft, memory_create, namespace_for_user
 from tests.chat.helpers import conversation, remember, say
+from tests.fixtures_browser import AXE
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("pages_ready"),
+]
 
-AXE = Path(__file__).parent / "static" / "axe-4.14.1.min.js"
+
 SHOTS = Path(__file__).parent / "screenshots"
 VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 XSS = (
     '<img src=x onerror="window.__pwned=1"> [x](javascript:window.__pwned=2) '
     "<script>window.__pwned=3</script>"
 )
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _ready():
-    load_local_model()  # the live server runs in this process: warm it once
-    expect.set_options(timeout=15_000)
-    yield
-    expect.set_options(timeout=None)
 
 
 # The narrowest and widest common phones: only the sideways scroll is checked there.

@@ -7,23 +7,19 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from memory_core.embeddings import load_local_model
 from memory_core.entities.models import Entity
 from memory_core.models import MemoryEntry
 from privacy.services import privacy_remember
-from tests.test_browser_pages import AXE, VIEWPORTS, check
+from tests.fixtures_browser import AXE
+from tests.test_browser_pages import VIEWPORTS, check
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("pages_ready"),
+]
 
 LONG = "Maria-Konstantinopoulou-Vanderbilt-Oppenheimer"
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _ready():
-    load_local_model()  # the live server runs in this process: warm it once
-    expect.set_options(timeout=15_000)
-    yield
-    expect.set_options(timeout=None)
 
 
 def test_people_and_places_on_a_phone(owner, login, live_server):

@@ -10,7 +10,6 @@ fixture), no serious axe violation (`check`), screenshots under tests/screenshot
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,38 +17,21 @@ from django.conf import settings as django_settings
 from playwright.sync_api import expect
 
 from chat.models import Conversation, Message
-from memory_core.embeddings import load_local_model
 from memory_core.entities.models import Entity, Relation
 from memory_core.entities.vocabulary import Predicate
 from memory_core.models import MemoryEntry, MemoryType
 from privacy.services import privacy_remember
 from tests.chat.helpers import conversation, remember, say
-from tests.test_browser_pages import AXE, VIEWPORTS, check
+from tests.test_browser_pages import VIEWPORTS, check
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("pages_ready"),
+]
 
 PHONE = VIEWPORTS["phone"]
 DESKTOP = VIEWPORTS["desktop"]
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _ready():
-    load_local_model()  # the live server runs in this process: warm it once
-    expect.set_options(timeout=20_000)
-    yield
-    expect.set_options(timeout=None)
-
-
-@pytest.fixture
-def errors(page: Any) -> Iterator[list[str]]:
-    """Uncaught script errors of the tab; the test fails if any page raised one."""
-    seen: list[str] = []
-    page.on("pageerror", lambda error: seen.append(str(error)))
-    page.route(
-        "**/__tests__/axe.js", lambda route: route.fulfill(path=str(AXE), content_type="text/javascript")
-    )
-    yield seen
-    assert not seen, f"page errors: {seen}"
 
 
 def to_chinese(page: Any) -> None:

@@ -9,7 +9,8 @@ from playwright.sync_api import expect
 
 from api.models import UserToken
 from tests.api.conftest import client_with
-from tests.test_browser_pages import AXE, VIEWPORTS, check
+from tests.fixtures_browser import AXE
+from tests.test_browser_pages import VIEWPORTS, check
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -9,47 +9,29 @@ error, no CSP violation (the `page` fixture), no serious axe violation (`check`)
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
 from chat.models import Message
-from memory_core.embeddings import load_local_model
 from memory_core.models import MemoryEntry
 from memory_core.pipeline import memory_add
 from memory_core.services import namespace_for_user
 from privacy.services import privacy_remember
 from tests.chat.helpers import conversation, remember, say
-from tests.test_browser_pages import AXE, VIEWPORTS, check, no_sideways_scroll
+from tests.test_browser_pages import VIEWPORTS, check, no_sideways_scroll
 from tests.test_browser_third_pass import send, to_chinese
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("pages_ready"),
+]
 
 PHONE = VIEWPORTS["phone"]
 DESKTOP = {"width": 1280, "height": 900}
 # One sentence of about 2,300 characters after "remember that".
 LONG = "Remember that " + ", ".join(f"shelf {i} holds vinyl records from the seventies" for i in range(48))
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _ready():
-    load_local_model()  # the live server runs in this process: warm it once
-    expect.set_options(timeout=20_000)
-    yield
-    expect.set_options(timeout=None)
-
-
-@pytest.fixture
-def errors(page: Any) -> Iterator[list[str]]:
-    seen: list[str] = []
-    page.on("pageerror", lambda error: seen.append(str(error)))
-    page.route(
-        "**/__tests__/axe.js", lambda route: route.fulfill(path=str(AXE), content_type="text/javascript")
-    )
-    yield seen
-    assert not seen, f"page errors: {seen}"
 
 
 def test_a_long_remember_that_is_refused_by_keyboard_and_kept(owner, login, errors):

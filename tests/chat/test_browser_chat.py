@@ -7,22 +7,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from memory_core.embeddings import load_local_model
 from memory_core.models import ExtractionJob, MemoryEntry
 from tests.chat.helpers import remember
 from tests.openai_server import reply_stream
 
-pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _ready():
-    # The live server runs in this process: load the local model once here, so that a cold start
-    # on a busy machine does not count against the time a reply may take.
-    load_local_model()
-    expect.set_options(timeout=15_000)
-    yield
-    expect.set_options(timeout=None)  # back to Playwright's default for other modules
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("pages_ready")]
 
 
 CONVERSATION_URL = re.compile(r"/c/[0-9a-f-]{36}/$")
