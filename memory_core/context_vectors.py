@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -204,7 +205,7 @@ def _store(rows: list[tuple], vectors: list[list[float]], model: str) -> int:
         UPDATE {table} e SET context_embedding = c.vector, context_pending = false
         FROM computed c, still s WHERE e.id = s.id AND c.id = s.id
     """  # noqa: S608  # the table name is ours; the rest are parameters
-    params = [
+    params: list[Any] = [
         [pk for pk, *_ in rows],
         [content for _, _, content, _ in rows],
         [context for *_, context in rows],

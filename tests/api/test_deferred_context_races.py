@@ -23,6 +23,12 @@ from tests.erasure_helpers import canary
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+
+@pytest.fixture(autouse=True)
+def deferred(settings):
+    settings.CONTEXT_VECTOR = "deferred"  # the default, whatever a developer's `.env` says
+
+
 WAIT = 60  # seconds a thread waits for the other before the test fails
 
 

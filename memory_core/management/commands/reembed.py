@@ -110,7 +110,9 @@ class Command(BaseCommand):
             # `entry_vectors`: as the write path computes them (`CONTEXT_VECTOR`), in one model call;
             # "deferred" as its job completes them: the context documents embedded here, at once.
             mode = "document" if settings.CONTEXT_VECTOR == "deferred" else None
-            items = [(content, context, None) for _, content, *_, context in rows]
+            items: list[tuple[str, str, list[float] | None]] = [
+                (content, context, None) for _, content, *_, context in rows
+            ]
             pairs = entry_vectors(items, embedder, mode=mode)
             vectors = [statement for statement, _ in pairs]
             context_vectors = {row[0]: context for row, (_, context) in zip(rows, pairs, strict=True)}
