@@ -85,13 +85,13 @@ def test_rest_erases_a_memory_with_its_sources_down_to_the_disk(api):
 
 def test_rest_erase_all_with_sources_and_the_erasure_list_for_unknown_ids(api):
     marker = canary()
-    _chat(api, f"Remember that my locker is {marker}.", title=marker)
+    _chat(api, f"Remember that my favourite café is {marker}.", title=marker)
     namespace = MemoryEntry.objects.get(content__icontains=marker).namespace
     ExtractionJob.objects.create(  # a transcript still waiting for the cluster
         namespace=namespace,
         idempotency_key="waiting",
         source_conversation="ticket-7",
-        messages=[{"id": "1", "role": "user", "content": f"My locker is {marker}, row 2."}],
+        messages=[{"id": "1", "role": "user", "content": f"My favourite café is {marker}, on the corner."}],
     )
 
     erased = api.post(
@@ -115,7 +115,7 @@ def test_rest_erase_all_with_sources_and_the_erasure_list_for_unknown_ids(api):
 
 def test_rest_deletes_a_conversation_and_keeps_what_was_learned(api):
     marker = canary()
-    pk = _chat(api, f"Remember that my locker is {marker}.", title=f"Locker {marker}")
+    pk = _chat(api, f"Remember that my favourite café is {marker}.", title=f"Café {marker}")
 
     response = api.delete(f"/api/v1/conversations/{pk}/")
 
@@ -164,7 +164,7 @@ def test_mem0_client_erases_with_sources_down_to_the_disk(mem0, api):
 
 def test_mem0_delete_users_removes_transcripts_too(mem0, api):
     marker = canary()
-    _chat(api, f"Remember that my locker is {marker}.", title=marker)
+    _chat(api, f"Remember that my favourite café is {marker}.", title=marker)
     mem0.add([{"role": "user", "content": f"My badge number is {marker}."}], user_id=USER)
 
     mem0.delete_users(user_id=USER)

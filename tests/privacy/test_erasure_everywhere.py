@@ -111,7 +111,7 @@ def test_erase_all_while_an_extraction_runs_leaves_nothing(owner, monkeypatch):
     queued = extraction_enqueue(
         namespace=namespace_for_user(user=owner),
         source_conversation="ticket-1",
-        messages=[{"id": "1", "role": "user", "content": f"My locker is {marker}-B."}],
+        messages=[{"id": "1", "role": "user", "content": f"My favourite café is {marker}-B on the square."}],
         trigger="api",
     )
     assert queued is not None
@@ -157,7 +157,7 @@ def test_a_burst_of_erasures_shares_one_disk_pass(owner):
     markers = [canary() for _ in range(3)]
     entries = []
     for marker in markers:
-        say(owner, new_conversation(owner), f"Remember that my locker is {marker}.")
+        say(owner, new_conversation(owner), f"Remember that my favourite café is {marker}.")
         entries.append(_current(owner, marker))
 
     receipts = [memory_erase_with_sources(user=owner, memory_id=e.pk, erase_sources=True) for e in entries]
@@ -175,7 +175,7 @@ def test_the_disk_pass_refuses_to_run_inside_a_transaction():
 
 def test_erasure_commands_find_and_then_clean(owner, capsys):
     marker = canary()
-    say(owner, new_conversation(owner), f"Remember that my locker is {marker}.")
+    say(owner, new_conversation(owner), f"Remember that my favourite café is {marker}.")
     entry = _current(owner, marker)
 
     with pytest.raises(SystemExit) as found:
