@@ -44,6 +44,7 @@ from django_q.models import Schedule
 
 from config.tuning import tuned
 from memory_core.errors import MemoryServiceError
+from memory_core.jobs import one_off_soon
 from memory_core.models import ErasureReceipt
 
 logger = logging.getLogger(__name__)
@@ -105,16 +106,10 @@ def compaction_request() -> Schedule:
     turns it into a task at `next_run` and deletes it, so the next erasure asks for a new one. Rows,
     not timers, so it holds across processes and with synchronous test tasks alike.
     """
-    waiting = Schedule.objects.filter(name=VACUUM_SCHEDULE).exclude(repeats=0).first()
-    if waiting is not None:
-        return waiting
-    return Schedule.objects.create(
+    return one_off_soon(
         name=VACUUM_SCHEDULE,
         func=VACUUM_TASK,
-        schedule_type=Schedule.ONCE,
-        repeats=-1,  # a one-off schedule with repeats < 0 is deleted once its task is created
-        next_run=timezone.now()
-        + timedelta(seconds=tuned("ERASURE_VACUUM_DELAY_SECONDS", ERASURE_VACUUM_DELAY_SECONDS)),
+        seconds=tuned("ERASURE_VACUUM_DELAY_SECONDS", ERASURE_VACUUM_DELAY_SECONDS),
     )
 
 

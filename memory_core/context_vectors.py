@@ -25,17 +25,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q, QuerySet
-from django.utils import timezone
 from django_q.models import Schedule
 
 from config.tuning import tuned
 from memory_core.embeddings import batch_size, get_embedder, vector_literal
+from memory_core.jobs import one_off_soon
 from memory_core.leases import task_timeout
 from memory_core.models import MemoryEntry
 from memory_core.search_context import context_document
@@ -70,17 +70,8 @@ def context_vectors_soon() -> Schedule:
     """A run soon; one already waiting is shared, so a burst of writes costs one run. As the disk
     pass of erasures (`compaction.compaction_request`): a one-off schedule the cluster's scheduler
     turns into a task at `next_run` and deletes, so the next write asks for a new one."""
-    waiting = Schedule.objects.filter(name=SOON_SCHEDULE).exclude(repeats=0).first()
-    if waiting is not None:
-        return waiting
     delay = tuned("CONTEXT_JOB_DELAY_SECONDS", CONTEXT_JOB_DELAY_SECONDS)
-    return Schedule.objects.create(
-        name=SOON_SCHEDULE,
-        func=TASK,
-        schedule_type=Schedule.ONCE,
-        repeats=-1,  # a one-off schedule with repeats < 0 is deleted once its task is created
-        next_run=timezone.now() + timedelta(seconds=delay),
-    )
+    return one_off_soon(name=SOON_SCHEDULE, func=TASK, seconds=delay)
 
 
 # --- The job --------------------------------------------------------------------------------------

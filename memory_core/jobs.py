@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 from django_q.models import Schedule
 from django_q.tasks import async_task
 
@@ -77,3 +79,21 @@ def ensure_schedule(
         },
     )
     return schedule
+
+
+def one_off_soon(*, name: str, func: str, seconds: float) -> Schedule:
+    """A task soon, shared by everyone who asks before it runs: a burst costs one run.
+
+    A one-off django-q schedule is the debounce: the cluster's scheduler turns it into a task at
+    `next_run` and deletes it, so the next request after that asks for a new one. Rows, not timers,
+    so it holds across processes and with synchronous test tasks alike."""
+    waiting = Schedule.objects.filter(name=name).exclude(repeats=0).first()
+    if waiting is not None:
+        return waiting
+    return Schedule.objects.create(
+        name=name,
+        func=func,
+        schedule_type=Schedule.ONCE,
+        repeats=-1,  # a one-off schedule with repeats < 0 is deleted once its task is created
+        next_run=timezone.now() + timedelta(seconds=seconds),
+    )
