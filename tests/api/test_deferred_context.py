@@ -15,33 +15,19 @@ import pytest
 from django_q.models import Schedule
 
 from config.conf import specs
-from memory_core import judgement
 from memory_core.context_vectors import SOON_SCHEDULE, TASK, context_vectors_run, waiting
-from memory_core.embeddings import query_cache, texts_embedded
+from memory_core.embeddings import texts_embedded
 from memory_core.models import MemoryEntry, MemoryStatus
 from memory_core.scan import scan_database
 from memory_core.schedules import SCHEDULES
 from memory_core.tasks import run_context_vectors
+from tests.context_turns import ANSWER, QUESTION, TURNS, add_turns, forget_vectors, one_by_one
 from tests.erasure_helpers import canary
 
 pytestmark = pytest.mark.django_db
 
-QUESTION = "Where should I go in the spring?"
-ANSWER = "Lisbon, no question - the food alone is worth it!"
-OTHERS = ["My sister just adopted a grey cat.", "I repaired the kitchen shelf yesterday."]
-TURNS = [
-    {"role": "user", "content": QUESTION},
-    {"role": "assistant", "content": ANSWER},
-    *({"role": "user", "content": other} for other in OTHERS),
-]
 ASKED = "Which city was suggested for the spring trip?"
 FACT = "I play the oboe."
-
-
-def forget_vectors() -> None:
-    """Nothing computed before counts: another process may serve the next call."""
-    query_cache.clear()
-    judgement.scores.cache_clear()
 
 
 @pytest.fixture(autouse=True)
@@ -54,30 +40,12 @@ def deferred(settings):
     forget_vectors()
 
 
-def add_turns(client, user_id: str, *messages: dict) -> int:
-    """Texts the model embedded to add `messages` in one call of mem0's route."""
-    before = texts_embedded()
-    response = client.post(
-        "/v3/memories/add/", {"user_id": user_id, "messages": list(messages), "infer": False}, format="json"
-    )
-    assert response.status_code == 200, response.content
-    return texts_embedded() - before
-
-
 def rest_add(client, user_id: str, content: str) -> int:
     """Texts the model embedded for one REST add (a fact on its own: no context)."""
     before = texts_embedded()
     response = client.post("/api/v1/memories/", {"user_id": user_id, "content": content}, format="json")
     assert response.status_code == 201, response.content
     return texts_embedded() - before
-
-
-def one_by_one(client, user_id: str, turns: list[dict] = TURNS) -> list[int]:
-    counts = []
-    for message in turns:
-        forget_vectors()
-        counts.append(add_turns(client, user_id, message))
-    return counts
 
 
 def entry(client, user_id: str, content: str) -> MemoryEntry:

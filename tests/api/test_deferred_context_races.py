@@ -18,7 +18,8 @@ from memory_core import context_vectors, erasure, lifecycle
 from memory_core.models import MemoryEntry, MemoryStatus
 from memory_core.scan import scan_database
 from memory_core.tasks import run_context_vectors
-from tests.api.test_deferred_context import ANSWER, QUESTION, TURNS, entry, one_by_one, recalled
+from tests.api.test_deferred_context import entry, recalled
+from tests.context_turns import ANSWER, QUESTION, TURNS, one_by_one
 from tests.erasure_helpers import canary
 
 pytestmark = pytest.mark.django_db(transaction=True)
