@@ -6,12 +6,15 @@ name (its aliases), preferring the one the owner has that kin relation to; for a
 name, the entity the owner currently has that relation to (so "my sister" is Ana once "my sister
 Ana" was said); an unnamed entity known only by that kin word takes the first name given. A new
 organisation or place whose name's embedding is nearly that of a known one of the same kind is
-that one (`EMBEDDING_MERGE_SIMILARITY`). Callers hold the namespace lock (the write pipeline's).
+that one (`EMBEDDING_MERGE_SIMILARITY`). A person's given name and full name are one person when
+the namespace knows only one such ("Tom" and "Tom Hargreaves", "建国" and "林建国": `_by_given_name`).
+Callers hold the namespace lock (the write pipeline's).
 """
 
 from __future__ import annotations
 
-from django.db.models import Q
+from django.db.models import BooleanField, Q
+from django.db.models.expressions import RawSQL
 from pgvector.django import CosineDistance
 
 from memory_core.embeddings import get_embedder
@@ -122,7 +125,27 @@ class Resolver:
             return candidates[0]
         if ref.kind in (EntityKind.ORGANISATION, EntityKind.PLACE):
             return self._by_embedding(ref)
-        return None
+        return self._by_given_name(alias, kinds)
+
+    def _by_given_name(self, alias: str, kinds: set[str]) -> Entity | None:
+        """The one person known by the full name of this given name, or by the given name of this
+        full name ("Tom" ↔ "Tom Hargreaves"; "建国" ↔ "林建国", a one-character surname); it takes
+        the new name as an alias. Two candidates (two Toms) are ambiguous: none is taken."""
+        pattern = given_name_pattern(alias)
+        if pattern is None:
+            return None
+        other_name = RawSQL(_OTHER_NAME, [pattern], BooleanField())  # noqa: S611  # constant SQL, a parameter
+        candidates = list(
+            Entity.objects.filter(namespace_id=self.namespace_id, is_self=False, named=True, kind__in=kinds)
+            .alias(hit=other_name)
+            .filter(hit=True)[:2]
+        )
+        if len(candidates) != 1:
+            return None
+        entity = candidates[0]
+        entity.aliases = sorted({*entity.aliases, alias})
+        entity.save(update_fields=["aliases", "updated_at"])
+        return entity
 
     def _by_embedding(self, ref: Ref) -> Entity | None:
         embedder = get_embedder()
@@ -161,6 +184,25 @@ class Resolver:
         entity.save(force_insert=True)
         self.created.append(entity)
         return entity
+
+
+# Whether one of an entity's aliases is LIKE the pattern `given_name_pattern` makes.
+_OTHER_NAME = "EXISTS (SELECT 1 FROM unnest(aliases) a WHERE a LIKE %s)"
+
+
+def given_name_pattern(alias: str) -> str | None:
+    """The LIKE pattern of the aliases a person's other name would have: a given name's full names
+    ("tom" → "tom %"), a full name's given name ("tom hargreaves" → "tom"); in Chinese a given name
+    of two characters and a full name of three ("建国" ↔ "林建国"). None for other shapes."""
+    escaped = alias.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    if is_chinese(alias):
+        if len(alias) == 2:
+            return f"_{escaped}"
+        return escaped[1:] if len(alias) == 3 else None
+    words = escaped.split()
+    if len(words) == 1 and len(alias) > 1:
+        return f"{escaped} %"
+    return words[0] if len(words) == 2 else None
 
 
 def placeholder_name(kin_word: str, owner_name: str | None) -> str:

@@ -133,6 +133,8 @@ _ROLE = re.compile(
     r"(?P<role>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})(?=$|[\s.,;!?])"
 )
 _MARRIED = re.compile(rf"{_SUBJECT}\s+(?i:is|am|got|was)\s+married\s+to\s+(?P<name2>{_NAME})")
+# "I married Daniel Okafor", "Priya wed Tom": the same relation said as the event.
+_WED = re.compile(rf"{_SUBJECT}\s+(?i:(?:just\s+|finally\s+)?(?:married|wed))\s+(?P<name2>{_NAME})")
 _HAS_PET = re.compile(
     rf"{_SUBJECT}\s+(?i:has|have)\s+(?i:a|an)\s+{_ADJ}(?P<pet>{_KIN})\s+(?i:named|called)\s+(?P<name2>{_NAME})"
 )
@@ -343,7 +345,7 @@ def _roles_and_partners(text: str, reading: Reading) -> None:
         )
         if subject and role:
             reading.add(Triple(subject, Predicate.ROLE, "works as", value=role))
-    for match in _MARRIED.finditer(text):
+    for match in [*_MARRIED.finditer(text), *_WED.finditer(text)]:
         subject = _subject(match)
         if subject and _is_name(match.group("name2")):
             reading.add(Triple(subject, Predicate.SPOUSE, "married to", Ref(name=match.group("name2"))))
@@ -383,6 +385,11 @@ _ZH_PROFESSIONS = (
 )
 _ZH_ROLE = re.compile(rf"{_ZH_SUBJECT}(?:是|当|做)(?:一名|一个|一位|名)?(?P<role>{_ZH_PROFESSIONS})")
 _ZH_PROFESSION_SET = frozenset(_ZH_PROFESSIONS.split("|"))
+# "我和周浩结婚了", "她嫁给了林建国", "我娶了王芳": a marriage (its end is an ending's, "离婚").
+_ZH_WED = re.compile(
+    rf"{_ZH_SUBJECT}(?:已经|去年|今年|终于)?(?:(?:和|跟|与)(?P<zspouse>{_ZH_NAME_CHAR}{{1,4}}?)(?:领证)?结婚|"
+    rf"(?:嫁给了?|娶了)(?P<zspouse2>{_ZH_NAME}))"
+)
 
 
 def _zh_np(match: re.Match[str]) -> Ref:
@@ -400,6 +407,13 @@ def _zh_subject(match: re.Match[str]) -> Ref:
         return Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind) if name else ref
     text = match.group("zsubj")
     return SELF if re.fullmatch(_ZH_SELF, text) else Ref(name=text)
+
+
+def _zh_weddings(text: str, reading: Reading) -> None:
+    for match in _ZH_WED.finditer(text):
+        spouse = match.group("zspouse") or match.group("zspouse2")
+        if spouse not in _ZH_PRONOUNS:
+            reading.add(Triple(_zh_subject(match), Predicate.SPOUSE, "结婚", Ref(name=spouse)))
 
 
 def read_chinese(text: str) -> Reading:
@@ -428,5 +442,6 @@ def read_chinese(text: str) -> Reading:
         reading.add(Triple(_zh_subject(match), Predicate.LIVES_IN, "住在", place))
     for match in _ZH_ROLE.finditer(text):
         reading.add(Triple(_zh_subject(match), Predicate.ROLE, "是", value=match.group("role")))
+    _zh_weddings(text, reading)
     _endings(text, reading, ZH_ENDINGS)
     return reading
