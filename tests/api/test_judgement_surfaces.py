@@ -223,3 +223,24 @@ def test_mem0_infer_says_what_extraction_held_for_review(key_client, django_capt
     assert held and all(r["event"] == "NONE" for r in held)
     assert event["held_for_review"] == len(held) and event["refused"] == 0
     assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE, content__icontains="ID check").exists()
+
+
+# A record's own number said with a verb is the record's, not a secret: stored on REST and mem0;
+# a code said the same way is still refused.
+RECORD_NUMBERS = [
+    "The user's order is 88231",
+    "My booking reference was 4471, the hotel said to quote it at check-in",
+    "the parcel number is 55120 if the courier asks",
+]
+
+
+@pytest.mark.parametrize("content", RECORD_NUMBERS)
+def test_a_records_number_said_with_a_verb_is_stored(key_client, content):
+    assert _add(key_client, content).json()["action"] == "added"
+    (result,) = _mem0_add(key_client, content + " Thanks!")["results"]
+    assert result["event"] in ("ADD", "UPDATE") and "status" not in result, result
+
+
+def test_a_code_said_with_a_verb_is_still_refused(key_client):
+    body = _add(key_client, "the safe's number is 4821, don't lose it").json()
+    assert body["action"] == "rejected" and "4821" not in str(body)

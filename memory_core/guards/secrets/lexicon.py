@@ -141,6 +141,11 @@ OWNED_BY = re.compile(
     r"|ssid|username|user|handle|named|called|phone|mobile|cell|tel|fax|call|number|support|hotline"
     r"|helpline|from|at|via|pr|account|acct|rma|returns?|parcel|package|shipment|waybill)\b"
     r"(?:\s*(?:number|no\.?|num|id|#|in|with|at|:))*\s*#?\s*"
+    # "order is 88231", "the booking reference was 4471": a record's own number, said with a verb
+    # (not "number is", which a safe's or a door's code is said with too).
+    r"|\b(?:orders?|tickets?|refunds?|invoices?|tracking|booking|reservation|reference|ref|case|claim"
+    r"|flight|train|seat|room|rma|parcel|package|shipment|waybill)(?:\s+(?:number|no\.?|id|#))?"
+    r"\s+(?:is|was|=)\s*#?\s*"
     r"|(?:订单号?|单号|工号|尾号|学号|编号|手机号?|电话|房间号?|航班号?|快递单?号|票号|邮编|客服|热线|拨打|致电)"
     r"\s*(?:是|为|:)?\s*)$",
     re.I,
