@@ -7,6 +7,7 @@ structural signals. Deterministic: the hashing is murmurhash3 with a fixed seed 
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import rjieba
 from scipy import sparse
+from sklearn.feature_extraction._hashing_fast import transform as hash_features
 from sklearn.feature_extraction.text import HashingVectorizer
 
 from memory_core.guards.policy.chinese import simplified
@@ -67,15 +69,22 @@ _WORD = re.compile(r"[a-z0]+(?:'[a-z]+)?|[\u4e00-\u9fff]+")
 def words(text: str) -> list[str]:
     """Words of the plain text, Chinese runs cut by jieba, with a marker for the first word (an
     imperative's verb, a memo's "per")."""
+    return _plain_words(plain(text))
+
+
+def _plain_words(plained: str) -> list[str]:
     found: list[str] = []
-    for token in _WORD.findall(plain(text)):
+    for token in _WORD.findall(plained):
         found += rjieba.cut(token) if "\u4e00" <= token[0] <= "\u9fff" else [token]
     return [f"^{found[0]}", *found] if found else []
 
 
 def words_and_pairs(text: str) -> list[str]:
     """`words`, and each pair of neighbouring words after the first-word marker."""
-    found = words(text)
+    return _with_pairs(words(text))
+
+
+def _with_pairs(found: list[str]) -> list[str]:
     return found + [f"{a} {b}" for a, b in itertools.pairwise(found[1:])]
 
 
@@ -108,17 +117,30 @@ def structural(text: str) -> list[float]:
 _DENSE_COLUMNS = np.arange(NGRAM_FEATURES + WORD_FEATURES, WIDTH, dtype=np.int32)
 
 
+def _hashed(features: list[str], n_features: int) -> tuple[np.ndarray, np.ndarray]:
+    """One text's row of `_ngrams` or `_words` (`HashingVectorizer.transform` as they are set: no
+    alternating sign, l2 norm, float32) from its features: the sorted columns and their values,
+    without the estimator's checks of its parameters and input on every call (most of its cost on
+    one short text). The same hashing (scikit-learn's own), counts and rounding: equal bit for bit
+    (tests/memory_core/test_judgement_models.py)."""
+    pairs = zip(features, itertools.repeat(1))  # (feature, count) as FeatureHasher passes them
+    hashed, _indptr, _values = hash_features([pairs], n_features, np.float32, False, 0)
+    columns, counts = np.unique(hashed, return_counts=True)
+    norm = math.sqrt(int(np.dot(counts, counts)))
+    values = counts / norm if norm else counts
+    return columns.astype(np.int32), values.astype(np.float32)
+
+
 def row(text: str, vector: Sequence[float]) -> sparse.csr_matrix:
     """`matrix` of one text, built directly (the write path judges one statement at a time, and a
-    general sparse stack costs more than the features themselves)."""
-    grams = _ngrams.transform([text])
-    tokens = _words.transform([text])
+    general sparse stack costs more than the features themselves); the plain text is made once."""
+    plained = plain(text)
+    gram_columns, grams = _hashed(_ngrams._char_wb_ngrams(plained), NGRAM_FEATURES)
+    word_columns, tokens = _hashed(_with_pairs(_plain_words(plained)), WORD_FEATURES)
     embedding = np.asarray(vector, dtype=np.float32) * EMBEDDING_SCALE
     dense = np.concatenate([embedding, np.asarray(structural(text), dtype=np.float32)])
-    data = np.concatenate([grams.data, tokens.data, dense])
-    indices = np.concatenate(
-        [grams.indices.astype(np.int32), tokens.indices.astype(np.int32) + NGRAM_FEATURES, _DENSE_COLUMNS]
-    )
+    data = np.concatenate([grams, tokens, dense])
+    indices = np.concatenate([gram_columns, word_columns + NGRAM_FEATURES, _DENSE_COLUMNS])
     return sparse.csr_matrix((data, indices, np.array([0, len(data)], dtype=np.int32)), shape=(1, WIDTH))
 
 
