@@ -20,10 +20,12 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import Exists, F, FloatField, OuterRef, Value
+from django.db.models.query import MAX_GET_RESULTS
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from config.tuning import tuned
+from memory_core import prepared
 from memory_core.choices import AddAction
 from memory_core.entities.hooks import named_entities_exist
 from memory_core.extraction.slots import replaces_in_slot, says_change, slot_reading
@@ -57,7 +59,16 @@ MERGE_SIMILARITY, MERGE_SIMILARITY_SAME_KEY = 0.9, 0.97
 def lock_for_write(namespace_id: int) -> Namespace:
     """`locks.lock_namespace`, with `webhooks_listening` (whether any webhook wants the pipeline's events),
     `names_known` (whether the namespace has named entities a statement could mention in passing)
-    and `corrections_made` (whether the user corrected any value away) read in the same query."""
+    and `corrections_made` (whether the user corrected any value away) read in the same query
+    (compiled once: `prepared`)."""
+    found = prepared.run("lock_for_write", _locked, [namespace_id])
+    if not found:
+        raise Namespace.DoesNotExist("Namespace matching query does not exist.")
+    return found[0]
+
+
+def _locked(namespace_id: int) -> Any:
+    """`lock_for_write`'s queryset, as `QuerySet.get` would send it (its `LIMIT 21`)."""
     return (
         Namespace.objects.select_for_update(no_key=True)
         .annotate(
@@ -65,7 +76,7 @@ def lock_for_write(namespace_id: int) -> Namespace:
             names_known=named_entities_exist(),
             corrections_made=Exists(corrections(OuterRef("pk"))),
         )
-        .get(pk=namespace_id)
+        .filter(pk=namespace_id)[:MAX_GET_RESULTS]
     )
 
 
