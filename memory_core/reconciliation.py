@@ -17,11 +17,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from django.db.models import Exists, F, FloatField, OuterRef, Value
 from django.db.models.query import MAX_GET_RESULTS
 from django.utils import timezone
+from pgvector import HalfVector, Vector
 from pgvector.django import CosineDistance
 
 from config.tuning import tuned
@@ -112,35 +114,19 @@ CORRECTED_SIMILARITY = 0.75
 
 
 def candidates(namespace_id: int, request: WriteRequest, *, corrections_made: bool = True) -> Candidates:
-    """`Candidates` of `request`, in one query (a UNION ALL of the lookups); the corrected-away
-    values are looked up only where the user ever corrected one (`lock_for_write` says)."""
-    live, dup_scope = reconcile_scopes(namespace_id, request.type)
-    distance = CosineDistance("embedding", request.embedding)
-    parts = [
-        dup_scope.exclude(embedding__isnull=True)
-        .annotate(distance=distance, role=Value("near"))
-        .order_by("distance")[:NEAREST],
-        # The same wording counts as distance 0, whatever its vector (`first_same_statement`).
-        dup_scope.filter(content__iexact=request.content)
-        .annotate(distance=Value(0.0, output_field=FloatField()), role=Value("wording"))
-        .order_by()[:1],
-    ]
-    if request.key and request.type != MemoryType.PROCEDURAL:
-        keys = related_slot_keys(request.key)
-        parts.append(
-            live.filter(key__in=keys)
-            .annotate(distance=distance, role=Value("slot"))
-            .order_by("-valid_from")[:SLOT_ROWS]
-        )
-    if corrections_made and request.type != MemoryType.PROCEDURAL:
-        parts.append(
-            corrections(namespace_id)
-            .filter(type=request.type)
-            .exclude(embedding__isnull=True)
-            .annotate(distance=distance, role=Value("corrected"))
-            .order_by("distance")[:CORRECTED_ROWS]
-        )
-    rows = list(parts[0].union(*parts[1:], all=True))
+    """`Candidates` of `request`, in one query (a UNION ALL of the lookups, compiled once a shape:
+    `prepared`); the corrected-away values are looked up only where the user ever corrected one
+    (`lock_for_write` says)."""
+    keyed = bool(request.key) and request.type != MemoryType.PROCEDURAL
+    keys = tuple(related_slot_keys(request.key)) if keyed else ()
+    corrected = corrections_made and request.type != MemoryType.PROCEDURAL
+    build = partial(_candidates, request.type, corrected)
+    if request.embedding is None:
+        rows = list(build(namespace_id, None, None, request.content, keys))
+    else:
+        vector = _vector_text(request.embedding)
+        args: list[prepared.Value] = [namespace_id, timezone.now(), vector, request.content, keys]
+        rows = prepared.run("candidates", build, args, shape=(request.type, corrected))
 
     def role(name: str) -> list[MemoryEntry]:
         return [e for e in rows if e.role == name]  # type: ignore[attr-defined]
@@ -151,6 +137,51 @@ def candidates(namespace_id: int, request: WriteRequest, *, corrections_made: bo
         slots=sorted(role("slot"), key=lambda e: e.valid_from, reverse=True),
         corrected=sorted(role("corrected"), key=lambda e: e.distance),  # type: ignore[attr-defined]
     )
+
+
+def _vector_text(vector: Any) -> str:
+    """A vector as pgvector's `CosineDistance` sends it: its text form."""
+    return vector.to_text() if isinstance(vector, Vector | HalfVector) else Vector(vector).to_text()
+
+
+def _candidates(
+    type: str,
+    corrected: bool,
+    namespace_id: int,
+    at: datetime | None,
+    vector: str | None,
+    content: str,
+    keys: tuple[str, ...],
+) -> Any:
+    """`candidates`' queryset: the entries of `type` nearest to `vector` (its text form) and with
+    the wording `content`, the current ones of the slots `keys`, and (`corrected`) the values
+    corrected away; `at`: now (None: read the clock)."""
+    live, dup_scope = reconcile_scopes(namespace_id, type, at=at)
+    distance = CosineDistance("embedding", Value(vector) if vector is not None else None)
+    parts = [
+        dup_scope.exclude(embedding__isnull=True)
+        .annotate(distance=distance, role=Value("near"))
+        .order_by("distance")[:NEAREST],
+        # The same wording counts as distance 0, whatever its vector (`first_same_statement`).
+        dup_scope.filter(content__iexact=content)
+        .annotate(distance=Value(0.0, output_field=FloatField()), role=Value("wording"))
+        .order_by()[:1],
+    ]
+    if keys:
+        parts.append(
+            live.filter(key__in=keys)
+            .annotate(distance=distance, role=Value("slot"))
+            .order_by("-valid_from")[:SLOT_ROWS]
+        )
+    if corrected:
+        parts.append(
+            corrections(namespace_id)
+            .filter(type=type)
+            .exclude(embedding__isnull=True)
+            .annotate(distance=distance, role=Value("corrected"))
+            .order_by("distance")[:CORRECTED_ROWS]
+        )
+    return parts[0].union(*parts[1:], all=True)
 
 
 def taken_out_by_correction(wrong: str, correction: str) -> frozenset[str]:
@@ -295,14 +326,15 @@ def _merge(entry: MemoryEntry, request: WriteRequest) -> AddOutcome:
     return AddOutcome(AddAction.MERGED, entry, reason="duplicate of an existing memory")
 
 
-def reconcile_scopes(namespace_id: int, type: str) -> tuple[Any, Any]:
+def reconcile_scopes(namespace_id: int, type: str, *, at: datetime | None = None) -> tuple[Any, Any]:
     """(live, duplicates): the entries of `type` a new statement updates by key, and those it may
-    merge into (hidden ones too, see `_find_duplicate`)."""
+    merge into (hidden ones too, see `_find_duplicate`). `at`: now, when the caller read the clock
+    (`MemoryEntryQuerySet.current` reads a future instant as now)."""
     live = MemoryEntry.objects.in_namespaces([namespace_id]).filter(type=type)
     if type == MemoryType.PROCEDURAL:
         live = live.filter(status__in=[MemoryStatus.ACTIVE, MemoryStatus.PENDING_REVIEW])
         return live, live
-    live = live.current()
+    live = live.current(at=at)
     dup_scope = MemoryEntry.objects.in_namespaces([namespace_id]).filter(type=type).filter(
         pk__in=live.values("pk")
     ) | MemoryEntry.objects.in_namespaces([namespace_id]).filter(type=type, status=MemoryStatus.HIDDEN)

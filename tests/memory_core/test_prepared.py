@@ -12,11 +12,16 @@ from django.db.models import Value
 from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from pgvector import Vector
 
-from memory_core import prepared
+from memory_core import prepared, reconciliation
+from memory_core.embeddings import get_embedder
+from memory_core.lifecycle import memory_correct, memory_hide
 from memory_core.models import MemoryEntry, Namespace
 from memory_core.pipeline import memory_add
+from memory_core.reading.slots import related_slot_keys
 from memory_core.services import namespace_for_user
+from memory_core.write_request import WriteRequest
 
 pytestmark = pytest.mark.django_db
 
@@ -94,3 +99,36 @@ def test_a_lock_outside_a_transaction_is_refused_as_the_orm_refuses_it(owner):
         prepared.run("test lock", locked, [namespace.pk])
     with pytest.raises(TransactionManagementError):
         list(locked(namespace.pk))  # as the ORM itself
+
+
+def test_a_writes_candidates_are_the_orms_for_every_role(owner):
+    """`reconciliation.candidates` runs prepared: the nearest, the same wording (a hidden entry
+    too), the key slot and the values corrected away, as its queryset reads them."""
+    namespace = namespace_for_user(user=owner)
+    lisbon = memory_add(namespace=namespace, content="The user lives in Lisbon.", key="location.home_city")
+    memory_correct(actor=owner, memory_id=lisbon.entry.pk, content="The user lives in Lyon.")
+    porto = memory_add(namespace=namespace, content="The user supports FC Porto.")
+    memory_hide(actor=owner, memory_id=porto.entry.pk)
+    memory_add(namespace=namespace, content="The user plays the cello.")
+    memory_add(namespace=namespace, content="Always answer in French.", type="procedural")
+    embedder = get_embedder()
+    for content, type, key in [
+        ("The user lives in Lisbon.", "semantic", "location.home_city"),
+        ("The user supports FC Porto.", "semantic", ""),
+        ("the user plays the cello.", "semantic", ""),
+        ("Always answer in French.", "procedural", ""),
+    ]:
+        request = WriteRequest(content=content, type=type, key=key, embedding=embedder.embed([content])[0])
+        with transaction.atomic():
+            found = reconciliation.candidates(namespace.pk, request)
+            keys = tuple(related_slot_keys(key)) if key and type != "procedural" else ()
+            vector = Vector(request.embedding).to_text()
+            rows = list(
+                reconciliation._candidates(
+                    type, type != "procedural", namespace.pk, None, vector, content, keys
+                )
+            )
+        expected = {(e.pk, e.role, round(e.distance, 6), e.status, e.content) for e in rows}  # type: ignore[attr-defined]
+        got = [*found.duplicates, *found.slots, *found.corrected]
+        assert {(e.pk, e.role, round(e.distance, 6), e.status, e.content) for e in got} == expected  # type: ignore[attr-defined]
+        assert len(got) == len(rows) > 0
