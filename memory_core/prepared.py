@@ -18,6 +18,7 @@ list's length is part of the shape).
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -29,7 +30,9 @@ from django.db.transaction import TransactionManagementError
 
 Value = int | str | datetime | tuple[Any, ...]
 
-_MOST_SHAPES = 256  # beyond this many (long IN lists of every length), compile each call
+# Shapes kept, the least recently used dropped first: a batch's IN lists of every length come
+# and go, a single add's few shapes stay.
+_MOST_SHAPES = 256
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,7 @@ class _Prepared:
     using: str
 
 
-_prepared: dict[tuple[Any, ...], _Prepared] = {}
+_prepared: OrderedDict[tuple[Any, ...], _Prepared] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -55,12 +58,16 @@ def run(
 ) -> list[Any]:
     """The model instances `build(*args)` would return, as `list(build(*args))` would read them."""
     key = (name, *shape, *(_shape(value) for value in args))
-    prepared = _prepared.get(key)
+    with _lock:
+        prepared = _prepared.get(key)
+        if prepared is not None:
+            _prepared.move_to_end(key)
     if prepared is None:
         prepared = _prepare(build, args)
         with _lock:
-            if len(_prepared) < _MOST_SHAPES:
-                _prepared[key] = prepared
+            _prepared[key] = prepared
+            while len(_prepared) > _MOST_SHAPES:
+                _prepared.popitem(last=False)
     flat = _flat(args)
     params = [
         flat[slot] if slot >= 0 else value
