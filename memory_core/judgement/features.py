@@ -131,11 +131,27 @@ def _hashed(features: list[str], n_features: int) -> tuple[np.ndarray, np.ndarra
     return columns.astype(np.int32), values.astype(np.float32)
 
 
+def _char_ngrams(plained: str) -> list[str]:
+    """The n-grams `_ngrams` takes from a plain text (`char_wb`, 1 to 4 characters, each word
+    padded with a space; a word shorter than n counted once, whole), in another order: the
+    counts are what the hashing reads."""
+    grams: list[str] = []
+    for word in plained.split():
+        padded = f" {word} "
+        size = len(padded)
+        for n in (1, 2, 3, 4):
+            if n >= size:
+                grams.append(padded)
+                break
+            grams += [padded[i : i + n] for i in range(size - n + 1)]
+    return grams
+
+
 def row(text: str, vector: Sequence[float]) -> sparse.csr_matrix:
     """`matrix` of one text, built directly (the write path judges one statement at a time, and a
     general sparse stack costs more than the features themselves); the plain text is made once."""
     plained = plain(text)
-    gram_columns, grams = _hashed(_ngrams._char_wb_ngrams(plained), NGRAM_FEATURES)
+    gram_columns, grams = _hashed(_char_ngrams(plained), NGRAM_FEATURES)
     word_columns, tokens = _hashed(_with_pairs(_plain_words(plained)), WORD_FEATURES)
     embedding = np.asarray(vector, dtype=np.float32) * EMBEDDING_SCALE
     dense = np.concatenate([embedding, np.asarray(structural(text), dtype=np.float32)])

@@ -104,6 +104,7 @@ def test_the_write_path_decides_with_the_models_it_was_pointed_at(pointed_at: Pa
         "存折密码就是老伴的生日，零六一二，four seven seven one",  # noqa: RUF001 (full-width text is what NFKC folds)
         "my school portal login 係 cheukyin07 / Panda!2008 😀",
         "no no no no no no no no",
+        "a b cd efg hijk lmnop\u00a0q\u2003r",
         "a",
         "...",
         "ｆｕｌｌ width １２３\t\n  spaced",  # noqa: RUF001 (full-width text is what NFKC folds)
