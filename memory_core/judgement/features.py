@@ -11,6 +11,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 import rjieba
@@ -117,42 +118,59 @@ def structural(text: str) -> list[float]:
 _DENSE_COLUMNS = np.arange(NGRAM_FEATURES + WORD_FEATURES, WIDTH, dtype=np.int32)
 
 
-def _hashed(features: list[str], n_features: int) -> tuple[np.ndarray, np.ndarray]:
-    """One text's row of `_ngrams` or `_words` (`HashingVectorizer.transform` as they are set: no
-    alternating sign, l2 norm, float32) from its features: the sorted columns and their values,
-    without the estimator's checks of its parameters and input on every call (most of its cost on
-    one short text). The same hashing (scikit-learn's own), counts and rounding: equal bit for bit
-    (tests/memory_core/test_judgement_models.py)."""
+def _hash(features: list[str], n_features: int) -> np.ndarray:
+    """The column of each feature: scikit-learn's own hashing, as `FeatureHasher` calls it."""
     pairs = zip(features, itertools.repeat(1))  # (feature, count) as FeatureHasher passes them
     hashed, _indptr, _values = hash_features([pairs], n_features, np.float32, False, 0)
+    return hashed
+
+
+def _counted(hashed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One text's row of `_ngrams` or `_words` (`HashingVectorizer.transform` as they are set: no
+    alternating sign, l2 norm, float32) from its features' columns: the sorted columns and their
+    values, without the estimator's checks of its parameters and input on every call (most of
+    its cost on one short text). The same counts and rounding: equal bit for bit
+    (tests/memory_core/test_judgement_models.py)."""
     columns, counts = np.unique(hashed, return_counts=True)
     norm = math.sqrt(int(np.dot(counts, counts)))
     values = counts / norm if norm else counts
     return columns.astype(np.int32), values.astype(np.float32)
 
 
-def _char_ngrams(plained: str) -> list[str]:
-    """The n-grams `_ngrams` takes from a plain text (`char_wb`, 1 to 4 characters, each word
-    padded with a space; a word shorter than n counted once, whole), in another order: the
-    counts are what the hashing reads."""
+@lru_cache(maxsize=1 << 15)
+def _word_grams(word: str) -> np.ndarray:
+    """The columns of the n-grams `_ngrams` takes from one word of a plain text (`char_wb`, 1 to
+    4 characters of the word padded with a space; a word shorter than n once, whole). A write
+    judges its statement and then each clause of it: the same words, hashed once."""
+    padded = f" {word} "
+    size = len(padded)
     grams: list[str] = []
-    for word in plained.split():
-        padded = f" {word} "
-        size = len(padded)
-        for n in (1, 2, 3, 4):
-            if n >= size:
-                grams.append(padded)
-                break
-            grams += [padded[i : i + n] for i in range(size - n + 1)]
-    return grams
+    for n in (1, 2, 3, 4):
+        if n >= size:
+            grams.append(padded)
+            break
+        grams += [padded[i : i + n] for i in range(size - n + 1)]
+    hashed = _hash(grams, NGRAM_FEATURES)
+    hashed.flags.writeable = False
+    return hashed
+
+
+_NO_COLUMNS = np.zeros(0, dtype=np.int32)
+
+
+def _char_ngram_columns(plained: str) -> np.ndarray:
+    """The columns of every n-gram `_ngrams` takes from a plain text, word by word (the order
+    differs; the counts, which are what the row holds, do not)."""
+    words = plained.split()
+    return np.concatenate([_word_grams(word) for word in words]) if words else _NO_COLUMNS
 
 
 def row(text: str, vector: Sequence[float]) -> sparse.csr_matrix:
     """`matrix` of one text, built directly (the write path judges one statement at a time, and a
     general sparse stack costs more than the features themselves); the plain text is made once."""
     plained = plain(text)
-    gram_columns, grams = _hashed(_char_ngrams(plained), NGRAM_FEATURES)
-    word_columns, tokens = _hashed(_with_pairs(_plain_words(plained)), WORD_FEATURES)
+    gram_columns, grams = _counted(_char_ngram_columns(plained))
+    word_columns, tokens = _counted(_hash(_with_pairs(_plain_words(plained)), WORD_FEATURES))
     embedding = np.asarray(vector, dtype=np.float32) * EMBEDDING_SCALE
     dense = np.concatenate([embedding, np.asarray(structural(text), dtype=np.float32)])
     data = np.concatenate([grams, tokens, dense])
