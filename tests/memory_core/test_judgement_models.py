@@ -13,6 +13,7 @@ import pytest
 from django.apps import apps
 
 from memory_core import judgement
+from memory_core.embeddings import LocalEmbedder
 from memory_core.judgement import model as judgement_model
 from memory_core.judgement.features import WIDTH, matrix, row
 from memory_core.judgement.model import DEFAULT_DIR, MANIFEST, ModelFileRefused, load_models
@@ -145,3 +146,17 @@ def test_a_digit_inside_a_credential_is_not_a_value_of_its_own():
     scan = judgement.secrets("psst the staging admin is admin / Tr0ub4dor&3, don't post it")
     assert scan.values == ("Tr0ub4dor&3",)
     assert scan.redacted == "psst the staging admin is admin / [REDACTED], don't post it"
+
+
+@pytest.mark.parametrize(
+    "text", ["Enjoy the concert tonight!", "The PIN for the side gate is 5803.", "我女儿对花生过敏。"]
+)
+def test_the_scores_of_all_models_at_once_are_each_models_own(text: str):
+    """`scores` multiplies a row by every model's weights stacked: the same probabilities, bit for
+    bit, as each model's own product."""
+    rows = row(text, LocalEmbedder().embed_query(text))
+    expected = {
+        name: tuple(float(p) for p in model.probabilities(rows)[0])
+        for name, model in judgement_model.models().items()
+    }
+    assert judgement.scores(text) == expected
