@@ -9,6 +9,10 @@ Figures, each with its baseline in the same run:
   turn with the turn before it as its context, as the mem0-compatible endpoint stores them
   (so ours embeds two texts per turn, mem0 one); SQL statements per add;
 * ingest, batched: `memory_add_many` in batches of `--batch` vs one by one; statements per batch;
+* CPU per add (issue 33: at most 20 ms outside the embedding), one by one and batched: this
+  process's CPU time over the ingest, less what the embedding model calls took
+  (`embeddings.embedding_cpu_seconds`: the judgement's sentence vectors included); mem0's process
+  CPU per add beside ours (its embedding cannot be told apart);
 * with `CONTEXT_VECTOR=deferred` (the default), the context-vector job after each ingest, run to
   completion and timed on its own (documents/s, 64 to a model call), and each ingest with its
   job's time added (what the two cores do per turn in all);
@@ -26,7 +30,8 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
@@ -41,6 +46,19 @@ def _times(items: list[Any], run: Callable[[Any], object]) -> list[float]:
         run(item)
         durations.append(time.perf_counter() - start)
     return durations
+
+
+@contextmanager
+def _cpu() -> Iterator[Callable[[], tuple[float, float]]]:
+    """`with _cpu() as spent: …` then `spent()`: (process CPU seconds of the block, of which inside
+    the embedding model calls). `time.process_time` counts every thread of this process: the
+    in-process embedding's too, which `embeddings.embedding_cpu_seconds` measures apart."""
+    from memory_core.embeddings import embedding_cpu_seconds
+
+    start, model_start = time.process_time(), embedding_cpu_seconds()
+    end: list[tuple[float, float]] = []
+    yield lambda: end[0] if end else (time.process_time() - start, embedding_cpu_seconds() - model_start)
+    end.append((time.process_time() - start, embedding_cpu_seconds() - model_start))
 
 
 def _line(label: str, values: list[float]) -> None:
@@ -100,7 +118,8 @@ def _ingest(conversations: list[Conversation], one_by_one: int, batch: int, mem0
     def add(item: tuple[str, str]) -> None:
         memory_add(namespace=single, content=item[0], context=item[1], exact=True)
 
-    ours = _times(sample[1:], add)
+    with _cpu() as one_cpu:
+        ours = _times(sample[1:], add)
     ours_rate = len(ours) / sum(ours)
     per_add = _statements(lambda: add(sample[0]))
     print(
@@ -112,7 +131,7 @@ def _ingest(conversations: list[Conversation], one_by_one: int, batch: int, mem0
     namespaces: dict[str, Any] = {}
     total = 0
     per_batch: list[int] = []
-    with common.timed() as elapsed:
+    with _cpu() as batched_cpu, common.timed() as elapsed:
         for conversation in conversations:
             namespace = Namespace.objects.create(path=f"agent/speed-{conversation.name}", kind="agent")
             namespaces[conversation.name] = namespace
@@ -141,10 +160,26 @@ def _ingest(conversations: list[Conversation], one_by_one: int, batch: int, mem0
         f"vs one by one {common.ratio(batched_rate, ours_rate)}; "
         f"{per_batch[0] if per_batch else '-'} SQL statements per batch"
     )
+    _cpu_per_add(one_cpu(), len(ours), batched_cpu(), total)
     _context_job(total, batched_seconds)
     if mem0 is not None:
-        _mem0_ingest(conversations, mem0, ours_rate, batched_rate)
+        _mem0_ingest(conversations, mem0, ours_rate, batched_rate, one_cpu()[0] / len(ours))
     return namespaces
+
+
+def _cpu_per_add(one: tuple[float, float], ones: int, batched: tuple[float, float], total: int) -> None:
+    """Issue 33's budget: the write path's own CPU per add, the embedding model's apart."""
+
+    def ms(seconds: float, adds: int) -> float:
+        return seconds / adds * 1000
+
+    outside_one, outside_batched = ms(one[0] - one[1], ones), ms(batched[0] - batched[1], total)
+    print(
+        f"  CPU per add outside the embedding: {outside_one:.1f} ms one by one, "
+        f"{outside_batched:.1f} ms batched (target ≤ 20 ms); in the embedding: "
+        f"{ms(one[1], ones):.1f} ms, {ms(batched[1], total):.1f} ms; process CPU per add "
+        f"{ms(one[0], ones):.1f} ms, {ms(batched[0], total):.1f} ms"
+    )
 
 
 def _context_job(turns: int, ingest_seconds: float) -> None:
@@ -167,7 +202,9 @@ def _context_job(turns: int, ingest_seconds: float) -> None:
     )
 
 
-def _mem0_ingest(conversations: list[Conversation], mem0: Any, ours_rate: float, batched_rate: float) -> None:
+def _mem0_ingest(
+    conversations: list[Conversation], mem0: Any, ours_rate: float, batched_rate: float, ours_cpu: float
+) -> None:
     """mem0's add one by one, then its entity linking for what it stored (timed apart: its
     `add(infer=False)` links none, and the entity boost needs the links)."""
     added: list[tuple[str, str, str]] = []
@@ -176,10 +213,14 @@ def _mem0_ingest(conversations: list[Conversation], mem0: Any, ours_rate: float,
         text, name = item
         added.append((mem0_baseline.add_turn(mem0, text, user_id=name), text, name))
 
-    mem0_times = _times([(t.content, c.name) for c in conversations for t in c.turns], add)
+    with _cpu() as mem0_cpu:
+        mem0_times = _times([(t.content, c.name) for c in conversations for t in c.turns], add)
     mem0_rate = len(mem0_times) / sum(mem0_times)
+    mem0_per_add = mem0_cpu()[0] / len(mem0_times)
     print(
-        f"  mem0 Memory.add(infer=False) one by one: {mem0_rate:7.1f}/s   ({common.summary_ms(mem0_times)})"
+        f"  mem0 Memory.add(infer=False) one by one: {mem0_rate:7.1f}/s   ({common.summary_ms(mem0_times)}); "
+        f"process CPU per add {mem0_per_add * 1000:.1f} ms (its embedding included; ours one by one "
+        f"{common.ratio(ours_cpu, mem0_per_add)} of it)"
     )
     print(
         f"  ours vs mem0: one by one {common.ratio(ours_rate, mem0_rate)}, "

@@ -17,8 +17,10 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol, runtime_checkable
 
 from django.conf import settings
@@ -73,6 +75,28 @@ def _count(texts: list[str]) -> None:
     global _embedded
     with _embedded_lock:
         _embedded += len(texts)
+
+
+_model_cpu = 0.0
+
+
+def embedding_cpu_seconds() -> float:
+    """Process CPU time (`time.process_time`, every thread of the process) spent inside the
+    embedders' model calls so far: what a bench subtracts from a write's CPU to see the rest of
+    the pipeline's. Exact when nothing else runs in the process meanwhile (a bench's loop)."""
+    return _model_cpu
+
+
+@contextmanager
+def _model_call() -> Iterator[None]:
+    global _model_cpu
+    start = time.process_time()
+    try:
+        yield
+    finally:
+        spent = time.process_time() - start
+        with _embedded_lock:
+            _model_cpu += spent
 
 
 def _batches(texts: list[str], size: int) -> Iterator[list[str]]:
@@ -142,10 +166,11 @@ class LocalEmbedder:
         # more than it saves, all the more on busy cores (bench/speed.py).
         _count(texts)
         threads = query_threads() if len(texts) <= SMALL_BATCH else batch_threads()
-        onnx = _onnx_model(threads)
-        if onnx is not None:
-            return onnx.embed(list(texts)).tolist()
-        return _torch_embed(list(texts), threads=threads)
+        with _model_call():
+            onnx = _onnx_model(threads)
+            if onnx is not None:
+                return onnx.embed(list(texts)).tolist()
+            return _torch_embed(list(texts), threads=threads)
 
     def embed_query(self, text: str) -> list[float]:
         return _cached_query(self, text)
@@ -252,8 +277,12 @@ class OpenAIEmbedder:
             return []
         llm = get_llm()
         _count(texts)
+        with _model_call():
+            return self._embed(list(texts), llm)
+
+    def _embed(self, texts: list[str], llm: Any) -> list[list[float]]:
         vectors: list[list[float]] = []
-        for batch in _batches(list(texts), batch_size()):
+        for batch in _batches(texts, batch_size()):
             # The API rejects empty strings; a lone space embeds "nothing" without failing the batch.
             batch = [text if text.strip() else " " for text in batch]
             result = llm.embed(batch, model=self.name, dimensions=self.dimensions)

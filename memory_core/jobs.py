@@ -10,6 +10,8 @@ from django.utils import timezone
 from django_q.models import Schedule
 from django_q.tasks import async_task
 
+from memory_core import prepared
+
 # async_task() takes these out of **kwargs as its own options (even when q_options is given), so a
 # task keyword argument with one of these names would silently never reach the task.
 _RESERVED_KWARGS = frozenset(
@@ -81,15 +83,21 @@ def ensure_schedule(
     return schedule
 
 
+def _waiting(name: str) -> Any:
+    """The one-off schedule `name` not yet turned into a task, as `QuerySet.first` asks for it
+    (compiled once: `prepared`; every deferred write asks)."""
+    return Schedule.objects.filter(name=name).exclude(repeats=0)[:1]
+
+
 def one_off_soon(*, name: str, func: str, seconds: float) -> Schedule:
     """A task soon, shared by everyone who asks before it runs: a burst costs one run.
 
     A one-off django-q schedule is the debounce: the cluster's scheduler turns it into a task at
     `next_run` and deletes it, so the next request after that asks for a new one. Rows, not timers,
     so it holds across processes and with synchronous test tasks alike."""
-    waiting = Schedule.objects.filter(name=name).exclude(repeats=0).first()
-    if waiting is not None:
-        return waiting
+    waiting = prepared.run("one-off waiting", _waiting, [name])
+    if waiting:
+        return waiting[0]
     return Schedule.objects.create(
         name=name,
         func=func,

@@ -23,9 +23,11 @@ operator edits use its guards. Its steps, in order (2 and 3 in `screening`, 4 an
 Cost of one new statement (`write`): one query for the guards (pause, watermark, tombstones), one
 model call for its vectors (statement and context, after the guards: a refused statement is never
 embedded), then in one transaction the lock (which also reads whether any webhook listens), one
-query for the reconciliation candidates, and the entry, evidence and history INSERTs. With
-`CONTEXT_VECTOR = "deferred"` (the default) the model call embeds the statement alone, and one
-query after the commit asks for the job that embeds the context (`memory_core.context_vectors`).
+query for the reconciliation candidates, and one statement inserting the entry, its evidence and
+its history (`inserts`). With `CONTEXT_VECTOR = "deferred"` (the default) the model call embeds
+the statement alone, and one query after the commit asks for the job that embeds the context
+(`memory_core.context_vectors`). The reads are compiled once a shape (`prepared`): the ORM's
+statements, without building them again on every add.
 """
 
 from __future__ import annotations

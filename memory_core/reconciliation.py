@@ -17,13 +17,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from django.db.models import Exists, F, FloatField, OuterRef, Value
+from django.db.models.query import MAX_GET_RESULTS
 from django.utils import timezone
+from pgvector import HalfVector, Vector
 from pgvector.django import CosineDistance
 
 from config.tuning import tuned
+from memory_core import prepared
 from memory_core.choices import AddAction
 from memory_core.entities.hooks import named_entities_exist
 from memory_core.extraction.slots import replaces_in_slot, says_change, slot_reading
@@ -57,7 +61,16 @@ MERGE_SIMILARITY, MERGE_SIMILARITY_SAME_KEY = 0.9, 0.97
 def lock_for_write(namespace_id: int) -> Namespace:
     """`locks.lock_namespace`, with `webhooks_listening` (whether any webhook wants the pipeline's events),
     `names_known` (whether the namespace has named entities a statement could mention in passing)
-    and `corrections_made` (whether the user corrected any value away) read in the same query."""
+    and `corrections_made` (whether the user corrected any value away) read in the same query
+    (compiled once: `prepared`)."""
+    found = prepared.run("lock_for_write", _locked, [namespace_id])
+    if not found:
+        raise Namespace.DoesNotExist("Namespace matching query does not exist.")
+    return found[0]
+
+
+def _locked(namespace_id: int) -> Any:
+    """`lock_for_write`'s queryset, as `QuerySet.get` would send it (its `LIMIT 21`)."""
     return (
         Namespace.objects.select_for_update(no_key=True)
         .annotate(
@@ -65,7 +78,7 @@ def lock_for_write(namespace_id: int) -> Namespace:
             names_known=named_entities_exist(),
             corrections_made=Exists(corrections(OuterRef("pk"))),
         )
-        .get(pk=namespace_id)
+        .filter(pk=namespace_id)[:MAX_GET_RESULTS]
     )
 
 
@@ -101,35 +114,19 @@ CORRECTED_SIMILARITY = 0.75
 
 
 def candidates(namespace_id: int, request: WriteRequest, *, corrections_made: bool = True) -> Candidates:
-    """`Candidates` of `request`, in one query (a UNION ALL of the lookups); the corrected-away
-    values are looked up only where the user ever corrected one (`lock_for_write` says)."""
-    live, dup_scope = reconcile_scopes(namespace_id, request.type)
-    distance = CosineDistance("embedding", request.embedding)
-    parts = [
-        dup_scope.exclude(embedding__isnull=True)
-        .annotate(distance=distance, role=Value("near"))
-        .order_by("distance")[:NEAREST],
-        # The same wording counts as distance 0, whatever its vector (`first_same_statement`).
-        dup_scope.filter(content__iexact=request.content)
-        .annotate(distance=Value(0.0, output_field=FloatField()), role=Value("wording"))
-        .order_by()[:1],
-    ]
-    if request.key and request.type != MemoryType.PROCEDURAL:
-        keys = related_slot_keys(request.key)
-        parts.append(
-            live.filter(key__in=keys)
-            .annotate(distance=distance, role=Value("slot"))
-            .order_by("-valid_from")[:SLOT_ROWS]
-        )
-    if corrections_made and request.type != MemoryType.PROCEDURAL:
-        parts.append(
-            corrections(namespace_id)
-            .filter(type=request.type)
-            .exclude(embedding__isnull=True)
-            .annotate(distance=distance, role=Value("corrected"))
-            .order_by("distance")[:CORRECTED_ROWS]
-        )
-    rows = list(parts[0].union(*parts[1:], all=True))
+    """`Candidates` of `request`, in one query (a UNION ALL of the lookups, compiled once a shape:
+    `prepared`); the corrected-away values are looked up only where the user ever corrected one
+    (`lock_for_write` says)."""
+    keyed = bool(request.key) and request.type != MemoryType.PROCEDURAL
+    keys = tuple(related_slot_keys(request.key)) if keyed else ()
+    corrected = corrections_made and request.type != MemoryType.PROCEDURAL
+    build = partial(_candidates, request.type, corrected)
+    if request.embedding is None:
+        rows = list(build(namespace_id, None, None, request.content, keys))
+    else:
+        vector = _vector_text(request.embedding)
+        args: list[prepared.Value] = [namespace_id, timezone.now(), vector, request.content, keys]
+        rows = prepared.run("candidates", build, args, shape=(request.type, corrected))
 
     def role(name: str) -> list[MemoryEntry]:
         return [e for e in rows if e.role == name]  # type: ignore[attr-defined]
@@ -140,6 +137,51 @@ def candidates(namespace_id: int, request: WriteRequest, *, corrections_made: bo
         slots=sorted(role("slot"), key=lambda e: e.valid_from, reverse=True),
         corrected=sorted(role("corrected"), key=lambda e: e.distance),  # type: ignore[attr-defined]
     )
+
+
+def _vector_text(vector: Any) -> str:
+    """A vector as pgvector's `CosineDistance` sends it: its text form."""
+    return vector.to_text() if isinstance(vector, Vector | HalfVector) else Vector(vector).to_text()
+
+
+def _candidates(
+    type: str,
+    corrected: bool,
+    namespace_id: int,
+    at: datetime | None,
+    vector: str | None,
+    content: str,
+    keys: tuple[str, ...],
+) -> Any:
+    """`candidates`' queryset: the entries of `type` nearest to `vector` (its text form) and with
+    the wording `content`, the current ones of the slots `keys`, and (`corrected`) the values
+    corrected away; `at`: now (None: read the clock)."""
+    live, dup_scope = reconcile_scopes(namespace_id, type, at=at)
+    distance = CosineDistance("embedding", Value(vector) if vector is not None else None)
+    parts = [
+        dup_scope.exclude(embedding__isnull=True)
+        .annotate(distance=distance, role=Value("near"))
+        .order_by("distance")[:NEAREST],
+        # The same wording counts as distance 0, whatever its vector (`first_same_statement`).
+        dup_scope.filter(content__iexact=content)
+        .annotate(distance=Value(0.0, output_field=FloatField()), role=Value("wording"))
+        .order_by()[:1],
+    ]
+    if keys:
+        parts.append(
+            live.filter(key__in=keys)
+            .annotate(distance=distance, role=Value("slot"))
+            .order_by("-valid_from")[:SLOT_ROWS]
+        )
+    if corrected:
+        parts.append(
+            corrections(namespace_id)
+            .filter(type=type)
+            .exclude(embedding__isnull=True)
+            .annotate(distance=distance, role=Value("corrected"))
+            .order_by("distance")[:CORRECTED_ROWS]
+        )
+    return parts[0].union(*parts[1:], all=True)
 
 
 def taken_out_by_correction(wrong: str, correction: str) -> frozenset[str]:
@@ -284,14 +326,15 @@ def _merge(entry: MemoryEntry, request: WriteRequest) -> AddOutcome:
     return AddOutcome(AddAction.MERGED, entry, reason="duplicate of an existing memory")
 
 
-def reconcile_scopes(namespace_id: int, type: str) -> tuple[Any, Any]:
+def reconcile_scopes(namespace_id: int, type: str, *, at: datetime | None = None) -> tuple[Any, Any]:
     """(live, duplicates): the entries of `type` a new statement updates by key, and those it may
-    merge into (hidden ones too, see `_find_duplicate`)."""
+    merge into (hidden ones too, see `_find_duplicate`). `at`: now, when the caller read the clock
+    (`MemoryEntryQuerySet.current` reads a future instant as now)."""
     live = MemoryEntry.objects.in_namespaces([namespace_id]).filter(type=type)
     if type == MemoryType.PROCEDURAL:
         live = live.filter(status__in=[MemoryStatus.ACTIVE, MemoryStatus.PENDING_REVIEW])
         return live, live
-    live = live.current()
+    live = live.current(at=at)
     dup_scope = MemoryEntry.objects.in_namespaces([namespace_id]).filter(type=type).filter(
         pk__in=live.values("pk")
     ) | MemoryEntry.objects.in_namespaces([namespace_id]).filter(type=type, status=MemoryStatus.HIDDEN)

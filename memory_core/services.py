@@ -22,6 +22,7 @@ from memory_core.actors import Actor, person
 from memory_core.context_vectors import context_vectors_request, deferred
 from memory_core.embeddings import get_embedder, query_cache
 from memory_core.errors import MemoryServiceError
+from memory_core.inserts import insert_together
 from memory_core.models import (
     CONTENT_MAX_CHARS,
     ActorKind,
@@ -386,9 +387,7 @@ def memory_insert(
         now=timezone.now(),
         embedding=embedding,
     )
-    entry.save(force_insert=True)
-    _evidence(entry, draft).save(force_insert=True)
-    _created_event(entry, draft, reason).save(force_insert=True)
+    insert_together(entry, _evidence(entry, draft), _created_event(entry, draft, reason))
     if entry.context_pending:
         context_vectors_request()
     return entry

@@ -21,13 +21,16 @@ import hashlib
 import hmac
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.expressions import ArraySubquery
 from django.db.models import OuterRef, Q, Subquery, TextField, Value
 from django.db.models.functions import JSONObject, Now
+from django.db.models.query import MAX_GET_RESULTS
 
+from memory_core import prepared
 from memory_core.models import MemoryEntry, MemoryEvidence, Namespace, SourceKind, Tombstone, TombstoneReason
 from memory_core.validation import normalise
 from memory_core.vector_storage import HalfVectorField
@@ -128,9 +131,7 @@ def blocking_tombstone(
     return None
 
 
-def _could_block(contents: list[str], keys: list[str]) -> Q:
-    digests = {statement_digest(content) for content in contents}
-    key_digests = {slot_digest(key) for key in keys if key}
+def _could_block(digests: tuple[str, ...], key_digests: tuple[str, ...]) -> Q:
     return Q(digest__in=digests) | Q(key_digest__in=key_digests)
 
 
@@ -163,26 +164,16 @@ def namespace_with_tombstones(
     statements), also `last_turn` (`PREVIOUS_TURN_WINDOW`); otherwise `last_turn` is None;
     `last_turn_embedding` is its stored vector when `CONTEXT_VECTOR` is "pooled" or "deferred",
     else None."""
-    rows = (
-        Tombstone.objects.filter(namespace_id=OuterRef("pk"))
-        .filter(_could_block(contents, keys))
-        .order_by("-created_at")
-        .values(row=JSONObject(**{name: name for name in _TOMBSTONE_FIELDS}))
+    digests = tuple(sorted({statement_digest(content) for content in contents}))
+    key_digests = tuple(sorted({slot_digest(key) for key in keys if key}))
+    pooled = turns and settings.CONTEXT_VECTOR in ("pooled", "deferred")
+    build = partial(_namespace_read, turns, pooled)
+    found = prepared.run(
+        "namespace_with_tombstones", build, [namespace_id, digests, key_digests], shape=(turns, pooled)
     )
-    namespace = (
-        Namespace.objects.only("memory_paused", "mine_after")
-        .annotate(
-            blocking=ArraySubquery(rows),
-            last_turn=Subquery(_last_turn()) if turns else Value(None, output_field=TextField()),
-            # Its statement vector, for a pooled context vector (`CONTEXT_VECTOR`): no second pass.
-            last_turn_embedding=(
-                Subquery(_last_turn("embedding"), output_field=HalfVectorField())
-                if turns and settings.CONTEXT_VECTOR in ("pooled", "deferred")
-                else Value(None, output_field=HalfVectorField())
-            ),
-        )
-        .get(pk=namespace_id)
-    )
+    if not found:
+        raise Namespace.DoesNotExist("Namespace matching query does not exist.")
+    namespace = found[0]
     tombstones = [
         Tombstone(
             namespace_id=namespace_id,
@@ -191,3 +182,30 @@ def namespace_with_tombstones(
         for row in namespace.blocking  # type: ignore[attr-defined]  # the annotation
     ]
     return namespace, tombstones
+
+
+def _namespace_read(
+    turns: bool, pooled: bool, namespace_id: int, digests: tuple[str, ...], keys: tuple[str, ...]
+) -> Any:
+    """`namespace_with_tombstones`' queryset (compiled once a shape: `prepared`), as `QuerySet.get`
+    sends it."""
+    rows = (
+        Tombstone.objects.filter(namespace_id=OuterRef("pk"))
+        .filter(_could_block(digests, keys))
+        .order_by("-created_at")
+        .values(row=JSONObject(**{name: name for name in _TOMBSTONE_FIELDS}))
+    )
+    return (
+        Namespace.objects.only("memory_paused", "mine_after")
+        .annotate(
+            blocking=ArraySubquery(rows),
+            last_turn=Subquery(_last_turn()) if turns else Value(None, output_field=TextField()),
+            # Its statement vector, for a pooled context vector (`CONTEXT_VECTOR`): no second pass.
+            last_turn_embedding=(
+                Subquery(_last_turn("embedding"), output_field=HalfVectorField())
+                if pooled
+                else Value(None, output_field=HalfVectorField())
+            ),
+        )
+        .filter(pk=namespace_id)[:MAX_GET_RESULTS]
+    )

@@ -10,6 +10,7 @@ from typing import Any
 from django.db.models import Q
 from django.utils import timezone
 
+from memory_core import prepared
 from memory_core.entities.models import NAME_MAX_CHARS, Entity, EntityMention, Relation, RelationSupport
 from memory_core.entities.resolve import Resolver, alias_of, surfaces
 from memory_core.entities.rules import _STOP_NAMES, Reading, Ref, Triple
@@ -81,12 +82,8 @@ def mention_known_names(entries: list[tuple[MemoryEntry, set[Any]]]) -> None:
     names: set[str] = set().union(*wanted.values()) if wanted else set()
     if not names:
         return
-    namespaces = {entry.namespace_id for entry, _ in entries}
-    known = list(
-        Entity.objects.filter(
-            namespace_id__in=namespaces, is_self=False, named=True, aliases__overlap=sorted(names)
-        )
-    )
+    namespaces = tuple(sorted({entry.namespace_id for entry, _ in entries}))
+    known = prepared.run("entities named", _named_any, [namespaces, tuple(sorted(names))])
     for entry, seen in entries:
         for entity in known:
             if entity.namespace_id != entry.namespace_id or entity.pk in seen:
@@ -94,6 +91,14 @@ def mention_known_names(entries: list[tuple[MemoryEntry, set[Any]]]) -> None:
             hit = [alias for alias in entity.aliases if alias in wanted[entry.pk]]
             if hit:
                 mention(entry=entry, entity=entity, words=hit[:1])
+
+
+def _named_any(namespace_ids: tuple[int, ...], names: list[str]) -> Any:
+    """The named entities of the namespaces called by any of `names` (`mention_known_names`;
+    compiled once: `prepared`)."""
+    return Entity.objects.filter(
+        namespace_id__in=namespace_ids, is_self=False, named=True, aliases__overlap=names
+    )
 
 
 def relation_record(*, entry: MemoryEntry, triple: Triple, resolver: Resolver, extractor: str) -> Relation:

@@ -13,10 +13,13 @@ Callers hold the namespace lock (the write pipeline's).
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import BooleanField, Q
 from django.db.models.expressions import RawSQL
 from pgvector.django import CosineDistance
 
+from memory_core import prepared
 from memory_core.embeddings import get_embedder
 from memory_core.entities.kinship import is_plural, kin, label_said, names_a_group
 from memory_core.entities.models import NAME_MAX_CHARS, Entity, Relation
@@ -47,6 +50,14 @@ def surfaces(ref: Ref) -> list[str]:
         if kin(ref.kin):
             words.append(label_said(ref.kin))
     return list(dict.fromkeys(alias_of(w) for w in words if w.strip()))
+
+
+def _named(namespace_id: int, alias: str, kinds: tuple[str, ...]) -> Any:
+    """The entity of `kinds` called `alias`, the latest updated (`Resolver._by_name`; compiled
+    once: `prepared`)."""
+    return Entity.objects.filter(
+        namespace_id=namespace_id, is_self=False, aliases__contains=[alias], kind__in=kinds
+    ).order_by("-updated_at")[:1]
 
 
 class Resolver:
@@ -116,11 +127,8 @@ class Resolver:
         for entity in related:
             if alias in entity.aliases:
                 return entity
-        candidates = list(
-            Entity.objects.filter(
-                namespace_id=self.namespace_id, is_self=False, aliases__contains=[alias], kind__in=kinds
-            ).order_by("-updated_at")[:1]
-        )
+        args: list[prepared.Value] = [self.namespace_id, alias, tuple(sorted(kinds))]
+        candidates = prepared.run("entity by name", _named, args)
         if candidates:
             return candidates[0]
         if ref.kind in (EntityKind.ORGANISATION, EntityKind.PLACE):

@@ -29,7 +29,7 @@ from memory_core.guards.secrets.lexicon import CJK_DIGITS, DIGIT_NAMES
 from memory_core.guards.secrets.text import sentence_spans
 
 from .features import row
-from .model import models
+from .model import models, stacked
 
 __all__ = ["PINNED_WHO", "UNJUDGED", "Safety", "known_vector", "policy", "safety", "scores", "secrets"]
 
@@ -130,7 +130,12 @@ def scores(text: str) -> dict[str, tuple[float, ...]]:
     if not text.strip() or not loaded:
         return {}
     rows = row(text, _vectors([text])[0])
-    return {name: tuple(float(p) for p in model.probabilities(rows)[0]) for name, model in loaded.items()}
+    weights, columns = stacked(loaded)
+    products = rows @ weights.T
+    return {
+        name: tuple(float(p) for p in model.from_products(products[:, columns[name]])[0])
+        for name, model in loaded.items()
+    }
 
 
 def _positive(name: str, text: str) -> bool:

@@ -7,13 +7,16 @@ structural signals. Deterministic: the hashing is murmurhash3 with a fixed seed 
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 import rjieba
 from scipy import sparse
+from sklearn.feature_extraction._hashing_fast import transform as hash_features
 from sklearn.feature_extraction.text import HashingVectorizer
 
 from memory_core.guards.policy.chinese import simplified
@@ -67,15 +70,22 @@ _WORD = re.compile(r"[a-z0]+(?:'[a-z]+)?|[\u4e00-\u9fff]+")
 def words(text: str) -> list[str]:
     """Words of the plain text, Chinese runs cut by jieba, with a marker for the first word (an
     imperative's verb, a memo's "per")."""
+    return _plain_words(plain(text))
+
+
+def _plain_words(plained: str) -> list[str]:
     found: list[str] = []
-    for token in _WORD.findall(plain(text)):
+    for token in _WORD.findall(plained):
         found += rjieba.cut(token) if "\u4e00" <= token[0] <= "\u9fff" else [token]
     return [f"^{found[0]}", *found] if found else []
 
 
 def words_and_pairs(text: str) -> list[str]:
     """`words`, and each pair of neighbouring words after the first-word marker."""
-    found = words(text)
+    return _with_pairs(words(text))
+
+
+def _with_pairs(found: list[str]) -> list[str]:
     return found + [f"{a} {b}" for a, b in itertools.pairwise(found[1:])]
 
 
@@ -108,17 +118,63 @@ def structural(text: str) -> list[float]:
 _DENSE_COLUMNS = np.arange(NGRAM_FEATURES + WORD_FEATURES, WIDTH, dtype=np.int32)
 
 
+def _hash(features: list[str], n_features: int) -> np.ndarray:
+    """The column of each feature: scikit-learn's own hashing, as `FeatureHasher` calls it."""
+    pairs = zip(features, itertools.repeat(1))  # (feature, count) as FeatureHasher passes them
+    hashed, _indptr, _values = hash_features([pairs], n_features, np.float32, False, 0)
+    return hashed
+
+
+def _counted(hashed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One text's row of `_ngrams` or `_words` (`HashingVectorizer.transform` as they are set: no
+    alternating sign, l2 norm, float32) from its features' columns: the sorted columns and their
+    values, without the estimator's checks of its parameters and input on every call (most of
+    its cost on one short text). The same counts and rounding: equal bit for bit
+    (tests/memory_core/test_judgement_models.py)."""
+    columns, counts = np.unique(hashed, return_counts=True)
+    norm = math.sqrt(int(np.dot(counts, counts)))
+    values = counts / norm if norm else counts
+    return columns.astype(np.int32), values.astype(np.float32)
+
+
+@lru_cache(maxsize=1 << 15)
+def _word_grams(word: str) -> np.ndarray:
+    """The columns of the n-grams `_ngrams` takes from one word of a plain text (`char_wb`, 1 to
+    4 characters of the word padded with a space; a word shorter than n once, whole). A write
+    judges its statement and then each clause of it: the same words, hashed once."""
+    padded = f" {word} "
+    size = len(padded)
+    grams: list[str] = []
+    for n in (1, 2, 3, 4):
+        if n >= size:
+            grams.append(padded)
+            break
+        grams += [padded[i : i + n] for i in range(size - n + 1)]
+    hashed = _hash(grams, NGRAM_FEATURES)
+    hashed.flags.writeable = False
+    return hashed
+
+
+_NO_COLUMNS = np.zeros(0, dtype=np.int32)
+
+
+def _char_ngram_columns(plained: str) -> np.ndarray:
+    """The columns of every n-gram `_ngrams` takes from a plain text, word by word (the order
+    differs; the counts, which are what the row holds, do not)."""
+    words = plained.split()
+    return np.concatenate([_word_grams(word) for word in words]) if words else _NO_COLUMNS
+
+
 def row(text: str, vector: Sequence[float]) -> sparse.csr_matrix:
     """`matrix` of one text, built directly (the write path judges one statement at a time, and a
-    general sparse stack costs more than the features themselves)."""
-    grams = _ngrams.transform([text])
-    tokens = _words.transform([text])
+    general sparse stack costs more than the features themselves); the plain text is made once."""
+    plained = plain(text)
+    gram_columns, grams = _counted(_char_ngram_columns(plained))
+    word_columns, tokens = _counted(_hash(_with_pairs(_plain_words(plained)), WORD_FEATURES))
     embedding = np.asarray(vector, dtype=np.float32) * EMBEDDING_SCALE
     dense = np.concatenate([embedding, np.asarray(structural(text), dtype=np.float32)])
-    data = np.concatenate([grams.data, tokens.data, dense])
-    indices = np.concatenate(
-        [grams.indices.astype(np.int32), tokens.indices.astype(np.int32) + NGRAM_FEATURES, _DENSE_COLUMNS]
-    )
+    data = np.concatenate([grams, tokens, dense])
+    indices = np.concatenate([gram_columns, word_columns + NGRAM_FEATURES, _DENSE_COLUMNS])
     return sparse.csr_matrix((data, indices, np.array([0, len(data)], dtype=np.int32)), shape=(1, WIDTH))
 
 

@@ -40,12 +40,36 @@ class LinearModel:
 
     def probabilities(self, rows: sparse.csr_matrix) -> np.ndarray:
         """One row of class probabilities a text (binary: the positive class only, one column)."""
-        logits = np.asarray(rows @ self.weights.T, dtype=np.float64) + self.intercept
+        return self.from_products(rows @ self.weights.T)
+
+    def from_products(self, products: np.ndarray) -> np.ndarray:
+        """`probabilities` from `rows @ weights.T` (computed with other models' weights stacked
+        under these: the same sums, `stacked`)."""
+        logits = np.asarray(products, dtype=np.float64) + self.intercept
         if len(self.classes) == 2:
             return 1.0 / (1.0 + np.exp(-logits))
         logits -= logits.max(axis=1, keepdims=True)
         odds = np.exp(logits)
         return odds / odds.sum(axis=1, keepdims=True)
+
+
+def stacked(loaded: dict[str, LinearModel]) -> tuple[np.ndarray, dict[str, slice]]:
+    """Every model's weights in one matrix, and each model's columns of `rows @ matrix.T`: one
+    product a text instead of one a model (each sum runs over the row's entries in the same order,
+    so the results are the separate products' to the bit)."""
+    global _stacked
+    if _stacked is None or _stacked[0] is not loaded:
+        columns: dict[str, slice] = {}
+        start = 0
+        for name, model in loaded.items():
+            columns[name] = slice(start, start + model.weights.shape[0])
+            start += model.weights.shape[0]
+        weights = np.vstack([model.weights for model in loaded.values()])
+        _stacked = (loaded, weights, columns)
+    return _stacked[1], _stacked[2]
+
+
+_stacked: tuple[dict[str, LinearModel], np.ndarray, dict[str, slice]] | None = None
 
 
 def model_dir() -> Path:

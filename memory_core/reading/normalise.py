@@ -197,30 +197,44 @@ _HEADER_LIST = re.compile(
 _HEADER_AS = {"allerg": "I'm allergic to", "intoler": "I'm intolerant to", "med": "I take", "pres": "I take"}
 
 
+_LONE_I = re.compile(r"(?<![\w.])i(?=['\s]|$)(?!\.e)")
+_SPELT_SHORT = tuple(
+    (re.compile(rf"(?i)\b{short}\b"), spelt)
+    for short, spelt in (
+        ("im", "I'm"),
+        ("ive", "I've"),
+        *(
+            (short, short[:-1] + "'t")
+            for short in ("dont", "cant", "doesnt", "isnt", "didnt", "wont", "arent", "wasnt")
+        ),
+    )
+)
+_AND_I = re.compile(r"(^|[,;:]\s*)(?:[Mm]y\s+[a-z]+|[A-Z][a-z]+)\s+and\s+I\b(?!')")
+_ME_AND = re.compile(r"(^|[,;:]\s*)[Mm]e\s+and\s+my\s+[a-z]+\b")
+_SHARED_NOUN = re.compile(
+    r"(?i)\b([a-z]+)\s+(and|or|&)\s+([a-z]+)\s+(stings?|bites?|venom|hair|dander|fur|feathers)\b"
+)
+_SPACES = re.compile(r"\s+")
+
+
 def normalise_spelling(sentence: str) -> str:
     text = (
         sentence.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
     )
-    text = re.sub(r"(?<![\w.])i(?=['\s]|$)(?!\.e)", "I", text)
-    text = re.sub(r"(?i)\bim\b", "I'm", text)
-    text = re.sub(r"(?i)\bive\b", "I've", text)
-    for short in ("dont", "cant", "doesnt", "isnt", "didnt", "wont", "arent", "wasnt"):
-        text = re.sub(rf"(?i)\b{short}\b", short[:-1] + "'t", text)
+    text = _LONE_I.sub("I", text)
+    for short, spelt in _SPELT_SHORT:
+        text = short.sub(spelt, text)
     # "My wife and I live …", "Tom and I moved …": the user is one of the subject.
-    text = re.sub(r"(^|[,;:]\s*)(?:[Mm]y\s+[a-z]+|[A-Z][a-z]+)\s+and\s+I\b(?!')", r"\1we", text)
-    text = re.sub(r"(^|[,;:]\s*)[Mm]e\s+and\s+my\s+[a-z]+\b", r"\1we", text)
+    text = _AND_I.sub(r"\1we", text)
+    text = _ME_AND.sub(r"\1we", text)
     # "bee and wasp stings" -> "bee stings and wasp stings": each item keeps the shared noun.
-    text = re.sub(
-        r"(?i)\b([a-z]+)\s+(and|or|&)\s+([a-z]+)\s+(stings?|bites?|venom|hair|dander|fur|feathers)\b",
-        r"\1 \4 \2 \3 \4",
-        text,
-    )
+    text = _SHARED_NOUN.sub(r"\1 \4 \2 \3 \4", text)
     header = _HEADER_LIST.match(text.strip())
     if header:
         kind = header.group("kind").lower()
         lead = next((v for k, v in _HEADER_AS.items() if kind.startswith(k)), "I have")
         text = f"{lead} {header.group('list')}"
-    return re.sub(r"\s+", " ", text).strip()
+    return _SPACES.sub(" ", text).strip()
 
 
 # Where a sentence may end: not after "Dr." or "St." ("Dr. Chen", "St. Mary's").

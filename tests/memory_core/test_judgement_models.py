@@ -13,8 +13,9 @@ import pytest
 from django.apps import apps
 
 from memory_core import judgement
+from memory_core.embeddings import LocalEmbedder
 from memory_core.judgement import model as judgement_model
-from memory_core.judgement.features import WIDTH
+from memory_core.judgement.features import WIDTH, matrix, row
 from memory_core.judgement.model import DEFAULT_DIR, MANIFEST, ModelFileRefused, load_models
 
 DECISIONS = {"normative", "weakening", "secret", "safety"}
@@ -96,6 +97,31 @@ def test_the_write_path_decides_with_the_models_it_was_pointed_at(pointed_at: Pa
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "Remember the code for the side gate is 5 8 0 3, the dog walker needs it.",
+        "我妈跟我们一起住，她有高血压，每天早上八点要吃降压药。",  # noqa: RUF001 (full-width text is what NFKC folds)
+        "樓下大閘密碼係 2-7-1-9-#，你幫我記實佢。",  # noqa: RUF001 (full-width text is what NFKC folds)
+        "存折密码就是老伴的生日，零六一二，four seven seven one",  # noqa: RUF001 (full-width text is what NFKC folds)
+        "my school portal login 係 cheukyin07 / Panda!2008 😀",
+        "no no no no no no no no",
+        "a b cd efg hijk lmnop\u00a0q\u2003r",
+        "a",
+        "...",
+        "ｆｕｌｌ width １２３\t\n  spaced",  # noqa: RUF001 (full-width text is what NFKC folds)
+        "x" * 500,
+    ],
+)
+def test_the_write_paths_row_is_the_training_matrix_bit_for_bit(text: str):
+    """`row` hashes one text without scikit-learn's estimator wrappers (the write path's cost):
+    it must give what the models were trained on, `matrix`, to the last bit."""
+    vector = np.random.default_rng(7).standard_normal(384)
+    fast, trained = row(text, vector), matrix([text], [vector])
+    assert fast.dtype == trained.dtype == np.float32
+    assert np.array_equal(fast.toarray(), trained.toarray())
+
+
+@pytest.mark.parametrize(
     ("text", "who"),
     [
         ("My toddler wheezes badly whenever we're near cats.", "dependant"),
@@ -120,3 +146,17 @@ def test_a_digit_inside_a_credential_is_not_a_value_of_its_own():
     scan = judgement.secrets("psst the staging admin is admin / Tr0ub4dor&3, don't post it")
     assert scan.values == ("Tr0ub4dor&3",)
     assert scan.redacted == "psst the staging admin is admin / [REDACTED], don't post it"
+
+
+@pytest.mark.parametrize(
+    "text", ["Enjoy the concert tonight!", "The PIN for the side gate is 5803.", "我女儿对花生过敏。"]
+)
+def test_the_scores_of_all_models_at_once_are_each_models_own(text: str):
+    """`scores` multiplies a row by every model's weights stacked: the same probabilities, bit for
+    bit, as each model's own product."""
+    rows = row(text, LocalEmbedder().embed_query(text))
+    expected = {
+        name: tuple(float(p) for p in model.probabilities(rows)[0])
+        for name, model in judgement_model.models().items()
+    }
+    assert judgement.scores(text) == expected

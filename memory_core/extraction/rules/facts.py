@@ -136,10 +136,10 @@ class _Context:
 _ENDED_WORDS = re.compile(r"(?i)\b(?:anymore|any\s+more|no\s+more|not\s+any\s+longer|outgrew|outgrown)\b")
 
 
-def _negation(predicate: str) -> tuple[str, str]:
-    """("ended" | "not" | "", the predicate without its negation)."""
-    p = predicate
-    rules = (
+# (pattern, replacement, kind), compiled once: every clause's predicate goes through them.
+_NEGATIONS = tuple(
+    (re.compile(pattern, re.I), replacement, kind)
+    for pattern, replacement, kind in (
         (r"^used\s+to\s+be\s+", "is ", "ended"),
         (r"^used\s+to\s+have\s+", "has ", "ended"),
         (r"^used\s+to\s+take\s+", "takes ", "ended"),
@@ -155,9 +155,15 @@ def _negation(predicate: str) -> tuple[str, str]:
         (r"^was\s+never\s+", "is ", "not"),
         (r"^outgrew\s+(?:their|the\s+user's|his|her)\s+", "has ", "ended"),
     )
-    for pattern, replacement, kind in rules:
-        if re.match(pattern, p, re.I):
-            p = re.sub(pattern, replacement, p, count=1, flags=re.I)
+)
+
+
+def _negation(predicate: str) -> tuple[str, str]:
+    """("ended" | "not" | "", the predicate without its negation)."""
+    p = predicate
+    for pattern, replacement, kind in _NEGATIONS:
+        if pattern.match(p):
+            p = pattern.sub(replacement, p, count=1)
             if kind == "not" and _ENDED_WORDS.search(predicate):
                 kind = "ended"
             return kind, _third_person_verb(p)

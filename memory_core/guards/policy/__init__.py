@@ -42,6 +42,7 @@ Measured by `python -m bench policy_detector` on `tests/data/policy/labelled.jso
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .chinese import HAN, chinese, simplified
 from .english import english
@@ -101,6 +102,7 @@ def policy_check(text: str, *, type: str | None = None) -> PolicyCheck:
     return PolicyCheck(is_rule=True, weakens=True, control=control, reason=reason)
 
 
+@lru_cache(maxsize=256)  # asked twice of every statement a write classifies
 def answer_style(text: str) -> bool:
     """Whether `text` states how its speaker wants to be answered ("keep your replies to me short",
     "回复我的时候请尽量简短"): a preference of theirs, not a rule (see `style`)."""

@@ -157,6 +157,8 @@ def _join_split_words(text: str) -> str:
     return " ".join(out)
 
 
+# A statement is read by the rule check and twice for its answer style in one write: once each.
+@lru_cache(maxsize=256)
 def normalise(text: str) -> str:
     """The text as the detector reads it: obfuscations undone, contractions spelt out, case kept."""
     text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).translate(_QUOTES)

@@ -29,6 +29,7 @@ take and `linking` which of them it takes; `values` follows known values into de
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .forms import form_hits
 from .lexicon import FULLWIDTH
@@ -55,6 +56,13 @@ def scan_secrets(text: str) -> SecretScan:
     return their kinds, the exact values, and the text with every value replaced by REDACTED."""
     if not isinstance(text, str):
         raise TypeError(f"scan_secrets expects text, not {type(text).__name__}")
+    return _scan(text)
+
+
+# A write scans its statement, its context (the turn before, itself scanned by the previous write)
+# and each clause the slot reader reads: the same texts again and again.
+@lru_cache(maxsize=256)
+def _scan(text: str) -> SecretScan:
     norm = text.translate(FULLWIDTH)
     sentences = sentence_spans(norm)
     hits = sorted(form_hits(norm, sentences) + keyword_hits(norm, sentences))
