@@ -77,6 +77,18 @@ def test_requests_one_after_another_share_a_thread_and_a_request_keeps_to_one(ha
     assert all(body["middleware"] == body["thread"] for _, body in answers)
 
 
+@pytest.mark.django_db
+def test_the_middleware_and_the_view_run_in_one_call_with_no_trip_to_the_event_loop(handler):
+    """The chain is the sync one WSGI builds: the view is called by `_get_response` inside the
+    middleware's own calls, not resumed from the event loop (asgiref's AsyncToSync) midway."""
+    status, body = _run(_get(handler, "/stack/"))
+
+    assert status == 200
+    assert "BaseHandler._get_response" in body["stack"] and "RecordThread.__call__" in body["stack"]
+    assert "AxesMiddleware.__call__" in body["stack"]  # django-axes, run sync too
+    assert not [name for name in body["stack"] if name.startswith("AsyncToSync")]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_requests_at_the_same_time_each_have_a_thread(handler):
     """Each view waits for the other at a barrier: on one shared thread they would never meet."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 
 from django.http import HttpRequest, JsonResponse
@@ -18,6 +19,15 @@ def _thread(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"thread": threading.get_ident(), "middleware": request.middleware_thread})
 
 
+def _stack(request: HttpRequest) -> JsonResponse:
+    """The functions the view was called through, innermost first."""
+    frame, names = sys._getframe(), []
+    while frame is not None:
+        names.append(frame.f_code.co_qualname)
+        frame = frame.f_back
+    return JsonResponse({"stack": names})
+
+
 def _held(request: HttpRequest) -> JsonResponse:
     held.append(threading.get_ident())
     release.wait(timeout=30)
@@ -31,6 +41,7 @@ def _paired(request: HttpRequest) -> JsonResponse:
 
 urlpatterns = [
     path("thread/", _thread),
+    path("stack/", _stack),
     path("held/", _held),
     path("paired/", _paired),
 ]
