@@ -15,6 +15,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from api.models import ApiKey, Tenant, UserToken
+from api.rows import Columns, fetch_one
 from api.services import KEY_PREFIX, USER_TOKEN_PREFIX, api_key_touch, hash_key, user_token_touch
 
 _KEYWORDS = ("token", "bearer")
@@ -43,9 +44,26 @@ def _bearer(request: Request) -> str | None:
         return None
 
 
+_KEY, _TENANT = Columns(ApiKey, "k"), Columns(Tenant, "t")
+# ApiKey.objects.select_related("tenant").filter(prefix=...), as text (api.rows).
+_KEY_BY_PREFIX = (
+    f"SELECT {_KEY.sql}, {_TENANT.sql} FROM {ApiKey._meta.db_table} k "  # noqa: S608  # names from the models
+    f"JOIN {Tenant._meta.db_table} t ON t.id = k.tenant_id WHERE k.prefix = %s"
+)
+
+
+def _key_by_prefix(prefix: str) -> ApiKey | None:
+    row = fetch_one(_KEY_BY_PREFIX, [prefix])
+    if row is None:
+        return None
+    key: ApiKey = _KEY.instance(row)
+    ApiKey.tenant.field.set_cached_value(key, _TENANT.instance(row, len(_KEY)))
+    return key
+
+
 def api_key_authenticate(raw: str) -> tuple[TenantClient, ApiKey]:
     """Tenant keys: `mk_<8 hex>_<secret>`, looked up by prefix, compared by SHA-256 in constant time."""
-    key = ApiKey.objects.select_related("tenant").filter(prefix=raw[:11]).first()
+    key = _key_by_prefix(raw[:11])
     if key is None or not hmac.compare_digest(key.secret_hash, hash_key(raw)):
         raise exceptions.AuthenticationFailed("Invalid API key.")
     if key.revoked_at is not None:

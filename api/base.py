@@ -95,14 +95,14 @@ def entry_out(entry: MemoryEntry | None, subject: Subject | None = None) -> Any:
 
 
 def entries_out(entries: Sequence[MemoryEntry | None], subject: Subject | None = None) -> list[Any]:
-    """The entries as `MemoryOutSerializer` shapes them (None stays None), by one list serializer:
-    DRF builds a serializer's fields (a deep copy of every declared field) per instance, which for
-    a serializer per entry was most of what a recall of twenty items cost to render."""
+    """The entries as `MemoryOutSerializer` shapes them (None stays None), by `memories_out`: DRF
+    builds a serializer's fields (a deep copy of every declared field) per instance, which for a
+    serializer per entry was most of what a recall of twenty items cost to render."""
     present = [entry for entry in entries if entry is not None]
     for entry in present:
         if subject is not None and entry.namespace_id == subject.namespace.pk:
             entry.namespace = subject.namespace  # saves a query per entry
-    rendered = iter(s.MemoryOutSerializer(present, many=True).data if present else [])
+    rendered = iter(s.memories_out(present))
     return [None if entry is None else next(rendered) for entry in entries]
 
 

@@ -10,7 +10,17 @@ workers and clients competing for the cores the embedding model wants).
 
 Rate limits are lifted for the server (API_RATE_PER_KEY): this measures the API, not the limiter.
 
+`overhead` (issue 33, item 3): the same questions about the same user, one at a time, answered in
+this process (`memory_recall`, as the views call it) and by the deployed server (`gunicorn -c
+python:config.gunicorn config.asgi:application`, what `make run` starts: uvicorn workers, the
+connection pool, the access log, DEBUG off; its rate limits lifted but still counted), alternately
+question by question; prints p50/p95 of both, HTTP p95 / in-process p95, and the load average, for
+POST /api/v1/recall/ and mem0's POST /v3/memories/search/. The client keeps its connection open, as
+SDK clients do. Each question is asked first new (its embedding computed on both sides) and then
+again (the query embedding cache's answer on both sides).
+
 `python -m bench.api_load [--clients 16] [--seconds 15] [--requests 200] [--batch 50] [--seed 100]`
+`python -m bench.api_load overhead [--questions 120] [--seed 300] [--workers 2]`
 """
 
 from __future__ import annotations
@@ -24,8 +34,10 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -254,7 +266,200 @@ def report(title: str, unit: str, per_request: int, http: Run, base: Run, label:
     print(f"HTTP / in-process: p50 {p50}, p95 {p95}, throughput {common.ratio(http.rate, base.rate)}")
 
 
+# --- overhead: the deployed server against the same call in this process -----------------------
+
+_TEMPLATES = [
+    "What is the user's favourite {}?",
+    "Which {} does the user like best?",
+    "Tell me about the user's {}.",
+    "Do you remember my favourite {}?",
+    "What {} should I recommend to them?",
+    "Has the user mentioned a {} they love?",
+    "Any notes on the user's taste in {}?",
+    "Remind me which {} they prefer.",
+    "What do we know about their {}?",
+    "Is there a {} the user talks about often?",
+    "Pick a {} the user would enjoy.",
+    "What did they say about {} last time?",
+    "Which {} came up in our chats?",
+    "Their preferred {}, please.",
+    "What kind of {} suits the user?",
+    "Summarise what the user thinks of {}.",
+    "Is the user into any particular {}?",
+    "What {} did the user name as a favourite?",
+    "Recall the user's {} preference.",
+    "Which {} would make the user happy?",
+]
+
+
+def distinct_questions(count: int) -> list[str]:
+    """`count` different questions (so that each is new to both query-embedding caches)."""
+    every = [template.format(subject) for template in _TEMPLATES for subject in _SUBJECTS]
+    if count > len(every):
+        sys.exit(f"api_load overhead: at most {len(every)} distinct questions")
+    return random.Random(11).sample(every, count)
+
+
+class KeptConnection:
+    """One HTTP connection kept open across requests, as SDK clients keep theirs (mem0's
+    `MemoryClient` holds an httpx client): a run's requests all reach the same worker."""
+
+    def __init__(self, port: int, key: str) -> None:
+        self.port, self.key = port, key
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+
+    def post(self, path: str, body: Any) -> tuple[int, bytes]:
+        headers = {"Authorization": f"Token {self.key}", "Content-Type": "application/json"}
+        for attempt in range(2):
+            try:
+                self.connection.request("POST", path, body=json.dumps(body).encode(), headers=headers)
+                response = self.connection.getresponse()
+                return response.status, response.read()
+            except (http.client.RemoteDisconnected, ConnectionError):
+                self.connection.close()  # closed by the server while idle: open another, once
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+@dataclass
+class Route:
+    """A recall route: its request over HTTP, the same recall in this process, and the ids each
+    answered (to check that both sides answer alike)."""
+
+    path: str
+    body: Callable[[str], dict[str, Any]]
+    local: Callable[[str], list[str]]
+    answered: Callable[[bytes], list[str]]
+    same: int = 0
+
+
+def _routes(subject: Any) -> list[Route]:
+    """POST /api/v1/recall/ and mem0's search, each with the engine call its view makes."""
+    from api.mem0.options import addressed, categories_q
+    from memory_core.recall import memory_recall
+
+    user_id = subject.external_id
+
+    def v1_local(query: str) -> list[str]:
+        result = memory_recall(actor=subject.actor, query=query, limit=10, turn_ref=f"api:{uuid.uuid4()}")
+        return [str(item.entry.pk) for item in result.items]
+
+    def mem0_local(query: str) -> list[str]:
+        body = {"query": query, "filters": {"user_id": user_id}, "top_k": 10}
+        _, _, parsed = addressed(body, body["filters"])
+        result = memory_recall(
+            actor=subject.actor,
+            query=query,
+            limit=10,
+            turn_ref=f"mem0:bench:{time.time()}",
+            where=parsed.where & categories_q(None),
+        )
+        return [str(item.entry.pk) for item in result.items]
+
+    return [
+        Route(
+            "/api/v1/recall/",
+            lambda query: {"user_id": user_id, "query": query, "limit": 10},
+            v1_local,
+            lambda raw: [str(item["entry"]["id"]) for item in json.loads(raw)["items"]],
+        ),
+        Route(
+            "/v3/memories/search/",
+            lambda query: {"query": query, "filters": {"user_id": user_id}, "top_k": 10},
+            mem0_local,
+            lambda raw: [str(item["id"]) for item in json.loads(raw)["results"]],
+        ),
+    ]
+
+
+def _ask(route: Route, client: KeptConnection, questions: list[str]) -> tuple[list[float], list[float]]:
+    """Each question in this process and over HTTP, the order swapped every other question."""
+    http_ms, base_ms = [], []
+    for i, query in enumerate(questions):
+        for side in ("local", "http") if i % 2 == 0 else ("http", "local"):
+            started = time.perf_counter()
+            if side == "local":
+                local_ids = route.local(query)
+                base_ms.append(time.perf_counter() - started)
+                continue
+            status, raw = client.post(route.path, route.body(query))
+            http_ms.append(time.perf_counter() - started)
+            if status != 200:
+                sys.exit(f"api_load overhead: {route.path} answered {status}: {raw[:300]!r}")
+            http_ids = route.answered(raw)
+        route.same += http_ids == local_ids
+    return http_ms, base_ms
+
+
+def overhead_main(args: argparse.Namespace) -> None:
+    from django.conf import settings
+
+    from bench.serving import _production_env, start_web
+
+    setup()
+    with common.timed() as seeding:
+        world = seed(1, args.seed, random.Random(7))
+    subject = world.subjects[0]
+    questions = distinct_questions(2 * args.questions)
+    db = settings.DATABASES["default"]
+    env = _production_env(
+        EMBEDDED_DB_NAME=db["NAME"],
+        EMBEDDED_PGDATA=str(db["PGDATA"]),
+        ACCESS_LOG="true",  # as deployed; its lines go to the log file
+        LOG_LEVEL="INFO",
+    )
+    log = Path(tempfile.mkdtemp(prefix="bench-overhead-")) / "web.log"
+    web, port = start_web(env, args.workers, log)
+    client = KeptConnection(port, world.keys[0])
+    routes = _routes(subject)
+    started_load = common.load_average()
+    rows = []
+    try:
+        client.post(routes[0].path, routes[0].body("warm up"))  # the worker's first request
+        routes[0].local("warm up")
+        for n, route in enumerate(routes):
+            own = questions[n :: len(routes)]  # each route its own questions: new to both caches
+            for phase in ("new", "asked before"):
+                route.same = 0
+                http_run, base_run = _ask(route, client, own)
+                rows.append((route.path, phase, base_run, http_run, route.same))
+    finally:
+        client.close()
+        web.stop()
+
+    common.header(
+        f"HTTP against in-process: recall of one user with {args.seed} memories, one client, "
+        f"{args.questions} questions per route and phase"
+    )
+    print(
+        f"server: gunicorn -c python:config.gunicorn config.asgi:application, {args.workers} workers, "
+        f"one kept connection; seeded in {seeding():.1f} s; log {log}"
+    )
+    print(f"{'route':22} {'questions':13} {'in-process p50/p95 ms':>22} {'HTTP p50/p95 ms':>16} "
+          f"{'p95 ratio':>9} {'p50 ratio':>9} {'+p50 ms':>8} {'same top 10':>11}")  # fmt: skip
+    for path, phase, base_run, http_run, same in rows:
+        b50, b95 = (common.percentile(base_run, p) * 1000 for p in (50, 95))
+        h50, h95 = (common.percentile(http_run, p) * 1000 for p in (50, 95))
+        print(
+            f"{path:22} {phase:13} {b50:10.2f} / {b95:7.2f}  {h50:7.2f} / {h95:6.2f} "
+            f"{common.ratio(h95, b95):>9} {common.ratio(h50, b50):>9} {h50 - b50:8.2f} "
+            f"{same:>5}/{len(base_run)}"
+        )
+    print(f"at the start: {started_load}; at the end: {common.load_average()}")
+
+
 def main(argv: list[str]) -> None:
+    if argv and argv[0] == "overhead":
+        parser = argparse.ArgumentParser(prog="python -m bench.api_load overhead")
+        parser.add_argument("--questions", type=int, default=120, help="per route (distinct)")
+        parser.add_argument("--seed", type=int, default=300, help="memories of the user")
+        parser.add_argument("--workers", type=int, default=2, help="web server workers (WEB_WORKERS)")
+        overhead_main(parser.parse_args(argv[1:]))
+        return
     parser = argparse.ArgumentParser(prog="python -m bench.api_load", description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--workers", type=int, default=2)

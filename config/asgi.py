@@ -1,5 +1,6 @@
-"""The ASGI application served by `config.server` (gunicorn + uvicorn workers): Django, and the MCP
-server at `/mcp/` (`api.mcp`), whose lifespan (the SDK's session manager) is the site's.
+"""The ASGI application served by `config.server` (gunicorn + uvicorn workers): Django (its request
+threads kept between requests, `config.request_threads`), and the MCP server at `/mcp/` (`api.mcp`),
+whose lifespan (the SDK's session manager) is the site's.
 
 Wrapped in `RequestTimeout`: a request that has not started its answer after
 REQUEST_TIMEOUT_SECONDS gets a 504, so a stuck upstream (LLM, database lock) never holds a client
@@ -13,9 +14,11 @@ import json
 import os
 from typing import Any
 
+import django
 from django.conf import settings
-from django.core.asgi import get_asgi_application
 from django.utils.module_loading import import_string
+
+from config.request_threads import ThreadKeepingASGIHandler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -82,7 +85,8 @@ class Site:
         await self.django_app(scope, receive, send)
 
 
-django_application = get_asgi_application()
+django.setup(set_prefix=False)  # as Django's get_asgi_application() does
+django_application = ThreadKeepingASGIHandler()
 # Named by a string, as ROOT_URLCONF names the routes: config stays below the apps it serves.
 mcp_application = import_string("api.mcp.http.asgi_app")()
 application = RequestTimeout(

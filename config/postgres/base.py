@@ -5,10 +5,14 @@ is down and none can be made: every client would wait that long for its 503. Her
 gets no connection within a quarter of a second makes one direct attempt (a refused socket answers
 in microseconds): if the server is not there the request fails at once, and the client gets its
 503 (config.outage); if it is, the pool is only busy and the request keeps waiting its turn.
+
+With health checks on (CONN_HEALTH_CHECKS), a pooled connection is checked before it is handed
+out (`check_connection`), without a round trip when its socket is quiet.
 """
 
 from __future__ import annotations
 
+import select
 from typing import Any
 
 import psycopg
@@ -18,6 +22,23 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 _FIRST_WAIT_SECONDS = 0.25
 _PROBE_KEYS = ("host", "port", "dbname", "user", "password", "sslmode", "sslrootcert", "options")
+
+
+def check_connection(conn: psycopg.Connection[Any]) -> None:
+    """psycopg_pool's check (an empty query, a round trip to the server) when the connection's
+    socket has something to say. A server that went away (stopped, restarted, crashed, or this
+    backend ended) closes the socket, after a last message, which leaves it readable; the check
+    then fails and the pool replaces the connection, as before. A healthy idle connection's socket
+    is quiet and it is handed out without asking the server: that round trip cost every request
+    p50 0.3 / p95 4 ms on a busy machine."""
+    try:
+        poller = select.poll()
+        poller.register(conn.fileno(), select.POLLIN)  # POLLHUP and POLLERR are always reported
+        quiet = not poller.poll(0)
+    except (OSError, ValueError, psycopg.Error):
+        quiet = False
+    if not quiet:
+        ConnectionPool.check_connection(conn)
 
 
 class FailFastPool(ConnectionPool):
@@ -61,7 +82,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
                 kwargs=connect_kwargs,
                 open=False,
                 configure=wrapper._configure_connection,
-                check=ConnectionPool.check_connection if self.settings_dict["CONN_HEALTH_CHECKS"] else None,
+                check=check_connection if self.settings_dict["CONN_HEALTH_CHECKS"] else None,
                 probe_params=probe,
                 **pool_options,
             )

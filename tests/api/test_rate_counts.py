@@ -8,9 +8,10 @@ import threading
 import time
 
 import pytest
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
+from api import throttling
 from api.models import RateCount
 from tests.api.conftest import client_with
 
@@ -108,3 +109,44 @@ def test_a_rate_of_zero_refuses_everything(rates, key_client):
 
     assert refused.status_code == 429 and int(refused["Retry-After"]) == 60
     assert not RateCount.objects.exists()
+
+
+def _synchronous_commit() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_count_on_its_own_is_seen_at_once_and_changes_no_setting():
+    """Outside any transaction the count commits without waiting for the WAL flush: other
+    connections (the other workers) see it at once, the limit holds, and the session's own
+    setting stays as it was for whatever it writes next."""
+    assert not connection.in_atomic_block
+
+    with CaptureQueriesContext(connection) as captured:
+        assert throttling.take("k", limit=2, duration=60, now=time.time()) is None
+    assert throttling.take("k", limit=2, duration=60, now=time.time()) is None
+    assert throttling.take("k", limit=2, duration=60, now=time.time()) is not None
+    (counting,) = captured.captured_queries
+    assert counting["sql"].startswith("SELECT set_config('synchronous_commit', 'off', true);")
+    assert _synchronous_commit() == "on"
+    seen: list[int] = []
+
+    def other_connection() -> None:
+        seen.append(RateCount.objects.get(key="k").count)
+        connections.close_all()
+
+    reader = threading.Thread(target=other_connection)
+    reader.start()
+    reader.join()
+    assert seen == [2]
+
+
+@pytest.mark.django_db
+def test_inside_a_callers_transaction_the_count_commits_as_the_caller_does():
+    with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+        assert throttling.take("k", limit=5, duration=60, now=time.time()) is None
+        assert _synchronous_commit() == "on"  # the caller's other writes still wait for the flush
+    assert "synchronous_commit" not in captured.captured_queries[0]["sql"]
+    assert RateCount.objects.get(key="k").count == 1
