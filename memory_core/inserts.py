@@ -6,6 +6,8 @@ machinery each; one statement costs one. The INSERTs are compiled by Django from
 `Model.save` writes (`pre_save`, so `auto_now` stamps, and the fields' own preparation), and the
 first row's database-computed values (`db_returning_fields`) are read back onto it as a save
 would. A model with save signal receivers is saved the ordinary way: they would not run here.
+Nor would an overridden `save`: a model that overrides it names what its `save` does before
+writing in `prepare_insert()`, which runs here; one that does not is saved the ordinary way.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ def insert_together(first: Model, *others: Model) -> None:
     """`first.save(force_insert=True)` then each of `others`', as one statement. The others'
     database-computed values (an auto-increment id) are not read back."""
     rows = (first, *others)
-    if any(signal.has_listeners(type(row)) for signal in (pre_save, post_save) for row in rows):
+    if any(_needs_save(row) for row in rows):
         for row in rows:
             row.save(force_insert=True)
         return
@@ -50,6 +52,21 @@ def insert_together(first: Model, *others: Model) -> None:
     for row in rows:
         row._state.adding = False
         row._state.db = DEFAULT_DB_ALIAS
+
+
+def _needs_save(row: Model) -> bool:
+    """True when only `row.save()` does what saving `row` must: signal receivers, or a `save`
+    override without a `prepare_insert` that does its work. Otherwise runs `prepare_insert`."""
+    model = type(row)
+    if any(signal.has_listeners(model) for signal in (pre_save, post_save)):
+        return True
+    if model.save is Model.save:
+        return False
+    prepare = getattr(row, "prepare_insert", None)
+    if prepare is None:
+        return True
+    prepare()
+    return False
 
 
 def _insert(row: Model, *, returning: list[Any]) -> tuple[Any, str, list[Any]]:

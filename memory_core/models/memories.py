@@ -343,6 +343,10 @@ class MemoryEntry(models.Model):
             kwargs["update_fields"] = {*fields, *copies}
         super().save(*args, **kwargs)
 
+    def prepare_insert(self) -> None:
+        """What `save` does before a new row is written (`memory_core.inserts`): the index copies."""
+        self.index_text()
+
     @property
     def correctable(self) -> bool:
         return self.status in MemoryStatus.correctable()

@@ -61,3 +61,16 @@ def test_a_save_signal_receiver_still_runs(owner):
         pre_save.disconnect(receiver, sender=MemoryEntry)
     assert seen == ["The user owns a cat."]
     assert MemoryEvidence.objects.filter(entry__content="The user owns a cat.").count() == 1
+
+
+def test_what_the_entrys_save_computes_is_written_too(owner):
+    """`MemoryEntry.save` fills the search index's copies (Chinese words segmented, the key's topic
+    words); the one-statement insert writes the same copies, and the words are found."""
+    namespace = namespace_for_user(user=owner)
+    outcome = memory_add(namespace=namespace, content="我女儿在学钢琴。", key="hobby")
+    entry = outcome.entry
+    stored = MemoryEntry.objects.get(pk=entry.pk)
+    assert stored.search_text and "钢琴" in stored.search_text.split()
+    saved = MemoryEntry(namespace=namespace, content=entry.content, key=entry.key)
+    saved.index_text()
+    assert (stored.search_text, stored.search_context_text) == (saved.search_text, saved.search_context_text)
