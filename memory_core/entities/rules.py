@@ -384,9 +384,10 @@ _ZH_NOT_A_NAME = (
 # is a word's tail more often than a name: the 上 of 晚上).
 _ZH_FREE_NAME = rf"(?:[A-Z][A-Za-z'-]*|{_ZH_NAME_CHAR}{{2,4}}?)(?=$|[{_ZH_STOP}]|{_ZH_AFTER_NAME})"
 _ZH_SUBJECT = rf"(?P<zsubj>{_ZH_NP}(?P<zsubjname>{_ZH_NAME})?|{_ZH_SELF}|{_ZH_NOT_A_NAME}{_ZH_FREE_NAME})"
-_ZH_WORKS = re.compile(rf"{_ZH_SUBJECT}(?:现在|目前|如今|一直|已经|还)?在(?P<org>[^{_ZH_STOP}]{{1,20}}?)(?:工作|上班|任职)")
+_ZH_NOW = r"(?:现在|目前|如今|一直|已经|还)?"
+_ZH_WORKS = re.compile(rf"{_ZH_SUBJECT}{_ZH_NOW}在(?P<org>[^{_ZH_STOP}]{{1,20}}?)(?:工作|上班|任职)")
 _ZH_LIVES = re.compile(
-    rf"{_ZH_SUBJECT}(?:现在|目前|如今|一直|已经|还)?(?:住在|搬到了?|定居在|生活在)(?P<place>[^{_ZH_STOP}]{{1,12}})"
+    rf"{_ZH_SUBJECT}{_ZH_NOW}(?:住在|搬到了?|定居在|生活在)(?P<place>[^{_ZH_STOP}]{{1,12}})"
 )
 _ZH_PROFESSIONS = (
     "医生|老师|教师|律师|工程师|护士|程序员|飞行员|机长|设计师|会计|会计师|教授|学生|厨师|警察|司机|记者|销售|"

@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 - Chinese punctuation is what these tests type
 """`CONTEXT_VECTOR = "deferred"` (the default): one transformer pass per memory on the write path,
 the context document embedded later by a job, in batches.
 
@@ -276,7 +277,7 @@ def test_a_written_statements_secret_clause_is_still_refused(key_client):
     """Judged whole, a statement with a secret in one clause is refused before any slot is read."""
     response = key_client.post(
         "/api/v1/memories/",
-        {"user_id": "u-clauses", "content": "I moved last spring, and the side gate opens with 4 9 1 7 then hash."},
+        {"user_id": "u-clauses", "content": "I moved last spring, and the side gate opens with 4 9 1 7."},
         format="json",
     )
     assert response.status_code in (200, 201, 422), response.content
