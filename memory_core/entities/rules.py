@@ -368,16 +368,26 @@ _ZH_KIN = alternation(list(ZH_KIN_WORDS))
 _ZH_STOP = "\uff0c\u3002,.!\uff01\uff1f?\uff1b;\uff1a:\u3001\\s"  # full-width and ASCII punctuation
 # A Chinese name: two to four characters up to a particle or punctuation; or a Latin name.
 _ZH_NAME_CHAR = r"(?:(?![是的在住我你他她它和也叫很被把])[\u4e00-\u9fff])"
-_ZH_AFTER_NAME = r"是|在|住|工作|上班|做|的|和|也|今年|很|喜欢|养"
+_ZH_AFTER_NAME = r"是|在|住|工作|上班|做|的|和|也|今年|很|喜欢|养|现在|目前|如今|一直|已经|正在|还"
 _ZH_NAME = rf"(?:[A-Z][A-Za-z'-]*|{_ZH_NAME_CHAR}{{1,4}}?)(?=$|[{_ZH_STOP}]|{_ZH_AFTER_NAME})"
 _ZH_SELF = r"(?:我|用户)"
 _ZH_NP = rf"(?:(?P<zself>{_ZH_SELF})的?|(?P<zowner>{_ZH_NAME})的)(?P<zkin>{_ZH_KIN})"
 _ZH_NAMED = re.compile(rf"{_ZH_NP}(?:叫做|名叫|叫|名字是|是)(?P<zname>{_ZH_NAME})")
 _ZH_IS_MY = re.compile(rf"(?<![\u4e00-\u9fff])(?P<zname>{_ZH_NAME})是{_ZH_NP}")
-_ZH_SUBJECT = rf"(?P<zsubj>{_ZH_NP}(?P<zsubjname>{_ZH_NAME})?|{_ZH_SELF}|{_ZH_NAME})"
-_ZH_WORKS = re.compile(rf"{_ZH_SUBJECT}(?:现在|目前)?在(?P<org>[^{_ZH_STOP}]{{1,20}}?)(?:工作|上班|任职)")
+# Words that open a clause and are no one's name: "现在在腾讯工作" is "now working at Tencent", not
+# a person called 现在 (or 现) working at "在腾讯".
+_ZH_NOT_A_NAME = (
+    r"(?!现在|目前|如今|今年|去年|明年|最近|以前|之前|后来|一直|正在|已经|平时|每天|周末|今天|明天|昨天|"
+    r"这周|上周|下周|这个月|上个月|下个月|早上|上午|中午|下午|晚上|夜里|在|刚|才|又|也|还|都|就|正|仍|再|但|而|所以|因为|然后|后|前|听说|据说|说)"
+)
+# A subject named without a kinship word is a name of two to four characters (one character alone
+# is a word's tail more often than a name: the 上 of 晚上).
+_ZH_FREE_NAME = rf"(?:[A-Z][A-Za-z'-]*|{_ZH_NAME_CHAR}{{2,4}}?)(?=$|[{_ZH_STOP}]|{_ZH_AFTER_NAME})"
+_ZH_SUBJECT = rf"(?P<zsubj>{_ZH_NP}(?P<zsubjname>{_ZH_NAME})?|{_ZH_SELF}|{_ZH_NOT_A_NAME}{_ZH_FREE_NAME})"
+_ZH_NOW = r"(?:现在|目前|如今|一直|已经|还)?"
+_ZH_WORKS = re.compile(rf"{_ZH_SUBJECT}{_ZH_NOW}在(?P<org>[^{_ZH_STOP}]{{1,20}}?)(?:工作|上班|任职)")
 _ZH_LIVES = re.compile(
-    rf"{_ZH_SUBJECT}(?:现在|目前)?(?:住在|搬到了?|定居在|生活在)(?P<place>[^{_ZH_STOP}]{{1,12}})"
+    rf"{_ZH_SUBJECT}{_ZH_NOW}(?:住在|搬到了?|定居在|生活在)(?P<place>[^{_ZH_STOP}]{{1,12}})"
 )
 _ZH_PROFESSIONS = (
     "医生|老师|教师|律师|工程师|护士|程序员|飞行员|机长|设计师|会计|会计师|教授|学生|厨师|警察|司机|记者|销售|"

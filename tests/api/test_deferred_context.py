@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 - Chinese punctuation is what these tests type
 """`CONTEXT_VECTOR = "deferred"` (the default): one transformer pass per memory on the write path,
 the context document embedded later by a job, in batches.
 
@@ -251,3 +252,34 @@ def test_reembed_computes_the_context_documents_itself(key_client, settings):
 
 def test_deferred_is_the_default_mode():
     assert specs()["CONTEXT_VECTOR"].default == "deferred"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I moved last spring, I work nights at a bakery now, and the commute takes an hour.",
+        "Since spring I've been cycling to work, my knee is fine again, and I'd rather not drive.",
+        "我上个月搬家了，现在晚上在面包店上班，通勤要一个小时。",
+    ],
+)
+def test_a_statement_of_many_clauses_is_one_model_pass(key_client, content):
+    """The secret model judges a statement whole (with the vector that is stored); the slot
+    reader's clauses are parts of it, checked by the keyword list and patterns, not embedded
+    again. The statement is stored, keyed and found as before. (A new person or place named in it
+    costs its name's own short pass, for the people graph: these name none.)"""
+    assert rest_add(key_client, "u-clauses", content) == 1
+    stored = entry(key_client, "u-clauses", content)
+    assert stored.status == MemoryStatus.ACTIVE
+    assert recalled(key_client, "u-clauses", content)[0]["entry"]["content"] == content
+
+
+def test_a_written_statements_secret_clause_is_still_refused(key_client):
+    """Judged whole, a statement with a secret in one clause is refused before any slot is read."""
+    response = key_client.post(
+        "/api/v1/memories/",
+        {"user_id": "u-clauses", "content": "I moved last spring, and the side gate opens with 4 9 1 7."},
+        format="json",
+    )
+    assert response.status_code in (200, 201, 422), response.content
+    listed = key_client.get("/api/v1/memories/", {"user_id": "u-clauses"}).json()["results"]
+    assert not any("4 9 1 7" in item["content"] for item in listed)

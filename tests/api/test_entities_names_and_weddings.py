@@ -81,3 +81,26 @@ def test_two_people_with_one_given_name_stay_apart(key_client):
     people = entities(namespace_of(first))
     assert "sam" not in people["Sam Ortiz"].aliases
     assert "sam" not in people["Sam Becker"].aliases
+
+
+@pytest.mark.parametrize(
+    ("said", "person", "where"),
+    [
+        ("我去年搬到了上海。现在在腾讯工作。", None, None),
+        ("我上个月搬到了杭州，现在在一家书店上班。", None, None),
+        ("王芳目前在华为上班。", "王芳", "华为"),
+        ("听说小林一直在银行工作。", "小林", "银行"),
+    ],
+)
+def test_a_word_of_time_or_hearsay_opening_a_chinese_clause_is_no_ones_name(key_client, said, person, where):
+    """"现在在腾讯工作" is "now working at Tencent": no person called 现 works at "在腾讯"; a name
+    followed by 目前 / 一直 ends before it, and "听说" before one is not part of it."""
+    first = add(key_client, said, user="zh-time")
+    namespace = namespace_of(first)
+    people = entities(namespace)
+    assert not {"现", "后", "王芳目前", "听说小林", "在腾讯", "在一家书店"} & set(people)
+    works = {r.subject.name: r.object.name for r in relations(namespace, predicate="works_at")}
+    if person:
+        assert works.get(person) == where
+    else:
+        assert not any(name in ("现", "后") for name in works)

@@ -57,6 +57,7 @@ from memory_core import judgement
 from memory_core.extraction.rules.chinese import ZH_REMEMBER, zh_statement
 from memory_core.extraction.rules.facts import USER, Who
 from memory_core.extraction.rules.reader import _Reader
+from memory_core.extraction.rules.secrecy import statement_judged_whole
 from memory_core.extraction.schema import RULES_NAME, RULES_VERSION, Candidate, rule_candidate
 from memory_core.extraction.schema import parse_when as _parse_when
 from memory_core.models import CONTENT_MAX_CHARS
@@ -88,8 +89,10 @@ _PROCEDURAL = re.compile(
 
 
 def read_statement(statement: str, today: date | None = None) -> list[Fact]:
-    """The facts a written statement states, as the extractor would have keyed them (`infer_slot`)."""
-    return _Reader(today or timezone.localdate()).read(statement)
+    """The facts a written statement states, as the extractor would have keyed them (`infer_slot`).
+    Its clauses are checked for secrets without the model, which judged it whole (`secrecy`)."""
+    with statement_judged_whole():
+        return _Reader(today or timezone.localdate()).read(statement)
 
 
 class RuleBasedExtractor:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 
-from memory_core import judgement
 from memory_core.extraction.rules.chinese_health import (
     _ZH_NO_LONGER,
     _allergic,
@@ -28,10 +27,10 @@ from memory_core.extraction.rules.chinese_health import (
     _zh_medication,
 )
 from memory_core.extraction.rules.facts import USER, Who, _fact, _relative
+from memory_core.extraction.rules.secrecy import names_secret
 from memory_core.reading.normalise import slug
 from memory_core.reading.words import (
     CJK,
-    SECRET_WORDS,
     ZH_PETS,
     ZH_RELATIONS,
     ZH_SIMPLIFIED,
@@ -118,7 +117,7 @@ def _states(raw: str, clause: str, *, asks: bool) -> bool:
     """Whether a clause states something we may keep: not empty, no secret, no question, no hypothesis."""
     if not clause or asks or _ZH_HYPOTHETICAL.search(clause) or _ZH_ASKS.search(clause):
         return False
-    return not (SECRET_WORDS.search(raw) or judgement.secrets(raw).found)
+    return not names_secret(raw)
 
 
 def _zh_call_me(clause: str) -> list[Fact]:

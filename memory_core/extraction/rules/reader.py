@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from memory_core import judgement
 from memory_core.extraction.rules.chinese import _read_chinese
 from memory_core.extraction.rules.clauses import (
     _ANTECEDENT,
@@ -29,6 +28,7 @@ from memory_core.extraction.rules.people import (
     _relative_names,
 )
 from memory_core.extraction.rules.preferences import _is_request, _preferences
+from memory_core.extraction.rules.secrecy import names_secret
 from memory_core.extraction.rules.work import _work
 from memory_core.reading.normalise import normalise_spelling, split_sentences
 from memory_core.reading.words import (
@@ -36,7 +36,6 @@ from memory_core.reading.words import (
     HYPOTHETICAL,
     NOT_NAMES,
     QUESTION_START,
-    SECRET_WORDS,
     Fact,
 )
 
@@ -134,7 +133,7 @@ def _listed_relatives(sentence: str) -> tuple[list[Fact], str]:
 
 def _left_out(raw: str, *, question: bool) -> bool:
     """A clause naming a secret, or the question of a sentence: read nothing, continue nothing."""
-    if SECRET_WORDS.search(raw) or judgement.secrets(raw).found:
+    if names_secret(raw):
         return True
     return bool(QUESTION_START.match(raw) and (question or raw.rstrip().endswith("?")))
 
