@@ -136,13 +136,23 @@ _ZH_WORD_VALUE = re.compile(
 )
 
 
+# A quoted string: between double quotes, corner brackets or backticks; or between single quotes
+# that are not apostrophes: one inside or closing a Latin word ("the combination's changed again,
+# it's on the whiteboard", "I've got …") quotes nothing; after a Chinese character it may quote.
+QUOTED = re.compile(
+    r"[\"“`「]([^\"”\u2019'`」]{3,64})[\"”\u2019'`」]"
+    r"|(?<![A-Za-z0-9\u2019'])['\u2018]([^\"”\u2019'`」]{3,64})['\u2019](?![A-Za-z0-9])"
+)
+
+
 def _other_cands(s: str) -> list[Cand]:
     """Spelled-out digits, quoted strings, Chinese words after a colon, NINOs and IBAN shapes."""
     cands = []
     for m in SPELLED.finditer(s):  # "four-eight-two-nine-one-three", "四八二九一三"
         cands.append(Cand(m.start(), m.end(), "digits", len(spelled_digits(m.group()))))
-    for m in re.finditer(r"[\"“\u2018'`「]([^\"”\u2019'`」]{3,64})[\"”\u2019'`」]", s):
-        cands.append(Cand(m.start(1), m.end(1), "quoted"))
+    for m in QUOTED.finditer(s):
+        start, end = m.span(1) if m.group(1) is not None else m.span(2)
+        cands.append(Cand(start, end, "quoted"))
     for m in re.finditer(r"(?<=:)\s*([\u4e00-\u9fff]{2,12})", s):
         if not re.match(r"[忘不没已在要是请错输重修无空]", m.group(1)):
             cands.append(Cand(m.start(1), m.end(1), "word"))
