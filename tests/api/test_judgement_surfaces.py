@@ -245,11 +245,16 @@ RECORD_NUMBERS = [
 ]
 
 
+def _stored_on_rest_and_mem0(client, content: str, *, then: str) -> None:
+    """Added on REST; added (or an update of it) on mem0's route with `then` after it, as a turn."""
+    assert _add(client, content).json()["action"] == "added"
+    (result,) = _mem0_add(client, f"{content} {then}")["results"]
+    assert result["event"] in ("ADD", "UPDATE") and "status" not in result, result
+
+
 @pytest.mark.parametrize("content", RECORD_NUMBERS)
 def test_a_records_number_said_with_a_verb_is_stored(key_client, content):
-    assert _add(key_client, content).json()["action"] == "added"
-    (result,) = _mem0_add(key_client, content + " Thanks!")["results"]
-    assert result["event"] in ("ADD", "UPDATE") and "status" not in result, result
+    _stored_on_rest_and_mem0(key_client, content, then="Thanks!")
 
 
 def test_a_code_said_with_a_verb_is_still_refused(key_client):
@@ -269,9 +274,7 @@ ABOUT_A_CODE = [
 
 @pytest.mark.parametrize("content", ABOUT_A_CODE)
 def test_a_sentence_with_apostrophes_and_no_value_is_stored(key_client, content):
-    assert _add(key_client, content).json()["action"] == "added"
-    (result,) = _mem0_add(key_client, content + " cheers")["results"]
-    assert result["event"] in ("ADD", "UPDATE") and "status" not in result, result
+    _stored_on_rest_and_mem0(key_client, content, then="cheers")
 
 
 @pytest.mark.parametrize(
