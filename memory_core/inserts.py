@@ -28,6 +28,10 @@ def insert_together(first: Model, *others: Model) -> None:
         for row in rows:
             row.save(force_insert=True)
         return
+    for row in rows:
+        prepare = getattr(row, "prepare_insert", None)
+        if prepare is not None:
+            prepare()
     connection = connections[DEFAULT_DB_ALIAS]
     statements: list[str] = []
     params: list[Any] = []
@@ -56,17 +60,11 @@ def insert_together(first: Model, *others: Model) -> None:
 
 def _needs_save(row: Model) -> bool:
     """True when only `row.save()` does what saving `row` must: signal receivers, or a `save`
-    override without a `prepare_insert` that does its work. Otherwise runs `prepare_insert`."""
+    override without a `prepare_insert` that does its work."""
     model = type(row)
     if any(signal.has_listeners(model) for signal in (pre_save, post_save)):
         return True
-    if model.save is Model.save:
-        return False
-    prepare = getattr(row, "prepare_insert", None)
-    if prepare is None:
-        return True
-    prepare()
-    return False
+    return model.save is not Model.save and not hasattr(row, "prepare_insert")
 
 
 def _insert(row: Model, *, returning: list[Any]) -> tuple[Any, str, list[Any]]:
