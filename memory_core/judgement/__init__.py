@@ -25,30 +25,26 @@ from memory_core.embeddings import LocalEmbedder, get_embedder, query_cache
 from memory_core.guards.policy import PolicyCheck, answer_style, policy_check
 from memory_core.guards.secrets import REDACTED, SecretScan, scan_secrets
 from memory_core.guards.secrets.candidates import candidates
-from memory_core.guards.secrets.lexicon import CJK_DIGITS, DIGIT_NAMES
 from memory_core.guards.secrets.text import sentence_spans
 
 from .features import row
 from .model import models, stacked
+from .spans import dates, span_matrix, value_spans
 
 __all__ = ["PINNED_WHO", "UNJUDGED", "Safety", "known_vector", "policy", "safety", "scores", "secrets"]
 
 PINNED_WHO = ("user", "dependant")
 UNJUDGED = "unjudged"  # too long for the model: the reader's own safety facts decide
 LEARNED_SECRET = "secret (learned)"  # noqa: S105  # the kind's name, not a secret
-_VALUE_SHAPES = {"digits", "credential", "idlike", "quoted", "iban", "nino"}
+# A secret is told one to a few values a sentence ("PIN 1234 and CVV 381"); more is a list.
+MOST_VALUES = 4
+# A sentence with no value-shaped span (a security answer, a passphrase of plain words) is refused
+# whole only when the model is this sure.
+SURE_WITHOUT_VALUE = 0.7
 _MAX_SENTENCES = 12
 # The models learned from sentences of up to about forty words; past this their scores say
 # nothing, and the patterns of `guards` alone decide (a 3,000-character shopping list).
 LONGEST_JUDGED = 400
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-# Dates and times are never a secret's value: "on 20 January 2023", "2023-05-08", "at 14:05", "3月8日".
-_DATE = re.compile(
-    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+(?:19|20)\d\d)?\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+(?:19|20)\d\d)?\b"
-    r"|\b(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}\b|\b\d{1,2}[-/.]\d{1,2}[-/.](?:19|20)?\d\d\b|\b\d{1,2}:\d{2}\b"
-    r"|\b(?:in|of|since|by)\s+(?:19|20)\d\d\b|(?:19|20)\d\d\s*年|\d{1,2}\s*月\s*\d{1,2}\s*[日号]",
-    re.IGNORECASE,
-)
 # A phone number: eight digits or more in one run of digits, spaces and hyphens ("0300 123 4567").
 _PHONE = re.compile(r"\+?\d(?:[\s-]?\d){7,}")
 
@@ -56,41 +52,9 @@ _PHONE = re.compile(r"\+?\d(?:[\s-]?\d){7,}")
 def _others_numbers(sentence: str) -> bool:
     """Whether the numbers of a flagged sentence with no value-shaped span belong to something
     that is not a secret: its dates, a phone number, an identifier ("ABC-5678", "SM-S9180")."""
-    if _dates(sentence) or _PHONE.search(sentence):
+    if dates(sentence) or _PHONE.search(sentence):
         return True
     return any(c.shape == "idlike" for c in candidates(sentence, 0))
-
-
-_NUMERIC_DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{2,4}")
-
-
-def _dates(sentence: str) -> list[re.Match[str]]:
-    """The dates and times of a sentence. A numeric one must have a day and a month in it:
-    "18-40-26" is a combination, not a date."""
-    found = _DATE.finditer(sentence)
-    return [m for m in found if not _NUMERIC_DATE.fullmatch(m.group()) or _calendar(m.group())]
-
-
-def _calendar(text: str) -> bool:
-    parts = [int(p) for p in re.split(r"[-/.]", text)]
-    if len(str(parts[0])) == 4 or parts[0] >= 1900:  # 2023-05-08
-        return 1 <= parts[1] <= 12 and 1 <= parts[2] <= 31
-    day_month = 1 <= parts[0] <= 31 and 1 <= parts[1] <= 12
-    month_day = 1 <= parts[0] <= 12 and 1 <= parts[1] <= 31
-    return day_month or month_day
-
-
-# A credential-shaped word holds a digit or a symbol inside it ("Tr0ub4dor&3"), not only a
-# closing mark ("spirit!").
-_CREDENTIAL_CORE = re.compile(r"[^A-Za-z]")
-# A secret is told one to a few values a sentence ("PIN 1234 and CVV 381"); more is a list.
-MOST_VALUES = 4
-# A sentence with no value-shaped span (a security answer, a passphrase of plain words) is refused
-# whole only when the model is this sure.
-SURE_WITHOUT_VALUE = 0.7
-_DIGIT_WORD = "(?:" + "|".join([*DIGIT_NAMES, "oh", *CJK_DIGITS, "\u3007", "两"]) + ")"
-# Three or more digits written out ("four seven seven one", "六六八八"): a value in words.
-_SPELLED_RUN = re.compile(rf"(?<![A-Za-z]){_DIGIT_WORD}(?:[\s,\-]*{_DIGIT_WORD}){{2,}}(?![A-Za-z])", re.I)
 
 
 @dataclass(frozen=True)
@@ -125,7 +89,7 @@ def known_vector(text: str) -> list[float] | None:
 
 @lru_cache(maxsize=4096)
 def scores(text: str) -> dict[str, tuple[float, ...]]:
-    """Each model's probabilities for `text` (binary models: the positive class)."""
+    """Each text model's probabilities for `text` (binary models: the positive class)."""
     loaded = models()
     if not text.strip() or not loaded:
         return {}
@@ -135,6 +99,7 @@ def scores(text: str) -> dict[str, tuple[float, ...]]:
     return {
         name: tuple(float(p) for p in model.from_products(products[:, columns[name]])[0])
         for name, model in loaded.items()
+        if name in columns
     }
 
 
@@ -185,21 +150,15 @@ def _judgeable(sentence: str) -> bool:
     return han >= 6 or len(sentence.split()) >= 3
 
 
-def _value_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The spans of a flagged sentence that can hold its secret: value-shaped (digits, a
-    credential-like token, a quoted string, digits written out), not a number an identifier owns
-    ("ticket INC-20931", "order 88231")."""
-    sentence = text[start:end]
-    dates = [(start + m.start(), start + m.end()) for m in _dates(sentence)]
-    spans = [
-        (c.start, c.end)
-        for c in candidates(sentence, start)
-        if c.shape in _VALUE_SHAPES
-        and c.loose_ok
-        and not any(a <= c.start and c.end <= b for a, b in dates)
-        and (c.shape != "credential" or _CREDENTIAL_CORE.search(text[c.start : c.end].rstrip("!?.,;:")))
-    ]
-    return spans + [(start + m.start(), start + m.end()) for m in _SPELLED_RUN.finditer(sentence)]
+def _likely_values(text: str, spans: list[tuple[int, int]], sure: float) -> list[tuple[int, int]]:
+    """The candidate spans the value model takes for the secret's value (all of them when no
+    value model is trained), `sure` the secret model's score of their sentence: a clock time, a
+    count, a year range or a route's number is not."""
+    model = models().get("value")
+    if model is None or not spans:
+        return spans
+    found = model.probabilities(span_matrix([(text, a, b, sure) for a, b in spans]))[:, -1]
+    return [span for span, p in zip(spans, found, strict=True) if p >= model.threshold]
 
 
 def secrets(text: str) -> SecretScan:
@@ -215,13 +174,14 @@ def secrets(text: str) -> SecretScan:
     # A statement is judged whole first, as the models learned (with the vector the write path
     # stores): only a flagged one is read sentence by sentence to find its values, so an ordinary
     # statement of several sentences costs one scoring, not one embedding a sentence.
-    if whole and not _secret_score(plain) >= model.threshold:
+    sure = _secret_score(plain) if whole else 0.0
+    if whole and not sure >= model.threshold:
         return scan
     flagged = _flagged_sentences(text, model.threshold)
     if whole and not flagged:
         # Flagged whole, no sentence alone: the statement's value-shaped spans are its values.
-        spans = _value_spans(text, 0, len(text))
-        flagged = spans if len(spans) <= MOST_VALUES else []
+        spans = value_spans(text, 0, len(text))
+        flagged = _likely_values(text, spans, sure) if len(spans) <= MOST_VALUES else []
     return _with_values(scan, text, flagged)
 
 
@@ -240,11 +200,13 @@ def _flagged_sentences(text: str, threshold: float) -> list[tuple[int, int]]:
         score = _secret_score(sentence)
         if score < threshold:
             continue
-        spans = _value_spans(text, start, end)
+        spans = value_spans(text, start, end)
         if len(spans) > MOST_VALUES:
             continue  # a list of codes or items, not a secret told (patterns still apply)
         if spans:
-            flagged += spans
+            # Only the spans the value model takes: a sentence whose candidates are all something
+            # else's (a clock time, a count, a route) tells no value, and is not refused whole.
+            flagged += _likely_values(text, spans, score)
         elif score >= SURE_WITHOUT_VALUE and not _others_numbers(text[start:end]):
             # A sentence whose numbers are something else's (a date, a phone number, a plate, a
             # model number) tells none; otherwise it may (a security answer, a code after "number").

@@ -18,9 +18,12 @@ from django.core.exceptions import ImproperlyConfigured
 from scipy import sparse
 
 from .features import WIDTH
+from .spans import SPAN_WIDTH
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "models"
 MANIFEST = "manifest.json"
+# What a model reads: a text's row (`features`) or a candidate span's (`spans`), by its width.
+FEATURE_WIDTHS = {"text": WIDTH, "span": SPAN_WIDTH}
 
 
 class ModelFileRefused(ImproperlyConfigured):
@@ -37,6 +40,7 @@ class LinearModel:
     intercept: np.ndarray
     classes: tuple[str, ...]
     threshold: float
+    features: str = "text"
 
     def probabilities(self, rows: sparse.csr_matrix) -> np.ndarray:
         """One row of class probabilities a text (binary: the positive class only, one column)."""
@@ -61,10 +65,11 @@ def stacked(loaded: dict[str, LinearModel]) -> tuple[np.ndarray, dict[str, slice
     if _stacked is None or _stacked[0] is not loaded:
         columns: dict[str, slice] = {}
         start = 0
-        for name, model in loaded.items():
+        texts = {name: model for name, model in loaded.items() if model.features == "text"}
+        for name, model in texts.items():
             columns[name] = slice(start, start + model.weights.shape[0])
             start += model.weights.shape[0]
-        weights = np.vstack([model.weights for model in loaded.values()])
+        weights = np.vstack([model.weights for model in texts.values()])
         _stacked = (loaded, weights, columns)
     return _stacked[1], _stacked[2]
 
@@ -88,7 +93,8 @@ def read_manifest(directory: Path) -> dict[str, Any]:
 
 
 def load_models(directory: Path) -> dict[str, LinearModel]:
-    """Every model the manifest names, each checked against its checksum and shape."""
+    """Every model the manifest names, each checked against its checksum and shape (the width of
+    what it reads: a text's row or a span's)."""
     manifest = read_manifest(directory)
     models: dict[str, LinearModel] = {}
     for name, entry in manifest.get("models", {}).items():
@@ -103,9 +109,12 @@ def load_models(directory: Path) -> dict[str, LinearModel]:
         with np.load(path, allow_pickle=False) as data:
             weights = data["weights"].astype(np.float32)
             intercept = data["intercept"].astype(np.float64)
-        if weights.ndim != 2 or weights.shape[1] != WIDTH:
+        features = entry.get("features", "text")
+        width = FEATURE_WIDTHS.get(features)
+        if width is None or weights.ndim != 2 or weights.shape[1] != width:
             raise ModelFileRefused(
-                f"judgement model {name}: weights of shape {weights.shape}, expected (k, {WIDTH})"
+                f"judgement model {name}: weights of shape {weights.shape} for {features!r} features, "
+                f"expected (k, {width})"
             )
         models[name] = LinearModel(
             name=name,
@@ -113,6 +122,7 @@ def load_models(directory: Path) -> dict[str, LinearModel]:
             intercept=intercept,
             classes=tuple(entry["classes"]),
             threshold=float(entry["threshold"]),
+            features=features,
         )
     return models
 

@@ -25,6 +25,7 @@ from memory_core.embeddings import LocalEmbedder
 
 from .features import NGRAM_FEATURES, WIDTH, matrix
 from .model import MANIFEST, sha256
+from .spans import SPAN_WIDTH, span_matrix, value_spans
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
@@ -35,6 +36,8 @@ HELD_OUT_CONVERSATIONS = ("30",)
 DECISION_NAMES = ("normative", "weakening", "secret", "safety")
 # The recall each decision must keep on its dev split (the trust targets of docs/trust.md).
 TARGET_RECALL = {"normative": 0.97, "weakening": 0.98, "secret": 0.98, "safety": 0.98}
+# The value model's: of the texts with a secret and a candidate span, the share that keeps one.
+VALUE_RECALL = 0.99
 # How often ordinary conversation may be flagged, out of fold: a rule held for review, a turn
 # refused as a secret, a remark pinned as a safety fact.
 ORDINARY_BUDGET = {"normative": 0.003, "weakening": 0.002, "secret": 0.005, "safety": 0.01}
@@ -179,6 +182,7 @@ def train(
     splits = np.array([split_of(r.family) for r in everything])
     families = np.array([r.family for r in everything])
     ordinary_all = np.array([r.source.startswith(ORDINARY_SOURCES) for r in everything])
+    secret_scores = np.zeros(len(everything))
     out.mkdir(parents=True, exist_ok=True)
     manifest: dict[str, Any] = {"features": {"width": WIDTH, "ngram_features": NGRAM_FEATURES}, "models": {}}
     for name, label_of in DECISIONS.items():
@@ -210,6 +214,8 @@ def train(
         score_fit = oof[:, columns].sum(axis=1)
         threshold = _threshold(score_fit, positive_all[fit], ordinary_all[fit], name)
         score_test = model.predict_proba(x_all[test])[:, columns].sum(axis=1)
+        if name == "secret":  # the value model reads them: out of fold where it fits
+            secret_scores[fit], secret_scores[test] = score_fit, score_test
         figures = {
             "out_of_fold": _metrics(score_fit >= threshold, positive_all[fit]),
             "out_of_fold_ordinary_flagged": _rate(
@@ -236,8 +242,92 @@ def train(
             "scores": figures,
         }
         log(f"{name}: threshold {threshold:.3f} " + json.dumps(figures))
+    manifest["models"]["value"] = _train_value(
+        everything, splits, secret_scores, out, c=c, folds=folds, log=log
+    )
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return manifest
+
+
+def _train_value(
+    everything: list[Row],
+    splits: np.ndarray,
+    secret_scores: np.ndarray,
+    out: Path,
+    *,
+    c: float,
+    folds: int,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    """The value model (`spans`): every candidate span of a text labelled for secrets, positive
+    when the text carries one (weighted by its number of candidates: one of them is the value),
+    with the secret model's score of the text (out of fold where the model was fitted).
+    Its threshold keeps `VALUE_RECALL` of the texts with a secret out of fold; the figures say how
+    many texts without one still keep a span (out of fold and on the test split)."""
+    items: list[tuple[str, int, int, float]] = []
+    labels, weights, texts, families, split = [], [], [], [], []
+    for i, r in enumerate(everything):
+        if r.labels.get("secret") is None:
+            continue
+        spans = value_spans(r.text, 0, len(r.text))
+        for a, b in spans:
+            items.append((r.text, a, b, float(secret_scores[i])))
+            labels.append(int(r.labels["secret"]))
+            weights.append(1.0 / len(spans) if r.labels["secret"] else 1.0)
+            texts.append(i)
+            families.append(r.family)
+            split.append(splits[i])
+    x = span_matrix(items)
+    y, w, text_of, groups = np.array(labels), np.array(weights), np.array(texts), np.array(families)
+    fit, test = np.array(split) != "test", np.array(split) == "test"
+    estimator = _estimator(c=c, binary=True)
+    oof = cross_val_predict(
+        estimator,
+        x[fit],
+        y[fit],
+        groups=groups[fit],
+        cv=GroupKFold(folds),
+        method="predict_proba",
+        params={"sample_weight": w[fit]},
+    )[:, 1]
+    kept_fit, secret_fit = _best_span(oof, text_of[fit], y[fit])
+    positives = np.sort(kept_fit[secret_fit])
+    threshold = float(positives[int(np.floor(len(positives) * (1 - VALUE_RECALL)))] - 1e-6)
+    model = _estimator(c=c, binary=True).fit(x[fit], y[fit], sample_weight=w[fit])
+    kept_test, secret_test = _best_span(model.predict_proba(x[test])[:, 1], text_of[test], y[test])
+    figures = {
+        "out_of_fold": _metrics(kept_fit >= threshold, secret_fit),
+        "test": _metrics(kept_test >= threshold, secret_test),
+        "spans": {"fit": int(fit.sum()), "test": int(test.sum())},
+    }
+    path = out / "value.npz"
+    np.savez_compressed(
+        path,
+        weights=np.asarray(model.coef_, dtype=np.float32),
+        intercept=np.asarray(model.intercept_, dtype=np.float64),
+    )
+    log(f"value: threshold {threshold:.3f} " + json.dumps(figures))
+    return {
+        "file": path.name,
+        "sha256": sha256(path),
+        "classes": [str(k) for k in model.classes_],
+        "threshold": round(threshold, 6),
+        "features": "span",
+        "width": SPAN_WIDTH,
+        "rows": {"fit": int(fit.sum()), "test": int(test.sum())},
+        "scores": figures,
+    }
+
+
+def _best_span(scores: np.ndarray, text_of: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A text's best span score and whether the text carries a secret, one entry a text."""
+    best: dict[int, float] = {}
+    secret: dict[int, bool] = {}
+    for score, text, label in zip(scores, text_of, labels, strict=True):
+        best[int(text)] = max(best.get(int(text), 0.0), float(score))
+        secret[int(text)] = bool(label)
+    order = sorted(best)
+    return np.array([best[t] for t in order]), np.array([secret[t] for t in order])
 
 
 def _rate(flagged: np.ndarray, among: np.ndarray) -> float:

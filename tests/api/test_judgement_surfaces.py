@@ -288,3 +288,44 @@ def test_a_quoted_value_beside_contractions_is_still_refused(key_client, content
     body = _add(key_client, content).json()
     assert body["action"] == "rejected" and value not in str(body)
     assert not _holding(value)
+
+
+# Which span of a sentence is the secret's value is learned too (`judgement.spans`): the numbers of
+# a sentence that are something else's (a clock time, a count, a span of years, a route, a job's id)
+# leave it stored even where the sentence reads like one about codes; a code told in passing, with
+# no keyword, is still refused and stored nowhere.
+NUMBERS_OF_SOMETHING_ELSE = [
+    "the 0645 from york was late again so I missed registration, next one's the 0715",
+    "ordered 24 paving slabs and 12 bags of sharp sand for the patio, arriving thursday",
+    "grandad was down the pit 1958-1984, then drove for the bus depot till he retired",
+    "works order WO-88412 for the boiler in flat 3, engineer due between 0800-1200",
+    pytest.param(
+        "我们那趟车0735发车，到站大概1120，中午前能到",
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="a known miss: followed by another word on mem0's route the sentence scores 0.23 "
+            "as a secret and the value model takes a clock time written without a colon in Chinese",
+        ),
+    ),
+]
+CODES_IN_PASSING = [
+    ("the padlock on the allotment shed opens with 2906, shut it properly after", "2906"),
+    ("what the bank texted me just now: 740215, it runs out in ten minutes", "740215"),
+    ("楼下那个按键盘按 4819 就开了，快递放门口就行", "4819"),
+]
+
+
+@pytest.mark.parametrize("content", NUMBERS_OF_SOMETHING_ELSE)
+def test_numbers_that_are_something_elses_leave_the_sentence_stored(key_client, content):
+    _stored_on_rest_and_mem0(key_client, content, then="ta")
+
+
+@pytest.mark.parametrize(("content", "value"), CODES_IN_PASSING)
+def test_a_code_told_in_passing_is_refused_and_stored_nowhere(key_client, content, value):
+    body = _add(key_client, content).json()
+    assert body["action"] == "rejected" and value not in str(body)
+    (result,) = _mem0_add(key_client, content)["results"]
+    assert (result["status"], result["memory"], result["id"]) == ("rejected", None, None)
+    assert value not in str(result)
+    assert not MemoryEntry.objects.exists()
+    assert _holding(value) <= {"django_migrations"}

@@ -17,8 +17,9 @@ from memory_core.embeddings import LocalEmbedder
 from memory_core.judgement import model as judgement_model
 from memory_core.judgement.features import WIDTH, matrix, row
 from memory_core.judgement.model import DEFAULT_DIR, MANIFEST, ModelFileRefused, load_models
+from memory_core.judgement.spans import SPAN_WIDTH
 
-DECISIONS = {"normative", "weakening", "secret", "safety"}
+DECISIONS = {"normative", "weakening", "secret", "safety", "value"}
 
 
 @pytest.fixture
@@ -43,7 +44,9 @@ def test_the_shipped_models_load_with_their_checksums_and_thresholds():
     loaded = load_models(DEFAULT_DIR)
     assert set(loaded) == DECISIONS
     for model in loaded.values():
-        assert model.weights.shape[1] == WIDTH and 0.0 < model.threshold < 1.0
+        width = SPAN_WIDTH if model.features == "span" else WIDTH
+        assert model.weights.shape[1] == width and 0.0 < model.threshold < 1.0
+    assert loaded["value"].features == "span"
     assert set(loaded["safety"].classes) == {"user", "dependant", "other", "none"}
 
 
@@ -73,6 +76,20 @@ def test_a_file_of_the_wrong_shape_is_refused_even_with_a_matching_checksum(mode
     manifest["models"]["normative"]["sha256"] = judgement_model.sha256(path)
     (models_copy / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
     with pytest.raises(ModelFileRefused, match="shape"):
+        load_models(models_copy)
+
+
+def test_a_span_model_read_as_a_text_model_is_refused(models_copy: Path):
+    """The value model reads spans, not texts: a manifest that says otherwise names a model of the
+    wrong shape for what it would be given, and the set is refused."""
+    manifest = json.loads((models_copy / MANIFEST).read_text(encoding="utf-8"))
+    manifest["models"]["value"]["features"] = "text"
+    (models_copy / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(ModelFileRefused, match="shape"):
+        load_models(models_copy)
+    manifest["models"]["value"]["features"] = "sound"
+    (models_copy / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(ModelFileRefused, match="sound"):
         load_models(models_copy)
 
 
@@ -158,5 +175,6 @@ def test_the_scores_of_all_models_at_once_are_each_models_own(text: str):
     expected = {
         name: tuple(float(p) for p in model.probabilities(rows)[0])
         for name, model in judgement_model.models().items()
+        if model.features == "text"
     }
     assert judgement.scores(text) == expected
