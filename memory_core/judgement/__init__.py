@@ -51,10 +51,12 @@ _PHONE = re.compile(r"\+?\d(?:[\s-]?\d){7,}")
 
 def _others_numbers(sentence: str) -> bool:
     """Whether the numbers of a flagged sentence with no value-shaped span belong to something
-    that is not a secret: its dates, a phone number, an identifier ("ABC-5678", "SM-S9180")."""
+    that is not a secret: its dates, a phone number, an identifier ("ABC-5678", "SM-S9180"), or a
+    number a word owns ("died at 2140", "order 88231"): a sentence with a number that is not the
+    value is no security answer told in words."""
     if dates(sentence) or _PHONE.search(sentence):
         return True
-    return any(c.shape == "idlike" for c in candidates(sentence, 0))
+    return any(c.shape in ("idlike", "digits") for c in candidates(sentence, 0))
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,12 @@ def _judgeable(sentence: str) -> bool:
     return han >= 6 or len(sentence.split()) >= 3
 
 
+def _candidates(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The spans of a flagged sentence the value model weighs: every value-shaped one, years too;
+    without a value model, the free ones only."""
+    return value_spans(text, start, end, set_aside="value" in models())
+
+
 def _likely_values(text: str, spans: list[tuple[int, int]], sure: float) -> list[tuple[int, int]]:
     """The candidate spans the value model takes for the secret's value (all of them when no
     value model is trained), `sure` the secret model's score of their sentence: a clock time, a
@@ -180,8 +188,8 @@ def secrets(text: str) -> SecretScan:
     flagged = _flagged_sentences(text, model.threshold)
     if whole and not flagged:
         # Flagged whole, no sentence alone: the statement's value-shaped spans are its values.
-        spans = value_spans(text, 0, len(text))
-        flagged = _likely_values(text, spans, sure) if len(spans) <= MOST_VALUES else []
+        listed = len(value_spans(text, 0, len(text))) > MOST_VALUES
+        flagged = [] if listed else _likely_values(text, _candidates(text, 0, len(text)), sure)
     return _with_values(scan, text, flagged)
 
 
@@ -200,9 +208,9 @@ def _flagged_sentences(text: str, threshold: float) -> list[tuple[int, int]]:
         score = _secret_score(sentence)
         if score < threshold:
             continue
-        spans = value_spans(text, start, end)
-        if len(spans) > MOST_VALUES:
+        if len(value_spans(text, start, end)) > MOST_VALUES:
             continue  # a list of codes or items, not a secret told (patterns still apply)
+        spans = _candidates(text, start, end)
         if spans:
             # Only the spans the value model takes: a sentence whose candidates are all something
             # else's (a clock time, a count, a route) tells no value, and is not refused whole.

@@ -23,6 +23,7 @@ from sklearn.feature_extraction.text import HashingVectorizer
 from memory_core.guards.policy.chinese import simplified
 from memory_core.guards.secrets.candidates import candidates
 from memory_core.guards.secrets.lexicon import CJK_DIGITS, DIGIT_NAMES
+from memory_core.guards.secrets.text import owned
 
 SPAN_WIDTH = 2**18
 _VALUE_SHAPES = {"digits", "credential", "idlike", "quoted", "iban", "nino"}
@@ -87,17 +88,18 @@ _hasher = HashingVectorizer(
 )
 
 
-def value_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+def value_spans(text: str, start: int, end: int, *, set_aside: bool = False) -> list[tuple[int, int]]:
     """The spans of `text[start:end]` that can hold a secret: value-shaped (digits, a
-    credential-like token, a quoted string, digits written out), not a number an identifier owns
-    ("order 88231") nor a date's."""
+    credential-like token, a quoted string, digits written out), never a date's, a number a word
+    owns ("order 88231", "at 2140") nor an id-like token (a plate, "XYZ-4821"); a year only with
+    `set_aside` (for the value model, which tells "the key box is 1945" from "built in 1945")."""
     sentence = text[start:end]
     dated = [(start + m.start(), start + m.end()) for m in dates(sentence)]
     spans = [
         (c.start, c.end)
         for c in candidates(sentence, start)
         if c.shape in _VALUE_SHAPES
-        and c.loose_ok
+        and (c.loose_ok or (set_aside and c.shape == "digits" and not owned(sentence, c.start - start)))
         and not any(a <= c.start and c.end <= b for a, b in dated)
         and (c.shape != "credential" or _CREDENTIAL_CORE.search(text[c.start : c.end].rstrip("!?.,;:")))
     ]

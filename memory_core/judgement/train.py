@@ -269,7 +269,7 @@ def _train_value(
     for i, r in enumerate(everything):
         if r.labels.get("secret") is None:
             continue
-        spans = value_spans(r.text, 0, len(r.text))
+        spans = value_spans(r.text, 0, len(r.text), set_aside=True)
         for a, b in spans:
             items.append((r.text, a, b, float(secret_scores[i])))
             labels.append(int(r.labels["secret"]))

@@ -12,7 +12,9 @@ import pytest
 from django.db import connection
 
 from api.services import user_token_issue
+from memory_core import judgement
 from memory_core.extraction.jobs import extraction_run
+from memory_core.judgement.model import models as judgement_models
 from memory_core.models import ExtractionJob, FlaggedWrite, FlagKind, MemoryEntry, MemoryStatus
 from memory_core.scan import scan_database
 from memory_core.services import namespace_for_user
@@ -308,16 +310,32 @@ NUMBERS_OF_SOMETHING_ELSE = [
         ),
     ),
 ]
+# Sentences the secret model flags (they are about keys, safes and keypads) whose numbers are a
+# time or a schedule: before the value model, each such number was taken for the code, or, set
+# aside as owned ("at 2140"), the whole sentence was refused as a security answer.
+FLAGGED_BUT_NO_VALUE = [
+    "the keypad batteries died at 2140 so we used the back door",
+    "保险柜每天1730由两个人一起清点",
+    "the safe's time lock opens at 0830 and shuts at 1730, nobody can get in outside that",
+]
 CODES_IN_PASSING = [
     ("the padlock on the allotment shed opens with 2906, shut it properly after", "2906"),
     ("what the bank texted me just now: 740215, it runs out in ten minutes", "740215"),
     ("楼下那个按键盘按 4819 就开了，快递放门口就行", "4819"),
+    # A year for a code, after a word that owns numbers ("at"): the value model reads the owner.
+    ("the lockbox at the boat shed opens with 2012, pop the key back after", "2012"),
 ]
 
 
 @pytest.mark.parametrize("content", NUMBERS_OF_SOMETHING_ELSE)
 def test_numbers_that_are_something_elses_leave_the_sentence_stored(key_client, content):
     _stored_on_rest_and_mem0(key_client, content, then="ta")
+
+
+@pytest.mark.parametrize("content", FLAGGED_BUT_NO_VALUE)
+def test_a_sentence_about_codes_whose_numbers_are_times_is_stored(key_client, content):
+    assert judgement.scores(content)["secret"][-1] >= judgement_models()["secret"].threshold  # flagged
+    _stored_on_rest_and_mem0(key_client, content, then="ok")
 
 
 @pytest.mark.parametrize(("content", "value"), CODES_IN_PASSING)

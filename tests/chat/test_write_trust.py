@@ -154,3 +154,23 @@ def test_erase_all_is_not_undone_by_the_idle_sweep(owner, moderator, django_capt
     with django_capture_on_commit_callbacks(execute=True):
         _send(client, "Remember that I'm allergic to kiwi.", conversation)
     assert MemoryEntry.objects.filter(content__icontains="kiwi").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("Remember that the 0652 to Leeds gets me in at 0810 on weekdays.", "0652"),
+        ("Remember that we ordered 36 fence panels and 40 posts for the back garden.", "36 fence panels"),
+        ("记住我外婆1931-2019年一直住在苏州老宅", "1931-2019"),
+    ],
+)
+def test_numbers_that_are_something_elses_are_remembered_in_chat(
+    owner, text, number, django_capture_on_commit_callbacks
+):
+    """A clock time, a count, a span of years: no secret's value, so "remember that" keeps them."""
+    client = client_for(owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        conversation = _send(client, text)
+    assert "secret" not in _reply(conversation).lower() and "机密" not in _reply(conversation)
+    assert MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE, content__contains=number).exists()
+    assert not FlaggedWrite.objects.exists()
