@@ -5,9 +5,10 @@ stand-in context vector: `search_context.pooled_context` of the statement's vect
 before's, when that one is at hand (stored, in the same batch, in the query cache), else the
 statement's own vector. The entry is marked `context_pending`, and the commit asks for the job
 (`context_vectors_request`: one one-off django-q schedule, `CONTEXT_JOB_DELAY_SECONDS` ahead,
-that a burst of adds shares; the `context-vectors` schedule of `memory_core.schedules` is the
-safety net). Recall never sees a missing context vector: until the job has run it searches the
-stand-in, afterwards exactly what `CONTEXT_VECTOR = "document"` stores.
+that a burst of adds shares; a writer whose namespace lock found it waiting holds it instead,
+`run_held`; the `context-vectors` schedule of `memory_core.schedules` is the safety net).
+Recall never sees a missing context vector: until the job has run it searches the stand-in,
+afterwards exactly what `CONTEXT_VECTOR = "document"` stores.
 
 The job (`context_vectors_run`) reads the waiting entries oldest first, embeds their context
 documents ("turn before\\nturn") `embeddings.batch_size()` to a model call, holding no lock and no
@@ -30,7 +31,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import BooleanField, F, Q, QuerySet
+from django.db.models.expressions import RawSQL
 from django_q.models import Schedule
 
 from config.tuning import tuned
@@ -61,9 +63,28 @@ def deferred() -> bool:
 # --- The request (debounce) -----------------------------------------------------------------------
 
 
-def context_vectors_request() -> None:
-    """Ask for a run once the current transaction commits (its entries are then visible to it)."""
-    transaction.on_commit(context_vectors_soon)
+def context_vectors_request(*, held: bool = False) -> None:
+    """Ask for a run once the current transaction commits (its entries are then visible to it);
+    nothing to ask when the transaction `held` the waiting run's schedule (`run_held`)."""
+    if not held:
+        transaction.on_commit(context_vectors_soon)
+
+
+# The waiting one-off schedule, held FOR KEY SHARE: the cluster's scheduler takes a due schedule
+# FOR UPDATE, so it waits for this transaction's commit before turning it into a task. (The ORM
+# locks a subquery FOR UPDATE only, which would queue every writer behind one row.)
+_RUN_HELD = (
+    'EXISTS (SELECT 1 FROM "django_q_schedule" WHERE "name" = %s AND NOT ("repeats" = 0) '
+    "LIMIT 1 FOR KEY SHARE)"
+)
+
+
+def run_held() -> RawSQL:
+    """For the writer's namespace lock (`reconciliation.lock_for_write`): is a run already asked
+    for? If so its schedule row stays locked until the commit, so the run starts after this
+    transaction's entries are visible to it and the commit need not ask again (one statement
+    less an add); if the scheduler took it meanwhile, the row is gone and the commit asks."""
+    return RawSQL(_RUN_HELD, [SOON_SCHEDULE], BooleanField())  # noqa: S611  # constant SQL, a parameter
 
 
 def context_vectors_soon() -> Schedule:

@@ -25,7 +25,8 @@ model call for its vectors (statement and context, after the guards: a refused s
 embedded), then in one transaction the lock (which also reads whether any webhook listens), one
 query for the reconciliation candidates, and one statement inserting the entry, its evidence and
 its history (`inserts`). With `CONTEXT_VECTOR = "deferred"` (the default) the model call embeds
-the statement alone, and one query after the commit asks for the job that embeds the context
+the statement alone, and the job that embeds the context is asked for by one query after the
+commit, unless the lock's query found it asked for already and holds it until the commit
 (`memory_core.context_vectors`). The reads are compiled once a shape (`prepared`): the ORM's
 statements, without building them again on every add.
 """

@@ -29,6 +29,7 @@ from pgvector.django import CosineDistance
 from config.tuning import tuned
 from memory_core import prepared
 from memory_core.choices import AddAction
+from memory_core.context_vectors import deferred, run_held
 from memory_core.entities.hooks import named_entities_exist
 from memory_core.extraction.slots import replaces_in_slot, says_change, slot_reading
 from memory_core.language import is_chinese
@@ -60,23 +61,27 @@ MERGE_SIMILARITY, MERGE_SIMILARITY_SAME_KEY = 0.9, 0.97
 
 def lock_for_write(namespace_id: int) -> Namespace:
     """`locks.lock_namespace`, with `webhooks_listening` (whether any webhook wants the pipeline's events),
-    `names_known` (whether the namespace has named entities a statement could mention in passing)
-    and `corrections_made` (whether the user corrected any value away) read in the same query
-    (compiled once: `prepared`)."""
-    found = prepared.run("lock_for_write", _locked, [namespace_id])
+    `names_known` (whether the namespace has named entities a statement could mention in passing),
+    `corrections_made` (whether the user corrected any value away) and, with deferred context
+    vectors, `context_run_held` (`context_vectors.run_held`) read in the same query (compiled
+    once: `prepared`)."""
+    held = deferred()
+    found = prepared.run("lock_for_write", partial(_locked, held), [namespace_id], shape=(held,))
     if not found:
         raise Namespace.DoesNotExist("Namespace matching query does not exist.")
     return found[0]
 
 
-def _locked(namespace_id: int) -> Any:
+def _locked(held: bool, namespace_id: int) -> Any:
     """`lock_for_write`'s queryset, as `QuerySet.get` would send it (its `LIMIT 21`)."""
+    extra = {"context_run_held": run_held()} if held else {}
     return (
         Namespace.objects.select_for_update(no_key=True)
         .annotate(
             webhooks_listening=outcome_listeners(),
             names_known=named_entities_exist(),
             corrections_made=Exists(corrections(OuterRef("pk"))),
+            **extra,
         )
         .filter(pk=namespace_id)[:MAX_GET_RESULTS]
     )

@@ -389,7 +389,7 @@ def memory_insert(
     )
     insert_together(entry, _evidence(entry, draft), _created_event(entry, draft, reason))
     if entry.context_pending:
-        context_vectors_request()
+        context_vectors_request(held=getattr(namespace, "context_run_held", False))
     return entry
 
 
@@ -415,7 +415,7 @@ def memory_create_many(
             for entry, (draft, _, reason) in zip(entries, drafts, strict=True)
         )
     if any(entry.context_pending for entry in entries):
-        context_vectors_request()
+        context_vectors_request(held=getattr(namespace, "context_run_held", False))
     return entries
 
 

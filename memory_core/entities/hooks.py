@@ -13,7 +13,7 @@ from memory_core.choices import AddAction
 from memory_core.entities.erasure import entities_prune
 from memory_core.entities.kinship import kin
 from memory_core.entities.models import Entity, EntityMention, RelationSupport
-from memory_core.entities.record import mention_known_names, record_reading
+from memory_core.entities.record import mention_known_names, mentions_insert, record_reading
 from memory_core.entities.resolve import Resolver
 from memory_core.entities.rules import SELF, Reading, Ref, Triple
 from memory_core.entities.transcript import read
@@ -36,9 +36,11 @@ def entities_after_write(*, outcomes: Iterable[Any], names_known: bool = True) -
     """Read every newly written entry with the offline rules; inside the writer's transaction,
     under its namespace lock (`pipeline.write`, `pipeline_batch.memory_add_many`). `names_known`
     False (the namespace had no named entity when locked) spares the lookup of names mentioned in
-    passing unless this very write created entities."""
+    passing unless this very write created entities. The mentions of all the entries are
+    inserted together, at the end (`mentions_insert`)."""
     resolvers: dict[int, Resolver] = {}
     written: list[tuple[MemoryEntry, set[Any]]] = []
+    mentions: list[EntityMention] = []
     for outcome in outcomes:
         entry: MemoryEntry | None = outcome.entry
         if entry is None or outcome.action not in _NEW_ENTRY:
@@ -48,12 +50,18 @@ def entities_after_write(*, outcomes: Iterable[Any], names_known: bool = True) -
         if reading.refs or reading.triples:  # no query for a statement naming no one
             resolver = resolvers.setdefault(entry.namespace_id, Resolver(entry.namespace_id))
             record_reading(
-                entry=entry, reading=reading, resolver=resolver, extractor=RULES_EXTRACTOR, known_names=False
+                entry=entry,
+                reading=reading,
+                resolver=resolver,
+                extractor=RULES_EXTRACTOR,
+                known_names=False,
+                into=mentions,
             )
             seen = {resolver.resolve(ref).pk for ref in reading.refs}
         written.append((entry, seen))
     if names_known or resolvers:
-        mention_known_names(written)  # one query for the whole batch
+        mention_known_names(written, into=mentions)  # one query for the whole batch
+    mentions_insert(mentions)
 
 
 # Metadata naming who said a statement (a mem0 message's `name` is kept as "speaker").

@@ -27,36 +27,55 @@ _OPENERS = _STOP_NAMES
 
 
 def record_reading(
-    *, entry: MemoryEntry, reading: Reading, resolver: Resolver, extractor: str, known_names: bool = True
+    *,
+    entry: MemoryEntry,
+    reading: Reading,
+    resolver: Resolver,
+    extractor: str,
+    known_names: bool = True,
+    into: list[EntityMention] | None = None,
 ) -> None:
     """Resolve the reading's refs, mention them, record its triples with `entry` as support;
-    with `known_names`, also the known entities it names in passing (`mention_known_names`)."""
+    with `known_names`, also the known entities it names in passing (`mention_known_names`).
+    `into`: the mention rows are gathered there for the caller's one INSERT (`mentions_insert`)."""
     resolved = [resolver.resolve(ref) for ref in reading.refs]
     for ref, entity in zip(reading.refs, resolved, strict=True):
-        mention(entry=entry, entity=entity, words=surfaces(ref))
+        mention(entry=entry, entity=entity, words=surfaces(ref), into=into)
     for triple in reading.triples:
         if triple.ended:
             relation_end(entry=entry, triple=triple, resolver=resolver)
         else:
             relation_record(entry=entry, triple=triple, resolver=resolver, extractor=extractor)
     if known_names:
-        mention_known_names([(entry, {e.pk for e in resolved})])
+        mention_known_names([(entry, {e.pk for e in resolved})], into=into)
 
 
-def mention(*, entry: MemoryEntry, entity: Entity, words: list[str]) -> None:
+def mention(
+    *, entry: MemoryEntry, entity: Entity, words: list[str], into: list[EntityMention] | None = None
+) -> None:
+    """`entity` is mentioned by `entry` with `words`, which become its aliases too; the rows are
+    inserted at once, or gathered `into` the caller's list for its one INSERT."""
     if entity.is_self:
         return  # every "I" statement would link to the user: no signal for recall
-    # One INSERT … ON CONFLICT DO NOTHING (the `mention_unique` constraint) for all the words:
-    # a SELECT, a savepoint and an INSERT per word before; safe under concurrent writers too.
     said = dict.fromkeys(word[:NAME_MAX_CHARS] for word in words)
-    EntityMention.objects.bulk_create(
-        [EntityMention(namespace_id=entry.namespace_id, entity=entity, entry=entry, surface=w) for w in said],
-        ignore_conflicts=True,
-    )
+    namespace_id = entry.namespace_id
+    rows = [EntityMention(namespace_id=namespace_id, entity=entity, entry=entry, surface=w) for w in said]
+    if into is None:
+        mentions_insert(rows)
+    else:
+        into.extend(rows)
     merged = sorted(set(entity.aliases) | set(words))
     if merged != sorted(entity.aliases):
         entity.aliases = merged
         entity.save(update_fields=["aliases", "updated_at"])
+
+
+def mentions_insert(rows: list[EntityMention]) -> None:
+    """One INSERT … ON CONFLICT DO NOTHING (the `mention_unique` constraint) for all the rows: a
+    SELECT, a savepoint and an INSERT per word before; safe under concurrent writers too. Nothing
+    in a write reads mentions back, so its rows can wait for the end of its reading."""
+    if rows:
+        EntityMention.objects.bulk_create(rows, ignore_conflicts=True)
 
 
 def candidate_names(text: str) -> list[str]:
@@ -75,9 +94,12 @@ def candidate_names(text: str) -> list[str]:
     return sorted(names)
 
 
-def mention_known_names(entries: list[tuple[MemoryEntry, set[Any]]]) -> None:
+def mention_known_names(
+    entries: list[tuple[MemoryEntry, set[Any]]], *, into: list[EntityMention] | None = None
+) -> None:
     """Known entities named in passing ("Ana loves hiking") by any of `entries` (each with the
-    ids of the entities its reading already mentions): one query for them all, none without names."""
+    ids of the entities its reading already mentions): one query for them all, none without names;
+    `into` as for `mention`."""
     wanted = {entry.pk: set(candidate_names(entry.content)) for entry, _ in entries}
     names: set[str] = set().union(*wanted.values()) if wanted else set()
     if not names:
@@ -90,7 +112,7 @@ def mention_known_names(entries: list[tuple[MemoryEntry, set[Any]]]) -> None:
                 continue
             hit = [alias for alias in entity.aliases if alias in wanted[entry.pk]]
             if hit:
-                mention(entry=entry, entity=entity, words=hit[:1])
+                mention(entry=entry, entity=entity, words=hit[:1], into=into)
 
 
 def _named_any(namespace_ids: tuple[int, ...], names: list[str]) -> Any:

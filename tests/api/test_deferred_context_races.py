@@ -8,13 +8,19 @@ nothing of an erased text comes back through the job."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.db import connection
+from django.utils import timezone
+from django_q.models import Schedule
+from django_q.scheduler import scheduler
 
-from memory_core import context_vectors, erasure, lifecycle
+from memory_core import context_vectors, erasure, lifecycle, pipeline_batch
+from memory_core.context_vectors import waiting
 from memory_core.models import MemoryEntry, MemoryStatus
 from memory_core.scan import scan_database
 from memory_core.tasks import run_context_vectors
@@ -159,3 +165,49 @@ def test_erasures_during_a_run_leave_nothing(key_client, monkeypatch, when):
     assert list(last.context_embedding) == list(last.embedding)
     assert scan_database(marker) == {} and scan_database(other) == {}
     assert run_context_vectors()["embedded"] == 0  # nothing of theirs waits
+
+
+def test_a_write_that_finds_the_run_asked_for_holds_it_until_its_commit(key_client, monkeypatch):
+    """The commit asks for no run when one is already asked for (`context_vectors.run_held`): the
+    write holds that schedule, so the cluster's scheduler turns it into a task only after the
+    write's commit, and the task completes the new entry too. Nothing is left waiting unasked."""
+    one_by_one(key_client, "u1", TURNS[:2])  # the answer waits for its context vector: a run is asked
+    assert Schedule.objects.filter(name=context_vectors.SOON_SCHEDULE).update(
+        next_run=timezone.now() - timedelta(seconds=1)  # and due
+    )
+    inside, go = threading.Event(), threading.Event()
+    original = pipeline_batch.entities_after_write  # mem0's add of turns: a batch
+
+    def paused(*args: Any, **kwargs: Any) -> Any:  # in the write's transaction, its rows inserted
+        inside.set()
+        assert go.wait(WAIT)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline_batch, "entities_after_write", paused)
+    writer, written = in_thread(lambda: one_by_one(key_client, "u1", TURNS[2:3]))
+    assert inside.wait(WAIT)
+    scheduler_thread, scheduled = in_thread(scheduler)  # tasks are synchronous in tests: it runs the job
+    blocked = waits_for_a_lock()
+    go.set()
+    writer.join(WAIT)
+    scheduler_thread.join(WAIT)
+
+    assert "error" not in written and "error" not in scheduled, (written, scheduled)
+    assert blocked  # the scheduler waited for the write
+    assert waiting() == 0 and not Schedule.objects.filter(name=context_vectors.SOON_SCHEDULE).exists()
+    assert not entry(key_client, "u1", TURNS[2]["content"]).context_pending
+
+
+def waits_for_a_lock(seconds: float = 10) -> bool:
+    """Whether another session of this database is waiting for a row lock (polled)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+            if cursor.fetchone()[0]:
+                return True
+        time.sleep(0.05)
+    return False

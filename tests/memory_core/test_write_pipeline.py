@@ -6,9 +6,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from memory_core.choices import AddAction
+from memory_core.entities.models import EntityMention
 from memory_core.errors import Conflict
 from memory_core.lifecycle import memory_correct, memory_hide, memory_unhide
 from memory_core.models import FlaggedWrite, MemoryEntry, MemoryEvent, MemoryEvidence, MemoryStatus, Tombstone
@@ -205,3 +208,15 @@ def test_a_new_statement_with_its_context_is_stored_in_a_few_queries(ns, django_
     assert sum(x * y for x, y in zip(entry.embedding, entry.context_embedding, strict=True)) < 0.99
     assert MemoryEvidence.objects.filter(entry=entry).count() == 1
     assert MemoryEvent.objects.filter(entry=entry, action="created").count() == 1
+
+
+def test_a_turn_naming_its_speaker_and_a_known_person_inserts_its_mentions_at_once(ns):
+    memory_add(namespace=ns, content="Caroline said: I met Melanie at the museum.", exact=True)
+    memory_add(namespace=ns, content="Melanie said: Hello!", exact=True)
+    with CaptureQueriesContext(connection) as captured:
+        outcome = memory_add(namespace=ns, content="Caroline said: Melanie paints on Sundays.", exact=True)
+
+    sent = [q["sql"] for q in captured.captured_queries]
+    assert sum('INTO "memory_core_entitymention"' in sql for sql in sent) == 1
+    mentioned = EntityMention.objects.filter(entry_id=outcome.entry.pk).values_list("entity__name", flat=True)
+    assert sorted(mentioned) == ["Caroline", "Melanie"]
