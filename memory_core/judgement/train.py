@@ -197,16 +197,7 @@ def train(
         labelled = labels != ""
         fit = np.where(labelled & (splits != "test"))[0]
         test = np.where(labelled & (splits == "test"))[0]
-        estimator = _estimator(c=c, binary=name != "safety")
-        oof = cross_val_predict(
-            estimator,
-            x_all[fit],
-            labels[fit],
-            groups=families[fit],
-            cv=GroupKFold(folds),
-            method="predict_proba",
-        )
-        model = _estimator(c=c, binary=name != "safety").fit(x_all[fit], labels[fit])
+        oof, model = _fit(x_all[fit], labels[fit], families[fit], binary=name != "safety", c=c, folds=folds)
         classes = [str(k) for k in model.classes_]
         columns = (
             [classes.index(w) for w in ("user", "dependant")] if name == "safety" else [classes.index("1")]
@@ -280,20 +271,11 @@ def _train_value(
     x = span_matrix(items)
     y, w, text_of, groups = np.array(labels), np.array(weights), np.array(texts), np.array(families)
     fit, test = np.array(split) != "test", np.array(split) == "test"
-    estimator = _estimator(c=c, binary=True)
-    oof = cross_val_predict(
-        estimator,
-        x[fit],
-        y[fit],
-        groups=groups[fit],
-        cv=GroupKFold(folds),
-        method="predict_proba",
-        params={"sample_weight": w[fit]},
-    )[:, 1]
+    oof_both, model = _fit(x[fit], y[fit], groups[fit], binary=True, c=c, folds=folds, weights=w[fit])
+    oof = oof_both[:, 1]
     kept_fit, secret_fit = _best_span(oof, text_of[fit], y[fit])
     positives = np.sort(kept_fit[secret_fit])
     threshold = float(positives[int(np.floor(len(positives) * (1 - VALUE_RECALL)))] - 1e-6)
-    model = _estimator(c=c, binary=True).fit(x[fit], y[fit], sample_weight=w[fit])
     kept_test, secret_test = _best_span(model.predict_proba(x[test])[:, 1], text_of[test], y[test])
     figures = {
         "out_of_fold": _metrics(kept_fit >= threshold, secret_fit),
@@ -328,6 +310,30 @@ def _best_span(scores: np.ndarray, text_of: np.ndarray, labels: np.ndarray) -> t
         secret[int(text)] = bool(label)
     order = sorted(best)
     return np.array([best[t] for t in order]), np.array([secret[t] for t in order])
+
+
+def _fit(
+    x: Any,
+    y: np.ndarray,
+    groups: np.ndarray,
+    *,
+    binary: bool,
+    c: float,
+    folds: int,
+    weights: np.ndarray | None = None,
+) -> tuple[np.ndarray, Any]:
+    """Out-of-fold probabilities (folds grouped by family) and the model fitted on all of `x`."""
+    fit_params = {} if weights is None else {"sample_weight": weights}
+    oof = cross_val_predict(
+        _estimator(c=c, binary=binary),
+        x,
+        y,
+        groups=groups,
+        cv=GroupKFold(folds),
+        method="predict_proba",
+        params=fit_params,
+    )
+    return oof, _estimator(c=c, binary=binary).fit(x, y, **fit_params)
 
 
 def _rate(flagged: np.ndarray, among: np.ndarray) -> float:
