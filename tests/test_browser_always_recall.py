@@ -20,31 +20,34 @@ pytestmark = [
     pytest.mark.usefixtures("pages_ready"),
 ]
 
+# A condition the write path pins as the user's safety fact (the slot of what they eat).
+FACT = "I follow a gluten-free diet because of coeliac disease."
+
 PHONE = VIEWPORTS["phone"]  # 390 x 844
 DESKTOP = {"width": 1280, "height": 900}
 
 
 @pytest.fixture
-def vegetarian(owner) -> MemoryEntry:
-    """A diet the safety model pins as the user's safety fact."""
+def coeliac(owner) -> MemoryEntry:
+    """A condition the safety model pins as the user's safety fact."""
     privacy_remember(user=owner, content="The user keeps bees.")
-    entry = privacy_remember(user=owner, content="I am vegetarian.").entry
+    entry = privacy_remember(user=owner, content=FACT).entry
     assert entry is not None and entry.pinned
     return entry
 
 
-def test_a_phone_user_takes_always_recalled_off_a_row_of_the_list(owner, vegetarian, login, errors):
+def test_a_phone_user_takes_always_recalled_off_a_row_of_the_list(owner, coeliac, login, errors):
     page = login("alice", "pw-alice")
     page.set_viewport_size(PHONE)
     page.goto("/me/")
-    row = page.locator(f"#memory-{vegetarian.pk}")
+    row = page.locator(f"#memory-{coeliac.pk}")
     expect(row.locator("> details > summary .tags")).to_contain_text("always recalled")
     row.locator("> details > summary").click()
     button = row.locator(".row-body .actions").get_by_role("button", name="Don't always recall")
     expect(button).to_be_visible()
     button.click()
 
-    row = page.locator(f"#memory-{vegetarian.pk}")  # swapped in place
+    row = page.locator(f"#memory-{coeliac.pk}")  # swapped in place
     expect(row.locator(".row-body .notice")).to_have_text(
         "No longer always recalled: the assistant uses it only when it fits the question."
     )
@@ -52,20 +55,18 @@ def test_a_phone_user_takes_always_recalled_off_a_row_of_the_list(owner, vegetar
     expect(row.locator(".row-body .actions").get_by_role("button", name="Always recall")).to_be_visible()
     assert page.url.endswith("/me/")  # no navigation: the row changed in place
     check(page, "always-recall-row", "phone")
-    entry = MemoryEntry.objects.get(pk=vegetarian.pk)
+    entry = MemoryEntry.objects.get(pk=coeliac.pk)
     assert (entry.pinned, entry.category) == (False, "general")
 
 
-def test_a_desktop_user_switches_it_on_the_memorys_page_in_english_and_chinese(
-    owner, vegetarian, login, errors
-):
+def test_a_desktop_user_switches_it_on_the_memorys_page_in_english_and_chinese(owner, coeliac, login, errors):
     page = login("alice", "pw-alice")
     page.set_viewport_size(DESKTOP)
-    page.goto(f"/me/memories/{vegetarian.pk}/")
+    page.goto(f"/me/memories/{coeliac.pk}/")
     facts = page.locator("dl.facts")
     expect(facts).to_contain_text("always recalled")
     facts.get_by_role("button", name="Don't always recall").click()
-    page.wait_for_url(f"**/me/memories/{vegetarian.pk}/")
+    page.wait_for_url(f"**/me/memories/{coeliac.pk}/")
     expect(page.locator(".flash")).to_contain_text("No longer always recalled")
     expect(facts).not_to_contain_text("always recalled")
     expect(page.locator("#history")).to_contain_text("marked not always recalled by you")
@@ -80,4 +81,4 @@ def test_a_desktop_user_switches_it_on_the_memorys_page_in_english_and_chinese(
     check(page, "always-recall-page-zh", "desktop")
     page.set_viewport_size(PHONE)
     check(page, "always-recall-page-zh", "phone")
-    assert MemoryEntry.objects.get(pk=vegetarian.pk).pinned
+    assert MemoryEntry.objects.get(pk=coeliac.pk).pinned

@@ -24,7 +24,7 @@ import numpy as np
 from memory_core.embeddings import LocalEmbedder, get_embedder, query_cache
 from memory_core.guards.policy import PolicyCheck, answer_style, policy_check
 from memory_core.guards.secrets import REDACTED, SecretScan, scan_secrets
-from memory_core.guards.secrets.candidates import candidates
+from memory_core.guards.secrets.candidates import candidates, periods
 from memory_core.guards.secrets.text import sentence_spans
 
 from .features import row
@@ -53,8 +53,9 @@ def _others_numbers(sentence: str) -> bool:
     """Whether the numbers of a flagged sentence with no value-shaped span belong to something
     that is not a secret: its dates, a phone number, an identifier ("ABC-5678", "SM-S9180"), or a
     number a word owns ("died at 2140", "order 88231"): a sentence with a number that is not the
-    value is no security answer told in words."""
-    if dates(sentence) or _PHONE.search(sentence):
+    value is no security answer told in words; nor is one whose numbers are a period
+    ("0800开到1800")."""
+    if dates(sentence) or periods(sentence) or _PHONE.search(sentence):
         return True
     return any(c.shape in ("idlike", "digits") for c in candidates(sentence, 0))
 

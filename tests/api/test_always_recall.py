@@ -1,8 +1,9 @@
 """The user overrides "always recalled": POST /api/v1/memories/{id}/always-recall/.
 
-The write path pins what its safety model reads as a safety fact of the user or a dependant, and it
-is wrong sometimes ("I am vegetarian." is pinned as a safety fact). Unpinned, a memory leaves recall's
-`always` and ranks as any other item; pinned, it comes with every answer; the choice holds when the
+The write path pins what its safety model reads as a safety fact of the user or a dependant; the
+user may see it otherwise (a condition they want brought up only when it is relevant, or a misread
+of the model's). Unpinned, a memory leaves recall's `always` and ranks as any other item; pinned,
+it comes with every answer; the choice holds when the
 same fact comes back (said again, a new value of its slot, a correction)."""
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ from memory_core.lifecycle import memory_hide
 from memory_core.models import MemoryEntry, MemoryEvent
 
 pytestmark = pytest.mark.django_db
+
+# A condition the write path pins as the user's safety fact (the slot of what they eat).
+FACT = "I follow a gluten-free diet because of coeliac disease."
+CORRECTED = "I follow a gluten-free diet, but oats are fine."
 
 
 def add(client, content: str, **extra) -> dict:
@@ -39,36 +44,38 @@ def contents(items: list[dict]) -> list[str]:
 
 
 @pytest.fixture
-def misread(owner_client) -> dict:
-    """A diet the safety model pins as the user's safety fact, beside ordinary memories."""
-    entry = add(owner_client, "I am vegetarian.")["entry"]
+def coeliac(owner_client) -> dict:
+    """A condition the safety model pins as the user's safety fact (in the slot of what they eat),
+    beside ordinary memories."""
+    entry = add(owner_client, FACT)["entry"]
     assert entry["pinned"] and entry["category"] == "safety" and entry["importance"] >= 0.9
     add(owner_client, "The user enjoys hiking in the mountains.")
     add(owner_client, "The user plays the cello on Sundays.")
     return entry
 
 
-def test_unpinning_a_misread_safety_fact_takes_it_out_of_always(owner_client, misread):
-    assert "I am vegetarian." in contents(recall(owner_client, "Which instrument do I play?")["always"])
+def test_unpinning_a_safety_fact_takes_it_out_of_always(owner_client, coeliac):
+    always = recall(owner_client, "Which instrument do I play?")["always"]
+    assert FACT in contents(always)
 
-    response = always_recall(owner_client, misread["id"], False)
+    response = always_recall(owner_client, coeliac["id"], False)
 
     assert response.status_code == 200, response.content
     body = response.json()
-    assert body["id"] == misread["id"] and body["status"] == "active"
+    assert body["id"] == coeliac["id"] and body["status"] == "active"
     assert body["pinned"] is False and body["category"] == "general" and body["importance"] == 0.8
-    assert body["key"] == "diet" and body["content"] == "I am vegetarian."
+    assert body["key"] == "diet" and body["content"] == FACT
     assert body["metadata"]["always_recall"] is False
     # Asked about something else, it no longer comes along; asked about it, it is an ordinary item.
     unrelated = recall(owner_client, "Which instrument do I play?")
-    assert "I am vegetarian." not in contents(unrelated["always"] + unrelated["items"])
-    assert "vegetarian" not in unrelated["prompt_block"]
-    related = recall(owner_client, "Am I vegetarian?")
+    assert FACT not in contents(unrelated["always"] + unrelated["items"])
+    assert "coeliac" not in unrelated["prompt_block"]
+    related = recall(owner_client, "Do I follow a special diet?")
     assert related["always"] == []
-    item = next(i for i in related["items"] if i["entry"]["content"] == "I am vegetarian.")
+    item = next(i for i in related["items"] if i["entry"]["content"] == FACT)
     assert not {"pinned", "always"} & set(item["reasons"])
     # The history says who changed what, from what to what.
-    history = owner_client.get(f"/api/v1/memories/{misread['id']}/history/").json()
+    history = owner_client.get(f"/api/v1/memories/{coeliac['id']}/history/").json()
     assert history[-1]["action"] == "unpinned" and history[-1]["actor_kind"] == "user"
     assert history[-1]["data"] == {
         "always_recall": False,
@@ -76,15 +83,15 @@ def test_unpinning_a_misread_safety_fact_takes_it_out_of_always(owner_client, mi
         "to": {"pinned": False, "category": "general", "importance": 0.8},
     }
     # Asked again: unchanged, no second event.
-    again = always_recall(owner_client, misread["id"], False)
+    again = always_recall(owner_client, coeliac["id"], False)
     assert again.status_code == 200 and again.json()["pinned"] is False
-    assert MemoryEvent.objects.filter(entry_id=misread["id"], action="unpinned").count() == 1
+    assert MemoryEvent.objects.filter(entry_id=coeliac["id"], action="unpinned").count() == 1
 
 
-def test_pinning_an_ordinary_memory_puts_it_in_always(owner_client, misread):
+def test_pinning_an_ordinary_memory_puts_it_in_always(owner_client, coeliac):
     hiking = MemoryEntry.objects.get(content="The user enjoys hiking in the mountains.")
     assert "The user enjoys hiking" not in " ".join(
-        contents(recall(owner_client, "Am I vegetarian?")["always"])
+        contents(recall(owner_client, "Do I follow a special diet?")["always"])
     )
 
     response = always_recall(owner_client, str(hiking.pk), True)
@@ -102,7 +109,7 @@ def test_pinning_an_ordinary_memory_puts_it_in_always(owner_client, misread):
 
 
 def test_a_tenant_sets_it_for_its_user_and_the_history_names_the_api(key_client):
-    entry = add(key_client, "I am vegetarian.", user_id="customer-7")["entry"]
+    entry = add(key_client, FACT, user_id="customer-7")["entry"]
 
     response = always_recall(key_client, entry["id"], False, user_id="customer-7")
 
@@ -125,27 +132,27 @@ def _unchanged(entry_id: str, before: MemoryEntry, events: int) -> None:
     assert MemoryEvent.objects.filter(entry_id=entry_id).count() == events
 
 
-def test_refusals_change_nothing(owner_client, other_client, owner, misread):
-    before = MemoryEntry.objects.get(pk=misread["id"])
-    events = MemoryEvent.objects.filter(entry_id=misread["id"]).count()
+def test_refusals_change_nothing(owner_client, other_client, owner, coeliac):
+    before = MemoryEntry.objects.get(pk=coeliac["id"])
+    events = MemoryEvent.objects.filter(entry_id=coeliac["id"]).count()
 
-    not_yours = always_recall(other_client, misread["id"], False)
+    not_yours = always_recall(other_client, coeliac["id"], False)
     missing = always_recall(owner_client, "6f1c2a8e-1d7b-4c1e-9a53-0b3f1f0a9c11", False)
-    not_a_boolean = always_recall(owner_client, misread["id"], "no")
-    no_choice = owner_client.post(f"/api/v1/memories/{misread['id']}/always-recall/", {}, format="json")
+    not_a_boolean = always_recall(owner_client, coeliac["id"], "no")
+    no_choice = owner_client.post(f"/api/v1/memories/{coeliac['id']}/always-recall/", {}, format="json")
 
     assert not_yours.status_code == 404 and missing.status_code == 404
     assert not_a_boolean.status_code == 400 and "always" in not_a_boolean.json()["errors"]
     assert no_choice.status_code == 400 and "always" in no_choice.json()["errors"]
-    _unchanged(misread["id"], before, events)
+    _unchanged(coeliac["id"], before, events)
 
-    memory_hide(actor=owner, memory_id=misread["id"])
-    hidden = MemoryEntry.objects.get(pk=misread["id"])
-    events = MemoryEvent.objects.filter(entry_id=misread["id"]).count()
-    refused = always_recall(owner_client, misread["id"], False)
+    memory_hide(actor=owner, memory_id=coeliac["id"])
+    hidden = MemoryEntry.objects.get(pk=coeliac["id"])
+    events = MemoryEvent.objects.filter(entry_id=coeliac["id"]).count()
+    refused = always_recall(owner_client, coeliac["id"], False)
     assert refused.status_code == 409
     assert refused.json()["detail"] == "Only memories in use can be set to be always recalled or not."
-    _unchanged(misread["id"], hidden, events)
+    _unchanged(coeliac["id"], hidden, events)
 
 
 def test_a_rule_cannot_be_pinned(owner_client, owner):
@@ -162,13 +169,13 @@ def test_a_rule_cannot_be_pinned(owner_client, owner):
     assert MemoryEntry.objects.get(pk=rule["id"]).pinned is False
 
 
-def test_the_choice_survives_the_same_fact_said_again_a_new_value_and_a_correction(owner_client, misread):
-    always_recall(owner_client, misread["id"], False)
+def test_the_choice_survives_the_same_fact_said_again_a_new_value_and_a_correction(owner_client, coeliac):
+    always_recall(owner_client, coeliac["id"], False)
 
     # Said again, through REST and as the write path reads a passing statement: merged, not re-pinned.
-    again = add(owner_client, "I am vegetarian.")
-    assert again["action"] == "merged" and again["entry"]["id"] == misread["id"]
-    entry = MemoryEntry.objects.get(pk=misread["id"])
+    again = add(owner_client, FACT)
+    assert again["action"] == "merged" and again["entry"]["id"] == coeliac["id"]
+    entry = MemoryEntry.objects.get(pk=coeliac["id"])
     assert (entry.pinned, entry.category, entry.importance, entry.evidence_count) == (
         False,
         "general",
@@ -178,18 +185,18 @@ def test_the_choice_survives_the_same_fact_said_again_a_new_value_and_a_correcti
 
     # A new value of the slot is judged afresh: "off" was about the old statement, not inherited.
     newer = add(owner_client, "I am severely allergic to peanuts.", key="diet")
-    assert newer["action"] == "superseded" and newer["replaced"] == misread["id"]
+    assert newer["action"] == "superseded" and newer["replaced"] == coeliac["id"]
     assert "always_recall" not in newer["entry"]["metadata"]
     always_recall(owner_client, newer["entry"]["id"], False)
 
     # A correction is a new version: it keeps the choice, and the fact said again after it too.
     corrected = owner_client.patch(
         f"/api/v1/memories/{newer['entry']['id']}/",
-        {"content": "I am vegetarian, but I eat fish."},
+        {"content": CORRECTED},
         format="json",
     ).json()
     assert corrected["pinned"] is False and corrected["metadata"]["always_recall"] is False
-    said = add(owner_client, "I am vegetarian, but I eat fish.")
+    said = add(owner_client, CORRECTED)
     assert said["entry"]["id"] == corrected["id"] and said["entry"]["pinned"] is False
     assert recall(owner_client, "Which instrument do I play?")["always"] == []
 

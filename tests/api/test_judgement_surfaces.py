@@ -318,6 +318,14 @@ FLAGGED_BUT_NO_VALUE = [
     "保险柜每天1730由两个人一起清点",
     "the safe's time lock opens at 0830 and shuts at 1730, nobody can get in outside that",
 ]
+# A range of clock times or of years beside a lock's or a PIN's word is a period (opening hours,
+# a career), not the code: the keyword patterns took each number of the range for one.
+PERIODS_BESIDE_LOCK_WORDS = [
+    "密码锁的门0800开到1800，其他时间走侧门",
+    "保險箱的密碼鎖每天0900至1700自動解鎖",
+    "the combination lock on the gym door is live 0600-2200, staff key outside those hours",
+    "got my long service pin badge tonight, 1994-2024, thirty years on the buses",
+]
 CODES_IN_PASSING = [
     ("the padlock on the allotment shed opens with 2906, shut it properly after", "2906"),
     ("what the bank texted me just now: 740215, it runs out in ten minutes", "740215"),
@@ -336,6 +344,19 @@ def test_numbers_that_are_something_elses_leave_the_sentence_stored(key_client, 
 def test_a_sentence_about_codes_whose_numbers_are_times_is_stored(key_client, content):
     assert judgement.scores(content)["secret"][-1] >= judgement_models()["secret"].threshold  # flagged
     _stored_on_rest_and_mem0(key_client, content, then="ok")
+
+
+@pytest.mark.parametrize("content", PERIODS_BESIDE_LOCK_WORDS)
+def test_a_period_beside_a_lock_word_is_stored(key_client, content):
+    _stored_on_rest_and_mem0(key_client, content, then="ok")
+
+
+def test_a_code_beside_opening_hours_is_refused_and_the_hours_are_not_the_code(key_client):
+    content = "the gym's combination lock is live 0600-2200 and the code this month is 5823"
+    body = _add(key_client, content).json()
+    assert body["action"] == "rejected" and "5823" not in str(body)
+    assert not MemoryEntry.objects.exists()
+    assert _holding("5823") <= {"django_migrations"}
 
 
 @pytest.mark.parametrize(("content", "value"), CODES_IN_PASSING)

@@ -19,6 +19,10 @@ from tests.privacy.helpers import opened
 
 pytestmark = pytest.mark.django_db
 
+# A condition the write path pins as the user's safety fact (the slot of what they eat).
+FACT = "I follow a gluten-free diet because of coeliac disease."
+CORRECTED = "I follow a gluten-free diet, but oats are fine."
+
 OFF = "Don't always recall"
 ON = "Always recall"
 OFF_DONE = "No longer always recalled: the assistant uses it only when it fits the question."
@@ -27,9 +31,9 @@ OFF_HISTORY = "marked not always recalled by you: The user asked not to recall i
 
 
 @pytest.fixture
-def vegetarian(owner) -> MemoryEntry:
-    """What the safety model pins as the user's safety fact though it is a diet."""
-    entry = privacy_remember(user=owner, content="I am vegetarian.", kind="fact").entry
+def coeliac(owner) -> MemoryEntry:
+    """A condition the safety model pins as the user's safety fact."""
+    entry = privacy_remember(user=owner, content=FACT, kind="fact").entry
     assert entry is not None and entry.pinned and entry.category == "safety"
     return entry
 
@@ -47,15 +51,15 @@ def facts(html: str) -> str:
     return match.group(0)
 
 
-def test_the_memory_page_offers_it_beside_the_tag_and_says_what_changed(owner, vegetarian):
+def test_the_memory_page_offers_it_beside_the_tag_and_says_what_changed(owner, coeliac):
     client = client_for(owner)
-    url = reverse("privacy:memory", args=[vegetarian.pk])
+    url = reverse("privacy:memory", args=[coeliac.pk])
     status = facts(client.get(url).content.decode())
     assert "always recalled" in status and OFF in status
-    assert f'action="{reverse("privacy:not_always_recall", args=[vegetarian.pk])}"' in status
+    assert f'action="{reverse("privacy:not_always_recall", args=[coeliac.pk])}"' in status
     assert "csrfmiddlewaretoken" in status
 
-    response = client.post(reverse("privacy:not_always_recall", args=[vegetarian.pk]), follow=True)
+    response = client.post(reverse("privacy:not_always_recall", args=[coeliac.pk]), follow=True)
 
     assert response.redirect_chain == [(url, 302)]
     html = response.content.decode()
@@ -64,23 +68,21 @@ def test_the_memory_page_offers_it_beside_the_tag_and_says_what_changed(owner, v
     assert "always recalled" not in status and ON in status and OFF not in status
     assert "Facts · general" in html and "safety" not in html.split("<h1", 1)[1]
     assert OFF_HISTORY in html
-    entry = MemoryEntry.objects.get(pk=vegetarian.pk)
+    entry = MemoryEntry.objects.get(pk=coeliac.pk)
     assert (entry.pinned, entry.category, entry.importance) == (False, "general", 0.8)
 
-    html = client.post(reverse("privacy:always_recall", args=[vegetarian.pk]), follow=True).content.decode()
+    html = client.post(reverse("privacy:always_recall", args=[coeliac.pk]), follow=True).content.decode()
     assert ON_DONE in html and "always recalled" in facts(html) and OFF in facts(html)
     assert "marked always recalled by you: The user asked to recall it with every answer." in html
-    assert MemoryEntry.objects.get(pk=vegetarian.pk).pinned
+    assert MemoryEntry.objects.get(pk=coeliac.pk).pinned
 
 
-def test_in_chinese(owner, vegetarian):
+def test_in_chinese(owner, coeliac):
     client = chinese(owner)
-    url = reverse("privacy:memory", args=[vegetarian.pk])
+    url = reverse("privacy:memory", args=[coeliac.pk])
     assert "不再总是调用" in facts(client.get(url).content.decode())
 
-    html = client.post(
-        reverse("privacy:not_always_recall", args=[vegetarian.pk]), follow=True
-    ).content.decode()
+    html = client.post(reverse("privacy:not_always_recall", args=[coeliac.pk]), follow=True).content.decode()
 
     assert "不再总是调用：助手只在与问题相关时使用它。" in html
     assert "设为总是调用" in facts(html) and "总是调用</span>" not in facts(html)
@@ -88,61 +90,62 @@ def test_in_chinese(owner, vegetarian):
     for english in (OFF, ON, OFF_DONE, "marked not always recalled", "The user asked not to"):
         assert english not in html, english
 
-    html = client.post(reverse("privacy:always_recall", args=[vegetarian.pk]), follow=True).content.decode()
+    html = client.post(reverse("privacy:always_recall", args=[coeliac.pk]), follow=True).content.decode()
     assert "已设为总是调用：助手每次回答都会得到它。" in html
     assert "标记为总是调用 由你: 用户要求每次回答都调用它。" in html
 
 
-def test_a_row_of_the_list_changes_in_place_with_htmx(owner, vegetarian):
+def test_a_row_of_the_list_changes_in_place_with_htmx(owner, coeliac):
     client = client_for(owner)
     rows = opened(client, client.get(reverse("privacy:index")).content.decode())
     assert OFF in rows and "always recalled" in rows
 
     partial = client.post(
-        reverse("privacy:not_always_recall", args=[vegetarian.pk]), headers={"HX-Request": "true"}
+        reverse("privacy:not_always_recall", args=[coeliac.pk]), headers={"HX-Request": "true"}
     ).content.decode()
 
-    assert partial.lstrip().startswith(f'<li class="memory row status-active" id="memory-{vegetarian.pk}"')
+    assert partial.lstrip().startswith(f'<li class="memory row status-active" id="memory-{coeliac.pk}"')
     summary = partial.split("</summary>", 1)[0]
     assert "always recalled" not in summary
     assert f'<p class="notice" role="status">{OFF_DONE}</p>' in partial
-    assert f'hx-post="{reverse("privacy:always_recall", args=[vegetarian.pk])}"' in partial
+    assert f'hx-post="{reverse("privacy:always_recall", args=[coeliac.pk])}"' in partial
     assert OFF_HISTORY in partial
 
     partial = client.post(
-        reverse("privacy:always_recall", args=[vegetarian.pk]), headers={"HX-Request": "true"}
+        reverse("privacy:always_recall", args=[coeliac.pk]), headers={"HX-Request": "true"}
     ).content.decode()
     assert "always recalled" in partial.split("</summary>", 1)[0] and ON_DONE in partial
 
 
-def test_a_memory_not_in_use_has_no_button_and_the_page_says_why_it_refuses(owner, vegetarian):
-    memory_hide(actor=owner, memory_id=vegetarian.pk)
-    events = MemoryEvent.objects.filter(entry_id=vegetarian.pk).count()
+def test_a_memory_not_in_use_has_no_button_and_the_page_says_why_it_refuses(owner, coeliac):
+    memory_hide(actor=owner, memory_id=coeliac.pk)
+    events = MemoryEvent.objects.filter(entry_id=coeliac.pk).count()
     client = chinese(owner)
-    url = reverse("privacy:memory", args=[vegetarian.pk])
+    url = reverse("privacy:memory", args=[coeliac.pk])
     html = client.get(url).content.decode()
     assert "不再总是调用" not in html and "设为总是调用" not in html
 
-    refused = client.post(reverse("privacy:not_always_recall", args=[vegetarian.pk]), follow=True)
+    refused = client.post(reverse("privacy:not_always_recall", args=[coeliac.pk]), follow=True)
 
     assert "只有使用中的记忆才能设置是否总是调用。" in refused.content.decode()
-    entry = MemoryEntry.objects.get(pk=vegetarian.pk)
+    entry = MemoryEntry.objects.get(pk=coeliac.pk)
     assert entry.pinned and entry.category == "safety" and entry.status == "hidden"
-    assert MemoryEvent.objects.filter(entry_id=vegetarian.pk).count() == events
+    assert MemoryEvent.objects.filter(entry_id=coeliac.pk).count() == events
 
 
-def test_the_choice_holds_when_the_fact_is_said_again_and_when_it_is_corrected(owner, vegetarian):
+def test_the_choice_holds_when_the_fact_is_said_again_and_when_it_is_corrected(owner, coeliac):
     client = client_for(owner)
-    client.post(reverse("privacy:not_always_recall", args=[vegetarian.pk]))
+    client.post(reverse("privacy:not_always_recall", args=[coeliac.pk]))
 
-    client.post(reverse("privacy:remember"), {"content": "I am vegetarian.", "kind": "fact"})
-    entry = MemoryEntry.objects.get(pk=vegetarian.pk)
+    client.post(reverse("privacy:remember"), {"content": FACT, "kind": "fact"})
+    entry = MemoryEntry.objects.get(pk=coeliac.pk)
     assert entry.evidence_count == 2 and not entry.pinned and entry.category == "general"
 
     client.post(
-        reverse("privacy:correct", args=[vegetarian.pk]), {"content": "I am vegetarian, but I eat fish."}
+        reverse("privacy:correct", args=[coeliac.pk]),
+        {"content": CORRECTED},
     )
-    new = MemoryEntry.objects.get(content="I am vegetarian, but I eat fish.")
+    new = MemoryEntry.objects.get(content=CORRECTED)
     assert new.status == "active" and not new.pinned and new.metadata["always_recall"] is False
     html = client.get(reverse("privacy:memory", args=[new.pk])).content.decode()
     assert "always recalled" not in facts(html) and ON in facts(html)

@@ -50,16 +50,38 @@ def _is_year(value: str) -> bool:
     return bool(re.fullmatch(r"(?:19|20)\d\d", value))
 
 
+# A period, not a value: two 24-hour clock times joined as a range ("0800开到1800", "0830 to 1030",
+# "2200-0600"), or a span of years running forward ("1994-2024"; one running backward may be a
+# combination). Each number alone could be a PIN; the pair is opening hours or a career.
+_CLOCK = r"(?:[01]\d|2[0-3])[0-5]\d"
+_CLOCK_RANGE = re.compile(
+    rf"(?<![\d-]){_CLOCK}\s*(?:-|\u2013|\u2014|~|\uff5e|to|till|til|until|through|thru"
+    rf"|[开開]?到|至)\s*{_CLOCK}(?![\d-])",
+    re.I,
+)
+_YEAR_RANGE = re.compile(r"(?<![\d-])((?:19|20)\d\d)\s?[-\u2013]\s?((?:19|20)\d\d)(?![\d-])")
+
+
+def periods(s: str) -> list[tuple[int, int]]:
+    """The spans of `s` that are a range of clock times or of years (see `_CLOCK_RANGE`)."""
+    found = [m.span() for m in _CLOCK_RANGE.finditer(s)]
+    return found + [m.span() for m in _YEAR_RANGE.finditer(s) if int(m.group(1)) < int(m.group(2))]
+
+
 def candidates(s: str, base: int) -> list[Cand]:
     """Every span of sentence `s` that could be a secret value, with its shape; `base` is where
     `s` starts in the text, and the spans are offsets in the text."""
-    blocked = [(m.start(), m.end()) for m in NOT_A_VALUE.finditer(s)]
+    blocked = [(m.start(), m.end()) for m in NOT_A_VALUE.finditer(s)] + periods(s)
     cands = _digit_cands(s, blocked) + _token_cands(s, blocked) + _other_cands(s)
     # a number owned by an identifier ("order 88231") is never taken from afar
     return [
         replace(c, start=base + c.start, end=base + c.end, loose_ok=c.loose_ok and not owned(s, c.start))
         for c in cands
     ]
+
+
+_ATTRIBUTE_BEFORE = re.compile(r"\b(?:the|this|that|our|their)\s+$", re.I)
+_WORD_AFTER = re.compile(r"\s+[a-z]{2,}")
 
 
 def _free(blocked: list[tuple[int, int]], start: int, end: int) -> bool:
@@ -75,7 +97,10 @@ def _digit_cands(s: str, blocked: list[tuple[int, int]]) -> list[Cand]:
         if glued or re.match(r"[A-Za-z%]|[.,:/]\d", after):  # part of a word, price, decimal, time
             continue
         if _free(blocked, start, end) and not UNIT_AFTER.match(s, end) and not _phone_like(s, start, end):
-            cands.append(Cand(start, end, "digits", n, not _is_year(s[start:end])))
+            # "the 2315 delivery", "the 1430 got cancelled": a number said as a noun's attribute
+            # is a time or a route, taken only right beside a keyword, never from afar.
+            attribute = bool(_ATTRIBUTE_BEFORE.search(s, 0, start)) and bool(_WORD_AFTER.match(s, end))
+            cands.append(Cand(start, end, "digits", n, not _is_year(s[start:end]) and not attribute))
     return cands
 
 
