@@ -193,7 +193,8 @@ def test_the_turn_said_next_to_the_best_match_comes_up_with_it(key_client):
     add_turn(key_client, "Ana: I made a new bookshelf for the hallway.", said=sitting - 2 * days)
     add_turn(key_client, "Ana: I finally finished the stained glass window!", said=sitting)
     add_turn(key_client, "Ben: Wow, the colours are amazing. Where is it going?", said=sitting + 60)
-    add_turn(key_client, "Ana: It was made for a local church, to show time changing our lives.", said=sitting + 120)
+    match = "Ana: It was made for a local church, to show time changing our lives."
+    add_turn(key_client, match, said=sitting + 120)
 
     query = "What did Ana make for the local church?"
     items = recall(key_client, query)
@@ -202,7 +203,7 @@ def test_the_turn_said_next_to_the_best_match_comes_up_with_it(key_client):
     window = "Ana: I finally finished the stained glass window!"
     # The answer shares no word with the question but was said two turns before the match, by
     # the person asked about: it comes second, above the turns that share "made" and "Ana".
-    assert contents[:2] == ["Ana: It was made for a local church, to show time changing our lives.", window]
+    assert contents[:2] == [match, window]
     found = items[1]
     assert found["breakdown"]["neighbour"] > 0 and "neighbour" in found["reasons"]
     # Ben's turn between them is by someone else; the turns of other days are not lifted.
