@@ -97,7 +97,8 @@ class RecalledMemory:
     score: float
     # The unweighted 0..1 components of the score (`scoring.components`).
     breakdown: dict[str, float]
-    # Why it is here: "pinned", "always" (profile / safety), "vector", "keyword".
+    # Why it is here: "pinned", "always" (profile / safety), "vector", "keyword", "neighbour" (said
+    # next to one of the best hits), …
     reasons: tuple[str, ...]
     line: str
     tokens: int
