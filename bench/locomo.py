@@ -26,7 +26,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from bench import common
@@ -100,7 +100,8 @@ def _load(conversations: list[Conversation]) -> dict[str, Namespace]:
     BYPASSES the write path (no guard, no judgement, no reconciliation), for comparison only.
 
     Each turn is indexed with the turn before it in its session, as the product's write path
-    does for turns added in order (`memory_core.search_context`).
+    does for turns added in order (`memory_core.search_context`), and marked as a turn recorded in
+    the order it was said (`recall.neighbours` reads both).
     """
     from memory_core.embeddings import get_embedder
     from memory_core.models import MemoryEntry, MemoryType, Namespace, SourceKind
@@ -128,14 +129,16 @@ def _load(conversations: list[Conversation]) -> dict[str, Namespace]:
                 source_conversation=f"locomo-{conversation.name}",
                 source_message_ids=[turn.dia_id],
                 valid_from=turn.said_at,
-                recorded_at=turn.said_at,
+                # a second apart, in order, as a client adding them one by one records them
+                recorded_at=turn.said_at + timedelta(seconds=index),
+                said_as_turn=True,
                 embedding=vector,
                 search_context=context,
                 context_embedding=context_vector,
                 embedding_model=embedder.name,
             )
-            for turn, vector, context, context_vector in zip(
-                conversation.turns, vectors, contexts, context_vectors, strict=True
+            for index, (turn, vector, context, context_vector) in enumerate(
+                zip(conversation.turns, vectors, contexts, context_vectors, strict=True)
             )
         )
         namespaces[conversation.name] = namespace

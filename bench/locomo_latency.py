@@ -8,7 +8,8 @@ chat turn). Three builds of the ranking in the same run, interleaved question by
 see the same load:
 
     full       every component (`RECALL_COMPONENTS` default): vector + context + BM25 candidates,
-               time, names
+               time, names, graph, the turns next to the best hits
+    no-nbr     the same without the turns next to the best hits (`neighbour`: one statement more)
     no-ctx     the same without the context-embedding candidate search (its score stays)
     baseline   the old design's parts only (`RECALL_COMPONENTS=("keyword",)`): vector similarity
                and keyword candidates, no context search, no time or names
@@ -42,6 +43,7 @@ from bench.locomo_data import load_all
 
 BUILDS: dict[str, tuple[str, ...] | None] = {
     "full": None,
+    "no-nbr": ("context", "keyword", "time", "names", "graph"),
     "no-ctx": ("keyword", "time", "names"),
     "baseline": ("keyword",),
 }

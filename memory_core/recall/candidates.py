@@ -5,10 +5,12 @@ from __future__ import annotations
 import functools
 import uuid
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, NamedTuple
 
 from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connection
+from django.db.models.expressions import RawSQL
 
 from memory_core import lexical
 from memory_core.choices import ALWAYS_RECALL_CATEGORIES
@@ -38,6 +40,11 @@ class CandidateQuery:
 
     embedding: list[float] | None = None
     weights: lexical.TermWeights = lexical.NO_TERMS
+
+    @functools.cached_property
+    def vector_text(self) -> str | None:
+        """The embedding as the statements send it, written once per recall (5 KB of text)."""
+        return vector_literal(self.embedding) if self.embedding is not None else None
 
 
 _HNSW_SETTINGS = (
@@ -281,13 +288,12 @@ def fetch_candidates(
     """
     if scope_where is None:
         return []
-    table = _ENTRY_TABLE
     parts: list[tuple[str, str, list[Any]]] = []
 
     def part(source: str, condition: str, order: str, limit: int, params: list[Any]) -> None:
         parts.append(_scoped_part(source, condition, order, limit, params))
 
-    vector_text = vector_literal(search.embedding) if search.embedding is not None else None
+    vector_text = search.vector_text
     exact = scope_size is not None and scope_size <= EXACT_SCAN_MAX
     nearest = _nearest(k=k, with_context=with_context, exact=exact) if vector_text else None
     parts += nearest.parts if nearest is not None else []
@@ -320,10 +326,29 @@ def fetch_candidates(
         f"SELECT s{i}.id, '{source}' AS source FROM ({sql}) AS s{i}"  # noqa: S608 - no value in the text
         for i, (source, sql, _) in enumerate(parts)
     )
+    found_params = [p for _, _, part_params in parts for p in part_params]
+    return _scored_rows(
+        scope_where, (found, found_params), vector_text=vector_text, nearest=nearest, bm25=bm25
+    )
+
+
+def _scored_rows(
+    scope_where: tuple[str, list[Any]],
+    found: tuple[str, list[Any]],
+    *,
+    vector_text: str | None,
+    nearest: _Nearest | None,
+    bm25: RawSQL | None,
+    hnsw: bool = True,
+) -> list[Candidate]:
+    """The entries `found` selects (SQL over the `scope` CTE giving `id, source` rows, and its
+    parameters) once each, with their sources and scores, in one statement. `hnsw`: with the
+    index scan settings (for a nearest-neighbour search)."""
+    table = _ENTRY_TABLE
     where, where_params = scope_where
     params: list[Any] = [vector_text] if vector_text is not None else []
     params += where_params
-    params += [p for _, _, part_params in parts for p in part_params]
+    params += found[1]
     columns = _ranked_select()
     scores = ["NULL::float8", "NULL::float8", "NULL::float8"]
     if nearest is not None:
@@ -340,15 +365,57 @@ def fetch_candidates(
     sql = (
         # Table and column names from the model, the WHERE clause compiled by the ORM, values as parameters.
         f"WITH {query_vector}scope AS NOT MATERIALIZED (SELECT * FROM {table} WHERE ({where})), "  # noqa: S608
-        f"{nearest.cte if nearest else ''}found AS ({found}), {grouped} "
+        f"{nearest.cte if nearest else ''}found AS ({found[0]}), {grouped} "
         f"SELECT ids.sources, {', '.join(scores)}, {columns} "
         f"FROM ids JOIN {table} ON {table}.id = ids.id{nearest.joined if nearest else ''}"
     )
     with connection.cursor() as cursor:
-        # The HNSW settings of `prepare_search` for this statement only: set_config(…, true) in the
-        # same query string, which PostgreSQL runs as one (implicit) transaction when no explicit
-        # one is open; inside a caller's transaction they last until it ends, as SET LOCAL does.
-        cursor.execute(f"{_HNSW_SETTINGS}; {sql}", [str(HNSW_EF_SEARCH), *params])
-        cursor.nextset()
+        if hnsw:
+            # The HNSW settings of `prepare_search` for this statement only: set_config(…, true) in
+            # the same query string, which PostgreSQL runs as one (implicit) transaction when no
+            # explicit one is open; inside a caller's transaction they last until it ends, as SET LOCAL does.
+            cursor.execute(f"{_HNSW_SETTINGS}; {sql}", [str(HNSW_EF_SEARCH), *params])
+            cursor.nextset()
+        else:
+            cursor.execute(sql, params)
         rows = cursor.fetchall()
     return [Candidate(row) for row in rows]
+
+
+# The source label of the turns said next to the `i`th hit (`fetch_neighbours`).
+NEIGHBOUR_SOURCE = "neighbour:{}"
+# Each side of a hit, read through the (namespace, recorded_at, id) index: the row comparison and
+# the bound on recorded_at are one range of it.
+_BESIDE = (
+    "SELECT n.id, 'neighbour:' || (h.i - 1) AS source "  # noqa: S608 - table name from the model
+    "FROM unnest(%s::uuid[], %s::timestamptz[], %s::int[]) WITH ORDINALITY AS h(id, at, ns, i) "
+    f"CROSS JOIN LATERAL (SELECT id FROM {_IN_SCOPE} WHERE namespace_id = h.ns AND said_as_turn "
+    "AND (recorded_at, id) {sign} (h.at, h.id) AND recorded_at {within} h.at {op} %s::interval "
+    "ORDER BY recorded_at {order}, id {order} LIMIT %s) AS n"
+)
+
+
+def fetch_neighbours(
+    scope_where: tuple[str, list[Any]] | None,
+    *,
+    search: CandidateQuery,
+    hits: list[Candidate],
+    span: int,
+    window: timedelta,
+) -> list[Candidate]:
+    """The turns in scope said just before and after each of `hits` (turns themselves): up to
+    `span` on each side, in the order the client added them to the hit's namespace and recorded
+    within `window` of it, as the candidates statement scores them. A row's sources name the hits
+    it is next to (`NEIGHBOUR_SOURCE` with the hit's index). One statement; the scores computed
+    for these rows alone."""
+    if scope_where is None or not hits:
+        return []
+    each = [[hit.pk for hit in hits], [hit.recorded_at for hit in hits], [hit.namespace_id for hit in hits]]
+    before = _BESIDE.format(sign="<", within=">=", op="-", order="DESC")
+    after = _BESIDE.format(sign=">", within="<=", op="+", order="ASC")
+    found = (f"{before} UNION ALL {after}", [*each, window, span, *each, window, span])
+    vector_text = search.vector_text
+    # Both distances of these rows alone (the nearest-search parts are not used).
+    nearest = _nearest(k=1, with_context=True, exact=False) if vector_text else None
+    bm25 = lexical.bm25_expression(search.weights) if search.weights.terms else None
+    return _scored_rows(scope_where, found, vector_text=vector_text, nearest=nearest, bm25=bm25, hnsw=False)

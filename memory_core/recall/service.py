@@ -37,6 +37,7 @@ from memory_core.recall.candidates import (
     load_entries,
     where_of,
 )
+from memory_core.recall.neighbours import with_neighbours
 from memory_core.recall.prompt import (
     fill_budget,
     fill_scored,
@@ -153,7 +154,9 @@ def memory_recall(
     )
     namespace_ids, terms = readable.namespace_ids, readable.terms
     turn_ref = turn_ref or f"recall:{uuid.uuid4()}"
-    scanned = dict.fromkeys(("vector", "context", "keyword", "graph", "always", "candidates", "relevant"), 0)
+    scanned = dict.fromkeys(
+        ("vector", "context", "keyword", "graph", "always", "neighbour", "candidates", "relevant"), 0
+    )
     if not namespace_ids:
         return RecallResult(items=[], prompt_block="", scanned=scanned, turn_ref=turn_ref)
     scope_where: tuple[str, list[Any]] | None = readable.where(at=at, types=types)
@@ -189,14 +192,17 @@ def memory_recall(
         weights=search.weights,
         graph=graph,
     )
+    # the embedding weighs less for a query in a language the model does not read
+    weights_now = embedding_coverage.query_weights(recall_weights(), text)
+    half_life = recency_half_life_days()
     scored = score_candidates(
-        candidates,
-        # the embedding weighs less for a query in a language the model does not read
-        weights=embedding_coverage.query_weights(recall_weights(), text),
-        half_life_days=recency_half_life_days(),
-        now=now,
-        signals=signals,
+        candidates, weights=weights_now, half_life_days=half_life, now=now, signals=signals
     )
+    if "neighbour" in enabled:
+        scored = with_neighbours(
+            scored, scope_where=scope_where, search=search, signals=signals, weights=weights_now,
+            half_life_days=half_life, now=now,
+        )  # fmt: skip
     if translated:
         items = _translated_items(
             scored, translated, budget_tokens=budget_tokens, limit=limit, scope_where=scope_where,
@@ -232,6 +238,8 @@ def memory_recall(
     for candidate in candidates:
         for name in candidate.sources:
             scanned[name] += 1
+    # the turns next to the best hits that no search had found
+    scanned["neighbour"] = sum(1 for candidate, _, _ in scored if candidate.sources == {"neighbour"})
     scanned.update(candidates=len(candidates), relevant=len(scored))
     return RecallResult(
         items=items,

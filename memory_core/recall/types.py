@@ -38,6 +38,7 @@ RANKED_COLUMNS = (
     "confidence",
     "pinned",
     "namespace_id",
+    "said_as_turn",
 )
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -69,6 +70,7 @@ class Candidate:
     confidence: float
     pinned: bool
     namespace_id: int
+    said_as_turn: bool
     distance: float | None
     context_distance: float | None
     bm25: float | None
@@ -80,7 +82,7 @@ class Candidate:
             sources, self.distance, self.context_distance, self.bm25,
             self.id, self.content, self.type, self.source_kind, self.is_inference,
             valid_from, recorded_at, last_accessed_at,
-            self.importance, self.confidence, self.pinned, self.namespace_id,
+            self.importance, self.confidence, self.pinned, self.namespace_id, self.said_as_turn,
         ) = row  # fmt: skip
         self.sources = set(sources)
         self.valid_from = _EPOCH + timedelta(microseconds=valid_from)
@@ -95,7 +97,8 @@ class RecalledMemory:
     score: float
     # The unweighted 0..1 components of the score (`scoring.components`).
     breakdown: dict[str, float]
-    # Why it is here: "pinned", "always" (profile / safety), "vector", "keyword".
+    # Why it is here: "pinned", "always" (profile / safety), "vector", "keyword", "neighbour" (said
+    # next to one of the best hits), …
     reasons: tuple[str, ...]
     line: str
     tokens: int

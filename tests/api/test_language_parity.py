@@ -248,7 +248,7 @@ def _blend(breakdown: dict[str, float], weights: dict[str, float]) -> float:
 # recall.DEFAULT_WEIGHTS, written out: what a client reading the breakdown would compute with.
 DEFAULTS = {
     "similarity": 0.3, "context": 0.2, "keyword": 0.7, "time": 0.1, "names": 0.2, "recency": 0.05,
-    "importance": 0.05, "confidence": 0.02, "graph": 0.2,
+    "importance": 0.05, "confidence": 0.02, "graph": 0.2, "neighbour": 0.3,
 }  # fmt: skip
 
 

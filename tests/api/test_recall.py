@@ -49,6 +49,7 @@ def test_it_ranks_with_a_breakdown_and_a_prompt_block(remembered):
         "importance",
         "confidence",
         "graph",
+        "neighbour",
     }
     assert "keyword" in refund["reasons"] and refund["score"] > 0
     assert "RF20260629001" in result["prompt_block"] and result["tokens"] > 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.test import override_settings
 
 from memory_core.models import MemoryEntry, SearchStats, SearchTerm
 from tests.erasure_helpers import canary
@@ -168,3 +169,47 @@ def test_erasure_removes_the_words_from_the_search_statistics(key_client):
         )
         (remaining,) = cursor.fetchone()
     assert terms == dict.fromkeys(remaining, 1) and "tea" in terms
+
+
+def add_turn(client, content: str, *, said: int) -> None:
+    """One turn of a conversation, added as a chat app stores it: one mem0 add per turn, with its time."""
+    response = client.post(
+        "/v3/memories/add/",
+        {
+            "user_id": "u1",
+            "messages": [{"role": "user", "content": content}],
+            "infer": False,
+            "timestamp": said,
+        },
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+
+
+def test_the_turn_said_next_to_the_best_match_comes_up_with_it(key_client):
+    sitting, days = 1_690_000_000, 86_400
+    add_turn(key_client, "Ana: I made a birdhouse for the garden last month.", said=sitting - 9 * days)
+    add_turn(key_client, "Ana: I made pancakes for the kids this morning.", said=sitting - 5 * days)
+    add_turn(key_client, "Ana: I made a new bookshelf for the hallway.", said=sitting - 2 * days)
+    add_turn(key_client, "Ana: I finally finished the stained glass window!", said=sitting)
+    add_turn(key_client, "Ben: Wow, the colours are amazing. Where is it going?", said=sitting + 60)
+    match = "Ana: It was made for a local church, to show time changing our lives."
+    add_turn(key_client, match, said=sitting + 120)
+
+    query = "What did Ana make for the local church?"
+    items = recall(key_client, query)
+
+    contents = [item["entry"]["content"] for item in items]
+    window = "Ana: I finally finished the stained glass window!"
+    # The answer shares no word with the question but was said two turns before the match, by
+    # the person asked about: it comes second, above the turns that share "made" and "Ana".
+    assert contents[:2] == [match, window]
+    found = items[1]
+    assert found["breakdown"]["neighbour"] > 0 and "neighbour" in found["reasons"]
+    # Ben's turn between them is by someone else; the turns of other days are not lifted.
+    lifted = {item["entry"]["content"] for item in items if item["breakdown"]["neighbour"] > 0}
+    assert lifted == {window}
+
+    with override_settings(RECALL_COMPONENTS=["context", "keyword", "time", "names", "graph"]):
+        without = [item["entry"]["content"] for item in recall(key_client, query)]
+    assert window not in without[:2]  # without the part, the turns that share "made" come first
