@@ -20,16 +20,17 @@ TURNS = [
 QUERY = "What was made for the local church?"
 
 
-def _conversation(path: str) -> Namespace:
+def _conversation(path: str, *, turn: bool = True) -> Namespace:
+    """`TURNS` added one per call, as turns of a conversation or (`turn=False`) as statements."""
     namespace = Namespace.objects.create(path=path, kind="agent")
-    for turn in TURNS:
+    for text in TURNS:
         memory_add(
             namespace=namespace,
-            content=turn,
+            content=text,
             source_kind=SourceKind.API_IMPORT,
             actor_kind=ActorKind.API,
             exact=True,
-            turn=True,
+            turn=turn,
         )
     return namespace
 
@@ -60,15 +61,7 @@ def test_a_turn_out_of_scope_is_skipped_and_the_next_one_in_scope_taken():
 
 
 def test_statements_that_are_not_turns_lift_nothing():
-    namespace = Namespace.objects.create(path="agent/facts", kind="agent")
-    for turn in TURNS:
-        memory_add(
-            namespace=namespace,
-            content=turn,
-            source_kind=SourceKind.API_IMPORT,
-            actor_kind=ActorKind.API,
-            exact=True,
-        )
+    namespace = _conversation("agent/facts", turn=False)
 
     result = memory_recall(namespaces=[namespace], query=QUERY, record=False)
 
