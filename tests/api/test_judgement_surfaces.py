@@ -326,6 +326,12 @@ PERIODS_BESIDE_LOCK_WORDS = [
     "the combination lock on the gym door is live 0600-2200, staff key outside those hours",
     "got my long service pin badge tonight, 1994-2024, thirty years on the buses",
 ]
+# A word with a name's trailing plus or an exclamation mark is a word, not a credential: the patterns
+# and the value model took "LGBTQ+" and "patience!" for passwords (a special character and letters).
+WORDS_WITH_A_MARK = [
+    "the secret to this sauce? honestly just patience!",
+    "Sam said, on 3 May 2023: The secret to my art is simple: speak up for the LGBTQ+ community!",
+]
 CODES_IN_PASSING = [
     ("the padlock on the allotment shed opens with 2906, shut it properly after", "2906"),
     ("what the bank texted me just now: 740215, it runs out in ten minutes", "740215"),
@@ -357,6 +363,17 @@ def test_a_code_beside_opening_hours_is_refused_and_the_hours_are_not_the_code(k
     assert body["action"] == "rejected" and "5823" not in str(body)
     assert not MemoryEntry.objects.exists()
     assert _holding("5823") <= {"django_migrations"}
+
+
+@pytest.mark.parametrize("content", WORDS_WITH_A_MARK)
+def test_a_word_with_a_plus_or_an_exclamation_is_no_password(key_client, content):
+    _stored_on_rest_and_mem0(key_client, content, then="ok")
+
+
+def test_a_password_said_with_an_exclamation_is_still_refused(key_client):
+    body = _add(key_client, "my new password is marmalade!").json()
+    assert body["action"] == "rejected" and "marmalade" not in str(body)
+    assert _holding("marmalade") <= {"django_migrations"}
 
 
 @pytest.mark.parametrize(("content", "value"), CODES_IN_PASSING)

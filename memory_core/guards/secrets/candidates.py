@@ -129,15 +129,19 @@ def _never_a_value(token: str) -> bool:
 def _token_cand(s: str, start: int, end: int, token: str) -> Cand | None:
     letters = sum(c.isalpha() for c in token)
     digits = sum(c.isdigit() for c in token)
-    if letters and (digits or SPECIAL.search(token)) and len(token) >= 4:
+    # A name's trailing plus ("LGBTQ+", "Disney+", "C++") and an exclamation ("community!") are no
+    # special characters: a word with them is a word.
+    core = token.rstrip("+!")
+    special = SPECIAL.search(core)
+    if letters and (digits or special) and len(token) >= 4:
         if ID_LIKE.match(token):
             return Cand(start, end, "idlike", digits, False)
-        loose = len(token) >= 6 and bool(re.search(r"[a-z]", token) or SPECIAL.search(token))
+        loose = len(token) >= 6 and bool(re.search(r"[a-z]", token) or special)
         return Cand(start, end, "credential", digits, loose)
     if letters and "_" in token and len(token) >= 6:  # "my_secret_pass", only next to a keyword
         return Cand(start, end, "credential", 0, False)
-    if letters == len(token) - token.count("-") - token.count("'") and letters >= 3:
-        return _word_cand(s, start, end, token)
+    if letters == len(core) - core.count("-") - core.count("'") and letters >= 3:
+        return _word_cand(s, start, start + len(core), core)
     return None
 
 
