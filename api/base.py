@@ -119,6 +119,8 @@ def outcomes_out(outcomes: Sequence[Any], subject: Subject) -> list[dict[str, An
             "flagged": outcome.flagged,
             "entry": entry,
             "replaced": outcome.replaced.pk if outcome.replaced is not None else None,
+            # what the same statement also stored (the safety fact a held rule states first)
+            "also": outcomes_out(outcome.also, subject) if outcome.also else [],
         }
         for outcome, entry in zip(outcomes, entries, strict=True)
     ]

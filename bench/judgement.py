@@ -65,11 +65,17 @@ def _outcome_rest(client: Any, _key: Any, text: str) -> dict[str, Any]:
     body = client.post(
         "/api/v1/memories/", {"user_id": uuid.uuid4().hex, "content": text}, format="json"
     ).json()
-    entry = body.get("entry") or {}
+    return _outcome_of(body)
+
+
+def _outcome_of(body: dict[str, Any]) -> dict[str, Any]:
+    """REST's and MCP's answer: pinned when the statement's entry is, or what it also stored
+    (the condition a held rule states first)."""
+    entries = [body.get("entry") or {}, *[(also.get("entry") or {}) for also in body.get("also", [])]]
     return {
         "action": body.get("action"),
         "flagged": bool(body.get("flagged")),
-        "pinned": bool(entry.get("pinned")),
+        "pinned": any(bool(entry.get("pinned")) for entry in entries),
     }
 
 
@@ -84,7 +90,10 @@ def _outcome_mem0(client: Any, _key: Any, text: str) -> dict[str, Any]:
     )
     entry = MemoryEntry.objects.filter(pk=first["id"]).first() if first.get("id") else None
     flagged = entry is not None and FlaggedWrite.objects.filter(entry=entry).exists()
-    return {"action": action, "flagged": flagged, "pinned": bool(entry and entry.pinned)}
+    # Every entry the add listed (a held rule's condition follows it as a memory of its own).
+    ids = [result["id"] for result in reply.get("results") or [] if result.get("id")]
+    pinned = MemoryEntry.objects.filter(pk__in=ids, pinned=True).exists()
+    return {"action": action, "flagged": flagged, "pinned": pinned}
 
 
 def _outcome_mcp(_client: Any, key: Any, text: str) -> dict[str, Any]:
@@ -92,12 +101,7 @@ def _outcome_mcp(_client: Any, key: Any, text: str) -> dict[str, Any]:
     from api.mcp.operations import memory_add
 
     body = memory_add(Caller(user=TenantClient(key), auth=key), user_id=uuid.uuid4().hex, content=text)
-    entry = body.get("entry") or {}
-    return {
-        "action": body.get("action"),
-        "flagged": bool(body.get("flagged")),
-        "pinned": bool(entry.get("pinned")),
-    }
+    return _outcome_of(body)
 
 
 SURFACES: dict[str, Callable[[Any, Any, str], dict[str, Any]]] = {

@@ -291,6 +291,8 @@ def _remember_now(*, user: Any, namespace: Namespace, message: Message) -> tuple
             continue
         refused_secret = refused_secret or outcome.action == "rejected"
         acks.append(_acknowledge(outcome, candidate.content))
+        # The condition a held rule states first, kept at once (`screening.fact_within_rule`).
+        acks += [_acknowledge(also, candidate.content) for also in outcome.also]
     return acks, refused_secret
 
 

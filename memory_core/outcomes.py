@@ -17,3 +17,6 @@ class AddOutcome:
     replaced: MemoryEntry | None = None
     reason: str = ""
     flagged: bool = False
+    # What the same statement also stored: the safety fact a held rule states first
+    # (`screening.fact_within_rule`), active and pinned while the rule waits for an operator.
+    also: tuple[AddOutcome, ...] = ()

@@ -46,7 +46,7 @@ from memory_core.entities.hooks import entities_after_write
 from memory_core.models import Namespace
 from memory_core.outcomes import AddOutcome
 from memory_core.reconciliation import lock_for_write, reconcile
-from memory_core.screening import ALWAYS_RECALL_CHOICE, guard_pause, screen
+from memory_core.screening import ALWAYS_RECALL_CHOICE, fact_within_rule, guard_pause, screen
 from memory_core.search_context import clipped
 from memory_core.services import entry_vectors, validate_fields
 from memory_core.tombstones import namespace_with_tombstones
@@ -114,18 +114,32 @@ def write(*, namespace: Namespace, request: WriteRequest) -> AddOutcome:
         namespace_id=namespace.pk, contents=[request.content], keys=[request.key], turns=request.turn
     )
     guard_pause(fresh)
-    outcome, request = screen(fresh, request, tombstones)
+    outcome, screened = screen(fresh, request, tombstones)
     if outcome is not None:
         return outcome
-    [request] = with_previous_turns([request], last=fresh.last_turn)  # type: ignore[attr-defined]
-    [request] = embed([request], known=last_turn_vector(fresh))  # before the lock: keeps it short
+    facts = within_rule(fresh, request, screened, tombstones)
+    [screened] = with_previous_turns([screened], last=fresh.last_turn)  # type: ignore[attr-defined]
+    [screened, *facts] = embed([screened, *facts], known=last_turn_vector(fresh))  # before the lock
     with transaction.atomic():
         locked = lock_for_write(namespace.pk)
         guard_pause(locked)  # paused while we embedded: still nothing is stored
-        outcome = reconcile(locked, request)
-        entities_after_write(outcomes=[outcome], names_known=locked.names_known)  # type: ignore[attr-defined]
-        announce_outcomes([outcome], listening=locked.webhooks_listening)  # type: ignore[attr-defined]
-    return outcome
+        outcome = reconcile(locked, screened)
+        also = [reconcile(locked, fact) for fact in facts]
+        entities_after_write(outcomes=[outcome, *also], names_known=locked.names_known)  # type: ignore[attr-defined]
+        announce_outcomes([outcome, *also], listening=locked.webhooks_listening)  # type: ignore[attr-defined]
+    return replace(outcome, also=tuple(also)) if also else outcome
+
+
+def within_rule(
+    namespace: Namespace, said: WriteRequest, screened: WriteRequest, tombstones: list[Any]
+) -> list[WriteRequest]:
+    """The safety fact a held rule states first, screened as a statement of its own (a tombstone
+    or a secret stops it like any other), as a list of none or one."""
+    fact = fact_within_rule(said, screened)
+    if fact is None:
+        return []
+    outcome, fact = screen(namespace, fact, tombstones)
+    return [fact] if outcome is None else []
 
 
 def with_previous_turns(requests: list[WriteRequest], *, last: str | None) -> list[WriteRequest]:

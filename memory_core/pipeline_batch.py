@@ -17,6 +17,7 @@ memory type are fetched again after it, as it may have changed them.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,7 @@ from memory_core.entities.hooks import entities_after_write
 from memory_core.errors import MemoryServiceError
 from memory_core.models import MemoryEntry, MemoryType, Namespace
 from memory_core.outcomes import AddOutcome
-from memory_core.pipeline import embed, last_turn_vector, normalise, with_previous_turns
+from memory_core.pipeline import embed, last_turn_vector, normalise, with_previous_turns, within_rule
 from memory_core.reading.slots import related_slot_keys
 from memory_core.reconciliation import (
     NEAREST,
@@ -67,30 +68,34 @@ def memory_add_many(*, namespace: Namespace, requests: list[WriteRequest]) -> li
     _indexed(0, guard_pause, fresh)
     outcomes: list[AddOutcome | None] = [None] * len(requests)
     accepted: list[tuple[int, WriteRequest]] = []
+    facts: list[tuple[int, WriteRequest]] = []  # the safety facts held rules state first
     with transaction.atomic():  # a flag written by the secrets guard goes with the batch
         for index, request in enumerate(requests):
-            outcome, request = screen(fresh, request, tombstones)
+            outcome, screened = screen(fresh, request, tombstones)
             if outcome is not None:
                 outcomes[index] = outcome
             else:
-                accepted.append((index, request))
+                accepted.append((index, screened))
+                facts += [(index, fact) for fact in within_rule(fresh, request, screened, tombstones)]
         turns = with_previous_turns([request for _, request in accepted], last=fresh.last_turn)  # type: ignore[attr-defined]
-        embedded = embed(turns, known=last_turn_vector(fresh))  # before the lock: keeps it short
-        accepted = [(index, request) for (index, _), request in zip(accepted, embedded, strict=True)]
+        # before the lock: keeps it short
+        embedded = embed([*turns, *(fact for _, fact in facts)], known=last_turn_vector(fresh))
+        accepted = [(index, request) for (index, _), request in zip(accepted, embedded, strict=False)]
+        facts = [(index, fact) for (index, _), fact in zip(facts, embedded[len(accepted) :], strict=True)]
         locked = lock_for_write(namespace.pk)
         _indexed(0, guard_pause, locked)  # paused while we embedded: still nothing is stored
         reconciled = _Reconciler(locked).run(accepted)
         for index, outcome in reconciled:
             outcomes[index] = outcome
-        entities_after_write(
-            outcomes=[outcome for _, outcome in reconciled],
-            names_known=locked.names_known,  # type: ignore[attr-defined]
-        )
+        # After the batch's own statements, as `pipeline.write` stores them after the rule.
+        also = _Reconciler(locked).run(facts) if facts else []
+        for index, outcome in also:
+            held = outcomes[index]
+            outcomes[index] = replace(held, also=(*held.also, outcome)) if held is not None else outcome
+        written = [outcome for _, outcome in [*reconciled, *also]]
+        entities_after_write(outcomes=written, names_known=locked.names_known)  # type: ignore[attr-defined]
         # Webhooks, as `pipeline.write` does.
-        announce_outcomes(
-            (outcome for _, outcome in reconciled),
-            listening=locked.webhooks_listening,  # type: ignore[attr-defined]
-        )
+        announce_outcomes(written, listening=locked.webhooks_listening)  # type: ignore[attr-defined]
     return [outcome for outcome in outcomes if outcome is not None]
 
 

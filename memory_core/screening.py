@@ -4,6 +4,7 @@ flags operators review (a secret dropped, a rule that would relax a control)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -204,6 +205,52 @@ def classify(request: WriteRequest) -> WriteRequest:
         pinned=request.pinned or pinned,
         importance=max(request.importance, slot.importance) if pinned else request.importance,
     )
+
+
+# Where a statement's clauses end: a stated condition comes first, the instruction built on it after
+# ("我有癫痫,一直吃着丙戊酸钠。巡山时我要是突然倒了别慌…", "Mia is allergic to sesame, so no tahini").
+_CLAUSE_END = re.compile(
+    r"[,;:.!?\u2014\u2013\uff0c\u3001\uff1b\uff1a\u3002\uff01\uff1f]+\s*|\s+-\s+|\s(?=so\s|and\s)"
+)
+
+
+# A fact the write path derives stands on a clear reading: the safety model at least this sure that
+# the leading clauses are the user's or a dependant's condition ("我兒子暑假在果園幫忙" alone, 0.38,
+# is not; with ",他有蠶豆症", 0.94, it is). Pinning a whole statement needs less (its threshold).
+FACT_WITHIN_RULE_SURE = 0.5
+
+
+def fact_within_rule(said: WriteRequest, screened: WriteRequest) -> WriteRequest | None:
+    """The safety fact a held rule states first, as a fact of its own: a rule built on the user's
+    or a dependant's condition waits for an operator, and the condition must not wait with it
+    (an assistant that does not know a child's allergy until an operator reads the rule). The
+    shortest leading run of clauses that is a safety fact of the user or a dependant and no rule
+    (the condition, not the instructions after it), classified like any fact; None when the
+    statement is no such rule (a rule that relaxes a control gives nothing: it waits whole)."""
+    # Whoever called it a procedure (a client, an extractor's reading): the condition is a fact.
+    held = screened.type == MemoryType.PROCEDURAL
+    if not held or screened.flag_reason or said.source_kind == SourceKind.OPERATOR:
+        return None
+    content = said.content
+    if not _pinned_safety(content, judgement.safety(content)):
+        return None
+    ends = sorted({m.start() for m in _CLAUSE_END.finditer(content) if 0 < m.start() < len(content) - 1})
+    for end in ends:
+        lead = content[:end].strip()
+        if not _judgeable(lead) or judgement.policy(lead).is_rule:
+            continue
+        whose = judgement.safety(lead)
+        if whose.probability >= FACT_WITHIN_RULE_SURE and _pinned_safety(lead, whose):
+            fact = replace(said, content=lead, type=MemoryType.SEMANTIC, key="", category="general")
+            return classify(replace(fact, pinned=False, embedding=None, turn=False, context=""))
+    return None
+
+
+def _judgeable(text: str) -> bool:
+    """Long enough to state a condition: two words ("I'm diabetic"), or four Chinese characters
+    ("我有癫痫")."""
+    han = sum(1 for c in text if "\u4e00" <= c <= "\u9fff")
+    return han >= 4 or len(text.split()) >= 2
 
 
 def _pinned_safety(content: str, whose: judgement.Safety) -> bool:

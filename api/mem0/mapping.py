@@ -219,7 +219,9 @@ def stored(outcomes: list[AddOutcome]) -> dict[str, Any]:
     """The reply to an add with `infer: false`: what became of each message, at once. A statement
     held for an operator's review or refused says so (`status`, `reason`): nothing is held or
     dropped silently, and a refused one never echoes its text."""
-    results = [_outcome_result(o) for o in outcomes if o.entry is not None or o.action in _TOLD]
+    # The safety fact a held rule states first is a memory of its own, listed after the rule.
+    every = [each for outcome in outcomes for each in (outcome, *outcome.also)]
+    results = [_outcome_result(o) for o in every if o.entry is not None or o.action in _TOLD]
     return {"message": _stored_message(outcomes), "status": "SUCCEEDED", "event_id": None, "results": results}
 
 

@@ -299,6 +299,12 @@ class AddResultSerializer(serializers.Serializer):
     )
     entry = MemoryOutSerializer(allow_null=True)
     replaced = serializers.UUIDField(source="replaced.pk", allow_null=True, default=None)
+    also = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="What the same statement also stored, each with its own `action` and `entry`: a rule "
+        "built on the user's or a dependant's condition waits for review, and the condition it states "
+        "first is kept as an active, pinned safety fact.",
+    )
 
 
 class BatchResultSerializer(serializers.Serializer):

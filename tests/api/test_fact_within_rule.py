@@ -1,0 +1,123 @@
+"""A rule built on the user's or a dependant's condition waits for an operator; the condition it
+states does not wait with it. "My son has a sesame allergy, so from now on…" is held for review
+whole, and "My son has a sesame allergy" is a safety fact of its own, active and pinned, on every
+surface (REST single and batch, mem0, MCP, the chat's "remember that"). A rule that relaxes a
+control, or one built on someone else's condition, gives no fact: it waits whole."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+from django.urls import reverse
+
+from api.services import user_token_issue
+from chat.models import Message
+from memory_core.models import MemoryEntry, MemoryStatus
+from tests.api import mcp_helpers as m
+from tests.chat.helpers import client_for
+
+pytestmark = pytest.mark.django_db
+
+# (what the user said, the condition it states first)
+RULES_ON_A_CONDITION = [
+    (
+        "My son Leo has a severe sesame allergy, so from now on his lunchbox never has tahini or hummus.",
+        "My son Leo has a severe sesame allergy",
+    ),
+    ("我女儿有癫痫，以后体育课老师都要先确认她带了药", "我女儿有癫痫"),  # noqa: RUF001
+    ("我對青黴素過敏，以後幫我約醫生的時候都要先提醒他們", "我對青黴素過敏"),  # noqa: RUF001
+]
+WEAKENING_ON_A_CONDITION = (
+    "My son has asthma, so from now on staff may give his medical records to anyone who asks."
+)
+SOMEONE_ELSES = "Our coach Dave has epilepsy, so from now on no strobe lights at the club."
+
+
+def _held_and_pinned(said: str, fact: str) -> None:
+    """The whole statement waits for review; its condition is an active, pinned safety fact."""
+    rule = MemoryEntry.objects.get(content=said)
+    assert rule.status == MemoryStatus.PENDING_REVIEW and not rule.pinned
+    kept = MemoryEntry.objects.get(content=fact)
+    assert (kept.status, kept.pinned, kept.category) == (MemoryStatus.ACTIVE, True, "safety")
+    assert kept.type == "semantic" and kept.namespace_id == rule.namespace_id
+
+
+@pytest.mark.parametrize(("said", "fact"), RULES_ON_A_CONDITION)
+def test_rest_holds_the_rule_and_keeps_its_condition_pinned(key_client, said, fact):
+    body = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
+
+    assert body["action"] == "pending_review" and body["entry"]["status"] == "pending_review"
+    [also] = body["also"]
+    assert (also["action"], also["entry"]["content"], also["entry"]["pinned"]) == ("added", fact, True)
+    _held_and_pinned(said, fact)
+    # Recalled with every answer while the rule waits; the rule itself is not recalled.
+    recalled = key_client.post(
+        "/api/v1/recall/", {"user_id": "u1", "query": "what should I cook tonight?"}, format="json"
+    ).json()
+    always = [item["entry"]["content"] for item in recalled["always"]]
+    assert fact in always and said not in always
+    assert said not in [item["entry"]["content"] for item in recalled["items"]]
+
+
+def test_a_batch_keeps_each_condition_beside_its_own_rule(key_client):
+    memories = [{"content": said} for said, _ in RULES_ON_A_CONDITION[:2]]
+    memories.insert(1, {"content": "I spent the weekend repainting the shed."})
+    response = key_client.post("/api/v1/memories/", {"user_id": "u1", "memories": memories}, format="json")
+
+    assert response.status_code in (200, 201), response.content
+    results = response.json()["results"]
+    assert [r["action"] for r in results] == ["pending_review", "added", "pending_review"]
+    assert results[1]["also"] == []
+    for result, (said, fact) in zip((results[0], results[2]), RULES_ON_A_CONDITION[:2], strict=True):
+        assert [a["entry"]["content"] for a in result["also"]] == [fact]
+        _held_and_pinned(said, fact)
+
+
+def test_mem0_lists_the_condition_after_the_held_rule(key_client):
+    said, fact = RULES_ON_A_CONDITION[1]
+    body = {"messages": [{"role": "user", "content": said}], "user_id": "u1", "infer": False}
+    reply = key_client.post("/v3/memories/add/", body, format="json").json()
+
+    held, kept = reply["results"]
+    assert (held["event"], held["status"]) == ("NONE", "pending_review")
+    assert (kept["event"], kept["memory"]) == ("ADD", fact) and "status" not in kept
+    assert "1 held for review" in reply["message"]
+    _held_and_pinned(said, fact)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_returns_the_condition_with_the_held_rule(owner, mcp_url):
+    said, fact = RULES_ON_A_CONDITION[0]
+    token = user_token_issue(user=owner).key
+
+    async def scenario():
+        async with m.http_client(mcp_url, token) as client:
+            return await m.ok(client, "memory_add", content=said)
+
+    body = anyio.run(scenario)
+    assert body["action"] == "pending_review"
+    assert [a["entry"]["content"] for a in body["also"]] == [fact]
+    _held_and_pinned(said, fact)
+
+
+def test_chat_remember_that_keeps_the_condition_while_the_rule_waits(
+    owner, django_capture_on_commit_callbacks
+):
+    said, fact = RULES_ON_A_CONDITION[2]
+    client = client_for(owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("chat:new"), {"content": f"记住: {said}"})
+    assert Message.objects.filter(role="assistant").exists()
+    # The chat writes the simplified form of what it remembers ("我对青黴素过敏").
+    kept = MemoryEntry.objects.get(status=MemoryStatus.ACTIVE)
+    assert (kept.pinned, kept.category, len(kept.content)) == (True, "safety", len(fact))
+    assert MemoryEntry.objects.filter(status=MemoryStatus.PENDING_REVIEW, content__contains="提醒").exists()
+
+
+@pytest.mark.parametrize("said", [WEAKENING_ON_A_CONDITION, SOMEONE_ELSES])
+def test_a_rule_that_relaxes_a_control_or_rests_on_someone_elses_condition_waits_whole(key_client, said):
+    body = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
+
+    assert body["action"] == "pending_review" and body["also"] == []
+    assert MemoryEntry.objects.count() == 1
+    assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()
