@@ -80,8 +80,9 @@ def memory_add_many(*, namespace: Namespace, requests: list[WriteRequest]) -> li
         turns = with_previous_turns([request for _, request in accepted], last=fresh.last_turn)  # type: ignore[attr-defined]
         # before the lock: keeps it short
         embedded = embed([*turns, *(fact for _, fact in facts)], known=last_turn_vector(fresh))
-        accepted = [(index, request) for (index, _), request in zip(accepted, embedded, strict=False)]
-        facts = [(index, fact) for (index, _), fact in zip(facts, embedded[len(accepted) :], strict=True)]
+        statements, derived = embedded[: len(turns)], embedded[len(turns) :]
+        accepted = [(index, request) for (index, _), request in zip(accepted, statements, strict=True)]
+        facts = [(index, fact) for (index, _), fact in zip(facts, derived, strict=True)]
         locked = lock_for_write(namespace.pk)
         _indexed(0, guard_pause, locked)  # paused while we embedded: still nothing is stored
         reconciled = _Reconciler(locked).run(accepted)

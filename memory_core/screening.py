@@ -237,7 +237,7 @@ def fact_within_rule(said: WriteRequest, screened: WriteRequest) -> WriteRequest
     ends = sorted({m.start() for m in _CLAUSE_END.finditer(content) if 0 < m.start() < len(content) - 1})
     for end in ends:
         lead = content[:end].strip()
-        if not _judgeable(lead) or judgement.policy(lead).is_rule:
+        if not _states_alone(lead) or judgement.policy(lead).is_rule:
             continue
         whose = judgement.safety(lead)
         if whose.probability >= FACT_WITHIN_RULE_SURE and _pinned_safety(lead, whose):
@@ -246,7 +246,7 @@ def fact_within_rule(said: WriteRequest, screened: WriteRequest) -> WriteRequest
     return None
 
 
-def _judgeable(text: str) -> bool:
+def _states_alone(text: str) -> bool:
     """Long enough to state a condition: two words ("I'm diabetic"), or four Chinese characters
     ("我有癫痫")."""
     han = sum(1 for c in text if "\u4e00" <= c <= "\u9fff")

@@ -21,7 +21,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import HashingVectorizer
 
 from memory_core.guards.policy.chinese import simplified
-from memory_core.guards.secrets.candidates import candidates
+from memory_core.guards.secrets.candidates import YEAR_RANGE, candidates, runs_forward
 from memory_core.guards.secrets.lexicon import CJK_DIGITS, DIGIT_NAMES
 from memory_core.guards.secrets.text import owned
 
@@ -51,7 +51,6 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _NUMERIC_DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{2,4}")
-_YEARS = re.compile(r"((?:19|20)\d\d)\s?[-\u2013]\s?((?:19|20)\d\d)")
 
 
 def dates(sentence: str) -> list[re.Match[str]]:
@@ -67,8 +66,8 @@ def dates(sentence: str) -> list[re.Match[str]]:
 
 def _forward(text: str) -> bool:
     """False for a span of years that runs backward ("2019-1994": not a period, maybe a code)."""
-    years = _YEARS.fullmatch(text)
-    return years is None or int(years.group(1)) < int(years.group(2))
+    years = YEAR_RANGE.fullmatch(text)
+    return years is None or runs_forward(years)
 
 
 def _calendar(text: str) -> bool:

@@ -59,13 +59,18 @@ _CLOCK_RANGE = re.compile(
     rf"|[开開]?到|至)\s*{_CLOCK}(?![\d-])",
     re.I,
 )
-_YEAR_RANGE = re.compile(r"(?<![\d-])((?:19|20)\d\d)\s?[-\u2013]\s?((?:19|20)\d\d)(?![\d-])")
+YEAR_RANGE = re.compile(r"(?<![\d-])((?:19|20)\d\d)\s?[-\u2013]\s?((?:19|20)\d\d)(?![\d-])")
+
+
+def runs_forward(years: re.Match[str]) -> bool:
+    """Whether a `YEAR_RANGE` match is a period ("1958-1984"), not one running backward."""
+    return int(years.group(1)) < int(years.group(2))
 
 
 def periods(s: str) -> list[tuple[int, int]]:
     """The spans of `s` that are a range of clock times or of years (see `_CLOCK_RANGE`)."""
     found = [m.span() for m in _CLOCK_RANGE.finditer(s)]
-    return found + [m.span() for m in _YEAR_RANGE.finditer(s) if int(m.group(1)) < int(m.group(2))]
+    return found + [m.span() for m in YEAR_RANGE.finditer(s) if runs_forward(m)]
 
 
 def candidates(s: str, base: int) -> list[Cand]:
