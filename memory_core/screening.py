@@ -210,7 +210,13 @@ def classify(request: WriteRequest) -> WriteRequest:
 # Where a statement's clauses end: a stated condition comes first, the instruction built on it after
 # ("我有癫痫,一直吃着丙戊酸钠。巡山时我要是突然倒了别慌…", "Mia is allergic to sesame, so no tahini").
 _CLAUSE_END = re.compile(
-    r"[,;:.!?\u2014\u2013\uff0c\u3001\uff1b\uff1a\u3002\uff01\uff1f]+\s*|\s+-\s+|\s(?=so\s|and\s)"
+    r"[,;:.!?\u2014\u2013\uff0c\u3001\uff1b\uff1a\u3002\uff01\uff1f]+\s*|\s+-\s+"
+    r"|\s(?=(?:so|and|because|since|cause|cos|cuz|coz)\s)|(?=因为|因為|由于|由於)"
+)
+# The word that makes a trailing clause a reason ("…, because I'm deaf in my left ear"): a fact
+# stated after its instruction is kept without it.
+_REASON_WORD = re.compile(
+    r"^(?:(?:because|since|as|cause|cos|cuz|coz|bc)\s+|(?:因为|因為|由于|由於|毕竟|畢竟))", re.I
 )
 
 
@@ -224,9 +230,10 @@ def fact_within_rule(said: WriteRequest, screened: WriteRequest) -> WriteRequest
     """The safety fact a held rule states first, as a fact of its own: a rule built on the user's
     or a dependant's condition waits for an operator, and the condition must not wait with it
     (an assistant that does not know a child's allergy until an operator reads the rule). The
-    shortest leading run of clauses that is a safety fact of the user or a dependant and no rule
-    (the condition, not the instructions after it), classified like any fact; None when the
-    statement is no such rule (a rule that relaxes a control gives nothing: it waits whole)."""
+    shortest run of clauses, leading or else trailing, that is a safety fact of the user or a
+    dependant and no rule (the condition, not the instructions around it), classified like any
+    fact; None when the statement is no such rule (a rule that relaxes a control gives nothing: it
+    waits whole)."""
     # Whoever called it a procedure (a client, an extractor's reading): the condition is a fact.
     held = screened.type == MemoryType.PROCEDURAL
     if not held or screened.flag_reason or said.source_kind == SourceKind.OPERATOR:
@@ -234,16 +241,24 @@ def fact_within_rule(said: WriteRequest, screened: WriteRequest) -> WriteRequest
     content = said.content
     if not _pinned_safety(content, judgement.safety(content)):
         return None
-    ends = sorted({m.start() for m in _CLAUSE_END.finditer(content) if 0 < m.start() < len(content) - 1})
-    for end in ends:
-        lead = content[:end].strip()
-        if not _states_alone(lead) or judgement.policy(lead).is_rule:
+    for part in _clause_runs(content):
+        if not _states_alone(part) or judgement.policy(part).is_rule:
             continue
-        whose = judgement.safety(lead)
-        if whose.probability >= FACT_WITHIN_RULE_SURE and _pinned_safety(lead, whose):
-            fact = replace(said, content=lead, type=MemoryType.SEMANTIC, key="", category="general")
+        whose = judgement.safety(part)
+        if whose.probability >= FACT_WITHIN_RULE_SURE and _pinned_safety(part, whose):
+            fact = replace(said, content=part, type=MemoryType.SEMANTIC, key="", category="general")
             return classify(replace(fact, pinned=False, embedding=None, turn=False, context=""))
     return None
+
+
+def _clause_runs(content: str) -> list[str]:
+    """The runs of clauses a condition may be stated in, shortest first: leading runs (the condition
+    before its instruction) and then trailing ones (after it: "Never seat me on the left, I'm deaf
+    in that ear"; "…, because I'm diabetic", kept without "because")."""
+    cuts = [m for m in _CLAUSE_END.finditer(content) if 0 < m.start() < len(content) - 1]
+    leading = [content[: m.start()].rstrip(" ,;:\uff0c\u3001\uff1b\uff1a") for m in cuts]
+    trailing = [_REASON_WORD.sub("", content[m.end() :].strip()).strip() for m in reversed(cuts)]
+    return [part for part in dict.fromkeys(leading + trailing) if part]
 
 
 def _states_alone(text: str) -> bool:

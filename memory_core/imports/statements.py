@@ -3,7 +3,7 @@ statement written through `memory_add` — the rows a dry run shows and a job st
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -179,6 +179,8 @@ def _apply(namespace: Namespace, items: list[ImportItem], *, actor_kind: str) ->
             rows.append(ImportRow(line=item.line, action=AddAction.REJECTED, reason=_error_text(exc)))
             continue
         rows.append(_row(item, outcome))
+        # What the same line also stored (the condition a held rule states), as a row of its own.
+        rows += [_row(replace(item, content=also.entry.content), also) for also in outcome.also if also.entry]
     return rows
 
 

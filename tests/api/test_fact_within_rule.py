@@ -1,8 +1,10 @@
 """A rule built on the user's or a dependant's condition waits for an operator; the condition it
 states does not wait with it. "My son has a sesame allergy, so from now on…" is held for review
 whole, and "My son has a sesame allergy" is a safety fact of its own, active and pinned, on every
-surface (REST single and batch, mem0, MCP, the chat's "remember that"). A rule that relaxes a
-control, or one built on someone else's condition, gives no fact: it waits whole."""
+surface (REST single and batch, mem0, MCP, the chat's "remember that", imports), whether the
+condition comes before its instruction or after it ("…, because I have epilepsy"). A rule that
+relaxes a control, or one built on someone else's condition, gives no fact: it waits whole. Erasing
+everything leaves neither in any column of any table."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from chat.models import Message
 from memory_core.models import MemoryEntry, MemoryStatus
 from tests.api import mcp_helpers as m
 from tests.chat.helpers import client_for
+from tests.erasure_helpers import assert_nothing_in_sql, canary
 
 pytestmark = pytest.mark.django_db
 
@@ -26,6 +29,19 @@ RULES_ON_A_CONDITION = [
     ),
     ("我女儿有癫痫，以后体育课老师都要先确认她带了药", "我女儿有癫痫"),  # noqa: RUF001
     ("我對青黴素過敏，以後幫我約醫生的時候都要先提醒他們", "我對青黴素過敏"),  # noqa: RUF001
+]
+# The condition said after the instruction it explains.
+CONDITIONS_SAID_AFTER = [
+    (
+        "From now on, never book me a top bunk on the sleeper trains, because I have epilepsy.",
+        "I have epilepsy.",
+    ),
+    (
+        "House rule from today: nobody lights candles in the living room, my son has severe asthma.",
+        "my son has severe asthma.",
+    ),
+    ("以后给我订酒店都要订无烟房，因为我有哮喘。", "我有哮喘。"),  # noqa: RUF001
+    ("以後屋企唔准再煮花生嘢,因為我個女對花生嚴重過敏", "我個女對花生嚴重過敏"),
 ]
 WEAKENING_ON_A_CONDITION = (
     "My son has asthma, so from now on staff may give his medical records to anyone who asks."
@@ -57,6 +73,48 @@ def test_rest_holds_the_rule_and_keeps_its_condition_pinned(key_client, said, fa
     always = [item["entry"]["content"] for item in recalled["always"]]
     assert fact in always and said not in always
     assert said not in [item["entry"]["content"] for item in recalled["items"]]
+
+
+@pytest.mark.parametrize(("said", "fact"), CONDITIONS_SAID_AFTER)
+def test_a_condition_said_after_its_instruction_is_kept_too(key_client, said, fact):
+    body = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
+
+    assert body["action"] == "pending_review"
+    assert [(a["action"], a["entry"]["content"]) for a in body["also"]] == [("added", fact)]
+    _held_and_pinned(said, fact)
+
+
+def test_an_import_lists_the_condition_on_the_line_of_its_rule(key_client):
+    said, fact = RULES_ON_A_CONDITION[0]
+    lines = f"I grow tomatoes on the balcony.\n{said}\n"
+    preview = key_client.post(
+        "/api/v1/imports/", {"format": "text", "data": lines, "user_id": "u1", "dry_run": True}, format="json"
+    ).json()
+    rows = [(r["line"], r["action"]) for r in preview["results"]]
+    assert rows == [(1, "added"), (2, "pending_review"), (2, "added")]
+    assert preview["results"][2]["content"] == fact
+    assert not MemoryEntry.objects.exists()  # a dry run writes neither
+
+    body = key_client.post(
+        "/api/v1/imports/", {"format": "text", "data": lines, "user_id": "u1"}, format="json"
+    ).json()
+
+    assert body["counts"] == {"added": 2, "pending_review": 1} and body["done"] == body["total"] == 2
+    _held_and_pinned(said, fact)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_erasing_everything_leaves_neither_the_rule_nor_its_condition(key_client):
+    name = canary("Leo")
+    said = f"My son {name} has epilepsy, so from now on the swim coach always stays poolside when he swims."
+    added = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
+    [also] = added["also"]
+    assert name in also["entry"]["content"] and also["entry"]["pinned"]
+
+    erased = key_client.post("/api/v1/memories/erase-all/", {"user_id": "u1", "confirm": True}, format="json")
+
+    assert erased.status_code == 200 and erased.json()["erased"] == 2
+    assert_nothing_in_sql(name)
 
 
 def test_a_batch_keeps_each_condition_beside_its_own_rule(key_client):
