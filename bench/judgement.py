@@ -5,7 +5,9 @@ Each labelled text is added once, one call per text as a client would, each in a
 - `rest`: `POST /api/v1/memories/` with a tenant key (Django's test client: the real views, the
   real database, no socket);
 - `mem0`: `POST /v3/memories/add/` with `infer: false`, mem0's route;
-- `mcp`: the MCP server's `memory_add` operation (the function its tool calls).
+- `mcp`: the MCP server's `memory_add` operation (the function its tool calls);
+- `rest-batch`: `POST /api/v1/memories/` with `memories`, ten texts a call (the batch path);
+- `import`: `POST /api/v1/imports/`, each text a one-line list (`format: text`).
 What became of it is read from the response and the database: held for review, flagged as
 weakening, refused as a secret, pinned. Per decision: recall and precision, and how often ordinary
 text is held as a rule or refused. `--locomo` adds LoCoMo conversations 26 and 30, turn by turn
@@ -16,7 +18,7 @@ it stands on (`policy_check`, `scan_secrets`, the reader's `states_safety`) on t
 the same run, each after a warm-up pass (a statement's vector is computed once by the write path
 and shared, so the judgement's figure is measured with the vector at hand, and once without).
 
-`python -m bench judgement [--batch PATH] [--surfaces rest,mem0,mcp] [--locomo] [--errors]`
+`python -m bench judgement [--batch PATH] [--surfaces rest,mem0,mcp,rest-batch,import] [--locomo] [--errors]`
 Default batch: memory_core/judgement/fresh/batch-1.jsonl.
 """
 
@@ -104,10 +106,45 @@ def _outcome_mcp(_client: Any, key: Any, text: str) -> dict[str, Any]:
     return _outcome_of(body)
 
 
+def _stored(ids: list[str]) -> tuple[bool, bool]:
+    """Whether any of the entries is flagged, and whether any is pinned."""
+    from memory_core.models import FlaggedWrite, MemoryEntry
+
+    flagged = FlaggedWrite.objects.filter(entry_id__in=ids).exists()
+    return flagged, MemoryEntry.objects.filter(pk__in=ids, pinned=True).exists()
+
+
+def _outcome_import(client: Any, _key: Any, text: str) -> dict[str, Any]:
+    """`POST /api/v1/imports/` of the text as a one-line list: the first row is the line's
+    statement; rows after it on the same line are what it also stored."""
+    data = {"format": "text", "data": text + "\n", "user_id": uuid.uuid4().hex}
+    rows = client.post("/api/v1/imports/", data, format="json").json().get("results") or [{}]
+    flagged, pinned = _stored([row["entry"] for row in rows if row.get("entry")])
+    return {"action": rows[0].get("action"), "flagged": flagged, "pinned": pinned}
+
+
+BATCH = 10  # texts per batch add, each batch a user of its own
+
+
+def _outcomes_batch(client: Any, texts: list[str]) -> list[dict[str, Any]]:
+    """`POST /api/v1/memories/` with `memories`: the batch path (`pipeline_batch`), BATCH texts per
+    call."""
+    outcomes = []
+    for start in range(0, len(texts), BATCH):
+        memories = [{"content": text} for text in texts[start : start + BATCH]]
+        body = {"user_id": uuid.uuid4().hex, "memories": memories}
+        outcomes += [
+            _outcome_of(result)
+            for result in client.post("/api/v1/memories/", body, format="json").json()["results"]
+        ]
+    return outcomes
+
+
 SURFACES: dict[str, Callable[[Any, Any, str], dict[str, Any]]] = {
     "rest": _outcome_rest,
     "mem0": _outcome_mem0,
     "mcp": _outcome_mcp,
+    "import": _outcome_import,
 }
 
 
@@ -226,7 +263,7 @@ def cost(texts: list[str]) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench judgement")
     parser.add_argument("--batch", type=Path, default=DEFAULT_BATCH)
-    parser.add_argument("--surfaces", default="rest,mem0,mcp")
+    parser.add_argument("--surfaces", default="rest,mem0,mcp,rest-batch,import")
     parser.add_argument(
         "--locomo", action="store_true", help="also LoCoMo 26 and 30 turn by turn through mem0"
     )
@@ -243,8 +280,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     client, key = _clients()
     for name in filter(None, args.surfaces.split(",")):
-        outcome = SURFACES[name]
-        outcomes = [outcome(client, key, row["text"]) for row in rows]
+        if name == "rest-batch":
+            outcomes = _outcomes_batch(client, [row["text"] for row in rows])
+        else:
+            outcomes = [SURFACES[name](client, key, row["text"]) for row in rows]
         print(f"\n{name}:")
         for label, value in figures(rows, outcomes).items():
             print(f"  {label:<52} {value}")
