@@ -205,6 +205,7 @@ def _create(
         object=obj,
         value=value,
         valid_from=start,
+        start_known=entry.start_known,
         confidence=float(entry.confidence),
         extractor=extractor[:100],
     )
@@ -230,6 +231,11 @@ def _create(
         )
         relation.save(force_insert=True)
         return relation
+    if current is not None and not relation.start_known:
+        # It replaces what held before: it began then, not at some unknown time; so did the
+        # statement that says it ("Rebecca works at Globex" after "… at Acme").
+        relation.start_known = entry.start_known = True
+        MemoryEntry.objects.filter(pk=entry.pk).update(start_known=True)
     relation.save(force_insert=True)
     Relation.objects.filter(
         namespace_id=entry.namespace_id,
