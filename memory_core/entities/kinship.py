@@ -284,7 +284,11 @@ def former(word: str) -> tuple[tuple[Step, ...], ...]:
 
 def paths_of(word: str) -> tuple[tuple[Step, ...], ...]:
     """How kin `word` names someone through others (`PATHS`, `former`); () for a plain kin word."""
-    return PATHS.get(word.lower()) or former(word)
+    word = word.lower()
+    found = PATHS.get(word)
+    if found is not None:
+        return found
+    return former(word) if word.startswith(("ex", "former ", "previous ", "前")) else ()
 
 
 # Words of a former relation said in Chinese, for a query's substrings (longest first).

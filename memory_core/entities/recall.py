@@ -106,13 +106,20 @@ def _said_through_others(words: list[str]) -> tuple[list[str], list[str]]:
     return composed, left
 
 
+# The Chinese kin words by their first character, longest first: a run is looked up by its own.
+_ZH_BY_FIRST: dict[str, tuple[str, ...]] = {}
+for _word in sorted({*ZH_COMPOSED, *ZH_KIN_WORDS}, key=len, reverse=True):
+    _ZH_BY_FIRST[_word[0]] = (*_ZH_BY_FIRST.get(_word[0], ()), _word)
+
+
 def _zh_kin_words(run: str) -> tuple[list[str], list[str]]:
     """The kin words of a Chinese run, longest first, each where no longer one was (姐夫 is not
     姐, 女朋友 not 朋友): those that name kin through others, and the plain ones."""
     taken = [False] * len(run)
     composed: list[str] = []
     plain: list[str] = []
-    for word in sorted({*ZH_COMPOSED, *ZH_KIN_WORDS}, key=len, reverse=True):
+    candidates = {word for char in set(run) for word in _ZH_BY_FIRST.get(char, ())}
+    for word in sorted(candidates, key=len, reverse=True):
         start = run.find(word)
         while start >= 0:
             if not any(taken[start : start + len(word)]):
