@@ -462,7 +462,9 @@ def supersede(
     old.valid_to = max(at, old.valid_from)
     old.expired_at = timezone.now()
     old.superseded_by = by
-    old.save(update_fields=["status", "valid_to", "expired_at", "superseded_by", "updated_at"])
+    # An empty window is never true: not even from an unknown start (`start_known`).
+    old.start_known = old.start_known or old.valid_to == old.valid_from
+    old.save(update_fields=["status", "valid_to", "expired_at", "superseded_by", "start_known", "updated_at"])
     link = "corrected_by" if action == EventAction.CORRECTED else "superseded_by"
     event_record(
         entry=old,

@@ -66,3 +66,17 @@ def test_an_undated_fact_added_through_mem0_is_seen_then(key_client):
     assert "Bruno restores vintage motorbikes." in _recalled(
         key_client, "What did my neighbour restore in 2018?", "m3"
     )
+
+
+def test_a_corrected_undated_fact_keeps_its_unknown_start(key_client):
+    add(key_client, "My boss is Ingrid Sole.", user="ud4", valid_from="2017-03-01T00:00:00Z")
+    said = add(key_client, "Ingrid plays the oboe in an amateur orchestra.", user="ud4")
+    response = key_client.patch(
+        f"/api/v1/memories/{said['entry']['id']}/?user_id=ud4",
+        {"content": "Ingrid plays the bassoon in an amateur orchestra.", "reason": "wrong instrument"},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    found = _recalled(key_client, "What instrument did my boss play back in 2018?", "ud4")
+    assert "Ingrid plays the bassoon in an amateur orchestra." in found
+    assert "Ingrid plays the oboe in an amateur orchestra." not in found
