@@ -130,6 +130,8 @@ def memory_correct(
             pinned=old.pinned and not as_rule,
             valid_from=old.valid_from,
             valid_to=old.valid_to,
+            # A corrected wording keeps the window of what it corrects, an unknown start included.
+            start_known=old.start_known or as_rule,
             expires_at=old.expires_at,
             metadata=_carried(old, metadata),
             actor_kind=ActorKind.USER,

@@ -101,7 +101,9 @@ class MemoryEntryQuerySet(models.QuerySet):
         """
         now = timezone.now()
         when = at or now
-        window = Q(valid_from__lte=when) & (Q(valid_to__isnull=True) | Q(valid_to__gt=when))
+        # An entry whose start is not known (`MemoryEntry.start_known`) may have held before it was told.
+        started = Q(valid_from__lte=when) | Q(start_known=False)
+        window = started & (Q(valid_to__isnull=True) | Q(valid_to__gt=when))
         if at is None or at >= now:
             ttl = Q(expires_at__isnull=True) | Q(expires_at__gt=when)
             return self.filter(window & ttl, status=MemoryStatus.ACTIVE)

@@ -46,7 +46,7 @@ from memory_core.outcomes import AddOutcome
 from memory_core.reading.slots import related_slot_keys, slot_family
 from memory_core.sameness import same_statement, value_tokens
 from memory_core.screening import always_recall_choice, as_the_user_chose, flag_policy
-from memory_core.services import event_record, memory_insert, supersede
+from memory_core.services import event_record, memory_insert, start_known, supersede
 from memory_core.webhooks.announce import outcome_listeners
 from memory_core.write_request import WriteRequest
 
@@ -285,7 +285,7 @@ def _create(
     namespace: Namespace, request: WriteRequest, *, status: str | None = None, reason: str = ""
 ) -> MemoryEntry:
     if request.valid_from is None:
-        request = replace(request, valid_from=timezone.now())
+        request = replace(request, valid_from=timezone.now(), start_known=start_known(request))
     vectors = None
     if request.embedding is not None and request.context_embedding is not None:
         vectors = (request.embedding, request.context_embedding)

@@ -36,6 +36,7 @@ from memory_core.models import (
     NamespaceKind,
     SourceKind,
 )
+from memory_core.reading.normalise import says_when, speaks_of_the_user
 from memory_core.search_context import clipped, context_document, pooled_context
 from memory_core.validation import strip_nul
 
@@ -178,10 +179,30 @@ class EntryDraft:
     pinned: bool = False
     valid_from: datetime | None = None
     valid_to: datetime | None = None
+    # Whether it held only from `valid_from` (`MemoryEntry.start_known`); None: `start_known(draft)`.
+    start_known: bool | None = None
     expires_at: datetime | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     actor_kind: str = ActorKind.SYSTEM
     actor: Actor = None
+
+
+def start_known(draft: EntryDraft) -> bool:
+    """Whether what a statement says began when it holds from (`valid_from`, else when it is
+    recorded). Not for a statement told undated, of someone else, that says no change and no time
+    ("Rebecca drives a green Volvo", "陈敏养了一只柯基"): that was true before it was told, since when
+    is not known, so a question about an earlier instant may see it. A dated statement, one about
+    the user (their home, job …: "I", "my", "我"), one that replaces another (a slot's new value
+    is given its start by the writer) and one that says a change ("Tom moved to Leeds", "now",
+    "刚") keep their start; so does a procedure."""
+    if draft.start_known is not None:
+        return draft.start_known
+    return (
+        draft.valid_from is not None
+        or draft.type == MemoryType.PROCEDURAL
+        or speaks_of_the_user(draft.content)
+        or says_when(draft.content)
+    )
 
 
 EntryVectors = tuple[list[float], list[float]]  # (statement, context) embeddings of one entry
@@ -314,6 +335,7 @@ def _new_entry(
         status=status,
         valid_from=start,
         valid_to=draft.valid_to,
+        start_known=start_known(draft),
         recorded_at=now,
         expires_at=draft.expires_at,
         metadata=dict(draft.metadata or {}),
@@ -440,7 +462,9 @@ def supersede(
     old.valid_to = max(at, old.valid_from)
     old.expired_at = timezone.now()
     old.superseded_by = by
-    old.save(update_fields=["status", "valid_to", "expired_at", "superseded_by", "updated_at"])
+    # An empty window is never true: not even from an unknown start (`start_known`).
+    old.start_known = old.start_known or old.valid_to == old.valid_from
+    old.save(update_fields=["status", "valid_to", "expired_at", "superseded_by", "start_known", "updated_at"])
     link = "corrected_by" if action == EventAction.CORRECTED else "superseded_by"
     event_record(
         entry=old,

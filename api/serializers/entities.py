@@ -165,6 +165,10 @@ class RelationOutSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=RelationStatus.choices)
     valid_from = serializers.DateTimeField()
     valid_to = serializers.DateTimeField(allow_null=True)
+    start_known = serializers.BooleanField(
+        help_text="false: said undated of someone else, it may have held before valid_from (since when is "
+        "not known), so a question about an earlier instant sees it."
+    )
     recorded_at = serializers.DateTimeField()
     superseded_by = serializers.UUIDField(allow_null=True)
     confidence = serializers.FloatField()

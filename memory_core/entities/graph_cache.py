@@ -58,9 +58,10 @@ class GraphRelation:
     predicate: str
     valid_from: datetime
     valid_to: datetime | None
+    start_known: bool = True
 
     def holds_at(self, at: datetime) -> bool:
-        return window_holds(self.valid_from, self.valid_to, at)
+        return window_holds(self.valid_from, self.valid_to, at, start_known=self.start_known)
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,7 @@ def _load_sql() -> str:
     m, s = EntityMention._meta.db_table, RelationSupport._meta.db_table
     columns = {
         e: "e.id, e.aliases, e.is_self",
-        r: "e.id, e.subject_id, e.object_id, e.predicate, e.valid_from, e.valid_to",
+        r: "e.id, e.subject_id, e.object_id, e.predicate, e.valid_from, e.valid_to, e.start_known",
         m: "e.entity_id, e.entry_id",
         s: "e.relation_id, e.entry_id",
     }
@@ -242,7 +243,7 @@ def _graph(
         if is_self:
             self_ids.add(entity_id)
     by_entity: dict[str, list[GraphRelation]] = {}
-    for relation_id, subject, obj, predicate, valid_from, valid_to in relations:
+    for relation_id, subject, obj, predicate, valid_from, valid_to, known in relations:
         relation = GraphRelation(
             relation_id,
             subject,
@@ -250,6 +251,7 @@ def _graph(
             predicate,
             datetime.fromisoformat(valid_from),
             datetime.fromisoformat(valid_to) if valid_to else None,
+            bool(known),
         )
         by_entity.setdefault(subject, []).append(relation)
         if obj is not None:

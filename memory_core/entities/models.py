@@ -21,10 +21,13 @@ EMBEDDING_DIMENSIONS = 384  # as memory_core.models (not imported: that module i
 NAME_MAX_CHARS = 200
 
 
-def window_holds(valid_from: datetime, valid_to: datetime | None, at: datetime) -> bool:
+def window_holds(
+    valid_from: datetime, valid_to: datetime | None, at: datetime, *, start_known: bool = True
+) -> bool:
     """Whether a relation's validity window holds at `at` (the rule `selectors.current_at` writes
-    as a filter): from `valid_from` included to `valid_to` excluded."""
-    return valid_from <= at and (valid_to is None or valid_to > at)
+    as a filter): from `valid_from` included (or from any time, when its start is not known) to
+    `valid_to` excluded."""
+    return (valid_from <= at or not start_known) and (valid_to is None or valid_to > at)
 
 
 class Entity(models.Model):
@@ -108,6 +111,9 @@ class Relation(models.Model):
     status = models.CharField(max_length=12, choices=RelationStatus.choices, default=RelationStatus.ACTIVE)
     valid_from = models.DateTimeField(default=timezone.now)
     valid_to = models.DateTimeField(null=True, blank=True)
+    # False: read from a statement whose start is not known (`MemoryEntry.start_known`) and
+    # superseding nothing: it holds before `valid_from` too.
+    start_known = models.BooleanField(default=True, db_default=True)
     recorded_at = models.DateTimeField(default=timezone.now)
     superseded_by = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replaced"

@@ -16,6 +16,7 @@ more than the entity's other memories (`ANSWER_SHARE`, `ANSWERED_ELSE`).
 
 from __future__ import annotations
 
+import itertools
 import re
 import uuid
 from collections import ChainMap
@@ -28,14 +29,19 @@ from django.utils import timezone
 from memory_core.entities.graph_cache import GraphRelation, NamespaceGraph, alias_key
 from memory_core.entities.kinship import (
     KIN_WORDS,
+    OTHER_GENDER,
     QUERY_PREDICATE_WORDS,
+    ZH_COMPOSED,
+    ZH_KIN_WORDS,
+    Step,
     is_plural,
     label_said,
+    paths_of,
     singular_label,
 )
 from memory_core.entities.record import SYMMETRIC, candidate_names
 from memory_core.entities.rules import _STOP_NAMES
-from memory_core.entities.vocabulary import SINGLE_VALUED
+from memory_core.entities.vocabulary import SINGLE_VALUED, Predicate
 from memory_core.reading.words import word_set
 
 _V = TypeVar("_V")
@@ -65,7 +71,6 @@ FLOOR = 0.2
 
 _WORDS = re.compile(r"[\w\u00c0-\u024f-]+(?:'[\w]+)?")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
-_HAS_CJK = re.compile(r"[\u4e00-\u9fff]")
 _MINE = re.compile(r"(?i)\b(?:my|mine|me|i|our|we)\b|我")
 
 
@@ -75,15 +80,66 @@ class QueryTerms(NamedTuple):
     predicates: list[str]  # asked about: the kin words' and the other words' ("lives")
     kin_predicates: list[str]  # the kin words' alone ("husband" → spouse)
     mine: bool  # the user speaks of their own ("my", "我")
+    # Kin said through others ("father-in-law", "ex-wife", "姐夫"): each word's ways (`kinship.Step`).
+    paths: tuple[tuple[Step, ...], ...] = ()
+
+
+def _said_through_others(words: list[str]) -> tuple[list[str], list[str]]:
+    """The words of `words` ("team lead", "ex wife" joined) that name kin through others
+    (`kinship.paths_of`), and the words left once a former relation's word took its kin word
+    ("former boss" is not the boss one has)."""
+    composed: list[str] = []
+    left: list[str] = []
+    index = 0
+    while index < len(words):
+        pair = " ".join(words[index : index + 2])
+        if index + 1 < len(words) and (paths_of(pair) or pair in KIN_WORDS):
+            (composed if paths_of(pair) else left).append(pair)
+            if pair in KIN_WORDS and paths_of(pair):
+                left.append(pair)
+            index += 2
+            continue
+        if paths_of(words[index]):
+            composed.append(words[index])
+        left.append(words[index])
+        index += 1
+    return composed, left
+
+
+# The Chinese kin words by their first character, longest first: a run is looked up by its own.
+_ZH_BY_FIRST: dict[str, tuple[str, ...]] = {}
+for _word in sorted({*ZH_COMPOSED, *ZH_KIN_WORDS}, key=len, reverse=True):
+    _ZH_BY_FIRST[_word[0]] = (*_ZH_BY_FIRST.get(_word[0], ()), _word)
+
+
+def _zh_kin_words(run: str) -> tuple[list[str], list[str]]:
+    """The kin words of a Chinese run, longest first, each where no longer one was (姐夫 is not
+    姐, 女朋友 not 朋友): those that name kin through others, and the plain ones."""
+    taken = [False] * len(run)
+    composed: list[str] = []
+    plain: list[str] = []
+    candidates = {word for char in set(run) for word in _ZH_BY_FIRST.get(char, ())}
+    for word in sorted(candidates, key=len, reverse=True):
+        start = run.find(word)
+        while start >= 0:
+            if not any(taken[start : start + len(word)]):
+                taken[start : start + len(word)] = [True] * len(word)
+                if paths_of(word):
+                    composed.append(word)
+                if word in KIN_WORDS:
+                    plain.append(word)
+            start = run.find(word, start + 1)
+    return composed, plain
 
 
 def query_terms(query: str) -> QueryTerms:
     """What a query may name, lower-cased (`QueryTerms`). Kin words count only for an entity
     related to someone the query names (or to the user)."""
-    words = [w.lower().removesuffix("'s") for w in _WORDS.findall(query.replace("\u2019", "'"))]
+    said = [w.lower().removesuffix("'s") for w in _WORDS.findall(query.replace("\u2019", "'"))]
+    composed, words = _said_through_others(said)
     terms = set(candidate_names(query))
     for size in range(1, 4):
-        terms.update(" ".join(words[i : i + size]) for i in range(len(words) - size + 1))
+        terms.update(" ".join(said[i : i + size]) for i in range(len(said) - size + 1))
     kin = {w for w in words if w in KIN_WORDS}
     # "mum" finds the mother: a kin word's canonical label is an alias of whom it names; a plural
     # ("Melanie's friends") also finds each one, a singular never the group (`label_said`).
@@ -93,12 +149,16 @@ def query_terms(query: str) -> QueryTerms:
     predicates = {QUERY_PREDICATE_WORDS[w] for w in words if w in QUERY_PREDICATE_WORDS}
     mine = bool(_MINE.search(query))
     for run in _CJK_RUN.findall(query):
-        kin |= {w for w in KIN_WORDS if w in run and _HAS_CJK.match(w)}
-        kin |= {label for word, (_, label) in KIN_WORDS.items() if word in run}
-        kin_predicates |= {p for word, (p, _) in KIN_WORDS.items() if word in run}
+        zh_composed, plain = _zh_kin_words(run)
+        composed += zh_composed
+        kin |= set(plain) | {KIN_WORDS[w][1] for w in plain}
+        kin_predicates |= {KIN_WORDS[w][0] for w in plain}
         predicates |= {p for word, p in QUERY_PREDICATE_WORDS.items() if word in run}
-    names = sorted(t for t in terms if t and t not in kin and t not in KIN_WORDS)
-    return QueryTerms(names, sorted(kin), sorted(predicates | kin_predicates), sorted(kin_predicates), mine)
+    names = sorted(t for t in terms if t and t not in kin and t not in KIN_WORDS and not paths_of(t))
+    paths = tuple(dict.fromkeys(path for word in composed for path in paths_of(word)))
+    return QueryTerms(
+        names, sorted(kin), sorted(predicates | kin_predicates), sorted(kin_predicates), mine, paths
+    )
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][\w\u00c0-\u024f'-]*")
@@ -114,8 +174,10 @@ def may_name_someone(query: str) -> bool:
     graph (a lower-case name in a lower-case question is the price)."""
     if _CJK_RUN.search(query):
         return True
-    words = _WORDS.findall(query.replace("\u2019", "'").lower())
-    if any(w.removesuffix("'s") in KIN_WORDS for w in words):
+    words = [w.removesuffix("'s") for w in _WORDS.findall(query.replace("\u2019", "'").lower())]
+    if any(w in KIN_WORDS or paths_of(w) for w in words):
+        return True
+    if any(" ".join(pair) in KIN_WORDS or paths_of(" ".join(pair)) for pair in itertools.pairwise(words)):
         return True
     return any(
         w.lower().removesuffix("'s") not in _STOP_NAMES | _QUESTION_WORDS for w in _CAPITALISED.findall(query)
@@ -132,6 +194,27 @@ class GraphQuestion(NamedTuple):
     predicates: frozenset[str]
     kin_predicates: frozenset[str]
     mine: bool
+    paths: tuple[tuple[WalkStep, ...], ...] = ()
+
+
+class WalkStep(NamedTuple):
+    """A `kinship.Step` as the walk reads it: its labels as alias keys, and the keys of the
+    labels that rule an entity out (the other gender's)."""
+
+    predicate: str
+    wanted: frozenset[int]
+    unwanted: frozenset[int]
+    ended: bool
+
+
+def _walk_step(step: Step) -> WalkStep:
+    unwanted = {OTHER_GENDER[label] for label in step.labels if label in OTHER_GENDER} - step.labels
+    return WalkStep(
+        step.predicate,
+        frozenset(map(alias_key, step.labels)),
+        frozenset(map(alias_key, unwanted)),
+        step.ended,
+    )
 
 
 def graph_question(query: str) -> GraphQuestion | None:
@@ -140,7 +223,7 @@ def graph_question(query: str) -> GraphQuestion | None:
     if not may_name_someone(query):
         return None
     terms = query_terms(query)
-    if not (terms.names or terms.kin):
+    if not (terms.names or terms.kin or terms.paths):
         return None
     return GraphQuestion(
         frozenset(map(alias_key, terms.names)),
@@ -148,6 +231,7 @@ def graph_question(query: str) -> GraphQuestion | None:
         frozenset(terms.predicates),
         frozenset(terms.kin_predicates),
         terms.mine,
+        tuple(tuple(_walk_step(step) for step in path) for path in terms.paths),
     )
 
 
@@ -165,16 +249,26 @@ def graph_scores(
     seeds, way = _seeds(view, graphs, question)
     reached = _walk(view, seeds, way, question.predicates)
     answers = question.predicates - question.kin_predicates
+    # The relations a question's kin words walk along, through others too ("姐夫": sibling, spouse).
+    hops = question.kin_predicates | {step.predicate for path in question.paths for step in path}
     hits: dict[str, float] = {}
     for entity, weight in reached.items():
         relations = list(view.valid_relations(entity))
         # When the graph holds the relation asked about, its support answers and the rest of what
-        # is said of the entity is on the way; else whatever is said of it may answer.
+        # is said of the entity is on the way; else whatever is said of it may answer — but for the
+        # statement of the hop that led to it ("Lena's husband is Omar" names Omar too).
         answered = any(r.predicate in answers for r in relations)
+        hop_said = {
+            e
+            for r in view.relations.get(entity, ())
+            if r.predicate in hops
+            for e in view.support.get(r.id, ())
+        }
         for entry in view.mentions.get(entity, ()):
-            _keep_best(hits, entry, weight * (ANSWERED_ELSE if answered else 1.0))
+            share = ANSWERED_ELSE if answered else (HOP_SHARE if entry in hop_said else 1.0)
+            _keep_best(hits, entry, weight * share)
         for relation in relations:
-            share = _share(relation.predicate, answers, question.kin_predicates)
+            share = _share(relation.predicate, answers, hops)
             share = share if relation.predicate in answers or not answered else ANSWERED_ELSE
             for entry in view.support.get(relation.id, ()):
                 _keep_best(hits, entry, weight * share)
@@ -197,6 +291,7 @@ class _View:
         self.relations = _joined([graph.relations for graph in graphs])
         self.mentions = _joined([graph.mentions for graph in graphs])
         self.support = _joined([graph.support for graph in graphs])
+        self.aliases = _joined([graph.aliases for graph in graphs])
 
     def valid_relations(self, entity: str) -> Iterator[GraphRelation]:
         return (relation for relation in self.relations.get(entity, ()) if relation.holds_at(self.at))
@@ -209,9 +304,40 @@ class _View:
                 outgoing = relation.subject == entity
                 yield (relation.object if outgoing else relation.subject), relation.predicate, outgoing
 
+    def step(self, entity: str, step: WalkStep) -> set[str]:
+        """Whom `entity` reaches by one step of a kin word said through others: its relation of
+        the step's predicate (either way for a symmetric one; a parent is also whoever has it as a
+        child), holding then, or, for a former relation, ended by then; known by the step's
+        label, or at least not by the other gender's."""
+        reached: set[str] = set()
+        for relation in self.relations.get(entity, ()):
+            other = relation.object if relation.subject == entity else relation.subject
+            if other is None or other in self.is_self or other == entity:
+                continue
+            if step.ended:
+                if relation.valid_to is None or relation.valid_to > self.at:
+                    continue
+            elif not relation.holds_at(self.at):
+                continue
+            outgoing = relation.subject == entity
+            if relation.predicate == step.predicate:
+                if not (outgoing or relation.predicate in SYMMETRIC):
+                    continue
+            elif outgoing or _INVERSE.get(relation.predicate) != step.predicate:
+                continue
+            keys = self.aliases.get(other, frozenset())
+            if step.wanted and not keys & step.wanted and keys & step.unwanted:
+                continue
+            reached.add(other)
+        return reached
+
     def share(self, entity: str) -> float:
         """An entity named in many memories (a conversation's speaker) says less about each."""
         return min(1.0, COMMON / max(1, len(self.mentions.get(entity, ()))))
+
+
+# "X's parent is Y" is "Y's child is X".
+_INVERSE: dict[str, str] = {Predicate.PARENT: Predicate.CHILD, Predicate.CHILD: Predicate.PARENT}
 
 
 def _joined(parts: list[dict[str, _V]]) -> Mapping[str, _V]:
@@ -230,7 +356,7 @@ def _seeds(
     # then, however they were called: "Joel is married to Lena" makes Lena Joel's husband or wife.
     held = question.kin_predicates & SINGLE_VALUED
 
-    def kin_of(entity: str) -> set[str]:
+    def kin_of(entity: str, held: frozenset[str] = held) -> set[str]:
         return {
             other
             for other, predicate, outgoing in view.links(entity)
@@ -239,13 +365,29 @@ def _seeds(
         }
 
     owners = named | (view.is_self if question.mine or not named else set())
-    found = {owner: kin_of(owner) for owner in owners}
+    # Kin said through others ("my father-in-law": my spouse's father; "my ex-wife"): whom each
+    # way reaches is the owner's kin, whoever it passed on the way is on the way.
+    composed: dict[str, set[str]] = {owner: set() for owner in owners}
+    passed: set[str] = set()
+    for path in question.paths:
+        for owner in owners:
+            frontier, crossed = {owner}, set()
+            for step in path:
+                crossed |= frontier - {owner}
+                frontier = set().union(*(view.step(entity, step) for entity in frontier))
+            if frontier:
+                composed[owner] |= frontier
+                passed |= crossed
+    # A kin word after one said through others is theirs: in "my ex-wife's new husband" the
+    # husband is hers, not whoever is married to the user now.
+    held_of_owners = frozenset() if any(composed.values()) else held
+    found = {owner: kin_of(owner, held_of_owners) | composed[owner] for owner in owners}
     kin_of_owners = set().union(*found.values())
     found |= {entity: kin_of(entity) for entity in kin_of_owners - found.keys()}
-    seeds = named | kin_of_owners | set().union(*(found[entity] for entity in kin_of_owners))
+    seeds = named | kin_of_owners | passed | set().union(*(found[entity] for entity in kin_of_owners))
     # On the way: an owner whose kin the question names, and a kin of an owner whose own kin it
     # names further ("my sister" in "my sister's husband"; not one sister for another).
-    way = {owner for owner in owners if found[owner]}
+    way = {owner for owner in owners if found[owner]} | (passed - kin_of_owners)
     way |= {entity for entity in kin_of_owners if found[entity] - kin_of_owners}
     return frozenset(seeds), frozenset(way)
 

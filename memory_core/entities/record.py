@@ -7,7 +7,8 @@ import re
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import CharField, Q
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memory_core import prepared
@@ -106,20 +107,39 @@ def mention_known_names(
         return
     namespaces = tuple(sorted({entry.namespace_id for entry, _ in entries}))
     known = prepared.run("entities named", _named_any, [namespaces, tuple(sorted(names))])
+    # "Aaron brews beer" after "my team lead is Aaron Cho": a given name said alone names the one
+    # person of the namespace known by a full name that starts with it (two Aarons: neither).
+    given: dict[tuple[int, str], list[Entity]] = {}
+    for entity in known:
+        if entity.given:
+            given.setdefault((entity.namespace_id, entity.given), []).append(entity)
     for entry, seen in entries:
         for entity in known:
             if entity.namespace_id != entry.namespace_id or entity.pk in seen:
                 continue
             hit = [alias for alias in entity.aliases if alias in wanted[entry.pk]]
+            alone = entity.given and len(given[(entity.namespace_id, entity.given)]) == 1
+            if not hit and alone and entity.given in wanted[entry.pk]:
+                hit = [entity.given]
             if hit:
                 mention(entry=entry, entity=entity, words=hit[:1], into=into)
 
 
+# A person's given name: the first word of a name of two or three ("tom" of "Tom Hargreaves"), or
+# the last two characters of a Chinese name of three ("建国" of "林建国"); NULL for other names.
+_GIVEN_NAME = (
+    "CASE WHEN kind = 'person' AND name ~ '^[^ ]+( [^ ]+){1,2}$' THEN lower(split_part(name, ' ', 1)) "
+    "WHEN kind = 'person' AND name ~ '^[\u4e00-\u9fff]{3}$' THEN substr(name, 2) END"
+)
+
+
 def _named_any(namespace_ids: tuple[int, ...], names: list[str]) -> Any:
-    """The named entities of the namespaces called by any of `names` (`mention_known_names`;
-    compiled once: `prepared`)."""
-    return Entity.objects.filter(
-        namespace_id__in=namespace_ids, is_self=False, named=True, aliases__overlap=names
+    """The named entities of the namespaces called by any of `names`, or known by a full name whose
+    given name is one of them (`mention_known_names`; compiled once: `prepared`)."""
+    return (
+        Entity.objects.filter(namespace_id__in=namespace_ids, is_self=False, named=True)
+        .annotate(given=RawSQL(_GIVEN_NAME, [], output_field=CharField()))  # noqa: S611 - constant SQL
+        .filter(Q(aliases__overlap=names) | Q(given__in=names))
     )
 
 
@@ -142,7 +162,24 @@ def relation_end(*, entry: MemoryEntry, triple: Triple, resolver: Resolver) -> i
         status=RelationStatus.ACTIVE,
         valid_from__lt=end,
     ).filter(_ends_of(subject, triple, resolver))
-    return current.update(status=RelationStatus.SUPERSEDED, valid_to=end)
+    ended = current.update(status=RelationStatus.SUPERSEDED, valid_to=end)
+    if triple.predicate == Predicate.WORKS_AT and triple.object is not None:
+        # "I left my job at Halden": whoever was one's boss or colleague there no longer is.
+        there = Relation.objects.filter(
+            namespace_id=entry.namespace_id,
+            predicate=Predicate.WORKS_AT,
+            object=resolver.resolve(triple.object),
+            status=RelationStatus.ACTIVE,
+        ).values("subject_id")
+        ended += Relation.objects.filter(
+            namespace_id=entry.namespace_id,
+            subject=subject,
+            predicate__in=(Predicate.MANAGER, Predicate.COLLEAGUE),
+            status=RelationStatus.ACTIVE,
+            valid_from__lt=end,
+            object__in=there,
+        ).update(status=RelationStatus.SUPERSEDED, valid_to=end)
+    return ended
 
 
 def _ends_of(subject: Entity, triple: Triple, resolver: Resolver) -> Q:
@@ -205,6 +242,7 @@ def _create(
         object=obj,
         value=value,
         valid_from=start,
+        start_known=entry.start_known,
         confidence=float(entry.confidence),
         extractor=extractor[:100],
     )
@@ -230,6 +268,11 @@ def _create(
         )
         relation.save(force_insert=True)
         return relation
+    if current is not None and not relation.start_known:
+        # It replaces what held before: it began then, not at some unknown time; so did the
+        # statement that says it ("Rebecca works at Globex" after "… at Acme").
+        relation.start_known = entry.start_known = True
+        MemoryEntry.objects.filter(pk=entry.pk).update(start_known=True)
     relation.save(force_insert=True)
     Relation.objects.filter(
         namespace_id=entry.namespace_id,

@@ -24,7 +24,7 @@ from memory_core.embeddings import get_embedder
 from memory_core.entities.kinship import is_plural, kin, label_said, names_a_group
 from memory_core.entities.models import NAME_MAX_CHARS, Entity, Relation
 from memory_core.entities.rules import Ref
-from memory_core.entities.vocabulary import EntityKind, RelationStatus
+from memory_core.entities.vocabulary import SINGLE_VALUED, EntityKind, Predicate, RelationStatus
 from memory_core.language import is_chinese
 
 SELF_NAME = "the user"
@@ -93,8 +93,8 @@ class Resolver:
         related = [e for e in related if (not e.named and names_a_group(e.aliases)) == is_plural(ref.kin)]
         if ref.name:
             entity = self._by_name(ref, related)
-            if entity is None:
-                unnamed = [e for e in related if not e.named]
+            if entity is None and owner is not None and found is not None:
+                unnamed = [e for e in related if not e.named and self._fills(owner, e, found[0], ref)]
                 entity = unnamed[0] if unnamed else None
                 if entity is not None:
                     entity.name, entity.named = ref.name[:NAME_MAX_CHARS], True
@@ -106,7 +106,8 @@ class Resolver:
 
     def _related(self, owner: Entity, predicate: str, label: str) -> list[Entity]:
         """The entities `owner` currently has this relation to, the latest first; for a kin word
-        whose label fixes the meaning ("sister"), only those of that label."""
+        whose label fixes the meaning ("sister"), only those of that label. One has one boss, one
+        husband at a time, whatever the word ("my boss" and "my manager"): any label then."""
         relations = (
             Relation.objects.filter(
                 namespace_id=self.namespace_id,
@@ -115,11 +116,38 @@ class Resolver:
                 status=RelationStatus.ACTIVE,
                 object__isnull=False,
             )
-            .filter(Q(label=label) | Q(label=""))
             .select_related("object")
             .order_by("-valid_from")
         )
+        if predicate not in SINGLE_VALUED:
+            relations = relations.filter(Q(label=label) | Q(label=""))
         return [r.object for r in relations if r.object is not None]
+
+    def _fills(self, owner: Entity, unnamed: Entity, predicate: str, ref: Ref) -> bool:
+        """Whether a name said now names `unnamed`, known so far only by a kin word. A boss or
+        colleague said with a workplace ("my manager at Halden is Rebecca") is the "my boss" said
+        before only if that one was not said to work elsewhere, and the owner has not changed
+        jobs since it was said (a new job's manager is someone else)."""
+        if predicate not in (Predicate.MANAGER, Predicate.COLLEAGUE):
+            return True
+        jobs = Relation.objects.filter(namespace_id=self.namespace_id, predicate=Predicate.WORKS_AT)
+        if ref.works_at:
+            elsewhere = jobs.filter(subject=unnamed, status=RelationStatus.ACTIVE).exclude(
+                object__aliases__contains=[alias_of(ref.works_at)]
+            )
+            if elsewhere.exists():
+                return False
+        since = (
+            Relation.objects.filter(
+                namespace_id=self.namespace_id, subject=owner, object=unnamed, predicate=predicate
+            )
+            .order_by("valid_from")
+            .values_list("valid_from", flat=True)
+            .first()
+        )
+        if since is None:
+            return True
+        return not jobs.filter(subject=owner).filter(Q(valid_from__gt=since) | Q(valid_to__gt=since)).exists()
 
     def _by_name(self, ref: Ref, related: list[Entity]) -> Entity | None:
         alias = alias_of(ref.name)

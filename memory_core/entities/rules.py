@@ -27,6 +27,8 @@ class Ref:
     of: Ref | None = None
     kind: str = EntityKind.PERSON
     is_self: bool = False
+    # The workplace said with a boss's or colleague's name ("my manager at Halden is Rebecca").
+    works_at: str = ""
 
     def __post_init__(self) -> None:
         # Every extractor's names pass here: none is stored with a quote mark or a possessive.
@@ -113,10 +115,18 @@ _STOP_NAMES = (
 )
 
 _QUOTE = "[\"'\u201c\u2018]?"
+# "my manager at Halden Insurance is …", "my flatmate on Cowley Road is …", "Simone's son from her
+# first marriage is …": where or whence the kin is, said between the kin word and the name.
+_WHERE = r"(?:\s+(?P<prep>at|from|on|in|of)\s+(?P<where>[^,.;:!?]{1,40}?))?"
 _NAMED = re.compile(
-    rf"{_NP_KIN}(?:\s+(?:is|was)\s+(?:called\s+|named\s+)?|'s\s+name\s+is\s+|\s+(?:called|named)\s+)"
+    rf"{_NP_KIN}{_WHERE}(?:\s+(?:is|was)\s+(?:called\s+|named\s+)?|'s\s+name\s+is\s+|\s+(?:called|named)\s+)"
     rf"{_QUOTE}(?P<name2>{_NAME})(?=$|[\s.,;!?\"'\u201d\u2019])"
 )
+# "Rachel remarried; her husband is Greg": a his / her after a statement that opens with one
+# person's name (and names no one else before it) is that person's.
+_OPENING_NAME = re.compile(rf"\s*(?P<name>{_NAME})(?!'s)\b")
+_THEIR_KIN = re.compile(rf"\b(?:[Hh]er|[Hh]is)\s+(?={_ADJ}{_KIN}(?!\w))")
+_WORK_KIN = frozenset({Predicate.MANAGER, Predicate.COLLEAGUE})
 _IS_MY = re.compile(rf"(?P<name2>{_NAME})\s+(?:is|was)\s+{_NP_KIN}\b")
 _SUBJECT = rf"(?P<subj>{_NP_KIN}|{_SELF_WORDS}|{_NAME})"
 _WORKS = re.compile(
@@ -242,8 +252,24 @@ def _is_role(verb: str, role: str) -> bool:
     )
 
 
+def _their_kin(text: str) -> str:
+    """ "Rachel remarried; her husband is Greg" → "…; Rachel's husband is Greg" when the statement
+    opens with one person's name and names no one else before the pronoun."""
+    opening = _OPENING_NAME.match(text)
+    if opening is None or not _is_name(opening.group("name")):
+        return text
+    name = opening.group("name")
+    pronoun = _THEIR_KIN.search(text, opening.end())
+    if pronoun is None:
+        return text
+    between = text[opening.end() : pronoun.start()]
+    if any(_is_name(other) for other in re.findall(_NAME, between)):
+        return text
+    return text[: pronoun.start()] + _THEIR_KIN.sub(f"{name}'s ", text[pronoun.start() :])
+
+
 def read_english(text: str) -> Reading:
-    text = re.sub(r"\bI'm\b", "I am", text.replace("\u2019", "'"))
+    text = _their_kin(re.sub(r"\bI'm\b", "I am", text.replace("\u2019", "'")))
     reading = Reading()
     for match in re.finditer(_NP_KIN, text):
         reading.add_ref(_np(match))
@@ -251,13 +277,34 @@ def read_english(text: str) -> Reading:
         if _is_name(match.group("name2")):
             named = _np(match)
             reading.refs = [r for r in reading.refs if r != Ref(kin=named.kin, of=named.of, kind=named.kind)]
-            reading.add_ref(Ref(name=match.group("name2"), kin=named.kin, of=named.of, kind=named.kind))
+            person = Ref(name=match.group("name2"), kin=named.kin, of=named.of, kind=named.kind)
+            _works_where(match, person, reading)
     for match in _IS_MY.finditer(text):
         if _is_name(match.group("name2")):
             named = _np(match)
             reading.add_ref(Ref(name=match.group("name2"), kin=named.kin, of=named.of, kind=named.kind))
     _relations_english(text, reading)
     return reading
+
+
+def _works_where(match: re.Match[str], person: Ref, reading: Reading) -> None:
+    """ "My manager at Halden Insurance is Rebecca": a boss or colleague at an organisation works
+    there."""
+    where = (match.group("where") or "").strip()
+    found = kin(person.kin)
+    if (
+        match.group("prep") in ("at", "from")
+        and found is not None
+        and found[0] in _WORK_KIN
+        and re.fullmatch(ORG, where)
+        and _is_name(where)
+    ):
+        person = Ref(name=person.name, kin=person.kin, of=person.of, kind=person.kind, works_at=where)
+        reading.add_ref(person)
+        org = Ref(name=where, kind=EntityKind.ORGANISATION)
+        reading.add(Triple(person, Predicate.WORKS_AT, "works at", org))
+    else:
+        reading.add_ref(person)
 
 
 def _relations_english(text: str, reading: Reading) -> None:
@@ -370,10 +417,14 @@ _ZH_STOP = "\uff0c\u3002,.!\uff01\uff1f?\uff1b;\uff1a:\u3001\\s"  # full-width a
 _ZH_NAME_CHAR = r"(?:(?![是的在住我你他她它和也叫很被把])[\u4e00-\u9fff])"
 _ZH_AFTER_NAME = r"是|在|住|工作|上班|做|的|和|也|今年|很|喜欢|养|现在|目前|如今|一直|已经|正在|还"
 _ZH_NAME = rf"(?:[A-Z][A-Za-z'-]*|{_ZH_NAME_CHAR}{{1,4}}?)(?=$|[{_ZH_STOP}]|{_ZH_AFTER_NAME})"
-_ZH_SELF = r"(?:我|用户)"
+_ZH_SELF = r"(?:我们|我|用户)"
 _ZH_NP = rf"(?:(?P<zself>{_ZH_SELF})的?|(?P<zowner>{_ZH_NAME})的)(?P<zkin>{_ZH_KIN})"
 _ZH_NAMED = re.compile(rf"{_ZH_NP}(?:叫做|名叫|叫|名字是|是)(?P<zname>{_ZH_NAME})")
 _ZH_IS_MY = re.compile(rf"(?<![\u4e00-\u9fff])(?P<zname>{_ZH_NAME})是{_ZH_NP}")
+# "我在华信会计师事务所的组长是陈敏": the kin at a workplace, who works there too.
+_ZH_AT_NAMED = re.compile(
+    rf"(?P<zself>{_ZH_SELF})在(?P<org>[^{_ZH_STOP}]{{2,20}}?)的(?P<zkin>{_ZH_KIN})(?:叫做|名叫|叫|是)(?P<zname>{_ZH_NAME})"
+)
 # Words that open a clause and are no one's name: "现在在腾讯工作" is "now working at Tencent", not
 # a person called 现在 (or 现) working at "在腾讯".
 _ZH_NOT_A_NAME = (
@@ -405,7 +456,7 @@ _ZH_WED = re.compile(
 def _zh_np(match: re.Match[str]) -> Ref:
     word = match.group("zkin")
     found = kin(word)
-    owner = match.group("zowner")
+    owner = match.groupdict().get("zowner")
     of = Ref(name=owner) if owner and owner not in ("我", "用户") else None
     return Ref(kin=word, of=of, kind=kind_of(found[0]) if found else EntityKind.PERSON)
 
@@ -426,10 +477,54 @@ def _zh_weddings(text: str, reading: Reading) -> None:
             reading.add(Triple(_zh_subject(match), Predicate.SPOUSE, "结婚", Ref(name=spouse)))
 
 
-def read_chinese(text: str) -> Reading:
-    reading = Reading()
+def _zh_at_work(text: str, reading: Reading) -> tuple[set[Ref], list[tuple[int, int]]]:
+    """ "我在华信的组长是陈敏": the named kin, who works there too when a boss or colleague; and
+    where it was said (no name in the workplace's words is an owner)."""
     named: set[Ref] = set()
+    spans: list[tuple[int, int]] = []
+    for match in _ZH_AT_NAMED.finditer(text):
+        ref = _zh_np(match)
+        named.add(ref)
+        spans.append(match.span())
+        found = kin(ref.kin)
+        at_work = found is not None and found[0] in _WORK_KIN
+        person = Ref(
+            name=match.group("zname"),
+            kin=ref.kin,
+            of=ref.of,
+            kind=ref.kind,
+            works_at=match.group("org") if at_work else "",
+        )
+        reading.add_ref(person)
+        if at_work:
+            org = Ref(name=match.group("org"), kind=EntityKind.ORGANISATION)
+            reading.add(Triple(person, Predicate.WORKS_AT, "在…工作", org))
+    return named, spans
+
+
+_ZH_OPENING_NAME = rf"{_ZH_NAME_CHAR}{{2,3}}?(?=[{_ZH_STOP}]|{_ZH_AFTER_NAME}|去年|前年|再|又|刚|结婚|离婚)"
+_ZH_THEIR_KIN = re.compile(rf"[他她]的?(?={_ZH_KIN})")
+
+
+def _zh_their_kin(text: str) -> str:
+    """ "林晓雯再婚了。她的丈夫是王强" → "…林晓雯的丈夫是王强": 他 / 她 after a statement that opens
+    with one person's name."""
+    opening = re.match(_ZH_NOT_A_NAME + _ZH_OPENING_NAME, text)
+    if opening is None or re.fullmatch(_ZH_SELF, opening.group(0)):
+        return text
+    pronoun = _ZH_THEIR_KIN.search(text, opening.end())
+    if pronoun is None:
+        return text
+    return text[: pronoun.start()] + _ZH_THEIR_KIN.sub(opening.group(0) + "的", text[pronoun.start() :])
+
+
+def read_chinese(text: str) -> Reading:
+    text = _zh_their_kin(text)
+    reading = Reading()
+    named, at_work = _zh_at_work(text, reading)
     for match in _ZH_NAMED.finditer(text):
+        if any(start <= match.start() < end for start, end in at_work):
+            continue
         ref = _zh_np(match)
         name = match.group("zname")
         if name in _ZH_PROFESSION_SET:
@@ -440,9 +535,10 @@ def read_chinese(text: str) -> Reading:
         ref = _zh_np(match)
         named.add(ref)
         reading.add_ref(Ref(name=match.group("zname"), kin=ref.kin, of=ref.of, kind=ref.kind))
+
     for match in re.finditer(_ZH_NP, text):
         ref = _zh_np(match)
-        if ref not in named:
+        if ref not in named and not any(start <= match.start() < end for start, end in at_work):
             reading.add_ref(ref)
     for match in _ZH_WORKS.finditer(text):
         org = Ref(name=match.group("org"), kind=EntityKind.ORGANISATION)

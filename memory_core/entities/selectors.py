@@ -35,7 +35,9 @@ def _uuid(value: Any, what: str) -> uuid.UUID:
 def current_at(qs: QuerySet[Relation], at: datetime | None) -> QuerySet[Relation]:
     """Relations whose validity window holds `at` (now when None)."""
     moment = at or timezone.now()
-    return qs.filter(valid_from__lte=moment).filter(Q(valid_to__isnull=True) | Q(valid_to__gt=moment))
+    return qs.filter(Q(valid_from__lte=moment) | Q(start_known=False)).filter(
+        Q(valid_to__isnull=True) | Q(valid_to__gt=moment)
+    )
 
 
 def entity_list(*, actor: Actor, kind: str | None = None, q: str | None = None) -> QuerySet[Entity]:
@@ -243,6 +245,8 @@ def relation_dict(relation: Relation) -> dict[str, Any]:
         "status": relation.status,
         "valid_from": _iso(relation.valid_from),
         "valid_to": _iso(relation.valid_to),
+        # False: said undated of others, it may have held before `valid_from` (docs/entities.md).
+        "start_known": relation.start_known,
         "recorded_at": _iso(relation.recorded_at),
         "superseded_by": str(relation.superseded_by_id) if relation.superseded_by_id else None,
         "confidence": relation.confidence,

@@ -168,6 +168,14 @@ class MemoryEntry(models.Model):
     recorded_at = models.DateTimeField(
         verbose_name=_("recorded at"), default=timezone.now, help_text=_("When the system learned it.")
     )
+    # False: told undated, of someone else, with no word of a change: it may have held long before
+    # `valid_from` (when it was recorded), so a question about an earlier instant may see it.
+    start_known = models.BooleanField(
+        verbose_name=_("start known"),
+        default=True,
+        db_default=True,
+        help_text=_("False when the statement held from an unknown start, before it was recorded."),
+    )
     expired_at = models.DateTimeField(
         verbose_name=_("expired at"),
         null=True,

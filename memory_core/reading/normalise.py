@@ -247,3 +247,30 @@ _SENTENCE_END = (
 def split_sentences(text: str) -> list[str]:
     parts = re.split(rf"{_SENTENCE_END}|(?<=[\u3002\uff01\uff1f])|\s*\n+\s*", text)
     return [part.strip() for part in parts if part and part.strip()]
+
+
+# Words by which a statement speaks of the user: the first person, and "the user" of an extracted one.
+_OF_THE_USER = re.compile(
+    r"(?i)\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours|ourselves|the\s+user|"
+    r"user's)\b|我|咱|用户"
+)
+# Words that date what a statement says or say it changed ("now", "moved", "in 2019", "刚", "去年"):
+# its start is around when it was said, or is said.
+_SAYS_WHEN = re.compile(
+    r"(?i)\b(?:now|currently|recently|lately|just|new|newly|start|starts|started|starting|began|begun|"
+    r"begins|moved|moving|joined|became|become|becomes|anymore|longer|since|until|today|yesterday|"
+    r"tonight|tomorrow|ago|last|this\s+(?:week|month|year)|next|once|used\s+to|(?:19|20)\d\d)\b|"
+    r"现在|目前|如今|刚|最近|新|开始|搬|已经|不再|今天|昨天|明天|今年|去年|前年|明年|上周|上个月|以前|之前|后来|"
+    r"曾经|\d{2,4}年"
+)
+
+
+def speaks_of_the_user(text: str) -> bool:
+    """Whether a statement speaks of the user ("my manager …", "I …", "The user's …", "我 …")."""
+    return _OF_THE_USER.search(text) is not None
+
+
+def says_when(text: str) -> bool:
+    """Whether a statement dates what it says or says it changed ("Tom now lives in Leeds",
+    "Ana started at Acme", "in 2019", "刚", "去年")."""
+    return _SAYS_WHEN.search(text) is not None

@@ -73,7 +73,7 @@ def current_where(at: datetime | None) -> tuple[str, list[Any]]:
     now = timezone.now()
     when = at or now
     t = ENTRY_TABLE
-    window = f"{t}.valid_from <= %s AND ({t}.valid_to IS NULL OR {t}.valid_to > %s)"
+    window = f"({t}.valid_from <= %s OR NOT {t}.start_known) AND ({t}.valid_to IS NULL OR {t}.valid_to > %s)"
     if at is None or at >= now:
         ttl = f"({t}.expires_at IS NULL OR {t}.expires_at > %s)"
         return f"{window} AND {ttl} AND {t}.status = %s", [when, when, when, MemoryStatus.ACTIVE]

@@ -57,8 +57,10 @@ def test_the_people_a_user_spoke_of_with_what_is_known_and_the_sources(key_clien
     spouse = next(r for r in ana["relations"] if r["predicate"] == "spouse")
     assert spouse["memories"] == [pilot["id"]]
 
-    # Point in time: before anything was told, nothing held.
-    assert detail(key_client, ana["id"], "&at=2001-01-01T00:00:00Z").json()["relations"] == []
+    # Point in time: before anything was told, only what was said undated of others may have held
+    # (Ana's marriage, since when unknown); what the user said of their own sister began then.
+    past = detail(key_client, ana["id"], "&at=2001-01-01T00:00:00Z").json()["relations"]
+    assert [(r["predicate"], r["start_known"]) for r in past] == [("spouse", False)]
     relations = key_client.get(f"/api/v1/relations/?user_id=u1&entity={ana['id']}&predicate=spouse").json()
     assert [r["object"]["name"] for r in relations["results"]] == ["Marc"]
     one = key_client.get(f"/api/v1/relations/{spouse['id']}/?user_id=u1")

@@ -29,6 +29,7 @@ _RELATION = {
     "status": "active",
     "valid_from": "2026-06-29T10:00:00Z",
     "valid_to": None,
+    "start_known": True,
     "recorded_at": "2026-06-29T10:00:00Z",
     "superseded_by": None,
     "confidence": 0.9,
