@@ -50,11 +50,16 @@ class TermWeights:
     # `MATCH_MAX_SHARE` of the entries (all of them when none is). A term in most entries
     # still adds its small weight to the score of the candidates found by the others.
     matching: tuple[str, ...] = ()
+    # The scope's entries, and how many of `terms` (the last ones) are the scope's words related to
+    # the query's rather than its own (`memory_core.term_vectors`).
+    entries: int = 0
+    related: int = 0
 
     @property
     def total(self) -> float:
-        """The score of an entry holding every term once at average length: 1.0 in `normalised`."""
-        return sum(self.idf)
+        """The score of an entry holding each of the query's own terms once at average length: 1.0
+        in `normalised` (a related word adds to a match, it does not raise the bar)."""
+        return sum(self.idf[: len(self.idf) - self.related])
 
     def tsquery(self) -> str:
         """OR of the matching terms: one is enough (the ranking prefers entries with more)."""
@@ -194,6 +199,7 @@ def _weights_of(rows: list[tuple[Any, ...]], terms: list[str]) -> TermWeights:
         matching=tuple(term for term in kept if holding[term] <= MATCH_MAX_SHARE * entries),
         idf=tuple(bm25_idf(entries=entries, holding=holding[term]) for term in kept),
         avg_length=max(1.0, int(rows[0][3]) / entries),
+        entries=entries,
     )
 
 

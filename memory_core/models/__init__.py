@@ -46,6 +46,7 @@ from memory_core.models.memories import (
     NamespaceGrant,
     SearchStats,
     SearchTerm,
+    TermVector,
 )
 from memory_core.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
 
@@ -84,6 +85,7 @@ __all__ = [
     "SearchStats",
     "SearchTerm",
     "SourceKind",
+    "TermVector",
     "Tombstone",
     "TombstoneReason",
     "WebhookAttempt",
