@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
+
 from memory_core.models import TermVector
 from memory_core.tasks import run_context_vectors
 from tests.erasure_helpers import canary
