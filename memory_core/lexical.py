@@ -207,25 +207,27 @@ def bm25_expression(weights: TermWeights) -> RawSQL:
     """An entry's BM25 score for the query, evaluated by PostgreSQL on the row's tsvector."""
     # The index-free `@@` first: most candidates (found by meaning) hold none of the terms, and
     # for them the lexeme join would unnest the whole tsvector to sum nothing.
+    # The lexemes filtered by `= ANY` and their idf looked up by position, rather than joined
+    # with the terms: no hash built per row, a third less time per row (docs/recall.md).
     sql = (
         "(CASE WHEN memory_core_memoryentry.search_vector @@ %s::tsquery THEN "
-        "(SELECT coalesce(sum(q.idf * tf.n * %s / (tf.n + %s * (1 - %s + %s * "
-        "length(memory_core_memoryentry.search_vector) / %s))), 0) "
+        "(SELECT coalesce(sum((%s::float8[])[array_position(%s::text[], u.lexeme)] * tf.n * %s "
+        "/ (tf.n + %s * (1 - %s + %s * length(memory_core_memoryentry.search_vector) / %s))), 0) "
         "FROM unnest(memory_core_memoryentry.search_vector) AS u "
-        "JOIN unnest(%s::text[], %s::float8[]) AS q(term, idf) ON q.term = u.lexeme "
         "CROSS JOIN LATERAL (SELECT sum(CASE WHEN w = 'D' THEN %s ELSE 1 END) AS n "
-        "FROM unnest(u.weights) AS w) AS tf) ELSE 0 END)"
+        "FROM unnest(u.weights) AS w) AS tf WHERE u.lexeme = ANY(%s::text[])) ELSE 0 END)"
     )
     params: list[Any] = [
         weights.any_term_query(),
+        list(weights.idf),
+        list(weights.terms),
         K1 + 1,
         K1,
         B,
         B,
         weights.avg_length,
-        list(weights.terms),
-        list(weights.idf),
         CONTEXT_TF,
+        list(weights.terms),
     ]
     return RawSQL(sql, params, output_field=FloatField())  # noqa: S611 - parameters only
 
