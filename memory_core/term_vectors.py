@@ -1,24 +1,30 @@
 """Related words: the keyword search also looks for the scope's terms nearest in meaning to the query's.
 
 A question rarely uses the words its answer was said in ("What do Melanie's kids like?" against
-"They love learning about animals"; "children" against "kids"; "destress" against "stress
-relief"). Each term the entries hold (a lexeme of `search_vector`, counted in `SearchTerm`) gets
-the embedding of its text (`TermVector`, one row per term for every namespace: a function of the
-term and the model). At recall, each query term that the scope holds in at most
-`lexical.MATCH_MAX_SHARE` of its entries brings the `RELATED_PER_TERM` terms of the scope nearest
-to it by cosine, when at least `RELATED_SIMILARITY` (and as rare): they join the keyword search at
-`RELATED_WEIGHT` times their cosine times their own idf, and select candidates like the query's
-own terms; the keyword component stays normalised by the query's own terms alone
-(`lexical.TermWeights.total`), so a related word adds to a match and never dilutes one. Read in the
-term statistics' round trip, while the query is embedded: no model call and no round trip more.
+"They love learning about animals"; "children" against "kids"; "visited" against "a trip to
+Rome"). Each term the entries hold (a lexeme of `search_vector`, counted in `SearchTerm`) gets the
+embedding of its text (`TermVector`: one row per term for every namespace, a function of the term
+and the model), and every two terms at least `PAIR_FLOOR` alike are kept as a pair
+(`RelatedTerm`, both ways). At recall, each query term that the scope holds in at most
+`lexical.MATCH_MAX_SHARE` of its entries brings its `RELATED_PER_TERM` most alike pairs that the
+scope holds as rarely, at least `RELATED_SIMILARITY` alike: they join the BM25 sum at
+`RELATED_WEIGHT` times their cosine times their own idf, and the rarest of them
+(`RELATED_MATCH_MAX_SHARE`) select candidates like the query's own terms; the keyword component
+stays normalised by the query's own terms alone (`lexical.TermWeights.total`), so a related word
+adds to a match and never dilutes one. Read by index lookups in the term statistics' round trip,
+while the query is embedded: no model call, no cosine and no round trip more at recall. Only the
+scope's own words are related (another user's words are never read, not even as a vector for the
+query's), so a query word the scope has never held is searched as itself only.
 
-The vectors come from a job (`term_vectors_run`), run with the context-vector job (every write of
-a turn asks for it, and its schedule is the safety net): a term new to the database is searched
-by its own word at once and by its meaning from that run on. The job embeds the terms that have
-no vector under the model in use, `embeddings.batch_size()` to a model call, and stores each only
-while some namespace still holds it (those rows locked FOR KEY SHARE, SKIP LOCKED: the job never
-waits on a writer); a trigger on `SearchTerm` deletes the row with the term's last holder, so
-nothing of an erased entry's words stays (migration 0032). docs/recall.md has the figures.
+The vectors and pairs come from a job (`term_vectors_run`), run with the context-vector job (every
+write of a turn asks for it, and its 10-minute schedule is the safety net): a term new to the
+database is searched by its own word at once and by its meaning from that run on. The job embeds
+the terms that have no vector under the model in use, `embeddings.batch_size()` to a model call,
+stores each only while some namespace still holds it, and pairs it with every vector alike
+enough (an exact pass over the vectors: a few seconds for the first thousands of terms, then a
+few new terms a run). Rows it reads are locked FOR KEY SHARE, SKIP LOCKED (it never waits on a
+writer); a trigger on `SearchTerm` deletes the vector and the pairs with the term's last holder,
+so nothing of an erased entry's words stays (migration 0032). docs/recall.md has the figures.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from django.db import connection
 from memory_core import lexical
 from memory_core.embeddings import batch_size, get_embedder, vector_literal
 from memory_core.language import is_cjk
-from memory_core.models import SearchStats, SearchTerm, TermVector
+from memory_core.models import RelatedTerm, SearchStats, SearchTerm, TermVector
 from memory_core.round_trip import Read
 from memory_core.vector_storage import MEMORY_VECTOR_TYPE
 
@@ -40,14 +46,21 @@ from memory_core.vector_storage import MEMORY_VECTOR_TYPE
 # over cosines 0.4-0.55, 5-8 terms and weights 0.2-0.4; below 0.4 the related words are topic
 # words rather than near-synonyms ("paint" brings "canvas", "draw", "art" at 0.45-0.6).
 RELATED_SIMILARITY = 0.45
+# The pairs the job keeps: every two terms at least this alike (below `RELATED_SIMILARITY`, so
+# that constant can be tried higher or lower down to it without recomputing them).
+PAIR_FLOOR = 0.4
 RELATED_PER_TERM = 8
 RELATED_WEIGHT = 0.3
+# A related word selects candidates when at most this share of the scope holds it (LoCoMo: any
+# share from 1% up ranks exactly as all of them selecting, with half the rows to score).
+RELATED_MATCH_MAX_SHARE = 0.02
 # Terms one run embeds at most (a few hundred a second on two cores: words are short).
 TERM_JOB_MAX_TERMS = 8192
 
 _TERMS = SearchTerm._meta.db_table
 _STATS = SearchStats._meta.db_table
 _VECTORS = TermVector._meta.db_table
+_PAIRS = RelatedTerm._meta.db_table
 
 
 # --- At recall ------------------------------------------------------------------------------------
@@ -60,33 +73,31 @@ def related_read(*, namespace_ids: list[int], terms: list[str]) -> Read[list[tup
     at least `RELATED_SIMILARITY` alike; None when there is nothing to read."""
     if not terms or not namespace_ids:
         return None
-    # Exact cosines over the scope's vocabulary (a few thousand terms for a namespace of
-    # conversations); the vocabulary is aggregated once (a CTE read twice is materialised).
+    # The query terms' pairs (`RelatedTerm`, all at least `PAIR_FLOOR` alike) that the scope holds:
+    # index lookups, no cosine computed here.
     sql = f"""
         WITH entries AS (
             SELECT coalesce(sum(entries), 0) * %s AS most FROM {_STATS} WHERE namespace_id = ANY(%s)
         ),
-        vocabulary AS (
-            SELECT t.term, sum(t.entries) AS holding FROM {_TERMS} t
-            WHERE t.namespace_id = ANY(%s) GROUP BY t.term
-            HAVING sum(t.entries) <= (SELECT most FROM entries)
-        ),
         asked AS (
-            SELECT v.embedding FROM vocabulary w JOIN {_VECTORS} v ON v.term = w.term
-            WHERE w.term = ANY(%s) AND v.embedding_model = %s
+            SELECT t.term FROM {_TERMS} t WHERE t.namespace_id = ANY(%s) AND t.term = ANY(%s)
+            GROUP BY t.term HAVING sum(t.entries) <= (SELECT most FROM entries)
+        ),
+        near AS (
+            SELECT r.related, r.similarity, h.holding,
+                row_number() OVER (PARTITION BY r.term ORDER BY r.similarity DESC, r.related) AS n
+            FROM asked JOIN {_PAIRS} r ON r.term = asked.term
+            CROSS JOIN LATERAL (
+                SELECT sum(t.entries) AS holding FROM {_TERMS} t
+                WHERE t.namespace_id = ANY(%s) AND t.term = r.related
+            ) AS h
+            WHERE r.similarity >= %s AND r.related <> ALL(%s) AND h.holding <= (SELECT most FROM entries)
         )
-        SELECT near.term, near.holding, max(near.similarity) FROM asked CROSS JOIN LATERAL (
-            SELECT w.term, w.holding, 1 - (v.embedding <=> asked.embedding) AS similarity
-            FROM vocabulary w JOIN {_VECTORS} v ON v.term = w.term
-            WHERE v.embedding_model = %s AND w.term <> ALL(%s)
-            ORDER BY v.embedding <=> asked.embedding LIMIT %s
-        ) AS near
-        WHERE near.similarity >= %s GROUP BY near.term, near.holding
+        SELECT related, holding, max(similarity) FROM near WHERE n <= %s GROUP BY related, holding
     """  # noqa: S608  # table names from the models; values as parameters
-    model = get_embedder().name
     params = [
-        lexical.MATCH_MAX_SHARE, namespace_ids, namespace_ids, terms, model, model, terms,
-        RELATED_PER_TERM, RELATED_SIMILARITY,
+        lexical.MATCH_MAX_SHARE, namespace_ids, namespace_ids, terms, namespace_ids, RELATED_SIMILARITY,
+        terms, RELATED_PER_TERM,
     ]  # fmt: skip
     return Read(
         sql, params, lambda rows: [(term, int(holding), float(cosine)) for term, holding, cosine in rows]
@@ -95,7 +106,7 @@ def related_read(*, namespace_ids: list[int], terms: list[str]) -> Read[list[tup
 
 def with_related(weights: lexical.TermWeights, related: list[tuple[str, int, float]]) -> lexical.TermWeights:
     """`weights` with the related terms added after the query's own, each at `RELATED_WEIGHT`
-    times its cosine times its idf, matching like the query's rarer terms."""
+    times its cosine times its idf; the rarest select candidates too (`RELATED_MATCH_MAX_SHARE`)."""
     entries = weights.entries
     found = sorted(
         (term, cosine, holding)
@@ -109,11 +120,14 @@ def with_related(weights: lexical.TermWeights, related: list[tuple[str, int, flo
         for _, cosine, holding in found
     ]
     added = tuple(term for term, _, _ in found)
+    # Only a rare related word selects candidates: one that many entries hold would bring rows
+    # it barely moves (each costs its BM25 in the keyword search); it still adds to their scores.
+    rare = tuple(term for term, _, holding in found if holding <= RELATED_MATCH_MAX_SHARE * entries)
     return lexical.TermWeights(
         terms=weights.terms + added,
         idf=weights.idf + tuple(idf),
         avg_length=weights.avg_length,
-        matching=weights.matching + added,
+        matching=weights.matching + rare,
         entries=entries,
         related=len(added),
     )
@@ -128,6 +142,7 @@ class TermRunReport:
 
     embedded: int = 0
     stored: int = 0
+    pairs: int = 0
     model_calls: int = 0
     more: bool = False
     seconds: float = 0.0
@@ -136,6 +151,7 @@ class TermRunReport:
         return {
             "embedded": self.embedded,
             "stored": self.stored,
+            "pairs": self.pairs,
             "model_calls": self.model_calls,
             "more": self.more,
             "seconds": round(self.seconds, 2),
@@ -178,7 +194,10 @@ def term_vectors_run(*, max_terms: int = TERM_JOB_MAX_TERMS) -> TermRunReport:
         vectors = embedder.embed(terms)
         report.model_calls += 1
         report.embedded += len(terms)
-        report.stored += _store(terms, vectors, embedder.name)
+        stored = _store(terms, vectors, embedder.name)
+        report.stored += stored
+        if stored:
+            report.pairs += _pair(terms, embedder.name)
     report.seconds = time.monotonic() - started
     return report
 
@@ -188,7 +207,7 @@ def term_vectors_drain() -> TermRunReport:
     total = TermRunReport()
     while True:
         report = term_vectors_run()
-        for name in ("embedded", "stored", "model_calls", "seconds"):
+        for name in ("embedded", "stored", "pairs", "model_calls", "seconds"):
             setattr(total, name, getattr(total, name) + getattr(report, name))
         if not report.more:
             return total
@@ -217,4 +236,37 @@ def _store(terms: list[str], vectors: list[list[float]], model: str) -> int:
     params: list[Any] = [terms, model, terms, [vector_literal(vector) for vector in vectors]]
     with connection.cursor() as cursor:  # one statement: its own transaction in autocommit
         cursor.execute(sql, params)
+        return int(cursor.rowcount)
+
+
+def _pair(terms: list[str], model: str) -> int:
+    """One statement: the pairs of the newly stored `terms` with every vector at least `PAIR_FLOOR`
+    alike, both ways (a new vector's pairs replace what an older model gave). Each vector read is
+    locked FOR KEY SHARE, SKIP LOCKED: a vector an erasure is deleting is skipped, and one this
+    statement holds is deleted after it, with the pairs it wrote (the trigger of migration 0032).
+    Returns the pairs written."""
+    sql = f"""
+        WITH fresh AS (
+            SELECT term, embedding FROM {_VECTORS}
+            WHERE term = ANY(%s) AND embedding_model = %s FOR KEY SHARE SKIP LOCKED
+        ),
+        near AS (
+            SELECT f.term, v.term AS related, 1 - (f.embedding <=> v.embedding) AS similarity
+            FROM fresh f JOIN {_VECTORS} v ON v.term <> f.term AND v.embedding_model = %s
+            WHERE (f.embedding <=> v.embedding) <= %s
+        ),
+        held AS (
+            SELECT term FROM {_VECTORS} WHERE term IN (SELECT related FROM near) FOR KEY SHARE SKIP LOCKED
+        ),
+        both_ways AS (
+            SELECT term, related, similarity FROM near WHERE related IN (SELECT term FROM held)
+            UNION ALL
+            SELECT related, term, similarity FROM near WHERE related IN (SELECT term FROM held)
+        )
+        INSERT INTO {_PAIRS} (term, related, similarity)
+        SELECT DISTINCT ON (term, related) term, related, similarity FROM both_ways ORDER BY term, related
+        ON CONFLICT (term, related) DO UPDATE SET similarity = EXCLUDED.similarity
+    """  # noqa: S608  # table names from the models; values as parameters
+    with connection.cursor() as cursor:  # one statement: its own transaction in autocommit
+        cursor.execute(sql, [terms, model, model, 1 - PAIR_FLOOR])
         return int(cursor.rowcount)

@@ -415,6 +415,23 @@ class TermVector(models.Model):
         return self.term
 
 
+class RelatedTerm(models.Model):
+    """Two terms whose vectors are at least `term_vectors.PAIR_FLOOR` alike, both ways, computed by
+    the job when either gets its vector: recall reads a query term's pairs instead of comparing it
+    with the scope's whole vocabulary. Deleted with either term's vector (the same trigger)."""
+
+    term = models.TextField()
+    related = models.TextField()
+    similarity = models.FloatField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["term", "related"], name="related_term_unique")]
+        indexes = [models.Index(fields=["related"], name="related_term_related")]
+
+    def __str__(self) -> str:
+        return f"{self.term} ~ {self.related}"
+
+
 class MemoryEvidence(models.Model):
     """One observation supporting an entry; merges add evidence instead of a second copy."""
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.db.models import Q
 
-from memory_core.models import TermVector
+from memory_core.models import RelatedTerm, TermVector
+from memory_core.scan import scan_database
 from memory_core.tasks import run_context_vectors
 from tests.erasure_helpers import canary
 
@@ -67,15 +69,17 @@ def test_only_the_callers_own_words_are_related(key_client):
     assert [item["breakdown"]["keyword"] for item in items] == [0] * len(items)
 
 
-def test_erasure_removes_the_words_vector(key_client):
+def test_erasure_removes_the_words_vector_and_pairs(key_client):
     word = canary()
-    add(key_client, "The user likes tea.")
+    add(key_client, "The user feeds the birds in the garden.")
     memory = add(key_client, f"The user keeps a parrot called {word}.")
     run_context_vectors()
     assert TermVector.objects.filter(term=lexeme(word)).exists()
-    assert TermVector.objects.filter(term="tea").exists()
+    assert RelatedTerm.objects.filter(term="parrot", related="bird").exists()
 
     assert key_client.delete(f"/api/v1/memories/{memory['id']}/").status_code == 204
 
-    assert not TermVector.objects.filter(term__icontains=word[:10].lower()).exists()
-    assert TermVector.objects.filter(term="tea").exists()  # still held by the other memory
+    assert not TermVector.objects.filter(term__in=[lexeme(word), "parrot"]).exists()
+    assert not RelatedTerm.objects.filter(Q(term="parrot") | Q(related="parrot")).exists()
+    assert TermVector.objects.filter(term="bird").exists()  # still held by the other memory
+    assert scan_database(word) == {}
