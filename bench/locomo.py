@@ -355,7 +355,7 @@ def run_term_job() -> None:
     report = term_vectors_drain()
     print(
         f"term vectors: {report.stored} of {left} waiting terms embedded and stored "
-        f"in {report.seconds:.1f} s ({report.model_calls} model calls)",
+        f"in {report.seconds:.1f} s ({report.model_calls} model calls), {report.pairs} related pairs",
         flush=True,
     )
 
