@@ -243,12 +243,14 @@ def evaluate(
     def run(method: str, *, by_category: bool = False) -> dict[int, float]:
         totals = dict.fromkeys(KS, 0.0)
         per_category: dict[int, list[tuple[float, ...]]] = {}
+        per_conversation: dict[str, list[tuple[float, ...]]] = {}
         shown = 0
         for (conversation, question), vector in zip(questions, query_vectors, strict=True):
             ids = ranked_ids(method, conversation, question.text, vector)
             figures = tuple(recall_at(ids, question.evidence, k) for k in KS)
             hit = float(bool(set(ids[:10]) & question.evidence))
             per_category.setdefault(question.category, []).append((*figures, hit))
+            per_conversation.setdefault(conversation.name, []).append((*figures, hit))
             for k, figure in zip(KS, figures, strict=True):
                 totals[k] += figure
             if shown < misses and figures[1] < 1.0 and method == "hybrid":
@@ -259,10 +261,10 @@ def evaluate(
             print(
                 f"  {'category':<16}{'n':>5}" + "".join(f"{'R@' + str(k):>8}" for k in KS) + f"{'hit@10':>8}"
             )
-            for category in sorted(per_category):
-                rows = per_category[category]
+            groups = [(f"{c} {names.get(c, '')}", per_category[c]) for c in sorted(per_category)]
+            groups += [(f"conversation {name}", rows) for name, rows in per_conversation.items()]
+            for label, rows in groups:
                 means = [sum(row[i] for row in rows) / len(rows) for i in range(len(KS) + 1)]
-                label = f"{category} {names.get(category, '')}"
                 print(f"  {label:<16}{len(rows):>5}" + "".join(f"{m:8.3f}" for m in means))
         return {k: totals[k] / len(questions) for k in KS}
 
@@ -326,9 +328,11 @@ def context_waiting() -> int:
 
 
 def run_context_job() -> None:
-    """The context-vector job to completion (`CONTEXT_VECTOR=deferred`), before any question."""
+    """The context-vector job to completion (`CONTEXT_VECTOR=deferred`), before any question,
+    and the term vectors it embeds after the context documents (`memory_core.term_vectors`)."""
     from memory_core.context_vectors import context_vectors_drain
 
+    run_term_job()
     left = context_waiting()
     if not left:
         print("context-vector job: nothing waiting")
@@ -339,6 +343,19 @@ def run_context_job() -> None:
         f"documents embedded and stored in {report.seconds:.1f} s ({report.model_calls} model calls "
         f"taking {report.model_seconds:.1f} s), "
         f"{context_waiting()} waiting",
+        flush=True,
+    )
+
+
+def run_term_job() -> None:
+    """The term vectors the job embeds (the words recall relates to a query's), to completion."""
+    from memory_core.term_vectors import term_vectors_drain, waiting
+
+    left = waiting()
+    report = term_vectors_drain()
+    print(
+        f"term vectors: {report.stored} of {left} waiting terms embedded and stored "
+        f"in {report.seconds:.1f} s ({report.model_calls} model calls), {report.pairs} related pairs",
         flush=True,
     )
 

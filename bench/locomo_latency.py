@@ -10,6 +10,7 @@ see the same load:
     full       every component (`RECALL_COMPONENTS` default): vector + context + BM25 candidates,
                time, names, graph, the turns next to the best hits
     no-nbr     the same without the turns next to the best hits (`neighbour`: one statement more)
+    no-rel     the same without the words related to the query's (`related`, memory_core.term_vectors)
     no-ctx     the same without the context-embedding candidate search (its score stays)
     baseline   the old design's parts only (`RECALL_COMPONENTS=("keyword",)`): vector similarity
                and keyword candidates, no context search, no time or names
@@ -43,7 +44,8 @@ from bench.locomo_data import load_all
 
 BUILDS: dict[str, tuple[str, ...] | None] = {
     "full": None,
-    "no-nbr": ("context", "keyword", "time", "names", "graph"),
+    "no-nbr": ("context", "keyword", "time", "names", "graph", "related"),
+    "no-rel": ("context", "keyword", "time", "names", "graph", "neighbour"),
     "no-ctx": ("keyword", "time", "names"),
     "baseline": ("keyword",),
 }
@@ -87,7 +89,7 @@ def run(
     from django.test import override_settings
     from django.test.utils import CaptureQueriesContext
 
-    from bench.locomo import _load
+    from bench.locomo import _load, run_term_job
     from memory_core import recall
     from memory_core.embeddings import get_embedder, query_cache, runtime_in_use
 
@@ -103,6 +105,7 @@ def run(
     else:
         common.truncate()
         namespaces = _load(conversations)
+    run_term_job()
     questions = [(c, q) for c in conversations for q in c.questions]
     asked_at = {c.name: max(t.said_at for t in c.turns) for c in conversations}
     turns = sum(len(c.turns) for c in conversations)

@@ -50,11 +50,16 @@ class TermWeights:
     # `MATCH_MAX_SHARE` of the entries (all of them when none is). A term in most entries
     # still adds its small weight to the score of the candidates found by the others.
     matching: tuple[str, ...] = ()
+    # The scope's entries, and how many of `terms` (the last ones) are the scope's words related to
+    # the query's rather than its own (`memory_core.term_vectors`).
+    entries: int = 0
+    related: int = 0
 
     @property
     def total(self) -> float:
-        """The score of an entry holding every term once at average length: 1.0 in `normalised`."""
-        return sum(self.idf)
+        """The score of an entry holding each of the query's own terms once at average length: 1.0
+        in `normalised` (a related word adds to a match, it does not raise the bar)."""
+        return sum(self.idf[: len(self.idf) - self.related])
 
     def tsquery(self) -> str:
         """OR of the matching terms: one is enough (the ranking prefers entries with more)."""
@@ -194,6 +199,7 @@ def _weights_of(rows: list[tuple[Any, ...]], terms: list[str]) -> TermWeights:
         matching=tuple(term for term in kept if holding[term] <= MATCH_MAX_SHARE * entries),
         idf=tuple(bm25_idf(entries=entries, holding=holding[term]) for term in kept),
         avg_length=max(1.0, int(rows[0][3]) / entries),
+        entries=entries,
     )
 
 
@@ -201,25 +207,27 @@ def bm25_expression(weights: TermWeights) -> RawSQL:
     """An entry's BM25 score for the query, evaluated by PostgreSQL on the row's tsvector."""
     # The index-free `@@` first: most candidates (found by meaning) hold none of the terms, and
     # for them the lexeme join would unnest the whole tsvector to sum nothing.
+    # The lexemes filtered by `= ANY` and their idf looked up by position, rather than joined
+    # with the terms: no hash built per row, a third less time per row (docs/recall.md).
     sql = (
         "(CASE WHEN memory_core_memoryentry.search_vector @@ %s::tsquery THEN "
-        "(SELECT coalesce(sum(q.idf * tf.n * %s / (tf.n + %s * (1 - %s + %s * "
-        "length(memory_core_memoryentry.search_vector) / %s))), 0) "
+        "(SELECT coalesce(sum((%s::float8[])[array_position(%s::text[], u.lexeme)] * tf.n * %s "
+        "/ (tf.n + %s * (1 - %s + %s * length(memory_core_memoryentry.search_vector) / %s))), 0) "
         "FROM unnest(memory_core_memoryentry.search_vector) AS u "
-        "JOIN unnest(%s::text[], %s::float8[]) AS q(term, idf) ON q.term = u.lexeme "
         "CROSS JOIN LATERAL (SELECT sum(CASE WHEN w = 'D' THEN %s ELSE 1 END) AS n "
-        "FROM unnest(u.weights) AS w) AS tf) ELSE 0 END)"
+        "FROM unnest(u.weights) AS w) AS tf WHERE u.lexeme = ANY(%s::text[])) ELSE 0 END)"
     )
     params: list[Any] = [
         weights.any_term_query(),
+        list(weights.idf),
+        list(weights.terms),
         K1 + 1,
         K1,
         B,
         B,
         weights.avg_length,
-        list(weights.terms),
-        list(weights.idf),
         CONTEXT_TF,
+        list(weights.terms),
     ]
     return RawSQL(sql, params, output_field=FloatField())  # noqa: S611 - parameters only
 

@@ -20,6 +20,7 @@ from memory_core.forgetting import forget_all
 from memory_core.imports import import_reap, import_run
 from memory_core.jobs import enqueue
 from memory_core.recall import log as recall_log
+from memory_core.term_vectors import term_vectors_run
 from memory_core.webhooks.delivery import delivery_attempt, webhook_retries_run
 
 
@@ -68,13 +69,16 @@ def run_erasure_rewrite() -> dict[str, object]:
 def run_context_vectors() -> dict[str, object]:
     """The context documents of waiting entries embedded, a bounded run at a time
     (`memory_core.context_vectors`): the next run is queued at once while more wait, and soon
-    when a write held some of them (left waiting); idempotent, as a run takes only what waits."""
+    when a write held some of them (left waiting); idempotent, as a run takes only what waits.
+    Then the vectors of the terms new since the last run (`memory_core.term_vectors`: the words
+    recall relates to a query's), a bounded run too."""
     report = context_vectors_run()
-    if report.more:
+    terms = term_vectors_run()
+    if report.more or terms.more:
         enqueue(CONTEXT_VECTORS_TASK)
     elif report.left:
         context_vectors_soon()
-    return report.as_dict()
+    return {**report.as_dict(), "terms": terms.as_dict()}
 
 
 def webhook_deliver(delivery_id: str) -> str:

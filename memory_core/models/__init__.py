@@ -44,8 +44,10 @@ from memory_core.models.memories import (
     MemoryEvidence,
     Namespace,
     NamespaceGrant,
+    RelatedTerm,
     SearchStats,
     SearchTerm,
+    TermVector,
 )
 from memory_core.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
 
@@ -79,11 +81,13 @@ __all__ = [
     "NamespaceGrant",
     "NamespaceKind",
     "RecallLog",
+    "RelatedTerm",
     "Relation",
     "RelationSupport",
     "SearchStats",
     "SearchTerm",
     "SourceKind",
+    "TermVector",
     "Tombstone",
     "TombstoneReason",
     "WebhookAttempt",

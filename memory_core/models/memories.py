@@ -387,6 +387,8 @@ class SearchTerm(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["namespace", "term"], name="search_term_unique")]
+        # Whether any namespace still holds a term (`TermVector`'s trigger asks on every delete).
+        indexes = [models.Index(fields=["term"], name="search_term_term")]
 
     def __str__(self) -> str:
         return f"{self.term} ({self.entries})"
@@ -404,6 +406,38 @@ class SearchStats(models.Model):
 
     def __str__(self) -> str:
         return f"{self.entries} entries"
+
+
+class TermVector(models.Model):
+    """The embedding of a term (a lexeme of `search_vector`) that some namespace's entries hold:
+    recall adds the scope's terms nearest to the query's to its keyword search
+    (`memory_core.term_vectors`). A function of the term and the model, so kept once for every
+    namespace; a job embeds the terms that have none, and a trigger on `SearchTerm` deletes the
+    row with the term's last holder, so nothing of an erased entry's words stays here either."""
+
+    term = models.TextField(primary_key=True)
+    embedding = HalfVectorField(dimensions=EMBEDDING_DIMENSIONS)
+    embedding_model = models.CharField(max_length=100)
+
+    def __str__(self) -> str:
+        return self.term
+
+
+class RelatedTerm(models.Model):
+    """Two terms whose vectors are at least `term_vectors.PAIR_FLOOR` alike, both ways, computed by
+    the job when either gets its vector: recall reads a query term's pairs instead of comparing it
+    with the scope's whole vocabulary. Deleted with either term's vector (the same trigger)."""
+
+    term = models.TextField()
+    related = models.TextField()
+    similarity = models.FloatField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["term", "related"], name="related_term_unique")]
+        indexes = [models.Index(fields=["related"], name="related_term_related")]
+
+    def __str__(self) -> str:
+        return f"{self.term} ~ {self.related}"
 
 
 class MemoryEvidence(models.Model):

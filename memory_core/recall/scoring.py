@@ -39,7 +39,7 @@ RECALL_RECENCY_HALF_LIFE_DAYS = 30.0
 MIN_SIMILARITY = 0.2
 MIN_KEYWORD = 0.05
 # The parts of the ranking that can be switched off (`RECALL_COMPONENTS`, for ablations).
-COMPONENTS = ("context", "keyword", "time", "names", "graph", "neighbour")
+COMPONENTS = ("context", "keyword", "time", "names", "graph", "neighbour", "related")
 
 
 def recall_weights() -> dict[str, float]:

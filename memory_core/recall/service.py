@@ -14,6 +14,7 @@ from django.utils import timezone
 from memory_core import (
     embedding_coverage,
     lexical,
+    term_vectors,
 )
 from memory_core.actors import Actor
 from memory_core.entities import graph_cache
@@ -94,19 +95,24 @@ def _term_weights_and_graph(
     namespace_ids: list[int],
     terms: list[str],
     graph_versions: dict[int, int],
+    related: bool = False,
 ) -> tuple[lexical.TermWeights, dict[uuid.UUID, float]]:
     """The query terms' statistics and the entity graph's candidates (the entities the query
     mentions and their neighbours), while the query embedding is still being computed. The graphs
     are walked as `graph_cache` holds them; those it does not hold at their current version
     (`graph_versions`, for the namespaces whose graph knows anyone besides the user) are loaded
-    in the term statistics' round trip. No graph is read when the query names no one; no round
-    trip when neither read is needed."""
+    in the term statistics' round trip. With `related`, the scope's words related to the query's
+    come in the same round trip (`memory_core.term_vectors`). No graph is read when the query
+    names no one; no round trip when no read is needed."""
     weights = lexical.term_weights_read(namespace_ids=namespace_ids, terms=terms)
+    near = term_vectors.related_read(namespace_ids=namespace_ids, terms=terms) if related else None
     question = graph_question(text) if graph_versions else None
     graphs, missing = graph_cache.cached(graph_versions) if question is not None else ([], [])
     load = graph_cache.load_read(missing) if missing else None
-    results = iter(run_together([read for read in (weights, load) if read is not None]))
+    results = iter(run_together([read for read in (weights, near, load) if read is not None]))
     term_weights = lexical.NO_TERMS if weights is None else next(results)
+    if near is not None:
+        term_weights = term_vectors.with_related(term_weights, next(results))
     if load is not None:
         graphs += next(results)
     if question is None:
@@ -178,6 +184,8 @@ def memory_recall(
         namespace_ids=namespace_ids,
         terms=terms if pending is not None and "keyword" in enabled else [],
         graph_versions=readable.graph_versions if "graph" in enabled else {},
+        # the related words' vectors mean nothing in a language the model does not read
+        related="related" in enabled and embedding_coverage.embedding_serves(text),
     )
     if pending is not None:
         search = CandidateQuery(embedding=wait(pending), weights=weights)

@@ -36,7 +36,7 @@ def test_unset_or_empty_means_every_part():
     for value in (None, "", "  "):
         started = _start(value)
         assert started.returncode == 0, started.stderr
-        assert started.stdout.strip() == "context,graph,keyword,names,neighbour,time"
+        assert started.stdout.strip() == "context,graph,keyword,names,neighbour,related,time"
 
 
 def test_a_misspelt_part_stops_the_process_at_start():
