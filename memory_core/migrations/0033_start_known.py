@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memory_core", "0031_always_recall_events"),
+        ("memory_core", "0032_term_vectors"),
     ]
 
     operations = [
