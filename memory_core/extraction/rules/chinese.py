@@ -191,17 +191,31 @@ def _read_chinese(sentence: str) -> list[Fact]:
     return found
 
 
+# Someone or something a clause introduced that the vocabulary has no word for ("养了一只柯基",
+# "陈敏有个女儿"): the clauses after it without a subject are about them, and give no fact.
+SOMEONE = Who(label="Someone", zh="某人", key="someone")
+_ZH_INTRODUCES_ANY = re.compile(
+    r"(?:养|有|生|收养|领养|捡|买|買|开|開|租|养过)了?[一两二三几\d]*"
+    rf"(?:只|条|个|位|头|匹|辆|台|部|家|间|套|隻|條|個|頭|輛|間)[{CJK}A-Za-z]{{0,6}}$"
+)
+
+
 def _next_subject(who: Who, predicate: str) -> Who:
     """Whom the next clause without a subject is about: the animal or relative this one just
     named ("我养了一只橘猫 / 叫大福", "我有个女儿 / 对花生过敏": not the user, whose name is not
-    "大福"), else this clause's subject."""
+    "大福"), someone unnamed when the clause introduced what the vocabulary does not know ("我养了一只
+    柯基 / 叫豆豆", "陈敏有个女儿 / 叫小雨"), else this clause's subject."""
     introduced = _ZH_INTRODUCES.search(predicate)
     if introduced and who.user:
         return _relative(introduced.group("rel"), zh=introduced.group("rel"))
+    if who.user and _ZH_INTRODUCES_ANY.search(predicate):
+        return SOMEONE
     return who
 
 
 def _zh_predicate(who: Who, p: str, possessive: bool) -> list[Fact]:
+    if who is SOMEONE:
+        return []  # about what the clause before introduced: nothing the user said of themself
     if possessive:
         match = re.match(rf"^名字(?:是|叫)(?P<name>[{CJK}A-Za-z ]{{1,12}})$", p)
         if match:
