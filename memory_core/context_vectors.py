@@ -37,7 +37,7 @@ from django_q.models import Schedule
 
 from config.tuning import tuned
 from memory_core.embeddings import batch_size, get_embedder, vector_literal
-from memory_core.jobs import one_off_soon
+from memory_core.jobs import JobReport, one_off_soon
 from memory_core.leases import task_timeout
 from memory_core.models import MemoryEntry
 from memory_core.search_context import context_document
@@ -99,7 +99,7 @@ def context_vectors_soon() -> Schedule:
 
 
 @dataclass
-class RunReport:
+class RunReport(JobReport):
     """What one run did: documents embedded and stored, left alone (changed, erased or locked
     meanwhile), and whether it stopped at its bound with more waiting."""
 
@@ -107,20 +107,7 @@ class RunReport:
     stored: int = 0
     left: int = 0
     model_calls: int = 0
-    more: bool = False
-    seconds: float = 0.0
     model_seconds: float = 0.0  # of `seconds`, in the model calls
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "embedded": self.embedded,
-            "stored": self.stored,
-            "left": self.left,
-            "model_calls": self.model_calls,
-            "more": self.more,
-            "seconds": round(self.seconds, 2),
-            "model_seconds": round(self.model_seconds, 2),
-        }
 
 
 def waiting() -> int:
@@ -167,8 +154,7 @@ def context_vectors_drain() -> RunReport:
     total = RunReport()
     while True:
         report = context_vectors_run()
-        for name in ("embedded", "stored", "left", "model_calls", "seconds", "model_seconds"):
-            setattr(total, name, getattr(total, name) + getattr(report, name))
+        total.add(report)
         if not report.more:
             return total
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass, fields
 from datetime import timedelta
 from typing import Any
 
@@ -105,3 +106,20 @@ def one_off_soon(*, name: str, func: str, seconds: float) -> Schedule:
         repeats=-1,  # a one-off schedule with repeats < 0 is deleted once its task is created
         next_run=timezone.now() + timedelta(seconds=seconds),
     )
+
+
+@dataclass
+class JobReport:
+    """What one run of a bounded job did: its counts (a subclass's fields), its time, and whether it
+    stopped at its bound with more waiting. A drain adds its runs up (`add`)."""
+
+    more: bool = False
+    seconds: float = 0.0
+
+    def add(self, run: JobReport) -> None:
+        for field in fields(self):
+            if field.name != "more":
+                setattr(self, field.name, getattr(self, field.name) + getattr(run, field.name))
+
+    def as_dict(self) -> dict[str, object]:
+        return {k: round(v, 2) if isinstance(v, float) else v for k, v in asdict(self).items()}

@@ -37,6 +37,7 @@ from django.db import connection
 
 from memory_core import lexical
 from memory_core.embeddings import batch_size, get_embedder, vector_literal
+from memory_core.jobs import JobReport
 from memory_core.language import is_cjk
 from memory_core.models import RelatedTerm, SearchStats, SearchTerm, TermVector
 from memory_core.round_trip import Read
@@ -137,25 +138,13 @@ def with_related(weights: lexical.TermWeights, related: list[tuple[str, int, flo
 
 
 @dataclass
-class TermRunReport:
-    """What one run did: terms embedded, stored (some namespace still held them), model calls."""
+class TermRunReport(JobReport):
+    """What one run did: terms embedded, stored (some namespace still held them), pairs, model calls."""
 
     embedded: int = 0
     stored: int = 0
     pairs: int = 0
     model_calls: int = 0
-    more: bool = False
-    seconds: float = 0.0
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "embedded": self.embedded,
-            "stored": self.stored,
-            "pairs": self.pairs,
-            "model_calls": self.model_calls,
-            "more": self.more,
-            "seconds": round(self.seconds, 2),
-        }
 
 
 _MISSING = (
@@ -207,8 +196,7 @@ def term_vectors_drain() -> TermRunReport:
     total = TermRunReport()
     while True:
         report = term_vectors_run()
-        for name in ("embedded", "stored", "pairs", "model_calls", "seconds"):
-            setattr(total, name, getattr(total, name) + getattr(report, name))
+        total.add(report)
         if not report.more:
             return total
 
