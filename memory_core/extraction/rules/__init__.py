@@ -47,6 +47,7 @@ public API. The word lists, dates and text helpers they read with are the engine
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import date
 from typing import Any
@@ -132,10 +133,13 @@ class RuleBasedExtractor:
         if not what:
             return []
         chinese = bool(re.search(f"[{CJK}]", what))
-        if _PROCEDURAL.search(what) or (chinese and judgement.policy(what).is_rule):
+        # A rule is kept as said, whole, and waits for an operator like any rule; the reader would
+        # keep only the facts it knows ("I'm coeliac, so never order me anything from the shared
+        # fryer" read as "The user is coeliac", the instruction lost).
+        if _PROCEDURAL.search(what) or judgement.policy(what).is_rule:
             return [
                 {
-                    "content": as_sentence(what),
+                    "content": f"{what}\u3002" if chinese else as_sentence(what),
                     "type": "procedural",
                     "category": "sop",
                     "importance": 0.7,
@@ -177,16 +181,40 @@ def remember_requests(message: dict[str, Any]) -> list[Candidate]:
     when = _parse_when(message.get("created_at")) or timezone.now()
     today = timezone.localtime(when).date()
     rules = RuleBasedExtractor()
-    found: list[Candidate] = []
-    for sentence in split_sentences(str(message.get("content", ""))):
-        what = _remember(sentence)
-        if what:
-            found += [
-                candidate
-                for fields in rules._remembered(what, today)
-                if (candidate := rule_candidate(str(message["id"]), fields)) is not None
-            ]
+    return [
+        candidate
+        for what in _requests(str(message.get("content", "")))
+        for fields in rules._remembered(what, today)
+        if (candidate := rule_candidate(str(message["id"]), fields)) is not None
+    ]
+
+
+def _requests(content: str) -> list[str]:
+    """What each explicit "remember that …" of a message asks to keep: the rest of its sentence,
+    with the sentences after it when together they are a standing rule and it alone is not
+    ("Remember that Theo has CAH. If he's floppy, give the Solu-Cortef and ring 999.": the
+    instruction is what was asked to be kept), up to a question or the next request."""
+    sentences = split_sentences(content)
+    found: list[str] = []
+    at = 0
+    while at < len(sentences):
+        what = _remember(sentences[at])
+        at += 1
+        if not what:
+            continue
+        following = list(itertools.takewhile(_continues, sentences[at:]))
+        if following and not judgement.policy(what).is_rule:
+            joined = ("" if re.search(f"[{CJK}]", what) else " ").join([what.strip(), *following])
+            if judgement.policy(joined).is_rule:
+                what, at = joined, at + len(following)
+        found.append(what)
     return found
+
+
+def _continues(sentence: str) -> bool:
+    """Whether a sentence after a "remember that …" may carry on what it asks to keep: no
+    question, no request of its own."""
+    return not _remember(sentence) and not sentence.rstrip().endswith(("?", "\uff1f"))
 
 
 def overlong_remember(content: str) -> int:
@@ -197,8 +225,8 @@ def overlong_remember(content: str) -> int:
     asks first, so that a request made on purpose is refused whole rather than kept cut.
     """
     longest = 0
-    for sentence in split_sentences(content):
-        what = _remember(sentence).strip().rstrip(".!? \u3002\uff01")
+    for said in _requests(content):
+        what = said.strip().rstrip(".!? \u3002\uff01")
         if what:
             length = max(len(what), len(_statement(what, bool(re.search(f"[{CJK}]", what)))))
             if length > CONTENT_MAX_CHARS:

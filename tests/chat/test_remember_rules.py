@@ -1,0 +1,71 @@
+# ruff: noqa: RUF001 -- Chinese users type full-width commas and colons; so must the tests.
+"""A rule told to the chat with "remember that …" is kept as said and waits for an operator, in
+English as in Chinese, also when its instruction follows in the next sentences; the condition it
+rests on is kept at once and pinned. Before, the chat kept only the facts its reader knew ("I'm
+coeliac, so never order me anything from the shared fryer" became "The user is coeliac") and the
+instruction was lost. A question after a "remember that" is not taken into it."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from chat.models import Conversation, Message
+from memory_core.models import MemoryEntry, MemoryStatus
+from tests.chat.helpers import client_for
+
+pytestmark = pytest.mark.django_db
+
+# (what the user said, the rule kept whole, the condition kept pinned)
+RULES = [
+    (
+        "Remember that I'm coeliac, so when we eat out never order me anything from the shared fryer.",
+        "I'm coeliac, so when we eat out never order me anything from the shared fryer.",
+        "I'm coeliac",
+    ),
+    (
+        "Remember that my son Felix has haemophilia. Whenever he stays with you, never give him "
+        "ibuprofen or aspirin, only paracetamol.",
+        "My son Felix has haemophilia. Whenever he stays with you, never give him ibuprofen or "
+        "aspirin, only paracetamol.",
+        "My son Felix has haemophilia.",
+    ),
+    (
+        "记住：我女儿对芒果过敏。以后给她推荐水果，芒果和含芒果的甜品一概不要。",
+        "我女儿对芒果过敏。以后给她推荐水果，芒果和含芒果的甜品一概不要。",
+        "我女儿对芒果过敏。",
+    ),
+]
+
+
+def _say(owner, text: str, capture) -> str:
+    client = client_for(owner)
+    with capture(execute=True):
+        client.post(reverse("chat:new"), {"content": text})
+    conversation = Conversation.objects.latest("created_at")
+    return Message.objects.filter(conversation=conversation, role="assistant").latest("id").content
+
+
+@pytest.mark.parametrize(("said", "rule", "condition"), RULES)
+def test_a_rule_told_to_remember_waits_whole_and_its_condition_is_pinned(
+    owner, django_capture_on_commit_callbacks, said, rule, condition
+):
+    _say(owner, said, django_capture_on_commit_callbacks)
+
+    held = MemoryEntry.objects.get(status=MemoryStatus.PENDING_REVIEW)
+    assert held.content.rstrip("。.") == rule.rstrip("。.") and held.type == "procedural"
+    kept = MemoryEntry.objects.get(status=MemoryStatus.ACTIVE)
+    assert kept.content.rstrip("。.") == condition.rstrip("。.")
+    assert (kept.pinned, kept.category) == (True, "safety")
+
+
+def test_a_question_after_remember_that_is_not_kept_with_it(owner, django_capture_on_commit_callbacks):
+    _say(
+        owner,
+        "Remember that I'm allergic to cats. Which small pets would suit a one-bedroom flat?",
+        django_capture_on_commit_callbacks,
+    )
+
+    [kept] = MemoryEntry.objects.all()
+    assert kept.status == MemoryStatus.ACTIVE and kept.pinned
+    assert "cat" in kept.content and "pets" not in kept.content
