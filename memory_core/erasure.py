@@ -15,7 +15,9 @@ and recall-log rows (cascade). The text is removed everywhere else too:
   the matching messages only, so the rest of the conversation is still learned but the erased
   fact is not learned again. Queued django-q tasks carry only the job id (see
   `extraction.extraction_enqueue`), never text;
-- admin log rows naming the entries are renamed to their id.
+- admin log rows naming the entries are renamed to their id;
+- related words: the vectors and pairs of terms no namespace holds any more (a trigger, and again
+  after the commit: `term_vectors.term_vectors_forget_on_commit`).
 Locks: the namespace's unfinished extraction jobs, then the namespace (the order extraction
 uses). Extraction holds no lock while the model answers; it re-reads its job before writing, so
 a payload scrubbed meanwhile is never written back into memory.
@@ -63,6 +65,7 @@ from memory_core.models import (
     TombstoneReason,
 )
 from memory_core.selectors import memory_versions
+from memory_core.term_vectors import term_vectors_forget_on_commit
 from memory_core.tombstones import tombstones_record
 from memory_core.webhooks.announce import announce_erased
 
@@ -290,6 +293,7 @@ def memory_erase(*, actor: Actor, memory_id: Any, requester: Requester | None = 
     _scrub_admin_log(ids)
     tally.history = _tombstone([ns], ids)
     tally.recalls = RecallLog.objects.filter(entry_id__in=ids).count()
+    term_vectors_forget_on_commit(entry_ids=ids)  # what the trigger on `SearchTerm` can miss
     MemoryEntry.objects.filter(pk__in=ids).delete()  # evidence, recall logs, graph support cascade
     entities_prune(namespace_ids=[ns])  # relations no other memory supports, entities left bare
     _erased_events(versions, actor)
@@ -326,6 +330,7 @@ def memory_erase_all(
             .exclude(data={}, reason="", entry=None)
             .update(data={}, reason="", entry=None)
         )
+        term_vectors_forget_on_commit(entry_ids=ids)
         MemoryEntry.objects.filter(pk__in=ids).delete()
         Entity.objects.filter(namespace_id__in=namespace_ids).delete()  # relations and mentions cascade
         _erased_events(entries, actor)

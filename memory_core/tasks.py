@@ -20,7 +20,7 @@ from memory_core.forgetting import forget_all
 from memory_core.imports import import_reap, import_run
 from memory_core.jobs import enqueue
 from memory_core.recall import log as recall_log
-from memory_core.term_vectors import term_vectors_run
+from memory_core.term_vectors import term_vectors_forget, term_vectors_run
 from memory_core.webhooks.delivery import delivery_attempt, webhook_retries_run
 
 
@@ -55,8 +55,11 @@ def extract_job(job_id: int) -> dict[str, object]:
 
 
 def run_erasure_vacuum() -> dict[str, object]:
-    """The debounced `erasure-vacuum` one-off schedule (see `memory_core.compaction`)."""
-    return compaction_run().as_dict()
+    """The debounced `erasure-vacuum` one-off schedule (see `memory_core.compaction`), after the
+    term vectors no namespace holds are forgotten (what an erasure's own pass may have left:
+    `memory_core.term_vectors.term_vectors_forget`), so the vacuum takes their rows too."""
+    forgotten = term_vectors_forget()
+    return {**compaction_run().as_dict(), "term_vectors_forgotten": forgotten}
 
 
 def run_erasure_rewrite() -> dict[str, object]:

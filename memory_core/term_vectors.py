@@ -24,22 +24,27 @@ stores each only while some namespace still holds it, and pairs it with every ve
 enough (an exact pass over the vectors: a few seconds for the first thousands of terms, then a
 few new terms a run). Rows it reads are locked FOR KEY SHARE, SKIP LOCKED (it never waits on a
 writer); a trigger on `SearchTerm` deletes the vector and the pairs with the term's last holder,
-so nothing of an erased entry's words stays (migration 0032). docs/recall.md has the figures.
+so nothing of an erased entry's words stays (migration 0032). Two erasures deleting a term's last
+two holders at once each still see the other's row, so neither trigger deletes: each erasure
+forgets its terms again after its commit (`term_vectors_forget_on_commit`), and the disk pass
+forgets every term no namespace holds. docs/recall.md has the figures.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 
 from memory_core import lexical
 from memory_core.embeddings import batch_size, get_embedder, vector_literal
 from memory_core.jobs import JobReport
 from memory_core.language import is_cjk
-from memory_core.models import RelatedTerm, SearchStats, SearchTerm, TermVector
+from memory_core.models import MemoryEntry, RelatedTerm, SearchStats, SearchTerm, TermVector
 from memory_core.round_trip import Read
 from memory_core.vector_storage import MEMORY_VECTOR_TYPE
 
@@ -62,6 +67,7 @@ _TERMS = SearchTerm._meta.db_table
 _STATS = SearchStats._meta.db_table
 _VECTORS = TermVector._meta.db_table
 _PAIRS = RelatedTerm._meta.db_table
+_ENTRIES = MemoryEntry._meta.db_table
 
 
 # --- At recall ------------------------------------------------------------------------------------
@@ -258,3 +264,53 @@ def _pair(terms: list[str], model: str) -> int:
     with connection.cursor() as cursor:  # one statement: its own transaction in autocommit
         cursor.execute(sql, [terms, model, model, 1 - PAIR_FLOOR])
         return int(cursor.rowcount)
+
+
+# --- Forgetting -----------------------------------------------------------------------------------
+
+# Vectors no namespace holds, deleted with their pairs; `{which}` picks the terms. FOR UPDATE SKIP
+# LOCKED: a vector an erasure is deleting goes with that erasure (waiting for it could close a cycle
+# with an erasure waiting for a vector locked here); one the job holds that moment waits for the
+# next pass.
+_FORGET = f"""
+    WITH gone AS (
+        SELECT v.term FROM {_VECTORS} v
+        WHERE {{which}} AND NOT EXISTS (SELECT 1 FROM {_TERMS} t WHERE t.term = v.term)
+        FOR UPDATE OF v SKIP LOCKED
+    ),
+    vectors AS (DELETE FROM {_VECTORS} WHERE term IN (SELECT term FROM gone) RETURNING term),
+    pairs AS (
+        DELETE FROM {_PAIRS} WHERE term IN (SELECT term FROM vectors) OR related IN (SELECT term FROM vectors)
+    )
+    SELECT count(*) FROM vectors
+"""  # noqa: S608  # table names from the models
+
+
+def term_vectors_forget(*, terms: Collection[str] | None = None) -> int:
+    """Delete the vectors and pairs of `terms` (of every term, when None) that no namespace holds
+    any more; returns the vectors deleted. The trigger of migration 0032 misses a term whose last
+    two holders two transactions delete at once (each sees the other's row): the later commit's
+    call here finds neither."""
+    if terms is not None and not terms:
+        return 0
+    which, params = ("v.term = ANY(%s)", [list(terms)]) if terms is not None else ("true", [])
+    with connection.cursor() as cursor:  # one statement: its own transaction in autocommit
+        cursor.execute(_FORGET.format(which=which), params)
+        row = cursor.fetchone()
+    return int(row[0]) if row else 0
+
+
+def term_vectors_forget_on_commit(*, entry_ids: Collection[Any]) -> None:
+    """Before the entries `entry_ids` are deleted: once the transaction commits, forget the terms
+    they hold that no namespace holds any more (`term_vectors_forget`). Robust: the erasure stands
+    if this fails, and the disk pass forgets what is left."""
+    if not entry_ids:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT DISTINCT unnest(tsvector_to_array(search_vector)) FROM {_ENTRIES} WHERE id = ANY(%s)",  # noqa: S608
+            [list(entry_ids)],
+        )
+        terms = [term for (term,) in cursor.fetchall()]
+    if terms:
+        transaction.on_commit(partial(term_vectors_forget, terms=terms), robust=True)
