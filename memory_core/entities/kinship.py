@@ -75,7 +75,10 @@ _ZH.update({
     "宠物": (Predicate.PET, "pet"),
     # Work: a team's lead is the manager one has; a master (师傅) teaches a trade.
     "组长": (Predicate.MANAGER, "manager"), "主管": (Predicate.MANAGER, "manager"),
-    "领班": (Predicate.MANAGER, "manager"), "师傅": (Predicate.COLLEAGUE, "mentor"),
+    "领班": (Predicate.MANAGER, "manager"), "科长": (Predicate.MANAGER, "manager"),
+    "部长": (Predicate.MANAGER, "manager"), "处长": (Predicate.MANAGER, "manager"),
+    "顶头上司": (Predicate.MANAGER, "boss"), "直属领导": (Predicate.MANAGER, "boss"),
+    "直属上司": (Predicate.MANAGER, "boss"), "师傅": (Predicate.COLLEAGUE, "mentor"),
     "师父": (Predicate.COLLEAGUE, "mentor"), "导师": (Predicate.COLLEAGUE, "mentor"),
     # In-laws, step- and god- kin: the names one knows them by (what they are is `PATHS`).
     "公公": (Predicate.RELATIVE, "father-in-law"), "丈人": (Predicate.RELATIVE, "father-in-law"),

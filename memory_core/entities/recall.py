@@ -42,6 +42,7 @@ from memory_core.entities.kinship import (
 from memory_core.entities.record import SYMMETRIC, candidate_names
 from memory_core.entities.rules import _STOP_NAMES
 from memory_core.entities.vocabulary import SINGLE_VALUED, Predicate
+from memory_core.entities.zh_forms import as_mandarin
 from memory_core.reading.words import word_set
 
 _V = TypeVar("_V")
@@ -135,6 +136,8 @@ def _zh_kin_words(run: str) -> tuple[list[str], list[str]]:
 def query_terms(query: str) -> QueryTerms:
     """What a query may name, lower-cased (`QueryTerms`). Kin words count only for an entity
     related to someone the query names (or to the user)."""
+    if _CJK_RUN.search(query):
+        query = as_mandarin(query, ZH_KIN_WORDS)  # traditional and Cantonese as the kin words are
     said = [w.lower().removesuffix("'s") for w in _WORDS.findall(query.replace("\u2019", "'"))]
     composed, words = _said_through_others(said)
     terms = set(candidate_names(query))
