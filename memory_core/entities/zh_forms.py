@@ -32,6 +32,8 @@ _WORDS = {
     "隔篱": "隔壁",
 }
 _CHARS = str.maketrans("係喺咗嘅畀嗰哋佢", "是在了的给那们他")
+# Traditional as simplified in one pass (a graph's aliases are folded on every load).
+_SIMPLIFIED = {**ZH_SIMPLIFIED, **_MORE}
 _WORD = re.compile("|".join(sorted(_WORDS, key=len, reverse=True)))
 # "家豪個妹" (Cantonese: 家豪's sister): 个 between a name and a kin word is a possessive, not the
 # counter of "一个女儿", "生了个仔".
@@ -43,13 +45,18 @@ _POSSESSIVE = re.compile(
 def as_mandarin(text: str, kin_words: tuple[str, ...] = ()) -> str:
     """`text` with traditional characters as simplified and Cantonese words as Mandarin, of the
     same length; 个 before one of `kin_words` after a name as 的."""
-    folded = text.translate(ZH_SIMPLIFIED).translate(_MORE).translate(_CHARS)
+    folded = text.translate(_SIMPLIFIED).translate(_CHARS)
     folded = _WORD.sub(lambda match: _WORDS[match.group(0)], folded)
     if kin_words:
         folded = _POSSESSIVE.sub(
             lambda match: "的" if folded.startswith(kin_words, match.end()) else match.group(0), folded
         )
     return folded
+
+
+def simplified(text: str) -> str:
+    """`text` with traditional characters as simplified, of the same length."""
+    return text.translate(_SIMPLIFIED)
 
 
 def as_written(said: str, folded: str, written: str) -> str:
