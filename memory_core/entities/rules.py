@@ -100,11 +100,32 @@ class Reading:
 
 _NAME = r"(?:[A-Z][\w'\u00c0-\u024f-]*(?<!'s)(?:\s+[A-Z][\w'\u00c0-\u024f-]*(?<!'s)){0,2})"
 _KIN = rf"(?i:{alternation(list(EN_KIN_WORDS))})"
-_ADJ = r"(?i:(?:little|baby|younger|older|big|twin|best|new|old|elder|late|favou?rite|dear|close)\s+)*"
+# Any word before a kin word that says which one ("next-door neighbour", "first wife", "rowing-club
+# friend", "old university flatmate"), up to three: not a word of grammar, nor a kin word's start
+# ("half brother" is one word), nor a word that makes "partner" a business or tennis one.
+_NOT_MODIFIERS = (
+    "a|an|the|my|our|your|his|her|their|its|this|that|these|those|and|or|but|nor|of|to|in|on|at|for|with|"
+    "from|by|as|is|was|are|were|be|been|being|am|has|have|had|do|does|did|not|no|who|whom|whose|which|what|"
+    "when|where|why|how|i|me|we|us|you|he|him|she|it|they|them|also|then|so|if|than|just|very|really|only|"
+    "even|still|too|said|told|met|saw|called|named|ex|former|previous|future|would-be"
+)
+_MODIFIER = (
+    rf"(?!(?:{_NOT_MODIFIERS}|{alternation(list(EN_KIN_WORDS))})(?![\w-]))[a-z][a-z-]*\s+(?!(?i:partners?)\b)"
+)
+_LISTED = r"(?i:(?:little|baby|younger|older|big|twin|best|new|old|elder|late|favou?rite|dear|close)\s+)"
+_ADJ = rf"(?:{_LISTED}|{_MODIFIER}){{0,3}}"
 _MY = r"(?i:my|our|the\s+user's|user's)"
 _POSSESSOR = rf"(?:{_MY}|{_NAME}'s)"
 _CHAIN = rf"{_POSSESSOR}(?:\s+{_ADJ}{_KIN}'s)*"
-_NP_KIN = rf"(?P<poss>{_CHAIN})\s+{_ADJ}(?P<kin>{_KIN})(?!\w)(?:,?\s+(?P<name>{_NAME}))?"
+# "my best friend from school, Dervla": whence the kin is, before the comma and their name.
+_WHENCE = r"(?:\s+(?:from|at|in)\s+(?:(?i:the|my|our)\s+)?[\w'-]+(?:\s+[\w'-]+)?(?=,))?"
+_NP_KIN = rf"(?P<poss>{_CHAIN})\s+{_ADJ}(?P<kin>{_KIN})(?!\w)(?:{_WHENCE},?\s+(?P<name>{_NAME}))?"
+# "a man called Pieter", "a young woman named Vivienne", "a senior partner, Imogen": a person
+# described before the name.
+_DESCRIBED = (
+    r"(?:(?i:an?|the|someone|somebody)\s+(?:[a-z][\w'-]*\s+){0,3}?(?:(?:called|named)\s+|(?<=\s)[a-z][\w'-]*,\s+)|"
+    r"(?i:someone|somebody)\s+(?:called|named)\s+)?"
+)
 _SELF_WORDS = r"(?:I|(?i:the\s+user|user|we))"
 # Sentence openers that a capitalised-word name pattern would otherwise take for a name.
 _STOP_NAMES = (
@@ -120,7 +141,8 @@ _QUOTE = "[\"'\u201c\u2018]?"
 # first marriage is …": where or whence the kin is, said between the kin word and the name.
 _WHERE = r"(?:\s+(?P<prep>at|from|on|in|of)\s+(?P<where>[^,.;:!?]{1,40}?))?"
 _NAMED = re.compile(
-    rf"{_NP_KIN}{_WHERE}(?:\s+(?:is|was)\s+(?:called\s+|named\s+)?|'s\s+name\s+is\s+|\s+(?:called|named)\s+)"
+    rf"{_NP_KIN}{_WHERE}(?:(?:\s+(?:there|then|now|here))?\s+(?:is|was|has\s+been|had\s+been|became)\s+"
+    rf"(?:called\s+|named\s+|{_DESCRIBED})|'s\s+name\s+is\s+|\s+(?:called|named)\s+)"
     rf"{_QUOTE}(?P<name2>{_NAME})(?=$|[\s.,;!?\"'\u201d\u2019])"
 )
 # "Rachel remarried; her husband is Greg": a his / her after a statement that opens with one
@@ -143,9 +165,32 @@ _ROLE = re.compile(
     rf"{_SUBJECT}\s+(?i:(?P<verb>is|am|works?\s+as|is\s+working\s+as|am\s+working\s+as)\s+(?:a|an)\s+)"
     r"(?P<role>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})(?=$|[\s.,;!?])"
 )
-_MARRIED = re.compile(rf"{_SUBJECT}\s+(?i:is|am|got|was)\s+married\s+to\s+(?P<name2>{_NAME})")
-# "I married Daniel Okafor", "Priya wed Tom": the same relation said as the event.
-_WED = re.compile(rf"{_SUBJECT}\s+(?i:(?:just\s+|finally\s+)?(?:married|wed))\s+(?P<name2>{_NAME})")
+# An aside between who and the verb: "I, after years of saying never, married …", "My daughter
+# Ana, Tom's and mine, married …".
+_ASIDE = r"(?:,\s+[^,.;:!?]{1,60},|,(?=\s))?"
+# When, said between the verb and whom: "remarried in 2020, to …", "married again last year, to …".
+_WHEN_WED = r"(?:\s+(?i:again))?(?:\s+(?i:in|on|last|this|that|back\s+in)\s+(?:[\w]+\s+){0,2}?[\w]+,?)?"
+_MARRIED = re.compile(
+    rf"{_SUBJECT}{_ASIDE}\s+(?i:is|am|are|got|was|were|has\s+been|had\s+been|became)\s+married{_WHEN_WED}\s+"
+    rf"(?i:to)\s+{_DESCRIBED}(?P<name2>{_NAME})"
+)
+# "I married Daniel Okafor", "Priya wed Tom", "Tom remarried in 2020, to Ana": the relation said as
+# the event; a time between the verb and whom needs the "to".
+_WED = re.compile(
+    rf"{_SUBJECT}{_ASIDE}\s+(?i:(?:just\s+|finally\s+|later\s+|then\s+)?(?:re)?(?:married|wed))"
+    rf"(?:\s+|{_WHEN_WED}\s+(?i:to)\s+){_DESCRIBED}(?P<name2>{_NAME})"
+)
+# "I report to Tom", "…, reporting to Anwen Price", "working under a senior partner, Imogen": a
+# boss said by a verb. Without a subject before the verb, the clause is the speaker's ("In 2014
+# I joined …, reporting to …").
+_BOSS_VERB = (
+    r"(?i:(?:report|answer)(?:s|ed|ing)?\s+(?:directly\s+)?to|work(?:s|ed|ing)?\s+(?:directly\s+)?under)"
+)
+_REPORTS = re.compile(
+    rf"(?:{_SUBJECT}\s+(?i:(?:now|still|then|is|am|was|were|had|has|have|been)\s+)*)?{_BOSS_VERB}\s+"
+    rf"{_DESCRIBED}(?P<name2>{_NAME})"
+)
+_FIRST_PERSON = re.compile(r"\bI\b")
 _HAS_PET = re.compile(
     rf"{_SUBJECT}\s+(?i:has|have)\s+(?i:a|an)\s+{_ADJ}(?P<pet>{_KIN})\s+(?i:named|called)\s+(?P<name2>{_NAME})"
 )
@@ -397,6 +442,14 @@ def _roles_and_partners(text: str, reading: Reading) -> None:
         subject = _subject(match)
         if subject and _is_name(match.group("name2")):
             reading.add(Triple(subject, Predicate.SPOUSE, "married to", Ref(name=match.group("name2"))))
+    for match in _REPORTS.finditer(text):
+        boss = match.group("name2")
+        if match.group("subj") is not None:
+            subject = _subject(match)
+        else:
+            subject = SELF if _FIRST_PERSON.search(text, 0, match.start()) else None
+        if subject and _is_name(boss):
+            reading.add_ref(Ref(name=boss, kin="manager", of=None if subject.is_self else subject))
     for match in _HAS_PET.finditer(text):
         subject = _subject(match)
         pet = match.group("pet").lower()
