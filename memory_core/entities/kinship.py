@@ -5,6 +5,7 @@ Used both to read statements (`rules`) and queries (`recall`): "sister", "姐姐
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from memory_core.entities.vocabulary import EntityKind, Predicate
@@ -118,6 +119,15 @@ QUERY_PREDICATE_WORDS: dict[str, str] = {
     "工作": Predicate.WORKS_AT, "公司": Predicate.WORKS_AT, "职业": Predicate.ROLE,
     "married": Predicate.SPOUSE,
 }  # fmt: skip
+
+
+# A boss asked about by a verb ("who did I answer to", "who was I reporting to", "working under",
+# "in charge of me"): the question's kin word is "boss". Not "who reports to me": those are the
+# ones one manages.
+BOSS_ASKED = re.compile(
+    r"(?i)\b(?:(?:report|answer)(?:s|ed|ing)?\s+(?:directly\s+)?to|work(?:s|ed|ing)?\s+(?:directly\s+)?under)\b"
+    r"(?!\s+(?:me|us|him|her|them)\b)|\bin\s+charge\s+of\s+(?:me|us)\b"
+)
 
 
 def kin(word: str) -> tuple[str, str] | None:

@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from memory_core.entities.graph_cache import GraphRelation, NamespaceGraph, alias_key
 from memory_core.entities.kinship import (
+    BOSS_ASKED,
     KIN_WORDS,
     OTHER_GENDER,
     QUERY_PREDICATE_WORDS,
@@ -140,6 +141,8 @@ def query_terms(query: str) -> QueryTerms:
         query = as_mandarin(query, ZH_KIN_WORDS)  # traditional and Cantonese as the kin words are
     said = [w.lower().removesuffix("'s") for w in _WORDS.findall(query.replace("\u2019", "'"))]
     composed, words = _said_through_others(said)
+    if BOSS_ASKED.search(query):
+        words.append("boss")
     terms = set(candidate_names(query))
     for size in range(1, 4):
         terms.update(" ".join(said[i : i + size]) for i in range(len(said) - size + 1))
@@ -175,7 +178,7 @@ def may_name_someone(query: str) -> bool:
     """Whether the query may mention an entity: a kin word, Chinese text, or a capitalised word
     that is not a sentence opener or question word. Without one, recall spends no query on the
     graph (a lower-case name in a lower-case question is the price)."""
-    if _CJK_RUN.search(query):
+    if _CJK_RUN.search(query) or BOSS_ASKED.search(query):
         return True
     words = [w.removesuffix("'s") for w in _WORDS.findall(query.replace("\u2019", "'").lower())]
     if any(w in KIN_WORDS or paths_of(w) for w in words):
