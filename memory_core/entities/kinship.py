@@ -269,6 +269,11 @@ PATHS["stepdad"] = PATHS["stepfather"]
 
 # A former relation: "ex-wife", "my ex", "former boss", 前夫, 前女友 — whoever the relation ended with.
 _EX_PREFIXES = ("ex-", "ex ", "former ", "previous ")
+# A spouse or partner of the past: "late wife" (a death ends no marriage in the graph, but the word
+# marks the past), "first husband" (the earlier one). Without one whose relation ended, it is the
+# one held (recall's `QueryTerms.otherwise`).
+PAST_PREFIXES = ("late ", "first ")
+_PAST_PREDICATES = frozenset({Predicate.SPOUSE, Predicate.PARTNER})
 _ZH_EX: dict[str, tuple[str, ...]] = {
     "前夫": (Predicate.SPOUSE,), "前妻": (Predicate.SPOUSE,),
     "前任": (Predicate.SPOUSE, Predicate.PARTNER), "前男友": (Predicate.PARTNER,),
@@ -284,11 +289,11 @@ def former(word: str) -> tuple[tuple[Step, ...], ...]:
         return ((Step(Predicate.SPOUSE, ended=True),), (Step(Predicate.PARTNER, ended=True),))
     if word in _ZH_EX:
         return tuple((Step(predicate, ended=True),) for predicate in _ZH_EX[word])
-    rest = next((word[len(p) :] for p in _EX_PREFIXES if word.startswith(p)), None)
+    rest = next((word[len(p) :] for p in _EX_PREFIXES + PAST_PREFIXES if word.startswith(p)), None)
     if rest is None and word.startswith("前") and word[1:] in _ZH:
         rest = word[1:]
     found = KIN_WORDS.get(rest) if rest else None
-    if found is None:
+    if found is None or (word.startswith(PAST_PREFIXES) and found[0] not in _PAST_PREDICATES):
         return ()
     labels = frozenset({found[1]} & OTHER_GENDER.keys())
     predicates = (Predicate.SPOUSE, Predicate.PARTNER) if found[0] == Predicate.PARTNER else (found[0],)
@@ -301,7 +306,7 @@ def paths_of(word: str) -> tuple[tuple[Step, ...], ...]:
     found = PATHS.get(word)
     if found is not None:
         return found
-    return former(word) if word.startswith(("ex", "former ", "previous ", "前")) else ()
+    return former(word) if word.startswith(("ex", "former ", "previous ", "前", *PAST_PREFIXES)) else ()
 
 
 # Words of a former relation said in Chinese, for a query's substrings (longest first).

@@ -31,6 +31,7 @@ from memory_core.entities.kinship import (
     BOSS_ASKED,
     KIN_WORDS,
     OTHER_GENDER,
+    PAST_PREFIXES,
     QUERY_PREDICATE_WORDS,
     ZH_COMPOSED,
     ZH_KIN_WORDS,
@@ -90,15 +91,17 @@ class QueryTerms(NamedTuple):
     otherwise: QueryTerms | None = None
 
 
-def _said_through_others(words: list[str]) -> tuple[list[str], list[str]]:
+def _said_through_others(words: list[str], *, past: bool = True) -> tuple[list[str], list[str]]:
     """The words of `words` ("team lead", "ex wife" joined) that name kin through others
     (`kinship.paths_of`), and the words left once a former relation's word took its kin word
-    ("former boss" is not the boss one has)."""
+    ("former boss" is not the boss one has); without `past`, "late wife" is a wife."""
     composed: list[str] = []
     left: list[str] = []
     index = 0
     while index < len(words):
         pair = " ".join(words[index : index + 2])
+        if not past and pair.startswith(PAST_PREFIXES):
+            pair = ""
         if index + 1 < len(words) and (paths_of(pair) or pair in KIN_WORDS):
             (composed if paths_of(pair) else left).append(pair)
             if pair in KIN_WORDS and paths_of(pair):
@@ -187,8 +190,9 @@ def _chain_paths(chain: list[str]) -> tuple[tuple[Step, ...], ...]:
 def query_terms(query: str, *, plain: bool = False) -> QueryTerms:
     """What a query may name, lower-cased (`QueryTerms`). Kin words count only for an entity
     related to someone the query names (or to the user). A possessive chain of kin words ("my
-    brother's wife") is a way walked in its order (not "my wife's brother"); the terms
-    `otherwise` (`plain`) read the chain as a bag of its words."""
+    brother's wife") is a way walked in its order (not "my wife's brother"), and "late wife" an
+    ended marriage; the terms `otherwise` (`plain`) read the chain as a bag of its words and the
+    late wife as the wife."""
     if _CJK_RUN.search(query):
         query = as_mandarin(query, ZH_KIN_WORDS)  # traditional and Cantonese as the kin words are
     tokens = [w.lower() for w in _WORDS.findall(query.replace("\u2019", "'"))]
@@ -196,7 +200,8 @@ def query_terms(query: str, *, plain: bool = False) -> QueryTerms:
     found = [] if plain else _chains(tokens)
     in_chain = {i for start, end, _ in found for i in range(start, end)}
     rest = [w for i, w in enumerate(said) if i not in in_chain]
-    composed, words = _said_through_others(rest)
+    composed, words = _said_through_others(rest, past=not plain)
+    past = any(word.startswith(PAST_PREFIXES) for word in composed)
     if BOSS_ASKED.search(query):
         words.append("boss")
     terms = set(candidate_names(query))
@@ -226,7 +231,7 @@ def query_terms(query: str, *, plain: bool = False) -> QueryTerms:
         sorted(kin_predicates),
         mine,
         paths,
-        query_terms(query, plain=True) if found else None,
+        query_terms(query, plain=True) if found or past else None,
     )
 
 
