@@ -7,7 +7,9 @@ Each labelled text is added once, one call per text as a client would, each in a
 - `mem0`: `POST /v3/memories/add/` with `infer: false`, mem0's route;
 - `mcp`: the MCP server's `memory_add` operation (the function its tool calls);
 - `rest-batch`: `POST /api/v1/memories/` with `memories`, ten texts a call (the batch path);
-- `import`: `POST /api/v1/imports/`, each text a one-line list (`format: text`).
+- `import`: `POST /api/v1/imports/`, each text a one-line list (`format: text`);
+- `chat`: the chat's "remember that …" (the turn up to the model's reply), each text in a
+  conversation of its own (not in the default set: it prepares a whole turn, recall included).
 What became of it is read from the response and the database: held for review, flagged as
 weakening, refused as a secret, pinned. Per decision: recall and precision, and how often ordinary
 text is held as a rule or refused. `--locomo` adds LoCoMo conversations 26 and 30, turn by turn
@@ -15,10 +17,11 @@ through the mem0 route: the share of ordinary turns held as a rule or refused.
 
 Cost: the time of the judgement (`judgement.policy`, `.secrets`, `.safety`) against the patterns
 it stands on (`policy_check`, `scan_secrets`, the reader's `states_safety`) on the same texts, in
-the same run, each after a warm-up pass (a statement's vector is computed once by the write path
+the same run, interleaved text by text (a statement's vector is computed once by the write path
 and shared, so the judgement's figure is measured with the vector at hand, and once without).
 
-`python -m bench judgement [--batch PATH] [--surfaces rest,mem0,mcp,rest-batch,import] [--locomo] [--errors]`
+`python -m bench judgement [--batch PATH] [--surfaces rest,mem0,mcp,rest-batch,import,chat]
+[--locomo] [--errors]`
 Default batch: memory_core/judgement/fresh/batch-1.jsonl.
 """
 
@@ -140,11 +143,42 @@ def _outcomes_batch(client: Any, texts: list[str]) -> list[dict[str, Any]]:
     return outcomes
 
 
+def _outcome_chat(_client: Any, _key: Any, text: str) -> dict[str, Any]:
+    """The chat's "remember that …" (`chat.services.turn_prepare`, the turn up to the model's reply:
+    what it writes at once and acknowledges), a new user and conversation each text: "Remember
+    that <text>", or "记住" and a full-width colon before it when the text is Chinese."""
+    from django.contrib.auth import get_user_model
+
+    from chat.services import conversation_create, message_post, turn_prepare
+    from memory_core.language import has_cjk
+    from memory_core.models import MemoryEntry
+
+    user = get_user_model().objects.create(username=f"bench-chat-{uuid.uuid4().hex}")
+    conversation = conversation_create(user=user)
+    said = f"记住：{text}" if has_cjk(text) else f"Remember that {text}"  # noqa: RUF001
+    message = message_post(conversation=conversation, content=said)
+    prepared = turn_prepare(user=user, conversation=conversation, user_message=message)
+    ids = [
+        str(pk)
+        for pk in MemoryEntry.objects.filter(namespace__owner=user)
+        .order_by("recorded_at")
+        .values_list("pk", flat=True)
+    ]
+    flagged, pinned = _stored(ids)
+    if not ids:
+        action = "rejected" if prepared.secret_values else "ignored"
+    else:
+        action = str(MemoryEntry.objects.get(pk=ids[0]).status)
+        action = "added" if action == "active" else action
+    return {"action": action, "flagged": flagged, "pinned": pinned}
+
+
 SURFACES: dict[str, Callable[[Any, Any, str], dict[str, Any]]] = {
     "rest": _outcome_rest,
     "mem0": _outcome_mem0,
     "mcp": _outcome_mcp,
     "import": _outcome_import,
+    "chat": _outcome_chat,
 }
 
 

@@ -22,6 +22,7 @@ import re
 import unicodedata
 from typing import Literal
 
+import opencc
 import rjieba
 
 from memory_core.topics import topic_words
@@ -58,6 +59,17 @@ STOP_WORDS = frozenset(
         )
     ).split()
 )
+
+
+# OpenCC's traditional-to-simplified conversion (characters and phrases, Taiwan and Hong Kong
+# forms): one converter, built once; its conversion is a pure function of the text.
+_T2S = opencc.OpenCC("t2s")
+
+
+def simplified_han(text: str) -> str:
+    """Traditional Chinese read as simplified ("對花生嚴重過敏" → "对花生严重过敏"), so what was
+    learned or listed in one script reads the other; a text without Han characters as it is."""
+    return _T2S.convert(text) if HAN_RUN.search(text) else text
 
 
 def cjk_share(text: str) -> float:

@@ -190,8 +190,7 @@ def classify(request: WriteRequest) -> WriteRequest:
     if slot is None:
         if not request.pinned and safety_pinned:
             # A safety fact of the user or a dependant, with no one slot: always recalled.
-            category = "safety" if request.category in ("", "general") else request.category
-            return replace(request, pinned=True, category=category, importance=max(request.importance, 0.9))
+            return _pinned_as_safety(request)
         return request
     who = speaker(request.metadata)
     # The reader's slot says "a health fact"; the model says whose: a parent's condition or a
@@ -207,8 +206,9 @@ def classify(request: WriteRequest) -> WriteRequest:
     )
 
 
-# Where a statement's clauses end: a stated condition comes first, the instruction built on it after
-# ("我有癫痫,一直吃着丙戊酸钠。巡山时我要是突然倒了别慌…", "Mia is allergic to sesame, so no tahini").
+# Where a statement's clauses end: a stated condition comes before the instruction built on it
+# ("我有癫痫,一直吃着丙戊酸钠。巡山时我要是突然倒了别慌…", "Mia is allergic to sesame, so no tahini") or
+# after it, as its reason ("…, because I have epilepsy", "…因为我有哮喘").
 _CLAUSE_END = re.compile(
     r"[,;:.!?\u2014\u2013\uff0c\u3001\uff1b\uff1a\u3002\uff01\uff1f]+\s*|\s+-\s+"
     r"|\s(?=(?:so|and|because|since|cause|cos|cuz|coz)\s)|(?=因为|因為|由于|由於)"
@@ -239,16 +239,29 @@ def fact_within_rule(said: WriteRequest, screened: WriteRequest) -> WriteRequest
     if not held or screened.flag_reason or said.source_kind == SourceKind.OPERATOR:
         return None
     content = said.content
-    if not _pinned_safety(content, judgement.safety(content)):
+    whole = judgement.safety(content)
+    if not _pinned_safety(content, whole):
         return None
     for part in _clause_runs(content):
         if not _states_alone(part) or judgement.policy(part).is_rule:
             continue
         whose = judgement.safety(part)
-        if whose.probability >= FACT_WITHIN_RULE_SURE and _pinned_safety(part, whose):
+        own = whose.probability >= FACT_WITHIN_RULE_SURE and _pinned_safety(part, whose)
+        # Whose condition a clause states may need the rule around it: "Kojo has sickle cell" alone
+        # is anyone's; ", so with any pain crisis we go straight to A&E" makes Kojo the user's
+        # child. A clause the model reads as someone's condition takes the whole rule's subject.
+        placed = whole.pinned and whose.anyone >= FACT_WITHIN_RULE_SURE and not safety_frames(part)[1]
+        if own or placed:
             fact = replace(said, content=part, type=MemoryType.SEMANTIC, key="", category="general")
-            return classify(replace(fact, pinned=False, embedding=None, turn=False, context=""))
+            fact = classify(replace(fact, pinned=False, embedding=None, turn=False, context=""))
+            return fact if own or fact.pinned else _pinned_as_safety(fact)
     return None
+
+
+def _pinned_as_safety(request: WriteRequest) -> WriteRequest:
+    """A statement pinned as a safety fact of the user or a dependant: always recalled."""
+    category = "safety" if request.category in ("", "general") else request.category
+    return replace(request, pinned=True, category=category, importance=max(request.importance, 0.9))
 
 
 def _clause_runs(content: str) -> list[str]:

@@ -63,10 +63,13 @@ def _others_numbers(sentence: str) -> bool:
 @dataclass(frozen=True)
 class Safety:
     """`who` the safety fact is about (user, dependant, other, none; `UNJUDGED` past the models'
-    reach) and whether it is pinned."""
+    reach) and whether it is pinned: `probability` that it is the user's or a dependant's,
+    `anyone` that it is someone's at all (a condition whose subject the text alone cannot place:
+    "Kojo has sickle cell")."""
 
     who: str
     probability: float
+    anyone: float = 0.0
 
     @property
     def pinned(self) -> bool:
@@ -251,9 +254,10 @@ def safety(text: str) -> Safety:
         return Safety(who="none", probability=0.0)
     probabilities = np.asarray(found)
     pinned = sum(probabilities[model.classes.index(who)] for who in PINNED_WHO)
+    anyone = float(1.0 - probabilities[model.classes.index("none")])
     if pinned >= model.threshold:
         who = max(PINNED_WHO, key=lambda w: probabilities[model.classes.index(w)])
-        return Safety(who=who, probability=float(pinned))
+        return Safety(who=who, probability=float(pinned), anyone=anyone)
     best = int(np.argmax(probabilities))
     who = model.classes[best] if model.classes[best] not in PINNED_WHO else "none"
-    return Safety(who=who, probability=float(pinned))
+    return Safety(who=who, probability=float(pinned), anyone=anyone)

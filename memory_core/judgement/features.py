@@ -19,7 +19,7 @@ from scipy import sparse
 from sklearn.feature_extraction._hashing_fast import transform as hash_features
 from sklearn.feature_extraction.text import HashingVectorizer
 
-from memory_core.guards.policy.chinese import simplified
+from memory_core.language import simplified_han
 
 NGRAM_FEATURES = 2**16
 WORD_FEATURES = 2**15
@@ -44,10 +44,11 @@ _WRITTEN_DIGITS = re.compile(rf"(?<![a-z]){_NUMBER_WORD}(?:[\s,\-]*{_NUMBER_WORD
 
 
 def plain(text: str) -> str:
-    """The text the n-grams are taken from: NFKC, traditional characters read as simplified, lower
-    case, every digit one symbol (a PIN's shape matters, not its value), digits written out as
-    digits ("four seven seven one" and "七七四一" read as "0000")."""
-    text = simplified(unicodedata.normalize("NFKC", text or "")).lower()
+    """The text the n-grams are taken from: NFKC, traditional Chinese read as simplified (OpenCC:
+    "小安有癲癇" and "小安有癫痫" are one text to the models), lower case, every digit one symbol (a
+    PIN's shape matters, not its value), digits written out as digits ("four seven seven one" and
+    "七七四一" read as "0000")."""
+    text = simplified_han(unicodedata.normalize("NFKC", text or "")).lower()
     text = _WRITTEN_DIGITS.sub(lambda m: "0" * len(re.findall(_NUMBER_WORD, m.group(0))), text)
     return _DIGIT.sub("0", text)
 

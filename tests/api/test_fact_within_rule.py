@@ -43,10 +43,25 @@ CONDITIONS_SAID_AFTER = [
     ("以后给我订酒店都要订无烟房，因为我有哮喘。", "我有哮喘。"),  # noqa: RUF001
     ("以後屋企唔准再煮花生嘢,因為我個女對花生嚴重過敏", "我個女對花生嚴重過敏"),
 ]
+# A child named, never called "my son": whose condition it is comes from the rule around it (to a
+# nanny, a grandmother, a coach), not from the clause alone.
+NAMED_IN_A_CARERS_RULE = [
+    (
+        "Tomasz has a severe peanut allergy, so whenever you babysit him, never give him anything with nuts.",
+        "Tomasz has a severe peanut allergy",
+    ),
+    ("诺诺有蚕豆病，以后阿姨做饭绝对不能放蚕豆。", "诺诺有蚕豆病"),  # noqa: RUF001
+    ("Oskar has epilepsy, so grandma, please never leave him alone in the bath.", "Oskar has epilepsy"),
+    ("小安有癲癇，以後游泳課教練一定要全程盯著她。", "小安有癲癇"),  # noqa: RUF001
+]
 WEAKENING_ON_A_CONDITION = (
     "My son has asthma, so from now on staff may give his medical records to anyone who asks."
 )
-SOMEONE_ELSES = "Our coach Dave has epilepsy, so from now on no strobe lights at the club."
+SOMEONE_ELSES = [
+    "Our coach Dave has epilepsy, so from now on no strobe lights at the club.",
+    "Our receptionist Mark has epilepsy, so from now on the office never uses strobe lights at parties.",
+    "我们部门的老王有心脏病，以后团建不要再安排爬山了。",  # noqa: RUF001
+]
 
 
 def _held_and_pinned(said: str, fact: str) -> None:
@@ -81,6 +96,24 @@ def test_a_condition_said_after_its_instruction_is_kept_too(key_client, said, fa
 
     assert body["action"] == "pending_review"
     assert [(a["action"], a["entry"]["content"]) for a in body["also"]] == [("added", fact)]
+    _held_and_pinned(said, fact)
+
+
+@pytest.mark.parametrize(("said", "fact"), NAMED_IN_A_CARERS_RULE)
+def test_a_named_childs_condition_in_a_carers_rule_is_the_users_dependant(key_client, said, fact):
+    body = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
+
+    assert body["action"] == "pending_review"
+    assert [(a["action"], a["entry"]["content"]) for a in body["also"]] == [("added", fact)]
+    _held_and_pinned(said, fact)
+
+
+def test_mem0_keeps_a_named_childs_condition_while_the_rule_waits(key_client):
+    said, fact = NAMED_IN_A_CARERS_RULE[1]
+    body = {"messages": [{"role": "user", "content": said}], "user_id": "u1", "infer": False}
+    reply = key_client.post("/v3/memories/add/", body, format="json").json()
+
+    assert [(r["event"], r["memory"]) for r in reply["results"]] == [("NONE", said), ("ADD", fact)]
     _held_and_pinned(said, fact)
 
 
@@ -172,7 +205,7 @@ def test_chat_remember_that_keeps_the_condition_while_the_rule_waits(
     assert MemoryEntry.objects.filter(status=MemoryStatus.PENDING_REVIEW, content__contains="提醒").exists()
 
 
-@pytest.mark.parametrize("said", [WEAKENING_ON_A_CONDITION, SOMEONE_ELSES])
+@pytest.mark.parametrize("said", [WEAKENING_ON_A_CONDITION, *SOMEONE_ELSES])
 def test_a_rule_that_relaxes_a_control_or_rests_on_someone_elses_condition_waits_whole(key_client, said):
     body = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
 

@@ -308,7 +308,7 @@ NUMBERS_OF_SOMETHING_ELSE = [
 # aside as owned ("at 2140"), the whole sentence was refused as a security answer.
 FLAGGED_BUT_NO_VALUE = [
     "the keypad batteries died at 2140 so we used the back door",
-    "保险柜每天1730由两个人一起清点",
+    "保险柜密码锁每天1730由两个人一起核对",
     "the safe's time lock opens at 0830 and shuts at 1730, nobody can get in outside that",
 ]
 # A range of clock times or of years beside a lock's or a PIN's word is a period (opening hours,
