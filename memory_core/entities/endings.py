@@ -66,44 +66,46 @@ def english_endings(subject: str, name: str, org: str, place: str) -> list[Endin
 
 
 _STOP = "\uff0c\u3002,.!\uff01\uff1f?\uff1b;\uff1a:\u3001\\s"
-# A name only where a word may start (not "个月我" in "上个月我离婚了").
-_ZH_WHO = r"(?P<zwho>我们?|(?<![\u4e00-\u9fffA-Za-z])(?:[A-Z][A-Za-z'-]*|[\u4e00-\u9fff]{2,3}?))"
+# A name only where a word may start (not "个月我" in "上个月我离婚了", nor "年我" in "2015年我…").
+_ZH_WHO = (
+    r"(?P<zwho>我们?|(?<![\u4e00-\u9fffA-Za-z])(?![年月日号])(?:[A-Z][A-Za-z'-]*|[\u4e00-\u9fff]{2,3}?))"
+)
 _ZH_OTHER = r"(?P<obj>[A-Z][A-Za-z'-]*|[\u4e00-\u9fff]{1,4}?)"
 _ZH_THING = rf"[^{_STOP}从和跟与]{{1,20}}?"
+# When, said between who and what they did: "我和郑浩然2016年离婚了".
+ZH_WHEN = r"(?:\d{2,4}年|去年|今年|前年|后来|终于|已经|最近|又|再|也|刚)*"
 
 ZH_ENDINGS = [
     Ending(
-        re.compile(rf"{_ZH_WHO}(?:已经|最近|去年|今年)?(?:和|跟|与){_ZH_OTHER}(?:已经)?离婚"),
+        re.compile(rf"{_ZH_WHO}{ZH_WHEN}(?:和|跟|与|同){_ZH_OTHER}{ZH_WHEN}离了?婚"),
         _PARTNERS[:1],
         EntityKind.PERSON,
     ),
-    Ending(re.compile(rf"{_ZH_WHO}(?:已经|最近|去年|今年)?离婚"), _PARTNERS[:1], ""),
+    Ending(re.compile(rf"{_ZH_WHO}{ZH_WHEN}离了?婚"), _PARTNERS[:1], ""),
     Ending(
-        re.compile(rf"{_ZH_WHO}(?:已经|最近|去年|今年)?(?:和|跟|与){_ZH_OTHER}(?:已经)?分手"),
+        re.compile(rf"{_ZH_WHO}{ZH_WHEN}(?:和|跟|与|同){_ZH_OTHER}{ZH_WHEN}分手"),
         _PARTNERS,
         EntityKind.PERSON,
     ),
-    Ending(re.compile(rf"{_ZH_WHO}(?:已经|最近|去年|今年)?分手"), _PARTNERS, ""),
+    Ending(re.compile(rf"{_ZH_WHO}{ZH_WHEN}分手"), _PARTNERS, ""),
     Ending(
-        re.compile(rf"{_ZH_WHO}(?:已经|最近|去年|今年)?从(?P<org>{_ZH_THING})(?:辞职|离职|退休)"),
+        re.compile(rf"{_ZH_WHO}{ZH_WHEN}从(?P<org>{_ZH_THING})(?:辞职|离职|退休)"),
         (Predicate.WORKS_AT,),
         EntityKind.ORGANISATION,
     ),
     Ending(
-        re.compile(
-            rf"{_ZH_WHO}(?:已经|最近|去年|今年)?(?:辞去了?|离开了?)(?P<org>{_ZH_THING})的(?:工作|职位)"
-        ),
+        re.compile(rf"{_ZH_WHO}{ZH_WHEN}(?:辞去了?|离开了?)(?P<org>{_ZH_THING})的(?:工作|职位)"),
         (Predicate.WORKS_AT,),
         EntityKind.ORGANISATION,
     ),
-    Ending(re.compile(rf"{_ZH_WHO}(?:已经|最近|去年|今年)?(?:辞职|离职|退休)"), (Predicate.WORKS_AT,), ""),
+    Ending(re.compile(rf"{_ZH_WHO}{ZH_WHEN}(?:辞职|离职|退休)"), (Predicate.WORKS_AT,), ""),
     Ending(
-        re.compile(rf"{_ZH_WHO}(?:已经|最近|去年|今年)?从(?P<place>{_ZH_THING})(?:搬走|搬出|搬了出)"),
+        re.compile(rf"{_ZH_WHO}{ZH_WHEN}从(?P<place>{_ZH_THING})(?:搬走|搬出|搬了出)"),
         (Predicate.LIVES_IN,),
         EntityKind.PLACE,
     ),
     Ending(
-        re.compile(rf"{_ZH_WHO}(?:已经|最近|去年|今年)?(?:搬出了?|搬离了?)(?P<place>[^{_STOP}了]{{1,12}})"),
+        re.compile(rf"{_ZH_WHO}{ZH_WHEN}(?:搬出了?|搬离了?)(?P<place>[^{_STOP}了]{{1,12}})"),
         (Predicate.LIVES_IN,),
         EntityKind.PLACE,
     ),

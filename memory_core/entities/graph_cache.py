@@ -33,6 +33,7 @@ from django.db import connection
 
 from config.tuning import tuned
 from memory_core.entities.models import Entity, EntityMention, Relation, RelationSupport, window_holds
+from memory_core.entities.zh_forms import simplified
 from memory_core.models import Namespace
 from memory_core.round_trip import Read
 
@@ -46,8 +47,9 @@ ITEM_BYTES = 150
 
 
 def alias_key(alias: str) -> int:
-    """What the cache keeps of an alias (lower-case, as stored): its salted hash."""
-    return hash(alias)
+    """What the cache keeps of an alias (lower-case, as stored): its salted hash, of Chinese in
+    simplified characters, so that "陈家豪" asked finds "陳家豪" said (`zh_forms.simplified`)."""
+    return hash(alias if alias.isascii() else simplified(alias))
 
 
 @dataclass(frozen=True, slots=True)

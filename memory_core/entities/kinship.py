@@ -5,6 +5,7 @@ Used both to read statements (`rules`) and queries (`recall`): "sister", "姐姐
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from memory_core.entities.vocabulary import EntityKind, Predicate
@@ -75,7 +76,10 @@ _ZH.update({
     "宠物": (Predicate.PET, "pet"),
     # Work: a team's lead is the manager one has; a master (师傅) teaches a trade.
     "组长": (Predicate.MANAGER, "manager"), "主管": (Predicate.MANAGER, "manager"),
-    "领班": (Predicate.MANAGER, "manager"), "师傅": (Predicate.COLLEAGUE, "mentor"),
+    "领班": (Predicate.MANAGER, "manager"), "科长": (Predicate.MANAGER, "manager"),
+    "部长": (Predicate.MANAGER, "manager"), "处长": (Predicate.MANAGER, "manager"),
+    "顶头上司": (Predicate.MANAGER, "boss"), "直属领导": (Predicate.MANAGER, "boss"),
+    "直属上司": (Predicate.MANAGER, "boss"), "师傅": (Predicate.COLLEAGUE, "mentor"),
     "师父": (Predicate.COLLEAGUE, "mentor"), "导师": (Predicate.COLLEAGUE, "mentor"),
     # In-laws, step- and god- kin: the names one knows them by (what they are is `PATHS`).
     "公公": (Predicate.RELATIVE, "father-in-law"), "丈人": (Predicate.RELATIVE, "father-in-law"),
@@ -115,6 +119,15 @@ QUERY_PREDICATE_WORDS: dict[str, str] = {
     "工作": Predicate.WORKS_AT, "公司": Predicate.WORKS_AT, "职业": Predicate.ROLE,
     "married": Predicate.SPOUSE,
 }  # fmt: skip
+
+
+# A boss asked about by a verb ("who did I answer to", "who was I reporting to", "working under",
+# "in charge of me"): the question's kin word is "boss". Not "who reports to me": those are the
+# ones one manages.
+BOSS_ASKED = re.compile(
+    r"(?i)\b(?:(?:report|answer)(?:s|ed|ing)?\s+(?:directly\s+)?to|work(?:s|ed|ing)?\s+(?:directly\s+)?under)\b"
+    r"(?!\s+(?:me|us|him|her|them)\b)|\bin\s+charge\s+of\s+(?:me|us)\b"
+)
 
 
 def kin(word: str) -> tuple[str, str] | None:
@@ -256,6 +269,11 @@ PATHS["stepdad"] = PATHS["stepfather"]
 
 # A former relation: "ex-wife", "my ex", "former boss", 前夫, 前女友 — whoever the relation ended with.
 _EX_PREFIXES = ("ex-", "ex ", "former ", "previous ")
+# A spouse or partner of the past: "late wife" (a death ends no marriage in the graph, but the word
+# marks the past), "first husband" (the earlier one). Without one whose relation ended, it is the
+# one held (recall's `QueryTerms.otherwise`).
+PAST_PREFIXES = ("late ", "first ")
+_PAST_PREDICATES = frozenset({Predicate.SPOUSE, Predicate.PARTNER})
 _ZH_EX: dict[str, tuple[str, ...]] = {
     "前夫": (Predicate.SPOUSE,), "前妻": (Predicate.SPOUSE,),
     "前任": (Predicate.SPOUSE, Predicate.PARTNER), "前男友": (Predicate.PARTNER,),
@@ -271,11 +289,11 @@ def former(word: str) -> tuple[tuple[Step, ...], ...]:
         return ((Step(Predicate.SPOUSE, ended=True),), (Step(Predicate.PARTNER, ended=True),))
     if word in _ZH_EX:
         return tuple((Step(predicate, ended=True),) for predicate in _ZH_EX[word])
-    rest = next((word[len(p) :] for p in _EX_PREFIXES if word.startswith(p)), None)
+    rest = next((word[len(p) :] for p in _EX_PREFIXES + PAST_PREFIXES if word.startswith(p)), None)
     if rest is None and word.startswith("前") and word[1:] in _ZH:
         rest = word[1:]
     found = KIN_WORDS.get(rest) if rest else None
-    if found is None:
+    if found is None or (word.startswith(PAST_PREFIXES) and found[0] not in _PAST_PREDICATES):
         return ()
     labels = frozenset({found[1]} & OTHER_GENDER.keys())
     predicates = (Predicate.SPOUSE, Predicate.PARTNER) if found[0] == Predicate.PARTNER else (found[0],)
@@ -288,7 +306,7 @@ def paths_of(word: str) -> tuple[tuple[Step, ...], ...]:
     found = PATHS.get(word)
     if found is not None:
         return found
-    return former(word) if word.startswith(("ex", "former ", "previous ", "前")) else ()
+    return former(word) if word.startswith(("ex", "former ", "previous ", "前", *PAST_PREFIXES)) else ()
 
 
 # Words of a former relation said in Chinese, for a query's substrings (longest first).

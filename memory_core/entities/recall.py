@@ -28,8 +28,10 @@ from django.utils import timezone
 
 from memory_core.entities.graph_cache import GraphRelation, NamespaceGraph, alias_key
 from memory_core.entities.kinship import (
+    BOSS_ASKED,
     KIN_WORDS,
     OTHER_GENDER,
+    PAST_PREFIXES,
     QUERY_PREDICATE_WORDS,
     ZH_COMPOSED,
     ZH_KIN_WORDS,
@@ -42,6 +44,7 @@ from memory_core.entities.kinship import (
 from memory_core.entities.record import SYMMETRIC, candidate_names
 from memory_core.entities.rules import _STOP_NAMES
 from memory_core.entities.vocabulary import SINGLE_VALUED, Predicate
+from memory_core.entities.zh_forms import as_mandarin
 from memory_core.reading.words import word_set
 
 _V = TypeVar("_V")
@@ -80,19 +83,25 @@ class QueryTerms(NamedTuple):
     predicates: list[str]  # asked about: the kin words' and the other words' ("lives")
     kin_predicates: list[str]  # the kin words' alone ("husband" → spouse)
     mine: bool  # the user speaks of their own ("my", "我")
-    # Kin said through others ("father-in-law", "ex-wife", "姐夫"): each word's ways (`kinship.Step`).
+    # Kin said through others ("father-in-law", "ex-wife", "姐夫", "my wife's brother"): each way
+    # (`kinship.Step`).
     paths: tuple[tuple[Step, ...], ...] = ()
+    # With a possessive chain among the paths: the terms as a bag of kin words, for a graph where
+    # the chain's way reaches no one.
+    otherwise: QueryTerms | None = None
 
 
-def _said_through_others(words: list[str]) -> tuple[list[str], list[str]]:
+def _said_through_others(words: list[str], *, past: bool = True) -> tuple[list[str], list[str]]:
     """The words of `words` ("team lead", "ex wife" joined) that name kin through others
     (`kinship.paths_of`), and the words left once a former relation's word took its kin word
-    ("former boss" is not the boss one has)."""
+    ("former boss" is not the boss one has); without `past`, "late wife" is a wife."""
     composed: list[str] = []
     left: list[str] = []
     index = 0
     while index < len(words):
         pair = " ".join(words[index : index + 2])
+        if not past and pair.startswith(PAST_PREFIXES):
+            pair = ""
         if index + 1 < len(words) and (paths_of(pair) or pair in KIN_WORDS):
             (composed if paths_of(pair) else left).append(pair)
             if pair in KIN_WORDS and paths_of(pair):
@@ -132,11 +141,69 @@ def _zh_kin_words(run: str) -> tuple[list[str], list[str]]:
     return composed, plain
 
 
-def query_terms(query: str) -> QueryTerms:
+def _kin_at(words: list[str], index: int) -> int:
+    """How many words (two, one or none) make a kin word at `index` ("half brother", "wife")."""
+    for size in (2, 1):
+        word = " ".join(w.removesuffix("'s") for w in words[index : index + size])
+        if index + size <= len(words) and (word in KIN_WORDS or paths_of(word)):
+            return size
+    return 0
+
+
+def _chains(words: list[str]) -> list[tuple[int, int, list[str]]]:
+    """The possessive kin chains of a query's words, in order, with where each starts and ends:
+    "my wife's brother's husband" → (…, [wife, brother, husband]). A word may stand between one
+    kin's "'s" and the next kin word ("my ex-husband's new wife")."""
+    chains: list[tuple[int, int, list[str]]] = []
+    index = 0
+    while index < len(words):
+        size = _kin_at(words, index)
+        start, chain = index, []
+        while size and words[index + size - 1].endswith("'s"):
+            chain.append(" ".join(words[index : index + size]).removesuffix("'s"))
+            index += size
+            later = next((n for n in (0, 1) if _kin_at(words, index + n)), None)
+            if later is None:
+                size = 0
+                break
+            index += later
+            size = _kin_at(words, index)
+        if size:
+            chain.append(" ".join(words[index : index + size]).removesuffix("'s"))
+            index += size
+        if len(chain) > 1:
+            chains.append((start, index, chain))
+        index = max(index, start + 1)
+    return chains
+
+
+def _chain_paths(chain: list[str]) -> tuple[tuple[Step, ...], ...]:
+    """The ways of a possessive chain, one kin word after the other: each word's own ways when it
+    names kin through others ("ex-husband"), else one step of its relation known by its label."""
+    ways: list[tuple[Step, ...]] = [()]
+    for word in chain:
+        own = paths_of(word) or ((Step(KIN_WORDS[word][0], frozenset({singular_label(word)})),),)
+        ways = [way + path for way in ways for path in own]
+    return tuple(ways)
+
+
+def query_terms(query: str, *, plain: bool = False) -> QueryTerms:
     """What a query may name, lower-cased (`QueryTerms`). Kin words count only for an entity
-    related to someone the query names (or to the user)."""
-    said = [w.lower().removesuffix("'s") for w in _WORDS.findall(query.replace("\u2019", "'"))]
-    composed, words = _said_through_others(said)
+    related to someone the query names (or to the user). A possessive chain of kin words ("my
+    brother's wife") is a way walked in its order (not "my wife's brother"), and "late wife" an
+    ended marriage; the terms `otherwise` (`plain`) read the chain as a bag of its words and the
+    late wife as the wife."""
+    if _CJK_RUN.search(query):
+        query = as_mandarin(query, ZH_KIN_WORDS)  # traditional and Cantonese as the kin words are
+    tokens = [w.lower() for w in _WORDS.findall(query.replace("\u2019", "'"))]
+    said = [w.removesuffix("'s") for w in tokens]
+    found = [] if plain else _chains(tokens)
+    in_chain = {i for start, end, _ in found for i in range(start, end)}
+    rest = [w for i, w in enumerate(said) if i not in in_chain]
+    composed, words = _said_through_others(rest, past=not plain)
+    past = any(word.startswith(PAST_PREFIXES) for word in composed)
+    if BOSS_ASKED.search(query):
+        words.append("boss")
     terms = set(candidate_names(query))
     for size in range(1, 4):
         terms.update(" ".join(said[i : i + size]) for i in range(len(said) - size + 1))
@@ -149,15 +216,22 @@ def query_terms(query: str) -> QueryTerms:
     predicates = {QUERY_PREDICATE_WORDS[w] for w in words if w in QUERY_PREDICATE_WORDS}
     mine = bool(_MINE.search(query))
     for run in _CJK_RUN.findall(query):
-        zh_composed, plain = _zh_kin_words(run)
+        zh_composed, zh_plain = _zh_kin_words(run)
         composed += zh_composed
-        kin |= set(plain) | {KIN_WORDS[w][1] for w in plain}
-        kin_predicates |= {KIN_WORDS[w][0] for w in plain}
+        kin |= set(zh_plain) | {KIN_WORDS[w][1] for w in zh_plain}
+        kin_predicates |= {KIN_WORDS[w][0] for w in zh_plain}
         predicates |= {p for word, p in QUERY_PREDICATE_WORDS.items() if word in run}
     names = sorted(t for t in terms if t and t not in kin and t not in KIN_WORDS and not paths_of(t))
     paths = tuple(dict.fromkeys(path for word in composed for path in paths_of(word)))
+    paths += tuple(path for _, _, chain in found for path in _chain_paths(chain) if path not in paths)
     return QueryTerms(
-        names, sorted(kin), sorted(predicates | kin_predicates), sorted(kin_predicates), mine, paths
+        names,
+        sorted(kin),
+        sorted(predicates | kin_predicates),
+        sorted(kin_predicates),
+        mine,
+        paths,
+        query_terms(query, plain=True) if found or past else None,
     )
 
 
@@ -172,7 +246,7 @@ def may_name_someone(query: str) -> bool:
     """Whether the query may mention an entity: a kin word, Chinese text, or a capitalised word
     that is not a sentence opener or question word. Without one, recall spends no query on the
     graph (a lower-case name in a lower-case question is the price)."""
-    if _CJK_RUN.search(query):
+    if _CJK_RUN.search(query) or BOSS_ASKED.search(query):
         return True
     words = [w.removesuffix("'s") for w in _WORDS.findall(query.replace("\u2019", "'").lower())]
     if any(w in KIN_WORDS or paths_of(w) for w in words):
@@ -195,6 +269,7 @@ class GraphQuestion(NamedTuple):
     kin_predicates: frozenset[str]
     mine: bool
     paths: tuple[tuple[WalkStep, ...], ...] = ()
+    otherwise: GraphQuestion | None = None  # `QueryTerms.otherwise`
 
 
 class WalkStep(NamedTuple):
@@ -222,7 +297,10 @@ def graph_question(query: str) -> GraphQuestion | None:
     most recalls spend nothing on it)."""
     if not may_name_someone(query):
         return None
-    terms = query_terms(query)
+    return _as_walked(query_terms(query))
+
+
+def _as_walked(terms: QueryTerms) -> GraphQuestion | None:
     if not (terms.names or terms.kin or terms.paths):
         return None
     return GraphQuestion(
@@ -232,6 +310,7 @@ def graph_question(query: str) -> GraphQuestion | None:
         frozenset(terms.kin_predicates),
         terms.mine,
         tuple(tuple(_walk_step(step) for step in path) for path in terms.paths),
+        _as_walked(terms.otherwise) if terms.otherwise else None,
     )
 
 
@@ -246,7 +325,10 @@ def graph_scores(
     `graphs` (the namespaces read, held by `graph_cache`), the best `limit` of those scoring at
     least `FLOOR`. Ids only: the caller applies its own scope."""
     view = _View(graphs, at or timezone.now())
-    seeds, way = _seeds(view, graphs, question)
+    seeds, way, by_paths = _seeds(view, graphs, question)
+    if question.otherwise is not None and not by_paths:
+        question = question.otherwise  # the chain's way reaches no one: its words as a bag
+        seeds, way, _ = _seeds(view, graphs, question)
     reached = _walk(view, seeds, way, question.predicates)
     answers = question.predicates - question.kin_predicates
     # The relations a question's kin words walk along, through others too ("姐夫": sibling, spouse).
@@ -347,10 +429,11 @@ def _joined(parts: list[dict[str, _V]]) -> Mapping[str, _V]:
 
 def _seeds(
     view: _View, graphs: Sequence[NamespaceGraph], question: GraphQuestion
-) -> tuple[frozenset[str], frozenset[str]]:
+) -> tuple[frozenset[str], frozenset[str], bool]:
     """The entities the query names, and those its kin words name among the kin of whom it names
-    (else, or also for "my …", of the user) and their kin in turn ("my sister's husband"); and
-    those of them the question only passes through (whose kin it names)."""
+    (else, or also for "my …", of the user) and their kin in turn ("my sister's husband"); those
+    of them the question only passes through (whose kin it names); and whether a way of kin said
+    through others reached anyone."""
     named, kin = _by_alias(graphs, question)
     # A kin word for a relation one has at most one of ("husband", "boss") names whoever holds it
     # then, however they were called: "Joel is married to Lena" makes Lena Joel's husband or wife.
@@ -389,7 +472,7 @@ def _seeds(
     # names further ("my sister" in "my sister's husband"; not one sister for another).
     way = {owner for owner in owners if found[owner]} | (passed - kin_of_owners)
     way |= {entity for entity in kin_of_owners if found[entity] - kin_of_owners}
-    return frozenset(seeds), frozenset(way)
+    return frozenset(seeds), frozenset(way), any(composed.values())
 
 
 def _by_alias(graphs: Sequence[NamespaceGraph], question: GraphQuestion) -> tuple[set[str], set[str]]:

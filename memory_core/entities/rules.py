@@ -10,11 +10,12 @@ a whole, with its speakers, by `memory_core.entities.transcript.read`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from memory_core.entities.endings import ZH_ENDINGS, Ending, english_endings
+from memory_core.entities.endings import ZH_ENDINGS, ZH_WHEN, Ending, english_endings
 from memory_core.entities.kinship import EN_KIN_WORDS, ZH_KIN_WORDS, kin, kind_of
 from memory_core.entities.vocabulary import EntityKind, Predicate
+from memory_core.entities.zh_forms import as_mandarin, as_written
 from memory_core.reading.words import NOT_NAMES, ORG, PLACE, alternation, word_set
 
 
@@ -99,11 +100,32 @@ class Reading:
 
 _NAME = r"(?:[A-Z][\w'\u00c0-\u024f-]*(?<!'s)(?:\s+[A-Z][\w'\u00c0-\u024f-]*(?<!'s)){0,2})"
 _KIN = rf"(?i:{alternation(list(EN_KIN_WORDS))})"
-_ADJ = r"(?i:(?:little|baby|younger|older|big|twin|best|new|old|elder|late|favou?rite|dear|close)\s+)*"
+# Any word before a kin word that says which one ("next-door neighbour", "first wife", "rowing-club
+# friend", "old university flatmate"), up to three: not a word of grammar, nor a kin word's start
+# ("half brother" is one word), nor a word that makes "partner" a business or tennis one.
+_NOT_MODIFIERS = (
+    "a|an|the|my|our|your|his|her|their|its|this|that|these|those|and|or|but|nor|of|to|in|on|at|for|with|"
+    "from|by|as|is|was|are|were|be|been|being|am|has|have|had|do|does|did|not|no|who|whom|whose|which|what|"
+    "when|where|why|how|i|me|we|us|you|he|him|she|it|they|them|also|then|so|if|than|just|very|really|only|"
+    "even|still|too|said|told|met|saw|called|named|ex|former|previous|future|would-be"
+)
+_MODIFIER = (
+    rf"(?!(?:{_NOT_MODIFIERS}|{alternation(list(EN_KIN_WORDS))})(?![\w-]))[a-z][a-z-]*\s+(?!(?i:partners?)\b)"
+)
+_LISTED = r"(?i:(?:little|baby|younger|older|big|twin|best|new|old|elder|late|favou?rite|dear|close)\s+)"
+_ADJ = rf"(?:{_LISTED}|{_MODIFIER}){{0,3}}"
 _MY = r"(?i:my|our|the\s+user's|user's)"
 _POSSESSOR = rf"(?:{_MY}|{_NAME}'s)"
 _CHAIN = rf"{_POSSESSOR}(?:\s+{_ADJ}{_KIN}'s)*"
-_NP_KIN = rf"(?P<poss>{_CHAIN})\s+{_ADJ}(?P<kin>{_KIN})(?!\w)(?:,?\s+(?P<name>{_NAME}))?"
+# "my best friend from school, Dervla": whence the kin is, before the comma and their name.
+_WHENCE = r"(?:\s+(?:from|at|in)\s+(?:(?i:the|my|our)\s+)?[\w'-]+(?:\s+[\w'-]+)?(?=,))?"
+_NP_KIN = rf"(?P<poss>{_CHAIN})\s+{_ADJ}(?P<kin>{_KIN})(?!\w)(?:{_WHENCE},?\s+(?P<name>{_NAME}))?"
+# "a man called Pieter", "a young woman named Vivienne", "a senior partner, Imogen": a person
+# described before the name.
+_DESCRIBED = (
+    r"(?:(?i:an?|the|someone|somebody)\s+(?:[a-z][\w'-]*\s+){0,3}?(?:(?:called|named)\s+|(?<=\s)[a-z][\w'-]*,\s+)|"
+    r"(?i:someone|somebody)\s+(?:called|named)\s+)?"
+)
 _SELF_WORDS = r"(?:I|(?i:the\s+user|user|we))"
 # Sentence openers that a capitalised-word name pattern would otherwise take for a name.
 _STOP_NAMES = (
@@ -119,7 +141,8 @@ _QUOTE = "[\"'\u201c\u2018]?"
 # first marriage is …": where or whence the kin is, said between the kin word and the name.
 _WHERE = r"(?:\s+(?P<prep>at|from|on|in|of)\s+(?P<where>[^,.;:!?]{1,40}?))?"
 _NAMED = re.compile(
-    rf"{_NP_KIN}{_WHERE}(?:\s+(?:is|was)\s+(?:called\s+|named\s+)?|'s\s+name\s+is\s+|\s+(?:called|named)\s+)"
+    rf"{_NP_KIN}{_WHERE}(?:(?:\s+(?:there|then|now|here))?\s+(?:is|was|has\s+been|had\s+been|became)\s+"
+    rf"(?:called\s+|named\s+|{_DESCRIBED})|'s\s+name\s+is\s+|\s+(?:called|named)\s+)"
     rf"{_QUOTE}(?P<name2>{_NAME})(?=$|[\s.,;!?\"'\u201d\u2019])"
 )
 # "Rachel remarried; her husband is Greg": a his / her after a statement that opens with one
@@ -142,9 +165,32 @@ _ROLE = re.compile(
     rf"{_SUBJECT}\s+(?i:(?P<verb>is|am|works?\s+as|is\s+working\s+as|am\s+working\s+as)\s+(?:a|an)\s+)"
     r"(?P<role>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})(?=$|[\s.,;!?])"
 )
-_MARRIED = re.compile(rf"{_SUBJECT}\s+(?i:is|am|got|was)\s+married\s+to\s+(?P<name2>{_NAME})")
-# "I married Daniel Okafor", "Priya wed Tom": the same relation said as the event.
-_WED = re.compile(rf"{_SUBJECT}\s+(?i:(?:just\s+|finally\s+)?(?:married|wed))\s+(?P<name2>{_NAME})")
+# An aside between who and the verb: "I, after years of saying never, married …", "My daughter
+# Ana, Tom's and mine, married …".
+_ASIDE = r"(?:,\s+[^,.;:!?]{1,60},|,(?=\s))?"
+# When, said between the verb and whom: "remarried in 2020, to …", "married again last year, to …".
+_WHEN_WED = r"(?:\s+(?i:again))?(?:\s+(?i:in|on|last|this|that|back\s+in)\s+(?:[\w]+\s+){0,2}?[\w]+,?)?"
+_MARRIED = re.compile(
+    rf"{_SUBJECT}{_ASIDE}\s+(?i:is|am|are|got|was|were|has\s+been|had\s+been|became)\s+married{_WHEN_WED}\s+"
+    rf"(?i:to)\s+{_DESCRIBED}(?P<name2>{_NAME})"
+)
+# "I married Daniel Okafor", "Priya wed Tom", "Tom remarried in 2020, to Ana": the relation said as
+# the event; a time between the verb and whom needs the "to".
+_WED = re.compile(
+    rf"{_SUBJECT}{_ASIDE}\s+(?i:(?:just\s+|finally\s+|later\s+|then\s+)?(?:re)?(?:married|wed))"
+    rf"(?:\s+|{_WHEN_WED}\s+(?i:to)\s+){_DESCRIBED}(?P<name2>{_NAME})"
+)
+# "I report to Tom", "…, reporting to Anwen Price", "working under a senior partner, Imogen": a
+# boss said by a verb. Without a subject before the verb, the clause is the speaker's ("In 2014
+# I joined …, reporting to …").
+_BOSS_VERB = (
+    r"(?i:(?:report|answer)(?:s|ed|ing)?\s+(?:directly\s+)?to|work(?:s|ed|ing)?\s+(?:directly\s+)?under)"
+)
+_REPORTS = re.compile(
+    rf"(?:{_SUBJECT}\s+(?i:(?:now|still|then|is|am|was|were|had|has|have|been)\s+)*)?{_BOSS_VERB}\s+"
+    rf"{_DESCRIBED}(?P<name2>{_NAME})"
+)
+_FIRST_PERSON = re.compile(r"\bI\b")
 _HAS_PET = re.compile(
     rf"{_SUBJECT}\s+(?i:has|have)\s+(?i:a|an)\s+{_ADJ}(?P<pet>{_KIN})\s+(?i:named|called)\s+(?P<name2>{_NAME})"
 )
@@ -396,6 +442,14 @@ def _roles_and_partners(text: str, reading: Reading) -> None:
         subject = _subject(match)
         if subject and _is_name(match.group("name2")):
             reading.add(Triple(subject, Predicate.SPOUSE, "married to", Ref(name=match.group("name2"))))
+    for match in _REPORTS.finditer(text):
+        boss = match.group("name2")
+        if match.group("subj") is not None:
+            subject = _subject(match)
+        else:
+            subject = SELF if _FIRST_PERSON.search(text, 0, match.start()) else None
+        if subject and _is_name(boss):
+            reading.add_ref(Ref(name=boss, kin="manager", of=None if subject.is_self else subject))
     for match in _HAS_PET.finditer(text):
         subject = _subject(match)
         pet = match.group("pet").lower()
@@ -415,10 +469,18 @@ _ZH_KIN = alternation(list(ZH_KIN_WORDS))
 _ZH_STOP = "\uff0c\u3002,.!\uff01\uff1f?\uff1b;\uff1a:\u3001\\s"  # full-width and ASCII punctuation
 # A Chinese name: two to four characters up to a particle or punctuation; or a Latin name.
 _ZH_NAME_CHAR = r"(?:(?![是的在住我你他她它和也叫很被把])[\u4e00-\u9fff])"
-_ZH_AFTER_NAME = r"是|在|住|工作|上班|做|的|和|也|今年|很|喜欢|养|现在|目前|如今|一直|已经|正在|还"
+_ZH_AFTER_NAME = (
+    r"是|在|住|工作|上班|做|的|和|也|今年|很|喜欢|养|现在|目前|如今|一直|已经|正在|还|"
+    r"\d|嫁|娶|结婚|再婚|离婚|同|跟|与"  # "郑浩然2018年又结婚了", "吕佳敏嫁给了…"
+)
 _ZH_NAME = rf"(?:[A-Z][A-Za-z'-]*|{_ZH_NAME_CHAR}{{1,4}}?)(?=$|[{_ZH_STOP}]|{_ZH_AFTER_NAME})"
 _ZH_SELF = r"(?:我们|我|用户)"
-_ZH_NP = rf"(?:(?P<zself>{_ZH_SELF})的?|(?P<zowner>{_ZH_NAME})的)(?P<zkin>{_ZH_KIN})"
+# Who a kin word is of: 我(的), a name and 的, or no one said at a clause's start, which in Chinese
+# is the speaker's ("主管是蔡丽萍", "爸爸再娶了"); "当时的组长", "新科长": the one then, the new one.
+_ZH_NP = (
+    rf"(?:(?P<zself>{_ZH_SELF})的?|(?!当时|那时|当年)(?P<zowner>{_ZH_NAME})的|(?<![\u4e00-\u9fffA-Za-z0-9]))"
+    rf"(?:当时的|那时的|现在的|新来的|新的?)?(?P<zkin>{_ZH_KIN})"
+)
 _ZH_NAMED = re.compile(rf"{_ZH_NP}(?:叫做|名叫|叫|名字是|是)(?P<zname>{_ZH_NAME})")
 _ZH_IS_MY = re.compile(rf"(?<![\u4e00-\u9fff])(?P<zname>{_ZH_NAME})是{_ZH_NP}")
 # "我在华信会计师事务所的组长是陈敏": the kin at a workplace, who works there too.
@@ -448,9 +510,35 @@ _ZH_ROLE = re.compile(rf"{_ZH_SUBJECT}(?:是|当|做)(?:一名|一个|一位|名
 _ZH_PROFESSION_SET = frozenset(_ZH_PROFESSIONS.split("|"))
 # "我和周浩结婚了", "她嫁给了林建国", "我娶了王芳": a marriage (its end is an ending's, "离婚").
 _ZH_WED = re.compile(
-    rf"{_ZH_SUBJECT}(?:已经|去年|今年|终于)?(?:(?:和|跟|与)(?P<zspouse>{_ZH_NAME_CHAR}{{1,4}}?)(?:领证)?结婚|"
-    rf"(?:嫁给了?|娶了)(?P<zspouse2>{_ZH_NAME}))"
+    rf"{_ZH_SUBJECT}{ZH_WHEN}(?:(?:和|跟|与|同)(?P<zspouse>{_ZH_NAME_CHAR}{{1,4}}?){ZH_WHEN}(?:领证)?结[了的]?婚|"
+    rf"(?:再婚|又?结婚了?|再娶|再嫁)?[\uff0c,]?(?:又|再)?(?:嫁给了?|嫁了给|娶了|娶的是|嫁的是)"
+    rf"(?:一个叫|一位叫|个叫)?(?P<zspouse2>{_ZH_NAME}))"
 )
+
+
+# A full name said right after the kin word ("我姐姐何静2008年…", "佳慧的妹妹吕佳敏嫁给了…"): a
+# surname and one or two characters, so that "我妈妈做饭" names no one.
+_ZH_SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任"
+    "沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔"
+    "向汤区欧葛温易庞"
+)
+# A name's third character is none of the words that commonly follow one ("何静嫁给了", "王芳今年").
+_ZH_NOT_A_THIRD = (
+    "嫁娶开在是做当住和跟与同也很今去明的了叫从把被给喜爱来说要会想有没不常每一已正还现后前都就才又再"
+)
+_ZH_NP_NAMED = re.compile(
+    rf"{_ZH_NP}(?P<zname>[{_ZH_SURNAMES}]{_ZH_NAME_CHAR}(?:(?![{_ZH_NOT_A_THIRD}]){_ZH_NAME_CHAR})?)"
+)
+
+
+def _zh_named_after(text: str, reading: Reading, named: set[Ref]) -> None:
+    """ "我姐姐何静2008年…": the kin, named by the full name said right after its word."""
+    for match in _ZH_NP_NAMED.finditer(text):
+        ref = _zh_np(match)
+        if ref not in named:
+            named.add(ref)
+            reading.add_ref(Ref(name=match.group("zname"), kin=ref.kin, of=ref.of, kind=ref.kind))
 
 
 def _zh_np(match: re.Match[str]) -> Ref:
@@ -519,6 +607,32 @@ def _zh_their_kin(text: str) -> str:
 
 
 def read_chinese(text: str) -> Reading:
+    """A Chinese statement's reading, traditional and Cantonese as Mandarin (`zh_forms`), with the
+    names as written."""
+    folded = as_mandarin(text, ZH_KIN_WORDS)
+    reading = _read_mandarin(folded)
+    if folded == text:
+        return reading
+
+    def written(ref: Ref | None) -> Ref | None:
+        if ref is None or ref.is_self:
+            return ref
+        return replace(
+            ref,
+            name=as_written(ref.name, folded, text),
+            works_at=as_written(ref.works_at, folded, text),
+            of=written(ref.of),
+        )
+
+    result = Reading()
+    for ref in reading.refs:
+        result.add_ref(written(ref) or ref)
+    for t in reading.triples:
+        result.add(replace(t, subject=written(t.subject) or t.subject, object=written(t.object)))
+    return result
+
+
+def _read_mandarin(text: str) -> Reading:
     text = _zh_their_kin(text)
     reading = Reading()
     named, at_work = _zh_at_work(text, reading)
@@ -531,6 +645,7 @@ def read_chinese(text: str) -> Reading:
             continue  # "我姐姐是医生": a role, not a name (below)
         named.add(ref)
         reading.add_ref(Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind))
+    _zh_named_after(text, reading, named)
     for match in _ZH_IS_MY.finditer(text):
         ref = _zh_np(match)
         named.add(ref)

@@ -1,0 +1,68 @@
+"""Chinese as the entity rules read it: traditional characters as simplified and everyday
+Cantonese words as their Mandarin ones ("我2011年同陳家豪結婚", "家豪個妹", "老細係梁國輝"), each
+replacement the same length as what it replaces, so a name found in the folded text is at the same
+place in the text as written (`as_written` takes it from there).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory_core.reading.words import ZH_SIMPLIFIED
+
+# The characters of the words the relation rules and the kin words read, beyond those the
+# statement rules already fold (`reading.words.ZH_SIMPLIFIED`).
+_MORE = str.maketrans(
+    "結離後職辭機業親爺婦嬸際紀廠鋪舖貨運遷搵識幫邨樓層鄰處細籬詩詠輝畢聽",
+    "结离后职辞机业亲爷妇婶际纪厂铺铺货运迁找识帮村楼层邻处细篱诗咏辉毕听",
+)
+# Cantonese words as the Mandarin the rules read, each of the same length (after the characters
+# are folded): 係 是, 喺 在, 咗 了, 嘅 的, 畀 给, 嗰 那, 哋 们, 佢 他; kin and work words.
+_WORDS = {
+    "老细": "老板",
+    "细佬": "弟弟",
+    "家姐": "姐姐",
+    "契妈": "干妈",
+    "契爷": "干爹",
+    "家婆": "婆婆",
+    "家公": "公公",
+    "阿妈": "妈妈",
+    "阿爸": "爸爸",
+    "后母": "继母",
+    "隔篱": "隔壁",
+}
+_CHARS = str.maketrans("係喺咗嘅畀嗰哋佢", "是在了的给那们他")
+# Traditional as simplified in one pass (a graph's aliases are folded on every load).
+_SIMPLIFIED = {**ZH_SIMPLIFIED, **_MORE}
+_WORD = re.compile("|".join(sorted(_WORDS, key=len, reverse=True)))
+# "家豪個妹" (Cantonese: 家豪's sister): 个 between a name and a kin word is a possessive, not the
+# counter of "一个女儿", "生了个仔".
+_POSSESSIVE = re.compile(
+    r"(?<=[\u4e00-\u9fff])(?<![一二两三四五六七八九十几这那每某整半了有])个(?=[\u4e00-\u9fff])"
+)
+
+
+def as_mandarin(text: str, kin_words: tuple[str, ...] = ()) -> str:
+    """`text` with traditional characters as simplified and Cantonese words as Mandarin, of the
+    same length; 个 before one of `kin_words` after a name as 的."""
+    folded = text.translate(_SIMPLIFIED).translate(_CHARS)
+    folded = _WORD.sub(lambda match: _WORDS[match.group(0)], folded)
+    if kin_words:
+        folded = _POSSESSIVE.sub(
+            lambda match: "的" if folded.startswith(kin_words, match.end()) else match.group(0), folded
+        )
+    return folded
+
+
+def simplified(text: str) -> str:
+    """`text` with traditional characters as simplified, of the same length."""
+    return text.translate(_SIMPLIFIED)
+
+
+def as_written(said: str, folded: str, written: str) -> str:
+    """What `said` (found in `folded`, the folded form of `written`) is as written: the same
+    place in `written`; `said` itself when it is not in `folded`."""
+    if not said or folded == written:
+        return said
+    start = folded.find(said)
+    return written[start : start + len(said)] if start >= 0 else said

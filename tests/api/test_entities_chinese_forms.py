@@ -1,0 +1,68 @@
+# ruff: noqa: RUF001 - Chinese punctuation is what these tests type
+"""Chinese as people write it: traditional characters and Cantonese words ("我同陳志偉結婚",
+"志偉個妹", "老細係…"), a date between who and what they did ("我2012年嫁给了…", "…2019年又结婚了,
+娶的是…"), a full name right after the kin word ("我哥哥梁文博2015年娶了…") and a boss said at a
+clause's start ("当时的主管是…"): each read into the graph, so the kin question finds the answer.
+Through REST and recall."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.api.entities_helpers import add, contents, namespace_of, recall, relations
+
+pytestmark = pytest.mark.django_db
+
+_FILLERS = ("我最近在学游泳。", "我的电脑该换了。", "周末我去了海边。")
+
+
+def test_traditional_and_cantonese_statements_build_the_graph(key_client):
+    first = add(key_client, "我2014年同陳志偉結婚。", user="hk", valid_from="2014-05-01T00:00:00Z")
+    add(key_client, "志偉個妹陳曉晴喺銀行做嘢。", user="hk")
+    add(key_client, "曉晴2021年嫁咗畀黃啟明。", user="hk", valid_from="2021-02-01T00:00:00Z")
+    add(key_client, "黃啟明係開巴士嘅。", user="hk")
+    add(key_client, "我契媽叫羅美華。", user="hk")
+    add(key_client, "美華喺元朗開咗間茶餐廳。", user="hk")
+    for filler in ("我鍾意飲奶茶。", "我部電話好舊。", "我每日搭地鐵返工。"):
+        add(key_client, filler, user="hk")
+    namespace = namespace_of(first)
+    spouses = {r.object.name for r in relations(namespace, predicate="spouse", subject__is_self=True)}
+    assert spouses == {"陳志偉"}  # the name as written, not as simplified
+    # Asked in simplified or in traditional alike.
+    assert "黃啟明係開巴士嘅。" in contents(recall(key_client, "我小姑子的老公做什么的？", user="hk"))[:3]
+    assert "美華喺元朗開咗間茶餐廳。" in contents(recall(key_client, "我契媽做緊咩生意？", user="hk"))[:3]
+
+
+def test_a_date_between_who_and_the_wedding_and_a_name_after_the_kin_word(key_client):
+    first = add(key_client, "我2012年嫁给了范志远。", valid_from="2012-03-01T00:00:00Z", user="zh")
+    add(key_client, "我和范志远2017年离婚了。", valid_from="2017-06-01T00:00:00Z", user="zh")
+    add(key_client, "范志远2019年又结婚了，娶的是袁丽娜。", valid_from="2019-09-01T00:00:00Z", user="zh")
+    add(key_client, "袁丽娜在一家健身房当教练。", user="zh")
+    add(key_client, "我哥哥梁文博2015年娶了一个叫秦雪的人。", valid_from="2015-10-01T00:00:00Z", user="zh")
+    add(key_client, "秦雪在电视台做主持人。", user="zh")
+    for filler in _FILLERS:
+        add(key_client, filler, user="zh")
+    namespace = namespace_of(first)
+    mine = {r.object.name: r.status for r in relations(namespace, predicate="spouse", subject__is_self=True)}
+    assert mine == {"范志远": "superseded"}
+    assert (
+        "袁丽娜在一家健身房当教练。"
+        in contents(recall(key_client, "我前夫现在的老婆是做什么的？", user="zh"))[:3]
+    )
+    assert "秦雪在电视台做主持人。" in contents(recall(key_client, "我嫂子是做什么工作的？", user="zh"))[:3]
+
+
+def test_a_boss_said_at_a_clauses_start_is_the_users_then(key_client):
+    first = add(
+        key_client, "2013年我进了华远物流，当时的主管是孔德明。", valid_from="2013-02-01T00:00:00Z", user="zb"
+    )
+    add(key_client, "2018年我调到了采购部，部长是葛春燕。", valid_from="2018-04-01T00:00:00Z", user="zb")
+    add(key_client, "孔德明后来开了一家面馆。", user="zb")
+    add(key_client, "葛春燕每天早上练太极。", user="zb")
+    for filler in _FILLERS:
+        add(key_client, filler, user="zb")
+    namespace = namespace_of(first)
+    bosses = {r.object.name for r in relations(namespace, predicate="manager", subject__is_self=True)}
+    assert bosses == {"孔德明", "葛春燕"}
+    items = recall(key_client, "2015年我的顶头上司是谁？", user="zb", at="2015-06-01T00:00:00Z")
+    assert contents(items)[0] == "2013年我进了华远物流，当时的主管是孔德明。"

@@ -1,0 +1,135 @@
+"""English as people say it: a word before the kin word ("our upstairs neighbour", "my climbing
+friend"), a spouse described or married again after a date ("a woman named …", "wed again in
+2021, to …", an aside before the verb), a boss said by a verb ("reporting to …", "working
+under …") and asked by one ("who did I report to"), a possessive chain walked in its order ("my
+sister's husband" is not "my husband's sister") and a late wife. Through REST and recall."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.api.entities_helpers import add, contents, entities, namespace_of, recall, relations
+
+pytestmark = pytest.mark.django_db
+
+
+def _graph(items: list[dict[str, Any]]) -> dict[str, float]:
+    """Content → the graph's part of its score, of the entries recalled."""
+    return {item["entry"]["content"]: item["breakdown"]["graph"] for item in items}
+
+
+_FILLERS = (
+    "I bought a second-hand piano.",
+    "The bus into town was late again.",
+    "I am trying to read more poetry.",
+    "My laptop needs a new battery.",
+)
+
+
+def test_a_word_before_the_kin_word_names_the_kin(key_client):
+    first = add(key_client, "Our upstairs neighbour on Fenner Street is Yusuf Adeyemi.", user="m1")
+    add(key_client, "Yusuf Adeyemi restores old motorbikes.", user="m1")
+    add(key_client, "My bouldering-gym friend Tove Lindqvist lives in Gdansk now.", user="m1")
+    for filler in _FILLERS:
+        add(key_client, filler, user="m1")
+    namespace = namespace_of(first)
+    friends = {
+        r.object.name: r.label for r in relations(namespace, predicate="friend", subject__is_self=True)
+    }
+    assert friends.get("Yusuf Adeyemi") == "neighbour"
+    assert friends.get("Tove Lindqvist") == "friend"
+    items = recall(key_client, "What does our upstairs neighbour do in his spare time?", user="m1")
+    assert "Yusuf Adeyemi restores old motorbikes." in contents(items)[:2]
+    assert _graph(items)["Yusuf Adeyemi restores old motorbikes."] > 0
+
+
+def test_a_spouse_described_married_again_or_after_an_aside(key_client):
+    first = add(key_client, "My cousin Ilse is married to a woman named Carmen Oyelaran.", user="m2")
+    add(key_client, "Carmen Oyelaran trains guide dogs.", user="m2")
+    add(key_client, "My father, a widower since 2009, wed again in 2021, to Odile Marchetti.", user="m2")
+    add(key_client, "Odile Marchetti sings in a jazz quartet.", user="m2")
+    for filler in _FILLERS:
+        add(key_client, filler, user="m2")
+    namespace = namespace_of(first)
+    spouses = {
+        (r.subject.name or r.subject.aliases[0], r.object.name)
+        for r in relations(namespace, predicate="spouse")
+    }
+    assert ("Ilse", "Carmen Oyelaran") in spouses
+    assert any(object_name == "Odile Marchetti" for _, object_name in spouses)
+    assert (
+        "Odile Marchetti sings in a jazz quartet."
+        in contents(recall(key_client, "What does my stepmother do in the evenings?", user="m2"))[:2]
+    )
+
+
+def test_a_boss_said_and_asked_by_a_verb(key_client):
+    first = add(
+        key_client,
+        "In 2015 I took a job at Marlow Freight, reporting directly to Beatrice Okonkwo.",
+        user="m3",
+        valid_from="2015-03-01T00:00:00Z",
+    )
+    add(
+        key_client,
+        "In 2020 I moved to Hesketh Labs, working under a lab director, Casimir Dunne.",
+        user="m3",
+        valid_from="2020-09-01T00:00:00Z",
+    )
+    add(key_client, "Beatrice Okonkwo breeds koi carp.", user="m3")
+    add(key_client, "Casimir Dunne plays the bassoon.", user="m3")
+    for filler in _FILLERS:
+        add(key_client, filler, user="m3")
+    namespace = namespace_of(first)
+    bosses = {
+        r.object.name: r.status for r in relations(namespace, predicate="manager", subject__is_self=True)
+    }
+    assert bosses == {"Beatrice Okonkwo": "superseded", "Casimir Dunne": "active"}
+    then = contents(recall(key_client, "Who did I report to in 2017?", user="m3", at="2017-06-01T00:00:00Z"))
+    assert "Beatrice Okonkwo breeds koi carp." in then[:2]
+    now = recall(key_client, "What does the person I am working under do for fun?", user="m3")
+    assert "Casimir Dunne plays the bassoon." in contents(now)[:2]
+    assert _graph(now).get("Beatrice Okonkwo breeds koi carp.", 0) == 0  # not the boss now
+
+
+def test_a_possessive_chain_is_walked_in_its_order(key_client):
+    first = add(key_client, "I am married to Greer Tallis.", user="m4")
+    add(key_client, "My sister Wren is married to Lucan Hale.", user="m4")
+    add(key_client, "Greer's brother Anton is married to Delphine Roux.", user="m4")
+    add(key_client, "Lucan Hale is a harbour master.", user="m4")
+    add(key_client, "Anton is a stonemason.", user="m4")
+    add(key_client, "Greer is a dental hygienist.", user="m4")
+    for filler in _FILLERS:
+        add(key_client, filler, user="m4")
+    namespace_of(first)
+    # "My wife's brother" is Anton; "my sister's husband" is Lucan: neither for the other.
+    items = recall(key_client, "What does my sister's husband do?", user="m4")
+    assert "Lucan Hale is a harbour master." in contents(items)[:2]
+    assert _graph(items).get("Anton is a stonemason.", 0) == 0
+    items = recall(key_client, "What does my wife's brother do?", user="m4")
+    assert "Anton is a stonemason." in contents(items)[:2]
+    assert _graph(items).get("Lucan Hale is a harbour master.", 0) == 0
+
+
+def test_a_late_wife_is_the_one_before(key_client):
+    first = add(
+        key_client,
+        "My first wife, Rosamund, passed away in 2004.",
+        user="m5",
+        valid_from="2004-02-01T00:00:00Z",
+    )
+    add(key_client, "Rosamund kept bees and sold the honey at the market.", user="m5")
+    add(key_client, "I married Ottilie Vance in 2010.", user="m5", valid_from="2010-06-12T00:00:00Z")
+    add(key_client, "Ottilie kept a stall selling cheese at the market.", user="m5")
+    for filler in _FILLERS:
+        add(key_client, filler, user="m5")
+    namespace = namespace_of(first)
+    assert "wife" in entities(namespace)["Rosamund"].aliases
+    assert contents(recall(key_client, "What did my late wife sell at the market?", user="m5"))[0] == (
+        "Rosamund kept bees and sold the honey at the market."
+    )
+    assert contents(recall(key_client, "What does my wife sell at the market?", user="m5"))[0] == (
+        "Ottilie kept a stall selling cheese at the market."
+    )
