@@ -44,8 +44,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from memory_core.language import simplified_han
+
 from .chinese import HAN, chinese, simplified
 from .english import english
+from .frequency import less_often
 from .normalise import normalise
 from .style import answer_style as _answer_style
 
@@ -77,6 +80,7 @@ _REASONS = {
     "instructions": "tells the assistant to set aside its instructions",
     "safety": "switches off a safety control",
     "policy": "sets aside a policy",
+    "check frequency": "makes a check run less often",
 }
 
 
@@ -93,6 +97,8 @@ def policy_check(text: str, *, type: str | None = None) -> PolicyCheck:
     if HAN.search(plain):
         zh_rule, zh_relaxed = chinese(plain, procedural=procedural)
         is_rule, relaxed = is_rule or zh_rule, relaxed + zh_relaxed
+    if less_often(simplified_han(plain.lower())):
+        relaxed = [*relaxed, (len(plain), len(plain), "check frequency")]
     if not relaxed:
         reason = "reads as a standing rule or instruction; an operator must approve it" if is_rule else ""
         return PolicyCheck(is_rule=is_rule, weakens=False, reason=reason)
