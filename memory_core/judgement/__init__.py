@@ -187,9 +187,17 @@ def secrets(text: str) -> SecretScan:
     # stores): only a flagged one is read sentence by sentence to find its values, so an ordinary
     # statement of several sentences costs one scoring, not one embedding a sentence.
     sure = _secret_score(plain) if whole else 0.0
+    # A value of plain words marked after its word is refused whatever the model's score: told
+    # as a challenge and its reply, it reads as ordinary talk to a model of sentences.
+    named = [
+        span
+        for start, end in sentence_spans(text)[:_MAX_SENTENCES]
+        if not value_spans(text, start, end)
+        for span in _named_values(text, start, end)
+    ]
     if whole and not sure >= model.threshold:
-        return scan
-    flagged = _flagged_sentences(text, model.threshold)
+        return _with_values(scan, text, named)
+    flagged = named + _flagged_sentences(text, model.threshold)
     if whole and not flagged:
         # Flagged whole, no sentence alone: the statement's value-shaped spans are its values.
         listed = len(value_spans(text, 0, len(text))) > MOST_VALUES
@@ -200,6 +208,47 @@ def secrets(text: str) -> SecretScan:
 def _secret_score(text: str) -> float:
     found = scores(text).get("secret")
     return found[-1] if found else 0.0
+
+
+# A word a value of plain words is told after ("the code word is 'pineapple'", "challenge
+# KESTREL, the reply ORCHARD", 口令 with its question and answer in quotes), and what marks that
+# value: quotes, or capitals (four letters or more, so "PIN" is no value).
+_WORD_VALUE_AFTER = re.compile(
+    r"(?i)\b(?:pass(?:word|phrase|code)s?|code\s?words?|safe\s?words?|watchwords?|challenge|countersign)\b"
+    r"|口令|暗号|暗號|暗语|暗語|密语|密語|密码|密碼"
+)
+# (An apostrophe inside a word, "I've … I'll", is no quote.)
+_MARKED_VALUE = re.compile(
+    r"(?<![A-Za-z])[\"\u201c\u300c\u300e'\u2018]([^\"\u201d\u300d\u300f'\u2019]{2,40})"
+    r"[\"\u201d\u300d\u300f'\u2019](?![A-Za-z])"
+    r"|\b([A-Z][A-Z0-9]{3,})\b"
+)
+# What a value is told right after: "is", a colon, 问 and 答, or the word itself ("the countersign
+# MARBLE"); "the password is on the SIGN" tells none.
+_TOLD_RIGHT_AFTER = re.compile(
+    r"(?i)(?:\b(?:is|was|are|be|reply|response|answer|countersign|challenge|password|passphrase|word)"
+    r"|[:=\uff1a\u95ee\u7b54\u662f\u4e3a\u554f])\s*$"
+)
+_NO_VALUE_CAPS = frozenset(
+    {"WIFI", "GUEST", "NOTE", "ASAP", "HTTP", "HTTPS", "NEVER", "ALWAYS", "ONLY", "PASSWORD", "CODE"}
+)
+
+
+def _named_values(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The values of plain words a flagged sentence tells after a password's or a code word's
+    word: quoted, or in capitals (see `_WORD_VALUE_AFTER`)."""
+    word = _WORD_VALUE_AFTER.search(text, start, end)
+    if word is None:
+        return []
+    found = []
+    for match in _MARKED_VALUE.finditer(text, word.end(), end):
+        group = 1 if match.group(1) is not None else 2
+        if group == 2 and match.group(2) in _NO_VALUE_CAPS:
+            continue
+        if not _TOLD_RIGHT_AFTER.search(text, start, match.start()):
+            continue
+        found.append(match.span(group))
+    return found
 
 
 def _flagged_sentences(text: str, threshold: float) -> list[tuple[int, int]]:

@@ -378,3 +378,31 @@ def test_a_code_told_in_passing_is_refused_and_stored_nowhere(key_client, conten
     assert value not in str(result)
     assert not MemoryEntry.objects.exists()
     assert _holding(value) <= {"django_migrations"}
+
+
+# A value of plain words told after a password's or a code word's word, quoted or in capitals: no
+# value-shaped span, and the model not sure enough to refuse a sentence whole.
+WORD_VALUES_TOLD = [
+    ("Tonight's challenge is FALCON and the countersign is MARBLE, pass it on in person.", "MARBLE"),
+    ('The code word for school pickup is "paper lantern", only Gran and the office know.', "paper lantern"),
+    ('今晚值班口令：问"长江"，答"黄河"，别发到群里。', "黄河"),
+]
+WORDS_IN_CAPITALS_NO_VALUE = [
+    "I forgot my PASSWORD again and had to reset it at the bank.",
+    "The guest WIFI password is on the SIGN behind the bar.",
+]
+
+
+@pytest.mark.parametrize(("content", "value"), WORD_VALUES_TOLD)
+def test_a_value_of_plain_words_is_refused_and_stored_nowhere(key_client, content, value):
+    body = _add(key_client, content).json()
+    assert body["action"] == "rejected" and value not in str(body)
+    (result,) = _mem0_add(key_client, content)["results"]
+    assert result["status"] == "rejected" and value not in str(result)
+    assert not MemoryEntry.objects.exists()
+    assert _holding(value) <= {"django_migrations"}
+
+
+@pytest.mark.parametrize("content", WORDS_IN_CAPITALS_NO_VALUE)
+def test_a_password_word_beside_capitals_is_no_value(key_client, content):
+    _stored_on_rest_and_mem0(key_client, content, then="Thanks!")
