@@ -27,6 +27,8 @@ LESS_OFTEN = [
     "从下周起，仓库消防栓改成每月检查一次，不用每周查了。",
     "經理話由下個月開始，貨品抽檢由五件抽一件改成二十件抽一件。",
     "老闆講以後夾萬啲現金唔使晚晚點數，一個禮拜點一次得啦。",
+    "人手不够，这个月冷库先暂停抽检，下个月再恢复。",
+    "呢個月啲貨唔使盤點住，月尾先一次過做。",
 ]
 NOT_LESS_OFTEN = [
     "Starting next quarter, the forklift brake inspections go from monthly to weekly.",
@@ -34,6 +36,8 @@ NOT_LESS_OFTEN = [
     "I check the weather daily and my bank balance weekly.",
     "从下周起，仓库消防栓改成每周检查一次，原来是每月一次。",
     "We moved the book club from weekly to monthly, everyone's too busy.",
+    "这个月我先不查成绩了，怕影响心情。",
+    "我先不查了，你自己看吧。",
 ]
 REASON = "makes a check run less often"
 

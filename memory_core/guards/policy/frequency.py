@@ -6,7 +6,8 @@ only needs doing every fifth session rather than every time", "QC抽检由十个
 control runs less often. Read here as: a word of checking (inspect, audit, test, count,
 reconcile, 检查, 抽检, 核对…), two or more frequencies, and the one said to be the new one (after
 "to", "go to", "改成", or the one not negated beside "rather than", "instead of", "唔使", "不用")
-less frequent than one said before or set aside; or a change to checking one in N alone. A
+less frequent than one said before or set aside; or a change to checking one in N alone; or, in
+Chinese, a check suspended for a while ("先暂停巡检", "唔使点数住"). A
 question or a proposal is no decision: it is left to the models. A frequency alone, or a schedule
 made more frequent, says nothing."""
 
@@ -78,6 +79,16 @@ _QUESTION = re.compile(
 )
 
 
+# A check suspended for a while, in Chinese ("这周先暂停巡检", Cantonese "唔使点数住"): a word of
+# checking, not a bare 查 ("这个月我先不查成绩了" is no control: a bare 查 suspended is not read).
+_ZH_CHECKS = "检查|巡检|巡查|抽检|抽查|核对|对账|对数|点数|盘点|审核|复核|检测|查验"
+_SUSPENDED = re.compile(
+    rf"(?:先|暂时?|这个?(?:月|周|星期|礼拜)|本周|今天|今晚)(?:不|停|别|不用|不必|唔使|唔洗)再?(?:{_ZH_CHECKS})"
+    rf"|(?:暂停|停止)(?:一下)?(?:{_ZH_CHECKS})"
+    rf"|(?:唔使|唔洗)(?:{_ZH_CHECKS})\w{{0,2}}住"
+)
+
+
 @dataclass(frozen=True)
 class _Rate:
     start: int
@@ -118,7 +129,11 @@ def _rates(text: str) -> list[_Rate]:
 
 def less_often(text: str) -> bool:
     """Whether `text` (lower case; Chinese simplified) decides that a check runs less often."""
-    if not _CHECK.search(text) or _QUESTION.search(text):
+    if _QUESTION.search(text):
+        return False
+    if _SUSPENDED.search(text):
+        return True
+    if not _CHECK.search(text):
         return False
     rates = _rates(text)
     if len(rates) == 1:
