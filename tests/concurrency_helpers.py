@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from django.db import connection, connections, transaction
 
@@ -17,7 +18,10 @@ def backend_pid() -> int:
 
 
 def waits_on_a_lock(pid: int) -> bool:
+    # The activity view is read once per transaction unless its snapshot is cleared: a caller in a
+    # transaction would see the first reading for ever.
     with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
         cursor.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", [pid])
         row = cursor.fetchone()
     return bool(row) and row[0] == "Lock"
@@ -68,3 +72,20 @@ def overlap(
     for thread in threads:
         thread.join(timeout=30)
     return errors
+
+
+def in_thread(work: Callable[[], Any]) -> tuple[threading.Thread, dict[str, Any]]:
+    """`work` in another thread (another request, its own connection); its result or error."""
+    seen: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            seen["result"] = work()
+        except BaseException as exc:
+            seen["error"] = exc
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, seen

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -25,6 +24,7 @@ from memory_core.models import MemoryEntry, MemoryStatus
 from memory_core.scan import scan_database
 from memory_core.tasks import run_context_vectors
 from tests.api.test_deferred_context import entry, recalled
+from tests.concurrency_helpers import in_thread
 from tests.context_turns import ANSWER, QUESTION, TURNS, one_by_one
 from tests.erasure_helpers import canary
 
@@ -37,23 +37,6 @@ def deferred(settings):
 
 
 WAIT = 60  # seconds a thread waits for the other before the test fails
-
-
-def in_thread(work: Callable[[], Any]) -> tuple[threading.Thread, dict[str, Any]]:
-    """`work` in another thread (another request, its own connection); its result or error."""
-    seen: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            seen["result"] = work()
-        except BaseException as exc:
-            seen["error"] = exc
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread, seen
 
 
 def held_open(monkeypatch, module: Any, name: str) -> tuple[threading.Barrier, threading.Event]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -25,7 +24,7 @@ from memory_core.models import MemoryEntry, RelatedTerm, TermVector
 from memory_core.scan import scan_database
 from memory_core.tasks import run_context_vectors, run_erasure_vacuum
 from memory_core.term_vectors import term_vectors_run, waiting
-from tests.concurrency_helpers import overlap
+from tests.concurrency_helpers import in_thread, overlap
 from tests.erasure_helpers import assert_nothing_in_sql, canary
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -55,23 +54,6 @@ def assert_related(word: str) -> None:
     found = scan_database(word)
     assert "memory_core_termvector" in found, found
     assert set(found["memory_core_relatedterm"]) == {"term", "related"}, found
-
-
-def in_thread(work: Callable[[], Any]) -> tuple[threading.Thread, dict[str, Any]]:
-    """`work` in another thread (another request, its own connection); its result or error."""
-    seen: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            seen["result"] = work()
-        except BaseException as exc:
-            seen["error"] = exc
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread, seen
 
 
 def waits_for_a_lock(seconds: float = 10) -> bool:
