@@ -36,7 +36,7 @@ from memory_core.models import (
     NamespaceKind,
     SourceKind,
 )
-from memory_core.reading.normalise import says_when, speaks_of_the_user
+from memory_core.reading.normalise import says_when, speaks_of_the_user, tells_a_past_state
 from memory_core.search_context import clipped, context_document, pooled_context
 from memory_core.validation import strip_nul
 
@@ -194,13 +194,14 @@ def start_known(draft: EntryDraft) -> bool:
     is not known, so a question about an earlier instant may see it. A dated statement, one about
     the user (their home, job …: "I", "my", "我"), one that replaces another (a slot's new value
     is given its start by the writer) and one that says a change ("Tom moved to Leeds", "now",
-    "刚") keep their start; so does a procedure."""
+    "刚") keep their start; so does a procedure. The user's own state told as past and undated
+    ("My boss at Acme was Ines", "我那时的领导是…") held before it was told, since when unknown."""
     if draft.start_known is not None:
         return draft.start_known
     return (
         draft.valid_from is not None
         or draft.type == MemoryType.PROCEDURAL
-        or speaks_of_the_user(draft.content)
+        or (speaks_of_the_user(draft.content) and not tells_a_past_state(draft.content))
         or says_when(draft.content)
     )
 

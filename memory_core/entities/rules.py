@@ -314,6 +314,16 @@ def _their_kin(text: str) -> str:
     return text[: pronoun.start()] + _THEIR_KIN.sub(f"{name}'s ", text[pronoun.start() :])
 
 
+# A neighbour said by where they live: "Ines lives in the flat upstairs from us", "Tom lived next
+# door to me", "the Okafors live across the landing from us" (the speaker's neighbour).
+_LIVES_BY = re.compile(
+    rf"(?P<name>{_NAME})\s+(?:lives|lived|live|has\s+lived|is\s+living|was\s+living|used\s+to\s+live)\s+"
+    r"(?:in\s+the\s+(?:flat|house|apartment|unit|room|cottage|place)\s+)?(?:right\s+|just\s+)?"
+    r"(?:upstairs|downstairs|next\s+door|above|below|beneath|across\s+the\s+(?:landing|hall|corridor|street|road))"
+    r"(?:\s+(?:from|to))?\s+(?:us|me)\b"
+)
+
+
 def read_english(text: str) -> Reading:
     text = _their_kin(re.sub(r"\bI'm\b", "I am", text.replace("\u2019", "'")))
     reading = Reading()
@@ -329,6 +339,10 @@ def read_english(text: str) -> Reading:
         if _is_name(match.group("name2")):
             named = _np(match)
             reading.add_ref(Ref(name=match.group("name2"), kin=named.kin, of=named.of, kind=named.kind))
+    for match in _LIVES_BY.finditer(text):
+        name = _strip_openers(match.group("name"))
+        if _is_name(name):
+            reading.add_ref(Ref(name=name, kin="neighbour"))
     _relations_english(text, reading)
     return reading
 
@@ -475,11 +489,18 @@ _ZH_AFTER_NAME = (
 )
 _ZH_NAME = rf"(?:[A-Z][A-Za-z'-]*|{_ZH_NAME_CHAR}{{1,4}}?)(?=$|[{_ZH_STOP}]|{_ZH_AFTER_NAME})"
 _ZH_SELF = r"(?:我们|我|用户)"
+_ZH_BESIDE = "对门|对面|楼上|楼下|隔壁|邻屋"
 # Who a kin word is of: 我(的), a name and 的, or no one said at a clause's start, which in Chinese
 # is the speaker's ("主管是蔡丽萍", "爸爸再娶了"); "当时的组长", "新科长": the one then, the new one.
 _ZH_NP = (
-    rf"(?:(?P<zself>{_ZH_SELF})的?|(?!当时|那时|当年)(?P<zowner>{_ZH_NAME})的|(?<![\u4e00-\u9fffA-Za-z0-9]))"
+    rf"(?:(?P<zself>{_ZH_SELF})的?|(?!当时|那时|当年|{_ZH_BESIDE})(?P<zowner>{_ZH_NAME})(?<!{_ZH_BESIDE})的|(?<![\u4e00-\u9fffA-Za-z0-9]))"
     rf"(?:当时的|那时的|现在的|新来的|新的?)?(?P<zkin>{_ZH_KIN})"
+)
+# A neighbour said by where they live, the speaker's: "对门邻居是葛长庚", "楼下住的是裴雨桐",
+# "隔壁住着一位叫…的", "樓上住著…" (traditional folded, 著 as written); 楼下 is no one's name.
+_ZH_NEXT_DOOR = re.compile(
+    rf"(?:{_ZH_BESIDE})家?的?(?:邻居(?:叫做|名叫|叫|是)|住的是|住[着著]|住了)(?:一个叫|一位叫|个叫)?"
+    rf"(?![一两几个位对些])(?P<zname>{_ZH_NAME})"
 )
 _ZH_NAMED = re.compile(rf"{_ZH_NP}(?:叫做|名叫|叫|名字是|是)(?P<zname>{_ZH_NAME})")
 _ZH_IS_MY = re.compile(rf"(?<![\u4e00-\u9fff])(?P<zname>{_ZH_NAME})是{_ZH_NP}")
@@ -539,6 +560,12 @@ def _zh_named_after(text: str, reading: Reading, named: set[Ref]) -> None:
         if ref not in named:
             named.add(ref)
             reading.add_ref(Ref(name=match.group("zname"), kin=ref.kin, of=ref.of, kind=ref.kind))
+
+
+def _zh_next_door(text: str, reading: Reading) -> None:
+    """ "对门住的是葛长庚": the speaker's neighbour, said by where they live."""
+    for match in _ZH_NEXT_DOOR.finditer(text):
+        reading.add_ref(Ref(name=match.group("zname"), kin="邻居"))
 
 
 def _zh_np(match: re.Match[str]) -> Ref:
@@ -646,6 +673,7 @@ def _read_mandarin(text: str) -> Reading:
         named.add(ref)
         reading.add_ref(Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind))
     _zh_named_after(text, reading, named)
+    _zh_next_door(text, reading)
     for match in _ZH_IS_MY.finditer(text):
         ref = _zh_np(match)
         named.add(ref)

@@ -259,7 +259,7 @@ _OF_THE_USER = re.compile(
 _SAYS_WHEN = re.compile(
     r"(?i)\b(?:now|currently|recently|lately|just|new|newly|start|starts|started|starting|began|begun|"
     r"begins|moved|moving|joined|became|become|becomes|anymore|longer|since|until|today|yesterday|"
-    r"tonight|tomorrow|ago|last|this\s+(?:week|month|year)|next|once|used\s+to|(?:19|20)\d\d)\b|"
+    r"tonight|tomorrow|ago|last|this\s+(?:week|month|year)|next(?![\s-]door)|once|used\s+to|(?:19|20)\d\d)\b|"
     r"现在|目前|如今|刚|最近|新|开始|搬|已经|不再|今天|昨天|明天|今年|去年|前年|明年|上周|上个月|以前|之前|后来|"
     r"曾经|\d{2,4}年"
 )
@@ -268,6 +268,16 @@ _SAYS_WHEN = re.compile(
 def speaks_of_the_user(text: str) -> bool:
     """Whether a statement speaks of the user ("my manager …", "I …", "The user's …", "我 …")."""
     return _OF_THE_USER.search(text) is not None
+
+
+# A state of the user's told as past ("My boss at Acme was Ines", "Our neighbour there was Tom",
+# "我那时候的领导是…", "當時嘅老細係…"): it held at some time before it was told, since when is not said.
+_TELLS_A_PAST_STATE = re.compile(r"(?i)\b(?:was|were)\b|那时|那時|当时|當時|那阵|那陣")
+
+
+def tells_a_past_state(text: str) -> bool:
+    """Whether a statement tells a state as past ("… was …", "那时 …"), not a change."""
+    return _TELLS_A_PAST_STATE.search(text) is not None
 
 
 def says_when(text: str) -> bool:
