@@ -15,9 +15,9 @@ from memory_core.entities.rules import (
     Ref,
     _is_name,
     clean_name,
-    read_chinese,
     read_english,
 )
+from memory_core.entities.rules_zh import read_chinese
 from memory_core.reading.words import word_set
 
 _HAS_CJK = re.compile(r"[\u4e00-\u9fff]")

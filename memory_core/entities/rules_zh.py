@@ -1,0 +1,232 @@
+"""The Chinese reading of statements for the graph (`rules` has the English and the shared
+types): kin words with their owner, names, work, homes, neighbours by where they live, weddings
+and endings; traditional characters and Cantonese read as Mandarin (`zh_forms`), names kept as
+written."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from memory_core.entities.endings import ZH_ENDINGS, ZH_WHEN
+from memory_core.entities.kinship import ZH_KIN_WORDS, kin, kind_of
+from memory_core.entities.rules import _WORK_KIN, _ZH_PRONOUNS, SELF, Reading, Ref, Triple, _endings
+from memory_core.entities.vocabulary import EntityKind, Predicate
+from memory_core.entities.zh_forms import as_mandarin, as_written
+from memory_core.reading.words import alternation
+
+_ZH_KIN = alternation(list(ZH_KIN_WORDS))
+_ZH_STOP = "\uff0c\u3002,.!\uff01\uff1f?\uff1b;\uff1a:\u3001\\s"  # full-width and ASCII punctuation
+# A Chinese name: two to four characters up to a particle or punctuation; or a Latin name.
+_ZH_NAME_CHAR = r"(?:(?![是的在住我你他她它和也叫很被把])[\u4e00-\u9fff])"
+_ZH_AFTER_NAME = (
+    r"是|在|住|工作|上班|做|的|和|也|今年|很|喜欢|养|现在|目前|如今|一直|已经|正在|还|"
+    r"\d|嫁|娶|结婚|再婚|离婚|同|跟|与"  # "郑浩然2018年又结婚了", "吕佳敏嫁给了…"
+)
+_ZH_NAME = rf"(?:[A-Z][A-Za-z'-]*|{_ZH_NAME_CHAR}{{1,4}}?)(?=$|[{_ZH_STOP}]|{_ZH_AFTER_NAME})"
+_ZH_SELF = r"(?:我们|我|用户)"
+_ZH_BESIDE = "对门|对面|楼上|楼下|隔壁|邻屋"
+# Who a kin word is of: 我(的), a name and 的, or no one said at a clause's start, which in Chinese
+# is the speaker's ("主管是蔡丽萍", "爸爸再娶了"); "当时的组长", "新科长": the one then, the new one.
+_ZH_NP = (
+    rf"(?:(?P<zself>{_ZH_SELF})的?|(?!当时|那时|当年|{_ZH_BESIDE})(?P<zowner>{_ZH_NAME})(?<!{_ZH_BESIDE})的|(?<![\u4e00-\u9fffA-Za-z0-9]))"
+    rf"(?:当时的|那时的|现在的|新来的|新的?)?(?P<zkin>{_ZH_KIN})"
+)
+# A neighbour said by where they live, the speaker's: "对门邻居是葛长庚", "楼下住的是裴雨桐",
+# "隔壁住着一位叫…的", "樓上住著…" (traditional folded, 著 as written); 楼下 is no one's name.
+_ZH_NEXT_DOOR = re.compile(
+    rf"(?:{_ZH_BESIDE})家?的?(?:邻居(?:叫做|名叫|叫|是)|住的是|住[着著]|住了)(?:一个叫|一位叫|个叫)?"
+    rf"(?![一两几个位对些])(?P<zname>{_ZH_NAME})"
+)
+_ZH_NAMED = re.compile(rf"{_ZH_NP}(?:叫做|名叫|叫|名字是|是)(?P<zname>{_ZH_NAME})")
+_ZH_IS_MY = re.compile(rf"(?<![\u4e00-\u9fff])(?P<zname>{_ZH_NAME})是{_ZH_NP}")
+# "我在华信会计师事务所的组长是陈敏": the kin at a workplace, who works there too.
+_ZH_AT_NAMED = re.compile(
+    rf"(?P<zself>{_ZH_SELF})在(?P<org>[^{_ZH_STOP}]{{2,20}}?)的(?P<zkin>{_ZH_KIN})(?:叫做|名叫|叫|是)(?P<zname>{_ZH_NAME})"
+)
+# Words that open a clause and are no one's name: "现在在腾讯工作" is "now working at Tencent", not
+# a person called 现在 (or 现) working at "在腾讯".
+_ZH_NOT_A_NAME = (
+    r"(?!现在|目前|如今|今年|去年|明年|最近|以前|之前|后来|一直|正在|已经|平时|每天|周末|今天|明天|昨天|"
+    r"这周|上周|下周|这个月|上个月|下个月|早上|上午|中午|下午|晚上|夜里|在|刚|才|又|也|还|都|就|正|仍|再|但|而|所以|因为|然后|后|前|听说|据说|说)"
+)
+# A subject named without a kinship word is a name of two to four characters (one character alone
+# is a word's tail more often than a name: the 上 of 晚上).
+_ZH_FREE_NAME = rf"(?:[A-Z][A-Za-z'-]*|{_ZH_NAME_CHAR}{{2,4}}?)(?=$|[{_ZH_STOP}]|{_ZH_AFTER_NAME})"
+_ZH_SUBJECT = rf"(?P<zsubj>{_ZH_NP}(?P<zsubjname>{_ZH_NAME})?|{_ZH_SELF}|{_ZH_NOT_A_NAME}{_ZH_FREE_NAME})"
+_ZH_NOW = r"(?:现在|目前|如今|一直|已经|还)?"
+_ZH_WORKS = re.compile(rf"{_ZH_SUBJECT}{_ZH_NOW}在(?P<org>[^{_ZH_STOP}]{{1,20}}?)(?:工作|上班|任职)")
+_ZH_LIVES = re.compile(
+    rf"{_ZH_SUBJECT}{_ZH_NOW}(?:住在|搬到了?|定居在|生活在)(?P<place>[^{_ZH_STOP}]{{1,12}})"
+)
+_ZH_PROFESSIONS = (
+    "医生|老师|教师|律师|工程师|护士|程序员|飞行员|机长|设计师|会计|会计师|教授|学生|厨师|警察|司机|记者|销售|"
+    "经理|产品经理|建筑师|科学家|作家|演员|歌手|画家|公务员|研究员|博士|模特|翻译|药剂师|兽医|牙医"
+)
+_ZH_ROLE = re.compile(rf"{_ZH_SUBJECT}(?:是|当|做)(?:一名|一个|一位|名)?(?P<role>{_ZH_PROFESSIONS})")
+_ZH_PROFESSION_SET = frozenset(_ZH_PROFESSIONS.split("|"))
+# "我和周浩结婚了", "她嫁给了林建国", "我娶了王芳": a marriage (its end is an ending's, "离婚").
+_ZH_WED = re.compile(
+    rf"{_ZH_SUBJECT}{ZH_WHEN}(?:(?:和|跟|与|同)(?P<zspouse>{_ZH_NAME_CHAR}{{1,4}}?){ZH_WHEN}(?:领证)?结[了的]?婚|"
+    rf"(?:再婚|又?结婚了?|再娶|再嫁)?[\uff0c,]?(?:又|再)?(?:嫁给了?|嫁了给|娶了|娶的是|嫁的是)"
+    rf"(?:一个叫|一位叫|个叫)?(?P<zspouse2>{_ZH_NAME}))"
+)
+
+
+# A full name said right after the kin word ("我姐姐何静2008年…", "佳慧的妹妹吕佳敏嫁给了…"): a
+# surname and one or two characters, so that "我妈妈做饭" names no one.
+_ZH_SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任"
+    "沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔"
+    "向汤区欧葛温易庞"
+)
+# A name's third character is none of the words that commonly follow one ("何静嫁给了", "王芳今年").
+_ZH_NOT_A_THIRD = (
+    "嫁娶开在是做当住和跟与同也很今去明的了叫从把被给喜爱来说要会想有没不常每一已正还现后前都就才又再"
+)
+_ZH_NP_NAMED = re.compile(
+    rf"{_ZH_NP}(?P<zname>[{_ZH_SURNAMES}]{_ZH_NAME_CHAR}(?:(?![{_ZH_NOT_A_THIRD}]){_ZH_NAME_CHAR})?)"
+)
+
+
+def _zh_named_after(text: str, reading: Reading, named: set[Ref]) -> None:
+    """ "我姐姐何静2008年…": the kin, named by the full name said right after its word."""
+    for match in _ZH_NP_NAMED.finditer(text):
+        ref = _zh_np(match)
+        if ref not in named:
+            named.add(ref)
+            reading.add_ref(Ref(name=match.group("zname"), kin=ref.kin, of=ref.of, kind=ref.kind))
+
+
+def _zh_next_door(text: str, reading: Reading) -> None:
+    """ "对门住的是葛长庚": the speaker's neighbour, said by where they live."""
+    for match in _ZH_NEXT_DOOR.finditer(text):
+        reading.add_ref(Ref(name=match.group("zname"), kin="邻居"))
+
+
+def _zh_np(match: re.Match[str]) -> Ref:
+    word = match.group("zkin")
+    found = kin(word)
+    owner = match.groupdict().get("zowner")
+    of = Ref(name=owner) if owner and owner not in ("我", "用户") else None
+    return Ref(kin=word, of=of, kind=kind_of(found[0]) if found else EntityKind.PERSON)
+
+
+def _zh_subject(match: re.Match[str]) -> Ref:
+    if match.group("zkin"):
+        ref = _zh_np(match)
+        name = match.group("zsubjname") or ""
+        return Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind) if name else ref
+    text = match.group("zsubj")
+    return SELF if re.fullmatch(_ZH_SELF, text) else Ref(name=text)
+
+
+def _zh_weddings(text: str, reading: Reading) -> None:
+    for match in _ZH_WED.finditer(text):
+        spouse = match.group("zspouse") or match.group("zspouse2")
+        if spouse not in _ZH_PRONOUNS:
+            reading.add(Triple(_zh_subject(match), Predicate.SPOUSE, "结婚", Ref(name=spouse)))
+
+
+def _zh_at_work(text: str, reading: Reading) -> tuple[set[Ref], list[tuple[int, int]]]:
+    """ "我在华信的组长是陈敏": the named kin, who works there too when a boss or colleague; and
+    where it was said (no name in the workplace's words is an owner)."""
+    named: set[Ref] = set()
+    spans: list[tuple[int, int]] = []
+    for match in _ZH_AT_NAMED.finditer(text):
+        ref = _zh_np(match)
+        named.add(ref)
+        spans.append(match.span())
+        found = kin(ref.kin)
+        at_work = found is not None and found[0] in _WORK_KIN
+        person = Ref(
+            name=match.group("zname"),
+            kin=ref.kin,
+            of=ref.of,
+            kind=ref.kind,
+            works_at=match.group("org") if at_work else "",
+        )
+        reading.add_ref(person)
+        if at_work:
+            org = Ref(name=match.group("org"), kind=EntityKind.ORGANISATION)
+            reading.add(Triple(person, Predicate.WORKS_AT, "在…工作", org))
+    return named, spans
+
+
+_ZH_OPENING_NAME = rf"{_ZH_NAME_CHAR}{{2,3}}?(?=[{_ZH_STOP}]|{_ZH_AFTER_NAME}|去年|前年|再|又|刚|结婚|离婚)"
+_ZH_THEIR_KIN = re.compile(rf"[他她]的?(?={_ZH_KIN})")
+
+
+def _zh_their_kin(text: str) -> str:
+    """ "林晓雯再婚了。她的丈夫是王强" → "…林晓雯的丈夫是王强": 他 / 她 after a statement that opens
+    with one person's name."""
+    opening = re.match(_ZH_NOT_A_NAME + _ZH_OPENING_NAME, text)
+    if opening is None or re.fullmatch(_ZH_SELF, opening.group(0)):
+        return text
+    pronoun = _ZH_THEIR_KIN.search(text, opening.end())
+    if pronoun is None:
+        return text
+    return text[: pronoun.start()] + _ZH_THEIR_KIN.sub(opening.group(0) + "的", text[pronoun.start() :])
+
+
+def read_chinese(text: str) -> Reading:
+    """A Chinese statement's reading, traditional and Cantonese as Mandarin (`zh_forms`), with the
+    names as written."""
+    folded = as_mandarin(text, ZH_KIN_WORDS)
+    reading = _read_mandarin(folded)
+    if folded == text:
+        return reading
+
+    def written(ref: Ref | None) -> Ref | None:
+        if ref is None or ref.is_self:
+            return ref
+        return replace(
+            ref,
+            name=as_written(ref.name, folded, text),
+            works_at=as_written(ref.works_at, folded, text),
+            of=written(ref.of),
+        )
+
+    result = Reading()
+    for ref in reading.refs:
+        result.add_ref(written(ref) or ref)
+    for t in reading.triples:
+        result.add(replace(t, subject=written(t.subject) or t.subject, object=written(t.object)))
+    return result
+
+
+def _read_mandarin(text: str) -> Reading:
+    text = _zh_their_kin(text)
+    reading = Reading()
+    named, at_work = _zh_at_work(text, reading)
+    for match in _ZH_NAMED.finditer(text):
+        if any(start <= match.start() < end for start, end in at_work):
+            continue
+        ref = _zh_np(match)
+        name = match.group("zname")
+        if name in _ZH_PROFESSION_SET:
+            continue  # "我姐姐是医生": a role, not a name (below)
+        named.add(ref)
+        reading.add_ref(Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind))
+    _zh_named_after(text, reading, named)
+    _zh_next_door(text, reading)
+    for match in _ZH_IS_MY.finditer(text):
+        ref = _zh_np(match)
+        named.add(ref)
+        reading.add_ref(Ref(name=match.group("zname"), kin=ref.kin, of=ref.of, kind=ref.kind))
+
+    for match in re.finditer(_ZH_NP, text):
+        ref = _zh_np(match)
+        if ref not in named and not any(start <= match.start() < end for start, end in at_work):
+            reading.add_ref(ref)
+    for match in _ZH_WORKS.finditer(text):
+        org = Ref(name=match.group("org"), kind=EntityKind.ORGANISATION)
+        reading.add(Triple(_zh_subject(match), Predicate.WORKS_AT, "在…工作", org))
+    for match in _ZH_LIVES.finditer(text):
+        place = Ref(name=match.group("place"), kind=EntityKind.PLACE)
+        reading.add(Triple(_zh_subject(match), Predicate.LIVES_IN, "住在", place))
+    for match in _ZH_ROLE.finditer(text):
+        reading.add(Triple(_zh_subject(match), Predicate.ROLE, "是", value=match.group("role")))
+    _zh_weddings(text, reading)
+    _endings(text, reading, ZH_ENDINGS)
+    return reading
