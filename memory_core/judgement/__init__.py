@@ -189,12 +189,16 @@ def secrets(text: str) -> SecretScan:
     sure = _secret_score(plain) if whole else 0.0
     # A value of plain words marked after its word is refused whatever the model's score: told
     # as a challenge and its reply, it reads as ordinary talk to a model of sentences.
-    named = [
-        span
-        for start, end in sentence_spans(text)[:_MAX_SENTENCES]
-        if not value_spans(text, start, end)
-        for span in _named_values(text, start, end)
-    ]
+    named = (
+        [
+            span
+            for start, end in sentence_spans(text)[:_MAX_SENTENCES]
+            if not value_spans(text, start, end)
+            for span in _named_values(text, start, end)
+        ]
+        if _WORD_VALUE_AFTER.search(text)  # most statements name no password's word: no more work
+        else []
+    )
     if whole and not sure >= model.threshold:
         return _with_values(scan, text, named)
     flagged = named + _flagged_sentences(text, model.threshold)
