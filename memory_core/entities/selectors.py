@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from pgvector.django import CosineDistance
@@ -161,7 +161,9 @@ def entity_search(
         )
         .filter(Exists(EntityMention.objects.filter(entry=OuterRef("pk"))))
         .annotate(distance=CosineDistance("embedding", vector))
-        .order_by("distance")
+        # `+ 0`: an exact scan of the actor's statements. The HNSW index would take the nearest
+        # statements of every tenant and filter after, so other users' nearer ones hid the actor's.
+        .order_by(F("distance") + 0)
         .values_list("pk", "distance")[: limit * 4]
     )
     closeness = {pk: 1 - float(distance) for pk, distance in statements}

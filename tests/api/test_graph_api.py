@@ -4,6 +4,8 @@ time, clearing it on a strict `true`; bad input refused with nothing written."""
 
 from __future__ import annotations
 
+from django.db import connection
+
 from memory_core.entities.models import Entity, Relation
 from memory_core.models import MemoryEntry
 from tests.api.entities_helpers import add
@@ -71,3 +73,28 @@ def test_bad_links_are_refused_and_nothing_is_written(key_client):
     assert missing.status_code == 404
     assert (MemoryEntry.objects.count(), Relation.objects.count()) == before
     assert not Entity.objects.filter(is_self=True, relations_out__isnull=True).exists()  # no trace left
+
+
+_SYLLABLES = ("ka", "ro", "mi", "te", "lu", "sa", "no", "vi", "de", "pa", "zo", "ri")
+
+
+def test_meaning_search_finds_the_tenants_own_among_many_nearer_of_others(key_client):
+    """Another user's three hundred pilots are all nearer "Who is a pilot?" than this user's one:
+    a search filtered to this user after the index picked the nearest overall found none of his."""
+    names = [(a + b).capitalize() + c for a in _SYLLABLES for b in _SYLLABLES for c in ("n", "x")][:300]
+    for start in range(0, len(names), 100):
+        batch = [{"content": f"My friend {name} is an airline pilot."} for name in names[start : start + 100]]
+        response = key_client.post("/api/v1/memories/", {"user_id": "u2", "memories": batch}, format="json")
+        assert response.status_code in (200, 201), response.content
+    add(key_client, "My sister Ana is a nurse.")
+    add(key_client, "My friend Marc flies airliners for a living.")
+    marc = Entity.objects.get(name="Marc")
+    with connection.cursor() as cursor:
+        # The plan of a table grown large (the CI run's, half-way): the nearest rows come from
+        # the HNSW index rather than from a sort of this user's rows.
+        cursor.execute("SET LOCAL enable_sort = off")
+
+    found = key_client.get("/api/v1/entities/search/", {"q": "Who is a pilot?", "user_id": "u1"}).json()
+    assert found["results"][0]["id"] == str(marc.pk), found
+    assert found["results"][0]["matched"] == "memory"
+    assert {r["name"] for r in found["results"]} <= {"Ana", "Marc"}
