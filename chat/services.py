@@ -26,7 +26,7 @@ from config.tuning import tuned
 from memory_core import judgement
 from memory_core.erasure import Requester, Tally, erasure_receipt_record, extraction_jobs_erase
 from memory_core.errors import Conflict, MemoryServiceError
-from memory_core.extraction import remember_requests
+from memory_core.extraction import Candidate, remember_requests
 from memory_core.extraction.jobs import candidate_add, extraction_enqueue
 from memory_core.guards.secrets import SecretScan, redact_values
 from memory_core.language import is_chinese
@@ -264,12 +264,15 @@ def _acknowledge(outcome: AddOutcome, fallback: str) -> str:
     }
 
 
-def _remember_now(*, user: Any, namespace: Namespace, message: Message) -> tuple[list[str], bool]:
-    """An explicit "remember that …" is written at once and acknowledged in the reply; the flag
-    says a statement was refused as a secret (already told, not to be said twice)."""
+def _remember_now(
+    *, user: Any, namespace: Namespace, message: Message, requests: list[Candidate]
+) -> tuple[list[str], bool]:
+    """An explicit "remember that …" (`requests`, the message's) is written at once and
+    acknowledged in the reply; the flag says a statement was refused as a secret (already told,
+    not to be said twice)."""
     acks = []
     refused_secret = False
-    for candidate in remember_requests(_payload(message)):
+    for candidate in requests:
         try:
             # It holds from when the user said it: a background extraction of an OLDER message of
             # the same slot, finishing later, is then recorded as history instead of replacing it.
@@ -302,10 +305,12 @@ def _acknowledgements(
     """What the reply must tell the user about memory: what was remembered, or why not."""
     acks: list[str] = []
     refused_secret = False
-    wants_memory = bool(remember_requests(_payload(message)))
-    if state == "on" and wants_memory:
-        acks, refused_secret = _remember_now(user=user, namespace=namespace, message=message)
-    elif wants_memory:
+    requests = remember_requests(_payload(message))  # read once: each may ask the rule model
+    if state == "on" and requests:
+        acks, refused_secret = _remember_now(
+            user=user, namespace=namespace, message=message, requests=requests
+        )
+    elif requests:
         acks = [
             _("This is an incognito conversation, so I won't remember that.")
             if state == "incognito"
