@@ -12,11 +12,13 @@ import uuid
 
 import anyio
 import pytest
+from django.urls import reverse
 
 from api.services import user_token_issue
 from memory_core.guards.policy import policy_check
 from memory_core.models import FlaggedWrite, MemoryEntry, MemoryStatus
 from tests.api import mcp_helpers as m
+from tests.chat.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -29,6 +31,11 @@ LESS_OFTEN = [
     "老闆講以後夾萬啲現金唔使晚晚點數，一個禮拜點一次得啦。",
     "人手不够，这个月冷库先暂停抽检，下个月再恢复。",
     "呢個月啲貨唔使盤點住，月尾先一次過做。",
+    # A weekday is a week; "every other day" half a day's rate; 每个礼拜 a week, not "each one".
+    "The cash float gets counted every Friday now rather than every night.",
+    "Going forward the fridge temperature log is checked every other day, not daily.",
+    "以後收銀機每個禮拜先對一次數，唔使晚晚對。",
+    "从下个月起，冷库温度记录改成每个月核对一次，不用每周核对了。",
 ]
 NOT_LESS_OFTEN = [
     "Starting next quarter, the forklift brake inspections go from monthly to weekly.",
@@ -38,6 +45,9 @@ NOT_LESS_OFTEN = [
     "We moved the book club from weekly to monthly, everyone's too busy.",
     "这个月我先不查成绩了，怕影响心情。",
     "我先不查了，你自己看吧。",
+    "The cash float gets counted every night now rather than every Friday.",
+    "I go to the gym every Friday and check my emails every night.",
+    "从下个月起，冷库温度记录改成每周核对一次，不用每个月才核对。",
 ]
 REASON = "makes a check run less often"
 
@@ -72,6 +82,38 @@ def test_mcp_never_stores_it_active(owner, mcp_url):
 
     body = anyio.run(scenario)
     assert body["action"] == "pending_review" and body["flagged"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Remember that from next month the fire extinguishers get checked quarterly instead of monthly.",
+        "记住：从这周开始，外卖订单的地址核对改成每十单抽查一单。",
+        "Remember that the cash float gets counted every Friday now rather than every night.",
+    ],
+)
+def test_the_chat_keeps_it_waiting_flagged_when_told_to_remember(
+    owner, django_capture_on_commit_callbacks, said
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": said})
+
+    assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE, type="procedural").exists()
+    held = MemoryEntry.objects.get(status=MemoryStatus.PENDING_REVIEW)
+    assert FlaggedWrite.objects.filter(entry=held).exists()
+
+
+def test_an_import_never_stores_it_active(key_client):
+    lines = [LESS_OFTEN[1], LESS_OFTEN[5], LESS_OFTEN[9], "I keep my bike in the hallway."]
+    body = {"format": "text", "data": "\n".join(lines) + "\n", "user_id": "u1"}
+    response = key_client.post("/api/v1/imports/", body, format="json")
+    assert response.status_code in (200, 201, 202), response.content
+
+    held = MemoryEntry.objects.filter(status=MemoryStatus.PENDING_REVIEW)
+    assert held.count() == 3 and FlaggedWrite.objects.filter(entry__in=held).count() == 3
+    assert [e.content for e in MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE)] == [
+        "I keep my bike in the hallway."
+    ]
 
 
 @pytest.mark.parametrize("said", LESS_OFTEN)

@@ -52,12 +52,17 @@ _RATES: list[tuple[re.Pattern[str], object]] = [
     (re.compile(r"\b(?:twice\s+a\s+day)\b"), 2.0),
     (re.compile(r"\b(?:weekly|every\s+week|once\s+a\s+week|each\s+week)\b"), 1 / 7),
     (re.compile(r"\b(?:twice\s+a\s+week)\b"), 2 / 7),
+    # "every Friday", "on Sundays": once a week.
+    (re.compile(r"\b(?:every|each|on)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bevery\s+weekend\b"),
+     1 / 7),
+    (re.compile(r"\bevery\s+(?:other|second)\s+(day|night|week|month)\b"), "every-other"),
     (re.compile(r"\b(?:fortnightly|every\s+(?:two|2|other)\s+weeks)\b"), 1 / 14),
     (re.compile(r"\b(?:monthly|every\s+month|once\s+a\s+month|each\s+month)\b"), 1 / 30),
     (re.compile(r"\b(?:quarterly|every\s+quarter|every\s+(?:three|3)\s+months)\b"), 1 / 91),
     (re.compile(r"\b(?:annually|yearly|every\s+year|once\s+a\s+year)\b"), 1 / 365),
     (re.compile(rf"\bevery\s+{_N}\s+(day|night|week|month|year)s\b"), "per-n-days"),
-    (re.compile(r"每次|每回|每一次|每单|每台|每个|每件|每批"), 1000.0),
+    # 每个 alone is "each one" (每个客人都查); 每个月, 每个礼拜 are periods, read below.
+    (re.compile(r"每次|每回|每一次|每单|每台|每个(?!月|礼拜|星期|季)|每件|每批"), 1000.0),
     (re.compile(rf"[每一]?([一两二三四五六七八九十百]+|\d+){_ZH_UNIT}?抽[检测查]?[一1]{_ZH_UNIT}?"), "per-n"),
     (re.compile(r"每天|天天|每日|日日|每晚|晚晚|夜夜|每天晚上|一天一次"), 1.0),
     (re.compile(r"每周|每星期|每个?礼拜|一个?礼拜(?:\w{0,3})?一次|一周(?:\w{0,3})?一次|每个星期"), 1 / 7),
@@ -113,6 +118,8 @@ def _rates(text: str) -> list[_Rate]:
             if rate == "per-n":
                 n = _count(match.group(1))
                 per_day = 1000.0 / n if n else None
+            elif rate == "every-other":
+                per_day = 1.0 / (2 * _DAYS[match.group(1)])
             elif rate == "per-n-days":
                 n = _count(match.group(1))
                 per_day = 1.0 / (n * _DAYS[match.group(2)]) if n else None
