@@ -308,7 +308,8 @@ NUMBERS_OF_SOMETHING_ELSE = [
 # aside as owned ("at 2140"), the whole sentence was refused as a security answer.
 FLAGGED_BUT_NO_VALUE = [
     "the keypad batteries died at 2140 so we used the back door",
-    "保险柜密码锁每天1730由两个人一起核对",
+    # (Not "…每天1730由两个人一起核对": a standing procedure, held for review once a model read it so.)
+    "保险柜的密码锁昨天下午1730卡住了，值班的小王弄了半天才打开",
     "the safe's time lock opens at 0830 and shuts at 1730, nobody can get in outside that",
 ]
 # A range of clock times or of years beside a lock's or a PIN's word is a period (opening hours,
@@ -406,3 +407,4 @@ def test_a_value_of_plain_words_is_refused_and_stored_nowhere(key_client, conten
 @pytest.mark.parametrize("content", WORDS_IN_CAPITALS_NO_VALUE)
 def test_a_password_word_beside_capitals_is_no_value(key_client, content):
     _stored_on_rest_and_mem0(key_client, content, then="Thanks!")
+
