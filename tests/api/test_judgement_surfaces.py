@@ -387,6 +387,8 @@ WORD_VALUES_TOLD = [
     ("Tonight's challenge is FALCON and the countersign is MARBLE, pass it on in person.", "MARBLE"),
     ('The code word for school pickup is "paper lantern", only Gran and the office know.', "paper lantern"),
     ('今晚值班口令：问"长江"，答"黄河"，别发到群里。', "黄河"),
+    # Two-character words in ASCII quotes: each pair is read as a pair (the text between is none).
+    ('夜班口令是"松柏"，回令是"长青"，别外传。', "长青"),
 ]
 WORDS_IN_CAPITALS_NO_VALUE = [
     "I forgot my PASSWORD again and had to reset it at the bank.",
@@ -408,3 +410,20 @@ def test_a_value_of_plain_words_is_refused_and_stored_nowhere(key_client, conten
 def test_a_password_word_beside_capitals_is_no_value(key_client, content):
     _stored_on_rest_and_mem0(key_client, content, then="Thanks!")
 
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_refuses_a_value_of_plain_words_and_keeps_it_nowhere(owner, mcp_url):
+    token = user_token_issue(user=owner).key
+    told = [
+        ("Our alarm company code word is 'copper kettle', in case they ring.", "copper kettle"),
+        ("記住：今晚的暗號問「紅棉」，答「木棉」。", "木棉"),
+    ]
+
+    async def scenario():
+        async with m.http_client(mcp_url, token) as client:
+            return [await m.ok(client, "memory_add", content=content) for content, _ in told]
+
+    for body, (_, value) in zip(anyio.run(scenario), told, strict=True):
+        assert body["action"] == "rejected" and value not in str(body)
+        assert _holding(value) <= {"django_migrations"}
+    assert not MemoryEntry.objects.exists()

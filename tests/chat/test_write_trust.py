@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 -- Chinese users type full-width commas and colons; so must the tests.
 """The write path through the chat and privacy pages: secrets stay out of everything derived from
 the user's words, and what the user took back stays taken back (correct, hide, erase all), even
 when the conversation is mined again later by the idle sweep."""
@@ -72,6 +73,9 @@ def test_a_code_said_in_chat_is_kept_only_in_the_transcript(
         ("Remember that the keypad on the shed door opens with 73190.", "73190"),
         ("The bank just texted me 415926, what do I do with it?", "415926"),
         ("记住我家保险柜转到 八四二六一 就开了", "八四二六一"),
+        # Plain words after a code word's word: no value-shaped span at all.
+        ("Remember that the gate challenge tonight is THISTLE and the answer is LANTERN.", "LANTERN"),
+        ('记住：仓库夜班口令是"青松"，回令是"白鹤"。', "白鹤"),
     ],
 )
 def test_a_secret_without_a_keyword_is_not_echoed_titled_or_learned_in_chat(

@@ -173,10 +173,13 @@ _ZH_WORD_VALUE = re.compile(
 # A quoted string: between double quotes, corner brackets or backticks; or between single quotes
 # that are not apostrophes: one inside or closing a Latin word ("the combination's changed again,
 # it's on the whiteboard", "I've got …") quotes nothing; after a Chinese character it may quote.
+# Every pair is matched, short ones too, and only those of `QUOTED_MIN` characters or more kept: a
+# skipped pair let the closing quote of one ('口令是"青松"') open the next ('"，回令是"').
 QUOTED = re.compile(
-    r"[\"“`「]([^\"”\u2019'`」]{3,64})[\"”\u2019'`」]"
-    r"|(?<![A-Za-z0-9\u2019'])['\u2018]([^\"”\u2019'`」]{3,64})['\u2019](?![A-Za-z0-9])"
+    r"[\"“`「]([^\"”\u2019'`」]{1,64})[\"”\u2019'`」]"
+    r"|(?<![A-Za-z0-9\u2019'])['\u2018]([^\"”\u2019'`」]{1,64})['\u2019](?![A-Za-z0-9])"
 )
+QUOTED_MIN = 3
 
 
 def _other_cands(s: str) -> list[Cand]:
@@ -186,7 +189,8 @@ def _other_cands(s: str) -> list[Cand]:
         cands.append(Cand(m.start(), m.end(), "digits", len(spelled_digits(m.group()))))
     for m in QUOTED.finditer(s):
         start, end = m.span(1) if m.group(1) is not None else m.span(2)
-        cands.append(Cand(start, end, "quoted"))
+        if end - start >= QUOTED_MIN:
+            cands.append(Cand(start, end, "quoted"))
     for m in re.finditer(r"(?<=:)\s*([\u4e00-\u9fff]{2,12})", s):
         if not re.match(r"[忘不没已在要是请错输重修无空]", m.group(1)):
             cands.append(Cand(m.start(1), m.end(1), "word"))
