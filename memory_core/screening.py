@@ -30,6 +30,7 @@ from memory_core.outcomes import AddOutcome
 from memory_core.sameness import speaker
 from memory_core.services import event_record
 from memory_core.tombstones import blocking_tombstone, mined_too_early
+from memory_core.whose_condition import someone_elses
 from memory_core.write_request import WriteRequest
 
 EXTRACTION_MIN_CONFIDENCE = 0.6  # less sure candidates are dropped: a wrong memory costs more than none
@@ -240,7 +241,9 @@ def fact_within_rule(said: WriteRequest, screened: WriteRequest) -> WriteRequest
         return None
     content = said.content
     whole = judgement.safety(content)
-    if not _pinned_safety(content, whole):
+    # The rule's own subject decides whose condition it rests on (a carer's rule around a named
+    # child reads to the model as much someone's as the user's): the odds are not weighed here.
+    if not _pinned_safety(content, whole, weigh_odds=False):
         return None
     for part in _clause_runs(content):
         if not _states_alone(part) or judgement.policy(part).is_rule:
@@ -281,7 +284,7 @@ def _states_alone(text: str) -> bool:
     return han >= 4 or len(text.split()) >= 2
 
 
-def _pinned_safety(content: str, whose: judgement.Safety) -> bool:
+def _pinned_safety(content: str, whose: judgement.Safety, *, weigh_odds: bool = True) -> bool:
     """Whether a statement is a safety fact of the user or a dependant: the model's answer, beside
     the reader's precise health frames. A denial or an ended condition it reads ("我对海鲜不过敏")
     is not pinned; a health fact it reads as the user's own ("我对 peanut 过敏", code-switched,
@@ -289,7 +292,16 @@ def _pinned_safety(content: str, whose: judgement.Safety) -> bool:
     own, denied = safety_frames(content)
     if denied:
         return False
-    return whose.pinned or (own and whose.who != "other")
+    if own and whose.who != "other":
+        return True
+    # The model pins on slight odds (a dependant's condition must not be missed): a condition it
+    # finds twice as likely someone else's, or told of a partner, friend or colleague the
+    # statement opens with ("My hiking buddy got alpha-gal…"), is theirs.
+    others = weigh_odds and whose.other > OTHERS_ODDS * whose.probability
+    return whose.pinned and not (others or someone_elses(content))
+
+
+OTHERS_ODDS = 2.0
 
 
 # A model's output gets no trust of its own: it cannot make a statement pinned, important or a

@@ -26,6 +26,7 @@ from memory_core.guards.policy import PolicyCheck, answer_style, policy_check
 from memory_core.guards.secrets import REDACTED, SecretScan, scan_secrets
 from memory_core.guards.secrets.candidates import candidates, periods
 from memory_core.guards.secrets.text import sentence_spans
+from memory_core.language import simplified_han
 
 from .features import row
 from .model import models, stacked
@@ -70,6 +71,7 @@ class Safety:
     who: str
     probability: float
     anyone: float = 0.0
+    other: float = 0.0  # that it is someone else's (not the user's, nor a dependant's)
 
     @property
     def pinned(self) -> bool:
@@ -121,6 +123,55 @@ def _sentences(text: str) -> list[str]:
     return parts[:_MAX_SENTENCES] if len(parts) > 1 else []
 
 
+# A standing scope says an instruction lasts beyond one occasion. The normative model, trained on
+# texts where a condition is most often news, under-scores a standing request built on one
+# ("Since I was diagnosed with histamine intolerance, please never suggest fermented foods": 0.19;
+# "My MS fatigue is worst after 2pm. Put my hard meetings in the mornings from now on please":
+# 0.24): with a standing scope, and not asked as a question, a lower score holds the statement,
+# and so does one of its sentences with the scope that the model is sure of alone. (On batch 23,
+# read after its first score: 8 more of 135 rules held, 2 more of 325 other texts; one more of
+# LoCoMo's 788 turns.)
+_STANDING = re.compile(
+    r"(?i)\b(?:from\s+now\s+on|going\s+forward|for\s+good|at\s+all\s+times|until\s+further\s+notice"
+    r"|don'?t\s+ever|no\s+matter\s+what)\b|以后|今后|从今|往后|一律|凡是|务必|千万"
+)
+# "always", "never", "whenever", "every time" also describe ("she gets hives whenever she eats
+# kiwi"): they scope an instruction only beside a request's word.
+_OFTEN = re.compile(
+    r"(?i)\b(?:always|never|whenever|any\s*time|each\s+time|every\s+(?:time|single|morning|day|night|week|month"
+    r"|visit|outing|shift|session))\b|每次|每逢|永远|始终|每天|每晚|每朝"
+)
+_REQUEST = re.compile(
+    r"(?i)\b(?:please|pls|plz|remind|make\s+sure|don'?t|do\s+not|can\s+you|could\s+you"
+    r"|you\s+(?:should|must|need\s+to)|suggest|factor|check|put|keep|give|let|book|send|log)\b"
+    r"|请|帮我|提醒|记得|别|不要|不准|不许|必须|一定要|麻烦|唔好|唔准"
+)
+STANDING_FLOOR = 0.4
+STANDING_SENTENCE_SURE = 0.9
+
+
+def _standing_scope(text: str) -> bool:
+    simple = simplified_han(text)
+    return bool(_STANDING.search(simple) or (_OFTEN.search(simple) and _REQUEST.search(simple)))
+
+
+def _standing_rule(plain: str) -> bool:
+    """Whether a statement the normative model did not hold is a rule by its standing scope."""
+    model = models().get("normative")
+    if model is None or plain.rstrip().endswith(("?", "\uff1f")) or not _standing_scope(plain):
+        return False
+    whole = scores(plain).get("normative")
+    if whole and whole[-1] >= STANDING_FLOOR:
+        return True
+    return any(
+        _judgeable(part)
+        and _standing_scope(part)
+        and (alone := scores(part).get("normative"))
+        and alone[-1] >= STANDING_SENTENCE_SURE
+        for part in _sentences(plain)
+    )
+
+
 def policy(text: str, *, type: str | None = None) -> PolicyCheck:
     """`guards.policy.policy_check`'s answer, decided by the models (see the module docstring)."""
     check = policy_check(text, type=type)
@@ -137,7 +188,10 @@ def policy(text: str, *, type: str | None = None) -> PolicyCheck:
     # How the speaker wants to be answered ("from now on, answer me in bullet points") is their
     # preference, which the chat applies: the pattern for it is precise, and it relaxes nothing.
     own_style = not weakens and answer_style(plain)
-    normative = not own_style and any(_positive("normative", p) for p in pieces)
+    normative = not own_style and (
+        any(_positive("normative", p) for p in pieces)
+        or (len(plain) <= LONGEST_JUDGED and _standing_rule(plain))
+    )
     is_rule = type == "procedural" or weakens or normative
     if weakens and not check.weakens:
         return PolicyCheck(is_rule=True, weakens=True, control="policy", reason="relaxes a control")
@@ -308,9 +362,10 @@ def safety(text: str) -> Safety:
     probabilities = np.asarray(found)
     pinned = sum(probabilities[model.classes.index(who)] for who in PINNED_WHO)
     anyone = float(1.0 - probabilities[model.classes.index("none")])
+    other = float(probabilities[model.classes.index("other")])
     if pinned >= model.threshold:
         who = max(PINNED_WHO, key=lambda w: probabilities[model.classes.index(w)])
-        return Safety(who=who, probability=float(pinned), anyone=anyone)
+        return Safety(who=who, probability=float(pinned), anyone=anyone, other=other)
     best = int(np.argmax(probabilities))
     who = model.classes[best] if model.classes[best] not in PINNED_WHO else "none"
-    return Safety(who=who, probability=float(pinned), anyone=anyone)
+    return Safety(who=who, probability=float(pinned), anyone=anyone, other=other)

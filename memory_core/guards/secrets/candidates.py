@@ -174,7 +174,7 @@ _ZH_WORD_VALUE = re.compile(
 # that are not apostrophes: one inside or closing a Latin word ("the combination's changed again,
 # it's on the whiteboard", "I've got …") quotes nothing; after a Chinese character it may quote.
 # Every pair is matched, short ones too, and only those of `QUOTED_MIN` characters or more kept: a
-# skipped pair let the closing quote of one ('口令是"青松"') open the next ('"，回令是"').
+# skipped pair let the closing quote of a two-character value open the next pair (口令是"青松" …).
 QUOTED = re.compile(
     r"[\"“`「]([^\"”\u2019'`」]{1,64})[\"”\u2019'`」]"
     r"|(?<![A-Za-z0-9\u2019'])['\u2018]([^\"”\u2019'`」]{1,64})['\u2019](?![A-Za-z0-9])"

@@ -1,0 +1,91 @@
+"""Whose condition a statement tells, read from who it is about: a health fact told about one's
+partner, friend, sibling, colleague, mentee, drummer or neighbour is theirs, not the user's nor a
+dependant's ("My hiking buddy got alpha-gal from a tick", "我哋鼓手有耳鳴", "我老婆怀孕七个月了").
+
+The safety model pins a statement when it is even 16 % sure the condition is the user's or a
+dependant's (its recall is what keeps a child's allergy from being missed), so told with warmth
+or worry, others' conditions were pinned as the user's (batch 23: 34 of 121 pinned). This reader
+names the person a statement opens with; the safety decision (`screening`) weighs it with the
+model's own odds. Children, parents and grandparents are left to the model: they may be in the
+user's care.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory_core.entities.kinship import KIN_WORDS
+from memory_core.entities.vocabulary import Predicate
+from memory_core.language import simplified_han
+
+# The kin and social words that name someone who is not in the user's care.
+_OTHERS = frozenset(
+    {
+        Predicate.SPOUSE,
+        Predicate.PARTNER,
+        Predicate.SIBLING,
+        Predicate.FRIEND,
+        Predicate.COLLEAGUE,
+        Predicate.MANAGER,
+    }
+)
+_OTHER_RELATIVES = frozenset(
+    {
+        "aunt",
+        "uncle",
+        "cousin",
+        "niece",
+        "nephew",
+        "brother-in-law",
+        "sister-in-law",
+        "mother-in-law",
+        "father-in-law",
+    }
+)
+_EN_MORE = [
+    "buddy", "mate", "bestie", "bff", "mentee", "student", "pupil", "client", "customer", "patient", "guest",
+    "tenant", "landlord", "bandmate", "drummer", "singer", "guitarist", "classmate", "housemate", "trainer",
+    "coach", "boyfriend", "girlfriend",
+]  # fmt: skip
+_ZH_MORE = [
+    "老婆", "老公", "闺蜜", "同学", "学生", "病人", "客户", "客人", "队友", "鼓手", "舍友", "隔壁",
+    "隔篱", "租客", "房东", "男朋友", "女朋友", "对象", "徒弟",
+]  # fmt: skip
+
+
+def _words(ascii_words: bool) -> list[str]:
+    found = {
+        word
+        for word, (predicate, label) in KIN_WORDS.items()
+        if word.isascii() == ascii_words and (predicate in _OTHERS or label in _OTHER_RELATIVES)
+    }
+    more = [*_EN_MORE, *(w + "s" for w in _EN_MORE)] if ascii_words else _ZH_MORE
+    return sorted(found | set(more), key=len, reverse=True)
+
+
+# "My hiking buddy …", "Our drummer's …", "Heads up, my sister's …": the person a sentence opens
+# with (a few words in), possessed ("the user's …" as an extractor rewrites it); "my partner and
+# I" is the user too.
+_EN_OPENS_WITH = re.compile(
+    r"(?i)^(?:[^,:.!?]{1,20}[,:]\s+|\W*(?:so|and|btw|also|ok|oh|well|update)\W+)?\W*(?:my|our|the\s+user'?s)\s+(?:[\w-]+\s+)?(?:"
+    + "|".join(map(re.escape, _words(ascii_words=True)))
+    + r")(?:'s)?\b(?!\s+and\s+(?:i|me)\b)"
+)
+# "我老婆…", "我哋鼓手…", "隔壁阿May個仔…" at the start of a sentence ("我家妹妹" may be a child in the
+# household: left to the model).
+_ZH_OPENS_WITH = re.compile(
+    r"^\W*(?:我们|我哋|我|咱们|用户)?(?:的)?(?:" + "|".join(map(re.escape, _words(ascii_words=False))) + ")"
+)
+# The speaker's own condition told beside another's ("my wife and I are both coeliac", "我自己也…").
+_SELF_TOO = re.compile(
+    r"(?i)\b(?:i|i'm|i've|me|myself)\b.{0,40}\b(?:too|as well|also|both)\b|我自己|我也|我都"
+)
+
+
+def someone_elses(text: str) -> bool:
+    """Whether `text` opens with someone not in the user's care and tells nothing of the user's
+    own: the condition it tells is theirs."""
+    plain = simplified_han(" ".join(text.split()))
+    if _SELF_TOO.search(plain):
+        return False
+    return bool(_EN_OPENS_WITH.search(plain) or _ZH_OPENS_WITH.search(plain))
