@@ -165,8 +165,13 @@ def _outcome_chat(_client: Any, _key: Any, text: str) -> dict[str, Any]:
         .values_list("pk", flat=True)
     ]
     flagged, pinned = _stored(ids)
-    if not ids:
-        action = "rejected" if prepared.secret_values else "ignored"
+    contents = " ".join(MemoryEntry.objects.filter(pk__in=ids).values_list("content", flat=True))
+    if prepared.secret_values and not any(value in contents for value in prepared.secret_values):
+        # The secret refused, the rest of what was asked kept ("Remember that Course! … the key
+        # box is 2580" keeps "Course."): the value is stored nowhere, as a refusal on REST.
+        action = "rejected"
+    elif not ids:
+        action = "ignored"
     else:
         action = str(MemoryEntry.objects.get(pk=ids[0]).status)
         action = "added" if action == "active" else action
