@@ -243,7 +243,8 @@ def fact_within_rule(said: WriteRequest, screened: WriteRequest) -> WriteRequest
     whole = judgement.safety(content)
     # The rule's own subject decides whose condition it rests on (a carer's rule around a named
     # child reads to the model as much someone's as the user's): the odds are not weighed here.
-    if not _pinned_safety(content, whole, weigh_odds=False):
+    in_care = _told_to_a_carer(content, whole)
+    if not (in_care or _pinned_safety(content, whole, weigh_odds=False)):
         return None
     for part in _clause_runs(content):
         if not _states_alone(part) or judgement.policy(part).is_rule:
@@ -253,12 +254,34 @@ def fact_within_rule(said: WriteRequest, screened: WriteRequest) -> WriteRequest
         # Whose condition a clause states may need the rule around it: "Kojo has sickle cell" alone
         # is anyone's; ", so with any pain crisis we go straight to A&E" makes Kojo the user's
         # child. A clause the model reads as someone's condition takes the whole rule's subject.
-        placed = whole.pinned and whose.anyone >= FACT_WITHIN_RULE_SURE and not safety_frames(part)[1]
+        placed = (
+            (whole.pinned or in_care) and whose.anyone >= FACT_WITHIN_RULE_SURE and not safety_frames(part)[1]
+        )
         if own or placed:
             fact = replace(said, content=part, type=MemoryType.SEMANTIC, key="", category="general")
             fact = classify(replace(fact, pinned=False, embedding=None, turn=False, context=""))
             return fact if own or fact.pinned else _pinned_as_safety(fact)
     return None
+
+
+# Who looks after a child or a parent for the user: a rule telling one of them how to care for a
+# named person ("whenever you babysit him", "以后阿姨做饭…", "grandma, please never leave him alone")
+# is about someone in the user's care, however unsure the model is of whose condition it rests on.
+_CARER = re.compile(
+    r"(?i)\b(?:babysit\w*|nann(?:y|ies)|childminder|au\s+pair|grandma|grandpa|granny|nana|gran|carers?"
+    r"|sitters?|teachers?|coach|miss\s+\w+|mr\s+\w+|mrs\s+\w+)\b"
+    r"|阿姨|保姆|月嫂|奶奶|爷爷|姥姥|姥爷|外婆|外公|老师|教练|托管|老師|教練|爺爺|婆婆|工人姐姐"
+)
+
+
+def _told_to_a_carer(content: str, whole: judgement.Safety) -> bool:
+    """Whether a rule around someone's condition is told to whoever looks after them for the user:
+    a carer's word after the condition is told, and the rule not about a partner, colleague or
+    friend of the user's ("Our coach Dave has epilepsy, so…" is the club's)."""
+    if whole.anyone < FACT_WITHIN_RULE_SURE or someone_elses(content):
+        return False
+    cuts = [m.start() for m in _CLAUSE_END.finditer(content) if 0 < m.start() < len(content) - 1]
+    return bool(cuts) and bool(_CARER.search(content, cuts[0]))
 
 
 def _pinned_as_safety(request: WriteRequest) -> WriteRequest:
