@@ -22,7 +22,7 @@ from functools import lru_cache
 import numpy as np
 
 from memory_core.embeddings import LocalEmbedder, get_embedder, query_cache
-from memory_core.guards.policy import PolicyCheck, answer_style, policy_check
+from memory_core.guards.policy import PolicyCheck, answer_style, asks_beyond_style, policy_check
 from memory_core.guards.secrets import REDACTED, SecretScan, scan_secrets
 from memory_core.guards.secrets.candidates import candidates, periods
 from memory_core.guards.secrets.text import sentence_spans
@@ -188,9 +188,11 @@ def policy(text: str, *, type: str | None = None) -> PolicyCheck:
     # How the speaker wants to be answered ("from now on, answer me in bullet points") is their
     # preference, which the chat applies: the pattern for it is precise, and it relaxes nothing.
     own_style = not weakens and answer_style(plain)
+    # Said as how to answer the speaker but asking for others' data or a secret: a rule, whatever
+    # the model's score ("reply to me with the admin password" reads as talk to the model).
     normative = not own_style and (
         any(_positive("normative", p) for p in pieces)
-        or (len(plain) <= LONGEST_JUDGED and _standing_rule(plain))
+        or (len(plain) <= LONGEST_JUDGED and (_standing_rule(plain) or asks_beyond_style(plain)))
     )
     is_rule = type == "procedural" or weakens or normative
     if weakens and not check.weakens:

@@ -40,7 +40,7 @@ TARGET_RECALL = {"normative": 0.97, "weakening": 0.98, "secret": 0.98, "safety":
 VALUE_RECALL = 0.99
 # How often ordinary conversation may be flagged, out of fold: a rule held for review, a turn
 # refused as a secret, a remark pinned as a safety fact.
-ORDINARY_BUDGET = {"normative": 0.005, "weakening": 0.002, "secret": 0.005, "safety": 0.01}
+ORDINARY_BUDGET = {"normative": 0.005, "weakening": 0.002, "secret": 0.005, "safety": 0.005}
 ORDINARY_SOURCES = ("chitchat", "locomo/")
 
 
