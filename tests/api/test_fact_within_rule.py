@@ -212,3 +212,51 @@ def test_a_rule_that_relaxes_a_control_or_rests_on_someone_elses_condition_waits
     assert body["action"] == "pending_review" and body["also"] == []
     assert MemoryEntry.objects.count() == 1
     assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()
+
+
+# A carer told how to look after a named child, in wordings of these tests' own, through MCP, the
+# chat's "remember that" and an import: the child's condition kept at once and pinned.
+TOLD_TO_A_CARER = [
+    (
+        "Mila has coeliac disease, so nanny, never give her ordinary bread or pasta.",
+        "Mila has coeliac disease",
+    ),
+    ("乐乐有哮喘，以后外婆带他出去玩一定要带上喷雾。", "乐乐有哮喘"),  # noqa: RUF001
+    (
+        "Ben is allergic to sesame, so whenever the childminder packs his lunch, no hummus.",
+        "Ben is allergic to sesame",
+    ),
+]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_keeps_a_named_childs_condition_told_to_a_carer(owner, mcp_url):
+    said, fact = TOLD_TO_A_CARER[0]
+    token = user_token_issue(user=owner).key
+
+    async def scenario():
+        async with m.http_client(mcp_url, token) as client:
+            return await m.ok(client, "memory_add", content=said)
+
+    body = anyio.run(scenario)
+    assert body["action"] == "pending_review"
+    _held_and_pinned(said, fact)
+
+
+def test_the_chat_keeps_a_named_childs_condition_told_to_a_carer(owner, django_capture_on_commit_callbacks):
+    said, fact = TOLD_TO_A_CARER[1]
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": "记住：" + said})  # noqa: RUF001
+
+    assert MemoryEntry.objects.get(status=MemoryStatus.PENDING_REVIEW).type == "procedural"
+    kept = MemoryEntry.objects.get(status=MemoryStatus.ACTIVE)
+    assert kept.content.rstrip("。") == fact and kept.pinned
+
+
+def test_an_import_keeps_a_named_childs_condition_told_to_a_carer(key_client):
+    said, fact = TOLD_TO_A_CARER[2]
+    body = {"format": "text", "data": said + "\n", "user_id": "u1"}
+    response = key_client.post("/api/v1/imports/", body, format="json")
+    assert response.status_code in (200, 201, 202), response.content
+
+    _held_and_pinned(said, fact)
