@@ -180,6 +180,7 @@ def test_one_word_turns_a_rule_into_a_weakening_one(weakening, neutral):
 REASON = re.compile(
     r"relaxes an? (?P<control>\w+) control|switches off a safety control"
     r"|tells the assistant to set aside its instructions|sets aside a policy"
+    r"|makes a check run less often|drops a rule or requirement"
 )
 
 

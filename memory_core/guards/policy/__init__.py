@@ -47,6 +47,7 @@ from functools import lru_cache
 from memory_core.language import simplified_han
 
 from .chinese import HAN, chinese, simplified
+from .dropped import drops_a_rule
 from .english import english
 from .frequency import less_often
 from .normalise import normalise
@@ -83,6 +84,7 @@ _REASONS = {
     "safety": "switches off a safety control",
     "policy": "sets aside a policy",
     "check frequency": "makes a check run less often",
+    "requirement": "drops a rule or requirement",
 }
 
 
@@ -99,8 +101,11 @@ def policy_check(text: str, *, type: str | None = None) -> PolicyCheck:
     if HAN.search(plain):
         zh_rule, zh_relaxed = chinese(plain, procedural=procedural)
         is_rule, relaxed = is_rule or zh_rule, relaxed + zh_relaxed
-    if less_often(simplified_han(plain.lower())):
+    lowered = simplified_han(plain.lower())
+    if less_often(lowered):
         relaxed = [*relaxed, (len(plain), len(plain), "check frequency")]
+    if not relaxed and drops_a_rule(lowered):
+        relaxed = [(len(plain), len(plain), "requirement")]
     if not relaxed:
         reason = "reads as a standing rule or instruction; an operator must approve it" if is_rule else ""
         return PolicyCheck(is_rule=is_rule, weakens=False, reason=reason)

@@ -1,0 +1,36 @@
+"""A rule or requirement announced as dropped: "We've dropped the rule that students wear impact
+vests in the lagoon", "they scrapped the need for a second signature", "我们取消了访客必须登记的规定".
+An ended requirement relaxes whatever it required; `polarity` reads a negated control ("no sign-in
+needed"), not a requirement named and then done away with, whose control is any of a hundred
+things (vests, signatures, a register)."""
+
+from __future__ import annotations
+
+import re
+
+_EN_DROP = (
+    r"(?:dropped|scrapped|removed|abolished|cancell?ed|lifted|waived|retired|suspended|relaxed|ditched"
+    r"|done\s+away\s+with|got\s+rid\s+of|no\s+longer\s+(?:enforce|have|need)s?)"
+)
+_EN_RULE = r"(?:rules?|requirements?|policy|policies|need|obligation|mandate|ban|check|sign-?in|sign-?off)"
+_EN = re.compile(
+    rf"\b{_EN_DROP}\s+(?:the|our|that|this|its|their|any)\s+(?:[\w-]+\s+){{0,3}}?{_EN_RULE}\b"
+    rf"|\b(?:the|our|that|this)\s+{_EN_RULE}\s+(?:that|to|for|of)\b.{{0,80}}?\b(?:has|have|had|was|were|is|are)\s+"
+    rf"(?:been\s+)?{_EN_DROP}\b"
+)
+_ZH = re.compile(
+    r"(?:取消|废除|废止|撤销|去掉|不再执行|不再要求|作废)了?.{0,24}?(?:规定|要求|制度|规矩|限制|检查|登记|签字|审批|核实)"
+)
+# Asked, proposed, reported of another place or time: no decision of this one.
+_NOT_DECIDED = re.compile(
+    r"[?\uff1f]\s*$|\b(?:should|could|would|might|maybe|what if|propos\w*|suggest\w*|if we|whether|heard"
+    r"|rumou?r|apparently|news|back in|used to|their|old job)\b"
+    r"|是否|要不要|能不能|可不可以|吗|听说|建议|提议|如果|新闻|电台|报道|据说|没有结论"
+)
+
+
+def drops_a_rule(text: str) -> bool:
+    """Whether `text` (lower case; Chinese simplified) decides that a rule or requirement is dropped."""
+    if not (_EN.search(text) or _ZH.search(text)):
+        return False
+    return not _NOT_DECIDED.search(text)

@@ -1,0 +1,65 @@
+# ruff: noqa: RUF001 -- Chinese users type full-width punctuation; so do these tests.
+"""A rule announced as dropped relaxes whatever it required ("We've dropped the rule that the
+kayakers wear helmets on the canal", "我们取消了访客必须登记的规定"): never stored active, held for an
+operator flagged with its reason, through REST, mem0's route, the chat's "remember that" and an
+import. Asked about, proposed, or told of another place, it is not read as this one's decision."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.urls import reverse
+
+from memory_core.guards.policy import policy_check
+from memory_core.models import FlaggedWrite, MemoryEntry, MemoryStatus
+from tests.chat.helpers import client_for
+
+pytestmark = pytest.mark.django_db
+
+DROPPED = [
+    "We've dropped the rule that the kayakers wear helmets on the canal stretch.",
+    "Management have scrapped the requirement for a second signature on petty cash claims.",
+    "The policy that contractors are escorted on site has been retired as of today.",
+    "我们取消了访客必须登记的规定，直接进就行。",
+    "公司廢除了加班要主管簽字的制度，下週開始。",
+]
+NOT_DROPPED = [
+    "Should we drop the rule about helmets on the canal?",
+    "Apparently my gym dropped the ID check at the door.",
+    "新闻说有家银行取消了大额取现的预约要求。",
+    "I dropped the kids at school and went for a run.",
+    "他把规定的表格取回来了。",
+]
+REASON = "drops a rule or requirement"
+
+
+@pytest.mark.parametrize("said", DROPPED)
+def test_rest_and_mem0_hold_a_dropped_rule_flagged(key_client, said):
+    body = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
+    assert body["action"] == "pending_review" and body["flagged"], body
+
+    request = {"messages": [{"role": "user", "content": said}], "user_id": uuid.uuid4().hex, "infer": False}
+    [result] = key_client.post("/v3/memories/add/", request, format="json").json()["results"]
+    assert result["status"] == "pending_review"
+    assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()
+    assert FlaggedWrite.objects.count() == 2
+
+
+@pytest.mark.parametrize("said", NOT_DROPPED)
+def test_asked_reported_or_no_rule_is_not_read_as_dropped(said):
+    assert policy_check(said).reason != REASON
+
+
+def test_the_chat_and_an_import_hold_it_too(owner, key_client, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": "记住：" + DROPPED[3]})
+    held = MemoryEntry.objects.get(namespace__owner=owner)
+    assert held.status == MemoryStatus.PENDING_REVIEW and FlaggedWrite.objects.filter(entry=held).exists()
+
+    body = {"format": "text", "data": DROPPED[1] + "\n" + DROPPED[4] + "\n", "user_id": "u1"}
+    response = key_client.post("/api/v1/imports/", body, format="json")
+    assert response.status_code in (200, 201, 202), response.content
+    imported = MemoryEntry.objects.exclude(namespace__owner=owner)
+    assert [e.status for e in imported] == [MemoryStatus.PENDING_REVIEW] * 2
+    assert FlaggedWrite.objects.filter(entry__in=imported).count() == 2
