@@ -267,9 +267,8 @@ def _acknowledge(outcome: AddOutcome, fallback: str) -> str:
 def _remember_now(
     *, user: Any, namespace: Namespace, message: Message, requests: list[Candidate]
 ) -> tuple[list[str], bool]:
-    """An explicit "remember that …" (`requests`, the message's) is written at once and
-    acknowledged in the reply; the flag says a statement was refused as a secret (already told,
-    not to be said twice)."""
+    """An explicit "remember that …" (`requests`) is written at once and acknowledged in the
+    reply; the flag says a statement was refused as a secret (already told, not said twice)."""
     acks = []
     refused_secret = False
     for candidate in requests:
