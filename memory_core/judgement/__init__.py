@@ -129,8 +129,9 @@ def _sentences(text: str) -> list[str]:
 # "My MS fatigue is worst after 2pm. Put my hard meetings in the mornings from now on please":
 # 0.24): with a standing scope, and not asked as a question, a lower score holds the statement,
 # and so does one of its sentences with the scope that the model is sure of alone. (On batch 23,
-# read after its first score: 8 more of 135 rules held, 2 more of 325 other texts; one more of
-# LoCoMo's 788 turns.)
+# read after its first score: 8 more of 135 rules held, one more of LoCoMo's 788 turns; through
+# REST its other texts held stayed as they were. With the models retrained since, on batch 25 it
+# holds 5 of 138 rules the model alone does not, and none of its 322 other texts.)
 _STANDING = re.compile(
     r"(?i)\b(?:from\s+now\s+on|going\s+forward|for\s+good|at\s+all\s+times|until\s+further\s+notice"
     r"|don'?t\s+ever|no\s+matter\s+what)\b|以后|今后|从今|往后|一律|凡是|务必|千万"
