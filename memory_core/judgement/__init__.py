@@ -50,6 +50,26 @@ LONGEST_JUDGED = 400
 _PHONE = re.compile(r"\+?\d(?:[\s-]?\d){7,}")
 
 
+# Where a secret is kept, not what it is: "the locker code is in the blue notebook", "the PIN's
+# written on a card in my wallet", "密码写在抽屉里的本子上". A sentence with no value-shaped span that
+# says where tells no value, however sure the secret model is that a secret is near.
+_TELLS_WHERE = re.compile(
+    r"(?i)\b(?:code|codes|password|passwords|passcode|pin|pins|combination|passphrase|login|logins|"
+    r"details|number|numbers|key|keys)(?:'s)?\s+"
+    r"(?:is|are|was|were|stays?|lives?|sits?|gets?\s+kept)\s+(?:always\s+|still\s+|now\s+)?"
+    r"(?:(?:kept|written|stored|saved|taped|stuck|pinned|noted|jotted|printed|hidden|tucked|filed|"
+    r"locked|scribbled)\s+(?:down\s+)?)?"
+    r"(?:in|on|under|inside|behind|beneath|underneath|next\s+to)\s+"
+    r"(?:the|my|our|his|her|their|a|an|mum's|mom's|dad's)\b"
+    r"|(?:密码|密碼|口令|暗号|暗號|号码|號碼|代码|代碼|卡号|卡號)(?:都|就|一直)?"
+    r"(?:放|存|写|寫|记|記|藏|贴|貼|夹|夾|锁|鎖|收)?在"
+)
+
+
+def _tells_where(sentence: str) -> bool:
+    return _TELLS_WHERE.search(sentence) is not None
+
+
 def _others_numbers(sentence: str) -> bool:
     """Whether the numbers of a flagged sentence with no value-shaped span belong to something
     that is not a secret: its dates, a phone number, an identifier ("ABC-5678", "SM-S9180"), or a
@@ -329,7 +349,11 @@ def _flagged_sentences(text: str, threshold: float) -> list[tuple[int, int]]:
             # Only the spans the value model takes: a sentence whose candidates are all something
             # else's (a clock time, a count, a route) tells no value, and is not refused whole.
             flagged += _likely_values(text, spans, score)
-        elif score >= SURE_WITHOUT_VALUE and not _others_numbers(text[start:end]):
+        elif (
+            score >= SURE_WITHOUT_VALUE
+            and not _others_numbers(text[start:end])
+            and not _tells_where(text[start:end])
+        ):
             # A sentence whose numbers are something else's (a date, a phone number, a plate, a
             # model number) tells none; otherwise it may (a security answer, a code after "number").
             flagged.append((start + len(text[start:end]) - len(text[start:end].lstrip()), end))

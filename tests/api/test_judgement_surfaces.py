@@ -427,3 +427,47 @@ def test_mcp_refuses_a_value_of_plain_words_and_keeps_it_nowhere(owner, mcp_url)
         assert body["action"] == "rejected" and value not in str(body)
         assert _holding(value) <= {"django_migrations"}
     assert not MemoryEntry.objects.exists()
+
+
+# Where a secret is kept is no secret: a sentence that says where a code or a password is written or
+# stored tells no value, however near a secret the model reads it. These are flagged by the secret
+# model and have no value-shaped span: before the "where" reading each was refused whole.
+WHERE_IT_IS_KEPT = [
+    "The user's locker code is in the blue notebook.",
+    "保险箱的密码放在书房抽屉里。",
+]
+# And a sentence that says where and tells the value too is still refused.
+WHERE_AND_WHAT = [
+    ("the locker code is in the blue notebook, it's 6630 anyway", "6630"),
+    ("保险箱的密码放在书房抽屉里，其实就是 417529。", "417529"),
+]
+
+
+@pytest.mark.parametrize("content", WHERE_IT_IS_KEPT)
+def test_where_a_secret_is_kept_is_stored_on_rest_and_mem0(key_client, content):
+    # The premise: the model is sure enough to refuse one of them whole without the "where" reading.
+    assert max(judgement.scores(c)["secret"][-1] for c in WHERE_IT_IS_KEPT) >= judgement.SURE_WITHOUT_VALUE
+    _stored_on_rest_and_mem0(key_client, content, then="ok")
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("content", WHERE_IT_IS_KEPT)
+def test_where_a_secret_is_kept_is_stored_through_mcp(owner, mcp_url, content):
+    token = user_token_issue(user=owner).key
+
+    async def scenario():
+        async with m.http_client(mcp_url, token) as client:
+            return await m.ok(client, "memory_add", content=content)
+
+    body = anyio.run(scenario)
+    assert body["action"] == "added" and body["entry"]["content"] == content
+
+
+@pytest.mark.parametrize(("content", "value"), WHERE_AND_WHAT)
+def test_where_a_secret_is_kept_with_its_value_is_refused(key_client, content, value):
+    body = _add(key_client, content).json()
+    assert body["action"] == "rejected" and value not in str(body)
+    (result,) = _mem0_add(key_client, content)["results"]
+    assert result["status"] == "rejected" and value not in str(result)
+    assert not MemoryEntry.objects.exists()
+    assert _holding(value) <= {"django_migrations"}
