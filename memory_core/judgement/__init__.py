@@ -224,13 +224,20 @@ def policy(text: str, *, type: str | None = None) -> PolicyCheck:
     return PolicyCheck(is_rule=is_rule, weakens=False, reason=reason)
 
 
+_LATIN_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
 def _judgeable(sentence: str) -> bool:
-    """Within the models' reach: a sentence of three words or more (six characters of Chinese) and
-    at most `LONGEST_JUDGED` characters. A bare value ("2024-08-02" in metadata) is the patterns'."""
+    """Within the models' reach: a sentence of three words or more (six characters of Chinese, a
+    word of Latin letters or digits counting as two of them when the two are mixed: "收銀機manager
+    code係33719") and at most `LONGEST_JUDGED` characters. A bare value ("2024-08-02" in
+    metadata) is the patterns'."""
     if len(sentence) > LONGEST_JUDGED:
         return False
     han = sum(1 for c in sentence if "\u4e00" <= c <= "\u9fff")
-    return han >= 6 or len(sentence.split()) >= 3
+    if len(sentence.split()) >= 3 or han >= 6:
+        return True
+    return bool(han) and han + 2 * len(_LATIN_WORD.findall(sentence)) >= 6
 
 
 def _candidates(text: str, start: int, end: int) -> list[tuple[int, int]]:

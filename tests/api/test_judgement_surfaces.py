@@ -471,3 +471,50 @@ def test_where_a_secret_is_kept_with_its_value_is_refused(key_client, content, v
     assert result["status"] == "rejected" and value not in str(result)
     assert not MemoryEntry.objects.exists()
     assert _holding(value) <= {"django_migrations"}
+
+
+# Values told in forms the value spans used to miss: digits spelled one by one after a place that
+# owns numbers ("…room is 2 7 0 5"), a short statement mixing Chinese and English that was too
+# short to judge, a value after a full-width colon, a licence key in four groups (read as an id).
+VALUES_IN_OTHER_FORMS = [
+    ("the padlock on the boiler room is 2 7 0 5, lock it after", "2 7 0 5"),
+    ("shop alarm code係48213", "48213"),
+    ("車房wifi：mingmei2025", "mingmei2025"),
+    ("Office licence key QW7R-2K9D-PL4M-88ZX, for the new laptop", "QW7R-2K9D-PL4M-88ZX"),
+]
+# And their ordinary neighbours stay stored: a flight asked after in the same mix, an SSID, a
+# meeting room, an invoice's id in four groups.
+NEIGHBOURS_OF_OTHER_FORMS = [
+    "flight BA2490係幾點到",
+    "会议室：3号楼502",
+    "invoice INV-2024-0033-7781 is paid, thanks",
+]
+
+
+@pytest.mark.parametrize(("content", "value"), VALUES_IN_OTHER_FORMS)
+def test_a_value_in_another_form_is_refused_and_stored_nowhere(key_client, content, value):
+    body = _add(key_client, content).json()
+    assert body["action"] == "rejected" and value not in str(body)
+    (result,) = _mem0_add(key_client, content)["results"]
+    assert result["status"] == "rejected" and value not in str(result)
+    assert not MemoryEntry.objects.exists()
+    assert _holding(value) <= {"django_migrations"}
+
+
+@pytest.mark.parametrize("content", NEIGHBOURS_OF_OTHER_FORMS)
+def test_the_neighbours_of_those_forms_are_stored(key_client, content):
+    _stored_on_rest_and_mem0(key_client, content, then="ok")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_refuses_values_in_other_forms(owner, mcp_url):
+    token = user_token_issue(user=owner).key
+
+    async def scenario():
+        async with m.http_client(mcp_url, token) as client:
+            return [await m.ok(client, "memory_add", content=content) for content, _ in VALUES_IN_OTHER_FORMS]
+
+    for body, (_, value) in zip(anyio.run(scenario), VALUES_IN_OTHER_FORMS, strict=True):
+        assert body["action"] == "rejected" and value not in str(body)
+        assert _holding(value) <= {"django_migrations"}
+    assert not MemoryEntry.objects.exists()

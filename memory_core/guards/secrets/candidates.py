@@ -78,11 +78,19 @@ def candidates(s: str, base: int) -> list[Cand]:
     `s` starts in the text, and the spans are offsets in the text."""
     blocked = [(m.start(), m.end()) for m in NOT_A_VALUE.finditer(s)] + periods(s)
     cands = _digit_cands(s, blocked) + _token_cands(s, blocked) + _other_cands(s)
-    # a number owned by an identifier ("order 88231") is never taken from afar
+    # a number owned by an identifier ("order 88231") is never taken from afar; digits spelled one
+    # by one ("the keysafe by the tack room is 1 9 8 4") are no identifier's number, whatever is before
     return [
-        replace(c, start=base + c.start, end=base + c.end, loose_ok=c.loose_ok and not owned(s, c.start))
+        replace(c, start=base + c.start, end=base + c.end, loose_ok=c.loose_ok and not _owned(s, c))
         for c in cands
     ]
+
+
+def _owned(s: str, c: Cand) -> bool:
+    return _SPELLED_OUT.fullmatch(s, c.start, c.end) is None and owned(s, c.start)
+
+
+_SPELLED_OUT = re.compile(r"\d(?: \d){3,}")
 
 
 _ATTRIBUTE_BEFORE = re.compile(r"\b(?:the|this|that|our|their)\s+$", re.I)
@@ -131,6 +139,11 @@ def _never_a_value(token: str) -> bool:
     return bool(HTML_ENTITY.search(token))
 
 
+# A licence or product key ("KX7Q-29MD-LLP4-8821", five groups of five): four groups or more of
+# four or five letters and digits, a credential; a plate or an order's id has fewer.
+_PRODUCT_KEY = re.compile(r"^(?=.*[A-Z])(?=.*\d)[A-Z0-9]{4,5}(?:-[A-Z0-9]{4,5}){3,}$")
+
+
 def _token_cand(s: str, start: int, end: int, token: str) -> Cand | None:
     letters = sum(c.isalpha() for c in token)
     digits = sum(c.isdigit() for c in token)
@@ -139,9 +152,9 @@ def _token_cand(s: str, start: int, end: int, token: str) -> Cand | None:
     core = token.rstrip("+!")
     special = SPECIAL.search(core)
     if letters and (digits or special) and len(token) >= 4:
-        if ID_LIKE.match(token):
+        if ID_LIKE.match(token) and not _PRODUCT_KEY.match(token):
             return Cand(start, end, "idlike", digits, False)
-        loose = len(token) >= 6 and bool(re.search(r"[a-z]", token) or special)
+        loose = len(token) >= 6 and bool(re.search(r"[a-z]", token) or special or _PRODUCT_KEY.match(token))
         return Cand(start, end, "credential", digits, loose)
     if letters and "_" in token and len(token) >= 6:  # "my_secret_pass", only next to a keyword
         return Cand(start, end, "credential", 0, False)

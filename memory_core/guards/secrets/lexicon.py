@@ -200,7 +200,8 @@ WORD_FOLLOW = re.compile(
     r"|now|right|ok)\b)",
     re.I,
 )
-TOKEN = re.compile(r"[^\s:=\u2018-\u201f\u2e80-\u9fff\uac00-\ud7af\u3000-\u30ff\uff0c\uff1b]+")
+# A token ends at a colon or an equals sign, ASCII or full-width (U+FF1A, U+FF1D).
+TOKEN = re.compile(r"[^\s:=\u2018-\u201f\u2e80-\u9fff\uac00-\ud7af\u3000-\u30ff\uff0c\uff1a\uff1b\uff1d]+")
 STRIP_LEFT, STRIP_RIGHT = "\"'“\u2018«「(<[{`", "\"'”\u2019»」)>]}`.,;:?"
 FILE_OR_HOST = re.compile(
     r"(?:\.(?:jpe?g|png|gif|heic|pdf|txt|docx?|xlsx?|csv|zip|gz|tar|py|js|json|html?|mp[34]|mov|log)"
