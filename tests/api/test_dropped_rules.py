@@ -63,3 +63,44 @@ def test_the_chat_and_an_import_hold_it_too(owner, key_client, django_capture_on
     imported = MemoryEntry.objects.exclude(namespace__owner=owner)
     assert [e.status for e in imported] == [MemoryStatus.PENDING_REVIEW] * 2
     assert FlaggedWrite.objects.filter(entry__in=imported).count() == 2
+
+
+# A check stopped or made less often by those who run it, with no word of permission: "we'll stop
+# the …", a check "scrapped", a daily one cut to one weekday, 不用每天都记录了.
+CHECKS_STOPPED = [
+    "We'll stop doing the evening roll call at the hostel, the night porter knows everyone.",
+    "The midday fridge temperature check is scrapped, the morning one covers it.",
+    "Going forward we'll skip the second walk-round of the scaffold on Fridays.",
+    "The weekly fire alarm test has been cut to the first Monday only now.",
+    "以后不用每天都登记来访车辆了，一个星期登记一次就好。",
+    "晚上不用再点名了，大家自己注意安全。",
+]
+CHECKS_KEPT = [
+    "Should we stop the evening roll call?",
+    "We're adding a second walk-round of the scaffold on Fridays.",
+    "I'll stop checking my work email at weekends.",
+    "Apparently the other site scrapped their midday fridge check.",
+    "这周每天都要登记来访车辆，一个都不能漏。",
+]
+
+
+@pytest.mark.parametrize("said", CHECKS_STOPPED)
+def test_a_check_stopped_or_made_rarer_is_held_flagged_on_rest_and_mem0(key_client, said):
+    body = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
+    assert body["action"] == "pending_review" and body["flagged"], body
+    request = {"messages": [{"role": "user", "content": said}], "user_id": uuid.uuid4().hex, "infer": False}
+    [result] = key_client.post("/v3/memories/add/", request, format="json").json()["results"]
+    assert result["status"] == "pending_review"
+    assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()
+
+
+@pytest.mark.parametrize("said", CHECKS_KEPT)
+def test_a_check_asked_about_added_or_personal_is_not_read_as_stopped(said):
+    assert not policy_check(said).weakens
+
+
+def test_the_chat_holds_a_stopped_check(owner, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": "Remember that " + CHECKS_STOPPED[0]})
+    held = MemoryEntry.objects.get(namespace__owner=owner)
+    assert held.status == MemoryStatus.PENDING_REVIEW and FlaggedWrite.objects.filter(entry=held).exists()

@@ -47,7 +47,7 @@ from functools import lru_cache
 from memory_core.language import simplified_han
 
 from .chinese import HAN, chinese, simplified
-from .dropped import drops_a_rule
+from .dropped import drops_a_rule, stops_a_check
 from .english import english
 from .frequency import less_often
 from .normalise import normalise
@@ -85,6 +85,7 @@ _REASONS = {
     "policy": "sets aside a policy",
     "check frequency": "makes a check run less often",
     "requirement": "drops a rule or requirement",
+    "check stopped": "stops a check",
 }
 
 
@@ -106,6 +107,8 @@ def policy_check(text: str, *, type: str | None = None) -> PolicyCheck:
         relaxed = [*relaxed, (len(plain), len(plain), "check frequency")]
     if not relaxed and drops_a_rule(lowered):
         relaxed = [(len(plain), len(plain), "requirement")]
+    if not relaxed and stops_a_check(lowered):
+        relaxed = [(len(plain), len(plain), "check stopped")]
     if not relaxed:
         reason = "reads as a standing rule or instruction; an operator must approve it" if is_rule else ""
         return PolicyCheck(is_rule=is_rule, weakens=False, reason=reason)

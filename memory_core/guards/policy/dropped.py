@@ -29,6 +29,29 @@ _NOT_DECIDED = re.compile(
 )
 
 
+# A check stopped by those who run it: "we'll stop doing the last-crossing headcount", "we'll drop
+# the second radio check-in", "the second headcount at lunch is scrapped", "不用再点名了".
+_CHECKS = (
+    r"(?:checks?|check-?ins?|head-?counts?|counts?|roll[- ]?calls?|inspections?|audits?|sweeps?|patrols?"
+    r"|walk-?rounds?|sign-?offs?|verifications?|toolbox\s+talks?|briefings?|spot[- ]checks?|swabs?|tests?)"
+)
+_EN_STOP = re.compile(
+    r"\b(?:we'?ll|we\s+will|we'?re\s+going\s+to|we\s+can|we'?ve|we\s+have|going\s+forward|from\s+now\s+on)\s+"
+    r"(?:now\s+|just\s+)?(?:stop(?:ped)?|drop(?:ped)?|scrap(?:ped)?|ditch(?:ed)?|skip(?:ped)?|cut|end(?:ed)?)\s+"
+    rf"(?:doing\s+|running\s+|with\s+)?(?:the|our|all|any)\s+(?:[\w-]+\s+){{0,3}}?{_CHECKS}\b"
+    rf"|\b{_CHECKS}\b[^.;]{{0,40}}?\b(?:is|are|has\s+been|have\s+been|'s\s+been|gets?)\s+(?:now\s+)?"
+    r"(?:scrapped|dropped|stopped|cancell?ed|axed|ditched)\b"
+)
+_ZH_STOP = re.compile(r"(?:不用|不必|无须|唔使|唔洗)再?(?:点名|点人数|清点人数|巡场|巡查|巡逻)了")
+
+
+def stops_a_check(text: str) -> bool:
+    """Whether `text` (lower case; Chinese simplified) decides that a check is no longer done."""
+    if not (_EN_STOP.search(text) or _ZH_STOP.search(text)):
+        return False
+    return not _NOT_DECIDED.search(text)
+
+
 def drops_a_rule(text: str) -> bool:
     """Whether `text` (lower case; Chinese simplified) decides that a rule or requirement is dropped."""
     if not (_EN.search(text) or _ZH.search(text)):

@@ -19,8 +19,10 @@ from dataclasses import dataclass
 # Checking words, English and Chinese (simplified: the caller reads traditional as simplified).
 _CHECK = re.compile(
     r"\b(?:check\w*|inspect\w*|audit\w*|test\w*|verif\w*|review\w*|sampl\w*|swab\w*|calibrat\w*|count\w*"
-    r"|reconcil\w*|qc|qa|patrol\w*|monitor\w*|screen\w*|sign-?offs?|walk-?rounds?|spot[- ]checks?)\b"
-    r"|检查|检测|检验|抽检|抽测|抽查|抽样|核对|对账|对数|盘点|审核|审计|巡检|巡查|复核|点检|点数|点算|点货|测试|查验|校准|对",
+    r"|reconcil\w*|qc|qa|patrol\w*|monitor\w*|screen\w*|sign-?offs?|walk-?rounds?|spot[- ]checks?"
+    r"|head-?counts?|roll[- ]?calls?|records?|recording|logs?|logging|toolbox\s+talks?|briefings?)\b"
+    r"|检查|检测|检验|抽检|抽测|抽查|抽样|核对|对账|对数|盘点|审核|审计|巡检|巡查|复核|点检|点数|点算|点货|测试|查验|校准"
+    r"|记录|纪录|登记|点名|对",
     re.I,
 )
 _NUMBER_WORDS = {
@@ -53,11 +55,14 @@ _RATES: list[tuple[re.Pattern[str], object]] = [
     (re.compile(r"\b(?:weekly|every\s+week|once\s+a\s+week|each\s+week)\b"), 1 / 7),
     (re.compile(r"\b(?:twice\s+a\s+week)\b"), 2 / 7),
     # "every Friday", "on Sundays": once a week.
-    (re.compile(r"\b(?:every|each|on)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bevery\s+weekend\b"),
+    (re.compile(r"\b(?:every|each|on)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bevery\s+weekend\b"
+                r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days\s+only\b"),
      1 / 7),
     (re.compile(r"\bevery\s+(?:other|second)\s+(day|night|week|month)\b"), "every-other"),
     (re.compile(r"\b(?:fortnightly|every\s+(?:two|2|other)\s+weeks)\b"), 1 / 14),
-    (re.compile(r"\b(?:monthly|every\s+month|once\s+a\s+month|each\s+month)\b"), 1 / 30),
+    (re.compile(r"\b(?:monthly|every\s+month|once\s+a\s+month|each\s+month)\b"
+                r"|\b(?:the\s+)?(?:first|last)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day(?:\s+of\s+\w+\s+month)?\b"),
+     1 / 30),
     (re.compile(r"\b(?:quarterly|every\s+quarter|every\s+(?:three|3)\s+months)\b"), 1 / 91),
     (re.compile(r"\b(?:annually|yearly|every\s+year|once\s+a\s+year)\b"), 1 / 365),
     (re.compile(rf"\bevery\s+{_N}\s+(day|night|week|month|year)s\b"), "per-n-days"),
@@ -66,6 +71,7 @@ _RATES: list[tuple[re.Pattern[str], object]] = [
     (re.compile(rf"[每一]?([一两二三四五六七八九十百]+|\d+){_ZH_UNIT}?抽[检测查]?[一1]{_ZH_UNIT}?"), "per-n"),
     (re.compile(r"每天|天天|每日|日日|每晚|晚晚|夜夜|每天晚上|一天一次"), 1.0),
     (re.compile(r"每周|每星期|每个?礼拜|一个?礼拜(?:\w{0,3})?一次|一周(?:\w{0,3})?一次|每个星期"), 1 / 7),
+    (re.compile(r"(?:一个?|每个?)(?:礼拜|星期|周)\w{0,3}?([两二三四五六]|\d)次"), "n-a-week"),
     (re.compile(r"每个?月|一个月(?:\w{0,3})?一次"), 1 / 30),
     (re.compile(r"每个?季度?|一个季度(?:\w{0,3})?一次"), 1 / 91),
     (re.compile(r"每年|一年(?:\w{0,3})?一次"), 1 / 365),
@@ -118,6 +124,9 @@ def _rates(text: str) -> list[_Rate]:
             if rate == "per-n":
                 n = _count(match.group(1))
                 per_day = 1000.0 / n if n else None
+            elif rate == "n-a-week":
+                n = _count(match.group(1))
+                per_day = n / 7 if n else None
             elif rate == "every-other":
                 per_day = 1.0 / (2 * _DAYS[match.group(1)])
             elif rate == "per-n-days":
