@@ -254,6 +254,34 @@ def _stored_on_rest_and_mem0(client, content: str, *, then: str) -> None:
     assert result["event"] in ("ADD", "UPDATE") and "status" not in result, result
 
 
+def _refused_on_rest_and_mem0(client, content: str, value: str) -> None:
+    """Refused on REST and on mem0's route, `value` in neither answer nor in any column of any table."""
+    body = _add(client, content).json()
+    assert body["action"] == "rejected" and value not in str(body)
+    (result,) = _mem0_add(client, content)["results"]
+    assert result["status"] == "rejected" and value not in str(result)
+    assert not MemoryEntry.objects.exists()
+    assert _holding(value) <= {"django_migrations"}
+
+
+def _mcp_adds(owner, mcp_url: str, contents: list[str]) -> list[dict]:
+    """The answers of MCP's `memory_add` to each of `contents`, said by `owner` in one session."""
+    token = user_token_issue(user=owner).key
+
+    async def scenario():
+        async with m.http_client(mcp_url, token) as client:
+            return [await m.ok(client, "memory_add", content=content) for content in contents]
+
+    return anyio.run(scenario)
+
+
+def _refused_through_mcp(owner, mcp_url: str, told: list[tuple[str, str]]) -> None:
+    for body, (_, value) in zip(_mcp_adds(owner, mcp_url, [c for c, _ in told]), told, strict=True):
+        assert body["action"] == "rejected" and value not in str(body)
+        assert _holding(value) <= {"django_migrations"}
+    assert not MemoryEntry.objects.exists()
+
+
 @pytest.mark.parametrize("content", RECORD_NUMBERS)
 def test_a_records_number_said_with_a_verb_is_stored(key_client, content):
     _stored_on_rest_and_mem0(key_client, content, then="Thanks!")
@@ -398,12 +426,7 @@ WORDS_IN_CAPITALS_NO_VALUE = [
 
 @pytest.mark.parametrize(("content", "value"), WORD_VALUES_TOLD)
 def test_a_value_of_plain_words_is_refused_and_stored_nowhere(key_client, content, value):
-    body = _add(key_client, content).json()
-    assert body["action"] == "rejected" and value not in str(body)
-    (result,) = _mem0_add(key_client, content)["results"]
-    assert result["status"] == "rejected" and value not in str(result)
-    assert not MemoryEntry.objects.exists()
-    assert _holding(value) <= {"django_migrations"}
+    _refused_on_rest_and_mem0(key_client, content, value)
 
 
 @pytest.mark.parametrize("content", WORDS_IN_CAPITALS_NO_VALUE)
@@ -413,20 +436,11 @@ def test_a_password_word_beside_capitals_is_no_value(key_client, content):
 
 @pytest.mark.django_db(transaction=True)
 def test_mcp_refuses_a_value_of_plain_words_and_keeps_it_nowhere(owner, mcp_url):
-    token = user_token_issue(user=owner).key
     told = [
         ("Our alarm company code word is 'copper kettle', in case they ring.", "copper kettle"),
         ("記住：今晚的暗號問「紅棉」，答「木棉」。", "木棉"),
     ]
-
-    async def scenario():
-        async with m.http_client(mcp_url, token) as client:
-            return [await m.ok(client, "memory_add", content=content) for content, _ in told]
-
-    for body, (_, value) in zip(anyio.run(scenario), told, strict=True):
-        assert body["action"] == "rejected" and value not in str(body)
-        assert _holding(value) <= {"django_migrations"}
-    assert not MemoryEntry.objects.exists()
+    _refused_through_mcp(owner, mcp_url, told)
 
 
 # Where a secret is kept is no secret: a sentence that says where a code or a password is written or
@@ -453,24 +467,13 @@ def test_where_a_secret_is_kept_is_stored_on_rest_and_mem0(key_client, content):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("content", WHERE_IT_IS_KEPT)
 def test_where_a_secret_is_kept_is_stored_through_mcp(owner, mcp_url, content):
-    token = user_token_issue(user=owner).key
-
-    async def scenario():
-        async with m.http_client(mcp_url, token) as client:
-            return await m.ok(client, "memory_add", content=content)
-
-    body = anyio.run(scenario)
+    [body] = _mcp_adds(owner, mcp_url, [content])
     assert body["action"] == "added" and body["entry"]["content"] == content
 
 
 @pytest.mark.parametrize(("content", "value"), WHERE_AND_WHAT)
 def test_where_a_secret_is_kept_with_its_value_is_refused(key_client, content, value):
-    body = _add(key_client, content).json()
-    assert body["action"] == "rejected" and value not in str(body)
-    (result,) = _mem0_add(key_client, content)["results"]
-    assert result["status"] == "rejected" and value not in str(result)
-    assert not MemoryEntry.objects.exists()
-    assert _holding(value) <= {"django_migrations"}
+    _refused_on_rest_and_mem0(key_client, content, value)
 
 
 # Values told in forms the value spans used to miss: digits spelled one by one after a place that
@@ -493,12 +496,7 @@ NEIGHBOURS_OF_OTHER_FORMS = [
 
 @pytest.mark.parametrize(("content", "value"), VALUES_IN_OTHER_FORMS)
 def test_a_value_in_another_form_is_refused_and_stored_nowhere(key_client, content, value):
-    body = _add(key_client, content).json()
-    assert body["action"] == "rejected" and value not in str(body)
-    (result,) = _mem0_add(key_client, content)["results"]
-    assert result["status"] == "rejected" and value not in str(result)
-    assert not MemoryEntry.objects.exists()
-    assert _holding(value) <= {"django_migrations"}
+    _refused_on_rest_and_mem0(key_client, content, value)
 
 
 @pytest.mark.parametrize("content", NEIGHBOURS_OF_OTHER_FORMS)
@@ -508,13 +506,4 @@ def test_the_neighbours_of_those_forms_are_stored(key_client, content):
 
 @pytest.mark.django_db(transaction=True)
 def test_mcp_refuses_values_in_other_forms(owner, mcp_url):
-    token = user_token_issue(user=owner).key
-
-    async def scenario():
-        async with m.http_client(mcp_url, token) as client:
-            return [await m.ok(client, "memory_add", content=content) for content, _ in VALUES_IN_OTHER_FORMS]
-
-    for body, (_, value) in zip(anyio.run(scenario), VALUES_IN_OTHER_FORMS, strict=True):
-        assert body["action"] == "rejected" and value not in str(body)
-        assert _holding(value) <= {"django_migrations"}
-    assert not MemoryEntry.objects.exists()
+    _refused_through_mcp(owner, mcp_url, VALUES_IN_OTHER_FORMS)

@@ -76,6 +76,11 @@ def test_a_code_said_in_chat_is_kept_only_in_the_transcript(
         # Plain words after a code word's word: no value-shaped span at all.
         ("Remember that the gate challenge tonight is THISTLE and the answer is LANTERN.", "LANTERN"),
         ('记住：仓库夜班口令是"青松"，回令是"白鹤"。', "白鹤"),
+        # Forms the value spans used to miss: digits one by one after a place that owns numbers, a
+        # value after a full-width colon, a licence key in four groups.
+        ("Remember that the padlock on the boiler room is 2 7 0 5.", "2 7 0 5"),
+        ("记住：車房wifi：mingmei2025", "mingmei2025"),
+        ("Remember my Office licence key QW7R-2K9D-PL4M-88ZX for the new laptop.", "QW7R-2K9D-PL4M-88ZX"),
     ],
 )
 def test_a_secret_without_a_keyword_is_not_echoed_titled_or_learned_in_chat(
