@@ -183,3 +183,22 @@ def test_numbers_that_are_something_elses_are_remembered_in_chat(
     assert "secret" not in _reply(conversation).lower() and "机密" not in _reply(conversation)
     assert MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE, content__contains=number).exists()
     assert not FlaggedWrite.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Remember that my bike lock code is written inside the green address book.", "green address book"),
+        ("记住：保险箱的密码写在书房日历的背面。", "日历的背面"),
+    ],
+)
+def test_where_a_secret_is_kept_is_remembered_in_chat(owner, text, kept, django_capture_on_commit_callbacks):
+    """Where a code is written tells no value: "remember that" keeps it, and says no secret was
+    withheld; the same sentence with the value is refused (the tests above)."""
+    client = client_for(owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        conversation = _send(client, text)
+    reply = _reply(conversation)
+    assert "secret" not in reply.lower() and "机密" not in reply
+    assert MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE, content__contains=kept).exists()
+    assert not FlaggedWrite.objects.exists()
