@@ -9,6 +9,7 @@ headers holds a socket, not a worker.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import time
 from typing import Any
@@ -43,9 +44,27 @@ def warm_up() -> None:
     logger.info("warm-up done in %.1f s", time.monotonic() - started)
 
 
+def _importable(module: str) -> bool:
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
+
+
+def compiled_kwargs() -> dict[str, str]:
+    """uvloop's event loop and httptools' HTTP parser (both compiled, requirements.txt) when they
+    import, else the standard asyncio loop and the pure-Python h11 parser: the same requests and
+    answers either way, the compiled pair taking less of each request's time."""
+    return {
+        "loop": "uvloop" if _importable("uvloop") else "asyncio",
+        "http": "httptools" if _importable("httptools") else "h11",
+    }
+
+
 class Worker(UvicornWorker):
-    """Uvicorn's gunicorn worker, on the standard asyncio loop and h11 parser (no compiled extras).
+    """Uvicorn's gunicorn worker, on uvloop and httptools when installed (`compiled_kwargs`).
     Lifespan on, and required: each worker starts the MCP server's session manager (`config.asgi`)
     after the fork, and does not serve without it."""
 
-    CONFIG_KWARGS: dict[str, Any] = {"loop": "asyncio", "http": "h11", "lifespan": "on"}
+    CONFIG_KWARGS: dict[str, Any] = {**compiled_kwargs(), "lifespan": "on"}
