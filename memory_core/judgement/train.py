@@ -42,6 +42,16 @@ VALUE_RECALL = 0.99
 # refused as a secret, a remark pinned as a safety fact.
 ORDINARY_BUDGET = {"normative": 0.005, "weakening": 0.002, "secret": 0.005, "safety": 0.005}
 ORDINARY_SOURCES = ("chitchat", "locomo/")
+# How much each ordinary turn weighs in the fit, against one labelled text. The threshold is raised
+# until ordinary talk is flagged within its budget, so talk the fit treats as one text among fifty
+# thousand (the assistant's how-to replies, "always stretch first, trust me") lifts it, and every
+# rule just under it is lost. Weighed ten times, the fit itself keeps talk below the line. Chosen
+# with batch 27 and chit-chat 8 held out (trained on what came before them), 1 against 10: rules,
+# out-of-fold recall at the same budget 0.782 → 0.834, batch 27 0.814 → 0.851 (its non-rules held
+# 0.013 → 0.027), chit-chat 8 held 0.022 → 0.020; weakening 0.862 → 0.892, batch 27 0.900 →
+# 0.914, LoCoMo 30 flagged 0.0027 → 0; secrets the same recall, batch 27's non-secrets refused
+# 0.007 → 0.005, chit-chat 8 0.008 → 0.005. Whose safety fact (four classes) was not compared.
+ORDINARY_WEIGHT = {"normative": 10.0, "weakening": 10.0, "secret": 10.0, "safety": 1.0}
 
 
 @dataclass
@@ -197,7 +207,10 @@ def train(
         labelled = labels != ""
         fit = np.where(labelled & (splits != "test"))[0]
         test = np.where(labelled & (splits == "test"))[0]
-        oof, model = _fit(x_all[fit], labels[fit], families[fit], binary=name != "safety", c=c, folds=folds)
+        weights = np.where(ordinary_all[fit] & ~positive_all[fit], ORDINARY_WEIGHT[name], 1.0)
+        oof, model = _fit(
+            x_all[fit], labels[fit], families[fit], binary=name != "safety", c=c, folds=folds, weights=weights
+        )
         classes = [str(k) for k in model.classes_]
         columns = (
             [classes.index(w) for w in ("user", "dependant")] if name == "safety" else [classes.index("1")]
