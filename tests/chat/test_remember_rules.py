@@ -69,3 +69,33 @@ def test_a_question_after_remember_that_is_not_kept_with_it(owner, django_captur
     [kept] = MemoryEntry.objects.all()
     assert kept.status == MemoryStatus.ACTIVE and kept.pinned
     assert "cat" in kept.content and "pets" not in kept.content
+
+
+# A question asked to be remembered is kept a question, and a question is no rule. Before, its
+# question mark was cut and the statement left ("Do the interns still need a manager's sign-off on
+# refunds.") was judged, and held for an operator, as a rule.
+ASKED = [
+    "Remember that I wanted to ask: do the interns still need a manager's sign-off on refunds?",
+    "记住：听说下个月开始访客不用再登记了，是真的吗？",
+    "記住：請問會員帶朋友來健身房，是不是以後都要先在櫃台登記？",
+]
+
+
+@pytest.mark.parametrize("said", ASKED)
+def test_a_question_told_to_remember_is_kept_a_question_not_held_as_a_rule(
+    owner, django_capture_on_commit_callbacks, said
+):
+    _say(owner, said, django_capture_on_commit_callbacks)
+
+    [kept] = MemoryEntry.objects.all()
+    assert kept.status == MemoryStatus.ACTIVE and kept.type != "procedural"
+    assert kept.content.endswith(("?", "？"))
+
+
+def test_a_rule_told_with_a_tag_question_still_waits(owner, django_capture_on_commit_callbacks):
+    said = "Remember: never let the twins have fizzy drinks after six, ok?"
+    _say(owner, said, django_capture_on_commit_callbacks)
+
+    [held] = MemoryEntry.objects.all()
+    assert held.status == MemoryStatus.PENDING_REVIEW and held.type == "procedural"
+    assert held.content == "Never let the twins have fizzy drinks after six, ok?"

@@ -66,9 +66,10 @@ def history(owner, django_capture_on_commit_callbacks, monkeypatch):
 
     # Corrected, and a rule that weakens a policy (pending review, flagged).
     lockers = new_conversation(owner)
-    say(owner, lockers, f"Remember that my locker is {MARK}.")
+    # Where the locker is, not what opens it: "my locker is <a word>" reads as a code word told.
+    say(owner, lockers, f"Remember that my locker is in {MARK} hall.")
     locker = memory_correct(
-        actor=owner, memory_id=_entry(owner, "locker").pk, content=f"My locker is B-{MARK}."
+        actor=owner, memory_id=_entry(owner, "locker").pk, content=f"My locker is in B-{MARK} hall."
     )
     say(owner, lockers, f"Remember that from now on refunds for {MARK} no longer need approval.")
     rule = _entry(owner, "refunds")

@@ -129,24 +129,32 @@ class RuleBasedExtractor:
 
     def _remembered(self, what: str, today: date) -> list[Fact]:
         """ "Remember that …": said on purpose, so it is kept even when no finer rule fits."""
-        what = what.strip().rstrip(".!? \u3002\uff01")
+        said = what.strip()
+        what = said.rstrip(".!? \u3002\uff01\uff1f")
         if not what:
             return []
         chinese = bool(re.search(f"[{CJK}]", what))
         # A rule is kept as said, whole, and waits for an operator like any rule; the reader would
         # keep only the facts it knows ("I'm coeliac, so never order me anything from the shared
-        # fryer" read as "The user is coeliac", the instruction lost).
-        if _PROCEDURAL.search(what) or judgement.policy(what).is_rule:
+        # fryer" read as "The user is coeliac", the instruction lost). The model judges it as said:
+        # with its question mark cut, a question ("… are we still allowed to keep CVs for a year?",
+        # "有没有人知道…" with its full-width mark) read as the statement of a rule and was held.
+        asked = said.endswith(("?", "\uff1f"))
+        if _PROCEDURAL.search(what) or judgement.policy(said).is_rule:
             return [
                 {
-                    "content": f"{what}\u3002" if chinese else as_sentence(what),
+                    "content": _as_said(f"{what}\u3002" if chinese else as_sentence(what), asked, chinese),
                     "type": "procedural",
                     "category": "sop",
                     "importance": 0.7,
                     "confidence": 1.0,
                 }
             ]
-        whole = {"content": _statement(what, chinese), "importance": 0.7, "confidence": 1.0}
+        whole = {
+            "content": _as_said(_statement(what, chinese), asked, chinese),
+            "importance": 0.7,
+            "confidence": 1.0,
+        }
         specific = [
             {**fields, "confidence": 1.0, "importance": max(fields.get("importance", 0.5), 0.7)}
             for fields in _Reader(today).read(what, remembered=True)
@@ -157,6 +165,15 @@ class RuleBasedExtractor:
             # goes on whole as well, so the pipeline refuses it and flags it for operators.
             return [*specific, whole]
         return specific or [whole]
+
+
+def _as_said(content: str, asked: bool, chinese: bool) -> str:
+    """A question asked to be remembered is kept a question: with a full stop for its question
+    mark it read as a claim, and the write path held "Do members need to book the sauna now." as
+    a rule where the question itself is none."""
+    if not asked:
+        return content
+    return content.rstrip(".\u3002") + ("\uff1f" if chinese else "?")
 
 
 def _statement(what: str, chinese: bool) -> str:
