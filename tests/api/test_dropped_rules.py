@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from memory_core.guards.policy import policy_check
 from memory_core.models import FlaggedWrite, MemoryEntry, MemoryStatus
+from tests.api.test_judgement_surfaces import _mcp_adds
 from tests.chat.helpers import client_for
 
 pytestmark = pytest.mark.django_db
@@ -104,3 +105,12 @@ def test_the_chat_holds_a_stopped_check(owner, django_capture_on_commit_callback
         client_for(owner).post(reverse("chat:new"), {"content": "Remember that " + CHECKS_STOPPED[0]})
     held = MemoryEntry.objects.get(namespace__owner=owner)
     assert held.status == MemoryStatus.PENDING_REVIEW and FlaggedWrite.objects.filter(entry=held).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_holds_a_dropped_rule_and_a_stopped_check_flagged(owner, mcp_url):
+    said = [DROPPED[3], CHECKS_STOPPED[1], CHECKS_STOPPED[4]]
+    for body in _mcp_adds(owner, mcp_url, said):
+        assert body["action"] == "pending_review", body
+    assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()
+    assert FlaggedWrite.objects.count() == len(said)
