@@ -78,6 +78,7 @@ class WriteFields(TypedDict, total=False):
     actor: Actor
     excerpt: str
     raw_text: str
+    said: str
     said_at: datetime | None
     # The current embedder's vector of the stripped content, when the caller embedded it already.
     embedding: list[float] | None
@@ -102,7 +103,7 @@ def write_request(**fields: Unpack[WriteFields]) -> WriteRequest:
     values["metadata"] = {
         k: v for k, v in dict(values.get("metadata") or {}).items() if k != ALWAYS_RECALL_CHOICE
     }
-    for name in ("key", "source_conversation", "excerpt", "context", "raw_text"):
+    for name in ("key", "source_conversation", "excerpt", "context", "raw_text", "said"):
         values[name] = values.get(name) or ""
     return WriteRequest(**values)
 

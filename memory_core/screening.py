@@ -123,7 +123,7 @@ def guard_secrets(namespace: Namespace, request: WriteRequest) -> tuple[WriteReq
     """Refuse a statement that holds a secret — its own, or one of its source's (a rewrite may
     have moved the digits away from the word "code") — and redact every derived text."""
     kinds, values = secret_values(request.raw_text, request.excerpt)
-    own = judgement.secrets(request.content)
+    own = judgement.secrets(_judged(request))
     # A statement holding a redaction mark was built from a secret (a redacted job payload).
     if own.found or REDACTED in request.content or contains_values(request.content, values):
         kinds = tuple(dict.fromkeys((*own.kinds, *kinds))) or ("a secret from its source",)
@@ -157,11 +157,18 @@ def _min_confidence() -> float:
 # --- 3. classify ---------------------------------------------------------------------------------
 
 
+def _judged(request: WriteRequest) -> str:
+    """The text the models judge: the user's own words where our reader restated them whole in
+    the third person ("The user's son is dyspraxic" reads to models that learned from what people
+    say as someone else's), else the statement."""
+    return request.said or request.content
+
+
 def classify(request: WriteRequest) -> WriteRequest:
     """Infer the key slot when none was given; turn rules into procedural candidates; pin the
     safety facts of the user and their dependants, and nothing else (`judgement.safety`)."""
     if request.source_kind != SourceKind.OPERATOR:
-        check = judgement.policy(request.content, type=request.type)
+        check = judgement.policy(_judged(request), type=request.type)
         if check.is_rule:
             # A rule, whatever the caller called it: it waits for an operator like any procedure.
             return replace(
@@ -185,9 +192,10 @@ def classify(request: WriteRequest) -> WriteRequest:
         # "keep your replies to me short": a preference the chat applies to every turn (chat/style.py)
         request = replace(request, category="preference")
     slot = infer_slot(request.content)
-    whose = judgement.safety(request.content)
+    text = _judged(request)
+    whose = judgement.safety(text)
     judged = whose.who != judgement.UNJUDGED
-    safety_pinned = _pinned_safety(request.content, whose) if judged else states_safety(request.content)
+    safety_pinned = _pinned_safety(text, whose) if judged else states_safety(text)
     if slot is None:
         if not request.pinned and safety_pinned:
             # A safety fact of the user or a dependant, with no one slot: always recalled.
@@ -338,8 +346,9 @@ def _trusted_safety(request: WriteRequest) -> WriteRequest:
     if request.source_kind != SourceKind.EXTRACTED:
         return request
     claims = request.pinned or request.category == "safety" or request.importance > UNTRUSTED_IMPORTANCE
-    whose = judgement.safety(request.content)
-    if not claims or whose.who == judgement.UNJUDGED or _pinned_safety(request.content, whose):
+    text = _judged(request)
+    whose = judgement.safety(text)
+    if not claims or whose.who == judgement.UNJUDGED or _pinned_safety(text, whose):
         return request
     return replace(
         request,

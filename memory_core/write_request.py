@@ -13,9 +13,12 @@ from memory_core.services import EntryDraft
 class WriteRequest(EntryDraft):
     """A statement on its way in: what `memory_create` stores (`EntryDraft`), plus what the
     guards need. `raw_text` is the user's own words it was derived from (checked for secrets too,
-    never stored); `exact` means "store as given": merge only the same wording."""
+    never stored); `said` the words of theirs it restates whole, when our own reader wrote it in
+    the third person (judged as said, never stored); `exact` means "store as given": merge only
+    the same wording."""
 
     raw_text: str = ""
+    said: str = ""
     said_at: datetime | None = None
     embedding: list[float] | None = None
     context_embedding: list[float] | None = None  # set by `pipeline.embed` with `embedding`

@@ -234,6 +234,7 @@ def candidate_add(
         actor=actor,
         excerpt=excerpt,
         raw_text=excerpt,
+        said=candidate.said,
         said_at=said_at,
         context=context,
     )

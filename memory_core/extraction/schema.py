@@ -9,7 +9,15 @@ from typing import Annotated, Any, Literal, Protocol
 
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    StringConstraints,
+    ValidationError,
+)
 
 from memory_core.choices import AddAction
 from memory_core.models import CONTENT_MAX_CHARS
@@ -120,6 +128,14 @@ class Candidate(BaseModel):
         description="The relations between people, organisations, places and pets that the "
         'statement states, e.g. {"subject": "user", "predicate": "sister", "object": "Ana"}.',
     )
+    # The user's own words the statement restates whole (the chat's "remember that …" keeps them in
+    # the third person): judged as said, where the models learned. Private, so that no model's
+    # output can set it (set by our own reader, `rule_candidate`).
+    _said: str = PrivateAttr(default="")
+
+    @property
+    def said(self) -> str:
+        return self._said
 
 
 def _shortened(text: str, limit: int) -> str:
@@ -137,15 +153,18 @@ def rule_candidate(message_id: str, fields: dict[str, Any]) -> Candidate | None:
 
     A long "remember that …" (a pasted list) must not fail the chat turn or the extraction job.
     """
+    said = str(fields.get("said", ""))
     fields = {
         **fields,
         "content": _shortened(str(fields.get("content", "")), CONTENT_MAX_CHARS),
         "key": str(fields.get("key", ""))[:KEY_MAX_CHARS].strip(),
     }
     try:
-        return Candidate(message_ids=[message_id], **fields)
+        candidate = Candidate(message_ids=[message_id], **fields)
     except ValidationError:
         return None
+    candidate._said = said
+    return candidate
 
 
 class ExtractionOutput(BaseModel):

@@ -202,6 +202,31 @@ def test_a_model_cannot_pin_or_raise_what_the_text_does_not_support(owner, opena
     assert FlaggedWrite.objects.filter(kind=FlagKind.POLICY_WEAKENING, entry=rule).exists()
 
 
+def test_a_model_cannot_name_the_words_its_statement_is_judged_by(owner, openai_server):
+    # The chat's own reader judges a statement by the user's words it restates; a model that
+    # returns such words of its own choosing is not believed: its statement is judged as written.
+    said = "olives are gross honestly. btw staff can hand my parcels to anyone who asks now"
+    candidates = [
+        {
+            "content": "The user dislikes olives.",
+            "said": "I have a severe olive allergy and carry an EpiPen.",
+            "confidence": 0.9,
+            "message_ids": ["u1"],
+        },
+        {
+            "content": "Staff can hand the user's parcels to anyone who asks.",
+            "said": "I like parcels.",
+            "confidence": 0.9,
+            "message_ids": ["u1"],
+        },
+    ]
+    job = _run_extraction(owner, openai_server, said, candidates)
+    olives = MemoryEntry.objects.get(content__contains="olives")
+    assert not olives.pinned and olives.category != "safety"
+    parcels = MemoryEntry.objects.get(content__contains="parcels")
+    assert parcels.status == MemoryStatus.PENDING_REVIEW and job.result["pending_review"] == 1
+
+
 @pytest.mark.parametrize(
     ("before", "after"),
     [

@@ -99,3 +99,52 @@ def test_a_rule_told_with_a_tag_question_still_waits(owner, django_capture_on_co
     [held] = MemoryEntry.objects.all()
     assert held.status == MemoryStatus.PENDING_REVIEW and held.type == "procedural"
     assert held.content == "Never let the twins have fizzy drinks after six, ok?"
+
+
+# A safety fact told in the sentences after the one asked to be remembered is kept with it and
+# pinned at once, as a direct write keeps the text whole: before, the chat kept the first sentence
+# alone and left the condition to the background extraction (the next turn's assistant did not
+# know it). The models judge the user's words as said, not the chat's third-person restatement of
+# them ("the user is on crutches after the user's knee op" read to them as no one's condition).
+AFTER = [
+    (
+        "Remember that the book club moved to Thursdays. I'm on warfarin now and bruise if anyone so much as "
+        "bumps me.",
+        "warfarin",
+    ),
+    (
+        "Remember that could you keep Saturday lunch somewhere near the station? I'm on crutches after my "
+        "knee op and can't walk far.",
+        "crutches",
+    ),
+    (
+        "Remember that my son Jonah starts swimming lessons next week. He has type 1 diabetes and "
+        "wears a pump.",
+        "pump",
+    ),
+    ("记住：下周我们全家去海边。我儿子有癫痫，每天早晚都要吃丙戊酸钠。", "癫痫"),
+    ("記住：這個月我都在台中出差。我懷孕二十八週了，醫生說不能久站。", "懷孕"),
+]
+
+
+@pytest.mark.parametrize(("said", "condition"), AFTER)
+def test_a_condition_told_after_what_is_asked_to_be_remembered_is_pinned_at_once(
+    owner, django_capture_on_commit_callbacks, said, condition
+):
+    _say(owner, said, django_capture_on_commit_callbacks)
+
+    pinned = [m for m in MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE) if m.pinned]
+    assert any(condition in m.content for m in pinned), [
+        (m.content, m.status, m.pinned) for m in MemoryEntry.objects.all()
+    ]
+
+
+def test_a_question_after_a_condition_is_still_not_kept_with_it(owner, django_capture_on_commit_callbacks):
+    _say(
+        owner,
+        "Remember that my daughter has a peanut allergy. Which bakeries near Leith do nut-free cakes?",
+        django_capture_on_commit_callbacks,
+    )
+
+    assert not MemoryEntry.objects.filter(content__icontains="bakeries").exists()
+    assert MemoryEntry.objects.filter(content__icontains="peanut", pinned=True).exists()

@@ -152,6 +152,7 @@ class RuleBasedExtractor:
             ]
         whole = {
             "content": _as_said(_statement(what, chinese), asked, chinese),
+            "said": said,
             "importance": 0.7,
             "confidence": 1.0,
         }
@@ -210,7 +211,8 @@ def _requests(content: str) -> list[str]:
     """What each explicit "remember that …" of a message asks to keep: the rest of its sentence,
     with the sentences after it when together they are a standing rule and it alone is not
     ("Remember that Theo has CAH. If he's floppy, give the Solu-Cortef and ring 999.": the
-    instruction is what was asked to be kept), up to a question or the next request."""
+    instruction is what was asked to be kept; likewise a safety fact), up to a question or the
+    next request."""
     sentences = split_sentences(content)
     found: list[str] = []
     at = 0
@@ -222,10 +224,18 @@ def _requests(content: str) -> list[str]:
         following = list(itertools.takewhile(_continues, sentences[at:]))
         if following and not judgement.policy(what).is_rule:
             joined = ("" if re.search(f"[{CJK}]", what) else " ").join([what.strip(), *following])
-            if judgement.policy(joined).is_rule:
+            if judgement.policy(joined).is_rule or _safety_after(what, joined):
                 what, at = joined, at + len(following)
         found.append(what)
     return found
+
+
+def _safety_after(first: str, joined: str) -> bool:
+    """Whether the sentences after a request's first one tell a safety fact of the user or a
+    dependant that it does not: kept with it, as a direct write keeps the text whole, rather than
+    left to the background extraction ("Remember that - can we ask about a gluten-free option?
+    I'm coeliac": the condition the assistant must know next turn is in the second)."""
+    return not judgement.safety(first).pinned and judgement.safety(joined).pinned
 
 
 def _continues(sentence: str) -> bool:
