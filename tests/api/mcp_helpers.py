@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any, TypeVar
 
+import anyio
 import uvicorn
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -121,6 +122,16 @@ async def ok(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     failed, body = await call(client, tool, **arguments)
     assert not failed, body
     return body
+
+
+def adds(url: str, token: str, contents: list[str]) -> list[dict[str, Any]]:
+    """The answers of `memory_add` to each of `contents`, said in one session over HTTP."""
+
+    async def scenario() -> list[dict[str, Any]]:
+        async with http_client(url, token) as client:
+            return [await ok(client, "memory_add", content=content) for content in contents]
+
+    return anyio.run(scenario)
 
 
 async def profile(client: Client, uri: str = "memory://profile") -> dict[str, Any]:

@@ -11,9 +11,10 @@ import uuid
 import pytest
 from django.urls import reverse
 
+from api.services import user_token_issue
 from memory_core.guards.policy import policy_check
 from memory_core.models import FlaggedWrite, MemoryEntry, MemoryStatus
-from tests.api.test_judgement_surfaces import _mcp_adds
+from tests.api import mcp_helpers as m
 from tests.chat.helpers import client_for
 
 pytestmark = pytest.mark.django_db
@@ -110,7 +111,7 @@ def test_the_chat_holds_a_stopped_check(owner, django_capture_on_commit_callback
 @pytest.mark.django_db(transaction=True)
 def test_mcp_holds_a_dropped_rule_and_a_stopped_check_flagged(owner, mcp_url):
     said = [DROPPED[3], CHECKS_STOPPED[1], CHECKS_STOPPED[4]]
-    for body in _mcp_adds(owner, mcp_url, said):
+    for body in m.adds(mcp_url, user_token_issue(user=owner).key, said):
         assert body["action"] == "pending_review", body
     assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()
     assert FlaggedWrite.objects.count() == len(said)

@@ -8,7 +8,6 @@ everything leaves neither in any column of any table."""
 
 from __future__ import annotations
 
-import anyio
 import pytest
 from django.urls import reverse
 
@@ -179,13 +178,7 @@ def test_mem0_lists_the_condition_after_the_held_rule(key_client):
 @pytest.mark.django_db(transaction=True)
 def test_mcp_returns_the_condition_with_the_held_rule(owner, mcp_url):
     said, fact = RULES_ON_A_CONDITION[0]
-    token = user_token_issue(user=owner).key
-
-    async def scenario():
-        async with m.http_client(mcp_url, token) as client:
-            return await m.ok(client, "memory_add", content=said)
-
-    body = anyio.run(scenario)
+    [body] = m.adds(mcp_url, user_token_issue(user=owner).key, [said])
     assert body["action"] == "pending_review"
     assert [a["entry"]["content"] for a in body["also"]] == [fact]
     _held_and_pinned(said, fact)
@@ -232,13 +225,7 @@ TOLD_TO_A_CARER = [
 @pytest.mark.django_db(transaction=True)
 def test_mcp_keeps_a_named_childs_condition_told_to_a_carer(owner, mcp_url):
     said, fact = TOLD_TO_A_CARER[0]
-    token = user_token_issue(user=owner).key
-
-    async def scenario():
-        async with m.http_client(mcp_url, token) as client:
-            return await m.ok(client, "memory_add", content=said)
-
-    body = anyio.run(scenario)
+    [body] = m.adds(mcp_url, user_token_issue(user=owner).key, [said])
     assert body["action"] == "pending_review"
     _held_and_pinned(said, fact)
 

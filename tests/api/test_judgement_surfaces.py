@@ -7,7 +7,6 @@ gets no trust of its own. Whatever is held or refused says so."""
 
 from __future__ import annotations
 
-import anyio
 import pytest
 from django.db import connection
 
@@ -118,13 +117,7 @@ def test_mem0_says_a_rule_is_held_for_review_instead_of_added(key_client):
 
 @pytest.mark.django_db(transaction=True)
 def test_mcp_holds_a_fresh_weakening_rule_and_says_so(owner, mcp_url):
-    token = user_token_issue(user=owner).key
-
-    async def scenario():
-        async with m.http_client(mcp_url, token) as client:
-            return await m.ok(client, "memory_add", content=WEAKENING[2])
-
-    body = anyio.run(scenario)
+    [body] = m.adds(mcp_url, user_token_issue(user=owner).key, [WEAKENING[2]])
     assert body["action"] == "pending_review" and body["flagged"] is True
     assert MemoryEntry.objects.get().status == MemoryStatus.PENDING_REVIEW
 
@@ -289,19 +282,9 @@ def _refused_on_rest_and_mem0(client, content: str, value: str) -> None:
     assert _holding(value) <= {"django_migrations"}
 
 
-def _mcp_adds(owner, mcp_url: str, contents: list[str]) -> list[dict]:
-    """The answers of MCP's `memory_add` to each of `contents`, said by `owner` in one session."""
-    token = user_token_issue(user=owner).key
-
-    async def scenario():
-        async with m.http_client(mcp_url, token) as client:
-            return [await m.ok(client, "memory_add", content=content) for content in contents]
-
-    return anyio.run(scenario)
-
-
 def _refused_through_mcp(owner, mcp_url: str, told: list[tuple[str, str]]) -> None:
-    for body, (_, value) in zip(_mcp_adds(owner, mcp_url, [c for c, _ in told]), told, strict=True):
+    answers = m.adds(mcp_url, user_token_issue(user=owner).key, [c for c, _ in told])
+    for body, (_, value) in zip(answers, told, strict=True):
         assert body["action"] == "rejected" and value not in str(body)
         assert _holding(value) <= {"django_migrations"}
     assert not MemoryEntry.objects.exists()
@@ -492,7 +475,7 @@ def test_where_a_secret_is_kept_is_stored_on_rest_and_mem0(key_client, content):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("content", WHERE_IT_IS_KEPT)
 def test_where_a_secret_is_kept_is_stored_through_mcp(owner, mcp_url, content):
-    [body] = _mcp_adds(owner, mcp_url, [content])
+    [body] = m.adds(mcp_url, user_token_issue(user=owner).key, [content])
     assert body["action"] == "added" and body["entry"]["content"] == content
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import uuid
 
-import anyio
 import pytest
 from django.urls import reverse
 
@@ -96,16 +95,9 @@ def test_ones_own_and_a_dependants_stay_pinned(key_client):
 
 @pytest.mark.django_db(transaction=True)
 def test_mcp_holds_the_request_and_leaves_the_flatmates_condition_unpinned(owner, mcp_url):
-    token = user_token_issue(user=owner).key
-
-    async def scenario():
-        async with m.http_client(mcp_url, token) as client:
-            return [
-                await m.ok(client, "memory_add", content=STANDING_REQUESTS[0]),
-                await m.ok(client, "memory_add", content=OTHERS_CONDITIONS[2]),
-            ]
-
-    held, other = anyio.run(scenario)
+    held, other = m.adds(
+        mcp_url, user_token_issue(user=owner).key, [STANDING_REQUESTS[0], OTHERS_CONDITIONS[2]]
+    )
     assert held["action"] == "pending_review"
     assert other["action"] == "added" and other["entry"]["pinned"] is False
 
