@@ -256,6 +256,27 @@ def test_mem0_infer_says_what_extraction_held_for_review(key_client, django_capt
     assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE, content__icontains="ID check").exists()
 
 
+# "Remember that …" read by the offline extraction (mem0 `infer`): the statement it keeps is the
+# user's words in the third person, and the models judge the words as said. Restated ("下个月用户要
+# 去杭州出差, 用户自己的心脏支架…"), this read to them as no one's condition, and was not pinned.
+REMEMBERED_IN_PASSING = [
+    ("记住：下个月我要去杭州出差，我自己的心脏支架刚放了半年", "心脏支架"),
+]
+
+
+@pytest.mark.parametrize(("said", "condition"), REMEMBERED_IN_PASSING)
+def test_mem0_infer_pins_a_condition_remembered_in_passing(
+    key_client, django_capture_on_commit_callbacks, said, condition
+):
+    body = {"messages": [{"role": "user", "content": said}], "user_id": "u1"}
+    with django_capture_on_commit_callbacks(execute=True):
+        queued = key_client.post("/v3/memories/add/", body, format="json").json()
+    event = key_client.get(f"/v1/event/{queued['event_id']}/").json()
+    assert event["status"] == "SUCCEEDED", event
+    kept = MemoryEntry.objects.get(content__contains=condition)
+    assert (kept.status, kept.pinned) == (MemoryStatus.ACTIVE, True), kept.content
+
+
 # A record's own number said with a verb is the record's, not a secret: stored on REST and mem0;
 # a code said the same way is still refused.
 RECORD_NUMBERS = [
