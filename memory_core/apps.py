@@ -3,6 +3,7 @@ import sys
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy
 
+from memory_core.judgement.encoder import encoder
 from memory_core.judgement.model import models
 
 
@@ -22,3 +23,4 @@ class MemoryCoreConfig(AppConfig):
         # Training writes new ones, so it is the one command that starts without them.
         if sys.argv[1:2] != ["train_judgement"]:
             models()
+            encoder()

@@ -28,6 +28,7 @@ from memory_core.guards.secrets.candidates import candidates, periods
 from memory_core.guards.secrets.text import sentence_spans
 from memory_core.language import simplified_han
 
+from .encoder import encoder as loaded_encoder
 from .features import row
 from .model import models, stacked
 from .spans import dates, span_matrix, value_spans
@@ -124,11 +125,20 @@ def scores(text: str) -> dict[str, tuple[float, ...]]:
     rows = row(text, _vectors([text])[0])
     weights, columns = stacked(loaded)
     products = rows @ weights.T
-    return {
+    found = {
         name: tuple(float(p) for p in model.from_products(products[:, columns[name]])[0])
         for name, model in loaded.items()
         if name in columns
     }
+    # The fine-tuned encoder's probability averaged in, for the decisions it ranks better (the
+    # manifest's thresholds for them were chosen on the average).
+    reader = loaded_encoder()
+    if reader is not None and reader.blended:
+        read = reader.probabilities([text])[0]
+        for name in reader.blended:
+            if name in found:
+                found[name] = ((found[name][-1] + reader.decision(name, read)) / 2,)
+    return found
 
 
 def _positive(name: str, text: str) -> bool:

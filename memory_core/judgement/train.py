@@ -23,8 +23,11 @@ from sklearn.model_selection import GroupKFold, cross_val_predict
 
 from memory_core.embeddings import LocalEmbedder
 
+from .encoder import FILE as ENCODER_FILE
+from .encoder import OUTPUTS, Encoder
+from .encoder_train import fine_tune, labels_of
 from .features import NGRAM_FEATURES, WIDTH, matrix
-from .model import MANIFEST, sha256
+from .model import MANIFEST, read_manifest, sha256
 from .spans import SPAN_WIDTH, span_matrix, value_spans
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,6 +56,22 @@ ORDINARY_SOURCES = ("chitchat", "locomo/")
 # 0.007 → 0.005, chit-chat 8 0.008 → 0.005. Whose safety fact keeps 1: weighted, batch 27's
 # recall rose 0.759 → 0.805 but its precision fell 0.904 → 0.854.
 ORDINARY_WEIGHT = {"normative": 10.0, "weakening": 10.0, "secret": 10.0, "safety": 1.0}
+# The decisions whose probability is the linear model's and the fine-tuned encoder's averaged
+# (`encoder`). Chosen on batch 30 held out (both trained on what came before it): averaged, rules
+# ranked better (average precision 0.954 -> 0.967; recall with 5 % of its other texts held 0.81 ->
+# 0.91). Relaxations ranked better on average (0.936 -> 0.954) but not at the threshold the dev
+# split chose, which flagged tightening rules in Chinese as relaxations ("以后凡是给客户退款, 都必须
+# 先经过财务主管签字"); secrets alike (0.987 -> 0.991) and whose safety fact worse (0.926 -> 0.907):
+# those stay the linear models'.
+BLENDED = ("normative",)
+# Sets the linear models are not trained on (the encoder is). Retrained with them, the regressions
+# were no better on batch 30 held out (rules one text more, safety three fewer) and held two plain
+# facts of the tests wrongly: "My daughter gets hives all over whenever she eats kiwi." as a rule
+# ("whenever" alone weighed 2.3 in the logit, most sentences with it in these sets being care
+# rules) and "下个月我要去杭州出差, 我自己的心脏支架刚放了半年" as no one's safety fact (0.357 against
+# 0.375). They wait until the regressions weigh single words less.
+LINEAR_HELD_BACK = ("aimed_29", "aimed_29_whenever", "fresh_batch_29", "chitchat_fresh_10")
+ENCODER_CHOICES = ("train", "keep", "none")
 
 
 @dataclass
@@ -82,15 +101,10 @@ def _lang(text: str) -> str:
     return "zh" if any("\u4e00" <= c <= "\u9fff" for c in text) else "en"
 
 
-def rows() -> list[Row]:
-    """Every labelled row, one per distinct text (the first label seen wins)."""
-    found: list[Row] = []
-    for path in sorted(DATA.glob("*.jsonl")):
-        for item in _jsonl(path):
-            labels: dict[str, Any] = {k: item[k] for k in DECISION_NAMES if k in item}
-            found.append(
-                Row(item["text"], item["family"], item.get("lang", _lang(item["text"])), labels, path.stem)
-            )
+def rows(*, held_back: tuple[str, ...] = ()) -> list[Row]:
+    """Every labelled row, one per distinct text (the first label seen wins), but those of the
+    data sets named in `held_back`."""
+    found = _data_rows(held_back)
     tests = ROOT / "tests" / "data"
     for i, item in enumerate(_jsonl(tests / "policy" / "labelled.jsonl")):
         label = item["label"]
@@ -131,6 +145,20 @@ def rows() -> list[Row]:
     for row in found:
         unique.setdefault(row.text.strip(), row)
     return list(unique.values())
+
+
+def _data_rows(held_back: tuple[str, ...]) -> list[Row]:
+    """The rows of the sets in `data/` (families written for these models)."""
+    found: list[Row] = []
+    for path in sorted(DATA.glob("*.jsonl")):
+        if path.stem in held_back:
+            continue
+        for item in _jsonl(path):
+            labels: dict[str, Any] = {k: item[k] for k in DECISION_NAMES if k in item}
+            found.append(
+                Row(item["text"], item["family"], item.get("lang", _lang(item["text"])), labels, path.stem)
+            )
+    return found
 
 
 def locomo_rows(conversation: str) -> Iterator[Row]:
@@ -182,18 +210,34 @@ DECISIONS: dict[str, Callable[[Row], Any]] = {
 
 
 def train(
-    out: Path, *, c: float = 16.0, folds: int = 5, log: Callable[[str], None] = print
+    out: Path,
+    *,
+    c: float = 16.0,
+    folds: int = 5,
+    encoder: str = "train",
+    log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Fit, choose thresholds out of fold, score once on the test split, and write every model and
-    the manifest into `out`."""
-    everything = rows()
-    log(f"{len(everything)} labelled texts from {len({r.source for r in everything})} sources")
+    the manifest into `out`. `encoder`: "train" fine-tunes the encoder again (half an hour),
+    "keep" keeps the one in `out` (the linear models and the averaged thresholds are new), "none"
+    leaves it out (the linear models decide alone)."""
+    if encoder not in ENCODER_CHOICES:
+        raise ValueError(f"encoder must be one of {ENCODER_CHOICES}, not {encoder!r}")
+    kept = read_manifest(out).get("encoder") if encoder == "keep" else None
+    if encoder == "keep" and not (kept and (out / ENCODER_FILE).is_file()):
+        raise ValueError(f"no encoder to keep in {out}: train one with encoder='train'")
+    everything = rows(held_back=LINEAR_HELD_BACK)
+    log(
+        f"{len(everything)} labelled texts from {len({r.source for r in everything})} sources "
+        f"(held back from the linear models: {', '.join(LINEAR_HELD_BACK)})"
+    )
     vectors = LocalEmbedder().embed([r.text for r in everything])
     x_all = matrix([r.text for r in everything], vectors)
     splits = np.array([split_of(r.family) for r in everything])
     families = np.array([r.family for r in everything])
     ordinary_all = np.array([r.source.startswith(ORDINARY_SOURCES) for r in everything])
     secret_scores = np.zeros(len(everything))
+    out_of_fold: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     out.mkdir(parents=True, exist_ok=True)
     manifest: dict[str, Any] = {"features": {"width": WIDTH, "ngram_features": NGRAM_FEATURES}, "models": {}}
     for name, label_of in DECISIONS.items():
@@ -219,6 +263,7 @@ def train(
         score_fit = oof[:, columns].sum(axis=1)
         threshold = _threshold(score_fit, positive_all[fit], ordinary_all[fit], name)
         score_test = model.predict_proba(x_all[test])[:, columns].sum(axis=1)
+        out_of_fold[name] = (fit, score_fit, positive_all)
         if name == "secret":  # the value model reads them: out of fold where it fits
             secret_scores[fit], secret_scores[test] = score_fit, score_test
         figures = {
@@ -250,8 +295,72 @@ def train(
     manifest["models"]["value"] = _train_value(
         everything, splits, secret_scores, out, c=c, folds=folds, log=log
     )
+    if encoder != "none":
+        manifest["encoder"] = _blend(
+            everything, splits, ordinary_all, out_of_fold, manifest, out, kept=kept, log=log
+        )
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return manifest
+
+
+def _blend(
+    everything: list[Row],
+    splits: np.ndarray,
+    ordinary: np.ndarray,
+    out_of_fold: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+    manifest: dict[str, Any],
+    out: Path,
+    *,
+    kept: dict[str, Any] | None,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    """The encoder (fine-tuned on every labelled row outside the dev split, or kept), and each `BLENDED`
+    decision's threshold chosen again on the dev split for the average of the linear model's
+    out-of-fold score and the encoder's (neither saw those rows), by the same rule as alone."""
+    path = out / ENCODER_FILE
+    if kept is None:  # every labelled set, those held back from the linear models too
+        every = [r for r in rows() if split_of(r.family) != "dev"]
+        ordinary_every = np.array([r.source.startswith(ORDINARY_SOURCES) for r in every])
+        targets = np.array([labels_of(r.labels, bool(o)) for r, o in zip(every, ordinary_every, strict=True)])
+        weights = np.where(ordinary_every, ORDINARY_WEIGHT["normative"], 1.0)
+        fine_tune([r.text for r in every], targets, weights, path, log=log)
+    reader = Encoder(path, blended=())
+    figures: dict[str, Any] = {}
+    for name in BLENDED:
+        fit, linear, positive_all = out_of_fold[name]
+        dev = fit[splits[fit] == "dev"]
+        linear_dev = linear[splits[fit] == "dev"]
+        read = _read(reader, [everything[i].text for i in dev])[:, OUTPUTS.index(name)]
+        averaged = (linear_dev + read) / 2
+        threshold = _threshold(averaged, positive_all[dev], ordinary[dev], name)
+        alone = manifest["models"][name]["threshold"]
+        manifest["models"][name]["threshold"] = round(threshold, 6)
+        figures[name] = {
+            "threshold": round(threshold, 6),
+            "dev": _metrics(averaged >= threshold, positive_all[dev]),
+            "dev_ordinary_flagged": _rate(averaged >= threshold, ordinary[dev] & ~positive_all[dev]),
+            "dev_linear_alone": _metrics(linear_dev >= alone, positive_all[dev]),
+        }
+        log(f"{name} averaged with the encoder: threshold {threshold:.3f} " + json.dumps(figures[name]))
+    return {
+        "file": ENCODER_FILE,
+        "sha256": sha256(path),
+        "outputs": list(OUTPUTS),
+        "blended": list(BLENDED),
+        "trained_on": "every labelled row outside the dev split",
+        "rows": kept["rows"] if kept else len(every),
+        "scores": figures,
+    }
+
+
+def _read(reader: Encoder, texts: list[str], batch: int = 64) -> np.ndarray:
+    """The encoder's probabilities for many texts, in batches of similar length."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    found = np.zeros((len(texts), len(OUTPUTS)), dtype=np.float32)
+    for start in range(0, len(order), batch):
+        chosen = order[start : start + batch]
+        found[chosen] = reader.probabilities([texts[i] for i in chosen])
+    return found
 
 
 def _train_value(

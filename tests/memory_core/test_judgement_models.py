@@ -14,7 +14,9 @@ from django.apps import apps
 
 from memory_core import judgement
 from memory_core.embeddings import LocalEmbedder
+from memory_core.judgement import encoder as judgement_encoder
 from memory_core.judgement import model as judgement_model
+from memory_core.judgement.encoder import OUTPUTS, load_encoder
 from memory_core.judgement.features import WIDTH, matrix, row
 from memory_core.judgement.model import DEFAULT_DIR, MANIFEST, ModelFileRefused, load_models
 from memory_core.judgement.spans import SPAN_WIDTH
@@ -33,10 +35,14 @@ def models_copy(tmp_path: Path) -> Path:
 def pointed_at(settings, models_copy: Path):
     """The app's settings point at the copy; the loaded models are forgotten before and after."""
     settings.JUDGEMENT_MODEL_DIR = str(models_copy)
-    judgement_model.reset()
-    judgement.scores.cache_clear()
+    _forget()
     yield models_copy
+    _forget()
+
+
+def _forget() -> None:
     judgement_model.reset()
+    judgement_encoder.reset()
     judgement.scores.cache_clear()
 
 
@@ -170,11 +176,62 @@ def test_a_digit_inside_a_credential_is_not_a_value_of_its_own():
 )
 def test_the_scores_of_all_models_at_once_are_each_models_own(text: str):
     """`scores` multiplies a row by every model's weights stacked: the same probabilities, bit for
-    bit, as each model's own product."""
+    bit, as each model's own product; a decision the encoder is averaged into is the mean of the
+    linear model's and the encoder's."""
     rows = row(text, LocalEmbedder().embed_query(text))
     expected = {
         name: tuple(float(p) for p in model.probabilities(rows)[0])
         for name, model in judgement_model.models().items()
         if model.features == "text"
     }
+    reader = judgement_encoder.encoder()
+    assert reader is not None and reader.blended == ("normative",)
+    read = reader.probabilities([text])[0]
+    for name in reader.blended:
+        expected[name] = ((expected[name][-1] + reader.decision(name, read)) / 2,)
     assert judgement.scores(text) == expected
+
+
+def test_the_shipped_encoder_loads_with_its_checksum():
+    reader = load_encoder(DEFAULT_DIR)
+    assert reader is not None
+    found = reader.probabilities(["Nobody signs off their own expense claims.", "好的 明天见"])
+    assert found.shape == (2, len(OUTPUTS))
+    assert np.allclose(found[:, 3:].sum(axis=1), 1.0, atol=1e-4)  # whose safety fact: one of four
+    assert ((found >= 0) & (found <= 1)).all()
+
+
+def test_a_changed_encoder_is_refused_and_the_app_does_not_start_on_it(pointed_at: Path):
+    path = pointed_at / "encoder.onnx"
+    data = bytearray(path.read_bytes())
+    data[len(data) // 3] ^= 0x01  # one bit of one weight
+    path.write_bytes(bytes(data))
+    with pytest.raises(ModelFileRefused, match="checksum"):
+        load_encoder(pointed_at)
+    with pytest.raises(ModelFileRefused, match="encoder"):
+        apps.get_app_config("memory_core").ready()
+
+
+def test_an_encoder_missing_or_of_other_outputs_is_refused(models_copy: Path):
+    manifest = json.loads((models_copy / MANIFEST).read_text(encoding="utf-8"))
+    manifest["encoder"]["outputs"] = ["normative", "secret"]
+    (models_copy / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(ModelFileRefused, match="outputs"):
+        load_encoder(models_copy)
+    (models_copy / "encoder.onnx").unlink()
+    with pytest.raises(ModelFileRefused, match="missing"):
+        load_encoder(models_copy)
+
+
+def test_without_an_encoder_the_linear_models_decide_alone(pointed_at: Path):
+    text = "From now on nobody needs a second signature on refunds under fifty pounds."
+    blended = judgement.scores(text)
+    manifest = json.loads((pointed_at / MANIFEST).read_text(encoding="utf-8"))
+    del manifest["encoder"]
+    (pointed_at / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    _forget()
+    alone = judgement.scores(text)
+    rows = row(text, LocalEmbedder().embed_query(text))
+    linear = judgement_model.models()
+    assert alone["normative"] == tuple(float(p) for p in linear["normative"].probabilities(rows)[0])
+    assert alone["normative"] != blended["normative"] and alone["weakening"] == blended["weakening"]
