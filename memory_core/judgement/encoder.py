@@ -20,7 +20,7 @@ import numpy as np
 from memory_core.onnx_embedding import model_dir as minilm_dir
 
 from .features import plain
-from .model import ModelFileRefused, model_dir, read_manifest, sha256
+from .model import ModelFileRefused, checked_file, model_dir, read_manifest
 
 if TYPE_CHECKING:
     from onnxruntime import InferenceSession
@@ -88,14 +88,7 @@ def load_encoder(directory: Path) -> Encoder | None:
     entry: dict[str, Any] | None = read_manifest(directory).get("encoder")
     if not entry:
         return None
-    path = directory / entry["file"]
-    if not path.is_file():
-        raise ModelFileRefused(f"judgement encoder: {path} is missing")
-    if sha256(path) != entry["sha256"]:
-        raise ModelFileRefused(
-            f"judgement encoder: {path.name} does not match the checksum in the manifest; "
-            "train it again with `manage.py train_judgement`"
-        )
+    path = checked_file(directory, "encoder", entry)
     if tuple(entry.get("outputs", ())) != OUTPUTS:
         raise ModelFileRefused(f"judgement encoder: outputs {entry.get('outputs')} are not {list(OUTPUTS)}")
     return Encoder(path, blended=tuple(entry.get("blended", ())))

@@ -92,20 +92,26 @@ def read_manifest(directory: Path) -> dict[str, Any]:
         raise ModelFileRefused(f"judgement manifest unreadable in {directory}: {exc}") from exc
 
 
+def checked_file(directory: Path, name: str, entry: dict[str, Any]) -> Path:
+    """The file a manifest entry names, refused when it is missing or its checksum differs."""
+    path = directory / entry["file"]
+    if not path.is_file():
+        raise ModelFileRefused(f"judgement model {name}: {path} is missing")
+    if sha256(path) != entry["sha256"]:
+        raise ModelFileRefused(
+            f"judgement model {name}: {path.name} does not match the checksum in {MANIFEST}; "
+            "train it again with `manage.py train_judgement`"
+        )
+    return path
+
+
 def load_models(directory: Path) -> dict[str, LinearModel]:
     """Every model the manifest names, each checked against its checksum and shape (the width of
     what it reads: a text's row or a span's)."""
     manifest = read_manifest(directory)
     models: dict[str, LinearModel] = {}
     for name, entry in manifest.get("models", {}).items():
-        path = directory / entry["file"]
-        if not path.is_file():
-            raise ModelFileRefused(f"judgement model {name}: {path} is missing")
-        if sha256(path) != entry["sha256"]:
-            raise ModelFileRefused(
-                f"judgement model {name}: {path.name} does not match the checksum in {MANIFEST}; "
-                "train it again with `manage.py train_judgement`"
-            )
+        path = checked_file(directory, name, entry)
         with np.load(path, allow_pickle=False) as data:
             weights = data["weights"].astype(np.float32)
             intercept = data["intercept"].astype(np.float64)
