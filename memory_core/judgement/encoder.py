@@ -75,7 +75,7 @@ class Encoder:
 
 def tokenizer() -> Tokenizer:
     """The base model's tokenizer (fine-tuning keeps its vocabulary), cut at `MAX_TOKENS`."""
-    from tokenizers import Tokenizer  # lazy, as the session
+    from tokenizers import Tokenizer  # lazy: loaded with the session, by processes that judge
 
     loaded = Tokenizer.from_file(str(minilm_dir() / "tokenizer.json"))
     loaded.enable_truncation(max_length=MAX_TOKENS)

@@ -156,7 +156,7 @@ def _heads(encoder: Any, torch: Any) -> Any:
 
 def _export(model: Any, tokenizer: Any, out: Path, torch: Any) -> Path:
     """ONNX (the TorchScript exporter, as the embedding's export), then 8-bit weights."""
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from onnxruntime.quantization import QuantType, quantize_dynamic  # lazy: the export alone needs it
 
     full = out.with_suffix(".full.onnx")
     sample = tokenizer(["a sample sentence", "another one"], padding=True, return_tensors="pt")

@@ -6,7 +6,8 @@ Sources: `data/*.jsonl` (families written for these models), the older labelled 
 tests/data (each row its own family) and the turns of LoCoMo conversation 26 as ordinary
 conversation (each session a family; conversation 30 is never trained on: it is the test split's,
 so its figure is held out). A family's split is a hash of its id: no paraphrase of a test sentence
-is ever trained on."""
+is ever trained on. The fine-tuned encoder (`encoder_train`) is trained on every split but dev, and
+the threshold of each decision averaged with it is chosen again on the dev split (`_blend`)."""
 
 from __future__ import annotations
 
