@@ -263,7 +263,10 @@ def cost(texts: list[str]) -> None:
     from memory_core.guards.secrets import scan_secrets
 
     def learned(text: str) -> None:
-        judgement.scores.cache_clear()  # the features and models each time; the vector is shared
+        # The features, models and encoder each time (a write sees its statement once); the
+        # vector is shared.
+        judgement.scores.cache_clear()
+        judgement.encoder_read.cache_clear()
         judgement.policy(text), judgement.secrets(text), judgement.safety(text)
 
     def patterns(text: str) -> None:

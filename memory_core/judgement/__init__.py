@@ -28,12 +28,24 @@ from memory_core.guards.secrets.candidates import candidates, periods
 from memory_core.guards.secrets.text import sentence_spans
 from memory_core.language import simplified_han
 
+from .encoder import OUTPUTS
 from .encoder import encoder as loaded_encoder
 from .features import row
 from .model import models, stacked
 from .spans import dates, span_matrix, value_spans
 
-__all__ = ["PINNED_WHO", "UNJUDGED", "Safety", "known_vector", "policy", "safety", "scores", "secrets"]
+__all__ = [
+    "PINNED_WHO",
+    "UNJUDGED",
+    "Safety",
+    "encoder_read",
+    "known_vector",
+    "policy",
+    "reaches",
+    "safety",
+    "scores",
+    "secrets",
+]
 
 PINNED_WHO = ("user", "dependant")
 UNJUDGED = "unjudged"  # too long for the model: the reader's own safety facts decide
@@ -125,26 +137,43 @@ def scores(text: str) -> dict[str, tuple[float, ...]]:
     rows = row(text, _vectors([text])[0])
     weights, columns = stacked(loaded)
     products = rows @ weights.T
-    found = {
+    return {
         name: tuple(float(p) for p in model.from_products(products[:, columns[name]])[0])
         for name, model in loaded.items()
         if name in columns
     }
-    # The fine-tuned encoder's probability averaged in, for the decisions it ranks better (the
-    # manifest's thresholds for them were chosen on the average).
+
+
+@lru_cache(maxsize=4096)
+def encoder_read(text: str) -> tuple[float, ...]:
+    """The fine-tuned encoder's outputs for `text` (`encoder.OUTPUTS`); empty without one."""
     reader = loaded_encoder()
-    if reader is not None and reader.blended:
-        read = reader.probabilities([text])[0]
-        for name in reader.blended:
-            if name in found:
-                found[name] = ((found[name][-1] + reader.decision(name, read)) / 2,)
-    return found
+    return tuple(float(p) for p in reader.probabilities([text])[0]) if reader is not None else ()
+
+
+def reaches(name: str, text: str, cut: float) -> bool:
+    """Whether a binary decision's probability for `text` is at least `cut`: the linear model's,
+    or for a decision the encoder is averaged into, the average. The encoder's pass (a few
+    milliseconds) runs only when the linear score leaves the answer open: below `2 * cut - 1` no
+    encoder's score can lift the average to the cut, which is most statements at the rule's
+    threshold."""
+    found = scores(text).get(name)
+    if not found:
+        return False
+    linear = found[-1]
+    reader = loaded_encoder()
+    if reader is None or name not in reader.blended:
+        return linear >= cut
+    if (linear + 1) / 2 < cut:
+        return False
+    if linear / 2 >= cut:
+        return True
+    return (linear + encoder_read(text)[OUTPUTS.index(name)]) / 2 >= cut
 
 
 def _positive(name: str, text: str) -> bool:
     model = models().get(name)
-    found = scores(text).get(name)
-    return model is not None and bool(found) and found[-1] >= model.threshold  # type: ignore[index]
+    return model is not None and reaches(name, text, model.threshold)
 
 
 def _sentences(text: str) -> list[str]:
@@ -191,14 +220,10 @@ def _standing_rule(plain: str) -> bool:
     model = models().get("normative")
     if model is None or plain.rstrip().endswith(("?", "\uff1f")) or not _standing_scope(plain):
         return False
-    whole = scores(plain).get("normative")
-    if whole and whole[-1] >= STANDING_FLOOR:
+    if reaches("normative", plain, STANDING_FLOOR):
         return True
     return any(
-        _judgeable(part)
-        and _standing_scope(part)
-        and (alone := scores(part).get("normative"))
-        and alone[-1] >= STANDING_SENTENCE_SURE
+        _judgeable(part) and _standing_scope(part) and reaches("normative", part, STANDING_SENTENCE_SURE)
         for part in _sentences(plain)
     )
 

@@ -44,6 +44,7 @@ def _forget() -> None:
     judgement_model.reset()
     judgement_encoder.reset()
     judgement.scores.cache_clear()
+    judgement.encoder_read.cache_clear()
 
 
 def test_the_shipped_models_load_with_their_checksums_and_thresholds():
@@ -176,20 +177,48 @@ def test_a_digit_inside_a_credential_is_not_a_value_of_its_own():
 )
 def test_the_scores_of_all_models_at_once_are_each_models_own(text: str):
     """`scores` multiplies a row by every model's weights stacked: the same probabilities, bit for
-    bit, as each model's own product; a decision the encoder is averaged into is the mean of the
-    linear model's and the encoder's."""
+    bit, as each model's own product."""
     rows = row(text, LocalEmbedder().embed_query(text))
     expected = {
         name: tuple(float(p) for p in model.probabilities(rows)[0])
         for name, model in judgement_model.models().items()
         if model.features == "text"
     }
+    assert judgement.scores(text) == expected
+
+
+AVERAGED = [
+    "Enjoy the concert tonight!",
+    "From now on nobody needs a second signature on refunds under fifty pounds.",
+    "Please never book me on a flight before 9am.",
+    "以后晚上十点以后不要给我发消息",
+    "Do we still have to sign the book every time we take a bottle out?",
+    "我女儿对花生过敏。",
+]
+
+
+@pytest.mark.parametrize("text", AVERAGED)
+@pytest.mark.parametrize("cut", [0.2, 0.4, 0.668394, 0.9])
+def test_the_rule_decision_is_the_average_with_the_encoder_at_every_cut(text: str, cut: float):
+    """`reaches` decides as the average of the regression's and the encoder's probability would,
+    whether or not it ran the encoder."""
     reader = judgement_encoder.encoder()
     assert reader is not None and reader.blended == ("normative",)
-    read = reader.probabilities([text])[0]
-    for name in reader.blended:
-        expected[name] = ((expected[name][-1] + reader.decision(name, read)) / 2,)
-    assert judgement.scores(text) == expected
+    linear = judgement.scores(text)["normative"][-1]
+    average = (linear + reader.decision("normative", reader.probabilities([text])[0])) / 2
+    assert judgement.reaches("normative", text, cut) == (average >= cut)
+    assert judgement.reaches("secret", text, cut) == (judgement.scores(text)["secret"][-1] >= cut)
+
+
+def test_the_encoder_runs_only_when_the_regression_leaves_the_rule_open(pointed_at: Path):
+    threshold = judgement_model.models()["normative"].threshold
+    talk = "Enjoy the concert tonight, tell me everything tomorrow!"
+    assert judgement.scores(talk)["normative"][-1] < 2 * threshold - 1
+    assert not judgement.policy(talk).is_rule
+    assert judgement.encoder_read.cache_info().currsize == 0  # no pass for a plain remark
+    rule = "From now on nobody needs a second signature on refunds under fifty pounds."
+    assert judgement.policy(rule).is_rule
+    assert judgement.encoder_read.cache_info().currsize >= 1
 
 
 def test_the_shipped_encoder_loads_with_its_checksum():
@@ -224,14 +253,16 @@ def test_an_encoder_missing_or_of_other_outputs_is_refused(models_copy: Path):
 
 
 def test_without_an_encoder_the_linear_models_decide_alone(pointed_at: Path):
-    text = "From now on nobody needs a second signature on refunds under fifty pounds."
-    blended = judgement.scores(text)
+    text = "Please never book me on a flight before 9am."
+    linear = judgement.scores(text)["normative"][-1]
+    reader = judgement_encoder.encoder()
+    assert reader is not None
+    average = (linear + reader.decision("normative", reader.probabilities([text])[0])) / 2
+    cut = (linear + average) / 2  # between the two: the decision depends on the encoder
+    assert judgement.reaches("normative", text, cut) == (average >= cut)
     manifest = json.loads((pointed_at / MANIFEST).read_text(encoding="utf-8"))
     del manifest["encoder"]
     (pointed_at / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
     _forget()
-    alone = judgement.scores(text)
-    rows = row(text, LocalEmbedder().embed_query(text))
-    linear = judgement_model.models()
-    assert alone["normative"] == tuple(float(p) for p in linear["normative"].probabilities(rows)[0])
-    assert alone["normative"] != blended["normative"] and alone["weakening"] == blended["weakening"]
+    assert judgement_encoder.encoder() is None
+    assert judgement.reaches("normative", text, cut) == (linear >= cut) != (average >= cut)
