@@ -1,11 +1,12 @@
 """The fine-tuned encoder: all-MiniLM-L6-v2 trained on the judgement sets with one head a decision
-(`encoder_train`), exported to ONNX with 8-bit weights (`encoder.onnx`, about 22 MB, 1-2 ms a
-statement on one thread). It reads the whole sentence, word order included, where the linear
-models see an average vector and word counts: on batch 30 held out, averaged with the linear
-model it ranked rules better (recall at 5 % of other texts held 0.81 -> 0.91; docs/trust.md).
+(`encoder_train`), exported to ONNX with 8-bit weights (`encoder.onnx`, about 22 MB, 1-5 ms a
+statement on one thread, run only where it can change the decision: `judgement.reaches`). It
+reads the whole sentence, word order included, where the linear models see an average vector and
+word counts: on batch 30 held out, averaged with the linear model it ranked rules better (recall
+at 5 % of other texts held 0.81 -> 0.91; docs/trust.md).
 
 Like the linear models it is named in `manifest.json` with its SHA-256 and refused when the file
-differs; it reads the same plain text (`features.plain`). `BLENDED` decisions average its
+differs; it reads the same plain text (`features.plain`). The manifest's `blended` decisions average its
 probability with the linear model's; the others are the linear model's alone (it ranked whose
 safety fact worse, and secrets alike)."""
 
