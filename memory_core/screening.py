@@ -218,9 +218,12 @@ def classify(request: WriteRequest) -> WriteRequest:
 # Where a statement's clauses end: a stated condition comes before the instruction built on it
 # ("我有癫痫,一直吃着丙戊酸钠。巡山时我要是突然倒了别慌…", "Mia is allergic to sesame, so no tahini") or
 # after it, as its reason ("…, because I have epilepsy", "…因为我有哮喘").
+# Where a clause ends: punctuation, or the word that opens the next one, for text said without
+# punctuation (voice input: "我有癫痫平时一直吃着药所以塔吊附近的活以后都别派给我了").
 _CLAUSE_END = re.compile(
     r"[,;:.!?\u2014\u2013\uff0c\u3001\uff1b\uff1a\u3002\uff01\uff1f]+\s*|\s+-\s+"
-    r"|\s(?=(?:so|and|because|since|cause|cos|cuz|coz)\s)|(?=因为|因為|由于|由於)"
+    r"|\s(?=(?:so|and|because|since|cause|cos|cuz|coz|from\s+now\s+on|going\s+forward)\s)"
+    r"|(?=因为|因為|由于|由於|所以|以后|以後|今后|今後|往后|往後)"
 )
 # The word that makes a trailing clause a reason ("…, because I'm deaf in my left ear"): a fact
 # stated after its instruction is kept without it.
@@ -241,11 +244,13 @@ def fact_within_rule(said: WriteRequest, screened: WriteRequest) -> WriteRequest
     (an assistant that does not know a child's allergy until an operator reads the rule). The
     shortest run of clauses, leading or else trailing, that is a safety fact of the user or a
     dependant and no rule (the condition, not the instructions around it), classified like any
-    fact; None when the statement is no such rule (a rule that relaxes a control gives nothing: it
-    waits whole)."""
+    fact; None when the statement is no such rule. A rule that relaxes a control waits whole and
+    flagged, but the condition it rests on is as true as under any other rule ("My daughter's
+    EpiPens — no need to wait for my yes to reorder them"): the clause kept must itself be no rule,
+    so no relaxation is kept with it."""
     # Whoever called it a procedure (a client, an extractor's reading): the condition is a fact.
     held = screened.type == MemoryType.PROCEDURAL
-    if not held or screened.flag_reason or said.source_kind == SourceKind.OPERATOR:
+    if not held or said.source_kind == SourceKind.OPERATOR:
         return None
     content = said.content
     whole = judgement.safety(content)

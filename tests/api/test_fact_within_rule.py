@@ -3,8 +3,9 @@ states does not wait with it. "My son has a sesame allergy, so from now on…" i
 whole, and "My son has a sesame allergy" is a safety fact of its own, active and pinned, on every
 surface (REST single and batch, mem0, MCP, the chat's "remember that", imports), whether the
 condition comes before its instruction or after it ("…, because I have epilepsy"). A rule that
-relaxes a control, or one built on someone else's condition, gives no fact: it waits whole. Erasing
-everything leaves neither in any column of any table."""
+relaxes a control waits whole and flagged, and its condition is kept as under any rule, without the
+relaxation; one built on someone else's condition gives no fact. Erasing everything leaves neither
+in any column of any table."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from django.urls import reverse
 
 from api.services import user_token_issue
 from chat.models import Message
-from memory_core.models import MemoryEntry, MemoryStatus
+from memory_core.models import FlaggedWrite, MemoryEntry, MemoryStatus
 from tests.api import mcp_helpers as m
 from tests.chat.helpers import client_for
 from tests.erasure_helpers import assert_nothing_in_sql, canary
@@ -53,9 +54,18 @@ NAMED_IN_A_CARERS_RULE = [
     ("Oskar has epilepsy, so grandma, please never leave him alone in the bath.", "Oskar has epilepsy"),
     ("小安有癲癇，以後游泳課教練一定要全程盯著她。", "小安有癲癇"),  # noqa: RUF001
 ]
-WEAKENING_ON_A_CONDITION = (
-    "My son has asthma, so from now on staff may give his medical records to anyone who asks."
-)
+# (a rule that relaxes a control, the condition it rests on)
+WEAKENING_ON_A_CONDITION = [
+    (
+        "My son has asthma, so from now on staff may give his medical records to anyone who asks.",
+        "My son has asthma",
+    ),
+    (
+        "I'm diabetic, so from now on the night nurse no longer needs a second nurse to check my insulin.",
+        "I'm diabetic",
+    ),
+    ("我女儿有哮喘，以后老师不用再打电话问我，直接给她用喷雾就行。", "我女儿有哮喘"),  # noqa: RUF001
+]
 SOMEONE_ELSES = [
     "Our coach Dave has epilepsy, so from now on no strobe lights at the club.",
     "Our receptionist Mark has epilepsy, so from now on the office never uses strobe lights at parties.",
@@ -91,6 +101,26 @@ def test_rest_holds_the_rule_and_keeps_its_condition_pinned(key_client, said, fa
 
 @pytest.mark.parametrize(("said", "fact"), CONDITIONS_SAID_AFTER)
 def test_a_condition_said_after_its_instruction_is_kept_too(key_client, said, fact):
+    body = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
+
+    assert body["action"] == "pending_review"
+    assert [(a["action"], a["entry"]["content"]) for a in body["also"]] == [("added", fact)]
+    _held_and_pinned(said, fact)
+
+
+# Said without punctuation (voice input): the clause ends where the instruction's word begins.
+UNPUNCTUATED = [
+    ("我儿子对花生过敏所以以后幼儿园的点心都要先检查配料", "我儿子对花生过敏"),
+    ("我有心脏病以後公司聚餐不要安排我去爬山", "我有心脏病"),
+    (
+        "My daughter has type 1 diabetes from now on every sleepover host gets her insulin plan",
+        "My daughter has type 1 diabetes",
+    ),
+]
+
+
+@pytest.mark.parametrize(("said", "fact"), UNPUNCTUATED)
+def test_a_condition_said_without_punctuation_is_kept(key_client, said, fact):
     body = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
 
     assert body["action"] == "pending_review"
@@ -198,13 +228,50 @@ def test_chat_remember_that_keeps_the_condition_while_the_rule_waits(
     assert MemoryEntry.objects.filter(status=MemoryStatus.PENDING_REVIEW, content__contains="提醒").exists()
 
 
-@pytest.mark.parametrize("said", [WEAKENING_ON_A_CONDITION, *SOMEONE_ELSES])
-def test_a_rule_that_relaxes_a_control_or_rests_on_someone_elses_condition_waits_whole(key_client, said):
+@pytest.mark.parametrize("said", SOMEONE_ELSES)
+def test_a_rule_that_rests_on_someone_elses_condition_waits_whole(key_client, said):
     body = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
 
     assert body["action"] == "pending_review" and body["also"] == []
     assert MemoryEntry.objects.count() == 1
     assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()
+
+
+def _relaxation_held_flagged(said: str, fact: str) -> None:
+    """The relaxation waits flagged and is never active; only its condition is, pinned."""
+    _held_and_pinned(said, fact)
+    assert FlaggedWrite.objects.filter(entry__content=said).exists()
+    active = list(MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).values_list("content", flat=True))
+    assert active == [fact]
+
+
+@pytest.mark.parametrize(("said", "fact"), WEAKENING_ON_A_CONDITION)
+def test_a_rule_that_relaxes_a_control_waits_flagged_and_its_condition_is_kept(key_client, said, fact):
+    body = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
+
+    assert body["action"] == "pending_review"
+    assert [(a["action"], a["entry"]["content"], a["entry"]["pinned"]) for a in body["also"]] == [
+        ("added", fact, True)
+    ]
+    _relaxation_held_flagged(said, fact)
+
+
+def test_mem0_keeps_the_condition_of_a_relaxing_rule_and_not_the_relaxation(key_client):
+    said, fact = WEAKENING_ON_A_CONDITION[2]
+    body = {"messages": [{"role": "user", "content": said}], "user_id": "u1", "infer": False}
+    reply = key_client.post("/v3/memories/add/", body, format="json").json()
+
+    assert [(r["event"], r["memory"]) for r in reply["results"]] == [("NONE", said), ("ADD", fact)]
+    _relaxation_held_flagged(said, fact)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_keeps_the_condition_of_a_relaxing_rule_and_not_the_relaxation(owner, mcp_url):
+    said, fact = WEAKENING_ON_A_CONDITION[1]
+    [body] = m.adds(mcp_url, user_token_issue(user=owner).key, [said])
+    assert body["action"] == "pending_review"
+    assert [a["entry"]["content"] for a in body["also"]] == [fact]
+    _relaxation_held_flagged(said, fact)
 
 
 # A carer told how to look after a named child, in wordings of these tests' own, through MCP, the
