@@ -74,11 +74,8 @@ def digest_path(path: Path) -> Path:
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    with path.open("rb") as file:  # read in blocks: the model is 90 MB
+        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 def _torch_vectors(texts: list[str]) -> Any:

@@ -28,7 +28,6 @@ from memory_core.guards.secrets.candidates import candidates, periods
 from memory_core.guards.secrets.text import sentence_spans
 from memory_core.language import simplified_han
 
-from .encoder import OUTPUTS
 from .encoder import encoder as loaded_encoder
 from .features import row
 from .model import models, stacked
@@ -168,7 +167,7 @@ def reaches(name: str, text: str, cut: float) -> bool:
         return False
     if linear / 2 >= cut:
         return True
-    return (linear + encoder_read(text)[OUTPUTS.index(name)]) / 2 >= cut
+    return (linear + reader.decision(name, np.asarray(encoder_read(text)))) / 2 >= cut
 
 
 def _positive(name: str, text: str) -> bool:

@@ -82,7 +82,8 @@ def model_dir() -> Path:
 
 
 def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    with path.open("rb") as file:  # read in blocks: the encoder is 22 MB
+        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 def read_manifest(directory: Path) -> dict[str, Any]:
