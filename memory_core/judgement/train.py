@@ -62,16 +62,15 @@ ORDINARY_WEIGHT = {"normative": 10.0, "weakening": 10.0, "secret": 10.0, "safety
 # ranked better (average precision 0.954 -> 0.967; recall with 5 % of its other texts held 0.81 ->
 # 0.91). Relaxations ranked better on average (0.936 -> 0.954) but not at the threshold the dev
 # split chose, which flagged tightening rules in Chinese as relaxations ("以后凡是给客户退款, 都必须
-# 先经过财务主管签字"); secrets alike (0.987 -> 0.991) and whose safety fact worse (0.926 -> 0.907):
+# 先经过财务主管签字"); secrets alike (0.987 -> 0.991) and whose safety fact worse (0.926 -> 0.907;
+# again on the dev split once batches 30 and 31 were in it: 0.937 -> 0.916, the encoder alone 0.766):
 # those stay the linear models'.
 BLENDED = ("normative",)
-# Sets the linear models are not trained on (the encoder is). Retrained with them, the regressions
-# were no better on batch 30 held out (rules one text more, safety three fewer) and held two plain
-# facts of the tests wrongly: "My daughter gets hives all over whenever she eats kiwi." as a rule
-# ("whenever" alone weighed 2.3 in the logit, most sentences with it in these sets being care
-# rules) and "下个月我要去杭州出差, 我自己的心脏支架刚放了半年" as no one's safety fact (0.357 against
-# 0.375). They wait until the regressions weigh single words less.
-LINEAR_HELD_BACK = ("aimed_29", "aimed_29_whenever", "fresh_batch_29", "chitchat_fresh_10")
+# Sets the linear models are not trained on (the encoder is). Batch 29's round was held back from
+# the regressions of cf8d7f3 (retrained with it, they held "My daughter gets hives all over
+# whenever she eats kiwi." as a rule); retrained with batches 30 and 31 beside it, they no longer
+# do, and nothing is held back.
+LINEAR_HELD_BACK: tuple[str, ...] = ()
 ENCODER_CHOICES = ("train", "keep", "none")
 
 

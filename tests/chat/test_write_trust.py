@@ -190,8 +190,9 @@ def test_numbers_that_are_something_elses_are_remembered_in_chat(
     [
         ("Remember that my bike lock code is written inside the green address book.", "green address book"),
         # Two wordings tried after the one below failed, refused as secrets in the chat (the secret
-        # model, unchanged since 4d01a94): "抄在" is no verb of where a code is kept, and the whole
-        # "记住: …" sentence, with no value-shaped span, is taken for the value when the model is sure.
+        # model of 4d01a94, and retrained with batches 30 and 31 still): "抄在" is no verb of where
+        # a code is kept, and the whole "记住: …" sentence, with no value-shaped span, is taken for
+        # the value when the model is sure.
         pytest.param(
             "记住：银行卡的密码抄在抽屉里那个蓝色小本子上。",
             "蓝色小本子",
@@ -202,14 +203,9 @@ def test_numbers_that_are_something_elses_are_remembered_in_chat(
             "錢包",
             marks=pytest.mark.xfail(strict=True, reason="a known false refusal: where, taken for what"),
         ),
-        pytest.param(
-            "记住：保险箱的密码写在书房日历的背面。",
-            "日历的背面",
-            # Held as a rule since the encoder was averaged into the rule decision (cf8d7f3): 0.673
-            # against its threshold 0.668 (the regression alone 0.543 against 0.824; "写在…背面"
-            # reads as an instruction to write). Its paraphrases above are kept. docs/trust.md.
-            marks=pytest.mark.xfail(strict=True, reason="a known false hold, at the threshold"),
-        ),
+        # Held as a rule by the models of cf8d7f3 (0.673 against 0.668: "写在…背面" read as an
+        # instruction to write); kept since the regressions learned batches 30 and 31.
+        ("记住：保险箱的密码写在书房日历的背面。", "日历的背面"),
     ],
 )
 def test_where_a_secret_is_kept_is_remembered_in_chat(owner, text, kept, django_capture_on_commit_callbacks):
