@@ -13,11 +13,13 @@ from django.db import connection
 from api.services import user_token_issue
 from memory_core import judgement
 from memory_core.extraction.jobs import extraction_run
+from memory_core.judgement.model import DEFAULT_DIR
 from memory_core.judgement.model import models as judgement_models
 from memory_core.models import ExtractionJob, FlaggedWrite, FlagKind, MemoryEntry, MemoryStatus
 from memory_core.scan import scan_database
 from memory_core.services import namespace_for_user
 from tests.api import mcp_helpers as m
+from tests.judgement_helpers import forget_models, models_without_encoder
 
 pytestmark = pytest.mark.django_db
 
@@ -120,6 +122,44 @@ def test_mcp_holds_a_fresh_weakening_rule_and_says_so(owner, mcp_url):
     [body] = m.adds(mcp_url, user_token_issue(user=owner).key, [WEAKENING[2]])
     assert body["action"] == "pending_review" and body["flagged"] is True
     assert MemoryEntry.objects.get().status == MemoryStatus.PENDING_REVIEW
+
+
+# Standing rules the regression alone scores under the rule's cut and its average with the fine-tuned
+# encoder over it (asserted first: when the models are retrained and that no longer holds, the test
+# says so and needs other wordings).
+ENCODER_ONLY_RULES = [
+    "Meeting notes get shared in the channel within a day of the meeting.",
+    "報銷的發票當週拍照上傳，不要拖到月底。",
+]
+
+
+@pytest.fixture
+def regressions_alone(settings, tmp_path):
+    """The app pointed at the shipped models without their encoder, then back."""
+    settings.JUDGEMENT_MODEL_DIR = str(models_without_encoder(tmp_path / "models"))
+    forget_models()
+    yield
+    settings.JUDGEMENT_MODEL_DIR = str(DEFAULT_DIR)
+    forget_models()
+
+
+@pytest.mark.parametrize("content", ENCODER_ONLY_RULES)
+def test_a_rule_only_the_encoder_reads_is_held_on_rest_and_mem0(key_client, content):
+    cut = judgement_models()["normative"].threshold
+    assert judgement.scores(content)["normative"][-1] < cut and judgement.reaches("normative", content, cut)
+
+    assert _add(key_client, content).json()["action"] == "pending_review"
+    body = {"messages": [{"role": "user", "content": content}], "user_id": "u2", "infer": False}
+    (result,) = key_client.post("/v3/memories/add/", body, format="json").json()["results"]
+    assert (result["event"], result["status"]) == ("NONE", "pending_review")
+    assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()
+
+
+@pytest.mark.parametrize("content", ENCODER_ONLY_RULES)
+def test_without_the_encoder_the_same_rule_is_stored_as_said(key_client, regressions_alone, content):
+    """The other half of the test above: the encoder is what holds it."""
+    assert _add(key_client, content).json()["action"] == "added"
+    assert MemoryEntry.objects.get().status == MemoryStatus.ACTIVE
 
 
 @pytest.mark.parametrize(("content", "value"), SECRETS)

@@ -20,6 +20,7 @@ from memory_core.judgement.encoder import OUTPUTS, load_encoder
 from memory_core.judgement.features import WIDTH, matrix, row
 from memory_core.judgement.model import DEFAULT_DIR, MANIFEST, ModelFileRefused, load_models
 from memory_core.judgement.spans import SPAN_WIDTH
+from tests.judgement_helpers import forget_models
 
 DECISIONS = {"normative", "weakening", "secret", "safety", "value"}
 
@@ -35,16 +36,9 @@ def models_copy(tmp_path: Path) -> Path:
 def pointed_at(settings, models_copy: Path):
     """The app's settings point at the copy; the loaded models are forgotten before and after."""
     settings.JUDGEMENT_MODEL_DIR = str(models_copy)
-    _forget()
+    forget_models()
     yield models_copy
-    _forget()
-
-
-def _forget() -> None:
-    judgement_model.reset()
-    judgement_encoder.reset()
-    judgement.scores.cache_clear()
-    judgement.encoder_read.cache_clear()
+    forget_models()
 
 
 def test_the_shipped_models_load_with_their_checksums_and_thresholds():
@@ -263,6 +257,6 @@ def test_without_an_encoder_the_linear_models_decide_alone(pointed_at: Path):
     manifest = json.loads((pointed_at / MANIFEST).read_text(encoding="utf-8"))
     del manifest["encoder"]
     (pointed_at / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
-    _forget()
+    forget_models()
     assert judgement_encoder.encoder() is None
     assert judgement.reaches("normative", text, cut) == (linear >= cut) != (average >= cut)
