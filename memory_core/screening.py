@@ -217,9 +217,9 @@ def classify(request: WriteRequest) -> WriteRequest:
 
 # Where a statement's clauses end: a stated condition comes before the instruction built on it
 # ("我有癫痫,一直吃着丙戊酸钠。巡山时我要是突然倒了别慌…", "Mia is allergic to sesame, so no tahini") or
-# after it, as its reason ("…, because I have epilepsy", "…因为我有哮喘").
-# Where a clause ends: punctuation, or the word that opens the next one, for text said without
-# punctuation (voice input: "我有癫痫平时一直吃着药所以塔吊附近的活以后都别派给我了").
+# after it, as its reason ("…, because I have epilepsy", "…因为我有哮喘"). Punctuation ends one, and
+# so does the word that opens the next, for text said without punctuation (voice input:
+# "我有癫痫平时一直吃着药所以塔吊附近的活以后都别派给我了").
 _CLAUSE_END = re.compile(
     r"[,;:.!?\u2014\u2013\uff0c\u3001\uff1b\uff1a\u3002\uff01\uff1f]+\s*|\s+-\s+"
     r"|\s(?=(?:so|and|because|since|cause|cos|cuz|coz|from\s+now\s+on|going\s+forward)\s)"
