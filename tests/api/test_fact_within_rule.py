@@ -73,6 +73,15 @@ SOMEONE_ELSES = [
 ]
 
 
+def _rest_add(client, said: str) -> dict:
+    return client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
+
+
+def _mem0_add(client, said: str) -> dict:
+    body = {"messages": [{"role": "user", "content": said}], "user_id": "u1", "infer": False}
+    return client.post("/v3/memories/add/", body, format="json").json()
+
+
 def _held_and_pinned(said: str, fact: str) -> None:
     """The whole statement waits for review; its condition is an active, pinned safety fact."""
     rule = MemoryEntry.objects.get(content=said)
@@ -84,7 +93,7 @@ def _held_and_pinned(said: str, fact: str) -> None:
 
 @pytest.mark.parametrize(("said", "fact"), RULES_ON_A_CONDITION)
 def test_rest_holds_the_rule_and_keeps_its_condition_pinned(key_client, said, fact):
-    body = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
+    body = _rest_add(key_client, said)
 
     assert body["action"] == "pending_review" and body["entry"]["status"] == "pending_review"
     [also] = body["also"]
@@ -101,7 +110,7 @@ def test_rest_holds_the_rule_and_keeps_its_condition_pinned(key_client, said, fa
 
 @pytest.mark.parametrize(("said", "fact"), CONDITIONS_SAID_AFTER)
 def test_a_condition_said_after_its_instruction_is_kept_too(key_client, said, fact):
-    body = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
+    body = _rest_add(key_client, said)
 
     assert body["action"] == "pending_review"
     assert [(a["action"], a["entry"]["content"]) for a in body["also"]] == [("added", fact)]
@@ -121,7 +130,7 @@ UNPUNCTUATED = [
 
 @pytest.mark.parametrize(("said", "fact"), UNPUNCTUATED)
 def test_a_condition_said_without_punctuation_is_kept(key_client, said, fact):
-    body = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
+    body = _rest_add(key_client, said)
 
     assert body["action"] == "pending_review"
     assert [(a["action"], a["entry"]["content"]) for a in body["also"]] == [("added", fact)]
@@ -130,7 +139,7 @@ def test_a_condition_said_without_punctuation_is_kept(key_client, said, fact):
 
 @pytest.mark.parametrize(("said", "fact"), NAMED_IN_A_CARERS_RULE)
 def test_a_named_childs_condition_in_a_carers_rule_is_the_users_dependant(key_client, said, fact):
-    body = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
+    body = _rest_add(key_client, said)
 
     assert body["action"] == "pending_review"
     assert [(a["action"], a["entry"]["content"]) for a in body["also"]] == [("added", fact)]
@@ -139,8 +148,7 @@ def test_a_named_childs_condition_in_a_carers_rule_is_the_users_dependant(key_cl
 
 def test_mem0_keeps_a_named_childs_condition_while_the_rule_waits(key_client):
     said, fact = NAMED_IN_A_CARERS_RULE[1]
-    body = {"messages": [{"role": "user", "content": said}], "user_id": "u1", "infer": False}
-    reply = key_client.post("/v3/memories/add/", body, format="json").json()
+    reply = _mem0_add(key_client, said)
 
     assert [(r["event"], r["memory"]) for r in reply["results"]] == [("NONE", said), ("ADD", fact)]
     _held_and_pinned(said, fact)
@@ -195,8 +203,7 @@ def test_a_batch_keeps_each_condition_beside_its_own_rule(key_client):
 
 def test_mem0_lists_the_condition_after_the_held_rule(key_client):
     said, fact = RULES_ON_A_CONDITION[1]
-    body = {"messages": [{"role": "user", "content": said}], "user_id": "u1", "infer": False}
-    reply = key_client.post("/v3/memories/add/", body, format="json").json()
+    reply = _mem0_add(key_client, said)
 
     held, kept = reply["results"]
     assert (held["event"], held["status"]) == ("NONE", "pending_review")
@@ -230,7 +237,7 @@ def test_chat_remember_that_keeps_the_condition_while_the_rule_waits(
 
 @pytest.mark.parametrize("said", SOMEONE_ELSES)
 def test_a_rule_that_rests_on_someone_elses_condition_waits_whole(key_client, said):
-    body = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
+    body = _rest_add(key_client, said)
 
     assert body["action"] == "pending_review" and body["also"] == []
     assert MemoryEntry.objects.count() == 1
@@ -247,7 +254,7 @@ def _relaxation_held_flagged(said: str, fact: str) -> None:
 
 @pytest.mark.parametrize(("said", "fact"), WEAKENING_ON_A_CONDITION)
 def test_a_rule_that_relaxes_a_control_waits_flagged_and_its_condition_is_kept(key_client, said, fact):
-    body = key_client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json").json()
+    body = _rest_add(key_client, said)
 
     assert body["action"] == "pending_review"
     assert [(a["action"], a["entry"]["content"], a["entry"]["pinned"]) for a in body["also"]] == [
@@ -258,11 +265,22 @@ def test_a_rule_that_relaxes_a_control_waits_flagged_and_its_condition_is_kept(k
 
 def test_mem0_keeps_the_condition_of_a_relaxing_rule_and_not_the_relaxation(key_client):
     said, fact = WEAKENING_ON_A_CONDITION[2]
-    body = {"messages": [{"role": "user", "content": said}], "user_id": "u1", "infer": False}
-    reply = key_client.post("/v3/memories/add/", body, format="json").json()
+    reply = _mem0_add(key_client, said)
 
     assert [(r["event"], r["memory"]) for r in reply["results"]] == [("NONE", said), ("ADD", fact)]
     _relaxation_held_flagged(said, fact)
+
+
+def test_chat_remember_that_keeps_the_condition_of_a_relaxing_rule(owner, django_capture_on_commit_callbacks):
+    said, _ = WEAKENING_ON_A_CONDITION[0]
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": f"Remember that {said}"})
+    assert Message.objects.filter(role="assistant").exists()
+    kept = MemoryEntry.objects.get(status=MemoryStatus.ACTIVE)
+    assert (kept.pinned, kept.category) == (True, "safety") and "asthma" in kept.content
+    assert "records" not in kept.content
+    held = MemoryEntry.objects.get(status=MemoryStatus.PENDING_REVIEW)
+    assert "medical records" in held.content and FlaggedWrite.objects.filter(entry=held).exists()
 
 
 @pytest.mark.django_db(transaction=True)
