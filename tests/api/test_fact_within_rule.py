@@ -283,6 +283,16 @@ def test_chat_remember_that_keeps_the_condition_of_a_relaxing_rule(owner, django
     assert "medical records" in held.content and FlaggedWrite.objects.filter(entry=held).exists()
 
 
+def test_an_import_keeps_the_condition_of_a_relaxing_rule_and_not_the_relaxation(key_client):
+    said, fact = WEAKENING_ON_A_CONDITION[1]
+    body = key_client.post(
+        "/api/v1/imports/", {"format": "text", "data": f"{said}\n", "user_id": "u1"}, format="json"
+    ).json()
+
+    assert [(r["line"], r["action"]) for r in body["results"]] == [(1, "pending_review"), (1, "added")]
+    _relaxation_held_flagged(said, fact)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_mcp_keeps_the_condition_of_a_relaxing_rule_and_not_the_relaxation(owner, mcp_url):
     said, fact = WEAKENING_ON_A_CONDITION[1]
