@@ -3,6 +3,7 @@ import sys
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy
 
+from memory_core.judgement import medicines
 from memory_core.judgement.encoder import encoder
 from memory_core.judgement.model import models
 
@@ -24,3 +25,4 @@ class MemoryCoreConfig(AppConfig):
         if sys.argv[1:2] != ["train_judgement"]:
             models()
             encoder()
+            medicines.names()

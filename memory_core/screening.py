@@ -15,6 +15,7 @@ from memory_core.errors import Conflict
 from memory_core.extraction.slots import infer_slot, safety_frames, states_safety
 from memory_core.guards.policy import answer_style
 from memory_core.guards.secrets import REDACTED, contains_values, redact_values
+from memory_core.judgement.clauses import CLAUSE_END
 from memory_core.models import (
     ActorKind,
     EventAction,
@@ -215,16 +216,6 @@ def classify(request: WriteRequest) -> WriteRequest:
     )
 
 
-# Where a statement's clauses end: a stated condition comes before the instruction built on it
-# ("我有癫痫,一直吃着丙戊酸钠。巡山时我要是突然倒了别慌…", "Mia is allergic to sesame, so no tahini") or
-# after it, as its reason ("…, because I have epilepsy", "…因为我有哮喘"). Punctuation ends one, and
-# so does the word that opens the next, for text said without punctuation (voice input:
-# "我有癫痫平时一直吃着药所以塔吊附近的活以后都别派给我了").
-_CLAUSE_END = re.compile(
-    r"[,;:.!?\u2014\u2013\uff0c\u3001\uff1b\uff1a\u3002\uff01\uff1f]+\s*|\s+-\s+"
-    r"|\s(?=(?:so|and|because|since|cause|cos|cuz|coz|from\s+now\s+on|going\s+forward)\s)"
-    r"|(?=因为|因為|由于|由於|所以|以后|以後|今后|今後|往后|往後)"
-)
 # The word that makes a trailing clause a reason ("…, because I'm deaf in my left ear"): a fact
 # stated after its instruction is kept without it.
 _REASON_WORD = re.compile(
@@ -293,7 +284,7 @@ def _told_to_a_carer(content: str, whole: judgement.Safety) -> bool:
     friend of the user's ("Our coach Dave has epilepsy, so…" is the club's)."""
     if whole.anyone < FACT_WITHIN_RULE_SURE or someone_elses(content):
         return False
-    cuts = [m.start() for m in _CLAUSE_END.finditer(content) if 0 < m.start() < len(content) - 1]
+    cuts = [m.start() for m in CLAUSE_END.finditer(content) if 0 < m.start() < len(content) - 1]
     return bool(cuts) and bool(_CARER.search(content, cuts[0]))
 
 
@@ -307,7 +298,7 @@ def _clause_runs(content: str) -> list[str]:
     """The runs of clauses a condition may be stated in, shortest first: leading runs (the condition
     before its instruction) and then trailing ones (after it: "Never seat me on the left, I'm deaf
     in that ear"; "…, because I'm diabetic", kept without "because")."""
-    cuts = [m for m in _CLAUSE_END.finditer(content) if 0 < m.start() < len(content) - 1]
+    cuts = [m for m in CLAUSE_END.finditer(content) if 0 < m.start() < len(content) - 1]
     leading = [content[: m.start()].rstrip(" ,;:\uff0c\u3001\uff1b\uff1a") for m in cuts]
     trailing = [_REASON_WORD.sub("", content[m.end() :].strip()).strip() for m in reversed(cuts)]
     return [part for part in dict.fromkeys(leading + trailing) if part]

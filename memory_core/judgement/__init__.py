@@ -28,6 +28,7 @@ from memory_core.guards.secrets.candidates import candidates, periods
 from memory_core.guards.secrets.text import sentence_spans
 from memory_core.language import simplified_han
 
+from . import clauses
 from .encoder import encoder as loaded_encoder
 from .features import row
 from .model import models, stacked
@@ -418,12 +419,42 @@ def _with_values(scan: SecretScan, text: str, flagged: list[tuple[int, int]]) ->
     return replace(scan, kinds=kinds, values=(*scan.values, *values), redacted=redacted)
 
 
+# A condition told inside a message about something else ("Sorry about the grader jam earlier, I
+# came over all shaky. I'm type 2 and skipped lunch"; "你能不能按月把我的餐饮支出汇总一下?我痛风不能老点
+# 海鲜外卖") is a small part of the whole the model reads, and the rest of the message outweighs it.
+# A statement the model does not pin is read again part by part (`clauses.parts`) when it finds any
+# condition in it at all (`PART_GATE`, so most ordinary turns cost no more), and a part pinned with
+# `PART_SURE` pins the statement. Chosen on batch 32 and chit-chat 13, read after their first scores
+# with the models of c10fdae: user's and dependants' conditions pinned 79 -> 84 of 107 and 12 -> 13
+# of 17, nothing more pinned that is not one; parts read for 79 of chit-chat 13's 600 turns. With
+# the models retrained on them, on the test split (recall / precision / ordinary turns pinned):
+# whole only 0.837 / 0.907 / 5 of 1,348; parts at 0.8 0.843 / 0.901 / 6; at 0.5 0.857 / 0.887 / 10.
+PART_GATE = 0.02
+PART_SURE = 0.8
+
+
 def safety(text: str) -> Safety:
-    """Whose safety fact `text` states, if anyone's (see `Safety`)."""
+    """Whose safety fact `text` states, if anyone's (see `Safety`): the whole statement's reading,
+    or one of its parts' when the whole is not pinned (see `PART_SURE`)."""
     model = models().get("safety")
     plain = " ".join((text or "").split())
     if len(plain) > LONGEST_JUDGED:
         return Safety(who=UNJUDGED, probability=0.0)
+    whole = _safety_of(plain)
+    if whole.pinned or whole.anyone < PART_GATE or model is None:
+        return whole
+    for part in clauses.parts(plain):
+        if not _judgeable(part):
+            continue
+        read = _safety_of(part)
+        if read.pinned and read.probability >= PART_SURE:
+            return replace(read, anyone=max(read.anyone, whole.anyone))
+    return whole
+
+
+def _safety_of(plain: str) -> Safety:
+    """The safety model's reading of one text, whole."""
+    model = models().get("safety")
     found = scores(plain).get("safety") if model else None
     if not model or not found:
         return Safety(who="none", probability=0.0)

@@ -21,10 +21,12 @@ from sklearn.feature_extraction.text import HashingVectorizer
 
 from memory_core.language import simplified_han
 
+from . import medicines
+
 NGRAM_FEATURES = 2**16
 WORD_FEATURES = 2**15
 EMBEDDING_DIMENSIONS = 384
-STRUCTURAL = 8
+STRUCTURAL = 9
 # The embedding's weight beside the n-grams (a unit vector against two unit n-gram blocks). Chosen
 # on batch 7 held out (trained on what came before it; docs/trust.md): against 0.5, 0.25 ranked
 # rules, weakening and secrets better (AP 0.943 / 0.974 / 0.953 against 0.935 / 0.966 / 0.942) and
@@ -101,7 +103,8 @@ _words = HashingVectorizer(
 
 def structural(text: str) -> list[float]:
     """Signals that do not depend on wording: length, Chinese share, digit runs, token shapes,
-    a question, an exclamation, a second person, the number of words."""
+    a question, an exclamation, a second person, the number of words, a medicine named
+    (`medicines`: one the labelled sets never named is still a treatment spoken of)."""
     words = text.split()
     han = len(_HAN.findall(text))
     return [
@@ -113,6 +116,7 @@ def structural(text: str) -> list[float]:
         1.0 if "!" in text or "\uff01" in text else 0.0,
         1.0 if re.search(r"\byou(r|rs)?\b|你|您", text, re.IGNORECASE) else 0.0,
         min(len(words), 60) / 60,
+        1.0 if medicines.named(text) else 0.0,
     ]
 
 

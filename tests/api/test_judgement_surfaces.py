@@ -128,7 +128,7 @@ def test_mcp_holds_a_fresh_weakening_rule_and_says_so(owner, mcp_url):
 # encoder over it (asserted first: when the models are retrained and that no longer holds, the test
 # says so and needs other wordings).
 ENCODER_ONLY_RULES = [
-    "Meeting notes get shared in the channel within a day of the meeting.",
+    "Meeting notes get shared in the team channel within a day.",
     "報銷的發票當週拍照上傳，不要拖到月底。",
 ]
 

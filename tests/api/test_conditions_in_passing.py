@@ -1,0 +1,112 @@
+# ruff: noqa: RUF001 -- Chinese users type full-width punctuation; so do these tests.
+"""A condition told inside a message about something else (an expenses question, a late note, a
+change of plans) is the user's or a dependant's safety fact all the same: the statement is stored as
+said and pinned, on REST, mem0 and MCP, in English and Chinese. So is a medicine named without its
+condition. Someone else's condition told in passing, and ordinary turns of several clauses, are
+not pinned. Written for these tests alone: none of it is in the labelled sets the models learned
+from."""
+
+from __future__ import annotations
+
+import pytest
+
+from api.services import user_token_issue
+from memory_core.judgement import medicines
+from memory_core.models import MemoryEntry, MemoryStatus
+from tests.api import mcp_helpers as m
+
+pytestmark = pytest.mark.django_db
+
+IN_PASSING = [
+    "Can you move my dentist appointment to the afternoon? I'm thirty weeks pregnant and mornings are rough.",
+    "Running late for the 10 o'clock, sorry. My daughter's insulin pump alarm went off at drop-off.",
+    pytest.param(
+        "帮我把下周的会都挪到下午吧，我每天早上要去医院做放疗，大概要一个月。",
+        # Its clause "我每天早上要去医院做放疗" reads 0.59 the user's, under `judgement.PART_SURE`.
+        marks=pytest.mark.xfail(strict=True, reason="radiotherapy told in passing, not read sure enough"),
+    ),
+    "下午我得早点走，我爸刚装了起搏器，今天要去医院复查。",
+]
+# A medicine named, its condition not.
+MEDICINE_NAMED = [
+    "Grandma's on rivaroxaban now, the GP switched her over from warfarin last week.",
+    "I'm on lithium, remind me to book the blood level check before the 20th.",
+    "Picked up Dad's tacrolimus from the hospital pharmacy on the way home, the queue was ages.",
+]
+NOT_PINNED = [
+    "Priya from accounts is thirty weeks pregnant and finishing on Friday, we're getting her a card.",
+    "Thanks for the lift on Sunday, the kids loved the beach and we'll definitely go again.",
+    "Can you move the team lunch to Thursday? The usual place is shut for a refit, so book the Thai one.",
+    "周末的烧烤我晚点到，先去接我妹，你们别等我先开吃。",
+]
+
+
+def _rest_add(client, said: str) -> dict:
+    response = client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def _mem0_add(client, said: str) -> dict:
+    body = {"messages": [{"role": "user", "content": said}], "user_id": "u1", "infer": False}
+    response = client.post("/v3/memories/add/", body, format="json")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def _pinned_as_said(said: str) -> None:
+    kept = MemoryEntry.objects.get(content=said)
+    assert (kept.status, kept.pinned) == (MemoryStatus.ACTIVE, True), said
+
+
+@pytest.mark.parametrize("said", IN_PASSING + MEDICINE_NAMED)
+def test_rest_pins_a_condition_told_in_passing_and_recalls_it_always(key_client, said):
+    body = _rest_add(key_client, said)
+
+    assert body["action"] == "added" and body["entry"]["pinned"] is True, body
+    _pinned_as_said(said)
+    recalled = key_client.post(
+        "/api/v1/recall/", {"user_id": "u1", "query": "what's the weather like this weekend?"}, format="json"
+    ).json()
+    # Whatever was asked, it reaches the prompt (apart, or ranked when the query found it anyway).
+    assert said in recalled["prompt_block"]
+
+
+@pytest.mark.parametrize("said", [IN_PASSING[0], IN_PASSING[3], MEDICINE_NAMED[0]])
+def test_mem0_pins_a_condition_told_in_passing(key_client, said):
+    (result,) = _mem0_add(key_client, said)["results"]
+
+    assert result["event"] == "ADD" and "status" not in result, result
+    _pinned_as_said(said)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_pins_a_condition_told_in_passing(owner, mcp_url):
+    said = IN_PASSING[1]
+    [body] = m.adds(mcp_url, user_token_issue(user=owner).key, [said])
+
+    assert body["action"] == "added" and body["entry"]["pinned"] is True, body
+    _pinned_as_said(said)
+
+
+def test_someone_elses_condition_and_ordinary_turns_are_stored_unpinned(key_client):
+    for said in NOT_PINNED:
+        assert _rest_add(key_client, said)["action"] == "added", said
+    for said in NOT_PINNED:
+        (result,) = _mem0_add(key_client, said + " 🙂")["results"]
+        assert result["event"] == "ADD", result
+    assert not MemoryEntry.objects.filter(pinned=True).exists()
+    assert MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).count() == 2 * len(NOT_PINNED)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Grandad is on apixaban and a statin.", ["apixaban"]),
+        ("Mum's Eliquis is in the kitchen drawer", ["eliquis"]),
+        ("two puffs of Ventolin before football", ["ventolin"]),
+        ("Ella and Dr Gomez went to the shops for rice and sunflower oil.", []),
+    ],
+)
+def test_medicine_names_are_read_generic_and_brand_and_ordinary_words_are_not(text, found):
+    assert medicines.named(text) == found
