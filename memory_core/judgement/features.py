@@ -25,6 +25,7 @@ from . import medicines
 
 NGRAM_FEATURES = 2**16
 WORD_FEATURES = 2**15
+PRESENCE_FEATURES = 2**14
 EMBEDDING_DIMENSIONS = 384
 STRUCTURAL = 9
 # The embedding's weight beside the n-grams (a unit vector against two unit n-gram blocks). Chosen
@@ -32,7 +33,12 @@ STRUCTURAL = 9
 # rules, weakening and secrets better (AP 0.943 / 0.974 / 0.953 against 0.935 / 0.966 / 0.942) and
 # safety alike (0.874 against 0.876); 1.0 ranked all four worse.
 EMBEDDING_SCALE = 0.25
-WIDTH = NGRAM_FEATURES + WORD_FEATURES + EMBEDDING_DIMENSIONS + STRUCTURAL
+# Each word's presence, whatever the text's length, beside the two normalised blocks: a word's share
+# of a normalised row shrinks as the text grows, so a condition named in a long message about
+# something else ("…it fits round my son's dialysis days") weighs a third of what it weighs alone.
+# Read by the rule and relaxation models only (`train.PRESENCE_READERS`).
+PRESENCE_SCALE = 0.25
+WIDTH = NGRAM_FEATURES + WORD_FEATURES + PRESENCE_FEATURES + EMBEDDING_DIMENSIONS + STRUCTURAL
 
 _DIGIT = re.compile(r"\d")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -101,6 +107,16 @@ _words = HashingVectorizer(
 )
 
 
+_presence = HashingVectorizer(
+    analyzer=words,
+    n_features=PRESENCE_FEATURES,
+    alternate_sign=False,
+    norm=None,
+    binary=True,
+    dtype=np.float32,
+)
+
+
 def structural(text: str) -> list[float]:
     """Signals that do not depend on wording: length, Chinese share, digit runs, token shapes,
     a question, an exclamation, a second person, the number of words, a medicine named
@@ -120,7 +136,8 @@ def structural(text: str) -> list[float]:
     ]
 
 
-_DENSE_COLUMNS = np.arange(NGRAM_FEATURES + WORD_FEATURES, WIDTH, dtype=np.int32)
+PRESENCE_START = NGRAM_FEATURES + WORD_FEATURES
+_DENSE_COLUMNS = np.arange(PRESENCE_START + PRESENCE_FEATURES, WIDTH, dtype=np.int32)
 
 
 def _hash(features: list[str], n_features: int) -> np.ndarray:
@@ -175,23 +192,29 @@ def row(text: str, vector: Sequence[float]) -> sparse.csr_matrix:
     general sparse stack costs more than the features themselves); the plain text is made once."""
     plained = plain(text)
     gram_columns, grams = _counted(_char_ngram_columns(plained))
-    word_columns, tokens = _counted(_hash(_with_pairs(_plain_words(plained)), WORD_FEATURES))
+    found = _plain_words(plained)
+    word_columns, tokens = _counted(_hash(_with_pairs(found), WORD_FEATURES))
+    present = np.unique(_hash(found, PRESENCE_FEATURES)).astype(np.int32)
+    presence = np.full(len(present), PRESENCE_SCALE, dtype=np.float32)
     embedding = np.asarray(vector, dtype=np.float32) * EMBEDDING_SCALE
     dense = np.concatenate([embedding, np.asarray(structural(text), dtype=np.float32)])
-    data = np.concatenate([grams, tokens, dense])
-    indices = np.concatenate([gram_columns, word_columns + NGRAM_FEATURES, _DENSE_COLUMNS])
+    data = np.concatenate([grams, tokens, presence, dense])
+    indices = np.concatenate(
+        [gram_columns, word_columns + NGRAM_FEATURES, present + PRESENCE_START, _DENSE_COLUMNS]
+    )
     return sparse.csr_matrix((data, indices, np.array([0, len(data)], dtype=np.int32)), shape=(1, WIDTH))
 
 
 def matrix(texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> sparse.csr_matrix:
-    """One row per text: character n-grams, words and word pairs, embedding, structural signals
-    (`WIDTH` columns)."""
+    """One row per text: character n-grams, words and word pairs, words present, embedding,
+    structural signals (`WIDTH` columns)."""
     grams = _ngrams.transform(list(texts))
     tokens = _words.transform(list(texts))
+    present = _presence.transform(list(texts)) * np.float32(PRESENCE_SCALE)
     dense = np.hstack(
         [
             np.asarray(vectors, dtype=np.float32).reshape(len(texts), EMBEDDING_DIMENSIONS) * EMBEDDING_SCALE,
             np.asarray([structural(t) for t in texts], dtype=np.float32).reshape(len(texts), STRUCTURAL),
         ]
     )
-    return sparse.hstack([grams, tokens, sparse.csr_matrix(dense)], format="csr")
+    return sparse.hstack([grams, tokens, present, sparse.csr_matrix(dense)], format="csr")

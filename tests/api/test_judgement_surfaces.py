@@ -128,8 +128,8 @@ def test_mcp_holds_a_fresh_weakening_rule_and_says_so(owner, mcp_url):
 # encoder over it (asserted first: when the models are retrained and that no longer holds, the test
 # says so and needs other wordings).
 ENCODER_ONLY_RULES = [
-    "Meeting notes get shared in the team channel within a day.",
-    "報銷的發票當週拍照上傳，不要拖到月底。",
+    "Spare keys get signed out at the front desk and back by six.",
+    "新来的同事第一周跟着老员工一起值夜班。",
 ]
 
 

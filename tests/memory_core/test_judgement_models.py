@@ -17,7 +17,7 @@ from memory_core.embeddings import LocalEmbedder
 from memory_core.judgement import encoder as judgement_encoder
 from memory_core.judgement import model as judgement_model
 from memory_core.judgement.encoder import OUTPUTS, load_encoder
-from memory_core.judgement.features import WIDTH, matrix, row
+from memory_core.judgement.features import PRESENCE_FEATURES, PRESENCE_START, WIDTH, matrix, row
 from memory_core.judgement.model import DEFAULT_DIR, MANIFEST, ModelFileRefused, load_models
 from memory_core.judgement.spans import SPAN_WIDTH
 from tests.judgement_helpers import forget_models
@@ -49,6 +49,17 @@ def test_the_shipped_models_load_with_their_checksums_and_thresholds():
         assert model.weights.shape[1] == width and 0.0 < model.threshold < 1.0
     assert loaded["value"].features == "span"
     assert set(loaded["safety"].classes) == {"user", "dependant", "other", "none"}
+
+
+def test_only_the_rule_and_relaxation_models_read_which_words_are_present():
+    """Whose safety fact and secrets read the rows as before the words-present block: their weights
+    there are zero (read by them, it pinned more ordinary talk; docs/trust.md)."""
+    loaded = load_models(DEFAULT_DIR)
+    block = slice(PRESENCE_START, PRESENCE_START + PRESENCE_FEATURES)
+    for name in ("normative", "weakening"):
+        assert np.count_nonzero(loaded[name].weights[:, block]) > 1000, name
+    for name in ("secret", "safety"):
+        assert not np.any(loaded[name].weights[:, block]), name
 
 
 def test_a_changed_model_file_is_refused(models_copy: Path):
