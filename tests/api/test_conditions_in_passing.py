@@ -14,6 +14,7 @@ from api.services import user_token_issue
 from memory_core.judgement import medicines
 from memory_core.models import MemoryEntry, MemoryStatus
 from tests.api import mcp_helpers as m
+from tests.api.add_helpers import mem0_add, rest_add
 
 pytestmark = pytest.mark.django_db
 
@@ -41,19 +42,6 @@ NOT_PINNED = [
 ]
 
 
-def _rest_add(client, said: str) -> dict:
-    response = client.post("/api/v1/memories/", {"user_id": "u1", "content": said}, format="json")
-    assert response.status_code == 201, response.content
-    return response.json()
-
-
-def _mem0_add(client, said: str) -> dict:
-    body = {"messages": [{"role": "user", "content": said}], "user_id": "u1", "infer": False}
-    response = client.post("/v3/memories/add/", body, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
-
-
 def _pinned_as_said(said: str) -> None:
     kept = MemoryEntry.objects.get(content=said)
     assert (kept.status, kept.pinned) == (MemoryStatus.ACTIVE, True), said
@@ -61,7 +49,7 @@ def _pinned_as_said(said: str) -> None:
 
 @pytest.mark.parametrize("said", IN_PASSING + MEDICINE_NAMED)
 def test_rest_pins_a_condition_told_in_passing_and_recalls_it_always(key_client, said):
-    body = _rest_add(key_client, said)
+    body = rest_add(key_client, said)
 
     assert body["action"] == "added" and body["entry"]["pinned"] is True, body
     _pinned_as_said(said)
@@ -74,7 +62,7 @@ def test_rest_pins_a_condition_told_in_passing_and_recalls_it_always(key_client,
 
 @pytest.mark.parametrize("said", [IN_PASSING[0], IN_PASSING[3], MEDICINE_NAMED[0]])
 def test_mem0_pins_a_condition_told_in_passing(key_client, said):
-    (result,) = _mem0_add(key_client, said)["results"]
+    (result,) = mem0_add(key_client, said)["results"]
 
     assert result["event"] == "ADD" and "status" not in result, result
     _pinned_as_said(said)
@@ -91,9 +79,9 @@ def test_mcp_pins_a_condition_told_in_passing(owner, mcp_url):
 
 def test_someone_elses_condition_and_ordinary_turns_are_stored_unpinned(key_client):
     for said in NOT_PINNED:
-        assert _rest_add(key_client, said)["action"] == "added", said
+        assert rest_add(key_client, said)["action"] == "added", said
     for said in NOT_PINNED:
-        (result,) = _mem0_add(key_client, said + " 🙂")["results"]
+        (result,) = mem0_add(key_client, said + " 🙂")["results"]
         assert result["event"] == "ADD", result
     assert not MemoryEntry.objects.filter(pinned=True).exists()
     assert MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).count() == 2 * len(NOT_PINNED)

@@ -9,27 +9,13 @@ from __future__ import annotations
 import pytest
 
 from memory_core.models import MemoryEntry, MemoryStatus
+from tests.api.add_helpers import mem0_add, rest_add
 
 pytestmark = pytest.mark.django_db
 
 
-def _add(client, content: str) -> dict:
-    response = client.post("/api/v1/memories/", {"user_id": "u1", "content": content}, format="json")
-    assert response.status_code in (200, 201), response.content
-    return response.json()
-
-
-def _mem0_add(client, content: str) -> dict:
-    body = {"messages": [{"role": "user", "content": content}], "user_id": "u1", "infer": False}
-    response = client.post("/v3/memories/add/", body, format="json")
-    assert response.status_code == 200, response.content
-    return response.json()
-
-
 def _correct(client, memory_id: str, content: str) -> dict:
-    response = client.patch(
-        f"/api/v1/memories/{memory_id}/?user_id=u1", {"content": content}, format="json"
-    )
+    response = client.patch(f"/api/v1/memories/{memory_id}/?user_id=u1", {"content": content}, format="json")
     assert response.status_code == 200, response.content
     return response.json()
 
@@ -40,11 +26,19 @@ def _current() -> list[str]:
 
 CORRECTIONS = [
     # (said first, the user's correction, the old value said again in passing, then dated news)
-    ("I live in Leeds.", "I live in York.", ["I'm based in Leeds.", "Leeds is where I live."],
-     "I moved back to Leeds last month."),
+    (
+        "I live in Leeds.",
+        "I live in York.",
+        ["I'm based in Leeds.", "Leeds is where I live."],
+        "I moved back to Leeds last month.",
+    ),
     ("我住在成都。", "我住在重庆。", ["我住在成都", "我现居成都。"], "我上个月搬回成都了。"),
-    ("I work at Umbrella Corp.", "I work at Wayne Enterprises.", ["I work at Umbrella Corp"],
-     "I just started a new job at Umbrella Corp again."),
+    (
+        "I work at Umbrella Corp.",
+        "I work at Wayne Enterprises.",
+        ["I work at Umbrella Corp"],
+        "I just started a new job at Umbrella Corp again.",
+    ),
 ]
 
 
@@ -54,36 +48,36 @@ CORRECTIONS = [
 def test_a_corrected_value_said_in_passing_stays_corrected_until_news(
     key_client, first, fixed, in_passing, news
 ):
-    wrong = _add(key_client, first)["entry"]
+    wrong = rest_add(key_client, first)["entry"]
     corrected = _correct(key_client, wrong["id"], fixed)
 
     for again in in_passing:
-        answer = _add(key_client, again)
+        answer = rest_add(key_client, again)
         assert answer["action"] == "ignored", (again, answer)
         assert "corrected" in answer["reason"]
         assert _current() == [fixed], again
-    mem0 = _mem0_add(key_client, in_passing[0])["results"]
+    mem0 = mem0_add(key_client, in_passing[0])["results"]
     assert [r["event"] for r in mem0] == ["NONE"] and "corrected" in mem0[0]["reason"], mem0
     assert _current() == [fixed]
 
-    answer = _add(key_client, news)
+    answer = rest_add(key_client, news)
     assert answer["action"] == "superseded", answer
     assert answer["replaced"] == corrected["id"]
     assert _current() == [news]
 
 
 def test_another_claim_naming_the_corrected_value_is_kept(key_client):
-    wrong = _add(key_client, "我住在成都。")["entry"]
+    wrong = rest_add(key_client, "我住在成都。")["entry"]
     _correct(key_client, wrong["id"], "我住在重庆。")
     for other in ["我成都的朋友下周来看我。", "My cousin from Chengdu is visiting next week."]:
-        assert _add(key_client, other)["action"] == "added", other
+        assert rest_add(key_client, other)["action"] == "added", other
     assert "我住在重庆。" in _current()
 
 
 def test_a_value_the_user_never_corrected_still_updates_as_before(key_client):
-    _add(key_client, "I live in Leeds.")
-    _add(key_client, "I live in York.")
-    assert _add(key_client, "I live in Leeds.")["action"] == "superseded"
+    rest_add(key_client, "I live in Leeds.")
+    rest_add(key_client, "I live in York.")
+    assert rest_add(key_client, "I live in Leeds.")["action"] == "superseded"
     assert _current() == ["I live in Leeds."]
 
 
@@ -97,8 +91,8 @@ def test_a_value_the_user_never_corrected_still_updates_as_before(key_client):
     ],
 )
 def test_a_new_employer_ends_the_role_held_at_the_old_one(key_client, before, after):
-    assert _add(key_client, before)["action"] == "added"
-    assert _add(key_client, after)["action"] == "superseded"
+    assert rest_add(key_client, before)["action"] == "added"
+    assert rest_add(key_client, after)["action"] == "superseded"
     assert _current() == [after]
 
 
@@ -111,8 +105,8 @@ def test_a_new_employer_ends_the_role_held_at_the_old_one(key_client, before, af
     ],
 )
 def test_a_role_and_an_employer_that_do_not_contradict_are_both_kept(key_client, before, after):
-    assert _add(key_client, before)["action"] == "added"
-    assert _add(key_client, after)["action"] == "added"
+    assert rest_add(key_client, before)["action"] == "added"
+    assert rest_add(key_client, after)["action"] == "added"
     assert _current() == sorted([before, after])
 
 
