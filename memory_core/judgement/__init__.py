@@ -436,12 +436,11 @@ PART_SURE = 0.8
 def safety(text: str) -> Safety:
     """Whose safety fact `text` states, if anyone's (see `Safety`): the whole statement's reading,
     or one of its parts' when the whole is not pinned (see `PART_SURE`)."""
-    model = models().get("safety")
     plain = " ".join((text or "").split())
     if len(plain) > LONGEST_JUDGED:
         return Safety(who=UNJUDGED, probability=0.0)
     whole = _safety_of(plain)
-    if whole.pinned or whole.anyone < PART_GATE or model is None:
+    if whole.pinned or whole.anyone < PART_GATE:  # no model reads anyone as 0
         return whole
     for part in clauses.parts(plain):
         if not _judgeable(part):

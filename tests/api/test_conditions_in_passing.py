@@ -9,12 +9,15 @@ from."""
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from api.services import user_token_issue
+from chat.models import Message
 from memory_core.judgement import medicines
 from memory_core.models import MemoryEntry, MemoryStatus
 from tests.api import mcp_helpers as m
 from tests.api.add_helpers import mem0_add, rest_add
+from tests.chat.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -75,6 +78,27 @@ def test_mcp_pins_a_condition_told_in_passing(owner, mcp_url):
 
     assert body["action"] == "added" and body["entry"]["pinned"] is True, body
     _pinned_as_said(said)
+
+
+def test_an_import_pins_conditions_told_in_passing_and_nothing_else(key_client):
+    said = [IN_PASSING[1], MEDICINE_NAMED[2], NOT_PINNED[0], NOT_PINNED[3]]
+    body = key_client.post(
+        "/api/v1/imports/", {"format": "text", "data": "\n".join(said) + "\n", "user_id": "u1"}, format="json"
+    ).json()
+
+    assert [r["action"] for r in body["results"]] == ["added"] * 4, body
+    pinned = set(MemoryEntry.objects.filter(pinned=True).values_list("content", flat=True))
+    assert pinned == {IN_PASSING[1], MEDICINE_NAMED[2]}
+
+
+def test_chat_remember_that_pins_a_condition_told_in_passing(owner, django_capture_on_commit_callbacks):
+    said = MEDICINE_NAMED[2]
+    client = client_for(owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("chat:new"), {"content": f"Remember that: {said}"})
+    assert Message.objects.filter(role="assistant").exists()
+    kept = MemoryEntry.objects.get(content__contains="tacrolimus")
+    assert (kept.status, kept.pinned) == (MemoryStatus.ACTIVE, True), kept.content
 
 
 def test_someone_elses_condition_and_ordinary_turns_are_stored_unpinned(key_client):
