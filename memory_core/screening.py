@@ -262,7 +262,8 @@ def fact_within_rule(said: WriteRequest, screened: WriteRequest) -> WriteRequest
             (whole.pinned or in_care) and whose.anyone >= FACT_WITHIN_RULE_SURE and not safety_frames(part)[1]
         )
         if own or placed:
-            fact = replace(said, content=part, type=MemoryType.SEMANTIC, key="", category="general")
+            kept = _unlinked(part)
+            fact = replace(said, content=kept, type=MemoryType.SEMANTIC, key="", category="general")
             fact = classify(replace(fact, pinned=False, embedding=None, turn=False, context=""))
             return fact if own or fact.pinned else _pinned_as_safety(fact)
     return None
@@ -296,12 +297,36 @@ def _pinned_as_safety(request: WriteRequest) -> WriteRequest:
 
 def _clause_runs(content: str) -> list[str]:
     """The runs of clauses a condition may be stated in, shortest first: leading runs (the condition
-    before its instruction) and then trailing ones (after it: "Never seat me on the left, I'm deaf
-    in that ear"; "…, because I'm diabetic", kept without "because")."""
+    before its instruction), then trailing ones (after it: "Never seat me on the left, I'm deaf
+    in that ear"; "…, because I'm diabetic", kept without "because"), then the runs between (an
+    address before it and the instruction after: "To whoever does the rota: I'm on
+    immunosuppressants after my transplant, so never give me the shingles queries")."""
     cuts = [m for m in CLAUSE_END.finditer(content) if 0 < m.start() < len(content) - 1]
-    leading = [content[: m.start()].rstrip(" ,;:\uff0c\u3001\uff1b\uff1a") for m in cuts]
+    leading = [content[: m.start()].rstrip(_CLAUSE_TRIM) for m in cuts]
     trailing = [_REASON_WORD.sub("", content[m.end() :].strip()).strip() for m in reversed(cuts)]
-    return [part for part in dict.fromkeys(leading + trailing) if part]
+    between = sorted(
+        (
+            _REASON_WORD.sub("", content[a.end() : b.start()].strip(_CLAUSE_TRIM)).strip()
+            for i, a in enumerate(cuts)
+            for b in cuts[i + 1 :]
+        ),
+        key=len,
+    )
+    return [part for part in dict.fromkeys(leading + trailing + between) if part]
+
+
+_CLAUSE_TRIM = " ,;:\uff0c\u3001\uff1b\uff1a"
+# The word a run between two cuts may end on, which links it to the instruction after it ("我阿爸有
+# 柏金遜, 所以"): the run is read with it (the model reads a condition given as a reason surer) and
+# kept without it.
+_TRAILING_LINK = re.compile(
+    r"[\s,;:\uff0c\u3001\uff1b\uff1a]*(?:\b(?:so|and|then)|所以|因此|然后|然後)$", re.I
+)
+
+
+def _unlinked(part: str) -> str:
+    """`part` without the linking word it ends on, if any."""
+    return _TRAILING_LINK.sub("", part) or part
 
 
 def _states_alone(text: str) -> bool:

@@ -14,9 +14,11 @@ from memory_core.guards.secrets.text import sentence_spans
 # 突然倒了别慌…", "Mia is allergic to sesame, so no tahini") or after it, as its reason ("…, because I
 # have epilepsy", "…因为我有哮喘"). Punctuation ends a clause, and so does the word that opens the
 # next, for text said without punctuation (voice input:
-# "我有癫痫平时一直吃着药所以塔吊附近的活以后都别派给我了").
+# "我有癫痫平时一直吃着药所以塔吊附近的活以后都别派给我了"), as does a space between Chinese words, where
+# voice input puts its pauses ("明天六点半集合 带好手套 我糖尿病要先打针吃早饭 可能晚十分钟到").
 CLAUSE_END = re.compile(
     r"[,;:.!?\u2014\u2013\uff0c\u3001\uff1b\uff1a\u3002\uff01\uff1f]+\s*|\s+-\s+"
+    r"|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])"
     r"|\s(?=(?:so|and|because|since|cause|cos|cuz|coz|from\s+now\s+on|going\s+forward)\s)"
     r"|(?=因为|因為|由于|由於|所以|以后|以後|今后|今後|往后|往後)"
 )

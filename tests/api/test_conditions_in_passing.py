@@ -1,10 +1,10 @@
 # ruff: noqa: RUF001 -- Chinese users type full-width punctuation; so do these tests.
-"""A condition told inside a message about something else (an expenses question, a late note, a
-change of plans) is the user's or a dependant's safety fact all the same: the statement is stored as
-said and pinned, on REST, mem0 and MCP, in English and Chinese. So is a medicine named without its
-condition. Someone else's condition told in passing, and ordinary turns of several clauses, are
-not pinned. Written for these tests alone: none of it is in the labelled sets the models learned
-from."""
+"""A condition told inside a message about something else (an expenses question, a late note, a change
+of plans, a meeting arranged by voice without punctuation) is the user's or a dependant's safety
+fact all the same: the statement is stored as said and pinned, on REST, mem0 and MCP, in English and
+Chinese. So is a medicine named without its condition. Someone else's condition told in passing, and
+ordinary turns of several clauses, are not pinned. Written for these tests alone: none of it is in
+the labelled sets the models learned from."""
 
 from __future__ import annotations
 
@@ -31,6 +31,12 @@ IN_PASSING = [
     ),
     "下午我得早点走，我爸刚装了起搏器，今天要去医院复查。",
 ]
+# Said by voice, no punctuation: the pauses are spaces, and a condition is one clause of many.
+VOICE_INPUT = [
+    "后天早上五点半在渔港码头集合 带好雨衣跟水桶 我糖尿病得先打针吃点东西 可能晚一刻钟到",
+    "明早六点在山脚停车场碰头 头灯和登山杖自己带 我癫痫药得饭后吃 会晚十来分钟",
+    "下午两点在图书馆三楼讨论 资料我打印好了 我对花生过敏 零食别买带坚果的 大概四点结束",
+]
 # A medicine named, its condition not.
 MEDICINE_NAMED = [
     "Grandma's on rivaroxaban now, the GP switched her over from warfarin last week.",
@@ -42,6 +48,8 @@ NOT_PINNED = [
     "Thanks for the lift on Sunday, the kids loved the beach and we'll definitely go again.",
     "Can you move the team lunch to Thursday? The usual place is shut for a refit, so book the Thai one.",
     "周末的烧烤我晚点到，先去接我妹，你们别等我先开吃。",
+    "明天下午三点开会 我带投影仪 你们带电脑 会后一起吃饭",
+    "周六早上七点地铁站见 我带水和面包 你们带点水果 爬完山去吃火锅",
 ]
 
 
@@ -50,7 +58,7 @@ def _pinned_as_said(said: str) -> None:
     assert (kept.status, kept.pinned) == (MemoryStatus.ACTIVE, True), said
 
 
-@pytest.mark.parametrize("said", IN_PASSING + MEDICINE_NAMED)
+@pytest.mark.parametrize("said", IN_PASSING + VOICE_INPUT + MEDICINE_NAMED)
 def test_rest_pins_a_condition_told_in_passing_and_recalls_it_always(key_client, said):
     body = rest_add(key_client, said)
 
@@ -63,7 +71,7 @@ def test_rest_pins_a_condition_told_in_passing_and_recalls_it_always(key_client,
     assert said in recalled["prompt_block"]
 
 
-@pytest.mark.parametrize("said", [IN_PASSING[0], IN_PASSING[3], MEDICINE_NAMED[0]])
+@pytest.mark.parametrize("said", [IN_PASSING[0], IN_PASSING[3], VOICE_INPUT[1], MEDICINE_NAMED[0]])
 def test_mem0_pins_a_condition_told_in_passing(key_client, said):
     (result,) = mem0_add(key_client, said)["results"]
 

@@ -137,6 +137,32 @@ def test_a_condition_said_without_punctuation_is_kept(key_client, said, fact):
     _held_and_pinned(said, fact)
 
 
+# Told to whoever helps at home, the condition between the address and the instruction: kept
+# without either, and without the word that links it to the instruction ("…, 所以").
+CONDITIONS_SAID_BETWEEN = [
+    ("给以后来家里帮忙的阿姨：我爸有阿尔茨海默症，所以以后出门一定要有人陪着他。", "我爸有阿尔茨海默症"),  # noqa: RUF001
+    ("畀以後嚟幫手嘅姐姐：我阿爸有柏金遜，所以以後佢沖涼一定要有人喺隔籬。", "我阿爸有柏金遜"),  # noqa: RUF001
+    ("給以後來幫忙的鐘點阿姨：我媽有帕金森，所以以後她洗澡一定要有人在旁邊。", "我媽有帕金森"),  # noqa: RUF001
+]
+
+
+@pytest.mark.parametrize(("said", "fact"), CONDITIONS_SAID_BETWEEN)
+def test_a_condition_said_between_an_address_and_its_instruction_is_kept(key_client, said, fact):
+    body = _rest_add(key_client, said)
+
+    assert body["action"] == "pending_review"
+    assert [(a["action"], a["entry"]["content"]) for a in body["also"]] == [("added", fact)]
+    _held_and_pinned(said, fact)
+
+
+def test_mem0_keeps_a_condition_said_between_address_and_instruction(key_client):
+    said, fact = CONDITIONS_SAID_BETWEEN[1]
+    reply = _mem0_add(key_client, said)
+
+    assert [(r["event"], r["memory"]) for r in reply["results"]] == [("NONE", said), ("ADD", fact)]
+    _held_and_pinned(said, fact)
+
+
 @pytest.mark.parametrize(("said", "fact"), NAMED_IN_A_CARERS_RULE)
 def test_a_named_childs_condition_in_a_carers_rule_is_the_users_dependant(key_client, said, fact):
     body = _rest_add(key_client, said)
