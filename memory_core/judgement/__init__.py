@@ -307,12 +307,13 @@ def secrets(text: str) -> SecretScan:
     # statement of several sentences costs one scoring, not one embedding a sentence.
     sure = _secret_score(plain) if whole else 0.0
     # A value of plain words marked after its word is refused whatever the model's score: told
-    # as a challenge and its reply, it reads as ordinary talk to a model of sentences.
+    # as a challenge and its reply, it reads as ordinary talk to a model of sentences; and beside a
+    # number in the same sentence ("Locker 14, and the gym's memorable word is Sycamore"), which the
+    # value model may take for the sentence's value instead.
     named = (
         [
             span
             for start, end in sentence_spans(text)[:_MAX_SENTENCES]
-            if not value_spans(text, start, end)
             for span in _named_values(text, start, end)
         ]
         if _WORD_VALUE_AFTER.search(text)  # most statements name no password's word: no more work
@@ -336,20 +337,26 @@ def _secret_score(text: str) -> float:
 # A word a value of plain words is told after ("the code word is 'pineapple'", "challenge
 # KESTREL, the reply ORCHARD", 口令 with its question and answer in quotes), and what marks that
 # value: quotes, or capitals (four letters or more, so "PIN" is no value).
+# Banks and services ask for a word of the user's own beside the password (a "memorable word",
+# "security word", "secret answer"; 预留信息 in China's online banking): a credential by its name.
 _WORD_VALUE_AFTER = re.compile(
-    r"(?i)\b(?:pass(?:word|phrase|code)s?|code\s?words?|safe\s?words?|watchwords?|challenge|countersign)\b"
-    r"|口令|暗号|暗號|暗语|暗語|密语|密語|密码|密碼"
+    r"(?i)\b(?:pass(?:word|phrase|code)s?|code\s?words?|safe\s?words?|watchwords?|challenge|countersign"
+    r"|(?:memorable|security|secret)\s(?:words?|phrases?|answers?|data|information|info))\b"
+    r"|口令|暗号|暗號|暗语|暗語|密语|密語|密码|密碼|预留信息|預留信息|安全问题答案|安全問題答案"
 )
-# (An apostrophe inside a word, "I've … I'll", is no quote.)
+# (An apostrophe inside a word, "I've … I'll", is no quote.) A capitalised word counts only told
+# right after ("memorable word is Lighthouse"; `_TOLD_RIGHT_AFTER`), as capitals and quotes do.
 _MARKED_VALUE = re.compile(
     r"(?<![A-Za-z])[\"\u201c\u300c\u300e'\u2018]([^\"\u201d\u300d\u300f'\u2019]{2,40})"
     r"[\"\u201d\u300d\u300f'\u2019](?![A-Za-z])"
     r"|\b([A-Z][A-Z0-9]{3,})\b"
+    r"|\b([A-Z][a-z]{3,}[0-9]*)\b"
 )
 # What a value is told right after: "is", a colon, 问 and 答, or the word itself ("the countersign
 # MARBLE"); "the password is on the SIGN" tells none.
 _TOLD_RIGHT_AFTER = re.compile(
-    r"(?i)(?:\b(?:is|was|are|be|reply|response|answer|countersign|challenge|password|passphrase|word)"
+    r"(?i)(?:\b(?:is|was|are|be|reply|response|answer|countersign|challenge|password|passphrase|word"
+    r"|phrase|data|information|info)"
     r"|[:=\uff1a\u95ee\u7b54\u662f\u4e3a\u554f])\s*$"
 )
 _NO_VALUE_CAPS = frozenset(
@@ -359,14 +366,14 @@ _NO_VALUE_CAPS = frozenset(
 
 def _named_values(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """The values of plain words a flagged sentence tells after a password's or a code word's
-    word: quoted, or in capitals (see `_WORD_VALUE_AFTER`)."""
+    word: quoted, in capitals, or capitalised (see `_WORD_VALUE_AFTER`)."""
     word = _WORD_VALUE_AFTER.search(text, start, end)
     if word is None:
         return []
     found = []
     for match in _MARKED_VALUE.finditer(text, word.end(), end):
-        group = 1 if match.group(1) is not None else 2
-        if group == 2 and match.group(2) in _NO_VALUE_CAPS:
+        group = next(g for g in (1, 2, 3) if match.group(g) is not None)
+        if group > 1 and match.group(group).upper() in _NO_VALUE_CAPS:
             continue
         if not _TOLD_RIGHT_AFTER.search(text, start, match.start()):
             continue

@@ -478,18 +478,23 @@ def test_a_code_told_in_passing_is_refused_and_stored_nowhere(key_client, conten
     assert _holding(value) <= {"django_migrations"}
 
 
-# A value of plain words told after a password's or a code word's word, quoted or in capitals: no
-# value-shaped span, and the model not sure enough to refuse a sentence whole.
+# A value of plain words told after a password's or a code word's word, quoted, in capitals or
+# capitalised: no value-shaped span, and the model not sure enough to refuse a sentence whole.
 WORD_VALUES_TOLD = [
     ("Tonight's challenge is FALCON and the countersign is MARBLE, pass it on in person.", "MARBLE"),
     ('The code word for school pickup is "paper lantern", only Gran and the office know.', "paper lantern"),
     ('今晚值班口令：问"长江"，答"黄河"，别发到群里。', "黄河"),
     # Two-character words in ASCII quotes: each pair is read as a pair (the text between is none).
     ('夜班口令是"松柏"，回令是"长青"，别外传。', "长青"),
+    # A bank's own word beside the password, capitalised only, beside a number that is no secret.
+    ("Building society login for Dad: customer number 30117742, memorable word is Foxglove.", "Foxglove"),
+    ("Bike locker 9 at the station, and the cycle hire app's memorable word is Hawthorn.", "Hawthorn"),
 ]
 WORDS_IN_CAPITALS_NO_VALUE = [
     "I forgot my PASSWORD again and had to reset it at the bank.",
     "The guest WIFI password is on the SIGN behind the bar.",
+    "What's a memorable word? The bank keeps asking me to set one up.",
+    "Remind me to change my Netflix password on Sunday before Lisbon.",
 ]
 
 
@@ -508,6 +513,7 @@ def test_mcp_refuses_a_value_of_plain_words_and_keeps_it_nowhere(owner, mcp_url)
     told = [
         ("Our alarm company code word is 'copper kettle', in case they ring.", "copper kettle"),
         ("記住：今晚的暗號問「紅棉」，答「木棉」。", "木棉"),
+        WORD_VALUES_TOLD[-1],
     ]
     _refused_through_mcp(owner, mcp_url, told)
 
