@@ -5,7 +5,6 @@ and skipped lunch")."""
 
 from __future__ import annotations
 
-import itertools
 import re
 
 from memory_core.guards.secrets.text import sentence_spans
@@ -34,7 +33,11 @@ def parts(text: str) -> list[str]:
     for start, end in sentence_spans(text):
         sentence = text[start:end].strip()
         found.append(sentence)
-        cuts = [0, *(m.start() for m in CLAUSE_END.finditer(sentence)), len(sentence)]
-        found += [sentence[a:b].strip(_TRIM) for a, b in itertools.pairwise(cuts)]
+        # Each clause from the end of one cut to the start of the next: the mark that ends a clause
+        # (a full-width question mark, "!") is neither clause's.
+        ends = list(CLAUSE_END.finditer(sentence))
+        starts = [0, *(m.end() for m in ends)]
+        stops = [*(m.start() for m in ends), len(sentence)]
+        found += [sentence[a:b].strip(_TRIM) for a, b in zip(starts, stops, strict=True)]
     whole = text.strip()
     return [p for p in dict.fromkeys(found) if p != whole and any(c.isalnum() for c in p)][:MOST_PARTS]
