@@ -265,7 +265,8 @@ def fact_within_rule(said: WriteRequest, screened: WriteRequest) -> WriteRequest
             kept = _unlinked(part)
             fact = replace(said, content=kept, type=MemoryType.SEMANTIC, key="", category="general")
             fact = classify(replace(fact, pinned=False, embedding=None, turn=False, context=""))
-            return fact if own or fact.pinned else _pinned_as_safety(fact)
+            # Read whole (with its linking word) as the condition: pinned, whatever the part alone reads.
+            return fact if fact.pinned else _pinned_as_safety(fact)
     return None
 
 
