@@ -253,12 +253,19 @@ def memory_recall(
         items=items,
         always=always,
         trimmed=trimmed,
-        # The always-recall entries first: a safety fact reaches the prompt whatever was asked.
-        prompt_block=render_prompt_block([item.line for item in (*always, *items)]),
+        prompt_block=render_prompt_block([item.line for item in _prompt_order(always, items)]),
         scanned=scanned,
         turn_ref=turn_ref,
         tokens=sum(item.tokens for item in (*always, *items)),
     )
+
+
+def _prompt_order(always: list[RecalledMemory], items: list[RecalledMemory]) -> list[RecalledMemory]:
+    """The prompt block's order: every pinned entry first, whether the query ranked it among the
+    items or it came apart (a safety fact leads the prompt whatever was asked), then the other
+    always-recall entries, then the ranked items."""
+    pinned = [item for item in (*always, *items) if item.entry.pinned]
+    return [*pinned, *(item for item in (*always, *items) if not item.entry.pinned)]
 
 
 # Always-recall entries delivered with one answer, pinned first (they come on top of `limit`).

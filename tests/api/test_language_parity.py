@@ -79,15 +79,20 @@ def _add(client, content: str, user_id: str) -> dict:
 def _found(client, query: str, user_id: str, memory_id: str) -> bool:
     """Whether recall puts the memory first: the highest score, or, for a question a safety fact
     answers whatever its words ("我能吃什么零食"), among the pinned entries the prompt block
-    lists ahead of everything else (`always`, then the items)."""
+    lists ahead of everything else (whether the query ranked them among the items or not)."""
     response = client.post("/api/v1/recall/", {"user_id": user_id, "query": query}, format="json")
     assert response.status_code == 200, response.content
     body = response.json()
     items = body["items"]
     if query in SAFETY_QUESTIONS:
-        listed = [*body["always"], *items]  # the prompt block's order
+        # The prompt block's order: the pinned entries, ranked or apart, then the rest.
+        listed = sorted([*body["always"], *items], key=lambda item: "pinned" not in item["reasons"])
         pinned = [item["entry"]["id"] for item in listed if "pinned" in item["reasons"]]
-        return bool(listed) and memory_id in pinned and listed[0]["entry"]["id"] in pinned
+        block = body["prompt_block"]
+        where = {item["entry"]["id"]: block.find(item["entry"]["content"]) for item in listed}
+        assert all(at >= 0 for at in where.values()), block  # every entry is in the prompt block
+        first = min(where, key=where.__getitem__, default=None)
+        return bool(listed) and memory_id in pinned and first == listed[0]["entry"]["id"] in pinned
     if not items:
         return False
     return max(items, key=lambda item: item["score"])["entry"]["id"] == memory_id
