@@ -22,16 +22,17 @@ from sklearn.feature_extraction.text import HashingVectorizer
 
 from memory_core.guards.policy.chinese import simplified
 from memory_core.guards.secrets.candidates import YEAR_RANGE, candidates, runs_forward
-from memory_core.guards.secrets.lexicon import CJK_DIGITS, DIGIT_NAMES
-from memory_core.guards.secrets.text import owned
+from memory_core.guards.secrets.lexicon import CJK_DIGITS, DIGIT_NAMES, FINANCIAL_DIGITS
+from memory_core.guards.secrets.text import counted_spans, owned
 
 SPAN_WIDTH = 2**18
 _VALUE_SHAPES = {"digits", "credential", "idlike", "quoted", "iban", "nino"}
 # A credential-shaped word holds a digit or a symbol inside it ("Tr0ub4dor&3"), not only a
 # closing mark ("spirit!").
 _CREDENTIAL_CORE = re.compile(r"[^A-Za-z]")
-_DIGIT_WORD = "(?:" + "|".join([*DIGIT_NAMES, "oh", *CJK_DIGITS, "\u3007", "两"]) + ")"
-# Three or more digits written out ("four seven seven one", "六六八八"): a value in words.
+_DIGIT_WORD = "(?:" + "|".join([*DIGIT_NAMES, "oh", *CJK_DIGITS, "\u3007", "两", *FINANCIAL_DIGITS]) + ")"
+# Three or more digits written out ("four seven seven one", "六六八八", "叁贰柒"): a value in words;
+# or told by count ("three sixes and a one", "六個九": `counted_spans`).
 SPELLED_RUN = re.compile(rf"(?<![A-Za-z]){_DIGIT_WORD}(?:[\s,\-]*{_DIGIT_WORD}){{2,}}(?![A-Za-z])", re.I)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 # The Chinese right after a span (after spaces), and right before it.
@@ -102,7 +103,13 @@ def value_spans(text: str, start: int, end: int, *, set_aside: bool = False) -> 
         and not any(a <= c.start and c.end <= b for a, b in dated)
         and (c.shape != "credential" or _CREDENTIAL_CORE.search(text[c.start : c.end].rstrip("!?.,;:")))
     ]
-    return spans + [(start + m.start(), start + m.end()) for m in SPELLED_RUN.finditer(sentence)]
+    spelled = [(start + m.start(), start + m.end()) for m in SPELLED_RUN.finditer(sentence)]
+    counted = [
+        (a, b)
+        for a, b, _ in counted_spans(sentence, start)
+        if not any(c <= a and b <= d for c, d in spelled)
+    ]
+    return spans + spelled + counted
 
 
 def _shape(value: str) -> list[str]:

@@ -13,6 +13,7 @@ from django.db import connection
 from api.services import user_token_issue
 from memory_core import judgement
 from memory_core.extraction.jobs import extraction_run
+from memory_core.guards.secrets import REDACTED, redact_values
 from memory_core.judgement.model import DEFAULT_DIR
 from memory_core.judgement.model import models as judgement_models
 from memory_core.models import ExtractionJob, FlaggedWrite, FlagKind, MemoryEntry, MemoryStatus
@@ -51,6 +52,18 @@ SECRETS = [
     ("The digits printed beside the signature panel on my Mastercard are 624.", "624"),
     # Shaped like a date, but no day and month are in it: a combination.
     ("The combination for the bike lock is 18-40-26, turn right first.", "18-40-26"),
+]
+# Digits told by how many times each comes, or in China's financial numerals (大写).
+COUNTED_SECRETS = [
+    ("奶奶的存折密码是六个六，她老记不住。", "六个六"),
+    ("The garage keypad is double four, double one, then a seven.", "double four, double one, then a seven"),
+    ("支付密码我改成了肆伍贰柒玖零，别外传。", "肆伍贰柒玖零"),
+    ("My gym locker opens with four nines now, they reset it.", "four nines"),
+]
+COUNTED_NO_SECRET = [
+    "I rolled three sixes in a row at board game night!",
+    "我买了三个一样的杯子，一个给你。",
+    "We need two threes and a five to win this round, come on!",
 ]
 PINNED = [
     "My daughter gets hives all over whenever she eats kiwi.",
@@ -498,6 +511,30 @@ WORDS_IN_CAPITALS_NO_VALUE = [
 ]
 
 
+@pytest.mark.parametrize(("content", "value"), COUNTED_SECRETS)
+def test_digits_told_by_count_or_in_financial_numerals_are_refused_and_stored_nowhere(
+    key_client, content, value
+):
+    _refused_on_rest_and_mem0(key_client, content, value)
+
+
+@pytest.mark.parametrize("content", COUNTED_NO_SECRET)
+def test_counted_digits_with_no_secret_about_them_are_kept(key_client, content):
+    _stored_on_rest_and_mem0(key_client, content, then="Thanks!")
+
+
+@pytest.mark.parametrize(
+    ("value", "rewrite"),
+    [
+        ("六个八", "Her payment PIN is 888888."),
+        ("three sixes and a one", "the code 6661"),
+        ("叁贰柒柒", "pin 3277"),
+    ],
+)
+def test_a_value_told_in_words_is_found_in_a_rewrite_that_writes_it_in_digits(value, rewrite):
+    assert REDACTED not in rewrite and REDACTED in redact_values(rewrite, [value])
+
+
 @pytest.mark.parametrize(("content", "value"), WORD_VALUES_TOLD)
 def test_a_value_of_plain_words_is_refused_and_stored_nowhere(key_client, content, value):
     _refused_on_rest_and_mem0(key_client, content, value)
@@ -514,6 +551,7 @@ def test_mcp_refuses_a_value_of_plain_words_and_keeps_it_nowhere(owner, mcp_url)
         ("Our alarm company code word is 'copper kettle', in case they ring.", "copper kettle"),
         ("記住：今晚的暗號問「紅棉」，答「木棉」。", "木棉"),
         WORD_VALUES_TOLD[-1],
+        COUNTED_SECRETS[0],
     ]
     _refused_through_mcp(owner, mcp_url, told)
 

@@ -25,7 +25,7 @@ from .lexicon import (
     WORD_FOLLOW,
     WORD_SUFFIX_STOP,
 )
-from .text import digit_chains, owned, spelled_digits
+from .text import counted_spans, digit_chains, owned, spelled_digits
 
 
 @dataclass(frozen=True)
@@ -195,11 +195,19 @@ QUOTED = re.compile(
 QUOTED_MIN = 3
 
 
+def _spelled_cands(s: str) -> list[Cand]:
+    """Digits written out one by one ("four-eight-two-nine", "四八二九", "叁贰柒柒") or told by
+    count ("three sixes and a one", "六個九")."""
+    cands = [Cand(m.start(), m.end(), "digits", len(spelled_digits(m.group()))) for m in SPELLED.finditer(s)]
+    for start, end, digits in counted_spans(s):
+        if not any(c.start <= start and end <= c.end for c in cands):
+            cands.append(Cand(start, end, "digits", len(digits)))
+    return cands
+
+
 def _other_cands(s: str) -> list[Cand]:
     """Spelled-out digits, quoted strings, Chinese words after a colon, NINOs and IBAN shapes."""
-    cands = []
-    for m in SPELLED.finditer(s):  # "four-eight-two-nine-one-three", "四八二九一三"
-        cands.append(Cand(m.start(), m.end(), "digits", len(spelled_digits(m.group()))))
+    cands = _spelled_cands(s)
     for m in QUOTED.finditer(s):
         start, end = m.span(1) if m.group(1) is not None else m.span(2)
         if end - start >= QUOTED_MIN:

@@ -221,7 +221,30 @@ SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。\n]")
 CARRY_START = re.compile(r"\s*(?:it'?s|it\s+is|its|that'?s|是|=|:)\s*(?:now\s+)?[\"'“\u2018`「]?\s*", re.I)
 SPELLED = re.compile(
     r"(?<![A-Za-z])(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)(?:[\s,-]+(?:zero|oh|one|two"
-    r"|three|four|five|six|seven|eight|nine)){3,}(?![A-Za-z])|[零\u3007一二三四五六七八九]{4,}(?![年月日号])",
+    r"|three|four|five|six|seven|eight|nine)){3,}(?![A-Za-z])"
+    r"|[零\u3007一二三四五六七八九壹贰貳叁參肆伍陆陸柒捌玖]{4,}(?![年月日号])",
+    re.I,
+)
+# China's financial numerals (大写, written on cheques so they cannot be altered; chosen for a PIN
+# for the same reason: "叁贰柒柒壹零"), simplified and traditional.
+FINANCIAL_DIGITS = {"壹": "1", "贰": "2", "貳": "2", "叁": "3", "參": "3", "肆": "4", "伍": "5",
+                    "陆": "6", "陸": "6", "柒": "7", "捌": "8", "玖": "9"}  # fmt: skip
+# Digits told by how many times each comes ("three sixes and a one", "double seven", "六个八",
+# "三個六一個一"): `text.counted_digits` spells them out.
+_EN_DIGIT = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_EN_PLURAL = r"(?:zero(?:e?s)|ohs|ones|twos|threes|fours|fives|sixes|sevens|eights|nines)"
+_EN_COUNTED = (
+    rf"(?:(?:two|three|four|five|six|seven|eight|nine)\s+{_EN_PLURAL}|(?:double|triple)\s+{_EN_DIGIT})"
+)
+COUNTED_GROUP = re.compile(rf"(?<![A-Za-z]){_EN_COUNTED}(?![A-Za-z])|[两兩二三四五六七八九十]\s*[个個]", re.I)
+_EN_PART = rf"(?:{_EN_COUNTED}|(?:an?\s+)?{_EN_DIGIT})"
+_ZH_DIGIT = "[零\u3007一二三四五六七八九壹贰貳叁參肆伍陆陸柒捌玖]"
+_ZH_COUNTED = rf"[两兩二三四五六七八九十]\s*[个個]\s*{_ZH_DIGIT}"
+_ZH_PART = rf"(?:{_ZH_COUNTED}|一\s*[个個]\s*{_ZH_DIGIT})"
+_ZH_JOIN = r"[\s,\uff0c\u3001]*(?:加|和|跟|再|再加|然后|然後|后面|後面|後尾)?\s*"
+COUNTED = re.compile(
+    rf"(?<![A-Za-z]){_EN_PART}(?:(?:\s*,)?\s*(?:\band\s+|\bthen\s+|\bfollowed\s+by\s+)?{_EN_PART})*(?![A-Za-z])"
+    rf"|{_ZH_PART}(?:{_ZH_JOIN}{_ZH_PART})*",
     re.I,
 )
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import re
 
-from .lexicon import CJK_DIGITS, DIGIT_NAMES, OWNED_BY, SENTENCE_END, SPECIAL
+from .lexicon import (
+    CJK_DIGITS,
+    COUNTED,
+    COUNTED_GROUP,
+    DIGIT_NAMES,
+    FINANCIAL_DIGITS,
+    OWNED_BY,
+    SENTENCE_END,
+    SPECIAL,
+)
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -44,13 +53,68 @@ def digit_chains(s: str) -> list[tuple[int, int, int]]:
     return chains
 
 
+_NAMES = (
+    {name: str(d) for d, name in enumerate(DIGIT_NAMES)}
+    | {"oh": "0", "\u3007": "0"}
+    | {char: str(d) for d, char in enumerate(CJK_DIGITS)}
+    | FINANCIAL_DIGITS
+)
+
+
 def spelled_digits(value: str) -> str:
-    """"four-eight-two" -> "482", "四八二" -> "482"; "" when `value` is not spelled digits."""
+    """"four-eight-two" -> "482", "四八二" -> "482", "叁贰柒" -> "327", "three sixes and a one" ->
+    "6661"; "" when `value` is not spelled digits."""
+    if COUNTED.fullmatch(value.strip()) and COUNTED_GROUP.search(value):
+        return counted_digits(value)
     words = re.findall(r"[A-Za-z]+|\S", value.lower())
-    names = {name: str(d) for d, name in enumerate(DIGIT_NAMES)} | {"oh": "0", "\u3007": "0"}
-    names |= {char: str(d) for d, char in enumerate(CJK_DIGITS)}
-    digits = [names.get(w) for w in words if w not in ",-"]
+    digits = [_NAMES.get(w) for w in words if w not in ",-"]
     return "".join(d for d in digits if d) if digits and all(digits) else ""
+
+
+_TIMES = {"double": 2, "triple": 3, "两": 2, "兩": 2, "十": 10} | {
+    name: d for d, name in enumerate(DIGIT_NAMES) if d >= 2
+} | {char: d for d, char in enumerate(CJK_DIGITS) if d >= 1}
+_PLURAL = {"zeros": "0", "zeroes": "0", "ohs": "0", "sixes": "6"} | {
+    f"{name}s": str(d) for d, name in enumerate(DIGIT_NAMES) if d not in (0, 6)
+}
+_COUNTED_PART = re.compile(
+    r"(?P<times>double|triple|two|three|four|five|six|seven|eight|nine)\s+(?P<what>[a-z]+)"
+    r"|(?P<zh_times>[两兩一二三四五六七八九十])\s*[个個]\s*(?P<zh_what>\S)"
+    r"|(?P<one>[a-z]+|\S)",
+    re.I,
+)
+
+
+def counted_digits(value: str) -> str:
+    """The digits of a phrase that tells them by count (`lexicon.COUNTED`): "three sixes and a
+    one" -> "6661", "double seven" -> "77", "六个八" -> "888888"; words between them ("and", "a",
+    "加") say nothing."""
+    digits = []
+    for m in _COUNTED_PART.finditer(value.lower()):
+        if m.group("times"):
+            times, what = m.group("times"), m.group("what")
+            digit = _PLURAL.get(what) or (_NAMES.get(what) if times in ("double", "triple") else None)
+            if digit is not None:
+                digits.append(digit * _TIMES[times])
+            else:  # "four seven": two digits, not a count
+                digits += [d for w in (times, what) if (d := _NAMES.get(w)) is not None]
+            continue
+        if m.group("zh_times") and (digit := _NAMES.get(m.group("zh_what"))) is not None:
+            digits.append(digit * (1 if m.group("zh_times") == "一" else _TIMES[m.group("zh_times")]))
+            continue
+        if (word := m.group("one") or "") in _NAMES:
+            digits.append(_NAMES[word])
+    return "".join(digits)
+
+
+def counted_spans(text: str, start: int = 0) -> list[tuple[int, int, str]]:
+    """(start, end, digits) of each phrase in `text` that tells three digits or more by count
+    (`lexicon.COUNTED`: "three sixes and a one", "六個九"), offset by `start`."""
+    found = []
+    for m in COUNTED.finditer(text):
+        if COUNTED_GROUP.search(m.group()) and len(digits := counted_digits(m.group())) >= 3:
+            found.append((start + m.start(), start + m.end(), digits))
+    return found
 
 
 def owned(text: str, start: int) -> bool:

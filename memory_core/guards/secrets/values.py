@@ -34,6 +34,10 @@ def _value_pattern(value: str) -> re.Pattern[str] | None:
         body = _SEPARATORS.join(_char_pattern(c) for c in compact)
     else:
         body = r"\s+".join(re.escape(part) for part in core.split())
+    if spelled_digits(core) and not core.isdigit():
+        # Told in words ("六个八", "three sixes and a one"): as said, too, not only digit by digit.
+        said = r"\s+".join(re.escape(part) for part in core.split())
+        body = f"(?:{body}|{said})"
     left = r"(?<![0-9A-Za-z])" if compact[0].isalnum() else ""
     right = r"(?![0-9A-Za-z])" if compact[-1].isalnum() else ""
     return re.compile(left + body + right, re.I)
