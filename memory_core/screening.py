@@ -309,7 +309,7 @@ def _clause_runs(content: str) -> list[str]:
         (
             _REASON_WORD.sub("", content[a.end() : b.start()].strip(_CLAUSE_TRIM)).strip()
             for i, a in enumerate(cuts)
-            for b in cuts[i + 1 :]
+            for b in cuts[i + 1 : i + 1 + LONGEST_RUN_BETWEEN]
         ),
         key=len,
     )
@@ -317,6 +317,10 @@ def _clause_runs(content: str) -> list[str]:
 
 
 _CLAUSE_TRIM = " ,;:\uff0c\u3001\uff1b\uff1a"
+# A condition between an address and its instruction is a clause or a few, not most of a long rule:
+# the runs between are at most this many clauses, so a rule of many clauses costs a few readings
+# per clause, not one per pair.
+LONGEST_RUN_BETWEEN = 3
 # The word a run between two cuts may end on, which links it to the instruction after it ("我阿爸有
 # 柏金遜, 所以"): the run is read with it (the model reads a condition given as a reason surer) and
 # kept without it.
