@@ -15,11 +15,19 @@ from memory_core.models import ErasureReceipt
 from memory_core.scan import data_directory, scan_database, scan_files, scan_job_queue, scan_statistics
 from memory_core.tasks import run_erasure_vacuum
 
+_CONSONANTS, _VOWELS = "bdfgklmnprstvz", "aeiou"
+
 
 def canary(prefix: str = "Zanzibar") -> str:
-    """A word found nowhere else, in this run or any other sharing the server's WAL. Letters only:
-    a word with a hex tail reads as a generated token, which the write path refuses as a secret."""
-    tail = uuid.uuid4().hex[:10].translate(str.maketrans("0123456789", "ghijklmnop"))
+    """A word found nowhere else, in this run or any other sharing the server's WAL. Syllables
+    ("Zanzibarkodelumavi"), not random letters: a word with a hex or a random-letter tail reads as
+    a generated token, which the write path may refuse as a secret ("my favourite café is
+    Zanzibarjlhgoiochf" did, 0.70 sure, and the test that said it failed)."""
+    noise = uuid.uuid4().bytes
+    tail = "".join(
+        _CONSONANTS[noise[i] % len(_CONSONANTS)] + _VOWELS[noise[i + 1] % len(_VOWELS)]
+        for i in range(0, 12, 2)
+    )
     return f"{prefix}{tail}"
 
 
