@@ -163,6 +163,27 @@ def test_mem0_keeps_a_condition_said_between_address_and_instruction(key_client)
     _held_and_pinned(said, fact)
 
 
+def test_chat_remember_that_keeps_a_condition_said_between_address_and_instruction(
+    owner, django_capture_on_commit_callbacks
+):
+    said, fact = CONDITIONS_SAID_BETWEEN[0]
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": f"记住: {said}"})
+    assert Message.objects.filter(role="assistant").exists()
+    kept = MemoryEntry.objects.get(status=MemoryStatus.ACTIVE)
+    assert (kept.content, kept.pinned, kept.category) == (fact, True, "safety")
+    assert MemoryEntry.objects.filter(status=MemoryStatus.PENDING_REVIEW, content__contains="陪着他").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_keeps_a_condition_said_between_address_and_instruction(owner, mcp_url):
+    said, fact = CONDITIONS_SAID_BETWEEN[2]
+    [body] = m.adds(mcp_url, user_token_issue(user=owner).key, [said])
+    assert body["action"] == "pending_review"
+    assert [a["entry"]["content"] for a in body["also"]] == [fact]
+    _held_and_pinned(said, fact)
+
+
 @pytest.mark.parametrize(("said", "fact"), NAMED_IN_A_CARERS_RULE)
 def test_a_named_childs_condition_in_a_carers_rule_is_the_users_dependant(key_client, said, fact):
     body = _rest_add(key_client, said)

@@ -27,14 +27,15 @@ def _value_pattern(value: str) -> re.Pattern[str] | None:
     core = value.translate(FULLWIDTH).strip().strip("\"'\u201c\u201d\u2018\u2019`")
     if len(core.rstrip("!.?,;:")) >= 4:
         core = core.rstrip("!.?,;:")
-    compact = spelled_digits(core) or re.sub(r"[\s\-\u2013—.·_/,]", "", core)
+    spelled = spelled_digits(core)
+    compact = spelled or re.sub(r"[\s\-\u2013—.·_/,]", "", core)
     if not compact:
         return None
     if sum(c.isdigit() for c in compact) >= max(3, len(compact) - 4) and compact.isalnum():
         body = _SEPARATORS.join(_char_pattern(c) for c in compact)
     else:
         body = r"\s+".join(re.escape(part) for part in core.split())
-    if spelled_digits(core) and not core.isdigit():
+    if spelled and not core.isdigit():
         # Told in words ("六个八", "three sixes and a one"): as said, too, not only digit by digit.
         said = r"\s+".join(re.escape(part) for part in core.split())
         body = f"(?:{body}|{said})"
