@@ -37,6 +37,12 @@ VOICE_INPUT = [
     "明早六点在山脚停车场碰头 头灯和登山杖自己带 我癫痫药得饭后吃 会晚十来分钟",
     "下午两点在图书馆三楼讨论 资料我打印好了 我对花生过敏 零食别买带坚果的 大概四点结束",
 ]
+# More voice input for the other entry points, the user's and a dependant's, and one with none.
+VOICE_INPUT_MORE = [
+    "周日上午九点半在游泳馆门口见 泳镜我多带一副 我有哮喘 喷雾我自己带着 游完一起去饮茶",
+    "下礼拜三晚上七点在小区门口集合 我儿子有癫痫 他的药我放在背包侧袋 大概九点回来",
+]
+VOICE_INPUT_NONE = "明天早上八点半在公司楼下集合 我开车 你们带好身份证 中午在服务区吃饭"
 # A medicine named, its condition not.
 MEDICINE_NAMED = [
     "Grandma's on rivaroxaban now, the GP switched her over from warfarin last week.",
@@ -86,6 +92,38 @@ def test_mcp_pins_a_condition_told_in_passing(owner, mcp_url):
 
     assert body["action"] == "added" and body["entry"]["pinned"] is True, body
     _pinned_as_said(said)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_pins_a_condition_said_by_voice_and_not_an_arrangement(owner, mcp_url):
+    said = [*VOICE_INPUT_MORE, VOICE_INPUT_NONE]
+    bodies = m.adds(mcp_url, user_token_issue(user=owner).key, said)
+
+    answers = [(b["action"], b["entry"]["pinned"]) for b in bodies]
+    assert answers == [("added", True), ("added", True), ("added", False)], bodies
+    for condition in VOICE_INPUT_MORE:
+        _pinned_as_said(condition)
+
+
+def test_an_import_pins_a_condition_said_by_voice_and_not_an_arrangement(key_client):
+    body = key_client.post(
+        "/api/v1/imports/",
+        {"format": "text", "data": f"{VOICE_INPUT_MORE[1]}\n{VOICE_INPUT_NONE}\n", "user_id": "u1"},
+        format="json",
+    ).json()
+
+    assert [r["action"] for r in body["results"]] == ["added"] * 2, body
+    pinned = set(MemoryEntry.objects.filter(pinned=True).values_list("content", flat=True))
+    assert pinned == {VOICE_INPUT_MORE[1]}
+
+
+def test_chat_remember_pins_a_condition_said_by_voice(owner, django_capture_on_commit_callbacks):
+    client = client_for(owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("chat:new"), {"content": f"记住 {VOICE_INPUT_MORE[0]}"})
+    assert Message.objects.filter(role="assistant").exists()
+    kept = MemoryEntry.objects.get(content__contains="哮喘")
+    assert (kept.status, kept.pinned) == (MemoryStatus.ACTIVE, True), kept.content
 
 
 def test_an_import_pins_conditions_told_in_passing_and_nothing_else(key_client):

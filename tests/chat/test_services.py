@@ -68,6 +68,26 @@ def test_it_builds_the_prompt_from_system_memories_history_and_message(owner, op
     ]
 
 
+@pytest.mark.parametrize(
+    ("allergy", "question"),
+    [
+        ("The user is allergic to sesame.", "Any ideas for a packed lunch tomorrow?"),
+        ("用户对芒果严重过敏。", "周末野餐带什么水果好？"),  # noqa: RUF001 -- typed full-width
+    ],
+)
+def test_the_prompt_lists_a_pinned_safety_fact_before_the_profile(owner, openai_server, allergy, question):
+    profile = [
+        remember(owner, "The user works as a structural engineer in Leeds.", category="profile"),
+        remember(owner, "The user prefers short answers.", category="profile"),
+    ]
+    remember(owner, allergy, category="safety", pinned=True)
+    say(owner, conversation(owner), question)
+    sent = openai_server.requests_to("/chat/completions")[-1].body["messages"]
+    (block,) = [m["content"] for m in sent if "<memories>" in m["content"]]
+    # Whatever the question found, the model reads the fact it must heed first.
+    assert -1 < block.find(allergy) < min(block.find(entry.content) for entry in profile), block
+
+
 def test_it_writes_remember_that_at_once_and_acknowledges_it(owner):
     conv = conversation(owner)
     message, reply = say(owner, conv, "Remember that I'm allergic to peanuts.")

@@ -81,6 +81,9 @@ def test_a_code_said_in_chat_is_kept_only_in_the_transcript(
         ("Remember that the padlock on the boiler room is 2 7 0 5.", "2 7 0 5"),
         ("记住：車房wifi：mingmei2025", "mingmei2025"),
         ("Remember my Office licence key QW7R-2K9D-PL4M-88ZX for the new laptop.", "QW7R-2K9D-PL4M-88ZX"),
+        # Digits told by how many times each comes, or in financial numerals (大写).
+        ("Remember that the bike shed keypad is triple seven then a two.", "triple seven then a two"),
+        ("记住爸爸那张工资卡的取款密码是伍叁壹捌陆零", "伍叁壹捌陆零"),
     ],
 )
 def test_a_secret_without_a_keyword_is_not_echoed_titled_or_learned_in_chat(
