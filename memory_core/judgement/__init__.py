@@ -201,9 +201,14 @@ _OFTEN = re.compile(
     r"(?i)\b(?:always|never|whenever|any\s*time|each\s+time|every\s+(?:time|single|morning|day|night|week|month"
     r"|visit|outing|shift|session))\b|每次|每逢|永远|始终|每天|每晚|每朝"
 )
+# A bare verb is a request only where an imperative stands, at a clause's start or after a word that
+# leads one ("so keep the sauce away", "you can let me…"): "they've put him on amlodipine, he checks
+# it every morning" tells what others do.
 _REQUEST = re.compile(
     r"(?i)\b(?:please|pls|plz|remind|make\s+sure|don'?t|do\s+not|can\s+you|could\s+you"
-    r"|you\s+(?:should|must|need\s+to)|suggest|factor|check|put|keep|give|let|book|send|log)\b"
+    r"|you\s+(?:should|must|need\s+to))\b"
+    r"|(?:^|[.!?;:,\n\u2014\u2013(]\s*|\b(?:and|then|just|also|so|always|never|only|can|may)\s+)"
+    r"(?:suggest|factor|check|put|keep|give|let|book|send|log)\b"
     r"|请|帮我|提醒|记得|别|不要|不准|不许|必须|一定要|麻烦|唔好|唔准"
 )
 STANDING_FLOOR = 0.4

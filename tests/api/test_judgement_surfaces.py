@@ -168,6 +168,36 @@ def test_a_rule_only_the_encoder_reads_is_held_on_rest_and_mem0(key_client, cont
     assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()
 
 
+# "every day", "always" scope an instruction only beside a request, and a bare verb ("put", "give",
+# "check") is a request only where an imperative stands: these tell what others have done.
+TOLD_WITH_A_VERB_OF_REQUESTS = [
+    "The physio has put Mum on a walking frame and she does the stairs with it every day now.",
+    "The GP has put Dad on statins and he takes one every night with his cocoa.",
+]
+# The same verb where an imperative stands, a rule only its standing scope holds.
+IMPERATIVE_WITH_ITS_SCOPE = "Every time Gran visits, put the spare duvet on the sofa bed."
+
+
+@pytest.mark.parametrize("content", TOLD_WITH_A_VERB_OF_REQUESTS)
+def test_what_others_did_every_day_is_stored_on_rest_and_mem0(key_client, content):
+    _stored_on_rest_and_mem0(key_client, content, then="Fingers crossed.")
+
+
+def test_an_imperative_with_its_standing_scope_is_held_on_rest_and_mem0(key_client):
+    assert not judgement._positive(
+        "normative", IMPERATIVE_WITH_ITS_SCOPE
+    )  # its scope holds it, not the model
+    assert _add(key_client, IMPERATIVE_WITH_ITS_SCOPE).json()["action"] == "pending_review"
+    body = {
+        "messages": [{"role": "user", "content": IMPERATIVE_WITH_ITS_SCOPE}],
+        "user_id": "u2",
+        "infer": False,
+    }
+    (result,) = key_client.post("/v3/memories/add/", body, format="json").json()["results"]
+    assert (result["event"], result["status"]) == ("NONE", "pending_review")
+    assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()
+
+
 @pytest.mark.parametrize("content", ENCODER_ONLY_RULES)
 def test_without_the_encoder_the_same_rule_is_stored_as_said(key_client, regressions_alone, content):
     """The other half of the test above: the encoder is what holds it."""
