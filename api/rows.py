@@ -47,7 +47,7 @@ class Columns:
         return self.model.from_db(connection.alias, self.names, values)
 
 
-def fetch_one(sql: str, params: list[Any] | dict[str, Any]) -> tuple[Any, ...] | None:
+def fetch_one(sql: str, params: list[Any]) -> tuple[Any, ...] | None:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone()

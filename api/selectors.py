@@ -14,22 +14,14 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 from rest_framework.request import Request
 
 from api.auth import Caller, tenant_of
 from api.models import EntityKind, Tenant, TenantNamespace
-from api.rows import fetch_one
-from api.subjects import (
-    SUBJECT_ROW,
-    Address,
-    Subject,
-    address_error,
-    read_ahead_row,
-    subject_address,
-    subject_from_row,
-    subject_row_params,
-)
+from api.rows import Columns, fetch_one
+from api.subjects import Subject, address_error, subject_address
 from chat.models import Conversation
 from chat.selectors import conversation_access
 from memory_core.errors import MemoryServiceError, NotFound
@@ -37,6 +29,17 @@ from memory_core.lexical import TsQuery, own_words_query
 from memory_core.models import ExtractionJob, MemoryEntry, Namespace
 from memory_core.selectors import extraction_job_access, memory_access, memory_access_in, parse_uuid
 from memory_core.services import namespace_for_user
+
+_NAMESPACE, _OWNER = Columns(Namespace, "n"), Columns(get_user_model(), "u")
+# The subject's namespace and owner, as
+# TenantNamespace.objects.select_related("namespace__owner").filter(tenant=…, kind=…, external_id=…)
+# reads them, as text (api.rows); the owner's id last, NULL for a namespace without an owner.
+_SUBJECT = (
+    f"SELECT {_NAMESPACE.sql}, {_OWNER.sql}, u.id FROM {TenantNamespace._meta.db_table} l "  # noqa: S608
+    f"JOIN {Namespace._meta.db_table} n ON n.id = l.namespace_id "
+    f"LEFT JOIN {get_user_model()._meta.db_table} u ON u.id = n.owner_id "
+    "WHERE l.tenant_id = %s AND l.kind = %s AND l.external_id = %s"
+)
 
 
 def subject_for(
@@ -50,9 +53,13 @@ def subject_for(
     if tenant is None or address is None:
         return Subject(actor=request.user, namespace=namespace_for_user(user=request.user))
     kind, external_id = address
-    key: Address = (tenant.pk, kind, external_id)
-    row = read_ahead_row(request, key) or fetch_one(SUBJECT_ROW, subject_row_params(key))
-    return subject_from_row(row, address=address, tenant=tenant)
+    row = fetch_one(_SUBJECT, [tenant.pk, kind, external_id])
+    if row is None or row[-1] is None:  # never used, or a namespace without its owner
+        return None
+    namespace = _NAMESPACE.instance(row)
+    owner = _OWNER.instance(row, len(_NAMESPACE))
+    Namespace.owner.field.set_cached_value(namespace, owner)
+    return Subject(owner, namespace, kind, external_id, tenant)
 
 
 def tenant_namespace_ids(tenant: Tenant) -> QuerySet[TenantNamespace, Mapping[str, Any]]:

@@ -7,15 +7,9 @@ apply the same rules without importing each other.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any
 
-from django.contrib.auth import get_user_model
-from django.http.request import RawPostDataException
-
-from api.models import EntityKind, Tenant, TenantNamespace
-from api.rows import Columns
+from api.models import EntityKind, Tenant
 from memory_core.actors import Actor
 from memory_core.errors import MemoryServiceError
 from memory_core.models import Namespace
@@ -58,94 +52,3 @@ def subject_address(
     if agent_id and not agents:
         raise address_error("This endpoint is for end users: give user_id.", "agent_id")
     return (EntityKind.USER, str(user_id)) if user_id else (EntityKind.AGENT, str(agent_id))
-
-
-_NAMESPACE, _OWNER = Columns(Namespace, "n"), Columns(get_user_model(), "u")
-# The subject's namespace and owner, as
-# TenantNamespace.objects.select_related("namespace__owner").filter(tenant=…, kind=…, external_id=…)
-# reads them, as text (api.rows); the owner's id last, NULL for a namespace without an owner.
-SUBJECT_ROW = (
-    f"SELECT {_NAMESPACE.sql}, {_OWNER.sql}, u.id FROM {TenantNamespace._meta.db_table} l "  # noqa: S608
-    f"JOIN {Namespace._meta.db_table} n ON n.id = l.namespace_id "
-    f"LEFT JOIN {get_user_model()._meta.db_table} u ON u.id = n.owner_id "
-    "WHERE l.tenant_id = %(subject_tenant)s AND l.kind = %(subject_kind)s "
-    "AND l.external_id = %(subject_external_id)s"
-)
-
-Address = tuple[int, str, str]  # (tenant id, kind, external id)
-
-
-def subject_row_params(address: Address) -> dict[str, Any]:
-    tenant_id, kind, external_id = address
-    return {"subject_tenant": tenant_id, "subject_kind": kind, "subject_external_id": external_id}
-
-
-def subject_from_row(
-    row: tuple[Any, ...] | None, *, address: tuple[str, str], tenant: Tenant
-) -> Subject | None:
-    """The subject of `SUBJECT_ROW`'s row; None for an id never used, or a namespace without its owner."""
-    if row is None or row[-1] is None:
-        return None
-    namespace = _NAMESPACE.instance(row)
-    owner = _OWNER.instance(row, len(_NAMESPACE))
-    Namespace.owner.field.set_cached_value(namespace, owner)
-    kind, external_id = address
-    return Subject(owner, namespace, kind, external_id, tenant)
-
-
-# The subject's row read in the rate count's round trip (`api.throttling`), kept on the request for
-# `api.selectors.subject_for`; used only when the address the view validated is the one read.
-_READ_AHEAD = "_subject_read_ahead"
-# Bodies up to this size are peeked at for their address; a larger one is a write, whose subject is
-# made or found by `api.services.subject_ensure` anyway.
-READ_AHEAD_BODY = 16 * 1024
-
-
-def addressed(request: Any, tenant_id: int) -> Address | None:
-    """The tenant entity a request names, guessed before the view validates anything: `user_id` or
-    `agent_id` at the top of a small JSON body (or in mem0's `filters`, or their `AND`), else in the
-    query string. A guess only: `subject_for` checks it against the validated address."""
-    found: dict[str, Any] = {}
-    meta = request.META
-    length = meta.get("CONTENT_LENGTH") or "0"
-    if (
-        str(meta.get("CONTENT_TYPE", "")).startswith("application/json")
-        and length.isdigit()
-        and (0 < int(length) <= READ_AHEAD_BODY)
-    ):
-        try:
-            body = json.loads(request._request.body)
-        except (ValueError, RecursionError, RawPostDataException):  # not JSON (the view says so), or read
-            body = None
-        if isinstance(body, dict):
-            filters = body.get("filters")
-            filters = filters if isinstance(filters, dict) else {}
-            both = filters.get("AND")  # mem0's {"AND": [{"user_id": …}, …]}
-            for part in both if isinstance(both, list) else []:
-                found |= part if isinstance(part, dict) else {}
-            found |= {**filters, **body}
-    if not (found.get("user_id") or found.get("agent_id")):
-        found = request.query_params
-    user_id, agent_id = found.get("user_id"), found.get("agent_id")
-    if bool(user_id) == bool(agent_id) or not isinstance(user_id or agent_id, str | int):
-        return None
-    return (
-        (tenant_id, EntityKind.USER, str(user_id))
-        if user_id
-        else (tenant_id, EntityKind.AGENT, str(agent_id))
-    )
-
-
-def read_ahead_keep(request: Any, address: Address, row: tuple[Any, ...] | None) -> None:
-    setattr(request, _READ_AHEAD, (address, row))
-
-
-def read_ahead_row(request: Any, address: Address) -> tuple[Any, ...] | None:
-    """The row of `address` when it was read with the rate count and found, once: a later lookup in
-    the same request (after a write that made or removed the entity) asks the database again, as
-    does one for an entity not found (made since, perhaps, by a concurrent request)."""
-    kept = getattr(request, _READ_AHEAD, None)
-    if kept is None or kept[0] != address:
-        return None
-    setattr(request, _READ_AHEAD, None)
-    return kept[1]

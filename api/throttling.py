@@ -26,7 +26,6 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
 from api.models import ApiKey, RateCount
-from api.subjects import SUBJECT_ROW, Address, addressed, read_ahead_keep, subject_row_params
 
 _TABLE = RateCount._meta.db_table
 
@@ -56,42 +55,24 @@ _ASYNC_COMMIT = "SELECT set_config('synchronous_commit', 'off', true); "
 def take(key: str, *, limit: int, duration: int, now: float) -> float | None:
     """Count one request against `limit` per `duration` seconds: None when it is allowed, else
     the seconds to wait before one would be."""
-    return _take(key, limit=limit, duration=duration, now=now)[0]
-
-
-def _take(
-    key: str, *, limit: int, duration: int, now: float, subject: Address | None = None
-) -> tuple[float | None, tuple[Any, ...] | None]:
-    """`take`, and with it, in the same round trip, the row of `subject` (`api.subjects.SUBJECT_ROW`)
-    when one is given: a request's statements each wait for a core on a busy database server, and
-    this one saves a wait at p95."""
     if limit <= 0:  # "0/min": nothing is allowed
-        return float(duration), None
+        return float(duration)
     window = int(now // duration) * duration
     weight = 1.0 - (now - window) / duration
     params: dict[str, Any] = {
         "key": key, "window": window, "duration": duration, "weight": weight, "limit": limit,
     }  # fmt: skip
-    sql = _TAKE
-    if subject is not None:
-        sql += "; " + SUBJECT_ROW
-        params |= subject_row_params(subject)
     with connection.cursor() as cursor:
         if connection.in_atomic_block:  # the caller's transaction decides how it commits
-            cursor.execute(sql, params)
+            cursor.execute(_TAKE, params)
         else:
-            cursor.execute(_ASYNC_COMMIT + sql, params)
+            cursor.execute(_ASYNC_COMMIT + _TAKE, params)
             cursor.nextset()
-        counted = cursor.fetchone() is not None
-        subject_row = None
-        if subject is not None:
-            cursor.nextset()
-            subject_row = cursor.fetchone()
-        if counted:
-            return None, subject_row
+        if cursor.fetchone() is not None:
+            return None
         cursor.execute(f"SELECT window_start, count, previous FROM {_TABLE} WHERE key = %s", [key])  # noqa: S608
         row = cursor.fetchone()
-    return _wait(row, limit=limit, duration=duration, now=now), subject_row
+    return _wait(row, limit=limit, duration=duration, now=now)
 
 
 def _wait(row: tuple[int, int, int] | None, *, limit: int, duration: int, now: float) -> float:
@@ -126,17 +107,8 @@ class _CountedThrottle(SimpleRateThrottle):
         key = self.get_cache_key(request, view)
         if key is None:
             return True
-        subject = self.read_ahead(request)
-        self.waiting, row = _take(
-            key, limit=self.num_requests, duration=self.duration, now=time.time(), subject=subject
-        )
-        if subject is not None:
-            read_ahead_keep(request, subject, row)
+        self.waiting = take(key, limit=self.num_requests, duration=self.duration, now=time.time())
         return self.waiting is None
-
-    def read_ahead(self, request: Request) -> Address | None:
-        """The subject whose row to read with the count, if any."""
-        return None
 
     def wait(self) -> float | None:
         waiting = getattr(self, "waiting", None)
@@ -145,12 +117,6 @@ class _CountedThrottle(SimpleRateThrottle):
 
 class ApiKeyThrottle(_CountedThrottle):
     scope = "api_key"
-
-    def read_ahead(self, request: Request) -> Address | None:
-        # A tenant key's request names its end user or agent: the view's lookup of them is read here.
-        if isinstance(request, Request) and isinstance(request.auth, ApiKey):
-            return addressed(request, request.auth.tenant_id)
-        return None
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
         if isinstance(request.auth, ApiKey):

@@ -17,8 +17,6 @@ from api.rows import Columns, fetch_one
 from api.selectors import subject_for
 from api.services import api_key_issue, api_key_revoke, tenant_agent_ensure, tenant_user_ensure
 from memory_core.models import MemoryEntry, Namespace
-from memory_core.services import EntryDraft, memory_create
-from tests.api.conftest import client_with
 from tests.memory_core.helpers import remember
 
 pytestmark = pytest.mark.django_db
@@ -109,52 +107,3 @@ def test_columns_convert_values_as_the_orm_does(owner):
 
     assert built.metadata == {"origin": "intake", "n": [1, 2]}
     assert _fields(built) == _fields(MemoryEntry.objects.get(pk=entry.pk))
-
-
-ASKED = [
-    ("post", "/api/v1/recall/", {"user_id": "u1", "query": "Which instrument do I play?"}),
-    ("get", "/api/v1/memories/?user_id=u1", None),
-    ("post", "/v3/memories/search/", {"query": "Which instrument do I play?", "filters": {"user_id": "u1"}}),
-    ("post", "/v3/memories/search/", {"query": "Which instrument?", "filters": {"AND": [{"user_id": "u1"}]}}),
-]
-
-
-def _subject_reads(captured: CaptureQueriesContext) -> list[str]:
-    return [q["sql"] for q in captured.captured_queries if TenantNamespace._meta.db_table in q["sql"]]
-
-
-@pytest.mark.parametrize(("method", "url", "body"), ASKED)
-def test_a_tenant_request_reads_its_subject_in_the_rate_counts_round_trip(
-    key_client, tenant, method, url, body
-):
-    _user, namespace = tenant_user_ensure(tenant=tenant, external_id="u1")
-    memory_create(namespace=namespace, draft=EntryDraft(content="The user plays the cello."))
-    getattr(key_client, method)(url, body, format="json")  # the key's first use is recorded once
-
-    with CaptureQueriesContext(connection) as captured:
-        response = getattr(key_client, method)(url, body, format="json")
-
-    assert response.status_code == 200 and "cello" in response.content.decode(), response.content
-    (read,) = _subject_reads(captured)
-    assert "api_ratecount" in read  # one statement: the count, then the subject's row
-
-
-@pytest.mark.parametrize(("method", "url", "body"), ASKED)
-def test_the_read_ahead_reaches_no_other_tenants_user(tenant, other_tenant, make_key, method, url, body):
-    _user, namespace = tenant_user_ensure(tenant=other_tenant, external_id="u1")
-    memory_create(namespace=namespace, draft=EntryDraft(content="The user plays the cello."))
-    client = client_with(make_key(tenant))
-
-    for _ in range(2):
-        response = getattr(client, method)(url, body, format="json")
-        assert "cello" not in response.content.decode() and response.status_code in {200, 404}
-
-
-def test_an_entity_made_by_the_request_is_found_by_it(key_client):
-    """A request whose subject did not exist when its count was taken makes it and then reads it."""
-    made = key_client.post(
-        "/api/v1/memories/", {"user_id": "new-u", "content": "I play the viola."}, format="json"
-    )
-    assert made.status_code == 201, made.content
-    listed = key_client.get("/api/v1/memories/", {"user_id": "new-u"}).json()
-    assert [m["content"] for m in listed["results"]] == ["I play the viola."]
