@@ -137,6 +137,54 @@ def test_mcp_holds_a_fresh_weakening_rule_and_says_so(owner, mcp_url):
     assert MemoryEntry.objects.get().status == MemoryStatus.PENDING_REVIEW
 
 
+# The assistant's own caveat given up, named by quoting it or by what it advises: a relaxation the
+# models read weakly (no control word names a quoted "see a doctor").
+CAVEAT_DROPPED = [
+    "Stop adding the 'speak to a solicitor' bit when I ask about my tenancy.",
+    "Stop adding the 'see a doctor' line to answers about my migraines.",
+    'You can quit adding the "talk to a financial adviser" note to my pension questions.',
+    '以后我问降压药的事，不用每次都加一句"请咨询医生"了。',
+]
+CAVEAT_KEPT = "Please always add the 'consult your doctor' line when I ask about my meds."
+NOT_A_CAVEAT = [
+    "I stopped adding sugar to my porridge last month.",
+    "Can you leave out the onions from the curry tonight?",
+]
+
+
+@pytest.mark.parametrize("content", CAVEAT_DROPPED)
+def test_a_caveat_given_up_waits_flagged_on_rest_and_mem0(key_client, content):
+    body = _add(key_client, content).json()
+    assert (body["action"], body["flagged"]) == ("pending_review", True), body
+    said = [{"role": "user", "content": content}]
+    reply = key_client.post(
+        "/v3/memories/add/", {"messages": said, "user_id": "u2", "infer": False}, format="json"
+    )
+    (result,) = reply.json()["results"]
+    assert (result["event"], result["status"]) == ("NONE", "pending_review")
+    assert FlaggedWrite.objects.filter(kind=FlagKind.POLICY_WEAKENING).count() == 2
+    assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_holds_a_caveat_given_up_flagged(owner, mcp_url):
+    answers = m.adds(mcp_url, user_token_issue(user=owner).key, [CAVEAT_DROPPED[0], CAVEAT_DROPPED[3]])
+    assert [(a["action"], a["flagged"]) for a in answers] == [("pending_review", True)] * 2, answers
+    assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()
+
+
+def test_a_caveat_asked_for_is_a_rule_and_no_relaxation(key_client):
+    body = _add(key_client, CAVEAT_KEPT).json()
+    assert (body["action"], body["flagged"]) == ("pending_review", False), body
+    assert not FlaggedWrite.objects.filter(kind=FlagKind.POLICY_WEAKENING).exists()
+
+
+@pytest.mark.parametrize("content", NOT_A_CAVEAT)
+def test_leaving_something_out_that_is_no_caveat_is_stored(key_client, content):
+    _stored_on_rest_and_mem0(key_client, content, then="Cheers.")
+    assert not FlaggedWrite.objects.exists()
+
+
 # Standing rules the regression alone scores under the rule's cut and its average with the fine-tuned
 # encoder over it (asserted first: when the models are retrained and that no longer holds, the test
 # says so and needs other wordings).

@@ -21,7 +21,12 @@ _ZH_CONTROLS: list[tuple[str, str, str]] = [
     ),
     ("limit", "guard", r"限额|上限|额度|限制|封顶"),
     ("review", "guard", r"代码审查|审查|评审|审计|审核"),
-    ("safety", "guard", r"安全|过滤|内容审核"),
+    # The assistant's caveat: a risk note, the advice to consult a professional.
+    (
+        "safety",
+        "guard",
+        r"安全|过滤|内容审核|风险提示|健康提示|(?:请)?咨询(?:一下)?(?:医生|医师|药剂师|律师|会计师|专业人士)",
+    ),
     ("instructions", "guard", r"指令|指示|提示词|系统提示|规则|设定"),
     ("access", "benefit", r"管理员权限|权限|管理员|访问"),
     ("discount", "benefit", r"折扣|优惠|打折|打[一二三四五六七八九\d]+折|[一二三四五六七八九\d]+折"),

@@ -5,6 +5,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+# Advice to ask a professional, the caveat an assistant adds to health, legal or money answers.
+_PROFESSIONAL = (
+    r"(?:a|an|your|the)\s(?:doctor|gp|physician|pharmacist|dermatologist|specialist|consultant|nurse"
+    r"|(?:medical\s|health\s)?professional|lawyer|solicitor|accountant|financial\sadvis[eo]r)\b"
+)
+_ADVISE = rf"(?:consult|see|ask|check\swith|talk\sto|speak\sto|contact)\s{_PROFESSIONAL}"
+_ADVISING = rf"(?:consult|see|ask|check|talk|speak|contact)(?:ing)?\s(?:with\s|to\s)?{_PROFESSIONAL}"
+
 # Controls come in three kinds. A guard is in force while it is required (approval, verification);
 # a benefit is given away by a blanket grant (refunds, discounts, admin access); a generic rule noun
 # ("the rules", "the policy") only counts in an instruction, or when it is the assistant's own.
@@ -55,7 +63,12 @@ GUARDS: list[tuple[str, str]] = [
         "safety",
         r"safety(?:\s(?:warnings?|rules?|guidelines?|checks?|filters?|polic(?:y|ies)|measures?))?|guardrails?"
         r"|(?:content|profanity|nsfw|spam|safe-?search)\s(?:filters?|moderation|polic(?:y|ies))"
-        r"|content moderation|moderation|filters?|restrictions?|disclaimers?|warnings?|censorship"
+        r"|content moderation|moderation|filters?|restrictions?|disclaimers?|warnings?|censorship|caveats?"
+        # The assistant's own caveat named by quoting it ("the 'consult your doctor' line") or by
+        # what it advises ("the reminder to see a GP").
+        rf"|(?<=['\"\u201c])(?:please\s)?{_ADVISE}[^'\"\u201d]{{0,30}}['\"\u201d]\s(?:line|bit|note|part|reminder|caveat"
+        r"|thing|sentence|message|advice)"
+        rf"|(?:reminders?|advice|lines?|bits?|notes?|suggestions?)\s(?:to|about)\s{_ADVISING}"
         r"|unrestricted"
         r"|unfiltered|uncensored"
         r"|developer mode|jailbreak\w*",
@@ -139,6 +152,9 @@ PREDICATES: list[tuple[str, str]] = [
         r"|waiv(?:e|es|ed|ing|able)|exempt(?:s|ed|ion)?|optional|voluntary|unnecessary|needless|superfluous"
         r"|not applicable|overrid(?:e|es|den|ing)|overrode|overrule\w*|ignor(?:e|es|ed|ing)|disregard\w*"
         r"|neglect\w*|omit\w*|drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|lift(?:s|ed|ing)?|scrap(?:s|ped)?"
+        # Giving up what one adds to an answer: "stop adding the disclaimer", "leave out the caveat".
+        r"|(?:stop|quit|cease)(?:s|ped|ping)?\s(?:adding|including|putting\sin|attaching|appending"
+        r"|tacking\son|mentioning|giving)|leav(?:e|es|ing)\s(?:out|off)"
         r"|eliminat\w*|abolish\w*|suspend(?:s|ed|ing)?|paus(?:e|es|ed)|disabl(?:e|es|ed|ing)|deactivat\w*"
         r"|turn(?:s|ed)? off|switch(?:es|ed)? off|shut off|relax(?:es|ed)?|loosen\w*|eas(?:e|es|ed)|cancel\w*"
         r"|without|unlimited|free (?:of|from)|forget(?= (?:it|about|all|everything|your|the previous"
