@@ -117,15 +117,6 @@ def test_an_import_pins_a_condition_said_by_voice_and_not_an_arrangement(key_cli
     assert pinned == {VOICE_INPUT_MORE[1]}
 
 
-def test_chat_remember_pins_a_condition_said_by_voice(owner, django_capture_on_commit_callbacks):
-    client = client_for(owner)
-    with django_capture_on_commit_callbacks(execute=True):
-        client.post(reverse("chat:new"), {"content": f"记住 {VOICE_INPUT_MORE[0]}"})
-    assert Message.objects.filter(role="assistant").exists()
-    kept = MemoryEntry.objects.get(content__contains="哮喘")
-    assert (kept.status, kept.pinned) == (MemoryStatus.ACTIVE, True), kept.content
-
-
 def test_an_import_pins_conditions_told_in_passing_and_nothing_else(key_client):
     said = [IN_PASSING[1], MEDICINE_NAMED[2], NOT_PINNED[0], NOT_PINNED[3]]
     body = key_client.post(
@@ -137,13 +128,19 @@ def test_an_import_pins_conditions_told_in_passing_and_nothing_else(key_client):
     assert pinned == {IN_PASSING[1], MEDICINE_NAMED[2]}
 
 
-def test_chat_remember_that_pins_a_condition_told_in_passing(owner, django_capture_on_commit_callbacks):
-    said = MEDICINE_NAMED[2]
+@pytest.mark.parametrize(
+    ("said", "condition"),
+    [(f"Remember that: {MEDICINE_NAMED[2]}", "tacrolimus"), (f"记住 {VOICE_INPUT_MORE[0]}", "哮喘")],
+    ids=["medicine named", "said by voice"],
+)
+def test_chat_remember_that_pins_a_condition_told_in_passing(
+    owner, django_capture_on_commit_callbacks, said, condition
+):
     client = client_for(owner)
     with django_capture_on_commit_callbacks(execute=True):
-        client.post(reverse("chat:new"), {"content": f"Remember that: {said}"})
+        client.post(reverse("chat:new"), {"content": said})
     assert Message.objects.filter(role="assistant").exists()
-    kept = MemoryEntry.objects.get(content__contains="tacrolimus")
+    kept = MemoryEntry.objects.get(content__contains=condition)
     assert (kept.status, kept.pinned) == (MemoryStatus.ACTIVE, True), kept.content
 
 
