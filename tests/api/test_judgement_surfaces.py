@@ -232,9 +232,10 @@ def test_what_others_did_every_day_is_stored_on_rest_and_mem0(key_client, conten
 
 
 def test_an_imperative_with_its_standing_scope_is_held_on_rest_and_mem0(key_client):
-    assert not judgement._positive(
-        "normative", IMPERATIVE_WITH_ITS_SCOPE
-    )  # its scope holds it, not the model
+    # Its standing scope holds it, not the rule model.
+    assert not judgement.reaches(
+        "normative", IMPERATIVE_WITH_ITS_SCOPE, judgement_models()["normative"].threshold
+    )
     assert _add(key_client, IMPERATIVE_WITH_ITS_SCOPE).json()["action"] == "pending_review"
     body = {
         "messages": [{"role": "user", "content": IMPERATIVE_WITH_ITS_SCOPE}],
