@@ -175,15 +175,6 @@ def test_chat_remember_that_keeps_a_condition_said_between_address_and_instructi
     assert MemoryEntry.objects.filter(status=MemoryStatus.PENDING_REVIEW, content__contains="陪着他").exists()
 
 
-@pytest.mark.django_db(transaction=True)
-def test_mcp_keeps_a_condition_said_between_address_and_instruction(owner, mcp_url):
-    said, fact = CONDITIONS_SAID_BETWEEN[2]
-    [body] = m.adds(mcp_url, user_token_issue(user=owner).key, [said])
-    assert body["action"] == "pending_review"
-    assert [a["entry"]["content"] for a in body["also"]] == [fact]
-    _held_and_pinned(said, fact)
-
-
 @pytest.mark.parametrize(("said", "fact"), NAMED_IN_A_CARERS_RULE)
 def test_a_named_childs_condition_in_a_carers_rule_is_the_users_dependant(key_client, said, fact):
     body = _rest_add(key_client, said)
@@ -260,8 +251,12 @@ def test_mem0_lists_the_condition_after_the_held_rule(key_client):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_mcp_returns_the_condition_with_the_held_rule(owner, mcp_url):
-    said, fact = RULES_ON_A_CONDITION[0]
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [RULES_ON_A_CONDITION[0], CONDITIONS_SAID_BETWEEN[2]],
+    ids=["condition before its rule", "condition between address and instruction"],
+)
+def test_mcp_returns_the_condition_with_the_held_rule(owner, mcp_url, said, fact):
     [body] = m.adds(mcp_url, user_token_issue(user=owner).key, [said])
     assert body["action"] == "pending_review"
     assert [a["entry"]["content"] for a in body["also"]] == [fact]
