@@ -137,18 +137,23 @@ def test_mcp_holds_a_fresh_weakening_rule_and_says_so(owner, mcp_url):
     assert MemoryEntry.objects.get().status == MemoryStatus.PENDING_REVIEW
 
 
-# The assistant's own caveat given up, named by quoting it or by what it advises: a relaxation the
-# models read weakly (no control word names a quoted "see a doctor").
+# The assistant's own caveat given up, named by quoting it, by what it advises or what it is about: a
+# relaxation the models read weakly (no control word names a quoted "see a doctor").
 CAVEAT_DROPPED = [
     "Stop adding the 'speak to a solicitor' bit when I ask about my tenancy.",
     "Stop adding the 'see a doctor' line to answers about my migraines.",
     'You can quit adding the "talk to a financial adviser" note to my pension questions.',
     '以后我问降压药的事，不用每次都加一句"请咨询医生"了。',
+    # named by what it is about
+    "Quit putting in the allergy note when you book tables for me in Lisbon.",
+    "Stop tacking on the medication blurb every time I ask about ibuprofen.",
+    "以后帮我订餐不用再写过敏说明了。",
 ]
 CAVEAT_KEPT = "Please always add the 'consult your doctor' line when I ask about my meds."
 NOT_A_CAVEAT = [
     "I stopped adding sugar to my porridge last month.",
     "Can you leave out the onions from the curry tonight?",
+    "I've added the allergy wording to the menu boards myself.",
 ]
 
 
@@ -168,8 +173,9 @@ def test_a_caveat_given_up_waits_flagged_on_rest_and_mem0(key_client, content):
 
 @pytest.mark.django_db(transaction=True)
 def test_mcp_holds_a_caveat_given_up_flagged(owner, mcp_url):
-    answers = m.adds(mcp_url, user_token_issue(user=owner).key, [CAVEAT_DROPPED[0], CAVEAT_DROPPED[3]])
-    assert [(a["action"], a["flagged"]) for a in answers] == [("pending_review", True)] * 2, answers
+    said = [CAVEAT_DROPPED[0], CAVEAT_DROPPED[3], CAVEAT_DROPPED[5], CAVEAT_DROPPED[6]]
+    answers = m.adds(mcp_url, user_token_issue(user=owner).key, said)
+    assert [(a["action"], a["flagged"]) for a in answers] == [("pending_review", True)] * 4, answers
     assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()
 
 

@@ -155,6 +155,7 @@ def test_a_question_after_a_condition_is_still_not_kept_with_it(owner, django_ca
     [
         "Remember that you can stop adding the 'see a doctor' line when I ask about my migraines.",
         '记住：以后我问降压药的事，不用每次都加一句"请咨询医生"了。',
+        "Remember: you can leave off the pregnancy wording when you suggest recipes for me now.",
     ],
 )
 def test_remember_that_a_caveat_is_given_up_waits_flagged(owner, django_capture_on_commit_callbacks, said):

@@ -12,6 +12,16 @@ _PROFESSIONAL = (
 )
 _ADVISE = rf"(?:consult|see|ask|check\swith|talk\sto|speak\sto|contact)\s{_PROFESSIONAL}"
 _ADVISING = rf"(?:consult|see|ask|check|talk|speak|contact)(?:ing)?\s(?:with\s|to\s)?{_PROFESSIONAL}"
+# The words a caveat is about and what it is, as said of one ("the allergy wording", "the health
+# warning line", "the legal small print").
+_CAVEAT_TOPIC = (
+    r"(?:allerg(?:y|en|ies)|health|medical|medication|medicine|drug|dietary|diet|pregnancy|safety|legal"
+    r"|financial|investment|risk|tax)"
+)
+_CAVEAT_TEXT = (
+    r"(?:wording|lines?|notes?|paragraphs?|notices?|blurbs?|small\sprint|text|sections?"
+    r"|reminders?|alerts?|flags?|info(?:rmation)?\s(?:line|note|bit|box))\b"
+)
 
 # Controls come in three kinds. A guard is in force while it is required (approval, verification);
 # a benefit is given away by a blanket grant (refunds, discounts, admin access); a generic rule noun
@@ -69,6 +79,8 @@ GUARDS: list[tuple[str, str]] = [
         rf"|(?<=['\"\u201c])(?:please\s)?{_ADVISE}[^'\"\u201d]{{0,30}}['\"\u201d]\s(?:line|bit|note|part|reminder|caveat"
         r"|thing|sentence|message|advice)"
         rf"|(?:reminders?|advice|lines?|bits?|notes?|suggestions?)\s(?:to|about)\s{_ADVISING}"
+        # or by what it is about ("the allergy wording", "the medical notice", "the risk blurb").
+        rf"|{_CAVEAT_TOPIC}\s{_CAVEAT_TEXT}"
         r"|unrestricted"
         r"|unfiltered|uncensored"
         r"|developer mode|jailbreak\w*",
