@@ -641,6 +641,33 @@ def test_mcp_refuses_a_value_of_plain_words_and_keeps_it_nowhere(owner, mcp_url)
     _refused_through_mcp(owner, mcp_url, told)
 
 
+# A login pasted from notes as "what it opens: name / password", the password a run of words with
+# no digit in it; and pairs that are no login.
+LOGIN_PAIRS = [
+    ("Boathouse wifi: RowersNet / oarsandoranges, pass it on to the new crew.", "oarsandoranges"),
+    ("Allotment society portal: plot14 / runnerbeansforever", "runnerbeansforever"),
+]
+NO_LOGIN_PAIR = [
+    "Our joint account: Savings / Checking, both with Monzo.",
+    "Wifi in the hall: upstairs / downstairs both work now.",
+]
+
+
+@pytest.mark.parametrize(("content", "value"), LOGIN_PAIRS)
+def test_a_login_pasted_as_name_and_password_is_refused_and_stored_nowhere(key_client, content, value):
+    _refused_on_rest_and_mem0(key_client, content, value)
+
+
+@pytest.mark.parametrize("content", NO_LOGIN_PAIR)
+def test_a_pair_that_is_no_login_is_kept(key_client, content):
+    _stored_on_rest_and_mem0(key_client, content, then="Thanks!")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_refuses_a_login_pasted_as_a_pair(owner, mcp_url):
+    _refused_through_mcp(owner, mcp_url, LOGIN_PAIRS)
+
+
 # Where a secret is kept is no secret: a sentence that says where a code or a password is written or
 # stored tells no value, however near a secret the model reads it. These are flagged by the secret
 # model and have no value-shaped span: before the "where" reading each was refused whole.

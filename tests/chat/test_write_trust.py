@@ -80,6 +80,7 @@ def test_a_code_said_in_chat_is_kept_only_in_the_transcript(
         # value after a full-width colon, a licence key in four groups.
         ("Remember that the padlock on the boiler room is 2 7 0 5.", "2 7 0 5"),
         ("记住：車房wifi：mingmei2025", "mingmei2025"),
+        ("Remember the studio wifi: KilnRoom / glazeandfireclay", "glazeandfireclay"),
         ("Remember my Office licence key QW7R-2K9D-PL4M-88ZX for the new laptop.", "QW7R-2K9D-PL4M-88ZX"),
         # Digits told by how many times each comes, or in financial numerals (大写).
         ("Remember that the bike shed keypad is triple seven then a two.", "triple seven then a two"),

@@ -16,6 +16,7 @@ from .lexicon import (
     HASH_CONTEXT,
     IBAN_LENGTHS,
     IBAN_START,
+    LOGIN_PAIR,
     PRC_ID,
     PREFIXED,
     PRIVATE_KEY,
@@ -77,14 +78,27 @@ def form_hits(text: str, sentences: list[tuple[int, int]]) -> list[tuple[int, in
 
 def _pattern_hits(text: str) -> list[tuple[int, int, str]]:
     """Token prefixes and private key blocks, and the password or token inside a URL, an
-    "email / password" pair or a Bearer header."""
+    "email / password" pair, a login pasted as "what it opens: name / password" or a Bearer
+    header."""
     hits: list[tuple[int, int, str]] = []
     for pattern, kind in ((PREFIXED, "api key or token"), (PRIVATE_KEY, "api key or token")):
         hits += [(m.start(), m.end(), kind) for m in pattern.finditer(text)]
     inner = ((URL_PASSWORD, "password"), (EMAIL_PAIR, "password"), (BEARER, "api key or token"))
     for pattern, kind in inner:
         hits += [(m.start("v"), m.end("v"), kind) for m in pattern.finditer(text)]
+    logins = (m for m in LOGIN_PAIR.finditer(text) if password_like(m["v"]))
+    hits += [(m.start("v"), m.end("v"), "password") for m in logins]
     return hits
+
+
+def password_like(value: str) -> bool:
+    """A value that reads as a password rather than a word: a digit or a symbol in it, words run
+    together in mixed case ("TallPines"), or twelve lower-case letters or more, longer than most
+    single words ("stretchandbreathe"; "downstairs" is a word)."""
+    value = value.rstrip(".!?)")
+    if re.search(r"[\d\W_]", value) or re.search(r"[a-z][A-Z]", value):
+        return True
+    return len(value) >= 12 and value.islower()
 
 
 def _checksum_hits(text: str) -> list[tuple[int, int, str]]:
