@@ -201,22 +201,11 @@ def locomo_rows(conversation: str) -> Iterator[Row]:
 # statistic there moved with one turn more or less, and a retrain's rule recall with it (batch 36's:
 # 0.616 -> 0.673). Each quantile is Harrell and Davis's estimate instead (scipy's `hdquantiles`: a
 # weighted average of the order statistics around it, the expected value of the order statistic over
-# resamples of the rows), the same rule with no single turn deciding it. On the dev split of
+# resamples of the rows), the same rule with no single turn deciding it (the single order statistic
+# is `tests/memory_core/test_judgement_thresholds.py`'s comparison). On the dev split of
 # batches 36-38's retrain its spread over resamples of the rows was 0.056 against 0.077.
-def _cut(scores: np.ndarray, positive: np.ndarray, ordinary: np.ndarray, name: str) -> float:
-    """The single-order-statistic threshold: the highest that keeps the recall the decision must
-    reach, raised when needed so that ordinary talk is flagged no more often than its budget. Kept
-    for comparison with `_threshold`."""
-    positives = np.sort(scores[positive])
-    keep = int(np.floor(len(positives) * (1 - TARGET_RECALL[name])))
-    by_recall = float(positives[keep] - 1e-6) if len(positives) else 0.5
-    talk = np.sort(scores[ordinary & ~positive])[::-1]
-    allowed = int(np.floor(len(talk) * ORDINARY_BUDGET[name]))
-    by_budget = float(talk[allowed] + 1e-6) if allowed < len(talk) else 0.0
-    return float(np.clip(max(by_recall, by_budget), 0.05, 0.95))
-
-
-def _quantile(values: np.ndarray, share: float, empty: float) -> float:
+def _quantile(values: np.ndarray, share: float, *, empty: float) -> float:
+    """The `share` quantile of `values` by Harrell and Davis's estimate (`empty` for fewer than two)."""
     return float(hdquantiles(values, prob=[share])[0]) if len(values) > 1 else empty
 
 
@@ -227,10 +216,8 @@ def _threshold(scores: np.ndarray, positive: np.ndarray, ordinary: np.ndarray, n
     users see), each quantile estimated by Harrell and Davis's method (see above)."""
     positives = scores[positive]
     talk = scores[ordinary & ~positive]
-    by_recall = (
-        float(hdquantiles(positives, prob=[1 - TARGET_RECALL[name]])[0]) if len(positives) > 1 else 0.5
-    )
-    by_budget = float(hdquantiles(talk, prob=[1 - ORDINARY_BUDGET[name]])[0]) if len(talk) > 1 else 0.0
+    by_recall = _quantile(positives, 1 - TARGET_RECALL[name], empty=0.5)
+    by_budget = _quantile(talk, 1 - ORDINARY_BUDGET[name], empty=0.0)
     return float(np.clip(max(by_recall, by_budget), 0.05, 0.95))
 
 

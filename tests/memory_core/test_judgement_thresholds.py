@@ -6,7 +6,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from memory_core.judgement.train import ORDINARY_BUDGET, TARGET_RECALL, _cut, _threshold
+from memory_core.judgement.train import ORDINARY_BUDGET, TARGET_RECALL, _threshold
+
+
+def _cut(scores: np.ndarray, positive: np.ndarray, ordinary: np.ndarray, name: str) -> float:
+    """The rule before: each quantile the single order statistic at it."""
+    positives = np.sort(scores[positive])
+    by_recall = float(positives[int(np.floor(len(positives) * (1 - TARGET_RECALL[name])))] - 1e-6)
+    talk = np.sort(scores[ordinary & ~positive])[::-1]
+    allowed = int(np.floor(len(talk) * ORDINARY_BUDGET[name]))
+    by_budget = float(talk[allowed] + 1e-6) if allowed < len(talk) else 0.0
+    return float(np.clip(max(by_recall, by_budget), 0.05, 0.95))
 
 
 def _dev_like(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
