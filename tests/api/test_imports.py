@@ -103,6 +103,19 @@ def test_a_rule_weakening_a_policy_waits_for_review_and_is_flagged(owner_client)
     assert FlaggedWrite.objects.filter(kind=FlagKind.POLICY_WEAKENING, entry=entry).exists()
 
 
+def test_an_imported_login_pair_is_refused_and_a_caveat_given_up_waits_flagged(owner_client):
+    canary = "heronsandherrings"
+    lines = f"Lake cabin wifi: CabinNet / {canary}\nStop adding the allergy wording to my restaurant bookings"
+
+    body = _import(owner_client, "text", lines).json()
+
+    assert [row["action"] for row in body["results"]] == ["rejected", "pending_review"], body
+    assert canary not in str(body)
+    assert scan_database(canary, text_only=True) == {} and scan_job_queue(canary) == []
+    held = MemoryEntry.objects.get()
+    assert FlaggedWrite.objects.filter(kind=FlagKind.POLICY_WEAKENING, entry=held).exists()
+
+
 def test_duplicates_merge(owner_client):
     owner_client.post("/api/v1/memories/", {"content": "Is learning Portuguese"}, format="json")
 

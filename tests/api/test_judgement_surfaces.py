@@ -641,33 +641,6 @@ def test_mcp_refuses_a_value_of_plain_words_and_keeps_it_nowhere(owner, mcp_url)
     _refused_through_mcp(owner, mcp_url, told)
 
 
-# A login pasted from notes as "what it opens: name / password", the password a run of words with
-# no digit in it; and pairs that are no login.
-LOGIN_PAIRS = [
-    ("Boathouse wifi: RowersNet / oarsandoranges, pass it on to the new crew.", "oarsandoranges"),
-    ("Allotment society portal: plot14 / runnerbeansforever", "runnerbeansforever"),
-]
-NO_LOGIN_PAIR = [
-    "Our joint account: Savings / Checking, both with Monzo.",
-    "Wifi in the hall: upstairs / downstairs both work now.",
-]
-
-
-@pytest.mark.parametrize(("content", "value"), LOGIN_PAIRS)
-def test_a_login_pasted_as_name_and_password_is_refused_and_stored_nowhere(key_client, content, value):
-    _refused_on_rest_and_mem0(key_client, content, value)
-
-
-@pytest.mark.parametrize("content", NO_LOGIN_PAIR)
-def test_a_pair_that_is_no_login_is_kept(key_client, content):
-    _stored_on_rest_and_mem0(key_client, content, then="Thanks!")
-
-
-@pytest.mark.django_db(transaction=True)
-def test_mcp_refuses_a_login_pasted_as_a_pair(owner, mcp_url):
-    _refused_through_mcp(owner, mcp_url, LOGIN_PAIRS)
-
-
 # Where a secret is kept is no secret: a sentence that says where a code or a password is written or
 # stored tells no value, however near a secret the model reads it. These are flagged by the secret
 # model and have no value-shaped span: before the "where" reading each was refused whole.
@@ -703,19 +676,26 @@ def test_where_a_secret_is_kept_with_its_value_is_refused(key_client, content, v
 
 # Values told in forms the value spans used to miss: digits spelled one by one after a place that
 # owns numbers ("…room is 2 7 0 5"), a short statement mixing Chinese and English that was too
-# short to judge, a value after a full-width colon, a licence key in four groups (read as an id).
+# short to judge, a value after a full-width colon, a licence key in four groups (read as an id), a
+# login pasted as a pair.
 VALUES_IN_OTHER_FORMS = [
     ("the padlock on the boiler room is 2 7 0 5, lock it after", "2 7 0 5"),
     ("shop alarm code係48213", "48213"),
     ("車房wifi：mingmei2025", "mingmei2025"),
     ("Office licence key QW7R-2K9D-PL4M-88ZX, for the new laptop", "QW7R-2K9D-PL4M-88ZX"),
+    # a login pasted from notes as "what it opens: name / password", no digit in the password
+    ("Boathouse wifi: RowersNet / oarsandoranges, pass it on to the new crew.", "oarsandoranges"),
+    ("Allotment society portal: plot14 / runnerbeansforever", "runnerbeansforever"),
 ]
 # And their ordinary neighbours stay stored: a flight asked after in the same mix, an SSID, a
-# meeting room, an invoice's id in four groups.
+# meeting room, an invoice's id in four groups, two pairs of words.
 NEIGHBOURS_OF_OTHER_FORMS = [
     "flight BA2490係幾點到",
     "会议室：3号楼502",
     "invoice INV-2024-0033-7781 is paid, thanks",
+    # pairs that are no login
+    "Our joint account: Savings / Checking, both with Monzo.",
+    "Wifi in the hall: upstairs / downstairs both work now.",
 ]
 
 
