@@ -45,6 +45,7 @@ from memory_core.actors import Actor
 from memory_core.entities.hooks import entities_after_write
 from memory_core.models import Namespace
 from memory_core.outcomes import AddOutcome
+from memory_core.people_known import PeopleKnown
 from memory_core.reconciliation import lock_for_write, reconcile
 from memory_core.screening import ALWAYS_RECALL_CHOICE, fact_within_rule, guard_pause, screen
 from memory_core.search_context import clipped
@@ -136,7 +137,7 @@ def within_rule(
 ) -> list[WriteRequest]:
     """The safety fact a held rule states first, screened as a statement of its own (a tombstone
     or a secret stops it like any other), as a list of none or one."""
-    fact = fact_within_rule(said, screened)
+    fact = fact_within_rule(said, screened, people=PeopleKnown(namespace.pk))
     if fact is None:
         return []
     outcome, fact = screen(namespace, fact, tombstones)

@@ -28,6 +28,7 @@ from memory_core.models import (
     Tombstone,
 )
 from memory_core.outcomes import AddOutcome
+from memory_core.people_known import DEPENDANT, OTHER, PeopleKnown, speaks_of_self
 from memory_core.sameness import speaker
 from memory_core.services import event_record
 from memory_core.tombstones import blocking_tombstone, mined_too_early
@@ -59,7 +60,7 @@ def screen(
     if request.source_kind == SourceKind.EXTRACTED and request.confidence < _min_confidence():
         reason = f"confidence {request.confidence:.2f} below the threshold"
         return AddOutcome(AddAction.IGNORED, None, reason=reason), request
-    return None, classify(request)
+    return None, classify(request, people=PeopleKnown(namespace.pk))
 
 
 # --- 2. guard ------------------------------------------------------------------------------------
@@ -165,9 +166,10 @@ def _judged(request: WriteRequest) -> str:
     return request.said or request.content
 
 
-def classify(request: WriteRequest) -> WriteRequest:
+def classify(request: WriteRequest, *, people: PeopleKnown | None = None) -> WriteRequest:
     """Infer the key slot when none was given; turn rules into procedural candidates; pin the
-    safety facts of the user and their dependants, and nothing else (`judgement.safety`)."""
+    safety facts of the user and their dependants, and nothing else (`judgement.safety`, and
+    `people`: who the people the statement names are to the user, where the graph knows)."""
     if request.source_kind != SourceKind.OPERATOR:
         check = judgement.policy(_judged(request), type=request.type)
         if check.is_rule:
@@ -196,7 +198,11 @@ def classify(request: WriteRequest) -> WriteRequest:
     text = _judged(request)
     whose = judgement.safety(text)
     judged = whose.who != judgement.UNJUDGED
-    safety_pinned = _pinned_safety(text, whose) if judged else states_safety(text)
+    known = _known_person(people, text, whose) if judged else None
+    safety_pinned = _pinned_safety(text, whose, known=known) if judged else states_safety(text)
+    if slot is not None and known == OTHER and slot.pinned:
+        # The reader took "Noah has asthma" for the user's own health slot; Noah is their friend.
+        slot = None
     if slot is None:
         if not request.pinned and safety_pinned:
             # A safety fact of the user or a dependant, with no one slot: always recalled.
@@ -229,7 +235,9 @@ _REASON_WORD = re.compile(
 FACT_WITHIN_RULE_SURE = 0.5
 
 
-def fact_within_rule(said: WriteRequest, screened: WriteRequest) -> WriteRequest | None:
+def fact_within_rule(
+    said: WriteRequest, screened: WriteRequest, *, people: PeopleKnown | None = None
+) -> WriteRequest | None:
     """The safety fact a held rule states first, as a fact of its own: a rule built on the user's
     or a dependant's condition waits for an operator, and the condition must not wait with it
     (an assistant that does not know a child's allergy until an operator reads the rule). The
@@ -248,23 +256,29 @@ def fact_within_rule(said: WriteRequest, screened: WriteRequest) -> WriteRequest
     # The rule's own subject decides whose condition it rests on (a carer's rule around a named
     # child reads to the model as much someone's as the user's): the odds are not weighed here.
     in_care = _told_to_a_carer(content, whole)
-    if not (in_care or _pinned_safety(content, whole, weigh_odds=False)):
-        return None
+    known = _known_person(people, content, whole)
+    if known == OTHER or not (in_care or _pinned_safety(content, whole, weigh_odds=False, known=known)):
+        return None  # a rule around a colleague's or a friend's condition gives no fact of the user's
     for part in _clause_runs(content):
         if not _states_alone(part) or judgement.policy(part).is_rule:
             continue
         whose = judgement.safety(part)
-        own = whose.probability >= FACT_WITHIN_RULE_SURE and _pinned_safety(part, whose)
+        own = whose.probability >= FACT_WITHIN_RULE_SURE and _pinned_safety(
+            part, whose, known=_known_person(people, part, whose) or known
+        )
         # Whose condition a clause states may need the rule around it: "Kojo has sickle cell" alone
         # is anyone's; ", so with any pain crisis we go straight to A&E" makes Kojo the user's
         # child. A clause the model reads as someone's condition takes the whole rule's subject.
         placed = (
-            (whole.pinned or in_care) and whose.anyone >= FACT_WITHIN_RULE_SURE and not safety_frames(part)[1]
+            (whole.pinned or in_care or known == DEPENDANT)
+            and whose.anyone >= FACT_WITHIN_RULE_SURE
+            and not safety_frames(part)[1]
         )
         if own or placed:
             kept = _unlinked(part)
             fact = replace(said, content=kept, type=MemoryType.SEMANTIC, key="", category="general")
-            fact = classify(replace(fact, pinned=False, embedding=None, turn=False, context=""))
+            fact = replace(fact, pinned=False, embedding=None, turn=False, context="")
+            fact = classify(fact, people=people)
             # Read whole (with its linking word) as the condition: pinned, whatever the part alone reads.
             return fact if fact.pinned else _pinned_as_safety(fact)
     return None
@@ -341,14 +355,34 @@ def _states_alone(text: str) -> bool:
     return han >= 4 or len(text.split()) >= 2
 
 
-def _pinned_safety(content: str, whose: judgement.Safety, *, weigh_odds: bool = True) -> bool:
+def _known_person(people: PeopleKnown | None, content: str, whose: judgement.Safety) -> str | None:
+    """What the people `content` names are to the user ("dependant", "other"), when the safety
+    model reads someone's condition in it, and the user's graph settles it. A condition the model
+    reads as the user's own, told in the first person ("I'm diabetic, Maya knows where my tablets
+    are"), is theirs whoever else it names; without it ("小林对芒果过敏", read as the user's: no
+    subject but the name) the name decides."""
+    if people is None or whose.who == judgement.UNJUDGED or whose.anyone < KNOWN_PERSON_SURE:
+        return None
+    if whose.who == "user" and speaks_of_self(content):
+        return None
+    return people.whose(content)
+
+
+def _pinned_safety(
+    content: str, whose: judgement.Safety, *, weigh_odds: bool = True, known: str | None = None
+) -> bool:
     """Whether a statement is a safety fact of the user or a dependant: the model's answer, beside
     the reader's precise health frames. A denial or an ended condition it reads ("我对海鲜不过敏")
     is not pinned; a health fact it reads as the user's own ("我对 peanut 过敏", code-switched,
-    which the model may not know) is, unless the model says it is someone else's."""
+    which the model may not know) is, unless the model says it is someone else's. Someone's
+    condition the model reads, told of a person the user has named before, is theirs as the
+    graph knows them (`known`, `people_known`): the user's child's is pinned, a colleague's is not."""
     own, denied = safety_frames(content)
     if denied:
         return False
+    if known is not None:
+        # Before the reader's frames, which read "Noah has asthma" as a health fact whoever Noah is.
+        return known == DEPENDANT
     if own and whose.who != "other":
         return True
     # The model pins on slight odds (a dependant's condition must not be missed): a condition it
@@ -359,6 +393,9 @@ def _pinned_safety(content: str, whose: judgement.Safety, *, weigh_odds: bool = 
 
 
 OTHERS_ODDS = 2.0
+# How sure the safety model must be that a statement tells someone's condition before the people it
+# names are looked up in the user's graph (the reading of a rule's condition, `FACT_WITHIN_RULE_SURE`).
+KNOWN_PERSON_SURE = 0.5
 
 
 # A model's output gets no trust of its own: it cannot make a statement pinned, important or a

@@ -1,0 +1,185 @@
+"""Whose condition a statement tells, read from the people the user has already named: "Ella has
+epilepsy" is a dependant's safety fact when the user said "my daughter is called Ella" before, and
+"Maya can't have dairy, she's lactose intolerant" is someone else's when Maya is their colleague.
+
+The safety model reads one statement alone, and a bare first name tells it nothing of who that is
+to the user (it read "Ella has epilepsy" as someone else's, 0.12 pinned, and Maya's intolerance as
+a dependant's, 0.95). The user's entity graph (`memory_core.entities`) knows: the relations its
+write path records between the user and the people they name. This reader takes the people a
+statement names by their aliases and says what they are to the user, when that settles it:
+
+- the user's children (and stepchildren): "dependant";
+- partners, spouses, friends, neighbours, siblings, colleagues and managers: "other";
+- parents and other relatives are left to the model (they may be in the user's care), as are
+  people the graph does not know, and a statement naming people of both kinds.
+
+A name that owns another person ("Ella's teacher", "小米的老师", "小米妈妈") is not the subject: the
+condition may be that person's, so the statement is left to the model. The graph is read only for
+a statement the safety model reads as someone's condition (`screening._pinned_safety`), once a
+statement, in one query.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+
+from django.db.models import Q
+
+from memory_core.entities.kinship import KIN_WORDS
+from memory_core.entities.models import Relation
+from memory_core.entities.vocabulary import Predicate
+from memory_core.language import simplified_han
+
+DEPENDANT = "dependant"
+OTHER = "other"
+
+# What a relation makes the other person to the user, seen from the user ("the user —child→ Ella"):
+# the predicate of the relation the user is the subject of.
+_FROM_THE_USER: dict[str, str] = {
+    Predicate.CHILD: DEPENDANT,
+    Predicate.SPOUSE: OTHER,
+    Predicate.PARTNER: OTHER,
+    Predicate.FRIEND: OTHER,
+    Predicate.SIBLING: OTHER,
+    Predicate.COLLEAGUE: OTHER,
+    Predicate.MANAGER: OTHER,
+}
+# The same seen from the other end ("Ella —parent→ the user": the user is Ella's parent).
+_TO_THE_USER: dict[str, str] = {
+    Predicate.PARENT: DEPENDANT,
+    Predicate.SPOUSE: OTHER,
+    Predicate.PARTNER: OTHER,
+    Predicate.FRIEND: OTHER,
+    Predicate.SIBLING: OTHER,
+    Predicate.COLLEAGUE: OTHER,
+    Predicate.MANAGER: OTHER,  # the user manages them
+}
+# Relatives the user brings up as their own children (`Relation.label`, canonical as recorded).
+_STEPCHILDREN = frozenset({"stepson", "stepdaughter", "stepchild", "step-son", "step-daughter"})
+
+# Words for a person someone else has: after a name's "'s" or "的" (or right after a Chinese name),
+# the name owns that person and is not the one the statement is about.
+_EN_PEOPLE_WORDS = sorted(
+    {w for w in KIN_WORDS if w.isascii()}
+    | {"teacher", "coach", "doctor", "nurse", "carer", "nanny", "babysitter", "classmate", "mate", "buddy"},
+    key=len,
+    reverse=True,
+)
+_ZH_PEOPLE_WORDS = sorted(
+    {simplified_han(w) for w in KIN_WORDS if not w.isascii()}
+    | {"老师", "医生", "同学", "教练", "保姆", "阿姨", "朋友", "同事"},
+    key=len,
+    reverse=True,
+)
+_EN_OWNS = re.compile(r"^['\u2019]s\s+(?:" + "|".join(map(re.escape, _EN_PEOPLE_WORDS)) + r")s?\b", re.I)
+_ZH_OWNS = re.compile(r"^的?(?:" + "|".join(map(re.escape, _ZH_PEOPLE_WORDS)) + ")")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+# The user speaking of themselves: "I", "me", "my", "我" (not "我们", "我哋": we).
+_FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|i'll|im|me|my|myself|mine)\b|我(?![们們哋])")
+
+
+@dataclass(frozen=True)
+class Person:
+    """One person the user named, by their aliases (lower case, as the graph keeps them), and what
+    they are to the user ("dependant", "other", or "" when the graph does not settle it)."""
+
+    aliases: tuple[str, ...]
+    to_the_user: str
+
+
+@dataclass
+class PeopleKnown:
+    """The people of one namespace's graph, read once, when first asked."""
+
+    namespace_id: int
+    _people: list[Person] | None = field(default=None, init=False)
+
+    def people(self) -> list[Person]:
+        if self._people is None:
+            self._people = _read(self.namespace_id)
+        return self._people
+
+    def whose(self, text: str) -> str | None:
+        """What the people of the graph that `text` names as its subject are to the user:
+        "dependant" or "other" when all are one kind, None when it names none, people of both
+        kinds, or someone the graph leaves open (a parent, a relative)."""
+        found = {person.to_the_user for person in self.people() if _names(text, person.aliases)}
+        return found.pop() if len(found) == 1 and "" not in found else None
+
+
+def speaks_of_self(text: str) -> bool:
+    """Whether `text` is said in the first person singular."""
+    return bool(_FIRST_PERSON.search(text.replace("\u2019", "'")))
+
+
+def _read(namespace_id: int) -> list[Person]:
+    """Each person related to the user in the namespace, with what the relations make them."""
+    rows = (
+        Relation.objects.filter(namespace_id=namespace_id, object__isnull=False)
+        .filter(Q(subject__is_self=True) | Q(object__is_self=True))
+        .values_list(
+            "predicate",
+            "label",
+            "subject__is_self",
+            "subject_id",
+            "subject__aliases",
+            "object_id",
+            "object__aliases",
+        )
+    )
+    kinds: dict[str, set[str]] = {}
+    aliases: dict[str, tuple[str, ...]] = {}
+    for predicate, label, user_first, subject_id, subject_aliases, object_id, object_aliases in rows:
+        person, names = (object_id, object_aliases) if user_first else (subject_id, subject_aliases)
+        table = _FROM_THE_USER if user_first else _TO_THE_USER
+        kind = table.get(predicate, "")
+        if user_first and predicate == Predicate.RELATIVE and (label or "").lower() in _STEPCHILDREN:
+            kind = DEPENDANT
+        kinds.setdefault(str(person), set()).add(kind)
+        aliases[str(person)] = tuple(a for a in names or () if _is_a_name(a))
+    # A person the relations disagree on (a colleague who is also a friend is still "other"; a
+    # child who is also a colleague is not settled) is what all of them say, or open.
+    return [
+        Person(aliases[person], found.pop() if len(found) == 1 else "")
+        for person, found in kinds.items()
+        if aliases[person]
+    ]
+
+
+_KIN = frozenset(KIN_WORDS) | {simplified_han(w) for w in KIN_WORDS}
+
+
+def _is_a_name(alias: str) -> bool:
+    """A name, not the kinship word the person was also mentioned by ("daughter", "妈妈": "my
+    colleague's daughter" is not the user's)."""
+    return len(alias) >= 2 and alias.lower() not in _KIN and simplified_han(alias) not in _KIN
+
+
+def _names(text: str, aliases: tuple[str, ...]) -> bool:
+    """Whether `text` names someone by one of `aliases` as who it is about (not as the owner of
+    another person: "Ella's teacher")."""
+    plain = simplified_han(" ".join(text.split()))
+    any_upper = any(c.isupper() for c in plain)
+    for alias in aliases:
+        if _HAN.search(alias):
+            wanted = simplified_han(alias)
+            start = plain.find(wanted)
+            while start >= 0:
+                if not _ZH_OWNS.match(plain, start + len(wanted)):
+                    return True
+                start = plain.find(wanted, start + 1)
+            continue
+        for match in _word(alias).finditer(plain):
+            # In a text written with capitals a name is capitalised ("will", "may", "grace").
+            if any_upper and not match.group(0)[0].isupper():
+                continue
+            if not _EN_OWNS.match(plain[match.end() :]):
+                return True
+    return False
+
+
+@cache
+def _word(alias: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w'])" + re.escape(alias) + r"(?![\w])", re.I)

@@ -1,0 +1,167 @@
+"""Whose condition a statement tells, from the people the user named before: "Ella has epilepsy"
+after "my daughter is called Ella" is a dependant's safety fact, pinned; "Maya can't have dairy"
+after "my colleague Maya…" is someone else's, not pinned and not in the user's own health slot.
+On every surface that writes (REST single and batch, mem0, MCP, the chat), in English and Chinese
+(simplified and traditional). A name that owns another person ("Ella's teacher"), the user's own
+condition told beside a name, and a parent (who may or may not be in the user's care) are left to
+the safety model as before."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from api.services import user_token_issue
+from memory_core.models import MemoryEntry, MemoryStatus
+from tests.api import mcp_helpers as m
+from tests.chat.helpers import client_for
+
+pytestmark = pytest.mark.django_db
+
+# (who the user said the person is, later: a condition of that person's by name alone)
+THEIR_CHILD = [
+    ("My daughter is called Ella.", "Ella has epilepsy."),
+    ("My stepson Kai moved in with us in March.", "Kai is allergic to penicillin."),
+    ("My son is called Rory.", "rory has type 1 diabetes"),  # a name typed in lower case
+    ("我女儿叫小米。", "小米对花生过敏。"),
+    ("我兒子叫阿杰。", "阿杰有氣喘，隨身帶噴霧。"),  # noqa: RUF001
+]
+SOMEONE_ELSES = [
+    ("My colleague Maya sits next to me.", "Maya can't have dairy, she's lactose intolerant."),
+    ("My friend Noah is visiting this weekend.", "Noah has asthma and uses a blue inhaler."),
+    ("我同事叫小林。", "小林对芒果过敏，吃了会起疹子。"),  # noqa: RUF001
+]
+
+
+def _rest_add(client, content: str, user: str = "u1") -> dict:
+    response = client.post("/api/v1/memories/", {"user_id": user, "content": content}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def _mem0_add(client, content: str, user: str = "u1") -> dict:
+    body = {"messages": [{"role": "user", "content": content}], "user_id": user, "infer": False}
+    response = client.post("/v3/memories/add/", body, format="json")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def _entry(content: str) -> MemoryEntry:
+    return MemoryEntry.objects.get(content=content, status=MemoryStatus.ACTIVE)
+
+
+def _always_recalled(entry: MemoryEntry) -> bool:
+    return entry.pinned or entry.category in ("safety", "profile")
+
+
+@pytest.mark.parametrize(("who", "condition"), THEIR_CHILD)
+def test_rest_pins_a_named_childs_condition(key_client, who, condition):
+    _rest_add(key_client, who)
+    body = _rest_add(key_client, condition)
+
+    assert body["action"] == "added"
+    assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety")
+
+
+@pytest.mark.parametrize(("who", "condition"), THEIR_CHILD[:1] + THEIR_CHILD[3:4])
+def test_the_same_words_from_another_user_who_named_no_child_are_not_pinned(key_client, who, condition):
+    _rest_add(key_client, who, user="parent")
+    body = _rest_add(key_client, condition, user="stranger")
+
+    assert body["entry"]["pinned"] is False
+
+
+@pytest.mark.parametrize(("who", "condition"), SOMEONE_ELSES)
+def test_rest_does_not_pin_a_named_colleagues_or_friends_condition(key_client, who, condition):
+    _rest_add(key_client, who)
+    body = _rest_add(key_client, condition)
+
+    assert body["action"] == "added"
+    entry = _entry(condition)
+    assert not _always_recalled(entry)
+    assert not entry.key.startswith("health.")  # not the user's own health slot
+
+
+def test_a_name_that_owns_another_person_is_not_who_the_condition_is_of(key_client):
+    _rest_add(key_client, "My daughter is called Ella.")
+    _rest_add(key_client, "Ella's swimming teacher has epilepsy, so lessons pause if she feels unwell.")
+    body = _rest_add(key_client, "Ella's teacher has epilepsy.")
+
+    assert body["entry"]["pinned"] is False
+
+
+def test_the_users_own_condition_told_beside_a_colleagues_name_stays_pinned(key_client):
+    _rest_add(key_client, "My colleague Maya sits next to me.")
+    body = _rest_add(key_client, "I'm diabetic, Maya knows where my glucose tablets are.")
+
+    assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety")
+
+
+def test_a_batch_reads_the_people_named_earlier(key_client):
+    _rest_add(key_client, "My son is called Teo.")
+    _rest_add(key_client, "My colleague Ines sits by the window.")
+    memories = [
+        {"content": "Teo is allergic to wasp stings."},
+        {"content": "Ines is allergic to wasp stings."},
+    ]
+    response = key_client.post("/api/v1/memories/", {"user_id": "u1", "memories": memories}, format="json")
+
+    assert response.status_code in (200, 201), response.content
+    teo, ines = response.json()["results"]
+    assert (teo["action"], teo["entry"]["pinned"]) == ("added", True)
+    assert (ines["action"], ines["entry"]["pinned"]) == ("added", False)
+
+
+def test_mem0_pins_the_childs_and_not_the_friends(key_client):
+    _mem0_add(key_client, "My daughter is called Zoe and my best friend is called Lena.")
+    _mem0_add(key_client, "Zoe is allergic to sesame.")
+    _mem0_add(key_client, "Lena is allergic to sesame.")
+
+    assert _entry("Zoe is allergic to sesame.").pinned
+    assert not _always_recalled(_entry("Lena is allergic to sesame."))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_pins_a_named_childs_condition_and_not_a_colleagues(owner, mcp_url):
+    token = user_token_issue(user=owner).key
+    bodies = m.adds(
+        mcp_url,
+        token,
+        ["我女儿叫朵朵。", "我同事叫阿伟。", "朵朵有癫痫，在吃丙戊酸钠。", "阿伟有癫痫，在吃丙戊酸钠。"],  # noqa: RUF001
+    )
+    child, colleague = bodies[2], bodies[3]
+    assert (child["action"], child["entry"]["pinned"]) == ("added", True)
+    assert colleague["entry"]["pinned"] is False
+
+
+def test_the_chat_pins_a_named_childs_condition_said_in_passing(owner, django_capture_on_commit_callbacks):
+    client = client_for(owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("chat:new"), {"content": "Remember that my son is called Arlo."})
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("chat:new"), {"content": "Remember that Arlo has coeliac disease."})
+
+    kept = MemoryEntry.objects.get(status=MemoryStatus.ACTIVE, content__contains="coeliac")
+    assert kept.pinned and kept.category == "safety"
+
+
+def test_a_rule_around_a_named_childs_condition_keeps_the_condition_pinned(key_client):
+    _rest_add(key_client, "My daughter is called Isla.")
+    body = _rest_add(
+        key_client, "Isla has epilepsy, so from now on she never takes a bath without an adult in the room."
+    )
+
+    assert body["action"] == "pending_review"
+    [kept] = body["also"]
+    assert kept["entry"]["content"].startswith("Isla has epilepsy") and kept["entry"]["pinned"] is True
+
+
+def test_a_rule_around_a_named_colleagues_condition_waits_whole_and_keeps_no_fact(key_client):
+    _rest_add(key_client, "My colleague Marek sits by the window.")
+    body = _rest_add(
+        key_client, "Marek has epilepsy, so from now on our team never uses strobe lights at parties."
+    )
+
+    assert body["action"] == "pending_review"
+    assert body["also"] == []
+    assert not MemoryEntry.objects.filter(pinned=True).exists()
