@@ -29,6 +29,7 @@ from bench import (
     secret_detector,
     serving,
     speed,
+    whose_named,
     write_throughput,
     zh_rules,
 )
@@ -58,6 +59,7 @@ BENCHMARKS = {
     "cross_language": cross_language.main,
     "entities": entities.main,
     "people": people.main,
+    "whose_named": whose_named.main,
     "imports": imports.main,
     "faults": faults.main,
 }

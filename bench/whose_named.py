@@ -1,0 +1,98 @@
+"""Whose condition a statement tells when it names someone the user introduced before ("my
+daughter is called Ella", later "Ella has epilepsy"): the write path's safety decision with the
+user's graph read (`people_known`) against the same write path without it, in the same run.
+
+Each user of the set is a REST user of its own; their turns are added one call per turn in order
+(`POST /api/v1/memories/`, the public write path), so the people they introduce are in their graph
+when their later turns are read. A labelled turn is scored by whether its entry (or the condition a
+held rule kept, `also`) was pinned: recall over the user's and dependants' conditions, precision
+over everything pinned, per label and per language. The baseline is the same path with the graph
+not consulted (`SAFETY_KNOWN_PERSON_SURE` above 1).
+
+`python -m bench whose_named [--data PATH] [--errors]` (default: the first blind set,
+memory_core/judgement/fresh/people-1.json)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import uuid
+from pathlib import Path
+from typing import Any
+
+from bench import common
+
+PINNED = ("user", "dependant")
+DEFAULT_DATA = (
+    Path(__file__).resolve().parent.parent / "memory_core" / "judgement" / "fresh" / "people-1.json"
+)
+
+
+def _run(client: Any, users: list[dict[str, Any]]) -> list[tuple[str, str, bool, str]]:
+    """(label, language, pinned, text) of every labelled turn."""
+    scored = []
+    for user in users:
+        user_id = uuid.uuid4().hex
+        for turn in user["turns"]:
+            body = client.post(
+                "/api/v1/memories/", {"user_id": user_id, "content": turn["text"]}, format="json"
+            ).json()
+            entries = [body.get("entry") or {}, *[(a.get("entry") or {}) for a in body.get("also", [])]]
+            if turn.get("label"):
+                pinned = any(bool(e.get("pinned")) for e in entries)
+                scored.append((turn["label"], user.get("lang", "en"), pinned, turn["text"]))
+    return scored
+
+
+def _figures(scored: list[tuple[str, str, bool, str]]) -> dict[str, str]:
+    out = {}
+    for lang in ("all", "en", "zh"):
+        rows = [s for s in scored if lang == "all" or s[1] == lang]
+        positives = [s for s in rows if s[0] in PINNED]
+        pinned = [s for s in rows if s[2]]
+        hits = sum(s[2] for s in positives)
+        right = sum(s[0] in PINNED for s in pinned)
+        out[f"{lang}: user's and dependants' pinned (recall)"] = f"{hits}/{len(positives)}"
+        out[f"{lang}: pinned that are theirs (precision)"] = f"{right}/{len(pinned)}"
+    for label in ("user", "dependant", "other", "none"):
+        rows = [s for s in scored if s[0] == label]
+        out[f"label {label}: pinned"] = f"{sum(s[2] for s in rows)}/{len(rows)}"
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench whose_named")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--errors", action="store_true", help="list the turns the graph reading got wrong")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("API_RATE_PER_KEY", "1000000/min")
+    common.setup()
+    common.truncate()
+    from django.conf import settings
+
+    from bench.judgement import _clients
+
+    users = json.loads(args.data.read_text(encoding="utf-8"))["users"]
+    common.header(f"Whose condition by name: {args.data.name}, {len(users)} users, one REST call per turn")
+    client, _key = _clients()
+    runs = {}
+    for name, sure in (("without the graph (baseline)", 2.0), ("with the graph (people_known)", None)):
+        if sure is None:
+            if hasattr(settings, "SAFETY_KNOWN_PERSON_SURE"):
+                del settings.SAFETY_KNOWN_PERSON_SURE
+        else:
+            settings.SAFETY_KNOWN_PERSON_SURE = sure
+        runs[name] = _run(client, users)
+        common.truncate()
+        client, _key = _clients()
+    names = list(runs)
+    first, second = (_figures(runs[n]) for n in names)
+    print(f"  {'':<48} {names[0]:>30} {names[1]:>30}")
+    for label in first:
+        print(f"  {label:<48} {first[label]:>30} {second[label]:>30}")
+    if args.errors:
+        for label, lang, pinned, text in runs[names[1]]:
+            if pinned != (label in PINNED):
+                print(f"  {'pinned' if pinned else 'missed':<7} {label:<9} {lang} {text}")
