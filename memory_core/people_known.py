@@ -105,6 +105,8 @@ class PeopleKnown:
         """What the people of the graph that `text` names as its subject are to the user:
         "dependant" or "other" when all are one kind, None when it names none, people of both
         kinds, or someone the graph leaves open (a parent, a relative)."""
+        if _mentions_people_words(text):
+            return None  # "my brother", "Mum's", "Ella's teacher": whose it is rests on the words
         found = {person.to_the_user for person in self.people() if _names(text, person.aliases)}
         return found.pop() if len(found) == 1 and "" not in found else None
 
@@ -155,6 +157,18 @@ def _is_a_name(alias: str) -> bool:
     """A name, not the kinship word the person was also mentioned by ("daughter", "妈妈": "my
     colleague's daughter" is not the user's)."""
     return len(alias) >= 2 and alias.lower() not in _KIN and simplified_han(alias) not in _KIN
+
+
+_EN_PEOPLE = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, _EN_PEOPLE_WORDS)) + r")s?(?![\w-])", re.I)
+_ZH_PEOPLE = re.compile("|".join(map(re.escape, _ZH_PEOPLE_WORDS)))
+
+
+def _mentions_people_words(text: str) -> bool:
+    """Whether `text` speaks of anyone by a kinship or social word ("Mum", "my brother", "她老师"):
+    then whose condition it tells may be that person's, and the model reads those words; the graph
+    settles only a statement that names people by their names alone."""
+    plain = simplified_han(text)
+    return bool(_EN_PEOPLE.search(plain) or _ZH_PEOPLE.search(plain))
 
 
 def _names(text: str, aliases: tuple[str, ...]) -> bool:

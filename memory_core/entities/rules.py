@@ -324,6 +324,38 @@ _LIVES_BY = re.compile(
 )
 
 
+# The speaker saying who they are to someone named: "I'm Layla's mum", "Hi, it's Layla's dad",
+# "Layla's mum here" (a parent writing to a class, a club, a carer): Layla is the user's child, not
+# the parent of a stranger called "Layla's mum".
+_I_AM_THEIR = re.compile(
+    rf"(?:\bI\s+am\s+|\b(?i:it's|it\s+is|this\s+is)\s+|^\W*(?=(?:{_NAME})'s\s+{_KIN}\s+here\b))"
+    rf"(?P<name>{_NAME})'s\s+(?P<kin>{_KIN})(?!\w)"
+)
+# What the named person is to the user when the user is their `predicate`.
+_THEIRS_TO_MINE: dict[str, str] = {
+    Predicate.PARENT: "child",
+    Predicate.SIBLING: "sibling",
+    Predicate.SPOUSE: "spouse",
+    Predicate.PARTNER: "partner",
+    Predicate.FRIEND: "friend",
+    Predicate.COLLEAGUE: "colleague",
+}
+
+
+def speaker_is_theirs(reading: Reading, name: str, word: str) -> None:
+    """The user is `name`'s `word` ("mum", "妈妈"): `name` is the user's child (or sibling, friend…);
+    the stranger "name's mum" the possessive read made is dropped from `reading`."""
+    found = kin(word)
+    mine = _THEIRS_TO_MINE.get(found[0]) if found else None
+    if not mine:
+        return
+    theirs = Ref(name=name)
+    dropped = [r for r in reading.refs if r.of == theirs and r.kin == word and not r.name]
+    reading.refs = [r for r in reading.refs if r not in dropped]
+    reading.triples = [t for t in reading.triples if t.object not in dropped and t.subject not in dropped]
+    reading.add_ref(Ref(name=name, kin=mine))
+
+
 def read_english(text: str) -> Reading:
     text = _their_kin(re.sub(r"\bI'm\b", "I am", text.replace("\u2019", "'")))
     reading = Reading()
@@ -339,6 +371,9 @@ def read_english(text: str) -> Reading:
         if _is_name(match.group("name2")):
             named = _np(match)
             reading.add_ref(Ref(name=match.group("name2"), kin=named.kin, of=named.of, kind=named.kind))
+    for match in _I_AM_THEIR.finditer(text):
+        if _is_name(match.group("name")):
+            speaker_is_theirs(reading, _strip_openers(match.group("name")), match.group("kin").lower())
     for match in _LIVES_BY.finditer(text):
         name = _strip_openers(match.group("name"))
         if _is_name(name):

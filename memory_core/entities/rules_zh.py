@@ -10,7 +10,16 @@ from dataclasses import replace
 
 from memory_core.entities.endings import ZH_ENDINGS, ZH_WHEN
 from memory_core.entities.kinship import ZH_KIN_WORDS, kin, kind_of
-from memory_core.entities.rules import _WORK_KIN, _ZH_PRONOUNS, SELF, Reading, Ref, Triple, _endings
+from memory_core.entities.rules import (
+    _WORK_KIN,
+    _ZH_PRONOUNS,
+    SELF,
+    Reading,
+    Ref,
+    Triple,
+    _endings,
+    speaker_is_theirs,
+)
 from memory_core.entities.vocabulary import EntityKind, Predicate
 from memory_core.entities.zh_forms import as_mandarin, as_written
 from memory_core.reading.words import alternation
@@ -195,6 +204,11 @@ def read_chinese(text: str) -> Reading:
     return result
 
 
+# "我是小米的妈妈", "我係阿杰嘅爸爸" (folded to Mandarin): the speaker is the named one's parent (see
+# `rules.speaker_is_theirs`).
+_ZH_I_AM_THEIR = re.compile(rf"我(?:就)?是(?P<zname>{_ZH_NAME})的(?P<zkin>{_ZH_KIN})")
+
+
 def _read_mandarin(text: str) -> Reading:
     text = _zh_their_kin(text)
     reading = Reading()
@@ -229,4 +243,10 @@ def _read_mandarin(text: str) -> Reading:
         reading.add(Triple(_zh_subject(match), Predicate.ROLE, "是", value=match.group("role")))
     _zh_weddings(text, reading)
     _endings(text, reading, ZH_ENDINGS)
+    _zh_speaker(text, reading)
     return reading
+
+
+def _zh_speaker(text: str, reading: Reading) -> None:
+    for match in _ZH_I_AM_THEIR.finditer(text):
+        speaker_is_theirs(reading, match.group("zname"), match.group("zkin"))

@@ -133,3 +133,29 @@ def test_a_late_wife_is_the_one_before(key_client):
     assert contents(recall(key_client, "What does my wife sell at the market?", user="m5"))[0] == (
         "Ottilie kept a stall selling cheese at the market."
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "predicate"),
+    [
+        ("Hi, it's Noor's mum, she won't be in on Friday.", "Noor", "child"),
+        ("Finn's dad here, quick question about the trip.", "Finn", "child"),
+        ("I'm Abel's father and I'd like to book a parents' evening slot.", "Abel", "child"),
+        ("I'm Greta's sister, she asked me to ring you.", "Greta", "sibling"),
+        ("我是朵朵的妈妈，想问一下下周的课。", "朵朵", "child"),  # noqa: RUF001
+        ("我係阿樂嘅爸爸。", "阿樂", "child"),
+    ],
+)
+def test_the_speaker_saying_whose_parent_they_are_is_the_user(key_client, said, name, predicate):
+    namespace = namespace_of(add(key_client, said, user="m9"))
+
+    [relation] = relations(namespace)
+    assert (relation.subject.is_self, relation.predicate, relation.object.name) == (True, predicate, name)
+    assert not [e for e in entities(namespace) if "'s" in e or "的" in e]  # no stranger "Noor's mum"
+
+
+def test_someone_elses_parent_said_in_passing_is_theirs_not_the_users(key_client):
+    namespace = namespace_of(add(key_client, "Noor's mum said she'd bring the cake on Friday.", user="m10"))
+
+    assert not relations(namespace, subject__is_self=True)
+    assert [(r.subject.name, r.predicate) for r in relations(namespace)] == [("Noor", "parent")]

@@ -165,3 +165,22 @@ def test_a_rule_around_a_named_colleagues_condition_waits_whole_and_keeps_no_fac
     assert body["action"] == "pending_review"
     assert body["also"] == []
     assert not MemoryEntry.objects.filter(pinned=True).exists()
+
+
+@pytest.mark.parametrize(
+    ("who", "said"),
+    [
+        (
+            "My colleague Tom sits by the door.",
+            "Tom is covering for me while Mum's in hospital with heart failure.",
+        ),
+        ("My daughter is called Ella.", "Ella's teacher has epilepsy."),
+        ("我同事叫阿伟。", "阿伟帮我照顾一下，我妈妈心脏病住院了。"),  # noqa: RUF001
+    ],
+)
+def test_a_statement_that_speaks_of_someone_by_a_kin_word_is_read_as_without_the_graph(key_client, who, said):
+    _rest_add(key_client, who, user="named")
+    named = _rest_add(key_client, said, user="named")
+    unnamed = _rest_add(key_client, said, user="never-named")
+
+    assert named["entry"]["pinned"] == unnamed["entry"]["pinned"]
