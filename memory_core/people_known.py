@@ -159,8 +159,15 @@ def _is_a_name(alias: str) -> bool:
     return len(alias) >= 2 and alias.lower() not in _KIN and simplified_han(alias) not in _KIN
 
 
-_EN_PEOPLE = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, _EN_PEOPLE_WORDS)) + r")s?(?![\w-])", re.I)
-_ZH_PEOPLE = re.compile("|".join(map(re.escape, _ZH_PEOPLE_WORDS)))
+# The words that speak of a person of someone's circle, for `_mentions_people_words`: kinship and
+# social words, not the professionals a health statement names ("the doctor says", "医生说": their
+# owner decides, `_EN_OWNS`) nor a life stage ("since he was a baby", "as a kid").
+_LIFE_STAGES = frozenset({"baby", "babies", "kid", "kids", "child", "children"})
+_PROFESSIONALS = frozenset({"teacher", "coach", "doctor", "nurse", "carer", "nanny", "babysitter"})
+_EN_CIRCLE = [w for w in _EN_PEOPLE_WORDS if w not in _LIFE_STAGES | _PROFESSIONALS]
+_ZH_CIRCLE = [w for w in _ZH_PEOPLE_WORDS if w not in {"老师", "医生", "教练", "保姆", "阿姨"}]
+_EN_PEOPLE = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, _EN_CIRCLE)) + r")s?(?![\w-])", re.I)
+_ZH_PEOPLE = re.compile("|".join(map(re.escape, _ZH_CIRCLE)))
 
 
 def _mentions_people_words(text: str) -> bool:

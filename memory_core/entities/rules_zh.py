@@ -27,7 +27,7 @@ from memory_core.reading.words import alternation
 _ZH_KIN = alternation(list(ZH_KIN_WORDS))
 _ZH_STOP = "\uff0c\u3002,.!\uff01\uff1f?\uff1b;\uff1a:\u3001\\s"  # full-width and ASCII punctuation
 # A Chinese name: two to four characters up to a particle or punctuation; or a Latin name.
-_ZH_NAME_CHAR = r"(?:(?![是的在住我你他她它和也叫很被把])[\u4e00-\u9fff])"
+_ZH_NAME_CHAR = r"(?:(?![是的在住我你他她它和也叫很被把这那])[\u4e00-\u9fff])"
 _ZH_AFTER_NAME = (
     r"是|在|住|工作|上班|做|的|和|也|今年|很|喜欢|养|现在|目前|如今|一直|已经|正在|还|"
     r"\d|嫁|娶|结婚|再婚|离婚|同|跟|与"  # "郑浩然2018年又结婚了", "吕佳敏嫁给了…"
@@ -47,7 +47,7 @@ _ZH_NEXT_DOOR = re.compile(
     rf"(?:{_ZH_BESIDE})家?的?(?:邻居(?:叫做|名叫|叫|是)|住的是|住[着著]|住了)(?:一个叫|一位叫|个叫)?"
     rf"(?![一两几个位对些])(?P<zname>{_ZH_NAME})"
 )
-_ZH_NAMED = re.compile(rf"{_ZH_NP}(?:叫做|名叫|叫|名字是|是)(?P<zname>{_ZH_NAME})")
+_ZH_NAMED = re.compile(rf"{_ZH_NP}(?:(?:[\uff0c,]\s*)?(?:叫做|名叫|叫)|名字是|是)(?P<zname>{_ZH_NAME})")
 _ZH_IS_MY = re.compile(rf"(?<![\u4e00-\u9fff])(?P<zname>{_ZH_NAME})是{_ZH_NP}")
 # "我在华信会计师事务所的组长是陈敏": the kin at a workplace, who works there too.
 _ZH_AT_NAMED = re.compile(
@@ -96,6 +96,35 @@ _ZH_NOT_A_THIRD = (
 _ZH_NP_NAMED = re.compile(
     rf"{_ZH_NP}(?P<zname>[{_ZH_SURNAMES}]{_ZH_NAME_CHAR}(?:(?![{_ZH_NOT_A_THIRD}]){_ZH_NAME_CHAR})?)"
 )
+
+
+# A child's pet name right after the kin word, as parents say them ("我儿子乐乐", "我女儿阿晴",
+# "我的孩子Wei Jie"): a doubled character, 阿 or 小 and one or two more, or a Latin name; not a
+# doubled adverb ("我儿子天天哭").
+_ZH_NICKNAME = re.compile(
+    rf"{_ZH_NP}\s*(?P<zname>(?P<zr>{_ZH_NAME_CHAR})(?P=zr)|[阿小]{_ZH_NAME_CHAR}{{1,2}}?"
+    r"|[A-Z][a-z]+(?: [A-Z][a-z]+)?)"
+    r"(?=$|[^\u4e00-\u9fffA-Za-z]|[有对还也在是的和跟从刚每今昨明去来又就会要想说很不没最平]|已经|一直)"
+)
+_ZH_DOUBLED_WORDS = frozenset(
+    [
+        "天天", "常常", "慢慢", "刚刚", "好好", "偷偷", "渐渐", "每每", "时时", "处处",
+        "人人", "个个", "早早", "悄悄", "静静", "默默", "轻轻", "久久", "统统", "往往",
+        "仅仅", "明明", "稍稍", "白白", "紧紧", "哈哈", "呵呵", "嘻嘻", "乖乖", "多多",
+        "快快", "高高", "大大", "小小", "一一", "整整", "足足", "老老", "实实",
+    ]
+)  # fmt: skip
+
+
+def _zh_nicknamed(text: str, reading: Reading, named: set[Ref]) -> None:
+    """ "我儿子乐乐今年上初一": the kin, named by the pet name said right after its word."""
+    for match in _ZH_NICKNAME.finditer(text):
+        ref = _zh_np(match)
+        name = match.group("zname")
+        if ref in named or name in _ZH_DOUBLED_WORDS or not kin(ref.kin):
+            continue
+        named.add(ref)
+        reading.add_ref(Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind))
 
 
 def _zh_named_after(text: str, reading: Reading, named: set[Ref]) -> None:
@@ -223,6 +252,7 @@ def _read_mandarin(text: str) -> Reading:
         named.add(ref)
         reading.add_ref(Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind))
     _zh_named_after(text, reading, named)
+    _zh_nicknamed(text, reading, named)
     _zh_next_door(text, reading)
     for match in _ZH_IS_MY.finditer(text):
         ref = _zh_np(match)

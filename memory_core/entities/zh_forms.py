@@ -30,6 +30,9 @@ _WORDS = {
     "阿爸": "爸爸",
     "后母": "继母",
     "隔篱": "隔壁",
+    # "我個仔", "我個女": my son, my daughter (个 here is no counter: "生了个仔" stays).
+    "我个仔": "我儿子",
+    "我个女": "我女儿",
 }
 _CHARS = str.maketrans("係喺咗嘅畀嗰哋佢", "是在了的给那们他")
 # Traditional as simplified in one pass (a graph's aliases are folded on every load).

@@ -66,3 +66,27 @@ def test_a_boss_said_at_a_clauses_start_is_the_users_then(key_client):
     assert bosses == {"孔德明", "葛春燕"}
     items = recall(key_client, "2015年我的顶头上司是谁？", user="zb", at="2015-06-01T00:00:00Z")
     assert contents(items)[0] == "2013年我进了华远物流，当时的主管是孔德明。"
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "label"),
+    [
+        ("我儿子豆豆今年上三年级。", "豆豆", "son"),  # a pet name right after the kin word
+        ("我女兒阿敏最近迷上畫畫。", "阿敏", "daughter"),
+        ("我个女叫晴晴，今年五岁。", "晴晴", "daughter"),  # Cantonese 個女: my daughter
+        ("我個仔阿朗今日去咗露營。", "阿朗", "son"),
+        ("我的孩子Jun Hao今年七岁。", "Jun Hao", "child"),  # a Latin name in a Chinese sentence
+        ("这是我继子，叫嘉嘉，下个月搬来。", "嘉嘉", "stepson"),  # named after a comma; "这" is no name
+    ],
+)
+def test_a_child_named_as_parents_say_it_is_the_users_child(key_client, said, name, label):
+    namespace = namespace_of(add(key_client, said, user="zk"))
+
+    [relation] = relations(namespace, subject__is_self=True)
+    assert (relation.object.name, relation.label) == (name, label)
+
+
+def test_a_doubled_adverb_after_the_kin_word_is_no_name(key_client):
+    namespace = namespace_of(add(key_client, "我儿子天天吵着要养狗。", user="zk2"))
+
+    assert [r.object.name for r in relations(namespace, subject__is_self=True)] != ["天天"]
