@@ -13,10 +13,12 @@ statement names by their aliases and says what they are to the user, when that s
 - parents and other relatives are left to the model (they may be in the user's care), as are
   people the graph does not know, and a statement naming people of both kinds.
 
-A name that owns another person ("Ella's teacher", "小米的老师", "小米妈妈") is not the subject: the
-condition may be that person's, so the statement is left to the model. The graph is read only for
-a statement the safety model reads as someone's condition (`screening._pinned_safety`), once a
-statement, in one query.
+A statement that speaks of anyone by a kinship or social word ("while Mum's in hospital", "我妈妈")
+is left to the model too: the condition may be that person's, and the model reads those words; so
+is a name that owns another person ("Ella's teacher", "小米的老师"). The graph is read only for a
+statement the safety model reads as someone's condition (`screening._known_person`), once a
+statement, in one query. Known limit: a sibling or friend in the user's care ("I look after my
+brother Sam") is read as someone else's, as the labelled sets read siblings without that care said.
 """
 
 from __future__ import annotations
@@ -164,8 +166,15 @@ def _is_a_name(alias: str) -> bool:
 # owner decides, `_EN_OWNS`) nor a life stage ("since he was a baby", "as a kid").
 _LIFE_STAGES = frozenset({"baby", "babies", "kid", "kids", "child", "children"})
 _PROFESSIONALS = frozenset({"teacher", "coach", "doctor", "nurse", "carer", "nanny", "babysitter"})
-_EN_CIRCLE = [w for w in _EN_PEOPLE_WORDS if w not in _LIFE_STAGES | _PROFESSIONALS]
-_ZH_CIRCLE = [w for w in _ZH_PEOPLE_WORDS if w not in {"老师", "医生", "教练", "保姆", "阿姨"}]
+# Nor a pet ("Ella is allergic to cats", "小米对猫毛过敏").
+_PETS = frozenset(
+    w
+    for word, (predicate, _) in KIN_WORDS.items()
+    if predicate == Predicate.PET
+    for w in (word, simplified_han(word))
+)
+_EN_CIRCLE = [w for w in _EN_PEOPLE_WORDS if w not in _LIFE_STAGES | _PROFESSIONALS | _PETS]
+_ZH_CIRCLE = [w for w in _ZH_PEOPLE_WORDS if w not in {"老师", "医生", "教练", "保姆", "阿姨"} | _PETS]
 _EN_PEOPLE = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, _EN_CIRCLE)) + r")s?(?![\w-])", re.I)
 _ZH_PEOPLE = re.compile("|".join(map(re.escape, _ZH_CIRCLE)))
 

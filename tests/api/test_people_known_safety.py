@@ -25,6 +25,8 @@ THEIR_CHILD = [
     ("My son is called Rory.", "rory has type 1 diabetes"),  # a name typed in lower case
     ("我女儿叫小米。", "小米对花生过敏。"),
     ("我兒子叫阿杰。", "阿杰有氣喘，隨身帶噴霧。"),  # noqa: RUF001
+    ("My daughter is called Ines.", "Ines is allergic to cats and dogs."),  # a pet word is no person
+    ("我儿子叫豆豆。", "豆豆对猫毛过敏，一碰就打喷嚏。"),  # noqa: RUF001
 ]
 SOMEONE_ELSES = [
     ("My colleague Maya sits next to me.", "Maya can't have dairy, she's lactose intolerant."),
