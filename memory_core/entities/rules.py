@@ -342,6 +342,28 @@ _THEIRS_TO_MINE: dict[str, str] = {
 }
 
 
+# Children said as a list: "We have two kids, Mia and Leo", "I've got twins, Ava and Leo", "my
+# daughters, Rosa and Ines", "my kids Mia, Leo and Sam": each name is the user's child (the kin
+# reading above takes only the first).
+# ("my girls", "the boys" are as often friends: not read.)
+_CHILD_WORDS = r"(?i:kids|children|sons|daughters|twins|triplets)"
+_CHILDREN_LISTED = re.compile(
+    rf"(?:\b(?i:my|our)\s+(?:{_ADJ})?|\b(?:I|[Ww]e)(?:\s+(?i:have\s+got|have|had)|'ve\s+got)\s+"
+    rf"(?:(?i:two|three|four|five|\d)\s+)?)(?P<kin>{_CHILD_WORDS}),?\s+"
+    rf"(?P<names>{_NAME}(?:,\s*{_NAME})*,?\s+and\s+{_NAME})\b"
+)
+_KIN_OF_LISTED = {"sons": "son", "daughters": "daughter"}
+
+
+def _children_listed(text: str, reading: Reading) -> None:
+    for match in _CHILDREN_LISTED.finditer(text):
+        word = _KIN_OF_LISTED.get(match.group("kin").lower(), "child")
+        for name in re.split(r",\s*|,?\s+and\s+", match.group("names")):
+            name = _strip_openers(name.strip())
+            if _is_name(name):
+                reading.add_ref(Ref(name=name, kin=word))
+
+
 def speaker_is_theirs(reading: Reading, name: str, word: str) -> None:
     """The user is `name`'s `word` ("mum", "妈妈"): `name` is the user's child (or sibling, friend…);
     the stranger "name's mum" the possessive read made is dropped from `reading`."""
@@ -371,6 +393,7 @@ def read_english(text: str) -> Reading:
         if _is_name(match.group("name2")):
             named = _np(match)
             reading.add_ref(Ref(name=match.group("name2"), kin=named.kin, of=named.of, kind=named.kind))
+    _children_listed(text, reading)
     for match in _I_AM_THEIR.finditer(text):
         if _is_name(match.group("name")):
             speaker_is_theirs(reading, _strip_openers(match.group("name")), match.group("kin").lower())

@@ -159,3 +159,27 @@ def test_someone_elses_parent_said_in_passing_is_theirs_not_the_users(key_client
 
     assert not relations(namespace, subject__is_self=True)
     assert [(r.subject.name, r.predicate) for r in relations(namespace)] == [("Noor", "parent")]
+
+
+@pytest.mark.parametrize(
+    ("said", "names", "label"),
+    [
+        ("I've got twins, Ava and Leo, both 6.", {"Ava", "Leo"}, "child"),
+        ("We have three kids, Amy, Ben and Cal.", {"Amy", "Ben", "Cal"}, "child"),
+        ("My daughters, Rosa and Ines, are at the same school.", {"Rosa", "Ines"}, "daughter"),
+        ("Our sons Finn, Max and Otto share a room.", {"Finn", "Max", "Otto"}, "son"),
+    ],
+)
+def test_children_said_as_a_list_are_each_the_users_child(key_client, said, names, label):
+    namespace = namespace_of(add(key_client, said, user="m11"))
+
+    children = relations(namespace, subject__is_self=True, predicate="child")
+    assert {r.object.name for r in children} == names and {r.label for r in children} == {label}
+
+
+def test_pets_or_friends_said_as_a_list_are_no_children(key_client):
+    namespace = namespace_of(
+        add(key_client, "I have two cats, Salt and Pepper, and my friends Ana and Bea.", user="m12")
+    )
+
+    assert not relations(namespace, predicate="child")
