@@ -200,8 +200,9 @@ def classify(request: WriteRequest, *, people: PeopleKnown | None = None) -> Wri
     judged = whose.who != judgement.UNJUDGED
     known = _known_person(people, text, whose) if judged else None
     safety_pinned = _pinned_safety(text, whose, known=known) if judged else states_safety(text)
-    if slot is not None and known == OTHER and slot.pinned:
-        # The reader took "Noah has asthma" for the user's own health slot; Noah is their friend.
+    if slot is not None and known is not None and slot.pinned:
+        # The reader took "Noah has asthma" for the user's own health slot; Noah is their friend
+        # (or their son): a named person's condition fills no slot of the user's own.
         slot = None
     if slot is None:
         if not request.pinned and safety_pinned:

@@ -26,6 +26,7 @@ THEIR_CHILD = [
     ("我女儿叫小米。", "小米对花生过敏。"),
     ("我兒子叫阿杰。", "阿杰有氣喘，隨身帶噴霧。"),  # noqa: RUF001
     ("My daughter is called Ines.", "Ines is allergic to cats and dogs."),  # a pet word is no person
+    ("My son is called Noah.", "Noah has asthma and uses a blue inhaler."),  # read as a health slot too
     ("我儿子叫豆豆。", "豆豆对猫毛过敏，一碰就打喷嚏。"),  # noqa: RUF001
 ]
 SOMEONE_ELSES = [
@@ -63,6 +64,7 @@ def test_rest_pins_a_named_childs_condition(key_client, who, condition):
 
     assert body["action"] == "added"
     assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety")
+    assert not body["entry"]["key"].startswith("health.")  # the child's, not the user's own slot
 
 
 @pytest.mark.parametrize(("who", "condition"), THEIR_CHILD[:1] + THEIR_CHILD[3:4])
