@@ -7,7 +7,7 @@ Each user of the set is a REST user of its own; their turns are added one call p
 when their later turns are read. A labelled turn is scored by whether its entry (or the condition a
 held rule kept, `also`) was pinned: recall over the user's and dependants' conditions, precision
 over everything pinned, per label and per language. The baseline is the same path with the graph
-not consulted (`SAFETY_KNOWN_PERSON_SURE` above 1).
+not consulted (`KNOWN_PERSON_SURE` above 1).
 
 `python -m bench whose_named [--data PATH] [--errors]` (default: the first blind set,
 memory_core/judgement/fresh/people-1.json)
@@ -80,10 +80,10 @@ def main(argv: list[str] | None = None) -> None:
     runs = {}
     for name, sure in (("without the graph (baseline)", 2.0), ("with the graph (people_known)", None)):
         if sure is None:
-            if hasattr(settings, "SAFETY_KNOWN_PERSON_SURE"):
-                delattr(settings, "SAFETY_KNOWN_PERSON_SURE")
+            if hasattr(settings, "KNOWN_PERSON_SURE"):
+                delattr(settings, "KNOWN_PERSON_SURE")
         else:
-            setattr(settings, "SAFETY_KNOWN_PERSON_SURE", sure)  # noqa: B010  # a setting of the bench's own
+            setattr(settings, "KNOWN_PERSON_SURE", sure)  # noqa: B010  # a setting of the bench's own
         runs[name] = _run(client, users)
         common.truncate()
         client, _key = _clients()

@@ -517,6 +517,7 @@ TUNED_IN_CODE = frozenset(
         "IMPORT_MAX_ITEMS",
         "IMPORT_PREVIEW_MAX",
         "JOB_LOST_AFTER_SECONDS",
+        "KNOWN_PERSON_SURE",
         "LLM_JSON_ATTEMPTS",
         "MEMORY_TTL_DAYS",
         "MERGE_SIMILARITY",

@@ -362,7 +362,7 @@ def _known_person(people: PeopleKnown | None, content: str, whose: judgement.Saf
     reads as the user's own, told in the first person ("I'm diabetic, Maya knows where my tablets
     are"), is theirs whoever else it names; without it ("小林对芒果过敏", read as the user's: no
     subject but the name) the name decides."""
-    sure = float(tuned("SAFETY_KNOWN_PERSON_SURE", KNOWN_PERSON_SURE))  # above 1: never (bench whose_named)
+    sure = float(tuned("KNOWN_PERSON_SURE", KNOWN_PERSON_SURE))  # above 1: never (bench whose_named)
     if people is None or whose.who == judgement.UNJUDGED or whose.anyone < sure:
         return None
     if whose.who == "user" and speaks_of_self(content):
