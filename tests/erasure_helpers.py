@@ -10,6 +10,7 @@ from pathlib import Path
 from django.db import connection
 from django_q.models import Schedule
 
+from memory_core import judgement
 from memory_core.compaction import VACUUM_SCHEDULE
 from memory_core.models import ErasureReceipt
 from memory_core.scan import data_directory, scan_database, scan_files, scan_job_queue, scan_statistics
@@ -22,13 +23,31 @@ def canary(prefix: str = "Zanzibar") -> str:
     """A word found nowhere else, in this run or any other sharing the server's WAL. Syllables
     ("Zanzibarkodelumavi"), not random letters: a word with a hex or a random-letter tail reads as
     a generated token, which the write path may refuse as a secret ("my favourite café is
-    Zanzibarjlhgoiochf" did, 0.70 sure, and the test that said it failed)."""
-    noise = uuid.uuid4().bytes
-    tail = "".join(
-        _CONSONANTS[noise[i] % len(_CONSONANTS)] + _VOWELS[noise[i + 1] % len(_VOWELS)]
-        for i in range(0, 12, 2)
-    )
-    return f"{prefix}{tail}"
+    Zanzibarjlhgoiochf" did, 0.70 sure, and the test that said it failed). Some syllable words
+    still do (about 6 in 100 said in lower case, "my favourite café is Zanzibargorafozudino"): a
+    word the secret decision refuses in any of a few plain sentences is drawn again, so a test of
+    erasure never fails on a false refusal it is not about."""
+    for _ in range(20):
+        noise = uuid.uuid4().bytes
+        tail = "".join(
+            _CONSONANTS[noise[i] % len(_CONSONANTS)] + _VOWELS[noise[i + 1] % len(_VOWELS)]
+            for i in range(0, 12, 2)
+        )
+        word = f"{prefix}{tail}"
+        if not any(judgement.secrets(frame.format(word)).found for frame in _PLAIN_FRAMES):
+            return word
+    raise AssertionError("no canary the write path stores in 20 draws")
+
+
+# The sentences a canary is said in across the tests, in the cases the chat and the API store them.
+_PLAIN_FRAMES = (
+    "{}",
+    "my favourite café is {}",
+    "My favourite café is {}.",
+    "Remember that my favourite café is {}.",
+    "I live in {}.",
+    "my dog is called {}",
+)
 
 
 def server_root() -> Path:
