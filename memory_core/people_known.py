@@ -109,7 +109,8 @@ class PeopleKnown:
         kinds, or someone the graph leaves open (a parent, a relative)."""
         if _mentions_people_words(text):
             return None  # "my brother", "Mum's", "Ella's teacher": whose it is rests on the words
-        found = {person.to_the_user for person in self.people() if _names(text, person.aliases)}
+        plain = simplified_han(" ".join(text.split()))
+        found = {person.to_the_user for person in self.people() if _names(plain, person.aliases)}
         return found.pop() if len(found) == 1 and "" not in found else None
 
 
@@ -187,10 +188,9 @@ def _mentions_people_words(text: str) -> bool:
     return bool(_EN_PEOPLE.search(plain) or _ZH_PEOPLE.search(plain))
 
 
-def _names(text: str, aliases: tuple[str, ...]) -> bool:
-    """Whether `text` names someone by one of `aliases` as who it is about (not as the owner of
-    another person: "Ella's teacher")."""
-    plain = simplified_han(" ".join(text.split()))
+def _names(plain: str, aliases: tuple[str, ...]) -> bool:
+    """Whether `plain` (a statement, spaces collapsed, in simplified characters) names someone by
+    one of `aliases` as who it is about (not as the owner of another person: "Ella's teacher")."""
     any_upper = any(c.isupper() for c in plain)
     for alias in aliases:
         if _HAN.search(alias):

@@ -116,10 +116,11 @@ def write(*, namespace: Namespace, request: WriteRequest) -> AddOutcome:
         namespace_id=namespace.pk, contents=[request.content], keys=[request.key], turns=request.turn
     )
     guard_pause(fresh)
-    outcome, screened = screen(fresh, request, tombstones)
+    people = PeopleKnown(namespace.pk)  # read once, if a statement needs it
+    outcome, screened = screen(fresh, request, tombstones, people)
     if outcome is not None:
         return outcome
-    facts = within_rule(fresh, request, screened, tombstones)
+    facts = within_rule(fresh, request, screened, tombstones, people)
     [screened] = with_previous_turns([screened], last=fresh.last_turn)  # type: ignore[attr-defined]
     [screened, *facts] = embed([screened, *facts], known=last_turn_vector(fresh))  # before the lock
     with transaction.atomic():
@@ -133,14 +134,18 @@ def write(*, namespace: Namespace, request: WriteRequest) -> AddOutcome:
 
 
 def within_rule(
-    namespace: Namespace, said: WriteRequest, screened: WriteRequest, tombstones: list[Any]
+    namespace: Namespace,
+    said: WriteRequest,
+    screened: WriteRequest,
+    tombstones: list[Any],
+    people: PeopleKnown,
 ) -> list[WriteRequest]:
     """The safety fact a held rule states first, screened as a statement of its own (a tombstone
     or a secret stops it like any other), as a list of none or one."""
-    fact = fact_within_rule(said, screened, people=PeopleKnown(namespace.pk))
+    fact = fact_within_rule(said, screened, people=people)
     if fact is None:
         return []
-    outcome, fact = screen(namespace, fact, tombstones)
+    outcome, fact = screen(namespace, fact, tombstones, people)
     return [fact] if outcome is None else []
 
 

@@ -30,6 +30,7 @@ from memory_core.entities.hooks import entities_after_write
 from memory_core.errors import MemoryServiceError
 from memory_core.models import MemoryEntry, MemoryType, Namespace
 from memory_core.outcomes import AddOutcome
+from memory_core.people_known import PeopleKnown
 from memory_core.pipeline import embed, last_turn_vector, normalise, with_previous_turns, within_rule
 from memory_core.reading.slots import related_slot_keys
 from memory_core.reconciliation import (
@@ -69,14 +70,15 @@ def memory_add_many(*, namespace: Namespace, requests: list[WriteRequest]) -> li
     outcomes: list[AddOutcome | None] = [None] * len(requests)
     accepted: list[tuple[int, WriteRequest]] = []
     facts: list[tuple[int, WriteRequest]] = []  # the safety facts held rules state first
+    people = PeopleKnown(fresh.pk)  # the graph as the batch found it, read once if needed
     with transaction.atomic():  # a flag written by the secrets guard goes with the batch
         for index, request in enumerate(requests):
-            outcome, screened = screen(fresh, request, tombstones)
+            outcome, screened = screen(fresh, request, tombstones, people)
             if outcome is not None:
                 outcomes[index] = outcome
             else:
                 accepted.append((index, screened))
-                facts += [(index, fact) for fact in within_rule(fresh, request, screened, tombstones)]
+                facts += [(index, fact) for fact in within_rule(fresh, request, screened, tombstones, people)]
         turns = with_previous_turns([request for _, request in accepted], last=fresh.last_turn)  # type: ignore[attr-defined]
         # before the lock: keeps it short
         embedded = embed([*turns, *(fact for _, fact in facts)], known=last_turn_vector(fresh))

@@ -47,10 +47,14 @@ class MemoryPaused(Conflict):
 
 
 def screen(
-    namespace: Namespace, request: WriteRequest, tombstones: list[Tombstone]
+    namespace: Namespace,
+    request: WriteRequest,
+    tombstones: list[Tombstone],
+    people: PeopleKnown | None = None,
 ) -> tuple[AddOutcome | None, WriteRequest]:
     """Steps 2 and 3 for a normalised statement: (the outcome that ends its way in, or None; the
-    request as it goes on — redacted, classified). `tombstones` from `namespace_with_tombstones`."""
+    request as it goes on — redacted, classified). `tombstones` from `namespace_with_tombstones`;
+    `people`, the namespace's people as one write reads them once (a new reader when not given)."""
     ignored = guard_tombstones(namespace, request, tombstones)
     if ignored is not None:
         return ignored, request
@@ -60,7 +64,7 @@ def screen(
     if request.source_kind == SourceKind.EXTRACTED and request.confidence < _min_confidence():
         reason = f"confidence {request.confidence:.2f} below the threshold"
         return AddOutcome(AddAction.IGNORED, None, reason=reason), request
-    return None, classify(request, people=PeopleKnown(namespace.pk))
+    return None, classify(request, people=people or PeopleKnown(namespace.pk))
 
 
 # --- 2. guard ------------------------------------------------------------------------------------

@@ -188,3 +188,14 @@ def test_a_statement_that_speaks_of_someone_by_a_kin_word_is_read_as_without_the
     unnamed = _rest_add(key_client, said, user="never-named")
 
     assert named["entry"]["pinned"] == unnamed["entry"]["pinned"]
+
+
+def test_an_import_reads_the_people_named_before_it(key_client):
+    _rest_add(key_client, "My daughter is called Ella.")
+    _rest_add(key_client, "My colleague Maya sits next to me.")
+    body = {"format": "text", "data": "Ella has epilepsy.\nMaya can't have dairy.\n", "user_id": "u1"}
+    response = key_client.post("/api/v1/imports/", body, format="json")
+
+    assert response.status_code in (200, 201, 202), response.content
+    assert _entry("Ella has epilepsy.").pinned
+    assert not _always_recalled(_entry("Maya can't have dairy."))
