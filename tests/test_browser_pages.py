@@ -6,10 +6,12 @@ into page 3 and to a superseded version, bulk erase with Undo, the API docs full
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from memory_core.lifecycle import memory_correct
@@ -133,7 +135,12 @@ def test_every_page_at_both_sizes(owner, moderator, login, openai_server, live_s
         # The chat: the composer has the focus and is in view; the reply ran no script.
         for url in ("/", f"/c/{conv.pk}/"):
             page.goto(url)
-            assert page.evaluate("document.activeElement.matches('#composer textarea')"), (url, size)
+            focused = "document.activeElement.matches('#composer textarea')"
+            with contextlib.suppress(
+                PlaywrightTimeout
+            ):  # the page's script focuses it: a loaded machine is slow
+                page.wait_for_function(focused, timeout=5000)
+            assert page.evaluate(focused), (url, size)
             box = page.locator("#composer textarea").bounding_box()
             assert box is not None and box["y"] + box["height"] <= viewport["height"], (url, size)
         assert page.evaluate("window.__pwned") is None
