@@ -136,9 +136,8 @@ def test_every_page_at_both_sizes(owner, moderator, login, openai_server, live_s
         for url in ("/", f"/c/{conv.pk}/"):
             page.goto(url)
             focused = "document.activeElement.matches('#composer textarea')"
-            with contextlib.suppress(
-                PlaywrightTimeout
-            ):  # the page's script focuses it: a loaded machine is slow
+            # The page's script gives the focus: on a loaded machine it may come after the load.
+            with contextlib.suppress(PlaywrightTimeout):
                 page.wait_for_function(focused, timeout=5000)
             assert page.evaluate(focused), (url, size)
             box = page.locator("#composer textarea").bounding_box()
