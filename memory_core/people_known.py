@@ -165,7 +165,10 @@ def _is_a_name(alias: str) -> bool:
 # The words that speak of a person of someone's circle, for `_mentions_people_words`: kinship and
 # social words, not the professionals a health statement names ("the doctor says", "医生说": their
 # owner decides, `_EN_OWNS`) nor a life stage ("since he was a baby", "as a kid").
-_LIFE_STAGES = frozenset({"baby", "babies", "kid", "kids", "child", "children"})
+_LIFE_STAGES = frozenset(
+    {"baby", "babies", "kid", "kids", "child", "children", "boy", "girl", "lad", "lass", "toddler", "newborn"}
+    | {"toddlers", "newborns"}
+)
 _PROFESSIONALS = frozenset({"teacher", "coach", "doctor", "nurse", "carer", "nanny", "babysitter"})
 # Nor a pet ("Ella is allergic to cats", "小米对猫毛过敏").
 _PETS = frozenset(

@@ -18,7 +18,9 @@ _GROUPS: dict[str, str] = {
     Predicate.SPOUSE: "wife husband spouse",
     Predicate.PARTNER: "partner girlfriend boyfriend fiance fiancee fiancé fiancée",
     Predicate.PARENT: "mother mom mum mommy mama father dad daddy papa parent",
-    Predicate.CHILD: "son daughter child kid baby",
+    # "my little boy", "Ana's girl", "our lad": a child, said after whose (a plural is not read:
+    # "my girls", "the lads" are as often friends).
+    Predicate.CHILD: "son daughter child kid baby boy girl lad lass toddler newborn",
     Predicate.SIBLING: "sister brother sibling",
     Predicate.RELATIVE: (
         "grandmother grandma granny grandfather grandpa granddad aunt uncle cousin niece nephew "
@@ -37,7 +39,9 @@ _CANONICAL = {
     "daddy": "father", "papa": "father", "kid": "child", "baby": "child", "grandma": "grandmother",
     "granny": "grandmother", "grandpa": "grandfather", "granddad": "grandfather", "fiancee": "fiance",
     "fiancé": "fiance", "fiancée": "fiance", "puppy": "dog", "kitten": "cat", "bunny": "rabbit",
-    "co-worker": "coworker", "neighbor": "neighbour", "stepkid": "stepchild", "stepmom": "stepmother",
+    "boy": "son", "lad": "son", "girl": "daughter", "lass": "daughter", "toddler": "child",
+    "newborn": "child", "co-worker": "coworker", "neighbor": "neighbour", "stepkid": "stepchild",
+    "stepmom": "stepmother",
     "stepmum": "stepmother", "stepdad": "stepfather", "step-son": "stepson",
     "step-daughter": "stepdaughter", "step-mother": "stepmother", "step-father": "stepfather",
     "team-lead": "manager", "team-leader": "manager", "line-manager": "manager",
@@ -50,8 +54,9 @@ for _predicate, _words in _GROUPS.items():
             _EN[_word.replace("-", " ")] = _EN[_word]
 # Plurals name the same relation ("my kids", "her sisters").
 _PLURALS = {"children"}
+_NO_PLURAL = frozenset({"boy", "girl", "lad", "lass"})
 for _word, _meaning in list(_EN.items()):
-    if _word + "s" not in _EN:
+    if _word + "s" not in _EN and _word not in _NO_PLURAL:
         _EN[_word + "s"] = _meaning
         _PLURALS.add(_word + "s")
 _EN["children"] = _EN["child"]
@@ -104,6 +109,13 @@ _ZH.update({
     "表妹": (Predicate.RELATIVE, "cousin"), "表弟": (Predicate.RELATIVE, "cousin"),
     "堂哥": (Predicate.RELATIVE, "cousin"), "堂姐": (Predicate.RELATIVE, "cousin"),
     "堂弟": (Predicate.RELATIVE, "cousin"), "堂妹": (Predicate.RELATIVE, "cousin"),
+    # Children by their order of birth ("我大女儿", "小儿子"; 老大, 老二 only after 家: `zh_forms`).
+    "大儿子": (Predicate.CHILD, "son"), "小儿子": (Predicate.CHILD, "son"),
+    "二儿子": (Predicate.CHILD, "son"), "长子": (Predicate.CHILD, "son"), "次子": (Predicate.CHILD, "son"),
+    "幼子": (Predicate.CHILD, "son"), "大女儿": (Predicate.CHILD, "daughter"),
+    "小女儿": (Predicate.CHILD, "daughter"), "二女儿": (Predicate.CHILD, "daughter"),
+    "长女": (Predicate.CHILD, "daughter"), "次女": (Predicate.CHILD, "daughter"),
+    "大闺女": (Predicate.CHILD, "daughter"), "小闺女": (Predicate.CHILD, "daughter"),
 })  # fmt: skip
 
 KIN_WORDS: dict[str, tuple[str, str]] = {**_EN, **_ZH}

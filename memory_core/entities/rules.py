@@ -191,8 +191,25 @@ _REPORTS = re.compile(
     rf"{_DESCRIBED}(?P<name2>{_NAME})"
 )
 _FIRST_PERSON = re.compile(r"\bI\b")
+# "I have a son named Kai", "We've got a little girl called Poppy", "we just had a baby boy, Theo",
+# "she has a dog called Rex": someone's kin or pet said with its name.
 _HAS_PET = re.compile(
-    rf"{_SUBJECT}\s+(?i:has|have)\s+(?i:a|an)\s+{_ADJ}(?P<pet>{_KIN})\s+(?i:named|called)\s+(?P<name2>{_NAME})"
+    rf"{_SUBJECT}(?i:\s+(?:has|have)(?:\s+got)?|'ve\s+got|'s\s+got|\s+(?:just\s+)?had)\s+(?i:a|an)\s+{_ADJ}"
+    rf"(?P<pet>{_KIN})(?:\s+(?i:named|called)\s+|,\s+)(?P<name2>{_NAME})"
+)
+# "my youngest is Mateo", "our eldest, Rosa, …", "my little one is called Bo": a child said by the
+# order of birth, only with a name ("my oldest friend is Tom" is a friend). The order words are no
+# kin words of their own, so that a question about "my oldest friend" asks for no child.
+_BIRTH_ORDER = re.compile(
+    rf"\b{_MY}\s+(?i:youngest|eldest|oldest|first-?born|little\s+one|middle\s+one)(?:\s+(?i:one))?"
+    rf"(?:,\s+|\s+(?:is|was)\s+(?:(?:called|named)\s+)?|'s\s+name\s+is\s+|\s+(?:called|named)\s+)"
+    rf"{_QUOTE}(?P<name>{_NAME})(?=$|[\s.,;!?\"'\u201d\u2019])"
+)
+# Said without capitals (voice input, a quick message): "my little boy is called jack". A word after
+# "called", "named" or "name is" is a name unless it is a word of grammar ("called me", "called up").
+_CALLED_LOWER = re.compile(r"\b(?:called|named|name\s+is|name's)\s+(?P<word>[a-z][a-z'-]+)\b")
+_NOT_CALLED_NAMES = frozenset(_NOT_MODIFIERS.split("|")) | word_set(
+    "up out off back over into down away around something someone anything nothing everyone"
 )
 _PROFESSION_ENDINGS = (
     "er",
@@ -364,6 +381,13 @@ def _children_listed(text: str, reading: Reading) -> None:
                 reading.add_ref(Ref(name=name, kin=word))
 
 
+def _birth_order(text: str, reading: Reading) -> None:
+    for match in _BIRTH_ORDER.finditer(text):
+        name = _strip_openers(match.group("name"))
+        if _is_name(name):
+            reading.add_ref(Ref(name=name, kin="child"))
+
+
 def speaker_is_theirs(reading: Reading, name: str, word: str) -> None:
     """The user is `name`'s `word` ("mum", "妈妈"): `name` is the user's child (or sibling, friend…);
     the stranger "name's mum" the possessive read made is dropped from `reading`."""
@@ -378,8 +402,25 @@ def speaker_is_theirs(reading: Reading, name: str, word: str) -> None:
     reading.add_ref(Ref(name=name, kin=mine))
 
 
+def _voice_cased(text: str) -> str:
+    """A text written all in lower case with its "i" and the names said after "called" capitalised,
+    as the rules read names; any other text as it is."""
+    if any("A" <= c <= "Z" for c in text):
+        return text
+    text = re.sub(r"\bi\b", "I", text)
+
+    def named(match: re.Match[str]) -> str:
+        word = match.group("word")
+        if word in _NOT_CALLED_NAMES or word in _STOP_NAMES:
+            return match.group(0)
+        return match.group(0)[: match.start("word") - match.start()] + word[0].upper() + word[1:]
+
+    return _CALLED_LOWER.sub(named, text)
+
+
 def read_english(text: str) -> Reading:
-    text = _their_kin(re.sub(r"\bI'm\b", "I am", text.replace("\u2019", "'")))
+    text = _voice_cased(text.replace("\u2019", "'"))
+    text = _their_kin(re.sub(r"\bI'm\b", "I am", text))
     reading = Reading()
     for match in re.finditer(_NP_KIN, text):
         reading.add_ref(_np(match))
@@ -394,6 +435,7 @@ def read_english(text: str) -> Reading:
             named = _np(match)
             reading.add_ref(Ref(name=match.group("name2"), kin=named.kin, of=named.of, kind=named.kind))
     _children_listed(text, reading)
+    _birth_order(text, reading)
     for match in _I_AM_THEIR.finditer(text):
         if _is_name(match.group("name")):
             speaker_is_theirs(reading, _strip_openers(match.group("name")), match.group("kin").lower())
@@ -525,11 +567,12 @@ def _roles_and_partners(text: str, reading: Reading) -> None:
     for match in _HAS_PET.finditer(text):
         subject = _subject(match)
         pet = match.group("pet").lower()
-        if subject and _is_name(match.group("name2")):
+        found = kin(pet)
+        if subject and found and _is_name(match.group("name2")):
             ref = Ref(
                 name=match.group("name2"),
                 kin=pet,
                 of=None if subject.is_self else subject,
-                kind=EntityKind.PET,
+                kind=kind_of(found[0]),
             )
             reading.add_ref(ref)

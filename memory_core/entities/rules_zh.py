@@ -116,6 +116,22 @@ _ZH_DOUBLED_WORDS = frozenset(
 )  # fmt: skip
 
 
+# "我有个女儿, 叫朵朵", "多了个继子, 叫浩浩", "我们去年生了个儿子叫乐乐": the speaker's kin, said with a
+# name after 有 / 生了 / 多了 a kin word (at a clause's start or after 我: "小王有个儿子叫…" is 小王's).
+_ZH_HAS = re.compile(
+    rf"(?:^|(?<=[{_ZH_STOP}]))(?:(?P<zself>{_ZH_SELF}))?(?:去年|今年|前年|刚刚?|最近|又|也|还|已经|终于)*"
+    rf"(?:有了?|生了|添了|多了)(?:一|两)?个(?P<zkin>{_ZH_KIN})[\uff0c,]?\s*(?:叫做|名叫|叫)(?P<zname>{_ZH_NAME})"
+)
+
+
+def _zh_has(text: str, reading: Reading, named: set[Ref]) -> None:
+    for match in _ZH_HAS.finditer(text):
+        ref = _zh_np(match)
+        if ref not in named and kin(ref.kin):
+            named.add(ref)
+            reading.add_ref(Ref(name=match.group("zname"), kin=ref.kin, kind=ref.kind))
+
+
 def _zh_nicknamed(text: str, reading: Reading, named: set[Ref]) -> None:
     """ "我儿子乐乐今年上初一": the kin, named by the pet name said right after its word."""
     for match in _ZH_NICKNAME.finditer(text):
@@ -251,6 +267,7 @@ def _read_mandarin(text: str) -> Reading:
             continue  # "我姐姐是医生": a role, not a name (below)
         named.add(ref)
         reading.add_ref(Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind))
+    _zh_has(text, reading, named)
     _zh_named_after(text, reading, named)
     _zh_nicknamed(text, reading, named)
     _zh_next_door(text, reading)

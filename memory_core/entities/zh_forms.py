@@ -33,6 +33,8 @@ _WORDS = {
     # "我個仔", "我個女": my son, my daughter (个 here is no counter: "生了个仔" stays).
     "我个仔": "我儿子",
     "我个女": "我女儿",
+    "我屋企个仔": "我们的儿子",  # "我屋企個仔": the son of my home
+    "我屋企个女": "我们的女儿",
 }
 _CHARS = str.maketrans("係喺咗嘅畀嗰哋佢", "是在了的给那们他")
 # Traditional as simplified in one pass (a graph's aliases are folded on every load).
@@ -45,15 +47,30 @@ _POSSESSIVE = re.compile(
 )
 
 
+# "我家儿子", "我们家老大", "咱家闺女": the household's child is the speaker's (家 as 的); 老大, 老二…
+# after it are the children by birth order (not "我们老大", the boss at work).
+_HOUSEHOLD = re.compile(r"(?P<who>我们|咱们|我|咱)家(?P<order>老[大二三四五六七幺])?")
+
+
+def _household(match: re.Match[str], kin_words: tuple[str, ...]) -> str:
+    order = match.group("order")
+    if not order and not match.string.startswith(kin_words, match.end()):
+        return match.group(0)
+    who = match.group("who").replace("咱", "我")
+    return who + "的" + ("孩子" if order else "")
+
+
 def as_mandarin(text: str, kin_words: tuple[str, ...] = ()) -> str:
     """`text` with traditional characters as simplified and Cantonese words as Mandarin, of the
-    same length; 个 before one of `kin_words` after a name as 的."""
+    same length; 个 before one of `kin_words` after a name as 的, 家 after the speaker before one
+    of them as 的."""
     folded = text.translate(_SIMPLIFIED).translate(_CHARS)
     folded = _WORD.sub(lambda match: _WORDS[match.group(0)], folded)
     if kin_words:
         folded = _POSSESSIVE.sub(
             lambda match: "的" if folded.startswith(kin_words, match.end()) else match.group(0), folded
         )
+        folded = _HOUSEHOLD.sub(lambda match: _household(match, kin_words), folded)
     return folded
 
 

@@ -183,3 +183,36 @@ def test_pets_or_friends_said_as_a_list_are_no_children(key_client):
     )
 
     assert not relations(namespace, predicate="child")
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "label"),
+    [
+        ("My youngest is Mateo, he starts school in May.", "Mateo", "child"),  # by order of birth
+        ("Our eldest, Rosa, is in her first year at uni.", "Rosa", "child"),
+        ("my little boy is called jack", "jack", "son"),  # voice input: no capitals
+        ("My lad Alfie plays rugby on Saturdays.", "Alfie", "son"),
+        ("We've got a little girl called Poppy.", "Poppy", "daughter"),
+        ("We just had a baby boy, Theo!", "Theo", "son"),
+    ],
+)
+def test_a_child_said_by_a_word_parents_use_is_the_users_child(key_client, said, name, label):
+    namespace = namespace_of(add(key_client, said, user="m13"))
+
+    [relation] = relations(namespace, subject__is_self=True)
+    assert (relation.predicate, relation.object.name.lower(), relation.label) == ("child", name.lower(), label)
+    assert relation.object.kind == "person"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My oldest friend is Tom, we met at school.",  # the order word before a kin word: that kin
+        "my boss called me up about the rota",  # a word of grammar after "called" is no name
+        "Going out with my girls tonight, Ana and Bea too.",  # "my girls" are as often friends
+    ],
+)
+def test_order_words_and_lower_case_verbs_make_no_child(key_client, said):
+    namespace = namespace_of(add(key_client, said, user="m14"))
+
+    assert not relations(namespace, predicate="child")
