@@ -46,6 +46,7 @@ from memory_core.entities.hooks import entities_after_write
 from memory_core.models import Namespace
 from memory_core.outcomes import AddOutcome
 from memory_core.people_known import PeopleKnown
+from memory_core.people_reread import reread
 from memory_core.reconciliation import lock_for_write, reconcile
 from memory_core.screening import ALWAYS_RECALL_CHOICE, fact_within_rule, guard_pause, screen
 from memory_core.search_context import clipped
@@ -128,7 +129,8 @@ def write(*, namespace: Namespace, request: WriteRequest) -> AddOutcome:
         guard_pause(locked)  # paused while we embedded: still nothing is stored
         outcome = reconcile(locked, screened)
         also = [reconcile(locked, fact) for fact in facts]
-        entities_after_write(outcomes=[outcome, *also], names_known=locked.names_known)  # type: ignore[attr-defined]
+        earlier = entities_after_write(outcomes=[outcome, *also], names_known=locked.names_known)  # type: ignore[attr-defined]
+        reread(earlier)  # what was said of someone the user just named, read with them known
         announce_outcomes([outcome, *also], listening=locked.webhooks_listening)  # type: ignore[attr-defined]
     return replace(outcome, also=tuple(also)) if also else outcome
 

@@ -31,6 +31,7 @@ from memory_core.errors import MemoryServiceError
 from memory_core.models import MemoryEntry, MemoryType, Namespace
 from memory_core.outcomes import AddOutcome
 from memory_core.people_known import PeopleKnown
+from memory_core.people_reread import reread
 from memory_core.pipeline import embed, last_turn_vector, normalise, with_previous_turns, within_rule
 from memory_core.reading.slots import related_slot_keys
 from memory_core.reconciliation import (
@@ -96,7 +97,8 @@ def memory_add_many(*, namespace: Namespace, requests: list[WriteRequest]) -> li
             held = outcomes[index]
             outcomes[index] = replace(held, also=(*held.also, outcome)) if held is not None else outcome
         written = [outcome for _, outcome in [*reconciled, *also]]
-        entities_after_write(outcomes=written, names_known=locked.names_known)  # type: ignore[attr-defined]
+        earlier = entities_after_write(outcomes=written, names_known=locked.names_known)  # type: ignore[attr-defined]
+        reread(earlier)  # as `pipeline.write` does: the batch's own statements too
         # Webhooks, as `pipeline.write` does.
         announce_outcomes(written, listening=locked.webhooks_listening)  # type: ignore[attr-defined]
     return [outcome for outcome in outcomes if outcome is not None]

@@ -374,6 +374,19 @@ def _known_person(people: PeopleKnown | None, content: str, whose: judgement.Saf
     return people.whose(content)
 
 
+def pinned_as_known(content: str, people: PeopleKnown) -> tuple[bool, bool] | None:
+    """For a statement stored before the people it names were known (`people_reread`): whether the
+    judgement alone pins it, and whether it pins it with them known; None when the graph does not
+    settle it (`_known_person`)."""
+    whose = judgement.safety(content)
+    if whose.who == judgement.UNJUDGED:
+        return None
+    known = _known_person(people, content, whose)
+    if known is None:
+        return None
+    return _pinned_safety(content, whose), _pinned_safety(content, whose, known=known)
+
+
 def _pinned_safety(
     content: str, whose: judgement.Safety, *, weigh_odds: bool = True, known: str | None = None
 ) -> bool:

@@ -3,13 +3,14 @@ language-model extractor wrote a statement (its entities and relations)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 
-from memory_core.choices import AddAction
+from memory_core.choices import AddAction, MemoryStatus
 from memory_core.entities.erasure import entities_prune
 from memory_core.entities.kinship import kin
 from memory_core.entities.models import Entity, EntityMention, RelationSupport
@@ -32,12 +33,13 @@ def named_entities_exist() -> Exists:
     return Exists(Entity.objects.filter(namespace_id=OuterRef("pk"), is_self=False, named=True))
 
 
-def entities_after_write(*, outcomes: Iterable[Any], names_known: bool = True) -> None:
+def entities_after_write(*, outcomes: Iterable[Any], names_known: bool = True) -> list[MemoryEntry]:
     """Read every newly written entry with the offline rules; inside the writer's transaction,
     under its namespace lock (`pipeline.write`, `pipeline_batch.memory_add_many`). `names_known`
     False (the namespace had no named entity when locked) spares the lookup of names mentioned in
     passing unless this very write created entities. The mentions of all the entries are
-    inserted together, at the end (`mentions_insert`)."""
+    inserted together, at the end (`mentions_insert`). Returns the entries in use that name a
+    person this write named for the first time (`earlier_mentions`), linked to them now."""
     resolvers: dict[int, Resolver] = {}
     written: list[tuple[MemoryEntry, set[Any]]] = []
     mentions: list[EntityMention] = []
@@ -61,7 +63,49 @@ def entities_after_write(*, outcomes: Iterable[Any], names_known: bool = True) -
         written.append((entry, seen))
     if names_known or resolvers:
         mention_known_names(written, into=mentions)  # one query for the whole batch
+    named = [e for resolver in resolvers.values() for e in resolver.named if e.kind == EntityKind.PERSON]
+    earlier = earlier_mentions(named, written=[entry for entry, _ in written]) if named else []
+    if earlier:
+        mention_known_names([(entry, set()) for entry in earlier], into=mentions)
     mentions_insert(mentions)
+    return earlier
+
+
+# What was said of someone before the user said who they are ("Ella has epilepsy", then "my daughter
+# is called Ella"): the entries in use that name a person just named, the latest first, up to this
+# many a write. They are linked to that person (graph recall finds them by the relation) and read
+# again by the safety judgement with the relation known (`people_reread`).
+EARLIER_MENTIONS_MAX = 50
+
+
+def earlier_mentions(named: list[Entity], *, written: Iterable[MemoryEntry] = ()) -> list[MemoryEntry]:
+    """The entries in use of the namespace of each of `named` that name one of them by name (the
+    write's own included, as the `written` objects its caller answers with: a batch names someone
+    in one statement and speaks of them in another)."""
+    own = {entry.pk: entry for entry in written}
+    found: dict[Any, MemoryEntry] = {}
+    by_namespace: dict[int, set[str]] = {}
+    for entity in named:
+        if len(entity.name.strip()) >= 2:
+            by_namespace.setdefault(entity.namespace_id, set()).add(entity.name.strip())
+    for namespace_id, names in by_namespace.items():
+        said = Q()
+        for name in names:
+            said |= Q(content__icontains=name)
+        rows = MemoryEntry.objects.filter(said, namespace_id=namespace_id, status=MemoryStatus.ACTIVE)
+        rows = rows.order_by("-created_at")[:EARLIER_MENTIONS_MAX]
+        for entry in rows:
+            if any(_names_word(entry.content, name) for name in names):
+                found[entry.pk] = own.get(entry.pk, entry)
+    return list(found.values())
+
+
+def _names_word(text: str, name: str) -> bool:
+    """Whether `text` says `name` as a word of its own ("Ella", not "Ellapore"); a Chinese name
+    anywhere."""
+    if not name.isascii():
+        return name in text
+    return re.search(r"(?<![\w'])" + re.escape(name) + r"(?!\w)", text, re.IGNORECASE) is not None
 
 
 # Metadata naming who said a statement (a mem0 message's `name` is kept as "speaker").

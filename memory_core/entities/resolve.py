@@ -68,6 +68,9 @@ class Resolver:
         self._self: Entity | None = None
         self._seen: dict[Ref, Entity] = {}
         self.created: list[Entity] = []
+        # Entities that got their name here (created with it, or known till now by a kin word only):
+        # what was said of that name before is looked for (`hooks.earlier_mentions`).
+        self.named: list[Entity] = []
 
     def self_entity(self) -> Entity:
         if self._self is None:
@@ -99,6 +102,7 @@ class Resolver:
                 if entity is not None:
                     entity.name, entity.named = ref.name[:NAME_MAX_CHARS], True
                     entity.save(update_fields=["name", "named", "updated_at"])
+                    self.named.append(entity)
             return entity or self._create(ref, named=True)
         if related:
             return related[0]
@@ -219,6 +223,8 @@ class Resolver:
             entity.embedding, entity.embedding_model = embedder.embed_query(name), embedder.name
         entity.save(force_insert=True)
         self.created.append(entity)
+        if named:
+            self.named.append(entity)
         return entity
 
 
