@@ -95,12 +95,12 @@ def test_a_doubled_adverb_after_the_kin_word_is_no_name(key_client):
 @pytest.mark.parametrize(
     ("said", "name", "label"),
     [
-        ("我们家老大叫果果，今年上二年级。", "果果", "child"),  # birth order after 家  # noqa: RUF001
+        ("我们家老大叫果果，今年上二年级。", "果果", "child"),  # birth order after 家
         ("咱家老二叫乐乐。", "乐乐", "child"),
         ("我家小儿子叫豆豆。", "豆豆", "son"),
         ("我大女兒叫小雨。", "小雨", "daughter"),
-        ("我有个女儿，叫朵朵。", "朵朵", "daughter"),  # said with 有 … 叫  # noqa: RUF001
-        ("去年多了个继子，叫浩浩。", "浩浩", "stepson"),  # noqa: RUF001
+        ("我有个女儿，叫朵朵。", "朵朵", "daughter"),  # said with 有 … 叫
+        ("去年多了个继子，叫浩浩。", "浩浩", "stepson"),
         ("我屋企個仔叫阿樂。", "阿樂", "son"),  # Cantonese: the son of my home
     ],
 )
@@ -113,7 +113,7 @@ def test_a_child_said_by_the_order_of_birth_or_with_you_is_the_users(key_client,
 
 @pytest.mark.parametrize(
     "said",
-    ["我们老大叫王强，脾气很急。", "小王有个儿子叫乐乐。", "我家附近有个公园叫东湖。"],  # noqa: RUF001
+    ["我们老大叫王强，脾气很急。", "小王有个儿子叫乐乐。", "我家附近有个公园叫东湖。"],
 )
 def test_a_boss_another_persons_child_or_a_place_is_not_the_users_child(key_client, said):
     namespace = namespace_of(add(key_client, said, user="zk4"))

@@ -200,8 +200,8 @@ def test_a_child_said_by_a_word_parents_use_is_the_users_child(key_client, said,
     namespace = namespace_of(add(key_client, said, user="m13"))
 
     [relation] = relations(namespace, subject__is_self=True)
-    assert (relation.predicate, relation.object.name.lower(), relation.label) == ("child", name.lower(), label)
-    assert relation.object.kind == "person"
+    said_of = (relation.predicate, relation.object.name.lower(), relation.label)
+    assert said_of == ("child", name.lower(), label) and relation.object.kind == "person"
 
 
 @pytest.mark.parametrize(
