@@ -13,8 +13,8 @@ from memory_core.reading.words import ZH_SIMPLIFIED
 # The characters of the words the relation rules and the kin words read, beyond those the
 # statement rules already fold (`reading.words.ZH_SIMPLIFIED`).
 _MORE = str.maketrans(
-    "結離後職辭機業親爺婦嬸際紀廠鋪舖貨運遷搵識幫邨樓層鄰處細籬詩詠輝畢聽",
-    "结离后职辞机业亲爷妇婶际纪厂铺铺货运迁找识帮村楼层邻处细篱诗咏辉毕听",
+    "結離後職辭機業親爺婦嬸際紀廠鋪舖貨運遷搵識幫邨樓層鄰處細籬詩詠輝畢聽顧",
+    "结离后职辞机业亲爷妇婶际纪厂铺铺货运迁找识帮村楼层邻处细篱诗咏辉毕听顾",
 )
 # Cantonese words as the Mandarin the rules read, each of the same length (after the characters
 # are folded): 係 是, 喺 在, 咗 了, 嘅 的, 畀 给, 嗰 那, 哋 们, 佢 他; kin and work words.
@@ -52,6 +52,9 @@ _POSSESSIVE = re.compile(
 _HOUSEHOLD = re.compile(r"(?P<who>我们|咱们|我|咱)家(?P<order>老[大二三四五六七幺])?")
 
 
+_NEXT_IN_ORDER = re.compile(r"(?<=[\uff0c,\u3001\uff1b;\u3002\s])老[二三四五六七幺](?=叫|是|今年|[\uff0c,])")
+
+
 def _household(match: re.Match[str], kin_words: tuple[str, ...]) -> str:
     order = match.group("order")
     if not order and not match.string.startswith(kin_words, match.end()):
@@ -70,7 +73,11 @@ def as_mandarin(text: str, kin_words: tuple[str, ...] = ()) -> str:
         folded = _POSSESSIVE.sub(
             lambda match: "的" if folded.startswith(kin_words, match.end()) else match.group(0), folded
         )
+        in_order = any(match.group("order") for match in _HOUSEHOLD.finditer(folded))
         folded = _HOUSEHOLD.sub(lambda match: _household(match, kin_words), folded)
+        if in_order:
+            # "我们家老大叫果果, 老二叫米米": the order words after the first are the same home's.
+            folded = _NEXT_IN_ORDER.sub("孩子", folded)
     return folded
 
 

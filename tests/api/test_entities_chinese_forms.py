@@ -111,6 +111,16 @@ def test_a_child_said_by_the_order_of_birth_or_with_you_is_the_users(key_client,
     assert (relation.object.name, relation.label) == (name, label)
 
 
+def test_the_children_after_the_first_said_by_order_are_the_same_homes(key_client):
+    namespace = namespace_of(add(key_client, "我们家老大叫果果，老二叫米米。", user="zk5"))
+
+    children = relations(namespace, subject__is_self=True, predicate="child")
+    assert {r.object.name for r in children} == {"果果", "米米"}
+    # Without 家 the order words are the ranks at work: no child.
+    namespace = namespace_of(add(key_client, "我们老大叫王强，老二叫李明。", user="zk6"))
+    assert not relations(namespace, subject__is_self=True, predicate="child")
+
+
 @pytest.mark.parametrize(
     "said",
     ["我们老大叫王强，脾气很急。", "小王有个儿子叫乐乐。", "我家附近有个公园叫东湖。"],
