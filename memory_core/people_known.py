@@ -11,14 +11,16 @@ statement names by their aliases and says what they are to the user, when that s
 - the user's children (and stepchildren): "dependant";
 - partners, spouses, friends, neighbours, siblings, colleagues and managers: "other";
 - parents and other relatives are left to the model (they may be in the user's care), as are
-  people the graph does not know, and a statement naming people of both kinds.
+  people the graph does not know, and a statement naming people of both kinds;
+- any of the user's kin they said they look after ("My gran, Edith, lives with us and I look after
+  her", "平时都是我照顾她": `entities.care`): "dependant".
 
 A statement that speaks of anyone by a kinship or social word ("while Mum's in hospital", "我妈妈")
 is left to the model too: the condition may be that person's, and the model reads those words; so
 is a name that owns another person ("Ella's teacher", "小米的老师"). The graph is read only for a
 statement the safety model reads as someone's condition (`screening._known_person`), once a
-statement, in one query. Known limit: a sibling or friend in the user's care ("I look after my
-brother Sam") is read as someone else's, as the labelled sets read siblings without that care said.
+statement, in one query. What was said of a person before the user said who they are is judged
+again when they do (`people_reread`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from functools import cache
 
 from django.db.models import Q
 
+from memory_core.entities.care import CARES_FOR
 from memory_core.entities.kinship import KIN_WORDS
 from memory_core.entities.models import Relation
 from memory_core.entities.vocabulary import Predicate
@@ -136,18 +139,24 @@ def _read(namespace_id: int) -> list[Person]:
     )
     kinds: dict[str, set[str]] = {}
     aliases: dict[str, tuple[str, ...]] = {}
+    cared: set[str] = set()
     for predicate, label, user_first, subject_id, subject_aliases, object_id, object_aliases in rows:
         person, names = (object_id, object_aliases) if user_first else (subject_id, subject_aliases)
+        aliases[str(person)] = tuple(a for a in names or () if _is_a_name(a))
+        if user_first and predicate == Predicate.OTHER and label == CARES_FOR:
+            cared.add(str(person))
+            continue
         table = _FROM_THE_USER if user_first else _TO_THE_USER
         kind = table.get(predicate, "")
         if user_first and predicate == Predicate.RELATIVE and (label or "").lower() in _STEPCHILDREN:
             kind = DEPENDANT
         kinds.setdefault(str(person), set()).add(kind)
-        aliases[str(person)] = tuple(a for a in names or () if _is_a_name(a))
     # A person the relations disagree on (a colleague who is also a friend is still "other"; a
-    # child who is also a colleague is not settled) is what all of them say, or open.
+    # child who is also a colleague is not settled) is what all of them say, or open; one of the
+    # user's kin they say they look after ("my gran, Edith… I look after her", `entities.care`) is
+    # in their care, whatever the kin word. Care said of no kin settles nothing.
     return [
-        Person(aliases[person], found.pop() if len(found) == 1 else "")
+        Person(aliases[person], DEPENDANT if person in cared else (found.pop() if len(found) == 1 else ""))
         for person, found in kinds.items()
         if aliases[person]
     ]

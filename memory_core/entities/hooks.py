@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 
 from memory_core.choices import AddAction, MemoryStatus
+from memory_core.entities.care import CARES_FOR
 from memory_core.entities.erasure import entities_prune
 from memory_core.entities.kinship import kin
 from memory_core.entities.models import Entity, EntityMention, RelationSupport
@@ -60,10 +61,14 @@ def entities_after_write(*, outcomes: Iterable[Any], names_known: bool = True) -
                 into=mentions,
             )
             seen = {resolver.resolve(ref).pk for ref in reading.refs}
+            # Someone the user now says they look after: what was said of them before is theirs too.
+            resolver.named += [
+                resolver.resolve(t.object) for t in reading.triples if t.label == CARES_FOR and t.object
+            ]
         written.append((entry, seen))
     if names_known or resolvers:
         mention_known_names(written, into=mentions)  # one query for the whole batch
-    named = [e for resolver in resolvers.values() for e in resolver.named if e.kind == EntityKind.PERSON]
+    named = [e for r in resolvers.values() for e in dict.fromkeys(r.named) if e.kind == EntityKind.PERSON]
     earlier = earlier_mentions(named, written=[entry for entry, _ in written]) if named else []
     if earlier:
         mention_known_names([(entry, set()) for entry in earlier], into=mentions)

@@ -23,7 +23,8 @@ _GROUPS: dict[str, str] = {
     Predicate.CHILD: "son daughter child kid baby boy girl lad lass toddler newborn",
     Predicate.SIBLING: "sister brother sibling",
     Predicate.RELATIVE: (
-        "grandmother grandma granny grandfather grandpa granddad aunt uncle cousin niece nephew "
+        "grandmother grandma granny gran nan nana nanna grandfather grandpa granddad grandad gramps "
+        "aunt uncle cousin niece nephew "
         "grandson granddaughter grandchild grandparent stepson stepdaughter stepchild stepkid stepmother "
         "stepfather stepmom stepmum stepdad stepbrother stepsister step-son step-daughter step-mother "
         "step-father half-brother half-sister mother-in-law father-in-law sister-in-law brother-in-law "
@@ -37,7 +38,9 @@ _GROUPS: dict[str, str] = {
 _CANONICAL = {
     "mom": "mother", "mum": "mother", "mommy": "mother", "mama": "mother", "dad": "father",
     "daddy": "father", "papa": "father", "kid": "child", "baby": "child", "grandma": "grandmother",
-    "granny": "grandmother", "grandpa": "grandfather", "granddad": "grandfather", "fiancee": "fiance",
+    "granny": "grandmother", "gran": "grandmother", "nan": "grandmother", "nana": "grandmother",
+    "nanna": "grandmother", "grandpa": "grandfather", "granddad": "grandfather",
+    "grandad": "grandfather", "gramps": "grandfather", "fiancee": "fiance",
     "fiancé": "fiance", "fiancée": "fiance", "puppy": "dog", "kitten": "cat", "bunny": "rabbit",
     "boy": "son", "lad": "son", "girl": "daughter", "lass": "daughter", "toddler": "child",
     "newborn": "child", "co-worker": "coworker", "neighbor": "neighbour", "stepkid": "stepchild",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from memory_core.entities.care import read_care
 from memory_core.entities.rules import (
     _NAME,
     Reading,
@@ -60,10 +61,10 @@ def _read_turn(text: str, speaker: str) -> Reading:
         return Reading()  # an assistant's "I" and "my" are no one's the graph knows
     body = text[quoted.end() :] if quoted else text
     who = speaker if not said_by else ("" if said_by.lower() in _USER_SPEAKERS else said_by)
-    readings = [read_english(body)]
-    if _HAS_CJK.search(body):
-        readings.append(read_chinese(body))
+    chinese = bool(_HAS_CJK.search(body))
+    readings = [read_english(body), *([read_chinese(body)] if chinese else [])]
     reading = _unified(readings)
+    read_care(body, reading, chinese=chinese)
     who = clean_name(who)
     return _spoken_by(reading, Ref(name=who)) if who and who.lower() not in _USER_SPEAKERS else reading
 

@@ -1,0 +1,114 @@
+"""Who the user looks after: "My gran, Edith, lives with us now and I look after her full time",
+"I'm the main carer for my mum", "我妈叫桂芳, 现在跟我住, 平时都是我照顾她". Recorded as a relation
+of the user's (`Predicate.OTHER`, label `CARES_FOR`) to that person, so that whose condition a
+later "Edith has dementia" tells is read as a dependant's (`people_known`): a parent, grandparent,
+niece or sibling in the user's care is theirs to look after, which the kin word alone does not say.
+
+Only a person the statement names as the user's kin ("my mum", "my niece Lily", "我妈"), or a
+pronoun when the statement names exactly one such person before it ("…Edith… I look after her"),
+is read: a name alone ("I care for Mrs Patel three mornings a week") is as often a carer's client
+at work, whose conditions are someone else's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory_core.entities.kinship import ZH_KIN_WORDS, kin
+from memory_core.entities.rules import _NP_KIN, SELF, Reading, Ref, Triple, _np
+from memory_core.entities.rules_zh import _ZH_KIN, _ZH_NAME, _ZH_NP, _zh_np
+from memory_core.entities.vocabulary import EntityKind, Predicate
+from memory_core.entities.zh_forms import as_mandarin, as_written
+
+CARES_FOR = "cares for"
+
+# "I look after", "I'm looking after", "I've been caring for", "we take care of", "I am the main
+# carer for" (`read_english` has made "I'm" "I am").
+_EN_CARE = re.compile(
+    r"\b(?:I|i|[Ww]e)\s+(?:(?:am|are|have\s+been|'ve\s+been|now|also|still|help|mostly|basically|"
+    r"full[- ]time|currently|really|kind\s+of)\s+)*"
+    r"(?:look(?:s|ing)?\s+after|car(?:e|es|ing)\s+for|tak(?:e|es|ing)\s+care\s+of|nurs(?:e|ing)|"
+    r"(?:the\s+|a\s+)?(?:main\s+|full[- ]time\s+|primary\s+|sole\s+|only\s+)?carer\s+(?:for|of))\s+"
+    rf"(?:(?P<pronoun>her|him|them)\b|{_NP_KIN})"
+)
+# "I am Edith's carer", "I am my mum's main carer".
+_EN_CARER_OF = re.compile(
+    rf"\bI\s+am\s+(?:{_NP_KIN}'s|(?P<pronoun>her|his|their))\s+"
+    r"(?:main\s+|full[- ]time\s+|primary\s+|sole\s+)?carer\b"
+)
+# "我照顾我妈", "平时都是我照顾她", "我一直在照顾外婆", "由我照顾他"; "照顾好自己" is no one.
+_ZH_CARE = re.compile(
+    r"(?:我|我们)(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|全职|专门)*"
+    r"(?:照顾|照料|看护|护理|照看)着?"
+    rf"(?:(?P<zpronoun>她|他|他们|她们)|{_ZH_NP}(?P<zname>{_ZH_NAME})?|(?P<zbare>{_ZH_KIN}))"
+)
+_ZH_CARER_OF = re.compile(r"我是(?P<zpronoun>她|他)的(?:照顾者|看护|照护者)")
+
+
+def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
+    """Add to `reading` the user's care of the kin it names (English, and Chinese when `chinese`:
+    traditional and Cantonese folded as the Chinese reading folds them)."""
+    english = re.sub(r"\b[Ii]'m\b", "I am", text.replace("\u2019", "'"))
+    for match in [*_EN_CARE.finditer(english), *_EN_CARER_OF.finditer(english)]:
+        cared = _said_before(reading, english, match.start()) if match.group("pronoun") else _np(match)
+        _cares(reading, cared)
+    if not chinese:
+        return
+    folded = as_mandarin(text, ZH_KIN_WORDS)
+    for match in _ZH_CARE.finditer(folded):
+        if match.group("zpronoun"):
+            cared = _said_before(reading, folded, match.start())
+        elif match.group("zbare"):
+            cared = Ref(kin=match.group("zbare"))  # "我一直在照顾外婆": the speaker's, after the verb
+        else:
+            ref = _zh_np(match)
+            name = as_written(match.group("zname") or "", folded, text)
+            cared = Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind) if name else ref
+        _cares(reading, cared)
+    for match in _ZH_CARER_OF.finditer(folded):
+        _cares(reading, _said_before(reading, folded, match.start()))
+
+
+def _cares(reading: Reading, cared: Ref | None) -> None:
+    if cared is None or cared.is_self or cared.of is not None or cared.kind != EntityKind.PERSON:
+        return  # "my brother's dog", "Ana's mum": not the user's own kin
+    found = kin(cared.kin) if cared.kin else None
+    if cared.kin and (found is None or found[0] in (Predicate.PET,)):
+        return
+    if not cared.kin and not _kin_in(reading, cared):
+        return
+    known = next((ref for ref in reading.refs if ref.kin == cared.kin and ref.of is None and ref.name), None)
+    person = known if known is not None and not cared.name else cared
+    reading.add(Triple(SELF, Predicate.OTHER, CARES_FOR, object=person))
+
+
+def _kin_in(reading: Reading, ref: Ref) -> bool:
+    return any(r.name == ref.name and r.kin and r.of is None for r in reading.refs)
+
+
+def _said_before(reading: Reading, text: str, position: int) -> Ref | None:
+    """The one person of the user's kin the statement names before `position` ("My gran, Edith,
+    … I look after her"), or None when it names none or several."""
+    people = [
+        ref
+        for ref in reading.refs
+        if ref.kind == EntityKind.PERSON and ref.kin and ref.of is None and _said_at(text, ref) < position
+    ]
+    said = {ref.name or ref.kin for ref in people}
+    named = {ref.name for ref in people if ref.name}
+    if len(said) == 1:
+        return people[0]
+    # "My niece Lily is staying … while my sister works abroad, so I'm looking after her": the one
+    # named is the one spoken of.
+    return next(ref for ref in people if ref.name) if len(named) == 1 else None
+
+
+def _said_at(text: str, ref: Ref) -> int:
+    for word in (ref.name, ref.kin):
+        if word:
+            found = text.find(word)
+            if found < 0:
+                found = text.lower().find(word.lower())
+            if found >= 0:
+                return found
+    return len(text)

@@ -1,0 +1,99 @@
+"""Whose condition, for the people the user says they look after: a grandparent, a parent, a niece
+or a sibling is someone else's by their kin word alone, and a dependant's once the user says they
+care for them ("My gran, Edith, lives with us now and I look after her", "平时都是我照顾她", "I'm
+the main carer for my mum"). Through REST, mem0 and MCP, English and Chinese; what was said of
+them before is read again. Care said of a name alone (a carer's client at work) and a relative
+the user does not look after are left as before."""
+
+from __future__ import annotations
+
+import pytest
+
+from api.services import user_token_issue
+from memory_core.entities.models import Relation
+from memory_core.models import MemoryEntry
+from tests.api import mcp_helpers as m
+from tests.api.test_people_known_safety import _entry, _mem0_add, _rest_add
+
+pytestmark = pytest.mark.django_db
+
+# (who they are and that the user looks after them, later: a condition of theirs by name alone)
+IN_CARE = [
+    (
+        "My gran, Edith, lives with us now and I look after her full time.",
+        "Edith has had a pacemaker since March.",
+    ),
+    ("I'm the main carer for my dad, Frank.", "Frank is on warfarin and bruises easily."),
+    (
+        "My niece Isla is staying with me this term while my sister works abroad, so I'm looking after her.",
+        "Isla has a severe sesame allergy.",
+    ),
+    ("I look after my brother Sam, he moved in after his accident.", "Sam has epilepsy."),
+    ("我妈叫桂芳，现在跟我住，平时都是我照顾她。", "桂芳有心衰，要限盐。"),  # noqa: RUF001
+    ("我外婆叫秀英，我一直在照顧外婆。", "秀英有糖尿病。"),  # noqa: RUF001
+]
+NOT_IN_CARE = [
+    ("My sister Rosa lives in Leeds with her husband.", "Rosa has a severe sesame allergy."),
+    ("I care for Mrs Okafor three mornings a week.", "Mrs Okafor has type 2 diabetes."),  # a client
+    ("我哥叫建国，在深圳工作。", "建国有高血压。"),  # noqa: RUF001
+]
+
+
+def _cared_for(content: str) -> list[str]:
+    entry = MemoryEntry.objects.get(content=content)
+    return sorted(
+        r.object.name
+        for r in Relation.objects.filter(
+            namespace_id=entry.namespace_id, label="cares for", subject__is_self=True
+        )
+    )
+
+
+@pytest.mark.parametrize(("who", "condition"), IN_CARE)
+def test_rest_pins_the_condition_of_someone_the_user_looks_after(key_client, who, condition):
+    _rest_add(key_client, who)
+    body = _rest_add(key_client, condition)
+
+    assert _cared_for(who) != []
+    assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety")
+
+
+@pytest.mark.parametrize(("who", "condition"), NOT_IN_CARE)
+def test_a_relative_not_in_care_and_a_client_at_work_are_not_pinned(key_client, who, condition):
+    _rest_add(key_client, who)
+    body = _rest_add(key_client, condition)
+
+    assert _cared_for(who) == []
+    assert body["entry"]["pinned"] is False
+
+
+def test_what_was_said_before_the_user_said_they_look_after_them_is_read_again(key_client):
+    first = _rest_add(key_client, "Edith has had a pacemaker since March.")["entry"]
+    _rest_add(key_client, "My gran, Edith, lives with us now and I look after her full time.")
+
+    assert first["pinned"] is False
+    assert _entry("Edith has had a pacemaker since March.").pinned
+
+
+def test_care_said_after_the_person_was_named_reads_their_earlier_conditions_again(key_client):
+    _rest_add(key_client, "My dad is called Frank.")
+    first = _rest_add(key_client, "Frank is on warfarin and bruises easily.")["entry"]
+    _rest_add(key_client, "Since his fall I'm my dad's full-time carer.")
+
+    assert first["pinned"] is False
+    assert _entry("Frank is on warfarin and bruises easily.").pinned
+
+
+def test_mem0(key_client):
+    _mem0_add(key_client, "I'm looking after my nan, Joan, since her hip operation.")
+    _mem0_add(key_client, "Joan has dementia and gets confused in the evenings.")
+
+    assert _entry("Joan has dementia and gets confused in the evenings.").pinned
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp(owner, mcp_url):
+    token = user_token_issue(user=owner).key
+    bodies = m.adds(mcp_url, token, ["我外婆叫秀英，我一直在照顧外婆。", "秀英有糖尿病。"])  # noqa: RUF001
+
+    assert bodies[1]["entry"]["pinned"] is True
