@@ -6,8 +6,9 @@ Each user of the set is a REST user of its own; their turns are added one call p
 (`POST /api/v1/memories/`, the public write path), so the people they introduce are in their graph
 when their later turns are read. A labelled turn is scored by whether its entry (or the condition a
 held rule kept, `also`) was pinned: recall over the user's and dependants' conditions, precision
-over everything pinned, per label and per language. The baseline is the same path with the graph
-not consulted (`KNOWN_PERSON_SURE` above 1).
+over everything pinned, per label and per language, as the add answered and as stored after the
+user's last turn (a later turn may say who someone spoken of by name is: `people_reread`). The
+baseline is the same path with the graph not consulted (`KNOWN_PERSON_SURE` above 1).
 
 `python -m bench whose_named [--data PATH] [--errors]` (default: the first blind set,
 memory_core/judgement/fresh/people-1.json)
@@ -30,11 +31,19 @@ DEFAULT_DATA = (
 )
 
 
-def _run(client: Any, users: list[dict[str, Any]]) -> list[tuple[str, str, bool, str]]:
-    """(label, language, pinned, text) of every labelled turn."""
-    scored = []
+Scored = list[tuple[str, str, bool, str]]
+
+
+def _run(client: Any, users: list[dict[str, Any]]) -> tuple[Scored, Scored]:
+    """(label, language, pinned, text) of every labelled turn: as the add answered, and as stored
+    after the user's last turn (a later turn may say who the person is: `people_reread`)."""
+    from memory_core.models import MemoryEntry
+
+    at_add: Scored = []
+    at_end: Scored = []
     for user in users:
         user_id = uuid.uuid4().hex
+        kept: list[tuple[str, str, list[str]]] = []
         for turn in user["turns"]:
             body = client.post(
                 "/api/v1/memories/", {"user_id": user_id, "content": turn["text"]}, format="json"
@@ -42,11 +51,15 @@ def _run(client: Any, users: list[dict[str, Any]]) -> list[tuple[str, str, bool,
             entries = [body.get("entry") or {}, *[(a.get("entry") or {}) for a in body.get("also", [])]]
             if turn.get("label"):
                 pinned = any(bool(e.get("pinned")) for e in entries)
-                scored.append((turn["label"], user.get("lang", "en"), pinned, turn["text"]))
-    return scored
+                at_add.append((turn["label"], user.get("lang", "en"), pinned, turn["text"]))
+                kept.append((turn["label"], turn["text"], [e["id"] for e in entries if e.get("id")]))
+        for label, text, ids in kept:
+            pinned = MemoryEntry.objects.filter(pk__in=ids, pinned=True).exists()
+            at_end.append((label, user.get("lang", "en"), pinned, text))
+    return at_add, at_end
 
 
-def _figures(scored: list[tuple[str, str, bool, str]]) -> dict[str, str]:
+def _figures(scored: Scored) -> dict[str, str]:
     out = {}
     for lang in ("all", "en", "zh"):
         rows = [s for s in scored if lang == "all" or s[1] == lang]
@@ -77,22 +90,23 @@ def main(argv: list[str] | None = None) -> None:
     users = json.loads(args.data.read_text(encoding="utf-8"))["users"]
     common.header(f"Whose condition by name: {args.data.name}, {len(users)} users, one REST call per turn")
     client, _key = _clients()
-    runs = {}
-    for name, sure in (("without the graph (baseline)", 2.0), ("with the graph (people_known)", None)):
+    runs: dict[str, Scored] = {}
+    for name, sure in (("without the graph (baseline)", 2.0), ("with the graph, at the add", None)):
         if sure is None:
             if hasattr(settings, "KNOWN_PERSON_SURE"):
                 delattr(settings, "KNOWN_PERSON_SURE")
         else:
             setattr(settings, "KNOWN_PERSON_SURE", sure)  # noqa: B010  # a setting of the bench's own
-        runs[name] = _run(client, users)
+        runs[name], end = _run(client, users)
         common.truncate()
         client, _key = _clients()
+    runs["with the graph, after the last turn"] = end  # what was said before, read again
     names = list(runs)
-    first, second = (_figures(runs[n]) for n in names)
-    print(f"  {'':<48} {names[0]:>30} {names[1]:>30}")
-    for label in first:
-        print(f"  {label:<48} {first[label]:>30} {second[label]:>30}")
+    figures = [_figures(runs[n]) for n in names]
+    print(f"  {'':<48} " + " ".join(f"{n:>36}" for n in names))
+    for label in figures[0]:
+        print(f"  {label:<48} " + " ".join(f"{f[label]:>36}" for f in figures))
     if args.errors:
-        for label, lang, pinned, text in runs[names[1]]:
+        for label, lang, pinned, text in runs[names[-1]]:
             if pinned != (label in PINNED):
                 print(f"  {'pinned' if pinned else 'missed':<7} {label:<9} {lang} {text}")
