@@ -25,31 +25,39 @@ CARES_FOR = "cares for"
 # "I look after", "I'm looking after", "I've been caring for", "we take care of", "I am the main
 # carer for" (`read_english` has made "I'm" "I am").
 _EN_CARE = re.compile(
-    r"\b(?:I|i|[Ww]e)\s+(?:(?:am|are|have\s+been|'ve\s+been|now|also|still|help|mostly|basically|"
+    r"\b(?:I|i|[Ww]e)(?:'ve\s+been\s+|\s+)(?:(?:am|are|have\s+been|now|also|still|help|mostly|basically|"
     r"full[- ]time|currently|really|kind\s+of)\s+)*"
     r"(?:look(?:s|ing)?\s+after|car(?:e|es|ing)\s+for|tak(?:e|es|ing)\s+care\s+of|nurs(?:e|ing)|"
     r"(?:the\s+|a\s+)?(?:main\s+|full[- ]time\s+|primary\s+|sole\s+|only\s+)?carer\s+(?:for|of))\s+"
     rf"(?:(?P<pronoun>her|him|them)\b|{_NP_KIN})"
 )
-# "I am Edith's carer", "I am my mum's main carer".
+# "I am my mum's main carer", "I've been his legal guardian since…", "I got special guardianship of
+# my niece Tilly": a guardian has the person in their care too.
 _EN_CARER_OF = re.compile(
-    rf"\bI\s+am\s+(?:{_NP_KIN}'s|(?P<pronoun>her|his|their))\s+"
-    r"(?:main\s+|full[- ]time\s+|primary\s+|sole\s+)?carer\b"
+    rf"\bI(?:\s+am|\s+have\s+been|'ve\s+been|\s+became)\s+(?:{_NP_KIN}'s|(?P<pronoun>her|his|their))\s+"
+    r"(?:main\s+|full[- ]time\s+|primary\s+|sole\s+|legal\s+|special\s+)?(?:carer|guardian)\b"
 )
+_EN_GUARDIANSHIP = re.compile(rf"\b(?:guardianship|custody)\s+of\s+(?:(?P<pronoun>her|him|them)\b|{_NP_KIN})")
 # "我照顾我妈", "平时都是我照顾她", "我一直在照顾外婆", "由我照顾他"; "照顾好自己" is no one.
 _ZH_CARE = re.compile(
     r"(?:我|我们)(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|全职|专门)*"
     r"(?:照顾|照料|看护|护理|照看)着?"
     rf"(?:(?P<zpronoun>她|他|他们|她们)|{_ZH_NP}(?P<zname>{_ZH_NAME})?|(?P<zbare>{_ZH_KIN}))"
 )
-_ZH_CARER_OF = re.compile(r"我是(?P<zpronoun>她|他)的(?:照顾者|看护|照护者)")
+# "我是她的照顾者", "我就是他的监护人"; the one cared for not said ("平时都是我照顾。", "我是主要照顾者"):
+# the one kin person the statement names.
+_ZH_CARER_OF = re.compile(
+    r"我(?:就)?是(?:(?:她|他)的)?(?:主要|唯一|全职)?的?(?:照顾者|看护|照护者|监护人)"
+    r"|(?:我|我们)(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|全职|专门)*(?:照顾|照料|照看)(?=$|[\uff0c,\u3002.!\uff01;\uff1b\s])"
+)
 
 
 def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
     """Add to `reading` the user's care of the kin it names (English, and Chinese when `chinese`:
     traditional and Cantonese folded as the Chinese reading folds them)."""
     english = re.sub(r"\b[Ii]'m\b", "I am", text.replace("\u2019", "'"))
-    for match in [*_EN_CARE.finditer(english), *_EN_CARER_OF.finditer(english)]:
+    said = (pattern.finditer(english) for pattern in (_EN_CARE, _EN_CARER_OF, _EN_GUARDIANSHIP))
+    for match in [m for found in said for m in found]:
         cared = _said_before(reading, english, match.start()) if match.group("pronoun") else _np(match)
         _cares(reading, cared)
     if not chinese:

@@ -119,6 +119,12 @@ _ZH.update({
     "小女儿": (Predicate.CHILD, "daughter"), "二女儿": (Predicate.CHILD, "daughter"),
     "长女": (Predicate.CHILD, "daughter"), "次女": (Predicate.CHILD, "daughter"),
     "大闺女": (Predicate.CHILD, "daughter"), "小闺女": (Predicate.CHILD, "daughter"),
+    # Cantonese: 大仔, 细仔 (the elder, the younger son), 大女, 细女; 嫲嫲, 阿嫲 (father's mother).
+    "大仔": (Predicate.CHILD, "son"), "细仔": (Predicate.CHILD, "son"),
+    "大女": (Predicate.CHILD, "daughter"), "细女": (Predicate.CHILD, "daughter"),
+    "嫲嫲": (Predicate.RELATIVE, "grandmother"), "阿嫲": (Predicate.RELATIVE, "grandmother"),
+    # Taiwanese 阿公, 阿嬷 (阿嬤): grandfather, grandmother.
+    "阿公": (Predicate.RELATIVE, "grandfather"), "阿嬷": (Predicate.RELATIVE, "grandmother"),
 })  # fmt: skip
 
 KIN_WORDS: dict[str, tuple[str, str]] = {**_EN, **_ZH}

@@ -202,8 +202,11 @@ _HAS_PET = re.compile(
 # kin words of their own, so that a question about "my oldest friend" asks for no child.
 _BIRTH_ORDER = re.compile(
     rf"\b{_MY}\s+(?i:youngest|eldest|oldest|first-?born|little\s+one|middle\s+one)(?:\s+(?i:one))?"
-    rf"(?:,\s+|\s+(?:is|was)\s+(?:(?:called|named)\s+)?|'s\s+name\s+is\s+|\s+(?:called|named)\s+)"
+    rf"(?:,\s+|\s+(?:is|was)\s+(?:(?:called|named)\s+)?|'s\s+name\s+is\s+|\s+(?:called|named)\s+|\s+(?=[A-Z]))"
     rf"{_QUOTE}(?P<name>{_NAME})(?=$|[\s.,;!?\"'\u201d\u2019])"
+    # "Ruby is my youngest, she's ten", not "Tom is my oldest friend" nor "… my oldest mate".
+    rf"|(?P<name2>{_NAME})\s+(?:is|was)\s+{_MY}\s+(?i:youngest|eldest|oldest|first-?born)"
+    r"(?=\s*(?:$|[.,;!?]|(?i:one|and|who|he|she|they|is|was|now|at|in)\b))"
 )
 # Said without capitals (voice input, a quick message): "my little boy is called jack". A word after
 # "called", "named" or "name is" is a name unless it is a word of grammar ("called me", "called up").
@@ -383,7 +386,7 @@ def _children_listed(text: str, reading: Reading) -> None:
 
 def _birth_order(text: str, reading: Reading) -> None:
     for match in _BIRTH_ORDER.finditer(text):
-        name = _strip_openers(match.group("name"))
+        name = _strip_openers(match.group("name") or match.group("name2"))
         if _is_name(name):
             reading.add_ref(Ref(name=name, kin="child"))
 

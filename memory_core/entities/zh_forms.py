@@ -13,8 +13,8 @@ from memory_core.reading.words import ZH_SIMPLIFIED
 # The characters of the words the relation rules and the kin words read, beyond those the
 # statement rules already fold (`reading.words.ZH_SIMPLIFIED`).
 _MORE = str.maketrans(
-    "結離後職辭機業親爺婦嬸際紀廠鋪舖貨運遷搵識幫邨樓層鄰處細籬詩詠輝畢聽顧",
-    "结离后职辞机业亲爷妇婶际纪厂铺铺货运迁找识帮村楼层邻处细篱诗咏辉毕听顾",
+    "結離後職辭機業親爺婦嬸際紀廠鋪舖貨運遷搵識幫邨樓層鄰處細籬詩詠輝畢聽顧嬤",
+    "结离后职辞机业亲爷妇婶际纪厂铺铺货运迁找识帮村楼层邻处细篱诗咏辉毕听顾嬷",
 )
 # Cantonese words as the Mandarin the rules read, each of the same length (after the characters
 # are folded): 係 是, 喺 在, 咗 了, 嘅 的, 畀 给, 嗰 那, 哋 们, 佢 他; kin and work words.
@@ -22,6 +22,8 @@ _WORDS = {
     "老细": "老板",
     "细佬": "弟弟",
     "家姐": "姐姐",
+    "阿哥": "哥哥",
+    "个名叫": "的名叫",  # "嫲嫲個名叫何桂英": her name is
     "契妈": "干妈",
     "契爷": "干爹",
     "家婆": "婆婆",

@@ -102,6 +102,9 @@ def test_a_doubled_adverb_after_the_kin_word_is_no_name(key_client):
         ("我有个女儿，叫朵朵。", "朵朵", "daughter"),  # said with 有 … 叫
         ("去年多了个继子，叫浩浩。", "浩浩", "stepson"),
         ("我屋企個仔叫阿樂。", "阿樂", "son"),  # Cantonese: the son of my home
+        ("我有兩個仔，大仔叫樂樂。", "樂樂", "son"),  # Cantonese 大仔: the elder son
+        ("阿公的名字叫林金水，醫院都要寫全名。", "林金水", "grandfather"),  # her/his name is
+        ("嫲嫲個名叫何桂英。", "何桂英", "grandmother"),
     ],
 )
 def test_a_child_said_by_the_order_of_birth_or_with_you_is_the_users(key_client, said, name, label):

@@ -194,6 +194,8 @@ def test_pets_or_friends_said_as_a_list_are_no_children(key_client):
         ("My lad Alfie plays rugby on Saturdays.", "Alfie", "son"),
         ("We've got a little girl called Poppy.", "Poppy", "daughter"),
         ("We just had a baby boy, Theo!", "Theo", "son"),
+        ("Ruby is my youngest, she's ten and a total legend.", "Ruby", "child"),  # said the other way
+        ("My eldest Connor is away at uni.", "Connor", "child"),
     ],
 )
 def test_a_child_said_by_a_word_parents_use_is_the_users_child(key_client, said, name, label):
@@ -210,6 +212,7 @@ def test_a_child_said_by_a_word_parents_use_is_the_users_child(key_client, said,
         "My oldest friend is Tom, we met at school.",  # the order word before a kin word: that kin
         "my boss called me up about the rota",  # a word of grammar after "called" is no name
         "Going out with my girls tonight, Ana and Bea too.",  # "my girls" are as often friends
+        "Tom is my oldest mate from school.",  # an order word before a word that is no kin's
     ],
 )
 def test_order_words_and_lower_case_verbs_make_no_child(key_client, said):

@@ -31,6 +31,13 @@ IN_CARE = [
     ("I look after my brother Sam, he moved in after his accident.", "Sam has epilepsy."),
     ("我妈叫桂芳，现在跟我住，平时都是我照顾她。", "桂芳有心衰，要限盐。"),  # noqa: RUF001
     ("我外婆叫秀英，我一直在照顧外婆。", "秀英有糖尿病。"),  # noqa: RUF001
+    (
+        "My little brother Sam lives with me, I've been his legal guardian since our parents died.",
+        "Sam has Tourette's and epilepsy.",
+    ),
+    ("I got special guardianship of my niece Tilly last year.", "Tilly has juvenile arthritis."),
+    ("我阿哥阿強有智力障礙，爸媽走咗之後我就係佢嘅監護人。", "阿強有癲癇。"),  # noqa: RUF001
+    ("我爸叫張國雄，住在我家，我是主要照顧者。", "張國雄最近手抖得更厲害，醫生加了藥量。"),  # noqa: RUF001
 ]
 NOT_IN_CARE = [
     ("My sister Rosa lives in Leeds with her husband.", "Rosa has a severe sesame allergy."),
