@@ -79,6 +79,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench whose_named")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--errors", action="store_true", help="list the turns the graph reading got wrong")
+    parser.add_argument(
+        "--sure", type=float, default=None, help="KNOWN_PERSON_SURE with the graph (default: the code's)"
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("API_RATE_PER_KEY", "1000000/min")
     common.setup()
@@ -91,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     common.header(f"Whose condition by name: {args.data.name}, {len(users)} users, one REST call per turn")
     client, _key = _clients()
     runs: dict[str, Scored] = {}
-    for name, sure in (("without the graph (baseline)", 2.0), ("with the graph, at the add", None)):
+    for name, sure in (("without the graph (baseline)", 2.0), ("with the graph, at the add", args.sure)):
         if sure is None:
             if hasattr(settings, "KNOWN_PERSON_SURE"):
                 delattr(settings, "KNOWN_PERSON_SURE")
