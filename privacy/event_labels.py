@@ -124,6 +124,13 @@ REASONS: dict[str, Any] = {
     "The same statement was observed again.": pgettext_lazy(
         "memory reason", "The same statement was observed again."
     ),
+    # `memory_core.people_reread`: judged again once the user said who the person it names is.
+    "Read again once the user said who the person is: their dependant's safety fact.": pgettext_lazy(
+        "memory reason", "Read again once the user said who the person is: their dependant's safety fact."
+    ),
+    "Read again once the user said who the person is: not their own or a dependant's.": pgettext_lazy(
+        "memory reason", "Read again once the user said who the person is: not their own or a dependant's."
+    ),
     "Awaiting operator review.": pgettext_lazy("memory reason", "Awaiting operator review."),
     "procedures need operator approval": pgettext_lazy("memory reason", "procedures need operator approval"),
     "Held before a newer value.": pgettext_lazy("memory reason", "Held before a newer value."),
