@@ -180,6 +180,10 @@ def test_a_rule_around_a_named_colleagues_condition_waits_whole_and_keeps_no_fac
         ),
         ("My daughter is called Ella.", "Ella's teacher has epilepsy."),
         ("我同事叫阿伟。", "阿伟帮我照顾一下，我妈妈心脏病住院了。"),  # noqa: RUF001
+        # A condition said to be over: whether there is one is the model's to say, not the graph's.
+        ("My daughter is called Ella.", "Ella's asthma is gone since she turned ten."),
+        ("My son is called Rory.", "Rory grew out of his egg allergy last year."),
+        ("我女儿叫小晴。", "小晴的湿疹已经好了，不用再擦药。"),  # noqa: RUF001
     ],
 )
 def test_a_statement_that_speaks_of_someone_by_a_kin_word_is_read_as_without_the_graph(key_client, who, said):
