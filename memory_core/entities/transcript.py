@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from memory_core.entities.asides import read_asides
 from memory_core.entities.care import read_care
 from memory_core.entities.rules import (
     _NAME,
@@ -64,6 +65,7 @@ def _read_turn(text: str, speaker: str) -> Reading:
     chinese = bool(_HAS_CJK.search(body))
     readings = [read_english(body), *([read_chinese(body)] if chinese else [])]
     reading = _unified(readings)
+    read_asides(body, reading, chinese=chinese)
     read_care(body, reading, chinese=chinese)
     who = clean_name(who)
     return _spoken_by(reading, Ref(name=who)) if who and who.lower() not in _USER_SPEAKERS else reading

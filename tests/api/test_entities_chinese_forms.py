@@ -105,6 +105,7 @@ def test_a_doubled_adverb_after_the_kin_word_is_no_name(key_client):
         ("我有兩個仔，大仔叫樂樂。", "樂樂", "son"),  # Cantonese 大仔: the elder son
         ("阿公的名字叫林金水，醫院都要寫全名。", "林金水", "grandfather"),  # her/his name is
         ("嫲嫲個名叫何桂英。", "何桂英", "grandmother"),
+        ("我爸姓周，小区里都叫他老周。", "老周", "father"),  # what everyone calls him
     ],
 )
 def test_a_child_said_by_the_order_of_birth_or_with_you_is_the_users(key_client, said, name, label):

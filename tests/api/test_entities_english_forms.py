@@ -219,3 +219,27 @@ def test_order_words_and_lower_case_verbs_make_no_child(key_client, said):
     namespace = namespace_of(add(key_client, said, user="m14"))
 
     assert not relations(namespace, predicate="child")
+
+
+@pytest.mark.parametrize(
+    ("said", "names", "label"),
+    [
+        ("Irene — that's mum — is partially sighted now.", {"Irene"}, "mother"),  # an aside
+        ("Dad (everyone calls him Rocky) lives with me now.", {"Rocky"}, "father"),
+        ("Tom, my boss, said the rota is changing.", {"Tom"}, "boss"),
+        ("It's me, my husband Dan and our two, Noah (7) and Lily (4).", {"Dan", "Noah", "Lily"}, None),
+    ],
+)
+def test_a_name_given_in_an_aside_names_the_users_kin(key_client, said, names, label):
+    namespace = namespace_of(add(key_client, said, user="m15"))
+
+    mine = relations(namespace, subject__is_self=True)
+    assert {r.object.name for r in mine} == names
+    if label:
+        assert [r.label for r in mine] == [label]
+
+
+def test_an_aside_that_closes_no_mark_names_no_one(key_client):
+    namespace = namespace_of(add(key_client, "Thanks Tom, my boss said yes to Friday.", user="m16"))
+
+    assert [r.object.name for r in relations(namespace, subject__is_self=True) if r.object.named] == []
