@@ -110,12 +110,15 @@ class PeopleKnown:
         """What the people of the graph that `text` names as its subject are to the user:
         "dependant" or "other" when all are one kind, None when it names none, people of both
         kinds, or someone the graph leaves open (a parent, a relative)."""
-        if _mentions_people_words(text):
-            return None  # "my brother", "Mum's", "Ella's teacher": whose it is rests on the words
         if _ENDED.search(simplified_han(text)):
             return None  # "Ella's asthma is gone": whether there is a condition is the model's to say
         plain = simplified_han(" ".join(text.split()))
-        found = {person.to_the_user for person in self.people() if _names(plain, person.aliases)}
+        named = [person for person in self.people() if _names(plain, person.aliases)]
+        if _mentions_people_words(_without_names(plain, named)):
+            # "my brother", "Mum's", "Ella's teacher": whose it is rests on the words (a name
+            # holding a kin word, "蓮姐", "阿哥", is a name).
+            return None
+        found = {person.to_the_user for person in named}
         return found.pop() if len(found) == 1 and "" not in found else None
 
 
@@ -213,6 +216,15 @@ def _mentions_people_words(text: str) -> bool:
     settles only a statement that names people by their names alone."""
     plain = simplified_han(text)
     return bool(_EN_PEOPLE.search(plain) or _ZH_PEOPLE.search(plain))
+
+
+def _without_names(plain: str, people: list[Person]) -> str:
+    """`plain` without the Chinese names of `people` in it (the kin words a name holds are no one's)."""
+    for alias in sorted(
+        {a for person in people for a in person.aliases if _HAN.search(a)}, key=len, reverse=True
+    ):
+        plain = plain.replace(simplified_han(alias), " ")
+    return plain
 
 
 def _names(plain: str, aliases: tuple[str, ...]) -> bool:

@@ -7,6 +7,7 @@ kin a name (`rules` reads the plainer forms: "my mum Irene", "my mum is called I
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from memory_core.entities.kinship import ZH_KIN_WORDS, kin, kind_of
 from memory_core.entities.rules import _ADJ, _KIN, _NAME, Reading, Ref, _is_name, _strip_openers
@@ -27,17 +28,26 @@ _CALLED_BY_ALL = re.compile(
     r"(?i:everyone|everybody|we\s+all|people|the\s+kids|they\s+all|we|most\s+people)\s+calls?\s+"
     rf"(?:(?i:him|her)\s+)?(?P<name>{_NAME})"
 )
-# "我爸姓周, 小区里都叫他老周": what people call the user's kin.
+_ZH_OR_LATIN_NAME = rf"(?:[A-Z][A-Za-z'-]*(?:\s[A-Z][A-Za-z'-]*){{0,2}}|{_ZH_NAME})"
+# "我爸姓周, 小区里都叫他老周", "大家都叫她 Ah Bee": what people call the user's kin.
 _ZH_CALLED_BY_ALL = re.compile(
-    rf"(?:我们|我)的?(?P<zkin>{_ZH_KIN})[^\u3002\uff01\uff1f.!?]{{0,14}}?(?:都|大家|别人|人人)*叫(?:他|她)"
-    rf"(?P<zname>{_ZH_NAME})"
+    rf"(?:我们|我)的?(?P<zkin>{_ZH_KIN})[^\u3002\uff01\uff1f.!?]{{0,40}}?(?:都|大家|别人|人人)*叫(?:他|她)\s?"
+    rf"(?P<zname>{_ZH_OR_LATIN_NAME})"
 )
+# "…我是弟弟的监护人, 他叫阿翔": the one of the user's kin the statement spoke of, named after it.
+_ZH_PRONOUN_NAMED = re.compile(rf"(?<![都叫])[他她](?:的名字)?叫\s?(?P<zname>{_ZH_OR_LATIN_NAME})")
 # "our two, Noah (7) and Lily (4)", "my two, Ava and Leo": children listed after how many.
 _AGE = re.compile(r"\s*\((?:aged?\s+)?\d{1,2}\)")
 _CHILDREN_COUNTED = re.compile(
     rf"\b(?i:my|our)\s+(?i:two|three|four|five)\b,?\s+(?P<names>{_NAME}(?:,\s*{_NAME})*,?\s+and\s+{_NAME})\b"
 )
 # The kin words an aside may name by themselves ("that's mum"): people, not a pet.
+# Code-switched ("我的 boy Ethan", "my daughter 欣怡", "我的 grandma"): an English kin word after a
+# Chinese possessor, or a Chinese name after an English one.
+_MIXED = re.compile(
+    rf"(?:我的?|(?i:\bmy|\bour)\s)\s*{_ADJ}(?P<kin>{_KIN})(?![\w-])"
+    rf"(?:\s*(?P<name>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?(?=\s|$|[^\w\s])|{_ZH_NAME}))?"
+)
 _PEOPLE = frozenset(
     p for p in Predicate if p not in (Predicate.PET, Predicate.WORKS_AT, Predicate.LIVES_IN, Predicate.ROLE)
 )
@@ -52,20 +62,73 @@ def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
         for name in re.split(r",\s*|,?\s+and\s+", match.group("names")):
             _named(reading, _strip_openers(name.strip()), "child")
     if chinese:
-        folded = as_mandarin(text, ZH_KIN_WORDS)
-        for match in _ZH_CALLED_BY_ALL.finditer(folded):
-            _named(reading, as_written(match.group("zname"), folded, text), match.group("zkin"))
+        _chinese_asides(text, plain, reading)
+
+
+def _chinese_asides(text: str, plain: str, reading: Reading) -> None:
+    for match in _MIXED.finditer(plain):
+        word = match.group("kin").lower()
+        found = kin(word)
+        if match.group("name"):
+            _named(reading, match.group("name").strip(), word)
+        elif found and kind_of(found[0]) == EntityKind.PERSON:
+            reading.add_ref(Ref(kin=word))
+    folded = as_mandarin(text, ZH_KIN_WORDS)
+    for match in _ZH_CALLED_BY_ALL.finditer(folded):
+        _named(reading, as_written(match.group("zname"), folded, text), match.group("zkin"))
+    for match in _ZH_PRONOUN_NAMED.finditer(folded):
+        before = _last_unnamed_before(reading, folded, match.start())
+        if before is not None:
+            _named(reading, as_written(match.group("zname"), folded, text), before.kin)
 
 
 def _named(reading: Reading, name: str, word: str) -> None:
     found = kin(word)
     if not name or not _is_name(name) or found is None or found[0] not in _PEOPLE:
         return
-    kind = kind_of(found[0])
-    if kind != EntityKind.PERSON:
+    if kind_of(found[0]) != EntityKind.PERSON:
         return
-    # The same kin said without a name in this statement is this person.
-    reading.refs = [r for r in reading.refs if not (r.kin == word and r.of is None and not r.name)]
+    # The same kin said without a name in this statement is this person, in what was read of it.
     unnamed = Ref(kin=word, kind=EntityKind.PERSON)
-    reading.triples = [t for t in reading.triples if t.object != unnamed]
-    reading.add_ref(Ref(name=name, kin=word))
+    person = Ref(name=name, kin=word)
+    reading.refs = [r for r in reading.refs if r != unnamed]
+    reading.triples = [
+        replace(t, object=person) if t.object == unnamed and t.predicate != found[0] else t
+        for t in reading.triples
+        if not (t.object == unnamed and t.predicate == found[0])
+    ]
+    reading.add_ref(person)
+
+
+def _last_unnamed_before(reading: Reading, text: str, position: int) -> Ref | None:
+    """The user's kin said without a name last before `position` ("我是弟弟的监护人, 他叫阿翔")."""
+    unnamed = [
+        ref
+        for ref in reading.refs
+        if ref.kind == EntityKind.PERSON and ref.kin and ref.of is None and not ref.name
+    ]
+    said = [(place, ref) for ref in unnamed if (place := _said_at(text, ref)) < position]
+    return max(said, key=lambda pair: pair[0])[1] if said else None
+
+
+def said_before(reading: Reading, text: str, position: int) -> Ref | None:
+    """The one person of the user's kin the statement names before `position` ("My gran, Edith,
+    … I look after her"), or None when it names none or several."""
+    people = [
+        ref
+        for ref in reading.refs
+        if ref.kind == EntityKind.PERSON and ref.kin and ref.of is None and _said_at(text, ref) < position
+    ]
+    said = {ref.name or ref.kin for ref in people}
+    named = {ref.name for ref in people if ref.name}
+    if len(said) == 1:
+        return people[0]
+    # "My niece Lily is staying … while my sister works abroad, so I'm looking after her": the one
+    # named is the one spoken of.
+    return next(ref for ref in people if ref.name) if len(named) == 1 else None
+
+
+def _said_at(text: str, ref: Ref) -> int:
+    """Where `text` first says `ref`, by its name or its kin word."""
+    places = [text.lower().find(word.lower()) for word in (ref.name, ref.kin) if word]
+    return min((place for place in places if place >= 0), default=len(text))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from memory_core.entities.asides import said_before
 from memory_core.entities.kinship import ZH_KIN_WORDS, kin
 from memory_core.entities.rules import _NP_KIN, SELF, Reading, Ref, Triple, _np
 from memory_core.entities.rules_zh import _ZH_KIN, _ZH_NAME, _ZH_NP, _zh_np
@@ -40,14 +41,14 @@ _EN_CARER_OF = re.compile(
 _EN_GUARDIANSHIP = re.compile(rf"\b(?:guardianship|custody)\s+of\s+(?:(?P<pronoun>her|him|them)\b|{_NP_KIN})")
 # "我照顾我妈", "平时都是我照顾她", "我一直在照顾外婆", "由我照顾他"; "照顾好自己" is no one.
 _ZH_CARE = re.compile(
-    r"(?:我|我们)(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|全职|专门)*"
-    r"(?:照顾|照料|看护|护理|照看)着?"
+    r"(?:我|我们)(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|日日|全职|专门)*"
+    r"(?:照顾|照料|看护|护理|照看|顾(?=[她他])|\s*take\s+care\s+(?:of\s+)?)着?\s*"
     rf"(?:(?P<zpronoun>她|他|他们|她们)|{_ZH_NP}(?P<zname>{_ZH_NAME})?|(?P<zbare>{_ZH_KIN}))"
 )
 # "我是她的照顾者", "我就是他的监护人"; the one cared for not said ("平时都是我照顾。", "我是主要照顾者"):
 # the one kin person the statement names.
 _ZH_CARER_OF = re.compile(
-    r"我(?:就)?是(?:(?:她|他)的)?(?:主要|唯一|全职)?的?(?:照顾者|看护|照护者|监护人)"
+    rf"我(?:就)?是(?:(?:她|他)的|(?P<zguarded>{_ZH_KIN})的)?(?:主要|唯一|全职)?的?(?:照顾者|看护|照护者|监护人)"
     r"|(?:我|我们)(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|全职|专门)*(?:照顾|照料|照看)(?=$|[\uff0c,\u3002.!\uff01;\uff1b\s])"
 )
 
@@ -58,14 +59,14 @@ def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
     english = re.sub(r"\b[Ii]'m\b", "I am", text.replace("\u2019", "'"))
     said = (pattern.finditer(english) for pattern in (_EN_CARE, _EN_CARER_OF, _EN_GUARDIANSHIP))
     for match in [m for found in said for m in found]:
-        cared = _said_before(reading, english, match.start()) if match.group("pronoun") else _np(match)
+        cared = said_before(reading, english, match.start()) if match.group("pronoun") else _np(match)
         _cares(reading, cared)
     if not chinese:
         return
     folded = as_mandarin(text, ZH_KIN_WORDS)
     for match in _ZH_CARE.finditer(folded):
         if match.group("zpronoun"):
-            cared = _said_before(reading, folded, match.start())
+            cared = said_before(reading, folded, match.start())
         elif match.group("zbare"):
             cared = Ref(kin=match.group("zbare"))  # "我一直在照顾外婆": the speaker's, after the verb
         else:
@@ -74,7 +75,8 @@ def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
             cared = Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind) if name else ref
         _cares(reading, cared)
     for match in _ZH_CARER_OF.finditer(folded):
-        _cares(reading, _said_before(reading, folded, match.start()))
+        guarded = match.groupdict().get("zguarded")
+        _cares(reading, Ref(kin=guarded) if guarded else said_before(reading, folded, match.start()))
 
 
 def _cares(reading: Reading, cared: Ref | None) -> None:
@@ -92,31 +94,3 @@ def _cares(reading: Reading, cared: Ref | None) -> None:
 
 def _kin_in(reading: Reading, ref: Ref) -> bool:
     return any(r.name == ref.name and r.kin and r.of is None for r in reading.refs)
-
-
-def _said_before(reading: Reading, text: str, position: int) -> Ref | None:
-    """The one person of the user's kin the statement names before `position` ("My gran, Edith,
-    … I look after her"), or None when it names none or several."""
-    people = [
-        ref
-        for ref in reading.refs
-        if ref.kind == EntityKind.PERSON and ref.kin and ref.of is None and _said_at(text, ref) < position
-    ]
-    said = {ref.name or ref.kin for ref in people}
-    named = {ref.name for ref in people if ref.name}
-    if len(said) == 1:
-        return people[0]
-    # "My niece Lily is staying … while my sister works abroad, so I'm looking after her": the one
-    # named is the one spoken of.
-    return next(ref for ref in people if ref.name) if len(named) == 1 else None
-
-
-def _said_at(text: str, ref: Ref) -> int:
-    for word in (ref.name, ref.kin):
-        if word:
-            found = text.find(word)
-            if found < 0:
-                found = text.lower().find(word.lower())
-            if found >= 0:
-                return found
-    return len(text)

@@ -123,6 +123,8 @@ _ZH.update({
     "大仔": (Predicate.CHILD, "son"), "细仔": (Predicate.CHILD, "son"),
     "大女": (Predicate.CHILD, "daughter"), "细女": (Predicate.CHILD, "daughter"),
     "嫲嫲": (Predicate.RELATIVE, "grandmother"), "阿嫲": (Predicate.RELATIVE, "grandmother"),
+    "妈咪": (Predicate.PARENT, "mother"), "爹地": (Predicate.PARENT, "father"),
+    "爸妈": (Predicate.PARENT, "parents"), "父母": (Predicate.PARENT, "parents"),
     # Taiwanese 阿公, 阿嬷 (阿嬤): grandfather, grandmother.
     "阿公": (Predicate.RELATIVE, "grandfather"), "阿嬷": (Predicate.RELATIVE, "grandmother"),
 })  # fmt: skip

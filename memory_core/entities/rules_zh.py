@@ -49,7 +49,7 @@ _ZH_NEXT_DOOR = re.compile(
 )
 # "我女儿叫朵朵", "我弟弟, 叫阿杰", "阿公的名字叫林金水", "嫲嫲個名叫何桂英" (個 as 的).
 _ZH_NAMED = re.compile(
-    rf"{_ZH_NP}(?:(?:[\uff0c,]\s*)?(?:叫做|名叫|叫)|的?名字(?:是|叫)|的名叫|是)(?P<zname>{_ZH_NAME})"
+    rf"{_ZH_NP}(?:(?:[\uff0c,]\s*)?(?:叫做|名叫|叫)|的?名字(?:是|叫)|的名叫|是)\s?(?P<zname>{_ZH_NAME})"
 )
 _ZH_IS_MY = re.compile(rf"(?<![\u4e00-\u9fff])(?P<zname>{_ZH_NAME})是{_ZH_NP}")
 # "我在华信会计师事务所的组长是陈敏": the kin at a workplace, who works there too.
@@ -104,11 +104,16 @@ _ZH_NP_NAMED = re.compile(
 # A child's pet name right after the kin word, as parents say them ("我儿子乐乐", "我女儿阿晴",
 # "我的孩子Wei Jie"): a doubled character, 阿 or 小 and one or two more, or a Latin name; not a
 # doubled adverb ("我儿子天天哭").
+_ZH_AGE = r"[一二三四五六七八九十两\d]+[岁]"
 _ZH_NICKNAME = re.compile(
     rf"{_ZH_NP}\s*(?P<zname>(?P<zr>{_ZH_NAME_CHAR})(?P=zr)|[阿小]{_ZH_NAME_CHAR}{{1,2}}?"
-    r"|[A-Z][a-z]+(?: [A-Z][a-z]+)?)"
-    r"(?=$|[^\u4e00-\u9fffA-Za-z]|[有对还也在是的和跟从刚每今昨明去来又就会要想说很不没最平]|已经|一直)"
+    rf"|老[{_ZH_SURNAMES}]|[A-Z][a-z]+(?: [A-Z][a-z]+)?)"
+    r"(?=$|[^\u4e00-\u9fffA-Za-z]|[有对还也在是的和跟从刚每今昨明去来又就会要想说很不没最平]|已经|一直|"
+    rf"{_ZH_AGE})"
 )
+# After a doubled word, what shows it is a name, not an adverb ("我儿子明明今年三十了", "我女儿甜甜五岁";
+# not "我儿子明明知道"): an age, 今年, or the clause's end.
+_ZH_NAME_SHOWN = re.compile(rf"\s*(?:$|[^\u4e00-\u9fffA-Za-z]|今年|{_ZH_AGE})")
 _ZH_DOUBLED_WORDS = frozenset(
     [
         "天天", "常常", "慢慢", "刚刚", "好好", "偷偷", "渐渐", "每每", "时时", "处处",
@@ -140,7 +145,8 @@ def _zh_nicknamed(text: str, reading: Reading, named: set[Ref]) -> None:
     for match in _ZH_NICKNAME.finditer(text):
         ref = _zh_np(match)
         name = match.group("zname")
-        if ref in named or name in _ZH_DOUBLED_WORDS or not kin(ref.kin):
+        doubled = name in _ZH_DOUBLED_WORDS and not _ZH_NAME_SHOWN.match(text, match.end())
+        if ref in named or doubled or not kin(ref.kin):
             continue
         named.add(ref)
         reading.add_ref(Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind))

@@ -65,8 +65,8 @@ def _read_turn(text: str, speaker: str) -> Reading:
     chinese = bool(_HAS_CJK.search(body))
     readings = [read_english(body), *([read_chinese(body)] if chinese else [])]
     reading = _unified(readings)
-    read_asides(body, reading, chinese=chinese)
     read_care(body, reading, chinese=chinese)
+    read_asides(body, reading, chinese=chinese)  # after the care: it may name the one cared for
     who = clean_name(who)
     return _spoken_by(reading, Ref(name=who)) if who and who.lower() not in _USER_SPEAKERS else reading
 

@@ -86,6 +86,12 @@ def test_a_child_named_as_parents_say_it_is_the_users_child(key_client, said, na
     assert (relation.object.name, relation.label) == (name, label)
 
 
+def test_a_doubled_adverb_before_a_verb_is_still_no_name(key_client):
+    namespace = namespace_of(add(key_client, "我儿子明明知道不能吃糖。", user="zk7"))
+
+    assert [r.object.name for r in relations(namespace, subject__is_self=True)] != ["明明"]
+
+
 def test_a_doubled_adverb_after_the_kin_word_is_no_name(key_client):
     namespace = namespace_of(add(key_client, "我儿子天天吵着要养狗。", user="zk2"))
 
@@ -106,6 +112,13 @@ def test_a_doubled_adverb_after_the_kin_word_is_no_name(key_client):
         ("阿公的名字叫林金水，醫院都要寫全名。", "林金水", "grandfather"),  # her/his name is
         ("嫲嫲個名叫何桂英。", "何桂英", "grandmother"),
         ("我爸姓周，小区里都叫他老周。", "老周", "father"),  # what everyone calls him
+        ("我個仔叫 Marcus，今年六歲。", "Marcus", "son"),  # a Latin name after a space
+        ("我儿子明明今年三十了。", "明明", "son"),  # a doubled word before an age: a name
+        ("我女儿甜甜五岁。", "甜甜", "daughter"),
+        ("我爸老陈去年搬来跟我住。", "老陈", "father"),  # 老 and a surname
+        ("我的 boy Ethan 今年 P3 了。", "Ethan", "son"),  # code-switched
+        ("my daughter 欣怡 SPM 快到了。", "欣怡", "daughter"),
+        ("我妈搬来跟我住了，大家都叫她 Ah Bee。", "Ah Bee", "mother"),
     ],
 )
 def test_a_child_said_by_the_order_of_birth_or_with_you_is_the_users(key_client, said, name, label):

@@ -38,6 +38,9 @@ IN_CARE = [
     ("I got special guardianship of my niece Tilly last year.", "Tilly has juvenile arthritis."),
     ("我阿哥阿強有智力障礙，爸媽走咗之後我就係佢嘅監護人。", "阿強有癲癇。"),  # noqa: RUF001
     ("我爸叫張國雄，住在我家，我是主要照顧者。", "張國雄最近手抖得更厲害，醫生加了藥量。"),  # noqa: RUF001
+    ("我阿嬤叫金枝，現在跟我住，晚上都是我在顧她。", "金枝有高血壓，每天吃藥。"),  # noqa: RUF001
+    ("法律上我是弟弟的監護人，他叫阿翔，跟我住。", "阿翔有第一型糖尿病。"),  # noqa: RUF001
+    ("我媽咪同我住，我日日照顧佢，朋友都叫佢蓮姐。", "蓮姐有糖尿病。"),  # noqa: RUF001
 ]
 NOT_IN_CARE = [
     ("My sister Rosa lives in Leeds with her husband.", "Rosa has a severe sesame allergy."),
