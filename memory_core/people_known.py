@@ -251,4 +251,5 @@ def _names(plain: str, aliases: tuple[str, ...]) -> bool:
 
 @cache
 def _word(alias: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w'])" + re.escape(alias) + r"(?![\w])", re.I)
+    # Latin letters and digits only around it: "Marcus嘅噴劑", "Wei Jie对海鲜过敏" name them.
+    return re.compile(r"(?<![A-Za-z0-9'])" + re.escape(alias) + r"(?![A-Za-z0-9])", re.I)

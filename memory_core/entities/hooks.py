@@ -110,7 +110,9 @@ def _names_word(text: str, name: str) -> bool:
     anywhere."""
     if not name.isascii():
         return name in text
-    return re.search(r"(?<![\w'])" + re.escape(name) + r"(?!\w)", text, re.IGNORECASE) is not None
+    # Latin letters and digits only around it: "Marcus嘅噴劑" names Marcus.
+    word = r"(?<![A-Za-z0-9'])" + re.escape(name) + r"(?![A-Za-z0-9])"
+    return re.search(word, text, re.IGNORECASE) is not None
 
 
 # Metadata naming who said a statement (a mem0 message's `name` is kept as "speaker").

@@ -163,3 +163,11 @@ def test_an_import_that_names_the_child_after_the_condition(key_client):
 
     assert response.status_code in (200, 201, 202), response.content
     assert _entry("Ella has epilepsy.").pinned
+
+
+def test_a_latin_name_inside_chinese_is_found_again(key_client):
+    first = _rest_add(key_client, "Marcus嘅花生敏感好嚴重，要帶EpiPen。")["entry"]  # noqa: RUF001
+    _rest_add(key_client, "我個仔叫 Marcus，今年六歲。")  # noqa: RUF001
+
+    assert first["pinned"] is False  # no one the user named yet: read as someone else's
+    assert _entry(first["content"]).pinned
