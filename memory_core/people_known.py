@@ -129,9 +129,9 @@ class PeopleKnown:
 _ENDED = re.compile(
     r"(?i)\b(?:(?:doesn't|does\s+not|don't|do\s+not|isn't|is\s+not|hasn't|has\s+not)\s+[^.!?]{0,40}?any\s*more"
     r"|no\s+longer\s+(?:has|have|needs?|takes?|uses?|gets?|allergic|diabetic|asthmatic)|(?:is|are)\s+no\s+longer"
-    r"|is\s+gone|has\s+gone|went\s+away|grew\s+out\s+of|outgr[eo]w|used\s+to\s+(?:be|have|get)"
+    r"|is\s+gone|went\s+away|grew\s+out\s+of|outgr[eo]w|used\s+to\s+(?:be|have|get)"
     r"|cleared\s+up|all\s+better|fully\s+recovered|(?:is|was|got)\s+healed)\b"
-    r"|已经好了|好了|痊愈|康复|不再有|没有了|以前有|以前对"
+    r"|已经好了|已经全好|痊愈|康复|不再有|没有了|以前有|以前对"
 )
 
 
@@ -251,5 +251,6 @@ def _names(plain: str, aliases: tuple[str, ...]) -> bool:
 
 @cache
 def _word(alias: str) -> re.Pattern[str]:
-    # Latin letters and digits only around it: "Marcus嘅噴劑", "Wei Jie对海鲜过敏" name them.
-    return re.compile(r"(?<![A-Za-z0-9'])" + re.escape(alias) + r"(?![A-Za-z0-9])", re.I)
+    # No letter around it but a Chinese one: "Marcus嘅噴劑", "Wei Jie对海鲜过敏" name them; "Anaïs"
+    # is not "Ana".
+    return re.compile(r"(?<![^\W\u4e00-\u9fff])(?<!')" + re.escape(alias) + r"(?![^\W\u4e00-\u9fff])", re.I)

@@ -59,7 +59,12 @@ def reread(entries: list[MemoryEntry]) -> list[MemoryEntry]:
 
 
 def _repin(entry: MemoryEntry, *, pinned: bool) -> None:
-    before = {"pinned": entry.pinned, "category": entry.category, "importance": entry.importance}
+    before = {
+        "pinned": entry.pinned,
+        "category": entry.category,
+        "importance": entry.importance,
+        "key": entry.key,
+    }
     entry.pinned = pinned
     if pinned:
         entry.category = "safety" if entry.category in ("", "general") else entry.category
@@ -70,7 +75,12 @@ def _repin(entry: MemoryEntry, *, pinned: bool) -> None:
     if entry.key.startswith("health."):
         # A named person's condition fills no health slot of the user's own (`screening.classify`).
         entry.key = ""
-    after = {"pinned": entry.pinned, "category": entry.category, "importance": entry.importance}
+    after = {
+        "pinned": entry.pinned,
+        "category": entry.category,
+        "importance": entry.importance,
+        "key": entry.key,
+    }
     entry.save(update_fields=["pinned", "category", "importance", "key", "updated_at"])
     event_record(
         entry=entry,

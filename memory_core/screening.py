@@ -378,6 +378,8 @@ def pinned_as_known(content: str, people: PeopleKnown) -> tuple[bool, bool] | No
     """For a statement stored before the people it names were known (`people_reread`): whether the
     judgement alone pins it, and whether it pins it with them known; None when the graph does not
     settle it (`_known_person`)."""
+    if people.whose(content) is None:
+        return None  # the graph settles nothing: no need of the model (a query's worth, not a pass)
     whose = judgement.safety(content)
     if whose.who == judgement.UNJUDGED:
         return None

@@ -11,10 +11,12 @@ from dataclasses import replace
 
 from memory_core.entities.kinship import ZH_KIN_WORDS, kin, kind_of
 from memory_core.entities.rules import _ADJ, _KIN, _NAME, Reading, Ref, _is_name, _strip_openers
-from memory_core.entities.rules_zh import _ZH_KIN, _ZH_NAME
+from memory_core.entities.rules_zh import _ZH_KIN, _ZH_NAME, _ZH_NAME_CHAR, _ZH_SURNAMES
 from memory_core.entities.vocabulary import EntityKind, Predicate
 from memory_core.entities.zh_forms import as_mandarin, as_written
+from memory_core.reading.words import word_set
 
+_ZH_AFTER = r"[有对还也在是的和跟从刚每今昨明去来又就会要想说很不没最平]|已经|一直"
 _DASH = r"(?:\u2014|\u2013|--|-)"
 # "Irene — that's mum —", "Irene (my mum)", "Tom, my boss, said": a name, then who they are to the
 # user between two marks.
@@ -31,11 +33,16 @@ _CALLED_BY_ALL = re.compile(
 _ZH_OR_LATIN_NAME = rf"(?:[A-Z][A-Za-z'-]*(?:\s[A-Z][A-Za-z'-]*){{0,2}}|{_ZH_NAME})"
 # "我爸姓周, 小区里都叫他老周", "大家都叫她 Ah Bee": what people call the user's kin.
 _ZH_CALLED_BY_ALL = re.compile(
-    rf"(?:我们|我)的?(?P<zkin>{_ZH_KIN})[^\u3002\uff01\uff1f.!?]{{0,40}}?(?:都|大家|别人|人人)*叫(?:他|她)\s?"
+    rf"(?:我们|我)的?(?P<zkin>{_ZH_KIN})[^\u3002\uff01\uff1f.!?]{{0,40}}?(?:都|大家|别人|人人)+叫(?:他|她)\s?"
     rf"(?P<zname>{_ZH_OR_LATIN_NAME})"
 )
 # "…我是弟弟的监护人, 他叫阿翔": the one of the user's kin the statement spoke of, named after it.
-_ZH_PRONOUN_NAMED = re.compile(rf"(?<![都叫])[他她](?:的名字)?叫\s?(?P<zname>{_ZH_OR_LATIN_NAME})")
+# Only a name-shaped one, before a mark, 今年 or an age ("她叫救护车", "他叫外卖" name no one).
+_ZH_PRONOUN_NAMED = re.compile(
+    rf"(?<![都叫])[他她](?:的名字)?叫\s?(?P<zname>[A-Z][A-Za-z'-]*(?:\s[A-Z][A-Za-z'-]*){{0,2}}"
+    rf"|[{_ZH_SURNAMES}]{_ZH_NAME_CHAR}{{1,2}}?|[阿小老]{_ZH_NAME_CHAR}{{1,2}}?|(?P<zr2>{_ZH_NAME_CHAR})(?P=zr2))"
+    r"(?=$|[\uff0c,\u3002.!\uff01?\uff1f;\uff1b\s]|今年|[一二三四五六七八九十两\d]+[岁])"
+)
 # "our two, Noah (7) and Lily (4)", "my two, Ava and Leo": children listed after how many.
 _AGE = re.compile(r"\s*\((?:aged?\s+)?\d{1,2}\)")
 _CHILDREN_COUNTED = re.compile(
@@ -43,10 +50,15 @@ _CHILDREN_COUNTED = re.compile(
 )
 # The kin words an aside may name by themselves ("that's mum"): people, not a pet.
 # Code-switched ("我的 boy Ethan", "my daughter 欣怡", "我的 grandma"): an English kin word after a
-# Chinese possessor, or a Chinese name after an English one.
+# Chinese possessor, or a Chinese name after an English one: a Latin name, or Han characters that
+# look like a name (a surname and one or two more, 阿/小/老 and one or two, a doubled one) or stand
+# alone before a space or a mark ("my son 现在很好", "my dad 喜欢钓鱼" name no one).
 _MIXED = re.compile(
     rf"(?:我的?|(?i:\bmy|\bour)\s)\s*{_ADJ}(?P<kin>{_KIN})(?![\w-])"
-    rf"(?:\s*(?P<name>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?(?=\s|$|[^\w\s])|{_ZH_NAME}))?"
+    rf"(?:\s*(?P<name>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?(?=\s|$|[^\w\s])"
+    rf"|(?:[{_ZH_SURNAMES}]{_ZH_NAME_CHAR}{{1,2}}|[阿小老]{_ZH_NAME_CHAR}{{1,2}}|(?P<zr>{_ZH_NAME_CHAR})(?P=zr))"
+    rf"(?=$|\s|[^\w\s]|{_ZH_AFTER})"
+    rf"|{_ZH_NAME_CHAR}{{2,3}}(?=$|\s|[^\w\s])))?"
 )
 _PEOPLE = frozenset(
     p for p in Predicate if p not in (Predicate.PET, Predicate.WORKS_AT, Predicate.LIVES_IN, Predicate.ROLE)
@@ -58,7 +70,8 @@ def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
     plain = text.replace("\u2019", "'")
     for match in [*_NAME_THEN_KIN.finditer(plain), *_CALLED_BY_ALL.finditer(plain)]:
         _named(reading, _strip_openers(match.group("name")), match.group("kin").lower())
-    for match in _CHILDREN_COUNTED.finditer(_AGE.sub("", plain)):
+    counted = [] if _PET_WORDS.search(plain) else _CHILDREN_COUNTED.finditer(_AGE.sub("", plain))
+    for match in counted:
         for name in re.split(r",\s*|,?\s+and\s+", match.group("names")):
             _named(reading, _strip_openers(name.strip()), "child")
     if chinese:
@@ -70,7 +83,7 @@ def _chinese_asides(text: str, plain: str, reading: Reading) -> None:
         word = match.group("kin").lower()
         found = kin(word)
         if match.group("name"):
-            _named(reading, match.group("name").strip(), word)
+            _named(reading, match.group("name").strip(), word, possessed=True)
         elif found and kind_of(found[0]) == EntityKind.PERSON:
             reading.add_ref(Ref(kin=word))
     folded = as_mandarin(text, ZH_KIN_WORDS)
@@ -82,7 +95,16 @@ def _chinese_asides(text: str, plain: str, reading: Reading) -> None:
             _named(reading, as_written(match.group("zname"), folded, text), before.kin)
 
 
-def _named(reading: Reading, name: str, word: str) -> None:
+# As often a pet's ("Buster - good boy -", "Coco, my good girl,"): not read from an aside.
+_PET_PRONE = frozenset({"boy", "girl", "lad", "lass", "baby"})
+_PET_WORDS = re.compile(
+    r"(?i)\b(?:cats?|dogs?|kittens?|pupp(?:y|ies)|rabbits?|hamsters?|horses?|pets?)\b|猫|狗|宠物"
+)
+
+
+def _named(reading: Reading, name: str, word: str, *, possessed: bool = False) -> None:
+    if word in _PET_PRONE and not possessed:
+        return
     found = kin(word)
     if not name or not _is_name(name) or found is None or found[0] not in _PEOPLE:
         return
@@ -111,13 +133,30 @@ def _last_unnamed_before(reading: Reading, text: str, position: int) -> Ref | No
     return max(said, key=lambda pair: pair[0])[1] if said else None
 
 
-def said_before(reading: Reading, text: str, position: int) -> Ref | None:
-    """The one person of the user's kin the statement names before `position` ("My gran, Edith,
-    … I look after her"), or None when it names none or several."""
+# Whom "her" and "him" can stand for, by the kin's English label.
+_FEMALE = word_set(
+    "mother daughter sister grandmother aunt niece wife girlfriend fiancee stepdaughter stepmother "
+    "granddaughter goddaughter godmother mother-in-law sister-in-law daughter-in-law"
+)
+_MALE = word_set(
+    "father son brother grandfather uncle nephew husband boyfriend stepson stepfather grandson godson "
+    "godfather father-in-law brother-in-law son-in-law"
+)
+
+
+def said_before(reading: Reading, text: str, position: int, pronoun: str = "") -> Ref | None:
+    """The one person of the user's kin the statement names before `position` that `pronoun` can
+    stand for ("My gran, Edith, … I look after her"; "her" is no brother, "him" no mother), or
+    None when it names none, or several and not exactly one of them by name."""
+    unwanted = _MALE if pronoun in ("her", "她") else _FEMALE if pronoun in ("him", "his") else frozenset()
     people = [
         ref
         for ref in reading.refs
-        if ref.kind == EntityKind.PERSON and ref.kin and ref.of is None and _said_at(text, ref) < position
+        if ref.kind == EntityKind.PERSON
+        and ref.kin
+        and ref.of is None
+        and _label(ref.kin) not in unwanted
+        and _said_at(text, ref) < position
     ]
     said = {ref.name or ref.kin for ref in people}
     named = {ref.name for ref in people if ref.name}
@@ -126,6 +165,11 @@ def said_before(reading: Reading, text: str, position: int) -> Ref | None:
     # "My niece Lily is staying … while my sister works abroad, so I'm looking after her": the one
     # named is the one spoken of.
     return next(ref for ref in people if ref.name) if len(named) == 1 else None
+
+
+def _label(word: str) -> str:
+    found = kin(word)
+    return found[1] if found else ""
 
 
 def _said_at(text: str, ref: Ref) -> int:

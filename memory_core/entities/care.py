@@ -28,9 +28,9 @@ CARES_FOR = "cares for"
 _EN_CARE = re.compile(
     r"\b(?:I|i|[Ww]e)(?:'ve\s+been\s+|\s+)(?:(?:am|are|have\s+been|now|also|still|help|mostly|basically|"
     r"full[- ]time|currently|really|kind\s+of)\s+)*"
-    r"(?:look(?:s|ing)?\s+after|car(?:e|es|ing)\s+for|tak(?:e|es|ing)\s+care\s+of|nurs(?:e|ing)|"
+    r"(?:look(?:s|ing)?\s+after|caring\s+for|tak(?:e|es|ing)\s+care\s+of|nursing|"
     r"(?:the\s+|a\s+)?(?:main\s+|full[- ]time\s+|primary\s+|sole\s+|only\s+)?carer\s+(?:for|of))\s+"
-    rf"(?:(?P<pronoun>her|him|them)\b|{_NP_KIN})"
+    rf"(?:(?P<pronoun>her|him|them)\b|{_NP_KIN}(?!'s\b))"  # not "my colleague's shifts"
 )
 # "I am my mum's main carer", "I've been his legal guardian since…", "I got special guardianship of
 # my niece Tilly": a guardian has the person in their care too.
@@ -43,7 +43,7 @@ _EN_GUARDIANSHIP = re.compile(rf"\b(?:guardianship|custody)\s+of\s+(?:(?P<pronou
 _ZH_CARE = re.compile(
     r"(?:我|我们)(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|日日|全职|专门)*"
     r"(?:照顾|照料|看护|护理|照看|顾(?=[她他])|\s*take\s+care\s+(?:of\s+)?)着?\s*"
-    rf"(?:(?P<zpronoun>她|他|他们|她们)|{_ZH_NP}(?P<zname>{_ZH_NAME})?|(?P<zbare>{_ZH_KIN}))"
+    rf"(?:(?P<zpronoun>她|他|他们|她们)|{_ZH_NP}(?P<zname>{_ZH_NAME})?|(?P<zbare>{_ZH_KIN}))(?!的)"
 )
 # "我是她的照顾者", "我就是他的监护人"; the one cared for not said ("平时都是我照顾。", "我是主要照顾者"):
 # the one kin person the statement names.
@@ -59,14 +59,15 @@ def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
     english = re.sub(r"\b[Ii]'m\b", "I am", text.replace("\u2019", "'"))
     said = (pattern.finditer(english) for pattern in (_EN_CARE, _EN_CARER_OF, _EN_GUARDIANSHIP))
     for match in [m for found in said for m in found]:
-        cared = said_before(reading, english, match.start()) if match.group("pronoun") else _np(match)
+        pronoun = match.group("pronoun")
+        cared = said_before(reading, english, match.start(), pronoun.lower()) if pronoun else _np(match)
         _cares(reading, cared)
     if not chinese:
         return
     folded = as_mandarin(text, ZH_KIN_WORDS)
     for match in _ZH_CARE.finditer(folded):
         if match.group("zpronoun"):
-            cared = said_before(reading, folded, match.start())
+            cared = said_before(reading, folded, match.start(), match.group("zpronoun"))
         elif match.group("zbare"):
             cared = Ref(kin=match.group("zbare"))  # "我一直在照顾外婆": the speaker's, after the verb
         else:
@@ -79,11 +80,25 @@ def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
         _cares(reading, Ref(kin=guarded) if guarded else said_before(reading, folded, match.start()))
 
 
+# The kin one looks after at home: family, a partner (not a friend, a colleague or a boss: "I take
+# care of my boss's diary", "我负责照顾老板" are work).
+_FAMILY = frozenset(
+    {
+        Predicate.CHILD,
+        Predicate.PARENT,
+        Predicate.SIBLING,
+        Predicate.RELATIVE,
+        Predicate.SPOUSE,
+        Predicate.PARTNER,
+    }
+)
+
+
 def _cares(reading: Reading, cared: Ref | None) -> None:
     if cared is None or cared.is_self or cared.of is not None or cared.kind != EntityKind.PERSON:
         return  # "my brother's dog", "Ana's mum": not the user's own kin
     found = kin(cared.kin) if cared.kin else None
-    if cared.kin and (found is None or found[0] in (Predicate.PET,)):
+    if cared.kin and (found is None or found[0] not in _FAMILY):
         return
     if not cared.kin and not _kin_in(reading, cared):
         return

@@ -68,7 +68,12 @@ def entities_after_write(*, outcomes: Iterable[Any], names_known: bool = True) -
         written.append((entry, seen))
     if names_known or resolvers:
         mention_known_names(written, into=mentions)  # one query for the whole batch
-    named = [e for r in resolvers.values() for e in dict.fromkeys(r.named) if e.kind == EntityKind.PERSON]
+    named = [
+        e
+        for r in resolvers.values()
+        for e in dict.fromkeys(r.named)
+        if e.kind == EntityKind.PERSON and e.named
+    ]
     earlier = earlier_mentions(named, written=[entry for entry, _ in written]) if named else []
     if earlier:
         mention_known_names([(entry, set()) for entry in earlier], into=mentions)
@@ -78,9 +83,11 @@ def entities_after_write(*, outcomes: Iterable[Any], names_known: bool = True) -
 
 # What was said of someone before the user said who they are ("Ella has epilepsy", then "my daughter
 # is called Ella"): the entries in use that name a person just named, the latest first, up to this
-# many a write. They are linked to that person (graph recall finds them by the relation) and read
+# many a write (of the latest `EARLIER_MENTIONS_LOOKED_AT` that hold the name's letters: "Al" is in
+# many words). They are linked to that person (graph recall finds them by the relation) and read
 # again by the safety judgement with the relation known (`people_reread`).
 EARLIER_MENTIONS_MAX = 50
+EARLIER_MENTIONS_LOOKED_AT = 500
 
 
 def earlier_mentions(named: list[Entity], *, written: Iterable[MemoryEntry] = ()) -> list[MemoryEntry]:
@@ -98,10 +105,10 @@ def earlier_mentions(named: list[Entity], *, written: Iterable[MemoryEntry] = ()
         for name in names:
             said |= Q(content__icontains=name)
         rows = MemoryEntry.objects.filter(said, namespace_id=namespace_id, status=MemoryStatus.ACTIVE)
-        rows = rows.order_by("-created_at")[:EARLIER_MENTIONS_MAX]
-        for entry in rows:
-            if any(_names_word(entry.content, name) for name in names):
-                found[entry.pk] = own.get(entry.pk, entry)
+        rows = rows.order_by("-created_at")[:EARLIER_MENTIONS_LOOKED_AT]
+        hits = [entry for entry in rows if any(_names_word(entry.content, name) for name in names)]
+        for entry in hits[:EARLIER_MENTIONS_MAX]:
+            found[entry.pk] = own.get(entry.pk, entry)
     return list(found.values())
 
 
@@ -110,8 +117,8 @@ def _names_word(text: str, name: str) -> bool:
     anywhere."""
     if not name.isascii():
         return name in text
-    # Latin letters and digits only around it: "Marcus嘅噴劑" names Marcus.
-    word = r"(?<![A-Za-z0-9'])" + re.escape(name) + r"(?![A-Za-z0-9])"
+    # No letter around it but a Chinese one: "Marcus嘅噴劑" names Marcus, "Anaïs" is not "Ana".
+    word = r"(?<![^\W\u4e00-\u9fff])(?<!')" + re.escape(name) + r"(?![^\W\u4e00-\u9fff])"
     return re.search(word, text, re.IGNORECASE) is not None
 
 

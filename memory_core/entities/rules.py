@@ -203,14 +203,20 @@ _HAS_PET = re.compile(
 _BIRTH_ORDER = re.compile(
     rf"\b{_MY}\s+(?i:youngest|eldest|oldest|first-?born|little\s+one|middle\s+one)(?:\s+(?i:one))?"
     rf"(?:,\s+|\s+(?:is|was)\s+(?:(?:called|named)\s+)?|'s\s+name\s+is\s+|\s+(?:called|named)\s+|\s+(?=[A-Z]))"
-    rf"{_QUOTE}(?P<name>{_NAME})(?=$|[\s.,;!?\"'\u201d\u2019])"
+    rf"{_QUOTE}(?P<name>{_NAME})"
+    # "My eldest Connor is away", not "My oldest GitHub repo" nor "Our oldest Honda still runs".
+    r"(?=$|[.,;!?\"'\u201d\u2019]|\s+(?:is|was|has|had|just|turned|turns|starts|started|goes|went|lives|moved|"
+    r"gets|got|loves|hates|plays|can|can't|will|won't)\b)"
     # "Ruby is my youngest, she's ten", not "Tom is my oldest friend" nor "… my oldest mate".
     rf"|(?P<name2>{_NAME})\s+(?:is|was)\s+{_MY}\s+(?i:youngest|eldest|oldest|first-?born)"
-    r"(?=\s*(?:$|[.,;!?]|(?i:one|and|who|he|she|they|is|was|now|at|in)\b))"
+    r"(?=\s*(?:$|[.,;!?]|(?i:one|who|he|she|they|is|was|now|at|in)\b))"
 )
 # Said without capitals (voice input, a quick message): "my little boy is called jack". A word after
 # "called", "named" or "name is" is a name unless it is a word of grammar ("called me", "called up").
-_CALLED_LOWER = re.compile(r"\b(?:called|named|name\s+is|name's)\s+(?P<word>[a-z][a-z'-]+)\b")
+# Only "is called", not the past tense ("my sister called twice").
+_CALLED_LOWER = re.compile(
+    r"\b(?:(?:is|was|'s|are|were)\s+called|named|name\s+is|name's)\s+(?P<word>[a-z][a-z'-]+)\b"
+)
 _NOT_CALLED_NAMES = frozenset(_NOT_MODIFIERS.split("|")) | word_set(
     "up out off back over into down away around something someone anything nothing everyone"
 )

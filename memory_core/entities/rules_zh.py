@@ -113,7 +113,7 @@ _ZH_NICKNAME = re.compile(
 )
 # After a doubled word, what shows it is a name, not an adverb ("我儿子明明今年三十了", "我女儿甜甜五岁";
 # not "我儿子明明知道"): an age, 今年, or the clause's end.
-_ZH_NAME_SHOWN = re.compile(rf"\s*(?:$|[^\u4e00-\u9fffA-Za-z]|今年|{_ZH_AGE})")
+_ZH_NAME_SHOWN = re.compile(rf"(?:$|[\uff0c,\u3002.!\uff01?\uff1f;\uff1b:\uff1a\u3001]|今年|{_ZH_AGE})")
 _ZH_DOUBLED_WORDS = frozenset(
     [
         "天天", "常常", "慢慢", "刚刚", "好好", "偷偷", "渐渐", "每每", "时时", "处处",

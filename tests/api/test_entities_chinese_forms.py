@@ -146,3 +146,19 @@ def test_a_boss_another_persons_child_or_a_place_is_not_the_users_child(key_clie
     namespace = namespace_of(add(key_client, said, user="zk4"))
 
     assert not relations(namespace, subject__is_self=True, predicate="child")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my son 现在很好，谢谢关心。",  # not a name after the kin word
+        "my dad 喜欢钓鱼。",
+        "我爸生病了，医生叫他多休息。",  # 叫他: told him to
+        "我老公今天加班，他叫外卖。",  # 他叫: he ordered
+        "我女儿天天8点睡觉。",  # a doubled adverb before a time
+    ],
+)
+def test_words_after_a_kin_word_or_a_pronoun_that_are_no_name(key_client, said):
+    namespace = namespace_of(add(key_client, said, user="zk8"))
+
+    assert [r.object.name for r in relations(namespace, subject__is_self=True) if r.object.named] == []

@@ -243,3 +243,21 @@ def test_an_aside_that_closes_no_mark_names_no_one(key_client):
     namespace = namespace_of(add(key_client, "Thanks Tom, my boss said yes to Friday.", user="m16"))
 
     assert [r.object.name for r in relations(namespace, subject__is_self=True) if r.object.named] == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my sister called twice today",  # "called", the past tense: no name
+        "My oldest GitHub repo is ten years old.",  # an order word before a capitalised thing
+        "Our oldest Honda still runs.",
+        "Tom is my oldest and dearest friend.",
+        "Buster - good boy - ate his dinner.",  # a pet praised in an aside
+        "I have two cats. My two, Mittens and Tiger, sleep all day.",
+    ],
+)
+def test_what_only_looks_like_an_introduction_names_no_child_and_no_one(key_client, said):
+    namespace = namespace_of(add(key_client, said, user="m17"))
+
+    assert not relations(namespace, predicate="child")
+    assert not [r for r in relations(namespace, subject__is_self=True) if r.object.name.lower() == "twice"]

@@ -107,3 +107,26 @@ def test_mcp(owner, mcp_url):
     bodies = m.adds(mcp_url, token, ["我外婆叫秀英，我一直在照顧外婆。", "秀英有糖尿病。"])  # noqa: RUF001
 
     assert bodies[1]["entry"]["pinned"] is True
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I take care of my colleague's shifts on Fridays.",  # someone's things, not them
+        "We take care of my manager Priya's plants in August.",
+        "I really care for my friend Tom.",  # fondness
+        "我负责照顾老板的行程。",  # work
+        "我照顾我妈的猫。",
+    ],
+)
+def test_care_of_someones_things_or_at_work_is_no_care_of_them(key_client, said):
+    _rest_add(key_client, said)
+
+    assert _cared_for(said) == []
+
+
+def test_her_is_the_woman_said_before_not_the_man(key_client):
+    said = "My brother Sam lives nearby, and my mum Joan has dementia, so I look after her."
+    _rest_add(key_client, said)
+
+    assert _cared_for(said) == ["Joan"]
