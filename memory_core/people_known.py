@@ -12,8 +12,8 @@ statement names by their aliases and says what they are to the user, when that s
 - partners, spouses, friends, neighbours, siblings, colleagues and managers: "other";
 - parents and other relatives are left to the model (they may be in the user's care), as are
   people the graph does not know, and a statement naming people of both kinds;
-- any of the user's kin they said they look after ("My gran, Edith, lives with us and I look after
-  her", "平时都是我照顾她": `entities.care`): "dependant".
+- any of the user's family they said they look after ("My gran, Edith, lives with us and I look
+  after her", "平时都是我照顾她": `entities.care`): "dependant".
 
 A statement that speaks of anyone by a kinship or social word ("while Mum's in hospital", "我妈妈")
 is left to the model too: the condition may be that person's, and the model reads those words; so
