@@ -35,6 +35,7 @@ from memory_core.entities.care import CARES_FOR
 from memory_core.entities.kinship import KIN_WORDS
 from memory_core.entities.models import Relation
 from memory_core.entities.vocabulary import Predicate
+from memory_core.judgement import medicines
 from memory_core.language import simplified_han
 
 DEPENDANT = "dependant"
@@ -133,6 +134,26 @@ _ENDED = re.compile(
     r"|cleared\s+up|all\s+better|fully\s+recovered|(?:is|was|got)\s+healed)\b"
     r"|已经好了|已经全好|痊愈|康复|不再有|没有了|以前有|以前对"
 )
+
+
+# A treatment or a medical device ("Sam's on levothyroxine", "Arjun's CGM fell off", "一一的人工耳蜗
+# 外机坏了", "宥宥的類固醇藥膏"): a condition by the brief's own measure (medication that matters, a
+# medical device), which the model, reading one statement about a bare name, often does not see
+# (0.01 for the cochlear implant's question). `treatment_named` says a statement names one.
+_DEVICES = re.compile(
+    r"(?i)\b(?:cgm|dexcom|insulin(?:\s+pump)?|omnipod|pump\s+site|inhaler|nebuli[sz]er|epi-?pens?|"
+    r"auto-?injector|hearing\s+aids?|cochlear\s+implant|wheelchair|walking\s+frame|zimmer\s+frame|"
+    r"oxygen(?:\s+concentrator)?|cpap|pacemaker|stent|catheter|stoma|feeding\s+tube|peg\s+tube|"
+    r"dialysis|chemo(?:therapy)?|meds|medication)\b"
+    r"|胰岛素|人工耳蜗|助听器|轮椅|呼吸机|制氧机|吸入器|喷剂|雾化|血糖仪|起搏器|心脏支架|导尿管|助行架|"
+    r"类固醇|抗凝|降压药|降血压药|降糖药|透析|洗肾|化疗|肾透析|胃管"
+)
+
+
+def treatment_named(text: str) -> bool:
+    """Whether `text` names a medicine or a medical device."""
+    plain = simplified_han(text)
+    return bool(_DEVICES.search(plain) or medicines.named(plain))
 
 
 def speaks_of_self(text: str) -> bool:

@@ -28,7 +28,7 @@ from memory_core.models import (
     Tombstone,
 )
 from memory_core.outcomes import AddOutcome
-from memory_core.people_known import DEPENDANT, OTHER, PeopleKnown, speaks_of_self
+from memory_core.people_known import DEPENDANT, OTHER, PeopleKnown, speaks_of_self, treatment_named
 from memory_core.sameness import speaker
 from memory_core.services import event_record
 from memory_core.tombstones import blocking_tombstone, mined_too_early
@@ -367,7 +367,11 @@ def _known_person(people: PeopleKnown | None, content: str, whose: judgement.Saf
     are"), is theirs whoever else it names; without it ("小林对芒果过敏", read as the user's: no
     subject but the name) the name decides."""
     sure = float(tuned("KNOWN_PERSON_SURE", KNOWN_PERSON_SURE))  # above 1: never (bench whose_named)
-    if people is None or whose.who == judgement.UNJUDGED or whose.anyone < sure:
+    if people is None or whose.who == judgement.UNJUDGED or sure > 1:
+        return None
+    if whose.anyone < sure and not treatment_named(content):
+        # Not read as a condition, and no medicine or device named in it ("Arjun's CGM fell off":
+        # a named person's treatment tells their condition, which the model may not see).
         return None
     if whose.who == "user" and speaks_of_self(content):
         return None

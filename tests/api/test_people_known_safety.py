@@ -28,11 +28,16 @@ THEIR_CHILD = [
     ("My daughter is called Ines.", "Ines is allergic to cats and dogs."),  # a pet word is no person
     ("My son is called Noah.", "Noah has asthma and uses a blue inhaler."),  # read as a health slot too
     ("我儿子叫豆豆。", "豆豆对猫毛过敏，一碰就打喷嚏。"),  # noqa: RUF001
+    # A treatment or device named, which the model alone does not read as a condition:
+    ("My son is called Arjun.", "Arjun's CGM fell off in the pool again."),
+    ("My daughter is called Tilly.", "Tilly's on methotrexate every Friday now."),
+    ("我女儿叫一一。", "一一的人工耳蜗外机坏了，保修要怎么弄？"),  # noqa: RUF001
 ]
 SOMEONE_ELSES = [
     ("My colleague Maya sits next to me.", "Maya can't have dairy, she's lactose intolerant."),
     ("My friend Noah is visiting this weekend.", "Noah has asthma and uses a blue inhaler."),
     ("我同事叫小林。", "小林对芒果过敏，吃了会起疹子。"),  # noqa: RUF001
+    ("My colleague Dev sits opposite me.", "Dev's CGM fell off in the pool again."),
 ]
 
 
