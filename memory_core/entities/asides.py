@@ -24,6 +24,12 @@ _NAME_THEN_KIN = re.compile(
     rf"(?P<name>{_NAME})\s*(?P<open>\(|{_DASH}|,)\s*(?i:that's\s+|that\s+is\s+|she's\s+|he's\s+|aka\s+)?"
     rf"(?:(?i:my|our)\s+)?{_ADJ}(?P<kin>{_KIN})\s*(?:\)|{_DASH}|,)"
 )
+# "Mum", "Dad", "Nan" capitalised without a "my": the user's own, as people speak of them.
+_BARE_PARENT = re.compile(
+    r"\b(?P<kin>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad)\b(?!\s+[A-Z])"
+)
+# "Mum's moved into the annexe… Her name's Pat btw": the kin said before, named after it.
+_EN_PRONOUN_NAMED = re.compile(rf"\b(?P<pronoun>[Hh]er|[Hh]is)\s+name(?:'s|\s+is)\s+(?P<name>{_NAME})")
 # "Dad (everyone calls him Rocky)", "my dad, who everyone calls Rocky,": the name others call them.
 _CALLED_BY_ALL = re.compile(
     rf"(?:\b(?i:my|our)\s+{_ADJ})?(?P<kin>{_KIN})\s*(?:\(|,)\s*(?i:who(?:m)?\s+)?"
@@ -65,6 +71,21 @@ _PEOPLE = frozenset(
 )
 
 
+_OWNERS = ("my", "our", "'s", "your", "his", "her", "their", "the", "a")
+
+
+def read_bare_kin(text: str, reading: Reading) -> None:
+    """Add to `reading` the user's parents and grandparents said as names ("Mum's moved in with
+    us", "Nan is 90 today"), before the care and the asides read who is looked after and named."""
+    plain = text.replace("\u2019", "'")
+    said = {ref.kin for ref in reading.refs if ref.of is None}
+    for match in _BARE_PARENT.finditer(plain):
+        word = match.group("kin").lower()
+        if word not in said and not plain[: match.start()].rstrip().lower().endswith(_OWNERS):
+            said.add(word)
+            reading.add_ref(Ref(kin=word))
+
+
 def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
     """Add to `reading` the user's kin named in an aside (English, and Chinese when `chinese`)."""
     plain = text.replace("\u2019", "'")
@@ -74,6 +95,10 @@ def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
     for match in counted:
         for name in re.split(r",\s*|,?\s+and\s+", match.group("names")):
             _named(reading, _strip_openers(name.strip()), "child")
+    for match in _EN_PRONOUN_NAMED.finditer(plain):
+        before = _last_unnamed_before(reading, plain, match.start(), match.group("pronoun").lower())
+        if before is not None:
+            _named(reading, _strip_openers(match.group("name")), before.kin)
     if chinese:
         _chinese_asides(text, plain, reading)
 
@@ -122,12 +147,18 @@ def _named(reading: Reading, name: str, word: str, *, possessed: bool = False) -
     reading.add_ref(person)
 
 
-def _last_unnamed_before(reading: Reading, text: str, position: int) -> Ref | None:
-    """The user's kin said without a name last before `position` ("我是弟弟的监护人, 他叫阿翔")."""
+def _last_unnamed_before(reading: Reading, text: str, position: int, pronoun: str = "") -> Ref | None:
+    """The user's kin said without a name last before `position` ("我是弟弟的监护人, 他叫阿翔"; "Mum's
+    moved in… Her name's Pat"), one `pronoun` can stand for."""
+    unwanted = _MALE if pronoun == "her" else _FEMALE if pronoun == "his" else frozenset()
     unnamed = [
         ref
         for ref in reading.refs
-        if ref.kind == EntityKind.PERSON and ref.kin and ref.of is None and not ref.name
+        if ref.kind == EntityKind.PERSON
+        and ref.kin
+        and ref.of is None
+        and not ref.name
+        and _label(ref.kin) not in unwanted
     ]
     said = [(place, ref) for ref in unnamed if (place := _said_at(text, ref)) < position]
     return max(said, key=lambda pair: pair[0])[1] if said else None

@@ -26,8 +26,9 @@ CARES_FOR = "cares for"
 # "I look after", "I'm looking after", "I've been caring for", "we take care of", "I am the main
 # carer for" (`read_english` has made "I'm" "I am").
 _EN_CARE = re.compile(
-    r"\b(?:I|i|[Ww]e)(?:'ve\s+been\s+|\s+)(?:(?:am|are|have\s+been|now|also|still|help|mostly|basically|"
-    r"full[- ]time|currently|really|kind\s+of)\s+)*"
+    r"\b(?:I|i|[Ww]e)(?:'ve\s+been\s+|'ll\s+|\s+)(?:(?:am|are|have\s+been|now|also|still|help|mostly|basically|"
+    r"full[- ]time|currently|really|kind\s+of|can|could|will|would|must|have\s+to|need\s+to|want\s+to|"
+    r"get\s+to|try\s+to|properly)\s+)*"
     r"(?:look(?:s|ing)?\s+after|caring\s+for|tak(?:e|es|ing)\s+care\s+of|nursing|"
     r"(?:the\s+|a\s+)?(?:main\s+|full[- ]time\s+|primary\s+|sole\s+|only\s+)?carer\s+(?:for|of))\s+"
     rf"(?:(?P<pronoun>her|him|them)\b|{_NP_KIN}(?!'s\b))"  # not "my colleague's shifts"
@@ -40,6 +41,8 @@ _EN_CARER_OF = re.compile(
 )
 _EN_GUARDIANSHIP = re.compile(rf"\b(?:guardianship|custody)\s+of\s+(?:(?P<pronoun>her|him|them)\b|{_NP_KIN})")
 # "我照顾我妈", "平时都是我照顾她", "我一直在照顾外婆", "由我照顾他"; "照顾好自己" is no one.
+# "外甥小宇现在由我监护", "妈妈由我照顾": the kin said before, in the user's care.
+_ZH_BY_ME = re.compile(r"由我(?:一个人|来|负责)?(?:照顾|照料|照看|监护|看护)")
 _ZH_CARE = re.compile(
     r"(?:我|我们)(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|日日|全职|专门)*"
     r"(?:照顾|照料|看护|护理|照看|顾(?=[她他])|\s*take\s+care\s+(?:of\s+)?)着?\s*"
@@ -75,6 +78,8 @@ def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
             name = as_written(match.group("zname") or "", folded, text)
             cared = Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind) if name else ref
         _cares(reading, cared)
+    for match in _ZH_BY_ME.finditer(folded):
+        _cares(reading, said_before(reading, folded, match.start()))
     for match in _ZH_CARER_OF.finditer(folded):
         guarded = match.groupdict().get("zguarded")
         _cares(reading, Ref(kin=guarded) if guarded else said_before(reading, folded, match.start()))

@@ -105,11 +105,14 @@ _ZH_NP_NAMED = re.compile(
 # "我的孩子Wei Jie"): a doubled character, 阿 or 小 and one or two more, or a Latin name; not a
 # doubled adverb ("我儿子天天哭").
 _ZH_AGE = r"[一二三四五六七八九十两\d]+[岁]"
+# A given name of two characters right after the kin word is read only before a time, an age or a
+# school year ("我個仔俊熙今年讀P3", "我女儿欣怡下个月上幼儿园"): a word there would not be followed so.
+_ZH_WHEN_NEXT = r"今年|去年|明年|下个月|上个月|下周|上周|下个|上个|读|上小|上初|上高|上幼"
 _ZH_NICKNAME = re.compile(
     rf"{_ZH_NP}\s*(?P<zname>(?P<zr>{_ZH_NAME_CHAR})(?P=zr)|[阿小]{_ZH_NAME_CHAR}{{1,2}}?"
-    rf"|老[{_ZH_SURNAMES}]|[A-Z][a-z]+(?: [A-Z][a-z]+)?)"
-    r"(?=$|[^\u4e00-\u9fffA-Za-z]|[有对还也在是的和跟从刚每今昨明去来又就会要想说很不没最平]|已经|一直|"
-    rf"{_ZH_AGE})"
+    rf"|老[{_ZH_SURNAMES}]|[A-Z][a-z]+(?: [A-Z][a-z]+)?|{_ZH_NAME_CHAR}{{2}}(?={_ZH_WHEN_NEXT}|{_ZH_AGE}))"
+    r"(?=$|[^\u4e00-\u9fffA-Za-z]|[有对还也在是的和跟同与从刚每今昨明去来又就会要想说很不没最平]|已经|一直|"
+    rf"现在|目前|平时|下个|上个|下周|上周|下午|上午|{_ZH_AGE})"
 )
 # After a doubled word, what shows it is a name, not an adverb ("我儿子明明今年三十了", "我女儿甜甜五岁";
 # not "我儿子明明知道"): an age, 今年, or the clause's end.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from memory_core.entities.asides import read_asides
+from memory_core.entities.asides import read_asides, read_bare_kin
 from memory_core.entities.care import read_care
 from memory_core.entities.rules import (
     _NAME,
@@ -65,6 +65,7 @@ def _read_turn(text: str, speaker: str) -> Reading:
     chinese = bool(_HAS_CJK.search(body))
     readings = [read_english(body), *([read_chinese(body)] if chinese else [])]
     reading = _unified(readings)
+    read_bare_kin(body, reading)  # "Mum's moved in": before the care, which may be of her
     read_care(body, reading, chinese=chinese)
     read_asides(body, reading, chinese=chinese)  # after the care: it may name the one cared for
     who = clean_name(who)

@@ -119,6 +119,8 @@ def test_a_doubled_adverb_after_the_kin_word_is_no_name(key_client):
         ("我的 boy Ethan 今年 P3 了。", "Ethan", "son"),  # code-switched
         ("my daughter 欣怡 SPM 快到了。", "欣怡", "daughter"),
         ("我妈搬来跟我住了，大家都叫她 Ah Bee。", "Ah Bee", "mother"),
+        ("我個仔俊熙今年讀P3。", "俊熙", "son"),  # a given name before a school year
+        ("我女儿朵朵下个月上幼儿园了。", "朵朵", "daughter"),
     ],
 )
 def test_a_child_said_by_the_order_of_birth_or_with_you_is_the_users(key_client, said, name, label):

@@ -41,6 +41,12 @@ IN_CARE = [
     ("我阿嬤叫金枝，現在跟我住，晚上都是我在顧她。", "金枝有高血壓，每天吃藥。"),  # noqa: RUF001
     ("法律上我是弟弟的監護人，他叫阿翔，跟我住。", "阿翔有第一型糖尿病。"),  # noqa: RUF001
     ("我媽咪同我住，我日日照顧佢，朋友都叫佢蓮姐。", "蓮姐有糖尿病。"),  # noqa: RUF001
+    (
+        "Mum's moved into the granny annexe so I can look after her properly. Her name's Pat btw.",
+        "Pat has Parkinson's.",
+    ),
+    ("My mother-in-law Sheila is moving in with us so I can take care of her.", "Sheila has COPD."),
+    ("我姐姐出国工作了，外甥小宇现在由我监护。", "小宇有先天性心脏病。"),  # noqa: RUF001
 ]
 NOT_IN_CARE = [
     ("My sister Rosa lives in Leeds with her husband.", "Rosa has a severe sesame allergy."),
