@@ -127,10 +127,10 @@ def test_the_request_of_a_large_import_is_answered_at_once(
     assert took < 5, f"the request took {took:.1f} s"
 
     with django_capture_on_commit_callbacks() as more:
-        started = time.monotonic()
         queued[0]()  # the job's first run: it reads a window, checking each statement, then hands over
-        read_one = time.monotonic() - started
     shown = owner_client.get(f"{URL}{job['id']}/").json()
     assert shown["status"] == "running" and lines - WINDOW >= shown["unread"] > 0 and shown["done"] == 0
     assert len(more) == 1  # its continuation
-    assert read_one > took  # one window of checking costs more than the whole request did
+    # (Not "one window of checking costs more than the whole request did": two timings compared on a
+    # loaded machine failed a clean-clone CI run at 0.56 s against 0.77 s. That the request checked
+    # nothing is what the job's state above says: queued with every line unread, then a window read.)
