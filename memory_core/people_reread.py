@@ -18,17 +18,17 @@ from memory_core.models import MemoryEntry
 from memory_core.people_known import PeopleKnown
 from memory_core.screening import (
     NOT_ALWAYS_IMPORTANCE,
+    SAFETY_IMPORTANCE,
     always_recall_choice,
     not_always_category,
     pinned_as_known,
+    safety_category,
 )
 from memory_core.services import event_record
 
 # The history's reasons (translated on the pages: `privacy.event_labels.REASONS`).
 PINNED_REASON = "Read again once the user said who the person is: their dependant's safety fact."
 UNPINNED_REASON = "Read again once the user said who the person is: not their own or a dependant's."
-# A safety fact is recalled at this importance at least (`screening._pinned_as_safety`).
-SAFETY_IMPORTANCE = 0.9
 
 
 def reread(entries: list[MemoryEntry]) -> list[MemoryEntry]:
@@ -67,7 +67,7 @@ def _repin(entry: MemoryEntry, *, pinned: bool) -> None:
     }
     entry.pinned = pinned
     if pinned:
-        entry.category = "safety" if entry.category in ("", "general") else entry.category
+        entry.category = safety_category(entry.category)
         entry.importance = max(entry.importance, SAFETY_IMPORTANCE)
     else:
         entry.category = not_always_category(entry.category)

@@ -309,10 +309,19 @@ def _told_to_a_carer(content: str, whole: judgement.Safety) -> bool:
     return bool(cuts) and bool(_CARER.search(content, cuts[0]))
 
 
+# A safety fact is recalled at this importance at least (here and when `people_reread` pins one).
+SAFETY_IMPORTANCE = 0.9
+
+
+def safety_category(category: str) -> str:
+    """The category of an entry pinned as a safety fact: "safety" unless the writer gave its own."""
+    return "safety" if category in ("", "general") else category
+
+
 def _pinned_as_safety(request: WriteRequest) -> WriteRequest:
     """A statement pinned as a safety fact of the user or a dependant: always recalled."""
-    category = "safety" if request.category in ("", "general") else request.category
-    return replace(request, pinned=True, category=category, importance=max(request.importance, 0.9))
+    importance = max(request.importance, SAFETY_IMPORTANCE)
+    return replace(request, pinned=True, category=safety_category(request.category), importance=importance)
 
 
 def _clause_runs(content: str) -> list[str]:
