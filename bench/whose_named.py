@@ -6,7 +6,8 @@ Each user of the set is a REST user of its own; their turns are added one call p
 (`POST /api/v1/memories/`, the public write path), so the people they introduce are in their graph
 when their later turns are read. A labelled turn is scored by whether its entry (or the condition a
 held rule kept, `also`) was pinned: recall over the user's and dependants' conditions, precision
-over everything pinned, per label and per language, as the add answered and as stored after the
+over everything pinned (a turn with no health content in it included, labelled "null"), per
+label and per language, as the add answered and as stored after the
 user's last turn (a later turn may say who someone spoken of by name is: `people_reread`). The
 baseline is the same path with the graph not consulted (`KNOWN_PERSON_SURE` above 1).
 
@@ -49,14 +50,18 @@ def _run(client: Any, users: list[dict[str, Any]]) -> tuple[Scored, Scored]:
                 "/api/v1/memories/", {"user_id": user_id, "content": turn["text"]}, format="json"
             ).json()
             entries = [body.get("entry") or {}, *[(a.get("entry") or {}) for a in body.get("also", [])]]
-            if turn.get("label"):
-                pinned = any(bool(e.get("pinned")) for e in entries)
-                at_add.append((turn["label"], user.get("lang", "en"), pinned, turn["text"]))
-                kept.append((turn["label"], turn["text"], [e["id"] for e in entries if e.get("id")]))
+            # A turn with no health content at all ("null") counts too: pinned, it is a false pin.
+            label = turn.get("label") or NO_HEALTH
+            pinned = any(bool(e.get("pinned")) for e in entries)
+            at_add.append((label, user.get("lang", "en"), pinned, turn["text"]))
+            kept.append((label, turn["text"], [e["id"] for e in entries if e.get("id")]))
         for label, text, ids in kept:
             pinned = MemoryEntry.objects.filter(pk__in=ids, pinned=True).exists()
             at_end.append((label, user.get("lang", "en"), pinned, text))
     return at_add, at_end
+
+
+NO_HEALTH = "null"
 
 
 def _figures(scored: Scored) -> dict[str, str]:
@@ -69,7 +74,7 @@ def _figures(scored: Scored) -> dict[str, str]:
         right = sum(s[0] in PINNED for s in pinned)
         out[f"{lang}: user's and dependants' pinned (recall)"] = f"{hits}/{len(positives)}"
         out[f"{lang}: pinned that are theirs (precision)"] = f"{right}/{len(pinned)}"
-    for label in ("user", "dependant", "other", "none"):
+    for label in ("user", "dependant", "other", "none", NO_HEALTH):
         rows = [s for s in scored if s[0] == label]
         out[f"label {label}: pinned"] = f"{sum(s[2] for s in rows)}/{len(rows)}"
     return out

@@ -31,9 +31,11 @@ from functools import cache
 
 from django.db.models import Q
 
+from memory_core.entities.asides import FEMALE_KIN, MALE_KIN
 from memory_core.entities.care import CARES_FOR
 from memory_core.entities.kinship import KIN_WORDS
 from memory_core.entities.models import Relation
+from memory_core.entities.served import SERVED_LABELS
 from memory_core.entities.vocabulary import Predicate
 from memory_core.judgement import medicines
 from memory_core.language import simplified_han
@@ -93,6 +95,7 @@ class Person:
 
     aliases: tuple[str, ...]
     to_the_user: str
+    kin: str = ""  # what they are to the user, as the graph's relation says it ("daughter", "mother")
 
 
 @dataclass
@@ -122,6 +125,30 @@ class PeopleKnown:
         found = {person.to_the_user for person in named}
         return found.pop() if len(found) == 1 and "" not in found else None
 
+    def said_by_pronoun(self, text: str) -> str | None:
+        """`text` with the one known person it names said by a pronoun ("Farzana has kidney
+        disease" as "she has kidney disease", "玉兰最近老是摔" as "她最近老是摔"), for the safety
+        model, which learned what is a condition from people said by pronouns and kin words and
+        reads little from a name it has never seen (0.12 someone's condition, by the pronoun 0.57);
+        None when it names no one of the graph, or several."""
+        plain = simplified_han(" ".join(text.split()))
+        named = [person for person in self.people() if _names(plain, person.aliases)]
+        if len(named) != 1:
+            return None
+        label = named[0].kin
+        female, male = label in FEMALE_KIN, label in MALE_KIN
+        subject, owner, han = (
+            ("she", "her", "她") if female else ("he", "his", "他") if male else ("they", "their", "他")
+        )
+        for alias in sorted(named[0].aliases, key=len, reverse=True):
+            if _HAN.search(alias):
+                plain = plain.replace(simplified_han(alias), han)
+            else:
+                word = _word(alias)
+                plain = re.sub(word.pattern + r"['\u2019]s\b", owner, plain, flags=re.I)
+                plain = word.sub(subject, plain)
+        return plain
+
 
 # A condition said to be over ("Ella's asthma is gone since she turned ten", "doesn't have eczema
 # any more", "小晴的水痘已经好了"): the graph says whose a condition is, not whether there is one, and
@@ -144,9 +171,9 @@ _DEVICES = re.compile(
     r"(?i)\b(?:cgm|dexcom|insulin(?:\s+pump)?|omnipod|pump\s+site|inhaler|nebuli[sz]er|epi-?pens?|"
     r"auto-?injector|hearing\s+aids?|cochlear\s+implant|wheelchair|walking\s+frame|zimmer\s+frame|"
     r"oxygen(?:\s+concentrator)?|cpap|pacemaker|stent|catheter|stoma|feeding\s+tube|peg\s+tube|"
-    r"dialysis|chemo(?:therapy)?|meds|medication)\b"
+    r"dialysis|chemo(?:therapy)?|meds|medication|power\s*chair|aac(?:\s+device)?|hypo\s+kit|growth\s+hormone)\b"
     r"|胰岛素|人工耳蜗|助听器|轮椅|呼吸机|制氧机|吸入器|喷剂|雾化|血糖仪|起搏器|心脏支架|导尿管|助行架|"
-    r"类固醇|抗凝|降压药|降血压药|降糖药|透析|洗肾|化疗|肾透析|胃管"
+    r"类固醇|抗凝|降压药|降血压药|降糖药|透析|洗肾|化疗|肾透析|胃管|生长激素|激素针|针剂"
 )
 
 
@@ -178,6 +205,7 @@ def _read(namespace_id: int) -> list[Person]:
     )
     kinds: dict[str, set[str]] = {}
     aliases: dict[str, tuple[str, ...]] = {}
+    labels: dict[str, str] = {}
     cared: set[str] = set()
     for predicate, label, user_first, subject_id, subject_aliases, object_id, object_aliases in rows:
         person, names = (object_id, object_aliases) if user_first else (subject_id, subject_aliases)
@@ -185,6 +213,11 @@ def _read(namespace_id: int) -> list[Person]:
         if user_first and predicate == Predicate.OTHER and label == CARES_FOR:
             cared.add(str(person))
             continue
+        if user_first and predicate == Predicate.OTHER and label in SERVED_LABELS:
+            kinds.setdefault(str(person), set()).add(OTHER)  # "one of my pupils, Ayaan"
+            continue
+        if user_first and label and predicate != Predicate.OTHER:
+            labels.setdefault(str(person), label.lower())  # seen from the user: what they are to them
         table = _FROM_THE_USER if user_first else _TO_THE_USER
         kind = table.get(predicate, "")
         if user_first and predicate == Predicate.RELATIVE and (label or "").lower() in _STEPCHILDREN:
@@ -195,7 +228,11 @@ def _read(namespace_id: int) -> list[Person]:
     # user's kin they say they look after ("my gran, Edith… I look after her", `entities.care`) is
     # in their care, whatever the kin word. Care said of no kin settles nothing.
     return [
-        Person(aliases[person], DEPENDANT if person in cared else (found.pop() if len(found) == 1 else ""))
+        Person(
+            aliases[person],
+            DEPENDANT if person in cared else (found.pop() if len(found) == 1 else ""),
+            labels.get(person, ""),
+        )
         for person, found in kinds.items()
         if aliases[person]
     ]
@@ -273,5 +310,8 @@ def _names(plain: str, aliases: tuple[str, ...]) -> bool:
 @cache
 def _word(alias: str) -> re.Pattern[str]:
     # No letter around it but a Chinese one: "Marcus嘅噴劑", "Wei Jie对海鲜过敏" name them; "Anaïs"
-    # is not "Ana".
-    return re.compile(r"(?<![^\W\u4e00-\u9fff])(?<!')" + re.escape(alias) + r"(?![^\W\u4e00-\u9fff])", re.I)
+    # is not "Ana". Typed without the apostrophe, "maisies hypo kit" is Maisie's.
+    plural = "" if alias.lower().endswith("s") else "(?:s(?=\\s))?"
+    return re.compile(
+        r"(?<![^\W\u4e00-\u9fff])(?<!')" + re.escape(alias) + plural + r"(?![^\W\u4e00-\u9fff])", re.I
+    )

@@ -208,6 +208,11 @@ def classify(request: WriteRequest, *, people: PeopleKnown | None = None) -> Wri
         # The reader took "Noah has asthma" for the user's own health slot; Noah is their friend
         # (or their son): a named person's condition fills no slot of the user's own.
         slot = None
+    if slot is not None and not slot.pinned and safety_pinned:
+        # "我爸去年中风了…一直住我这儿": the reader's slot is where the father lives, and the statement
+        # is a dependant's condition too. Kept in the slot, the next "he moved" would retire the
+        # condition with the address: the safety fact stands alone, pinned.
+        slot = None
     if slot is None:
         if not request.pinned and safety_pinned:
             # A safety fact of the user or a dependant, with no one slot: always recalled.
@@ -378,13 +383,31 @@ def _known_person(people: PeopleKnown | None, content: str, whose: judgement.Saf
     sure = float(tuned("KNOWN_PERSON_SURE", KNOWN_PERSON_SURE))  # above 1: never (bench whose_named)
     if people is None or whose.who == judgement.UNJUDGED or sure > 1:
         return None
-    if whose.anyone < sure and not treatment_named(content):
-        # Not read as a condition, and no medicine or device named in it ("Arjun's CGM fell off":
-        # a named person's treatment tells their condition, which the model may not see).
+    read = whose.anyone >= sure or treatment_named(content)
+    if not read and not _by_pronoun_a_condition(people, content, whose, sure):
+        # Not read as a condition, no medicine or device named in it ("Arjun's CGM fell off": a
+        # named person's treatment tells their condition, which the model may not see), and none
+        # read once the person is said by a pronoun.
         return None
     if whose.who == "user" and speaks_of_self(content):
         return None
     return people.whose(content)
+
+
+# Below this the safety model sees no health in a statement at all, and the graph is not read for it
+# (most ordinary turns: no query of the graph for them).
+BY_PRONOUN_FLOOR = 0.08
+
+
+def _by_pronoun_a_condition(people: PeopleKnown, content: str, whose: judgement.Safety, sure: float) -> bool:
+    """Whether the model reads a condition in `content` once the known person it names is said by a
+    pronoun ("Farzana has kidney disease", 0.12 someone's; "she has kidney disease", 0.57): a name
+    it never saw tells the model nothing. (Said by their kin word, "my mother …", the model reads
+    a condition into nearly anything: "my daughter is tired after the party", 0.88.)"""
+    if whose.anyone < BY_PRONOUN_FLOOR or people.whose(content) != DEPENDANT:
+        return False  # only a dependant's is pinned by it: no second pass for anyone else
+    said = people.said_by_pronoun(content)
+    return said is not None and said != content and judgement.safety(said).anyone >= sure
 
 
 def pinned_as_known(content: str, people: PeopleKnown) -> tuple[bool, bool] | None:

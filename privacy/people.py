@@ -80,7 +80,15 @@ _RULE_WORDS: dict[str, Any] = {
     "在…工作": gettext_lazy("works at"),
     "住在": gettext_lazy("lives in"),
     "是": gettext_lazy("works as"),
+    # The user looks after a relative (`entities.care`); the people they serve at work or in a club
+    # (`entities.served`), by what they are to the user.
+    "cares for": gettext_lazy("looks after"),
+    "pupil": gettext_lazy("pupil"),
+    "player": gettext_lazy("player"),
+    "patient": gettext_lazy("patient"),
+    "client": gettext_lazy("client"),
 }
+_SERVED = frozenset({"pupil", "player", "patient", "client"})
 _PREDICATE_WORDS: dict[str, Any] = {
     Predicate.PARENT: gettext_lazy("parent"),
     Predicate.CHILD: gettext_lazy("child"),
@@ -113,6 +121,11 @@ def _incoming_words(relation: Relation) -> tuple[bool, str]:
     """How the object's page says a relation: (as "<words>: <subject>", the words)."""
     if relation.predicate in _INCOMING:
         return False, str(_INCOMING[relation.predicate])
+    label = (relation.label or "").lower()
+    if relation.predicate == Predicate.OTHER and label in _SERVED:
+        return False, _words(relation)  # "Your pupil"
+    if relation.predicate == Predicate.OTHER and label == "cares for":
+        return True, str(gettext_lazy("Looked after by"))  # "Looked after by: you"
     if relation.predicate == Predicate.SPOUSE and _VERB_WORDS.search(relation.label or ""):
         return True, _words(relation).capitalize()  # symmetric: "Married to: Ana" on both pages
     if _VERB_WORDS.search(relation.label or "") or relation.predicate in (Predicate.ROLE, Predicate.OTHER):

@@ -24,12 +24,25 @@ _NAME_THEN_KIN = re.compile(
     rf"(?P<name>{_NAME})\s*(?P<open>\(|{_DASH}|,)\s*(?i:that's\s+|that\s+is\s+|she's\s+|he's\s+|aka\s+)?"
     rf"(?:(?i:my|our)\s+)?{_ADJ}(?P<kin>{_KIN})\s*(?:\)|{_DASH}|,)"
 )
+# "Grandad (Ernest) lives with me", "my sister (Rachel) rang": the kin, then its name in brackets.
+_KIN_THEN_NAME = re.compile(rf"(?:\b(?i:my|our)\s+{_ADJ})?(?<![\w-])(?P<kin>{_KIN})\s*\((?P<name>{_NAME})\)")
 # "Mum", "Dad", "Nan" capitalised without a "my": the user's own, as people speak of them.
 _BARE_PARENT = re.compile(
     r"\b(?P<kin>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad)\b(?!\s+[A-Z])"
 )
 # "Mum's moved into the annexe… Her name's Pat btw": the kin said before, named after it.
 _EN_PRONOUN_NAMED = re.compile(rf"\b(?P<pronoun>[Hh]er|[Hh]is)\s+name(?:'s|\s+is)\s+(?P<name>{_NAME})")
+# "…custody of my granddaughter. She's Skye, she's 11 now", "He's Tom (6)": named with an age next,
+# which no "She's Irish" or "He's Catholic" has.
+_EN_PRONOUN_IS_NAME = re.compile(
+    rf"\b(?P<pronoun>[Ss]he|[Hh]e)(?:'s|\s+is)\s+(?P<name>{_NAME})"
+    r"(?=\s*\(\d{1,2}\)|,?\s+(?:(?:she|he)(?:'s|\s+is)|aged?)\s+(?:(?:now|just|only|nearly|almost)\s+)?\d{1,2}\b)"
+)
+# What "She's …" says of someone that is no name: a nationality, a faith, a word ending as they do.
+_NOT_A_GIVEN_NAME = re.compile(
+    r"(?:\w+(?:ish|ese|ic|ian|ean|ani|ali|eli|aqi|ino|ina)|American|German|Mexican|Cuban|Hindu|Muslim|Sikh|"
+    r"Buddhist|Jewish|Mormon|Welsh|French|Dutch|Greek|Thai|Swiss|Kiwi|Aussie|Jamaican|Sri\s+Lankan)$"
+)
 # "Dad (everyone calls him Rocky)", "my dad, who everyone calls Rocky,": the name others call them.
 _CALLED_BY_ALL = re.compile(
     rf"(?:\b(?i:my|our)\s+{_ADJ})?(?P<kin>{_KIN})\s*(?:\(|,)\s*(?i:who(?:m)?\s+)?"
@@ -46,7 +59,9 @@ _ZH_CALLED_BY_ALL = re.compile(
 # Only a name-shaped one, before a mark, 今年 or an age ("她叫救护车", "他叫外卖" name no one).
 _ZH_PRONOUN_NAMED = re.compile(
     rf"(?<![都叫])[他她](?:的名字)?叫\s?(?P<zname>[A-Z][A-Za-z'-]*(?:\s[A-Z][A-Za-z'-]*){{0,2}}"
-    rf"|[{_ZH_SURNAMES}]{_ZH_NAME_CHAR}{{1,2}}?|[阿小老]{_ZH_NAME_CHAR}{{1,2}}?|(?P<zr2>{_ZH_NAME_CHAR})(?P=zr2))"
+    rf"|[{_ZH_SURNAMES}]{_ZH_NAME_CHAR}{{1,2}}?|[阿小老]{_ZH_NAME_CHAR}{{1,2}}?|(?P<zr2>{_ZH_NAME_CHAR})(?P=zr2)"
+    # a given name alone ("佢叫玉蘭, 今年92歲"), when an age follows
+    rf"|{_ZH_NAME_CHAR}{{2}}(?=[\uff0c,]?\s*(?:今年|[一二三四五六七八九十两\d]+[岁])))"
     r"(?=$|[\uff0c,\u3002.!\uff01?\uff1f;\uff1b\s]|今年|[一二三四五六七八九十两\d]+[岁])"
 )
 # "our two, Noah (7) and Lily (4)", "my two, Ava and Leo": children listed after how many.
@@ -74,11 +89,20 @@ _PEOPLE = frozenset(
 _OWNERS = ("my", "our", "'s", "your", "his", "her", "their", "the", "a")
 
 
-def read_bare_kin(text: str, reading: Reading) -> None:
+def read_bare_kin(text: str, reading: Reading, *, chinese: bool = False) -> None:
     """Add to `reading` the user's parents and grandparents said as names ("Mum's moved in with
-    us", "Nan is 90 today"), before the care and the asides read who is looked after and named."""
+    us", "Nan is 90 today"), and in Chinese the kin the user lives with ("我同嫲嫲住"), before the
+    care and the asides read who is looked after and named."""
     plain = text.replace("\u2019", "'")
     said = {ref.kin for ref in reading.refs if ref.of is None}
+    if chinese:
+        folded = as_mandarin(text, ZH_KIN_WORDS)
+        for match in _ZH_WITH_KIN.finditer(folded):
+            word = as_written(match.group("zkin"), folded, text)
+            found = kin(word) or kin(match.group("zkin"))
+            if word not in said and found and kind_of(found[0]) == EntityKind.PERSON:
+                said.add(word)
+                reading.add_ref(Ref(kin=word))
     for match in _BARE_PARENT.finditer(plain):
         word = match.group("kin").lower()
         if word not in said and not plain[: match.start()].rstrip().lower().endswith(_OWNERS):
@@ -89,7 +113,8 @@ def read_bare_kin(text: str, reading: Reading) -> None:
 def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
     """Add to `reading` the user's kin named in an aside (English, and Chinese when `chinese`)."""
     plain = text.replace("\u2019", "'")
-    for match in [*_NAME_THEN_KIN.finditer(plain), *_CALLED_BY_ALL.finditer(plain)]:
+    asides = (_NAME_THEN_KIN, _CALLED_BY_ALL, _KIN_THEN_NAME)
+    for match in [found for pattern in asides for found in pattern.finditer(plain)]:
         _named(reading, _strip_openers(match.group("name")), match.group("kin").lower())
     counted = [] if _PET_WORDS.search(plain) else _CHILDREN_COUNTED.finditer(_AGE.sub("", plain))
     for match in counted:
@@ -99,8 +124,19 @@ def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
         before = _last_unnamed_before(reading, plain, match.start(), match.group("pronoun").lower())
         if before is not None:
             _named(reading, _strip_openers(match.group("name")), before.kin)
+    for match in _EN_PRONOUN_IS_NAME.finditer(plain):
+        if _NOT_A_GIVEN_NAME.match(match.group("name")):
+            continue  # "She's Irish, she's 40"
+        pronoun = "her" if match.group("pronoun").lower() == "she" else "his"
+        before = _last_unnamed_before(reading, plain, match.start(), pronoun)
+        if before is not None:
+            _named(reading, _strip_openers(match.group("name")), before.kin)
     if chinese:
         _chinese_asides(text, plain, reading)
+
+
+# "我同嫲嫲住", "我跟外婆一起住": the kin the speaker lives or goes with is the speaker's own.
+_ZH_WITH_KIN = re.compile(rf"(?:我们|我)(?:同|跟|和|与|陪)(?:着)?(?P<zkin>{_ZH_KIN})")
 
 
 def _chinese_asides(text: str, plain: str, reading: Reading) -> None:
@@ -150,7 +186,7 @@ def _named(reading: Reading, name: str, word: str, *, possessed: bool = False) -
 def _last_unnamed_before(reading: Reading, text: str, position: int, pronoun: str = "") -> Ref | None:
     """The user's kin said without a name last before `position` ("我是弟弟的监护人, 他叫阿翔"; "Mum's
     moved in… Her name's Pat"), one `pronoun` can stand for."""
-    unwanted = _MALE if pronoun == "her" else _FEMALE if pronoun == "his" else frozenset()
+    unwanted = MALE_KIN if pronoun == "her" else FEMALE_KIN if pronoun == "his" else frozenset()
     unnamed = [
         ref
         for ref in reading.refs
@@ -165,11 +201,11 @@ def _last_unnamed_before(reading: Reading, text: str, position: int, pronoun: st
 
 
 # Whom "her" and "him" can stand for, by the kin's English label.
-_FEMALE = word_set(
+FEMALE_KIN = word_set(
     "mother daughter sister grandmother aunt niece wife girlfriend fiancee stepdaughter stepmother "
     "granddaughter goddaughter godmother mother-in-law sister-in-law daughter-in-law"
 )
-_MALE = word_set(
+MALE_KIN = word_set(
     "father son brother grandfather uncle nephew husband boyfriend stepson stepfather grandson godson "
     "godfather father-in-law brother-in-law son-in-law"
 )
@@ -179,7 +215,9 @@ def said_before(reading: Reading, text: str, position: int, pronoun: str = "") -
     """The one person of the user's kin the statement names before `position` that `pronoun` can
     stand for ("My gran, Edith, … I look after her"; "her" is no brother, "him" no mother), or
     None when it names none, or several and not exactly one of them by name."""
-    unwanted = _MALE if pronoun in ("her", "她") else _FEMALE if pronoun in ("him", "his") else frozenset()
+    unwanted = (
+        MALE_KIN if pronoun in ("her", "她") else FEMALE_KIN if pronoun in ("him", "his") else frozenset()
+    )
     people = [
         ref
         for ref in reading.refs

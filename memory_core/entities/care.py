@@ -17,7 +17,7 @@ import re
 from memory_core.entities.asides import said_before
 from memory_core.entities.kinship import ZH_KIN_WORDS, kin
 from memory_core.entities.rules import _NP_KIN, SELF, Reading, Ref, Triple, _np
-from memory_core.entities.rules_zh import _ZH_KIN, _ZH_NAME, _ZH_NP, _zh_np
+from memory_core.entities.rules_zh import _ZH_KIN, _ZH_NAME, _ZH_NAME_CHAR, _ZH_NP, _zh_np
 from memory_core.entities.vocabulary import EntityKind, Predicate
 from memory_core.entities.zh_forms import as_mandarin, as_written
 
@@ -30,7 +30,8 @@ _EN_CARE = re.compile(
     r"full[- ]time|currently|really|kind\s+of|can|could|will|would|must|have\s+to|need\s+to|want\s+to|"
     r"get\s+to|try\s+to|properly)\s+)*"
     r"(?:look(?:s|ing)?\s+after|caring\s+for|tak(?:e|es|ing)\s+care\s+of|nursing|"
-    r"(?:the\s+|a\s+)?(?:main\s+|full[- ]time\s+|primary\s+|sole\s+|only\s+)?carer\s+(?:for|of))\s+"
+    r"(?:the\s+|a\s+)?(?:main\s+|full[- ]time\s+|primary\s+|sole\s+|only\s+|legal\s+)?"
+    r"(?:carer|caregiver|caretaker|guardian)\s+(?:for|of))\s+"
     rf"(?:(?P<pronoun>her|him|them)\b|{_NP_KIN}(?!'s\b))"  # not "my colleague's shifts"
 )
 # "I am my mum's main carer", "I've been his legal guardian since…", "I got special guardianship of
@@ -44,14 +45,17 @@ _EN_GUARDIANSHIP = re.compile(rf"\b(?:guardianship|custody)\s+of\s+(?:(?P<pronou
 # "外甥小宇现在由我监护", "妈妈由我照顾": the kin said before, in the user's care.
 _ZH_BY_ME = re.compile(r"由我(?:一个人|来|负责)?(?:照顾|照料|照看|监护|看护)")
 _ZH_CARE = re.compile(
-    r"(?:我|我们)(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|日日|全职|专门)*"
+    r"(?:我|我们)(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|日日|全职|专门|一个人|一个|自己|就是为了|为了"
+    # "我搬去高雄就是为了照顾他": moved, to look after them
+    r"|[^\uff0c,\u3002.!\uff01?\uff1f]{1,10}?(?:就是|都是|是)?为了)*"
     r"(?:照顾|照料|看护|护理|照看|顾(?=[她他])|\s*take\s+care\s+(?:of\s+)?)着?\s*"
     rf"(?:(?P<zpronoun>她|他|他们|她们)|{_ZH_NP}(?P<zname>{_ZH_NAME})?|(?P<zbare>{_ZH_KIN}))(?!的)"
 )
 # "我是她的照顾者", "我就是他的监护人"; the one cared for not said ("平时都是我照顾。", "我是主要照顾者"):
 # the one kin person the statement names.
 _ZH_CARER_OF = re.compile(
-    rf"我(?:就)?是(?:(?:她|他)的|(?P<zguarded>{_ZH_KIN})的)?(?:主要|唯一|全职)?的?(?:照顾者|看护|照护者|监护人)"
+    rf"我(?:就|现在|已经|一直|也)*是(?:(?:她|他)的|我?的?(?P<zguarded>{_ZH_KIN})(?P<zgname>{_ZH_NAME_CHAR}{{1,3}}?)?的)?"
+    r"(?:主要|唯一|全职|法定)?的?(?:照顾者|看护|照护者|监护人)"
     r"|(?:我|我们)(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|全职|专门)*(?:照顾|照料|照看)(?=$|[\uff0c,\u3002.!\uff01;\uff1b\s])"
 )
 
@@ -81,8 +85,12 @@ def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
     for match in _ZH_BY_ME.finditer(folded):
         _cares(reading, said_before(reading, folded, match.start()))
     for match in _ZH_CARER_OF.finditer(folded):
-        guarded = match.groupdict().get("zguarded")
-        _cares(reading, Ref(kin=guarded) if guarded else said_before(reading, folded, match.start()))
+        guarded, name = match.groupdict().get("zguarded"), match.groupdict().get("zgname")
+        if guarded:  # "我是外甥小杰的监护人": the kin, by the name said with it
+            cared = Ref(name=as_written(name, folded, text), kin=guarded) if name else Ref(kin=guarded)
+        else:
+            cared = said_before(reading, folded, match.start())
+        _cares(reading, cared)
 
 
 # The kin one looks after at home: family, a partner (not a friend, a colleague or a boss: "I take

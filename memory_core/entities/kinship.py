@@ -17,7 +17,8 @@ _EN: dict[str, tuple[str, str]] = {}
 _GROUPS: dict[str, str] = {
     Predicate.SPOUSE: "wife husband spouse",
     Predicate.PARTNER: "partner girlfriend boyfriend fiance fiancee fiancé fiancée",
-    Predicate.PARENT: "mother mom mum mommy mama father dad daddy papa parent",
+    # "amma", "appa", "ammi", "abbu": as Indian and Pakistani English speak of a mother and a father.
+    Predicate.PARENT: "mother mom mum mommy mummy mam mama amma ammi father dad daddy papa appa abbu parent",
     # "my little boy", "Ana's girl", "our lad": a child, said after whose (a plural is not read:
     # "my girls", "the lads" are as often friends).
     Predicate.CHILD: "son daughter child kid baby boy girl lad lass toddler newborn",
@@ -36,7 +37,8 @@ _GROUPS: dict[str, str] = {
     Predicate.PET: "dog puppy cat kitten parrot rabbit bunny hamster horse bird turtle pet",
 }
 _CANONICAL = {
-    "mom": "mother", "mum": "mother", "mommy": "mother", "mama": "mother", "dad": "father",
+    "mom": "mother", "mum": "mother", "mommy": "mother", "mummy": "mother", "mam": "mother", "mama": "mother",
+    "amma": "mother", "ammi": "mother", "appa": "father", "abbu": "father", "dad": "father",
     "daddy": "father", "papa": "father", "kid": "child", "baby": "child", "grandma": "grandmother",
     "granny": "grandmother", "gran": "grandmother", "nan": "grandmother", "nana": "grandmother",
     "nanna": "grandmother", "grandpa": "grandfather", "granddad": "grandfather",
@@ -127,6 +129,9 @@ _ZH.update({
     "爸妈": (Predicate.PARENT, "parents"), "父母": (Predicate.PARENT, "parents"),
     # Taiwanese 阿公, 阿嬷 (阿嬤): grandfather, grandmother.
     "阿公": (Predicate.RELATIVE, "grandfather"), "阿嬷": (Predicate.RELATIVE, "grandmother"),
+    # Cantonese 阿爷 (阿爺, father's father), 阿妈 as said in Hong Kong of a grandmother is left out
+    # (it is a mother in Mandarin); 外婆's Cantonese 婆婆 is a mother-in-law in Mandarin, left as is.
+    "阿爷": (Predicate.RELATIVE, "grandfather"),
 })  # fmt: skip
 
 KIN_WORDS: dict[str, tuple[str, str]] = {**_EN, **_ZH}

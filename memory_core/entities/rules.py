@@ -375,14 +375,17 @@ _THEIRS_TO_MINE: dict[str, str] = {
 _CHILD_WORDS = r"(?i:kids|children|sons|daughters|twins|triplets)"
 _CHILDREN_LISTED = re.compile(
     rf"(?:\b(?i:my|our)\s+(?:{_ADJ})?|\b(?:I|[Ww]e)(?:\s+(?i:have\s+got|have|had)|'ve\s+got)\s+"
-    rf"(?:(?i:two|three|four|five|\d)\s+)?)(?P<kin>{_CHILD_WORDS}),?\s+"
+    rf"(?:(?i:two|three|four|five|\d)\s+)?|(?:^|(?<=[.!?]\s))(?i:the\s+)?)(?P<kin>{_CHILD_WORDS})"
+    # "my kids Mia, Leo and Sam", "kids are Liam (10) and Ava (13)", "The twins: Ava and Leo"
+    r"(?:,?\s+|\s+(?i:are)\s+|\s*:\s*)"
     rf"(?P<names>{_NAME}(?:,\s*{_NAME})*,?\s+and\s+{_NAME})\b"
 )
+_AGE_AFTER = re.compile(r"\s*\((?:aged?\s+)?\d{1,2}\)")
 _KIN_OF_LISTED = {"sons": "son", "daughters": "daughter"}
 
 
 def _children_listed(text: str, reading: Reading) -> None:
-    for match in _CHILDREN_LISTED.finditer(text):
+    for match in _CHILDREN_LISTED.finditer(_AGE_AFTER.sub("", text)):
         word = _KIN_OF_LISTED.get(match.group("kin").lower(), "child")
         for name in re.split(r",\s*|,?\s+and\s+", match.group("names")):
             name = _strip_openers(name.strip())

@@ -20,6 +20,7 @@ from memory_core.entities.rules import (
     read_english,
 )
 from memory_core.entities.rules_zh import read_chinese
+from memory_core.entities.served import read_served
 from memory_core.reading.words import word_set
 
 _HAS_CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -65,8 +66,9 @@ def _read_turn(text: str, speaker: str) -> Reading:
     chinese = bool(_HAS_CJK.search(body))
     readings = [read_english(body), *([read_chinese(body)] if chinese else [])]
     reading = _unified(readings)
-    read_bare_kin(body, reading)  # "Mum's moved in": before the care, which may be of her
+    read_bare_kin(body, reading, chinese=chinese)  # "Mum's moved in": before the care, which may be of her
     read_care(body, reading, chinese=chinese)
+    read_served(body, reading, chinese=chinese)  # pupils, players, patients: someone else's
     read_asides(body, reading, chinese=chinese)  # after the care: it may name the one cared for
     who = clean_name(who)
     return _spoken_by(reading, Ref(name=who)) if who and who.lower() not in _USER_SPEAKERS else reading

@@ -45,8 +45,18 @@ _WORD = re.compile("|".join(sorted(_WORDS, key=len, reverse=True)))
 # "家豪個妹" (Cantonese: 家豪's sister): 个 between a name and a kin word is a possessive, not the
 # counter of "一个女儿", "生了个仔".
 _POSSESSIVE = re.compile(
-    r"(?<=[\u4e00-\u9fff])(?<![一二两三四五六七八九十几这那每某整半了有])个(?=[\u4e00-\u9fff])"
+    r"(?<=[\u4e00-\u9fff])(?<![一二两兩三四五六七八九十几幾这那每某整半了有])个(?=[\u4e00-\u9fff])"
 )
+# "我有两个小孩, 哥哥叫宥辰, 妹妹叫语彤": after the children are counted, their brother and sister
+# words are the children's to each other, the speaker's son and daughter.
+_CHILDREN_COUNTED = re.compile(
+    r"(?:我们|我|咱们|咱)(?:家|的)?(?:有|生了|养了)?(?:两|兩|三|四|2|3|4)个"
+    r"(?:小孩|孩子|娃|宝宝|宝贝|仔女|子女|小朋友|囡囡|女儿|儿子)"
+)
+_THEIR_SIBLING = re.compile(
+    r"(?<![\u4e00-\u9fff])(?:哥哥|弟弟|姐姐|妹妹)(?=叫|是|名叫|今年|[\d一二三四五六七八九十]+岁)"
+)
+_AS_CHILD = {"哥哥": "儿子", "弟弟": "儿子", "姐姐": "女儿", "妹妹": "女儿"}
 
 
 # "我家儿子", "我们家老大", "咱家闺女": the household's child is the speaker's (家 as 的); 老大, 老二…
@@ -80,6 +90,11 @@ def as_mandarin(text: str, kin_words: tuple[str, ...] = ()) -> str:
         if in_order:
             # "我们家老大叫果果, 老二叫米米": the order words after the first are the same home's.
             folded = _NEXT_IN_ORDER.sub("孩子", folded)
+        counted = _CHILDREN_COUNTED.search(folded)
+        if counted:
+            folded = folded[: counted.end()] + _THEIR_SIBLING.sub(
+                lambda match: _AS_CHILD[match.group(0)], folded[counted.end() :]
+            )
     return folded
 
 

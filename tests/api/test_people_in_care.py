@@ -47,6 +47,14 @@ IN_CARE = [
     ),
     ("My mother-in-law Sheila is moving in with us so I can take care of her.", "Sheila has COPD."),
     ("我姐姐出国工作了，外甥小宇现在由我监护。", "小宇有先天性心脏病。"),  # noqa: RUF001
+    # The name in brackets after the kin, a guardian "of" or "for", custody and a name with an age:
+    ("Grandpa (Walter) lives with us now and I'm his carer.", "Walter has heart failure."),
+    ("I'm the legal guardian of my sister Jess since Mum died.", "Jess is allergic to latex."),
+    ("I got custody of my grandson two years ago. He's Kieran, he's 8.", "Kieran has type 1 diabetes."),
+    ("My ammi lives with me and I take care of her. Her name's Farzana.", "Farzana has kidney disease."),
+    ("我跟外婆一起住，她叫秀兰，今年八十了，平时我一个人照顾她。", "秀兰有糖尿病。"),  # noqa: RUF001
+    ("我现在是我侄女小雨的监护人，她跟我住。", "小雨对青霉素过敏。"),  # noqa: RUF001
+    ("阿爺叫土生，我搬返嚟就係為咗照顧佢。", "土生要洗腎，一個禮拜三次。"),  # noqa: RUF001
 ]
 NOT_IN_CARE = [
     ("My sister Rosa lives in Leeds with her husband.", "Rosa has a severe sesame allergy."),

@@ -32,12 +32,23 @@ THEIR_CHILD = [
     ("My son is called Arjun.", "Arjun's CGM fell off in the pool again."),
     ("My daughter is called Tilly.", "Tilly's on methotrexate every Friday now."),
     ("我女儿叫一一。", "一一的人工耳蜗外机坏了，保修要怎么弄？"),  # noqa: RUF001
+    # Children listed as they are counted, or named before what they do:
+    ("Our kids are Oscar (9) and Nell (6).", "Nell has coeliac disease."),
+    ("我有两个孩子，姐姐叫朵朵，弟弟叫豆豆。", "豆豆对鸡蛋过敏，一吃就起疹子。"),  # noqa: RUF001
+    ("我有兩個仔女，哥哥叫浩然，妹妹叫心悠。", "心悠有蠶豆症。"),  # noqa: RUF001
+    ("我儿子乐乐上小学了。", "乐乐有哮喘，体育课要带喷雾。"),  # noqa: RUF001
+    # A possessive typed without its apostrophe (voice input):
+    ("my son is called finn", "finns epipen runs out next week can u remind me"),
 ]
 SOMEONE_ELSES = [
     ("My colleague Maya sits next to me.", "Maya can't have dairy, she's lactose intolerant."),
     ("My friend Noah is visiting this weekend.", "Noah has asthma and uses a blue inhaler."),
     ("我同事叫小林。", "小林对芒果过敏，吃了会起疹子。"),  # noqa: RUF001
     ("My colleague Dev sits opposite me.", "Dev's CGM fell off in the pool again."),
+    # Pupils, players and customers the user looks after at work are someone else's:
+    ("I coach the under-10s and one of my swimmers, Kofi, has asthma.", "Kofi left his inhaler at the pool again."),
+    ("我们班有个学生叫乐乐，他对花生过敏。", "乐乐今天又忘带肾上腺素笔了。"),  # noqa: RUF001
+    ("Regular customer, Mrs Adebayo, always asks about nuts.", "Mrs Adebayo has a severe nut allergy."),
 ]
 
 
@@ -208,3 +219,45 @@ def test_an_import_reads_the_people_named_before_it(key_client):
     assert response.status_code in (200, 201, 202), response.content
     assert _entry("Ella has epilepsy.").pinned
     assert not _always_recalled(_entry("Maya can't have dairy."))
+
+
+# A condition said of a person the user named, which the model reads only once that person is said
+# by a pronoun ("Desmond has kidney disease": 0.21 someone's; "he has kidney disease": above 0.3).
+BY_PRONOUN = [
+    ("I look after my dad, Desmond, since his fall.", "Desmond has kidney disease."),
+    ("我跟奶奶住，她叫桂兰，今年九十岁，平时我照顾她。", "桂兰最近走路老是摔，医生说要用助行器。"),  # noqa: RUF001
+]
+
+
+@pytest.mark.parametrize(("who", "condition"), BY_PRONOUN)
+def test_a_named_dependants_condition_the_model_reads_by_a_pronoun_is_pinned(key_client, who, condition):
+    _rest_add(key_client, who)
+    body = _rest_add(key_client, condition)
+
+    assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety")
+
+
+def test_news_of_a_named_child_that_tells_no_condition_is_not_pinned(key_client):
+    _rest_add(key_client, "My daughter is called Ella.")
+    for said in (
+        "Ella is off school today with a tummy bug.",
+        "Ella has a school trip on Friday and needs a packed lunch.",
+        "Ella's swimming lesson moved to Tuesdays.",
+    ):
+        assert _rest_add(key_client, said)["entry"]["pinned"] is False, said
+
+
+@pytest.mark.parametrize(
+    ("said", "moved"),
+    [
+        ("My mum has dementia and lives with us now, I look after her.", "My mum moved to a care home in Leeds."),
+        ("我爸去年中风了，现在一直住我这儿，我照顾他。", "我爸搬去养老院了。"),  # noqa: RUF001
+    ],
+)
+def test_a_dependants_condition_said_with_where_they_live_is_pinned_and_outlives_a_move(key_client, said, moved):
+    body = _rest_add(key_client, said)
+    assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety")
+
+    _rest_add(key_client, moved)
+    entry = _entry(said)
+    assert entry.pinned

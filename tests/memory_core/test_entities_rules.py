@@ -43,6 +43,18 @@ CASES = [
     ("My wife is Chinese.", {("the user", "spouse", "my wife")}),
     ("Ana is a vegetarian.", set()),
     ("I love jazz.", set()),
+    # Said as people say them: children counted, then named as each other's brother and sister; the
+    # kin before its name in brackets; a name with an age after "She's"; not a nationality so said.
+    ("我有两个孩子，哥哥叫浩浩，妹妹叫米米。", {  # noqa: RUF001
+        ("the user", "child", "浩浩"), ("the user", "child", "米米")}),
+    ("我有两个孩子。我哥哥是医生。", {("the user", "sibling", "我的哥哥"), ("我的哥哥", "role", "医生")}),
+    ("我女儿今年八岁。", {("the user", "child", "我的女儿")}),  # 今年 is no name
+    ("Our kids are Oscar (9) and Nell (6).", {
+        ("the user", "child", "Oscar"), ("the user", "child", "Nell"), ("the user", "child", "my kids")}),
+    ("Her kids are Oscar and Nell.", set()),
+    ("Grandpa (Walter) moved in.", {("the user", "relative", "Walter")}),
+    ("My mum moved in. She's Irish, she's 80 now.", {("the user", "parent", "my mum")}),
+    ("My mum moved in. She's Rosalind, she's 80 now.", {("the user", "parent", "Rosalind")}),
 ]  # fmt: skip
 
 
