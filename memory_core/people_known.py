@@ -31,12 +31,14 @@ from functools import cache
 
 from django.db.models import Q
 
+from memory_core.entities import transcript
 from memory_core.entities.asides import FEMALE_KIN, MALE_KIN
 from memory_core.entities.care import CARES_FOR
-from memory_core.entities.kinship import KIN_WORDS
+from memory_core.entities.kinship import KIN_WORDS, ZH_KIN_WORDS
 from memory_core.entities.models import Relation
 from memory_core.entities.served import SERVED_LABELS
 from memory_core.entities.vocabulary import Predicate
+from memory_core.entities.zh_forms import as_mandarin
 from memory_core.judgement import medicines
 from memory_core.language import simplified_han
 
@@ -273,7 +275,9 @@ def _mentions_people_words(text: str) -> bool:
     then whose condition it tells may be that person's, and the model reads those words; the graph
     settles only a statement that names people by their names alone."""
     plain = simplified_han(text)
-    return bool(_EN_PEOPLE.search(plain) or _ZH_PEOPLE.search(plain))
+    # Cantonese as Mandarin too: "我個仔" is "my son" (`as_mandarin`: 个 before a kin word as 的).
+    folded = as_mandarin(plain, ZH_KIN_WORDS) if _HAN.search(plain) else plain
+    return bool(_EN_PEOPLE.search(plain) or _ZH_PEOPLE.search(plain) or _ZH_PEOPLE.search(folded))
 
 
 def _without_names(plain: str, people: list[Person]) -> str:
@@ -315,3 +319,42 @@ def _word(alias: str) -> re.Pattern[str]:
     return re.compile(
         r"(?<![^\W\u4e00-\u9fff])(?<!')" + re.escape(alias) + plural + r"(?![^\W\u4e00-\u9fff])", re.I
     )
+
+
+# The user's kin said by its word ("my daughter", "our eldest son", "我女儿", "我個仔"), for
+# `introduction_by_pronoun`.
+_EN_MY_KIN = re.compile(
+    r"(?i)\b(?:my|our)\s+(?:(?:little|baby|eldest|oldest|youngest|younger|older|elder|big|twin|teenage|"
+    r"adult|new|late)\s+)*(?P<kin>"
+    + "|".join(map(re.escape, sorted(_EN_PEOPLE_WORDS, key=len, reverse=True)))
+    + r")\b"
+)
+_ZH_MY_KIN = re.compile(
+    r"(?:我们|我們|我家|我)(?:的|个|個|嘅)?(?P<kin>"
+    + "|".join(map(re.escape, sorted({w for w in KIN_WORDS if not w.isascii()}, key=len, reverse=True)))
+    + ")"
+)
+
+
+def introduction_by_pronoun(text: str) -> str | None:
+    """`text` with the user's kin it introduces by name said by a pronoun instead ("My daughter Esme
+    is 6 months" as "she Esme is 6 months", "我儿子乐乐才三岁" as "他乐乐才三岁"), or None when it
+    introduces no kin by name. The safety model pins nearly anything said of "my daughter" (its
+    dependants' conditions are said so), an introduction too; read with a pronoun, only a condition
+    still reads as one."""
+    reading = transcript.read(text)
+    if not any(ref.name and ref.kin and ref.of is None and not ref.is_self for ref in reading.refs):
+        return None
+
+    def pronoun(word: str, chinese: bool) -> str:
+        found = KIN_WORDS.get(word.lower()) or KIN_WORDS.get(simplified_han(word))
+        label = found[1] if found else ""
+        if chinese:
+            return "她" if label in FEMALE_KIN else "他"
+        return "she" if label in FEMALE_KIN else "he" if label in MALE_KIN else "they"
+
+    said = _EN_MY_KIN.sub(lambda m: pronoun(m.group("kin"), False), text)
+    if _HAN.search(said):  # traditional and Cantonese as Mandarin ("我個女" as "我的女儿")
+        said = _ZH_MY_KIN.sub(lambda m: pronoun(m.group("kin"), True), as_mandarin(said, ZH_KIN_WORDS))
+    return said if said != as_mandarin(text, ZH_KIN_WORDS) else None
+

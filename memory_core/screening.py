@@ -28,7 +28,14 @@ from memory_core.models import (
     Tombstone,
 )
 from memory_core.outcomes import AddOutcome
-from memory_core.people_known import DEPENDANT, OTHER, PeopleKnown, speaks_of_self, treatment_named
+from memory_core.people_known import (
+    DEPENDANT,
+    OTHER,
+    PeopleKnown,
+    introduction_by_pronoun,
+    speaks_of_self,
+    treatment_named,
+)
 from memory_core.sameness import speaker
 from memory_core.services import event_record
 from memory_core.tombstones import blocking_tombstone, mined_too_early
@@ -203,7 +210,7 @@ def classify(request: WriteRequest, *, people: PeopleKnown | None = None) -> Wri
     whose = judgement.safety(text)
     judged = whose.who != judgement.UNJUDGED
     known = _known_person(people, text, whose) if judged else None
-    safety_pinned = _pinned_safety(text, whose, known=known) if judged else states_safety(text)
+    safety_pinned = _pinned_whole(text, whose, known=known) if judged else states_safety(text)
     if slot is not None and known is not None and slot.pinned:
         # The reader took "Noah has asthma" for the user's own health slot; Noah is their friend
         # (or their son): a named person's condition fills no slot of the user's own.
@@ -383,31 +390,51 @@ def _known_person(people: PeopleKnown | None, content: str, whose: judgement.Saf
     sure = float(tuned("KNOWN_PERSON_SURE", KNOWN_PERSON_SURE))  # above 1: never (bench whose_named)
     if people is None or whose.who == judgement.UNJUDGED or sure > 1:
         return None
-    read = whose.anyone >= sure or treatment_named(content)
-    if not read and not _by_pronoun_a_condition(people, content, whose, sure):
-        # Not read as a condition, no medicine or device named in it ("Arjun's CGM fell off": a
-        # named person's treatment tells their condition, which the model may not see), and none
-        # read once the person is said by a pronoun.
+    treated = treatment_named(content)
+    if whose.anyone < BY_PRONOUN_FLOOR and not treated:
+        return None  # no health in it at all: the graph is not read (most ordinary turns)
+    if whose.who == "user" and speaks_of_self(content) and whose.anyone >= sure:
         return None
-    if whose.who == "user" and speaks_of_self(content):
-        return None
-    return people.whose(content)
+    found = people.whose(content)
+    if found == DEPENDANT and not treated:
+        # Whether there is a condition at all is read with the person said by a pronoun (the model
+        # reads little from a name it never saw, both ways): "Farzana has kidney disease" 0.12
+        # someone's, "she has kidney disease" 0.57; "Maisie started nursery today" 0.54, "she
+        # started nursery today" 0.1. (Said by their kin word, "my mother …", the model reads a
+        # condition into nearly anything: "my daughter is tired after the party", 0.88.)
+        said = people.said_by_pronoun(content)
+        anyone = judgement.safety(said).anyone if said is not None and said != content else whose.anyone
+        return DEPENDANT if anyone >= sure else NO_CONDITION
+    if whose.anyone < sure and not treated:
+        return None  # not read as a condition, and no medicine or device named in it
+    return found
 
 
-# Below this the safety model sees no health in a statement at all, and the graph is not read for it
-# (most ordinary turns: no query of the graph for them).
+# A named dependant's statement that tells no condition once they are said by a pronoun: known, and
+# not pinned (`_pinned_safety` pins what `known` is a dependant's only).
+NO_CONDITION = "none"
+# Below this the safety model sees no health in a statement at all, and the graph is not read for it.
 BY_PRONOUN_FLOOR = 0.08
 
 
-def _by_pronoun_a_condition(people: PeopleKnown, content: str, whose: judgement.Safety, sure: float) -> bool:
-    """Whether the model reads a condition in `content` once the known person it names is said by a
-    pronoun ("Farzana has kidney disease", 0.12 someone's; "she has kidney disease", 0.57): a name
-    it never saw tells the model nothing. (Said by their kin word, "my mother …", the model reads
-    a condition into nearly anything: "my daughter is tired after the party", 0.88.)"""
-    if whose.anyone < BY_PRONOUN_FLOOR or people.whose(content) != DEPENDANT:
-        return False  # only a dependant's is pinned by it: no second pass for anyone else
-    said = people.said_by_pronoun(content)
-    return said is not None and said != content and judgement.safety(said).anyone >= sure
+def _pinned_whole(text: str, whose: judgement.Safety, *, known: str | None) -> bool:
+    """`_pinned_safety` for a statement read whole, less an introduction of the user's kin that
+    tells no condition (`_only_an_introduction`)."""
+    pinned = _pinned_safety(text, whose, known=known)
+    return pinned and not (known is None and whose.who == DEPENDANT and _only_an_introduction(text))
+
+
+def _only_an_introduction(text: str) -> bool:
+    """Whether `text`, read by the model as a dependant's condition, introduces one of the user's
+    kin by name and reads as no condition once that kin is said by a pronoun ("My daughter Esme is
+    6 months", "My dad Gerald moved in with us and I'm his main carer now", "我儿子乐乐才三岁": the
+    model learned that what is said of "my daughter" is her condition). Chosen on people-1 to -5,
+    batches 36-42 and chit-chat 20-23 (training data): of the 24 such statements labelled a
+    dependant's condition none is unpinned, of 27 with none or no health in them 10 are."""
+    if safety_frames(text)[0]:
+        return False  # the reader's own frames read a health fact in it
+    said = introduction_by_pronoun(text)
+    return said is not None and judgement.safety(said).anyone < KNOWN_PERSON_SURE
 
 
 def pinned_as_known(content: str, people: PeopleKnown) -> tuple[bool, bool] | None:

@@ -261,3 +261,32 @@ def test_a_dependants_condition_said_with_where_they_live_is_pinned_and_outlives
     _rest_add(key_client, moved)
     entry = _entry(said)
     assert entry.pinned
+
+
+# The user introducing one of their kin by name, with no condition in it: no safety fact (the model
+# alone pinned these: what is said of "my daughter" it learned to read as her condition).
+INTRODUCTIONS = [
+    "My daughter Nia is 8 weeks old.",
+    "My little girl Maisie started nursery today.",
+    "我女儿糖糖下个月上幼儿园了。",
+    "我個女阿澄今年四歲，啱啱返學。",  # noqa: RUF001
+    "我個仔阿朗今年讀小二。",
+]
+INTRODUCTIONS_WITH_A_CONDITION = [
+    "My son Arlo has a cow's milk protein allergy.",
+    "我儿子豆豆有哮喘，晚上常咳。",  # noqa: RUF001
+]
+
+
+@pytest.mark.parametrize("said", INTRODUCTIONS)
+def test_an_introduction_of_the_users_kin_is_not_pinned(key_client, said):
+    assert _rest_add(key_client, said)["entry"]["pinned"] is False
+    _mem0_add(key_client, said, user="u2")
+    stored = MemoryEntry.objects.filter(content=said)
+    assert stored.count() == 2 and not stored.filter(pinned=True).exists()
+
+
+@pytest.mark.parametrize("said", INTRODUCTIONS_WITH_A_CONDITION)
+def test_an_introduction_with_a_condition_in_it_is_pinned(key_client, said):
+    body = _rest_add(key_client, said)
+    assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety")
