@@ -127,29 +127,20 @@ class PeopleKnown:
         found = {person.to_the_user for person in named}
         return found.pop() if len(found) == 1 and "" not in found else None
 
-    def said_by_pronoun(self, text: str) -> str | None:
+    def said_by_pronoun(self, text: str) -> list[str]:
         """`text` with the one known person it names said by a pronoun ("Farzana has kidney
         disease" as "she has kidney disease", "玉兰最近老是摔" as "她最近老是摔"), for the safety
         model, which learned what is a condition from people said by pronouns and kin words and
-        reads little from a name it has never seen (0.12 someone's condition, by the pronoun 0.57);
-        None when it names no one of the graph, or several."""
+        reads little from a name it has never seen (0.12 someone's condition, by the pronoun 0.57):
+        both "she" and "he" when the graph does not say which ("child"); none when it names no one
+        of the graph, or several."""
         plain = simplified_han(" ".join(text.split()))
         named = [person for person in self.people() if _names(plain, person.aliases)]
         if len(named) != 1:
-            return None
+            return []
         label = named[0].kin
-        female, male = label in FEMALE_KIN, label in MALE_KIN
-        subject, owner, han = (
-            ("she", "her", "她") if female else ("he", "his", "他") if male else ("they", "their", "他")
-        )
-        for alias in sorted(named[0].aliases, key=len, reverse=True):
-            if _HAN.search(alias):
-                plain = plain.replace(simplified_han(alias), han)
-            else:
-                word = _word(alias)
-                plain = re.sub(word.pattern + r"['\u2019]s\b", owner, plain, flags=re.I)
-                plain = word.sub(subject, plain)
-        return plain
+        pronouns = [p for p, kin in (("she", FEMALE_KIN), ("he", MALE_KIN)) if label in kin] or ["she", "he"]
+        return [_by_pronoun(plain, named[0].aliases, pronoun) for pronoun in pronouns]
 
 
 # A condition said to be over ("Ella's asthma is gone since she turned ten", "doesn't have eczema
@@ -345,6 +336,13 @@ def introduction_by_pronoun(text: str) -> str | None:
     reading = transcript.read(text)
     if not any(ref.name and ref.kin and ref.of is None and not ref.is_self for ref in reading.refs):
         return None
+    said = _kin_by_pronoun(text)
+    return said if said != as_mandarin(text, ZH_KIN_WORDS) else None
+
+
+def _kin_by_pronoun(text: str) -> str:
+    """`text` with the user's kin said by their word ("my little girl", "我個女") said by a pronoun;
+    Chinese as Mandarin."""
 
     def pronoun(word: str, chinese: bool) -> str:
         found = KIN_WORDS.get(word.lower()) or KIN_WORDS.get(simplified_han(word))
@@ -356,5 +354,23 @@ def introduction_by_pronoun(text: str) -> str | None:
     said = _EN_MY_KIN.sub(lambda m: pronoun(m.group("kin"), False), text)
     if _HAN.search(said):  # traditional and Cantonese as Mandarin ("我個女" as "我的女儿")
         said = _ZH_MY_KIN.sub(lambda m: pronoun(m.group("kin"), True), as_mandarin(said, ZH_KIN_WORDS))
-    return said if said != as_mandarin(text, ZH_KIN_WORDS) else None
+    return said
 
+
+
+_PRONOUNS = {"she": ("she", "her", "她"), "he": ("he", "his", "他")}
+
+
+def _by_pronoun(plain: str, aliases: tuple[str, ...], pronoun: str) -> str:
+    """`plain` with each of `aliases` said by `pronoun` ("Ray's physio" as "his physio"), and the
+    user's kin said by a kin word too ("my little girl Maisie" as "she she")."""
+    subject, owner, han = _PRONOUNS[pronoun]
+    plain = _kin_by_pronoun(plain)
+    for alias in sorted(aliases, key=len, reverse=True):
+        if _HAN.search(alias):
+            plain = plain.replace(simplified_han(alias), han)
+        else:
+            word = _word(alias)
+            plain = re.sub(word.pattern + r"['\u2019]s\b", owner, plain, flags=re.I)
+            plain = word.sub(subject, plain)
+    return plain

@@ -402,9 +402,11 @@ def _known_person(people: PeopleKnown | None, content: str, whose: judgement.Saf
         # someone's, "she has kidney disease" 0.57; "Maisie started nursery today" 0.54, "she
         # started nursery today" 0.1. (Said by their kin word, "my mother …", the model reads a
         # condition into nearly anything: "my daughter is tired after the party", 0.88.)
-        said = people.said_by_pronoun(content)
-        anyone = judgement.safety(said).anyone if said is not None and said != content else whose.anyone
-        return DEPENDANT if anyone >= sure else NO_CONDITION
+        said = [text for text in people.said_by_pronoun(content) if text != content]
+        anyone = max((judgement.safety(text).anyone for text in said), default=None)
+        if anyone is None:
+            return DEPENDANT if whose.anyone >= sure else None
+        return DEPENDANT if anyone >= PRONOUN_SURE else NO_CONDITION
     if whose.anyone < sure and not treated:
         return None  # not read as a condition, and no medicine or device named in it
     return found
@@ -415,6 +417,10 @@ def _known_person(people: PeopleKnown | None, content: str, whose: judgement.Saf
 NO_CONDITION = "none"
 # Below this the safety model sees no health in a statement at all, and the graph is not read for it.
 BY_PRONOUN_FLOOR = 0.08
+# How sure the model must be of a condition in a named dependant's statement said by a pronoun: "she
+# started nursery today", "他下周考试" read 0.00-0.04, "他的氯吡格雷还剩一盒" 0.26, "he's got
+# Osgood-Schlatter in both knees" 0.37. Chosen on people-1 to -5 (training data).
+PRONOUN_SURE = 0.2
 
 
 def _pinned_whole(text: str, whose: judgement.Safety, *, known: str | None) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from memory_core.entities.rules import _NAME, SELF, Reading, Ref, Triple, _is_name, _strip_openers
-from memory_core.entities.rules_zh import _ZH_NAME
+from memory_core.entities.rules_zh import _ZH_AFTER_NAME, _ZH_NAME, _ZH_NAME_CHAR, _ZH_STOP
 from memory_core.entities.vocabulary import Predicate
 from memory_core.entities.zh_forms import as_mandarin, as_written
 
@@ -44,7 +44,8 @@ _ZH_ROLE = "|".join(sorted(_ZH_ROLES, key=len, reverse=True))
 _ZH_SERVED = re.compile(
     # "我们班有个学生叫乐乐", "我班上有个小朋友叫…", "我的病人王伯", "队里有个队员叫阿杰"
     rf"(?:我们|我)(?:班|班上|班里|队|队里|队上|科室|病房|店里|店)?(?:的|有个|有一个|有位|有一位)"
-    rf"(?P<zrole>{_ZH_ROLE})(?:叫做|名叫|叫)?\s?(?P<zname>{_ZH_NAME})"
+    rf"(?P<zrole>{_ZH_ROLE})(?:叫做|名叫|叫)?\s?(?P<zname>{_ZH_NAME}"
+    rf"|{_ZH_NAME_CHAR}{{2,3}}?(?=今天|昨天|明天|最近|刚|又|上周|下周|这周|[{_ZH_STOP}]|{_ZH_AFTER_NAME}))"
 )
 
 

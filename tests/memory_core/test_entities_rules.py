@@ -55,6 +55,12 @@ CASES = [
     ("Grandpa (Walter) moved in.", {("the user", "relative", "Walter")}),
     ("My mum moved in. She's Irish, she's 80 now.", {("the user", "parent", "my mum")}),
     ("My mum moved in. She's Rosalind, she's 80 now.", {("the user", "parent", "Rosalind")}),
+    # The people the user looks after at work or in a club (`entities.served`), not their kin:
+    ("One of my players, Kofi, has asthma.", {("the user", "other", "Kofi")}),
+    ("Mr Okafor, a patient of mine, is on warfarin.", {("the user", "other", "Mr Okafor")}),
+    ("我的病人王伯今天出院了。", {("the user", "other", "王伯")}),
+    ("My son Jayden is one of my players.", {("the user", "child", "Jayden")}),
+    ("My students love the new timetable.", set()),
 ]  # fmt: skip
 
 
