@@ -357,7 +357,6 @@ def _kin_by_pronoun(text: str) -> str:
     return said
 
 
-
 _PRONOUNS = {"she": ("she", "her", "她"), "he": ("he", "his", "他")}
 
 

@@ -85,9 +85,10 @@ def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
     for match in _ZH_BY_ME.finditer(folded):
         _cares(reading, said_before(reading, folded, match.start()))
     for match in _ZH_CARER_OF.finditer(folded):
-        guarded, name = match.groupdict().get("zguarded"), match.groupdict().get("zgname")
+        guarded, guarded_name = match.groupdict().get("zguarded"), match.groupdict().get("zgname")
         if guarded:  # "我是外甥小杰的监护人": the kin, by the name said with it
-            cared = Ref(name=as_written(name, folded, text), kin=guarded) if name else Ref(kin=guarded)
+            named = as_written(guarded_name, folded, text) if guarded_name else ""
+            cared = Ref(name=named, kin=guarded) if named else Ref(kin=guarded)
         else:
             cared = said_before(reading, folded, match.start())
         _cares(reading, cared)

@@ -46,7 +46,10 @@ SOMEONE_ELSES = [
     ("我同事叫小林。", "小林对芒果过敏，吃了会起疹子。"),  # noqa: RUF001
     ("My colleague Dev sits opposite me.", "Dev's CGM fell off in the pool again."),
     # Pupils, players and customers the user looks after at work are someone else's:
-    ("I coach the under-10s and one of my swimmers, Kofi, has asthma.", "Kofi left his inhaler at the pool again."),
+    (
+        "I coach the under-10s and one of my swimmers, Kofi, has asthma.",
+        "Kofi left his inhaler at the pool again.",
+    ),
     ("我们班有个学生叫乐乐，他对花生过敏。", "乐乐今天又忘带肾上腺素笔了。"),  # noqa: RUF001
     ("Regular customer, Mrs Adebayo, always asks about nuts.", "Mrs Adebayo has a severe nut allergy."),
 ]
@@ -250,11 +253,16 @@ def test_news_of_a_named_child_that_tells_no_condition_is_not_pinned(key_client)
 @pytest.mark.parametrize(
     ("said", "moved"),
     [
-        ("My mum has dementia and lives with us now, I look after her.", "My mum moved to a care home in Leeds."),
+        (
+            "My mum has dementia and lives with us now, I look after her.",
+            "My mum moved to a care home in Leeds.",
+        ),
         ("我爸去年中风了，现在一直住我这儿，我照顾他。", "我爸搬去养老院了。"),  # noqa: RUF001
     ],
 )
-def test_a_dependants_condition_said_with_where_they_live_is_pinned_and_outlives_a_move(key_client, said, moved):
+def test_a_dependants_condition_said_with_where_they_live_is_pinned_and_outlives_a_move(
+    key_client, said, moved
+):
     body = _rest_add(key_client, said)
     assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety")
 

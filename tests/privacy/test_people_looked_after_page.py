@@ -37,7 +37,8 @@ def test_a_pupil_and_a_grandmother_looked_after_are_said_as_such(owner):
 
 def test_in_chinese(owner):
     client = signed_in(owner)
-    tell(client, "我们班有个学生叫乐乐，他对花生过敏。", "My gran, Edith, lives with us and I look after her.")  # noqa: RUF001
+    pupil_said = "我们班有个学生叫乐乐，他对花生过敏。"  # noqa: RUF001
+    tell(client, pupil_said, "My gran, Edith, lives with us and I look after her.")
 
     pupil = _text(chinese(owner).get(reverse("privacy:person", args=[person("乐乐").pk])).content)
     edith = _text(chinese(owner).get(reverse("privacy:person", args=[person("Edith").pk])).content)
