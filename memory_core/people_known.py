@@ -200,6 +200,7 @@ def _read(namespace_id: int) -> list[Person]:
     aliases: dict[str, tuple[str, ...]] = {}
     labels: dict[str, str] = {}
     cared: set[str] = set()
+    served: set[str] = set()
     for predicate, label, user_first, subject_id, subject_aliases, object_id, object_aliases in rows:
         person, names = (object_id, object_aliases) if user_first else (subject_id, subject_aliases)
         aliases[str(person)] = tuple(a for a in names or () if _is_a_name(a))
@@ -207,7 +208,7 @@ def _read(namespace_id: int) -> list[Person]:
             cared.add(str(person))
             continue
         if user_first and predicate == Predicate.OTHER and label in SERVED_LABELS:
-            kinds.setdefault(str(person), set()).add(OTHER)  # "one of my pupils, Ayaan"
+            served.add(str(person))  # "one of my pupils, Ayaan"
             continue
         if user_first and label and predicate != Predicate.OTHER:
             labels.setdefault(str(person), label.lower())  # seen from the user: what they are to them
@@ -216,6 +217,11 @@ def _read(namespace_id: int) -> list[Person]:
         if user_first and predicate == Predicate.RELATIVE and (label or "").lower() in _STEPCHILDREN:
             kind = DEPENDANT
         kinds.setdefault(str(person), set()).add(kind)
+    for pupil in served:
+        # A pupil, player, patient or customer is someone else's, unless the user also said they
+        # are kin ("my son Jayden" and "one of my players, Jayden"): the kin word says more.
+        if pupil not in kinds and pupil not in cared:
+            kinds[pupil] = {OTHER}
     # A person the relations disagree on (a colleague who is also a friend is still "other"; a
     # child who is also a colleague is not settled) is what all of them say, or open; one of the
     # user's kin they say they look after ("my gran, Edith… I look after her", `entities.care`) is
@@ -303,12 +309,15 @@ def _names(plain: str, aliases: tuple[str, ...]) -> bool:
 
 
 @cache
-def _word(alias: str) -> re.Pattern[str]:
+def _word(alias: str, *, owned: bool = False) -> re.Pattern[str]:
     # No letter around it but a Chinese one: "Marcus嘅噴劑", "Wei Jie对海鲜过敏" name them; "Anaïs"
-    # is not "Ana". Typed without the apostrophe, "maisies hypo kit" is Maisie's.
+    # is not "Ana". Typed without the apostrophe, "maisies hypo kit" is Maisie's. With `owned`, a
+    # "'s" after it is part of the match (group "s").
     plural = "" if alias.lower().endswith("s") else "(?:s(?=\\s))?"
+    owner = r"(?P<s>['\u2019]s\b)?" if owned else ""
     return re.compile(
-        r"(?<![^\W\u4e00-\u9fff])(?<!')" + re.escape(alias) + plural + r"(?![^\W\u4e00-\u9fff])", re.I
+        r"(?<![^\W\u4e00-\u9fff])(?<!')" + re.escape(alias) + plural + owner + r"(?![^\W\u4e00-\u9fff])",
+        re.I,
     )
 
 
@@ -329,15 +338,24 @@ _ZH_MY_KIN = re.compile(
 
 def introduction_by_pronoun(text: str) -> str | None:
     """`text` with the user's kin it introduces by name said by a pronoun instead ("My daughter Esme
-    is 6 months" as "she Esme is 6 months", "我儿子乐乐才三岁" as "他乐乐才三岁"), or None when it
+    is 6 months" as "she is 6 months", "我儿子乐乐才三岁" as "他才三岁"), or None when it
     introduces no kin by name. The safety model pins nearly anything said of "my daughter" (its
     dependants' conditions are said so), an introduction too; read with a pronoun, only a condition
     still reads as one."""
     reading = transcript.read(text)
-    if not any(ref.name and ref.kin and ref.of is None and not ref.is_self for ref in reading.refs):
+    names = [ref.name for ref in reading.refs if ref.name and ref.kin and ref.of is None and not ref.is_self]
+    if not names:
         return None
     said = _kin_by_pronoun(text)
-    return said if said != as_mandarin(text, ZH_KIN_WORDS) else None
+    if said == as_mandarin(text, ZH_KIN_WORDS):
+        return None
+    # The name goes with its kin word: "she Mia is on the spectrum" is "she is on the spectrum".
+    for name in sorted(names, key=len, reverse=True):
+        if _HAN.search(name):
+            said = said.replace(simplified_han(name), "")
+        else:
+            said = re.sub(rf"\b(she|he|they)\s+{re.escape(name)}\b,?", r"\1", said)
+    return " ".join(said.split())
 
 
 def _kin_by_pronoun(text: str) -> str:
@@ -365,11 +383,30 @@ def _by_pronoun(plain: str, aliases: tuple[str, ...], pronoun: str) -> str:
     user's kin said by a kin word too ("my little girl Maisie" as "she she")."""
     subject, owner, han = _PRONOUNS[pronoun]
     plain = _kin_by_pronoun(plain)
+    any_upper = any(c.isupper() for c in plain)
+
+    def said(match: re.Match[str]) -> str:
+        name = match.group(0)
+        if any_upper and not name[0].isupper():
+            return name  # "will", "may" in a text written with capitals are no names (`_names`)
+        if match.group("s") is None:
+            # "maisies hypo kit": Maisie's, typed without the apostrophe
+            return subject if name.lower() in aliases else owner
+        # "Ella's been sick" is "she's been sick"; "Ella's inhaler" is "her inhaler"
+        return f"{subject}'s" if _IS_OR_HAS.match(plain, match.end()) else owner
+
     for alias in sorted(aliases, key=len, reverse=True):
         if _HAN.search(alias):
             plain = plain.replace(simplified_han(alias), han)
         else:
-            word = _word(alias)
-            plain = re.sub(word.pattern + r"['\u2019]s\b", owner, plain, flags=re.I)
-            plain = word.sub(subject, plain)
+            plain = _word(alias, owned=True).sub(said, plain)
     return plain
+
+
+# After a name's "'s", words that make it "is" or "has" ("Ella's been sick", "Sam's on steroids").
+_IS_OR_HAS = re.compile(
+    r"\s+(?:been|got|gotten|on|in|at|not|a|an|always|still|just|now|going|getting|having|taking|off|back|"
+    r"home|really|very|so|too|had|allergic|diabetic|asthmatic|epileptic|pregnant|autistic|coeliac|celiac|"
+    r"deaf|blind|type|due|started|stopped|finally|started|recovering|doing|feeling)\b",
+    re.I,
+)

@@ -211,7 +211,7 @@ def classify(request: WriteRequest, *, people: PeopleKnown | None = None) -> Wri
     judged = whose.who != judgement.UNJUDGED
     known = _known_person(people, text, whose) if judged else None
     safety_pinned = _pinned_whole(text, whose, known=known) if judged else states_safety(text)
-    if slot is not None and known is not None and slot.pinned:
+    if slot is not None and known in (DEPENDANT, OTHER) and slot.pinned:
         # The reader took "Noah has asthma" for the user's own health slot; Noah is their friend
         # (or their son): a named person's condition fills no slot of the user's own.
         slot = None
@@ -437,10 +437,10 @@ def _only_an_introduction(text: str) -> bool:
     model learned that what is said of "my daughter" is her condition). Chosen on people-1 to -5,
     batches 36-42 and chit-chat 20-23 (training data): of the 24 such statements labelled a
     dependant's condition none is unpinned, of 27 with none or no health in them 10 are."""
-    if safety_frames(text)[0]:
-        return False  # the reader's own frames read a health fact in it
+    if safety_frames(text)[0] or treatment_named(text):
+        return False  # the reader's own frames read a health fact in it, or a medicine is named
     said = introduction_by_pronoun(text)
-    return said is not None and judgement.safety(said).anyone < KNOWN_PERSON_SURE
+    return said is not None and judgement.safety(said).anyone < PRONOUN_SURE
 
 
 def pinned_as_known(content: str, people: PeopleKnown) -> tuple[bool, bool] | None:

@@ -25,7 +25,14 @@ _NAME_THEN_KIN = re.compile(
     rf"(?:(?i:my|our)\s+)?{_ADJ}(?P<kin>{_KIN})\s*(?:\)|{_DASH}|,)"
 )
 # "Grandad (Ernest) lives with me", "my sister (Rachel) rang": the kin, then its name in brackets.
-_KIN_THEN_NAME = re.compile(rf"(?:\b(?i:my|our)\s+{_ADJ})?(?<![\w-])(?P<kin>{_KIN})\s*\((?P<name>{_NAME})\)")
+# Whose the kin is must be said ("my", "our"), or it is a parent's or grandparent's word said as a
+# name ("Grandad (Ernest)"): not "Her daughter (Mia)", "my friend's son (Leo)". The name is a name,
+# not an abbreviation ("Dad (RIP)").
+_KIN_THEN_NAME = re.compile(
+    rf"(?:\b(?i:my|our)\s+{_ADJ}(?P<kin>{_KIN})"
+    r"|(?<![\w'\u2019-]\s)(?<![\w'\u2019-])(?P<kin2>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad|Granddad))"
+    rf"\s*\((?P<name>(?=[A-Z][a-z]){_NAME})\)"
+)
 # "Mum", "Dad", "Nan" capitalised without a "my": the user's own, as people speak of them.
 _BARE_PARENT = re.compile(
     r"\b(?P<kin>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad)\b(?!\s+[A-Z])"
@@ -41,7 +48,10 @@ _EN_PRONOUN_IS_NAME = re.compile(
 # What "She's …" says of someone that is no name: a nationality, a faith, a word ending as they do.
 _NOT_A_GIVEN_NAME = re.compile(
     r"(?:\w+(?:ish|ese|ic|ian|ean|ani|ali|eli|aqi|ino|ina)|American|German|Mexican|Cuban|Hindu|Muslim|Sikh|"
-    r"Buddhist|Jewish|Mormon|Welsh|French|Dutch|Greek|Thai|Swiss|Kiwi|Aussie|Jamaican|Sri\s+Lankan)$"
+    r"Buddhist|Jewish|Mormon|Welsh|French|Dutch|Greek|Thai|Swiss|Kiwi|Aussie|Jamaican|Sri\s+Lankan|"
+    # a school year, a team, a state said with a capital ("She's Reception, she's 4", "He's Arsenal")
+    r"Reception|Nursery|Year|Arsenal|Chelsea|Liverpool|United|City|Blind|Deaf|Bedridden|Disabled|Diabetic|"
+    r"Pregnant|Fine|Okay|Ok|Home|Back|Retired|Single|Married|Vegan|Vegetarian|Adopted|Fostered|Twelve|Ten)$"
 )
 # "Dad (everyone calls him Rocky)", "my dad, who everyone calls Rocky,": the name others call them.
 _CALLED_BY_ALL = re.compile(
@@ -115,7 +125,8 @@ def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
     plain = text.replace("\u2019", "'")
     asides = (_NAME_THEN_KIN, _CALLED_BY_ALL, _KIN_THEN_NAME)
     for match in [found for pattern in asides for found in pattern.finditer(plain)]:
-        _named(reading, _strip_openers(match.group("name")), match.group("kin").lower())
+        word = match.group("kin") or match.groupdict().get("kin2") or ""
+        _named(reading, _strip_openers(match.group("name")), word.lower())
     counted = [] if _PET_WORDS.search(plain) else _CHILDREN_COUNTED.finditer(_AGE.sub("", plain))
     for match in counted:
         for name in re.split(r",\s*|,?\s+and\s+", match.group("names")):

@@ -45,9 +45,10 @@ _EN_GUARDIANSHIP = re.compile(rf"\b(?:guardianship|custody)\s+of\s+(?:(?P<pronou
 # "外甥小宇现在由我监护", "妈妈由我照顾": the kin said before, in the user's care.
 _ZH_BY_ME = re.compile(r"由我(?:一个人|来|负责)?(?:照顾|照料|照看|监护|看护)")
 _ZH_CARE = re.compile(
-    r"(?:我|我们)(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|日日|全职|专门|一个人|一个|自己|就是为了|为了"
-    # "我搬去高雄就是为了照顾他": moved, to look after them
-    r"|[^\uff0c,\u3002.!\uff01?\uff1f]{1,10}?(?:就是|都是|是)?为了)*"
+    r"(?:我|我们)(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|日日|全职|专门|一个人|一个|自己)*"
+    # "我搬去高雄就是为了照顾他", "我辞职是为了照顾我妈": the speaker moved or left work to look after
+    # them (not "我弟弟为了照顾奶奶…", "我妈为了照顾我爸…": someone else did)
+    r"(?:(?:搬|回|辞|请|调|换|留)[^\uff0c,\u3002.!\uff01?\uff1f\s]{0,8}?(?:就是|都是|是|也是)?为了)?"
     r"(?:照顾|照料|看护|护理|照看|顾(?=[她他])|\s*take\s+care\s+(?:of\s+)?)着?\s*"
     rf"(?:(?P<zpronoun>她|他|他们|她们)|{_ZH_NP}(?P<zname>{_ZH_NAME})?|(?P<zbare>{_ZH_KIN}))(?!的)"
 )
@@ -86,6 +87,8 @@ def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
         _cares(reading, said_before(reading, folded, match.start()))
     for match in _ZH_CARER_OF.finditer(folded):
         guarded, guarded_name = match.groupdict().get("zguarded"), match.groupdict().get("zgname")
+        if guarded_name and kin(guarded_name):
+            continue  # "我是我妈妈同事的照顾者": the one cared for is someone else's (a colleague)
         if guarded:  # "我是外甥小杰的监护人": the kin, by the name said with it
             named = as_written(guarded_name, folded, text) if guarded_name else ""
             cared = Ref(name=named, kin=guarded) if named else Ref(kin=guarded)

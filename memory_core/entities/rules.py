@@ -375,8 +375,9 @@ _THEIRS_TO_MINE: dict[str, str] = {
 _CHILD_WORDS = r"(?i:kids|children|sons|daughters|twins|triplets)"
 _CHILDREN_LISTED = re.compile(
     rf"(?:\b(?i:my|our)\s+(?:{_ADJ})?|\b(?:I|[Ww]e)(?:\s+(?i:have\s+got|have|had)|'ve\s+got)\s+"
-    rf"(?:(?i:two|three|four|five|\d)\s+)?|(?:^|(?<=[.!?]\s))(?i:the\s+)?)(?P<kin>{_CHILD_WORDS})"
-    # "my kids Mia, Leo and Sam", "kids are Liam (10) and Ava (13)", "The twins: Ava and Leo"
+    rf"(?:(?i:two|three|four|five|\d)\s+)?|^)(?P<kin>{_CHILD_WORDS})"
+    # "my kids Mia, Leo and Sam", "kids are Liam (10) and Ava (13)" opening a message, "our twins: Ava
+    # and Leo" (not "My sister has twins. The twins are Ava and Leo": whose is not said)
     r"(?:,?\s+|\s+(?i:are)\s+|\s*:\s*)"
     rf"(?P<names>{_NAME}(?:,\s*{_NAME})*,?\s+and\s+{_NAME})\b"
 )

@@ -109,11 +109,12 @@ _ZH_AGE = r"[一二三四五六七八九十两\d]+[岁]"
 # school year ("我個仔俊熙今年讀P3", "我女儿欣怡下个月上幼儿园"): a word there would not be followed so.
 _ZH_WHEN_NEXT = r"今年|去年|明年|下个月|上个月|下周|上周|下个|上个|读|上小|上初|上高|上幼"
 _ZH_NICKNAME = re.compile(
-    rf"{_ZH_NP}\s*(?P<zname>(?P<zr>{_ZH_NAME_CHAR})(?P=zr)|[阿小]{_ZH_NAME_CHAR}{{1,2}}?"
+    # (小 and a word's second character is that word: 小学, 小时候, 小班, 小区, 小孩…)
+    rf"{_ZH_NP}\s*(?P<zname>(?P<zr>{_ZH_NAME_CHAR})(?P=zr)|(?!小[学时班区孩朋姐心组说吃费号儿])[阿小]{_ZH_NAME_CHAR}{{1,2}}?"
     rf"|老[{_ZH_SURNAMES}]|[A-Z][a-z]+(?: [A-Z][a-z]+)?"
     rf"|{_ZH_NOT_A_NAME}{_ZH_NAME_CHAR}{{2}}(?={_ZH_WHEN_NEXT}|{_ZH_AGE}))"
-    # (a Latin name ends where the Chinese goes on: "我個女Chloe讀緊中一")
-    r"(?=$|[^\u4e00-\u9fffA-Za-z]|(?<=[a-z])[\u4e00-\u9fff]|[有对还也在是的和跟同与从刚才每今昨明去来又就会要想说很不没最平]|已经|一直|"
+    # (读: "我個女Chloe讀緊中一", "我儿子乐乐读小学")
+    r"(?=$|[^\u4e00-\u9fffA-Za-z]|[有对还也在是的和跟同与从刚才每今昨明去来又就会要想说很不没最平读]|已经|一直|"
     rf"现在|目前|平时|下个|上个|下周|上周|下午|上午|上(?:幼|学|小学|初|高|中学|大学|班|课)|{_ZH_AGE})"
 )
 # After a doubled word, what shows it is a name, not an adverb ("我儿子明明今年三十了", "我女儿甜甜五岁";

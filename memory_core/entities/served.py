@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from memory_core.entities.rules import _NAME, SELF, Reading, Ref, Triple, _is_name, _strip_openers
-from memory_core.entities.rules_zh import _ZH_AFTER_NAME, _ZH_NAME, _ZH_NAME_CHAR, _ZH_STOP
+from memory_core.entities.rules_zh import _ZH_AFTER_NAME, _ZH_NAME, _ZH_NAME_CHAR, _ZH_STOP, _ZH_SURNAMES
 from memory_core.entities.vocabulary import Predicate
 from memory_core.entities.zh_forms import as_mandarin, as_written
 
@@ -25,15 +25,23 @@ _EN_ROLES = {
     "customer": "client", "regular": "client", "service user": "client",
 }  # fmt: skip
 _ROLE = r"(?P<role>" + "|".join(sorted(_EN_ROLES, key=len, reverse=True)) + r")s?"
+# After the name: a mark, or what a sentence about a person says next ("my pupil Ayaan has…"), not
+# a noun the name was a word of ("my student Finance application", "our customer Service team").
+_NAME_ENDS = (
+    r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:is|has|had|was|who|and|said|says|told|gets|got|can|can't|cannot|will|"
+    r"needs?|uses?|takes?|keeps?|forgot|left)\b|'s\b)"
+)
 _EN_SERVED = re.compile(
-    # "one of my players, Jayden", "my pupil Ayaan", "a new student of mine, Priya"
-    rf"(?i:\b(?:one\s+of\s+(?:my|our|the)|my|our|a|an)\s+(?:(?:new|regular|young|little|older)\s+)?){_ROLE}"
-    rf"(?:\s+(?i:of\s+mine|this\s+(?:year|term|season)))?\s*,?\s+(?P<name>{_NAME})"
+    # "one of my players, Jayden", "my pupil Ayaan has…", "a new student of mine, Priya": whose they
+    # are said ("I'm a student, Mum says…", "As a patient, Dad…" say no one's)
+    rf"(?i:\b(?:one\s+of\s+(?:my|our)|my|our)\s+(?:(?:new|regular|young|little|older)\s+)?){_ROLE}"
+    rf"(?:\s+(?i:this\s+(?:year|term|season)))?\s*,?\s+(?P<name>{_NAME}){_NAME_ENDS}"
     # "Ayaan, one of my pupils,", "Mr Okafor, a patient of mine"
-    rf"|(?P<name2>{_NAME}),\s+(?i:one\s+of\s+(?:my|our|the)|a|an|my|our)\s+(?:(?i:new|regular)\s+)?"
-    rf"{_ROLE.replace('role', 'role2')}\b"
+    rf"|(?P<name2>{_NAME}),\s+(?i:one\s+of\s+(?:my|our)|my|our|an?(?=\s+\w+\s+of\s+mine))\s+"
+    rf"(?:(?i:new|regular)\s+)?{_ROLE.replace('role', 'role2')}\b"
     # "Regular customer, Mr Lindqvist, …" at a sentence's start
-    rf"|(?:^|(?<=[.!?]\s))(?i:regular\s+)?(?P<role3>customer|client|patient|resident)\s*,\s+(?P<name3>{_NAME})"
+    rf"|(?:^|(?<=[.!?]\s))(?i:(?:regular\s+)?(?P<role3>customer|client|patient|resident))\s*,\s+"
+    rf"(?P<name3>{_NAME}),"
 )
 _ZH_ROLES = {
     "学生": "pupil", "学员": "pupil", "小朋友": "pupil", "队员": "player", "球员": "player",
@@ -41,11 +49,19 @@ _ZH_ROLES = {
     "熟客": "client",
 }  # fmt: skip
 _ZH_ROLE = "|".join(sorted(_ZH_ROLES, key=len, reverse=True))
+_ZH_MINE = "|".join(sorted(set(_ZH_ROLES) - {"小朋友"}, key=len, reverse=True))
+# A name said without 叫 must look like one: a surname and one or two more, 阿/老 and one or two, a
+# doubled character ("我的病人王伯"; not "我的顾客都很好", "我的学生证丢了").
+_ZH_LOOKS_NAMED = (
+    rf"(?:[{_ZH_SURNAMES}]{_ZH_NAME_CHAR}{{1,2}}?|[阿老]{_ZH_NAME_CHAR}{{1,2}}?|(?P<zr>{_ZH_NAME_CHAR})(?P=zr))"
+    rf"(?=今天|昨天|明天|最近|刚|又|上周|下周|这周|[{_ZH_STOP}]|{_ZH_AFTER_NAME})"
+)
 _ZH_SERVED = re.compile(
-    # "我们班有个学生叫乐乐", "我班上有个小朋友叫…", "我的病人王伯", "队里有个队员叫阿杰"
-    rf"(?:我们|我)(?:班|班上|班里|队|队里|队上|科室|病房|店里|店)?(?:的|有个|有一个|有位|有一位)"
-    rf"(?P<zrole>{_ZH_ROLE})(?:叫做|名叫|叫)?\s?(?P<zname>{_ZH_NAME}"
-    rf"|{_ZH_NAME_CHAR}{{2,3}}?(?=今天|昨天|明天|最近|刚|又|上周|下周|这周|[{_ZH_STOP}]|{_ZH_AFTER_NAME}))"
+    # "我们班有个学生叫乐乐", "我班上有个小朋友叫…", "队里有个队员叫阿杰": a class, a team, a ward, a
+    # shop of the user's; or "我的病人王伯" ("我的小朋友" may be the user's own child: only in a class)
+    rf"(?:(?:我们|我)(?:班|班上|班里|队里|队上|科室|病房|店里)(?:的|有个|有一个|有位|有一位)(?P<zrole>{_ZH_ROLE})"
+    rf"|(?:我们|我)的(?P<zrole2>{_ZH_MINE}))"
+    rf"(?:(?:叫做|名叫|叫)\s?(?P<zname>{_ZH_NAME})|\s?(?P<zname2>{_ZH_LOOKS_NAMED}))"
 )
 
 
@@ -62,8 +78,8 @@ def read_served(text: str, reading: Reading, *, chinese: bool = False) -> None:
         return
     folded = as_mandarin(text)
     for match in _ZH_SERVED.finditer(folded):
-        name = as_written(match.group("zname"), folded, text)
-        _serves(reading, Ref(name=name), _ZH_ROLES[match.group("zrole")])
+        name = as_written(match.group("zname") or match.group("zname2"), folded, text)
+        _serves(reading, Ref(name=name), _ZH_ROLES[match.group("zrole") or match.group("zrole2")])
 
 
 def _serves(reading: Reading, person: Ref, label: str) -> None:

@@ -53,9 +53,8 @@ _CHILDREN_COUNTED = re.compile(
     r"(?:我们|我|咱们|咱)(?:家|的)?(?:有|生了|养了)?(?:两|兩|三|四|2|3|4)个"
     r"(?:小孩|孩子|娃|宝宝|宝贝|仔女|子女|小朋友|囡囡|女儿|儿子)"
 )
-_THEIR_SIBLING = re.compile(
-    r"(?<![\u4e00-\u9fff])(?:哥哥|弟弟|姐姐|妹妹)(?=叫|是|名叫|今年|[\d一二三四五六七八九十]+岁)"
-)
+_THEIR_SIBLING = re.compile(r"(?<![\u4e00-\u9fff])(?:哥哥|弟弟|姐姐|妹妹)(?=叫|名叫)")
+_SENTENCE_END = re.compile(r"[\u3002.!\uff01?\uff1f\n]")
 _AS_CHILD = {"哥哥": "儿子", "弟弟": "儿子", "姐姐": "女儿", "妹妹": "女儿"}
 
 
@@ -92,9 +91,12 @@ def as_mandarin(text: str, kin_words: tuple[str, ...] = ()) -> str:
             folded = _NEXT_IN_ORDER.sub("孩子", folded)
         counted = _CHILDREN_COUNTED.search(folded)
         if counted:
-            folded = folded[: counted.end()] + _THEIR_SIBLING.sub(
-                lambda match: _AS_CHILD[match.group(0)], folded[counted.end() :]
-            )
+            # In the same sentence only, and only as they are named ("哥哥叫宥辰"): "我有两个孩子,
+            # 妹妹今年结婚了" is the speaker's sister.
+            end = _SENTENCE_END.search(folded, counted.end())
+            stop = end.start() if end else len(folded)
+            named = _THEIR_SIBLING.sub(lambda match: _AS_CHILD[match.group(0)], folded[counted.end() : stop])
+            folded = folded[: counted.end()] + named + folded[stop:]
     return folded
 
 

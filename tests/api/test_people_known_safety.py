@@ -298,3 +298,13 @@ def test_an_introduction_of_the_users_kin_is_not_pinned(key_client, said):
 def test_an_introduction_with_a_condition_in_it_is_pinned(key_client, said):
     body = _rest_add(key_client, said)
     assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety")
+
+
+def test_a_child_also_named_in_a_team_sheet_stays_the_users_child(key_client):
+    _rest_add(key_client, "My son is called Jayden.")
+    _rest_add(key_client, "One of the players, Jayden, got subbed off at half time.")
+    _rest_add(key_client, "Jayden, one of my players, scored twice today!")
+
+    body = _rest_add(key_client, "Jayden has a peanut allergy.")
+
+    assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety")

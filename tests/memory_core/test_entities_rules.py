@@ -114,3 +114,37 @@ def test_an_end_names_only_its_own_relation(owner):
     memory_add(namespace=namespace, content="Ana quit Globex.", valid_from=datetime(2024, 3, 1, tzinfo=UTC))
     open_ones = Relation.objects.filter(namespace=namespace, valid_to__isnull=True).select_related("subject")
     assert {(r.subject.is_self, r.predicate) for r in open_ones} == {(True, "works_at")}
+
+
+# Near misses of the forms above: someone else's child, a role said of no one of the user's, a
+# carer who is someone else, siblings after the children were counted in another sentence.
+NOT_THE_USERS = [
+    "Her daughter (Mia) is in my class.",
+    "My friend's son (Leo) is starting school.",
+    "One of the players, Jayden, got subbed off.",
+    "I'm a student, Mum says I should rest.",
+    "My sister has twins. The twins are Ava and Leo.",
+    "我的顾客都很好",
+    "我的学生证丢了",
+    "我的小朋友叫多多，今年三岁",  # noqa: RUF001  # a parent's own child, said fondly
+    "我弟弟为了照顾奶奶没去上大学",
+    "我妈为了照顾我爸搬回老家了",
+    "我是我妈妈同事的照顾者",
+]
+
+
+@pytest.mark.parametrize("text", NOT_THE_USERS)
+def test_near_misses_make_no_one_the_users_child_pupil_or_charge(owner, text):
+    namespace = namespace_for_user(user=owner)
+    memory_add(namespace=namespace, content=text)
+    found = Relation.objects.filter(namespace=namespace, subject__is_self=True)
+    assert not found.filter(label__in=["cares for", "pupil", "player", "patient", "client"]).exists()
+    assert not found.filter(predicate="child", object__name__gt="").exists()
+
+
+def test_siblings_said_after_the_children_were_counted_in_another_sentence_stay_siblings(owner):
+    namespace = namespace_for_user(user=owner)
+    memory_add(namespace=namespace, content="我有两个孩子，妹妹今年结婚了。")  # noqa: RUF001
+    relations = Relation.objects.filter(namespace=namespace, subject__is_self=True)
+    found = {(r.predicate, r.label) for r in relations}
+    assert ("sibling", "sister") in found and not any(p == "child" for p, _ in found)
