@@ -407,6 +407,6 @@ def _by_pronoun(plain: str, aliases: tuple[str, ...], pronoun: str) -> str:
 _IS_OR_HAS = re.compile(
     r"\s+(?:been|got|gotten|on|in|at|not|a|an|always|still|just|now|going|getting|having|taking|off|back|"
     r"home|really|very|so|too|had|allergic|diabetic|asthmatic|epileptic|pregnant|autistic|coeliac|celiac|"
-    r"deaf|blind|type|due|started|stopped|finally|started|recovering|doing|feeling)\b",
+    r"deaf|blind|type|due|started|stopped|finally|recovering|doing|feeling)\b",
     re.I,
 )

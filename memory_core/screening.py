@@ -393,8 +393,8 @@ def _known_person(people: PeopleKnown | None, content: str, whose: judgement.Saf
     treated = treatment_named(content)
     if whose.anyone < BY_PRONOUN_FLOOR and not treated:
         return None  # no health in it at all: the graph is not read (most ordinary turns)
-    if whose.who == "user" and speaks_of_self(content) and whose.anyone >= sure:
-        return None
+    if whose.who == "user" and speaks_of_self(content):
+        return None  # the user's own, told in the first person, whoever else it names
     found = people.whose(content)
     if found == DEPENDANT and not treated:
         # Whether there is a condition at all is read with the person said by a pronoun (the model
