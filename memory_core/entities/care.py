@@ -61,10 +61,15 @@ _ZH_CARER_OF = re.compile(
 )
 
 
+_THE_USER = re.compile(r"\b[Tt]he\s+user(?P<is>\s+is)?\b(?!'s)")
+
+
 def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
     """Add to `reading` the user's care of the kin it names (English, and Chinese when `chinese`:
     traditional and Cantonese folded as the Chinese reading folds them)."""
     english = re.sub(r"\b[Ii]'m\b", "I am", text.replace("\u2019", "'"))
+    # The extractor's third person ("The user looks after the user's dad, Desmond"): the user is "I".
+    english = _THE_USER.sub(lambda m: "I am" if m.group("is") else "I", english)
     said = (pattern.finditer(english) for pattern in (_EN_CARE, _EN_CARER_OF, _EN_GUARDIANSHIP))
     for match in [m for found in said for m in found]:
         pronoun = match.group("pronoun")

@@ -308,3 +308,55 @@ def test_a_child_also_named_in_a_team_sheet_stays_the_users_child(key_client):
     body = _rest_add(key_client, "Jayden has a peanut allergy.")
 
     assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety")
+
+
+# The same promises through the other ways in: a cared-for father's condition the model reads only by
+# a pronoun is pinned, a pupil's is not, an introduction is not.
+_THROUGH_EVERY_WAY_IN = [
+    "I look after my dad, Desmond, since his fall.",
+    "Desmond has kidney disease.",
+    "One of my pupils, Ayaan, is in Year 5.",
+    "Ayaan has type 1 diabetes.",
+    "My daughter Nia is 8 weeks old.",
+]
+_PINNED = {"Desmond has kidney disease.": True, "Ayaan has type 1 diabetes.": False}
+
+
+def _as_stored() -> dict[str, bool]:
+    wanted = [*_PINNED, "My daughter Nia is 8 weeks old."]
+    return {
+        e.content: e.pinned
+        for e in MemoryEntry.objects.filter(content__in=wanted, status=MemoryStatus.ACTIVE)
+    }
+
+
+def test_mem0_reads_a_pronoun_a_pupil_and_an_introduction_as_rest_does(key_client):
+    for said in _THROUGH_EVERY_WAY_IN:
+        _mem0_add(key_client, said)
+
+    assert _as_stored() == {**_PINNED, "My daughter Nia is 8 weeks old.": False}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_reads_a_pronoun_a_pupil_and_an_introduction_as_rest_does(owner, mcp_url):
+    token = user_token_issue(user=owner).key
+    bodies = m.adds(mcp_url, token, _THROUGH_EVERY_WAY_IN)
+
+    assert [b["entry"]["pinned"] for b in bodies[1::2]] == [True, False]
+    assert bodies[4]["entry"]["pinned"] is False
+
+
+def test_the_chat_reads_a_pronoun_a_pupil_and_an_introduction_as_rest_does(
+    owner, django_capture_on_commit_callbacks
+):
+    client = client_for(owner)
+    for said in _THROUGH_EVERY_WAY_IN:
+        # "Remember that my daughter…", "Remember that Desmond…": a name keeps its capital
+        opening = said if said.split()[0] in ("Desmond", "Ayaan", "I") else said[0].lower() + said[1:]
+        with django_capture_on_commit_callbacks(execute=True):
+            client.post(reverse("chat:new"), {"content": f"Remember that {opening}"})
+
+    kept = {e.content: e.pinned for e in MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE)}
+    assert any(pinned for content, pinned in kept.items() if "kidney" in content)
+    assert not any(pinned for content, pinned in kept.items() if "diabetes" in content)
+    assert not any(pinned for content, pinned in kept.items() if "8 weeks" in content)
