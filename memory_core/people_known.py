@@ -326,14 +326,11 @@ def _word(alias: str, *, owned: bool = False) -> re.Pattern[str]:
 _EN_MY_KIN = re.compile(
     r"(?i)\b(?:my|our)\s+(?:(?:little|baby|eldest|oldest|youngest|younger|older|elder|big|twin|teenage|"
     r"adult|new|late)\s+)*(?P<kin>"
-    + "|".join(map(re.escape, sorted(_EN_PEOPLE_WORDS, key=len, reverse=True)))
+    + "|".join(map(re.escape, _EN_PEOPLE_WORDS))  # longest first
     + r")\b"
 )
-_ZH_MY_KIN = re.compile(
-    r"(?:我们|我們|我家|我)(?:的|个|個|嘅)?(?P<kin>"
-    + "|".join(map(re.escape, sorted({w for w in KIN_WORDS if not w.isascii()}, key=len, reverse=True)))
-    + ")"
-)
+# Read on the Mandarin fold (`as_mandarin`): traditional and Cantonese forms are its words by then.
+_ZH_MY_KIN = re.compile(r"(?:我们|我家|我)(?:的|个)?(?P<kin>" + "|".join(map(re.escape, ZH_KIN_WORDS)) + ")")
 
 
 def introduction_by_pronoun(text: str) -> str | None:
@@ -353,8 +350,8 @@ def introduction_by_pronoun(text: str) -> str | None:
     for name in sorted(names, key=len, reverse=True):
         if _HAN.search(name):
             said = said.replace(simplified_han(name), "")
-        else:
-            said = re.sub(rf"\b(she|he|they)\s+{re.escape(name)}\b,?", r"\1", said)
+        else:  # "she Mia is…", "她Chloe读紧中一"
+            said = re.sub(rf"(\b(?:she|he|they)\s+|[她他]\s*){re.escape(name)}(?![A-Za-z]),?", r"\1", said)
     return " ".join(said.split())
 
 
