@@ -238,12 +238,17 @@ def _zh_their_kin(text: str) -> str:
     return text[: pronoun.start()] + _ZH_THEIR_KIN.sub(opening.group(0) + "的", text[pronoun.start() :])
 
 
+# How a condition's name ends (症, 病, 盲, 癌, 压 …): said after 是 or right after a kin word it is
+# no one's name. (Not 炎: it ends given names too, 黄炎.)
+_A_CONDITION = re.compile(r"(?:症|病|盲|癌|压|痛|喘|瘫|障碍|过敏|湿疹|癫痫|中风|糖尿)$")
+
+
 def read_chinese(text: str) -> Reading:
     """A Chinese statement's reading, traditional and Cantonese as Mandarin (`zh_forms`), with the
     names as written."""
     folded = as_mandarin(text, ZH_KIN_WORDS)
     reading = _read_mandarin(folded)
-    if folded == text:
+    if folded == text and not any(_A_CONDITION.search(ref.name) for ref in reading.refs if ref.name):
         return reading
 
     def written(ref: Ref | None) -> Ref | None:
@@ -251,7 +256,8 @@ def read_chinese(text: str) -> Reading:
             return ref
         return replace(
             ref,
-            name=as_written(ref.name, folded, text),
+            # "我女儿是红绿色盲", "我家老大是自闭症": a condition said where a name could be, no name
+            name="" if _A_CONDITION.search(ref.name) else as_written(ref.name, folded, text),
             works_at=as_written(ref.works_at, folded, text),
             of=written(ref.of),
         )

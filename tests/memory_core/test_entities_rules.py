@@ -49,6 +49,8 @@ CASES = [
         ("the user", "child", "浩浩"), ("the user", "child", "米米")}),
     ("我有两个孩子。我哥哥是医生。", {("the user", "sibling", "我的哥哥"), ("我的哥哥", "role", "医生")}),
     ("我女儿今年八岁。", {("the user", "child", "我的女儿")}),  # 今年 is no name
+    ("我女儿是红绿色盲。", {("the user", "child", "我的女儿")}),  # a condition is no name
+    ("我家老大是自閉症。", {("the user", "child", "我的孩子")}),
     ("Our kids are Oscar (9) and Nell (6).", {
         ("the user", "child", "Oscar"), ("the user", "child", "Nell"), ("the user", "child", "my kids")}),
     ("Her kids are Oscar and Nell.", set()),
