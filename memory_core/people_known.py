@@ -347,11 +347,16 @@ def introduction_by_pronoun(text: str) -> str | None:
     if said == as_mandarin(text, ZH_KIN_WORDS):
         return None
     # The name goes with its kin word: "she Mia is on the spectrum" is "she is on the spectrum".
+    # (A condition said where a name could be is no name by now: `rules_zh._A_CONDITION`.)
     for name in sorted(names, key=len, reverse=True):
         if _HAN.search(name):
             said = said.replace(simplified_han(name), "")
-        else:  # "she Mia is…", "她Chloe读紧中一"
-            said = re.sub(rf"(\b(?:she|he|they)\s+|[她他]\s*){re.escape(name)}(?![A-Za-z]),?", r"\1", said)
+        else:  # "she Mia is…", "he Reuben (5) has…", "她Chloe读紧中一"
+            said = re.sub(
+                rf"(\b(?:she|he|they)\s+|[她他]\s*){re.escape(name)}(?![A-Za-z])(?:\s*\(\d{{1,2}}\))?,?",
+                r"\1",
+                said,
+            )
     return " ".join(said.split())
 
 

@@ -434,9 +434,8 @@ def _only_an_introduction(text: str) -> bool:
     """Whether `text`, read by the model as a dependant's condition, introduces one of the user's
     kin by name and reads as no condition once that kin is said by a pronoun ("My daughter Esme is
     6 months", "My dad Gerald moved in with us and I'm his main carer now", "我儿子乐乐才三岁": the
-    model learned that what is said of "my daughter" is her condition). Chosen on people-1 to -5,
-    batches 36-42 and chit-chat 20-23 (training data): of the 24 such statements labelled a
-    dependant's condition none is unpinned, of 27 with none or no health in them 10 are."""
+    model learned that what is said of "my daughter" is her condition). What it unpins over every
+    labelled set, of dependants' conditions and of statements with none: docs/trust.md."""
     if safety_frames(text)[0] or treatment_named(text):
         return False  # the reader's own frames read a health fact in it, or a medicine is named
     said = introduction_by_pronoun(text)

@@ -283,6 +283,8 @@ INTRODUCTIONS = [
 INTRODUCTIONS_WITH_A_CONDITION = [
     "My son Arlo has a cow's milk protein allergy.",
     "我儿子豆豆有哮喘，晚上常咳。",  # noqa: RUF001
+    "my son Reuben (5) has autism and starts a new school next week",
+    "我女兒小芸今年15歲，是唐氏症寶寶。",  # noqa: RUF001
 ]
 
 
