@@ -24,6 +24,7 @@ _BENCH_TABLES = (
     "memory_core_relatedterm",
     "memory_core_namespacegrant",
     "memory_core_namespace",
+    "memory_core_graphchange",  # no foreign key: the graph's rows go with their namespace
 )
 
 _ready = False

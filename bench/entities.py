@@ -9,9 +9,15 @@
    p50/p95 with the graph on and off, taking turns question by question, three times: each
    question's embedding computed as for a new message (the graph is walked while it is
    computed); the embedding already cached (a question asked again: nothing hides the walk);
-   and the embedding cached with the graph read again from the database for each question, as
-   after a write that changed it (`memory_core.entities.graph_cache`);
-2. with `--locomo N`, the first N LoCoMo conversations (`bench.locomo`), their turns read into
+   the embedding cached after a write through the pipeline that named one of the user's people
+   (untimed), so that the graph held is brought up to date with that write's rows
+   (`memory_core.entities.graph_cache`); and the embedding cached with no graph held, read whole
+   for each question (a process that held none, or held it too long);
+2. with `--large-graph N` (default 10,000), one user's graph grown to about N items (entities
+   and their mentions inserted in SQL, past the write path, as a user of many months has them):
+   recall after each write that names someone, the graph brought up to date by the rows the write
+   changed against read whole each time (`RECALL_GRAPH_CHANGES_FROM_ITEMS`), and the graph off;
+3. with `--locomo N`, the first N LoCoMo conversations (`bench.locomo`), their turns read into
    the graph by the same offline rules, evidence R@10 per question category with and without.
 """
 
@@ -63,9 +69,12 @@ def _ask(
     *,
     fresh: bool = False,
     reread: bool = False,
+    write: bool = False,
 ) -> list[tuple[float, list[float]]]:
     """Each build's recall@K and durations over every question. The builds take turns question
-    by question (the first to go alternates), so that the machine's load hits each alike."""
+    by question (the first to go alternates), so that the machine's load hits each alike. With
+    `write`, a memory naming one of the user's people is added before each question (untimed;
+    recall@K is not counted, the memories added compete with the answers)."""
     from django.test import override_settings
 
     from memory_core.embeddings import query_cache
@@ -78,6 +87,8 @@ def _ask(
     for user in users:
         namespace = world["namespaces"][user["user"]]
         for question in user["questions"]:
+            if write:
+                _name_someone(namespace, total)
             order = list(range(len(builds)))
             if total % 2:
                 order.reverse()
@@ -102,11 +113,32 @@ def _ask(
                 ids = [str(item.entry.pk) for item in ranked[:K]]
                 hit = world["answers"][(user["user"], question["answer"])] in ids
                 hits[index] += hit
+                if write:
+                    continue
                 kind = "point-in-time" if question.get("at") else user["user"].rsplit("-", 1)[0]
                 world.setdefault("by_kind", {}).setdefault(kind, [[0, 0] for _ in builds])[index][0] += hit
                 world["by_kind"][kind][index][1] += 1
             total += 1
     return [(hits[index] / total, durations[index]) for index in range(len(builds))]
+
+
+def _name_someone(namespace: Any, turn: int) -> None:
+    """A chat turn naming one of the user's people, through the write pipeline."""
+    from memory_core.entities.models import Entity
+    from memory_core.pipeline import memory_add
+
+    names = sorted(
+        Entity.objects.filter(namespace=namespace, is_self=False, named=True).values_list("name", flat=True)
+    )
+    if not names:
+        return
+    name = names[turn % len(names)]
+    said = (
+        f"今天和{name}通了电话。"
+        if any("\u4e00" <= c <= "\u9fff" for c in name)
+        else f"Had a quick call with {name} today."
+    )
+    memory_add(namespace=namespace, content=f"{said} ({turn})", turn=True)
 
 
 def synthetic(users_limit: int, data: str = "") -> None:
@@ -132,15 +164,21 @@ def synthetic(users_limit: int, data: str = "") -> None:
     _ask(users, world, (ON, OFF))  # warm-up: embeddings cached, plans prepared
     with_graph, without_graph = 0.0, 0.0
     cases = (
-        (True, False, "embedding computed (a new message)"),
-        (False, False, "embedding cached (asked again)"),
-        (False, True, "embedding cached, graph read again (after a write changed it)"),
+        (True, False, False, "embedding computed (a new message)"),
+        (False, False, False, "embedding cached (asked again)"),
+        (False, True, False, "embedding cached, no graph held (read whole each time)"),
+        # last: the memories it adds would compete with the answers of the cases after it
+        (False, False, True, "embedding cached, after a write naming someone (the graph brought up to date)"),
     )
-    for fresh, reread, label in cases:
+    for fresh, reread, write, label in cases:
         on_durations: list[float] = []
         off_durations: list[float] = []
         for _ in range(3):
-            (with_graph, on), (without_graph, off) = _ask(users, world, (ON, OFF), fresh=fresh, reread=reread)
+            (hits_on, on), (hits_off, off) = _ask(
+                users, world, (ON, OFF), fresh=fresh, reread=reread, write=write
+            )
+            if not write:
+                with_graph, without_graph = hits_on, hits_off
             on_durations += on
             off_durations += off
         print(f"latency, {label}:")
@@ -154,6 +192,83 @@ def synthetic(users_limit: int, data: str = "") -> None:
     print(f"recall@{K} without the graph source (baseline): {without_graph:.3f}")
     gain = common.ratio(with_graph, without_graph)
     print(f"recall@{K} with the graph source:               {with_graph:.3f}  ({gain})")
+
+
+def large_graph(items: int) -> None:
+    """Recall latency for a user whose graph holds about `items` rows, after a write naming
+    someone: the graph brought up to date by the changed rows, read whole, and off (baseline)."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test import override_settings
+
+    from memory_core.embeddings import query_cache
+    from memory_core.entities import graph_cache
+    from memory_core.pipeline import memory_add
+    from memory_core.recall import memory_recall
+    from memory_core.services import namespace_for_user
+
+    common.header(f"entities: a graph of about {items} items, recall after each write naming someone")
+    common.truncate()
+    graph_cache.clear()
+    account, _ = get_user_model().objects.get_or_create(username="bench-large-graph")
+    namespace = namespace_for_user(user=account)
+    texts = [
+        "My sister Ana is a nurse in Leeds.",
+        "Ana's husband Marc is a pilot.",
+        "My friend Bea likes green tea.",
+        *(f"Note {i}: I had lunch with a colleague and talked about the week." for i in range(40)),
+    ]
+    for text in texts:
+        memory_add(namespace=namespace, content=text)
+    with connection.cursor() as cursor:
+        # A person mentioned by three memories is four items.
+        cursor.execute(
+            "INSERT INTO memory_core_entity (id, namespace_id, kind, name, aliases, is_self, named, "
+            "embedding_model, created_at, updated_at) SELECT gen_random_uuid(), %s, 'person', "
+            "'Person ' || g, ARRAY['person ' || g], false, true, '', now(), now() "
+            "FROM generate_series(1, %s) g",
+            [namespace.pk, items // 4],
+        )
+        cursor.execute(
+            "INSERT INTO memory_core_entitymention (namespace_id, entity_id, entry_id, surface, created_at) "
+            "SELECT %s, e.id, m.id, 'person', now() FROM memory_core_entity e CROSS JOIN LATERAL "
+            "(SELECT id FROM memory_core_memoryentry WHERE namespace_id = %s "
+            "ORDER BY md5(e.id::text || id::text) LIMIT 3) m "
+            "WHERE e.namespace_id = %s AND e.name LIKE 'Person %%'",
+            [namespace.pk, namespace.pk, namespace.pk],
+        )
+    print("(the graph's bulk is inserted in SQL, past the write path; each timed recall follows one write")
+    print(" through the pipeline, untimed)")
+    builds = (
+        ("brought up to date", ON, {}),
+        ("read whole", ON, {"RECALL_GRAPH_CHANGES_FROM_ITEMS": 10**12}),
+        ("graph off", OFF, {}),
+    )
+    question = "What does my sister's husband do?"
+    durations: dict[str, list[float]] = {label: [] for label, _, _ in builds}
+    held = 0
+    for turn in range(60):
+        order = builds if turn % 2 == 0 else builds[::-1]
+        for label, components, extra in order:
+            with override_settings(RECALL_COMPONENTS=components, **extra):
+                query_cache.clear()
+                memory_recall(
+                    namespaces=[namespace], query=question, limit=20, record=False
+                )  # embedding cached
+                memory_add(namespace=namespace, content=f"Bea called about Ana ({turn}, {label}).", turn=True)
+                start = time.perf_counter()
+                memory_recall(namespaces=[namespace], query=question, limit=20, record=False)
+                durations[label].append(time.perf_counter() - start)
+                held = max(held, graph_cache.held_bytes() // graph_cache.ITEM_BYTES)
+    print(f"graph held: {held} items")
+    for label, _, _ in builds:
+        print(f"  {label:<20}{common.summary_ms(durations[label])}")
+    p95 = {label: common.percentile(values, 95) for label, values in durations.items()}
+    changes, whole, off = p95["brought up to date"], p95["read whole"], p95["graph off"]
+    print(
+        f"  p95 brought up to date / read whole: {common.ratio(changes, whole)}; "
+        f"with / without the graph: {common.ratio(changes, off)} (read whole: {common.ratio(whole, off)})"
+    )
 
 
 def locomo(conversations_limit: int) -> None:
@@ -227,6 +342,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--locomo", type=int, default=2, help="LoCoMo conversations (0: skip)")
     parser.add_argument("--no-synthetic", action="store_true", help="only the LoCoMo part")
     parser.add_argument(
+        "--large-graph", type=int, default=10_000, help="items in the large graph's user (0: skip)"
+    )
+    parser.add_argument(
         "--data",
         default="",
         help="another set of the same shape (e.g. tests/data/entities/fresh_issue29.json)",
@@ -235,6 +353,8 @@ def main(argv: list[str] | None = None) -> None:
     common.setup()
     if not args.no_synthetic:
         synthetic(args.users, args.data)
+    if args.large_graph:
+        large_graph(args.large_graph)
     if args.locomo:
         locomo(args.locomo)
 

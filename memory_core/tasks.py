@@ -15,6 +15,7 @@ from django.utils import timezone
 from memory_core.compaction import compaction_run, rewrite_due
 from memory_core.context_vectors import TASK as CONTEXT_VECTORS_TASK
 from memory_core.context_vectors import context_vectors_run, context_vectors_soon
+from memory_core.entities import graph_cache
 from memory_core.extraction.jobs import extraction_reap, extraction_run
 from memory_core.forgetting import forget_all
 from memory_core.imports import import_reap, import_run
@@ -34,6 +35,7 @@ def run_forgetting() -> dict[str, int]:
     reports = forget_all()
     counts = {report.name: report.count for report in reports}
     counts["recall_log_pruned"] = recall_log.prune()
+    counts["graph_changes_pruned"] = graph_cache.prune_changes()
     capped = [report.name for report in reports if report.capped]
     logging.getLogger(__name__).info(
         "forgetting: %s%s",

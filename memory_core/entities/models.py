@@ -12,6 +12,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.functions import Now
 from django.utils import timezone
 from pgvector.django import VectorField
 
@@ -171,3 +172,36 @@ class RelationSupport(models.Model):
 
     def __str__(self) -> str:
         return f"{self.relation_id} rests on {self.entry_id}"
+
+
+class GraphChange(models.Model):
+    """A row of a namespace's graph (an entity, relation, mention or relation support) that a
+    statement inserted, updated or deleted, at the `version` that statement gave the namespace.
+    Written only by the database's triggers (migrations 0022 and 0034), so every path is caught;
+    read by recall's copies of the graphs (`graph_cache`) to apply what changed since the version
+    they hold instead of reading the whole graph again. Ids only, nothing a user said; deleted a
+    day after (`graph_cache.prune_changes`), long after any copy that could need them is reloaded.
+    No foreign key: a namespace being deleted still logs the deletion of its rows."""
+
+    class Kind(models.IntegerChoices):
+        ENTITY = 1
+        RELATION = 2
+        MENTION = 3
+        SUPPORT = 4
+
+    namespace_id = models.BigIntegerField()
+    version = models.BigIntegerField()
+    kind = models.SmallIntegerField(choices=Kind.choices)
+    # The changed row's id: entities' and relations' are UUIDs, mentions' and supports' numbers.
+    row_uuid = models.UUIDField(null=True)
+    row_number = models.BigIntegerField(null=True)
+    at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["namespace_id", "version"], name="graph_change_since"),
+            models.Index(fields=["at"], name="graph_change_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.row_uuid or self.row_number} at {self.version}"

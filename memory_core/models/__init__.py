@@ -29,7 +29,7 @@ from memory_core.choices import (
 
 # The knowledge-graph rows (`entities.models`) and the webhook rows (`webhooks.models`) live in
 # their packages; imported here so that Django registers them with this app.
-from memory_core.entities.models import Entity, EntityMention, Relation, RelationSupport
+from memory_core.entities.models import Entity, EntityMention, GraphChange, Relation, RelationSupport
 from memory_core.models.erasure import ErasureReceipt, Tombstone
 from memory_core.models.jobs import ExtractionJob, ImportJob
 from memory_core.models.logs import ActiveDay, FlaggedWrite, RecallLog
@@ -69,6 +69,7 @@ __all__ = [
     "ExtractionStatus",
     "FlagKind",
     "FlaggedWrite",
+    "GraphChange",
     "ImportFormat",
     "ImportJob",
     "ImportStatus",

@@ -100,21 +100,20 @@ def _term_weights_and_graph(
     """The query terms' statistics and the entity graph's candidates (the entities the query
     mentions and their neighbours), while the query embedding is still being computed. The graphs
     are walked as `graph_cache` holds them; those it does not hold at their current version
-    (`graph_versions`, for the namespaces whose graph knows anyone besides the user) are loaded
-    in the term statistics' round trip. With `related`, the scope's words related to the query's
+    (`graph_versions`, for the namespaces whose graph knows anyone besides the user) are brought
+    up to date in the term statistics' round trip. With `related`, the scope's words related to the query's
     come in the same round trip (`memory_core.term_vectors`). No graph is read when the query
     names no one; no round trip when no read is needed."""
     weights = lexical.term_weights_read(namespace_ids=namespace_ids, terms=terms)
     near = term_vectors.related_read(namespace_ids=namespace_ids, terms=terms) if related else None
     question = graph_question(text) if graph_versions else None
-    graphs, missing = graph_cache.cached(graph_versions) if question is not None else ([], [])
-    load = graph_cache.load_read(missing) if missing else None
-    results = iter(run_together([read for read in (weights, near, load) if read is not None]))
+    graphs, loads = graph_cache.cached(graph_versions) if question is not None else ([], [])
+    results = iter(run_together([read for read in (weights, near) if read is not None] + loads))
     term_weights = lexical.NO_TERMS if weights is None else next(results)
     if near is not None:
         term_weights = term_vectors.with_related(term_weights, next(results))
-    if load is not None:
-        graphs += next(results)
+    for loaded in results:
+        graphs += loaded
     if question is None:
         return term_weights, {}
     return term_weights, graph_scores(graphs, question, at=at)

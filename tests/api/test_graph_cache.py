@@ -60,6 +60,33 @@ def graph_reads(client: Any, question: str, user: str = "u1") -> int:
     return sum("memory_core_entitymention" in q["sql"] for q in queries.captured_queries)
 
 
+def held_as_read_whole() -> bool:
+    """Whether each graph held, as brought up to date, is the graph a whole read gives."""
+    from memory_core.round_trip import run_together
+
+    def shape(graph: graph_cache.NamespaceGraph) -> tuple[Any, ...]:
+        def sort(index: dict[Any, Any]) -> dict[Any, list[Any]]:
+            return {key: sorted(map(str, values)) for key, values in index.items()}
+
+        return (
+            graph.version,
+            sort(graph.by_alias),
+            graph.aliases,
+            graph.self_ids,
+            sort(graph.mentions),
+            {key: sorted(relation.id for relation in values) for key, values in graph.relations.items()},
+            sort(graph.support),
+            graph.items,
+        )
+
+    held = [entry[0] for entry in graph_cache._CACHE._graphs.values()]
+    for graph in held:
+        [[whole]] = run_together([graph_cache.load_read([graph.namespace_id])])
+        if whole.version == graph.version and shape(whole) != shape(graph):
+            return False
+    return bool(held)
+
+
 def people(client: Any) -> dict[str, str]:
     response = client.get("/api/v1/entities/?user_id=u1")
     assert response.status_code == 200
@@ -72,7 +99,10 @@ def relation_of(client: Any, entity: str, predicate: str) -> str:
 
 
 @pytest.mark.django_db
-def test_every_kind_of_change_reaches_the_next_question(key_client):
+@pytest.mark.parametrize("changes_from_items", [0, None], ids=["brought-up-to-date", "read-whole"])
+def test_every_kind_of_change_reaches_the_next_question(key_client, settings, changes_from_items):
+    if changes_from_items is not None:
+        settings.RECALL_GRAPH_CHANGES_FROM_ITEMS = changes_from_items
     for text in ("My sister Ana is a nurse.", "Ana's husband Marc is a pilot.", *FILLERS):
         add(key_client, text)
     add(key_client, "My friend Bea likes green tea.")
@@ -83,6 +113,7 @@ def test_every_kind_of_change_reaches_the_next_question(key_client):
         before = graph_scores(key_client)
         act()
         held = graph_scores(key_client)
+        assert held_as_read_whole(), step
         assert held == fresh_graph_scores(key_client), step
         if visible:
             assert held != before, f"{step} changed nothing the questions see"

@@ -424,6 +424,7 @@ def test_the_task_runs_every_pass_and_returns_counts(owner):
         "decay": 1,
         "consolidate": 0,
         "recall_log_pruned": 0,
+        "graph_changes_pruned": 0,
     }
 
 

@@ -14,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
+from memory_core.entities import graph_cache
 from memory_core.forgetting import forget_all
 from memory_core.recall import log as recall_log
 
@@ -96,3 +97,5 @@ class Command(BaseCommand):
             pruned = recall_log.prune(now)
             days = recall_log.retention_days()
             self.stdout.write(f"Recall log: {pruned} rows older than {days} days deleted.")
+            changes = graph_cache.prune_changes(now)
+            self.stdout.write(f"Graph changes: {changes} rows older than a day deleted.")
