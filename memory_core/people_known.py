@@ -98,6 +98,9 @@ class Person:
     aliases: tuple[str, ...]
     to_the_user: str
     kin: str = ""  # what they are to the user, as the graph's relation says it ("daughter", "mother")
+    # The kin words they were said by ("mum", "奶奶"), and whether the user said they look after them.
+    kin_words: tuple[str, ...] = ()
+    cared: bool = False
 
 
 @dataclass
@@ -120,12 +123,52 @@ class PeopleKnown:
             return None  # "Ella's asthma is gone": whether there is a condition is the model's to say
         plain = simplified_han(" ".join(text.split()))
         named = [person for person in self.people() if _names(plain, person.aliases)]
-        if _mentions_people_words(_without_names(plain, named)):
+        rest = _without_names(plain, named)
+        if _mentions_people_words(rest):
             # "my brother", "Mum's", "Ella's teacher": whose it is rests on the words (a name
-            # holding a kin word, "蓮姐", "阿哥", is a name).
-            return None
+            # holding a kin word, "蓮姐", "阿哥", is a name), unless the words are the user's own
+            # kin they look after ("奶奶叫王秀兰, 有高血压" after "一直是我在照顾她"), whom the
+            # model, reading a grandmother or a mother, takes for someone else.
+            cared, rest = self._cared_by_kin_word(rest)
+            if not cared or _mentions_people_words(rest):
+                return None
+            named += cared
         found = {person.to_the_user for person in named}
         return found.pop() if len(found) == 1 and "" not in found else None
+
+    def _cared_by_kin_word(self, plain: str) -> tuple[list[Person], str]:
+        """The people in the user's care that `plain` says by the user's own kin word ("my mum",
+        "Mum", "我奶奶", "奶奶" opening a clause), each word one person only, and `plain` without
+        those words."""
+        people = self.people()
+        found: list[Person] = []
+        for pattern in _OWN_KIN:
+            for match in reversed(list(pattern.finditer(plain))):
+                word = simplified_han(match.group("kin").lower())
+                holders = [person for person in people if word in person.kin_words]
+                if len(holders) != 1 or not holders[0].cared:
+                    return [], plain
+                found.append(holders[0])
+                plain = plain[: match.start("kin")] + " " + plain[match.end("kin") :]
+        return found, plain
+
+    def kin_said_by_pronoun(self, text: str) -> str | None:
+        """`text` with the user's kin in their care said by a pronoun, when it says them by a kin
+        word ("Mum has been so tired" as "she has been so tired", "奶奶最近血压高" as "她最近血压
+        高"); None when it says none."""
+        plain = simplified_han(" ".join(text.split()))
+        if not self._cared_by_kin_word(plain)[0]:
+            return None
+        for pattern in _OWN_KIN:
+            plain = pattern.sub(
+                lambda m: m.group(0)[: m.start("kin") - m.start()] + _pronoun_of(m.group("kin")), plain
+            )
+        return re.sub(
+            r"\b(?:my|our)\s+(?=(?:she|he|they)\b)|(?:我们|我家|我)(?:的|个)?(?=[她他])",
+            "",
+            plain,
+            flags=re.I,
+        )
 
     def said_by_pronoun(self, text: str) -> list[str]:
         """`text` with the one known person it names said by a pronoun ("Farzana has kidney
@@ -198,14 +241,17 @@ def _read(namespace_id: int) -> list[Person]:
     )
     kinds: dict[str, set[str]] = {}
     aliases: dict[str, tuple[str, ...]] = {}
+    kin_words: dict[str, tuple[str, ...]] = {}
     labels: dict[str, str] = {}
     cared: set[str] = set()
     served: set[str] = set()
     for predicate, label, user_first, subject_id, subject_aliases, object_id, object_aliases in rows:
         person, names = (object_id, object_aliases) if user_first else (subject_id, subject_aliases)
         aliases[str(person)] = tuple(a for a in names or () if _is_a_name(a))
+        kin_words[str(person)] = tuple(simplified_han(a.lower()) for a in names or () if not _is_a_name(a))
         if user_first and predicate == Predicate.OTHER and label == CARES_FOR:
             cared.add(str(person))
+            kinds.setdefault(str(person), set())
             continue
         if user_first and predicate == Predicate.OTHER and label in SERVED_LABELS:
             served.add(str(person))  # "one of my pupils, Ayaan"
@@ -231,9 +277,11 @@ def _read(namespace_id: int) -> list[Person]:
             aliases[person],
             DEPENDANT if person in cared else (found.pop() if len(found) == 1 else ""),
             labels.get(person, ""),
+            kin_words[person],
+            person in cared,
         )
         for person, found in kinds.items()
-        if aliases[person]
+        if aliases[person] or person in cared
     ]
 
 
@@ -333,6 +381,29 @@ _EN_MY_KIN = re.compile(
 _ZH_MY_KIN = re.compile(r"(?:我们|我家|我)(?:的|个)?(?P<kin>" + "|".join(map(re.escape, ZH_KIN_WORDS)) + ")")
 
 
+# The user's own kin said by their word, for `PeopleKnown._cared_by_kin_word`: "my mum", "Mum" said
+# as a name (capitalised, not someone's: "his Mum"), "我奶奶", and a Chinese kin word opening a clause
+# ("奶奶叫王秀兰"; not "小明的奶奶", "他奶奶").
+_EN_BARE_KIN = re.compile(
+    r"(?<!\bhis\s)(?<!\bher\s)(?<!\byour\s)(?<!\btheir\s)(?<!'s\s)"
+    r"\b(?P<kin>Mum|Mom|Mam|Mummy|Mommy|Dad|Daddy|Nan|Nana|Nanna|Gran|Granny|Grandma|Grandpa|Grandad|Granddad)\b"
+)
+_ZH_CLAUSE_KIN = re.compile(
+    r"(?:^|(?<=[\uff0c,\u3002.!\uff01?\uff1f;\uff1b\s]))(?P<kin>"
+    + "|".join(map(re.escape, ZH_KIN_WORDS))
+    + ")"
+)
+_OWN_KIN = (_EN_MY_KIN, _EN_BARE_KIN, _ZH_MY_KIN, _ZH_CLAUSE_KIN)
+
+
+def _pronoun_of(word: str) -> str:
+    found = KIN_WORDS.get(word.lower()) or KIN_WORDS.get(simplified_han(word))
+    label = found[1] if found else ""
+    if _HAN.search(word):
+        return "她" if label in FEMALE_KIN else "他"
+    return "she" if label in FEMALE_KIN else "he" if label in MALE_KIN else "they"
+
+
 def introduction_by_pronoun(text: str) -> str | None:
     """`text` with the user's kin it introduces by name said by a pronoun instead ("My daughter Esme
     is 6 months" as "she is 6 months", "我儿子乐乐才三岁" as "他才三岁"), or None when it
@@ -343,7 +414,7 @@ def introduction_by_pronoun(text: str) -> str | None:
     names = [ref.name for ref in reading.refs if ref.name and ref.kin and ref.of is None and not ref.is_self]
     if not names:
         return None
-    said = _kin_by_pronoun(text)
+    said = kin_by_pronoun(text)
     if said == as_mandarin(text, ZH_KIN_WORDS):
         return None
     # The name goes with its kin word: "she Mia is on the spectrum" is "she is on the spectrum".
@@ -360,7 +431,7 @@ def introduction_by_pronoun(text: str) -> str | None:
     return " ".join(said.split())
 
 
-def _kin_by_pronoun(text: str) -> str:
+def kin_by_pronoun(text: str) -> str:
     """`text` with the user's kin said by their word ("my little girl", "我個女") said by a pronoun;
     Chinese as Mandarin."""
 
@@ -384,7 +455,7 @@ def _by_pronoun(plain: str, aliases: tuple[str, ...], pronoun: str) -> str:
     """`plain` with each of `aliases` said by `pronoun` ("Ray's physio" as "his physio"), and the
     user's kin said by a kin word too ("my little girl Maisie" as "she she")."""
     subject, owner, han = _PRONOUNS[pronoun]
-    plain = _kin_by_pronoun(plain)
+    plain = kin_by_pronoun(plain)
     any_upper = any(c.isupper() for c in plain)
 
     def said(match: re.Match[str]) -> str:

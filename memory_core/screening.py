@@ -11,6 +11,7 @@ from typing import Any
 from config.tuning import tuned
 from memory_core import judgement
 from memory_core.choices import ALWAYS_RECALL_CATEGORIES, AddAction
+from memory_core.entities.care import without_care
 from memory_core.errors import Conflict
 from memory_core.extraction.slots import infer_slot, safety_frames, states_safety
 from memory_core.guards.policy import answer_style
@@ -33,6 +34,7 @@ from memory_core.people_known import (
     OTHER,
     PeopleKnown,
     introduction_by_pronoun,
+    kin_by_pronoun,
     speaks_of_self,
     treatment_named,
 )
@@ -402,7 +404,19 @@ def _known_person(people: PeopleKnown | None, content: str, whose: judgement.Saf
         # someone's, "she has kidney disease" 0.57; "Maisie started nursery today" 0.54, "she
         # started nursery today" 0.1. (Said by their kin word, "my mother …", the model reads a
         # condition into nearly anything: "my daughter is tired after the party", 0.88.)
-        said = [text for text in people.said_by_pronoun(content) if text != content]
+        # Less what says the user looks after them, which the model reads as a condition itself.
+        rest = without_care(content)
+        base = content if rest is None else rest
+        said = [text for text in people.said_by_pronoun(base) if text != content]
+        by_kin = people.kin_said_by_pronoun(base)
+        if not said and by_kin and by_kin != content:
+            # One of their kin in their care by a kin word ("Mum", "奶奶"): the model read the kin
+            # word's statement as it learned them and took a grandmother's for someone else's; a
+            # condition must read both ways ("奶奶最近心情不错" 0.10 as said, 0.22 as "她…").
+            sure_of_it = whose.anyone >= sure and judgement.safety(by_kin).anyone >= PRONOUN_SURE
+            return DEPENDANT if sure_of_it else NO_CONDITION
+        if not said and rest is not None:
+            said = [kin_by_pronoun(rest)]
         anyone = max((judgement.safety(text).anyone for text in said), default=None)
         if anyone is None:
             return DEPENDANT if whose.anyone >= sure else None
@@ -427,7 +441,9 @@ def _pinned_whole(text: str, whose: judgement.Safety, *, known: str | None) -> b
     """`_pinned_safety` for a statement read whole, less an introduction of the user's kin that
     tells no condition (`_only_an_introduction`)."""
     pinned = _pinned_safety(text, whose, known=known)
-    return pinned and not (known is None and whose.who == DEPENDANT and _only_an_introduction(text))
+    if not pinned or known is not None or whose.who != DEPENDANT:
+        return pinned
+    return not (_only_an_introduction(text) or _only_care(text))
 
 
 def _only_an_introduction(text: str) -> bool:
@@ -440,6 +456,18 @@ def _only_an_introduction(text: str) -> bool:
         return False  # the reader's own frames read a health fact in it, or a medicine is named
     said = introduction_by_pronoun(text)
     return said is not None and judgement.safety(said).anyone < PRONOUN_SURE
+
+
+def _only_care(text: str) -> bool:
+    """Whether `text`, read by the model as a dependant's condition, says the user looks after one
+    of their kin and reads as no condition without those words, the kin said by a pronoun ("i look
+    after my mum june she lives with me since dad passed", "去年开始一直是我在照顾她": the model learned
+    dependants' conditions told with the care). What it unpins over every labelled set:
+    docs/trust.md."""
+    if safety_frames(text)[0] or treatment_named(text):
+        return False
+    rest = without_care(text)
+    return rest is not None and judgement.safety(kin_by_pronoun(rest)).anyone < PRONOUN_SURE
 
 
 def pinned_as_known(content: str, people: PeopleKnown) -> tuple[bool, bool] | None:

@@ -31,7 +31,9 @@ _NAME_THEN_KIN = re.compile(
 _KIN_THEN_NAME = re.compile(
     rf"(?:\b(?i:my|our)\s+{_ADJ}(?P<kin>{_KIN})"
     r"|(?<![\w'\u2019-]\s)(?<![\w'\u2019-])(?P<kin2>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad|Granddad))"
-    rf"\s*\((?P<name>(?=[A-Z][a-z]){_NAME})\)"
+    # "Nan (Edith to everyone else)": the name the others use
+    rf"\s*\((?P<name>(?=[A-Z][a-z]){_NAME})(?:\s+to\s+(?:everyone|everybody|the\s+rest\s+of\s+us|others|"
+    r"most\s+people|the\s+world)(?:\s+else)?)?\)"
 )
 # "Mum", "Dad", "Nan" capitalised without a "my": the user's own, as people speak of them.
 _BARE_PARENT = re.compile(

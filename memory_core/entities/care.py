@@ -34,11 +34,25 @@ _EN_CARE = re.compile(
     r"(?:carer|caregiver|caretaker|guardian)\s+(?:for|of))\s+"
     rf"(?:(?P<pronoun>her|him|them)\b|{_NP_KIN}(?!'s\b))"  # not "my colleague's shifts"
 )
-# "I am my mum's main carer", "I've been his legal guardian since…", "I got special guardianship of
-# my niece Tilly": a guardian has the person in their care too.
+# Hedges said before "her carer" ("I'm basically her carer", "I've pretty much become his carer").
+_EN_HEDGE = (
+    r"(?:basically|really|also|effectively|essentially|kind\s+of|sort\s+of|pretty\s+much|officially|just|"
+    r"still|now|actually|legally|technically|more\s+or\s+less|somehow)"
+)
+_EN_WHOSE = rf"(?:{_NP_KIN}'s|(?P<pronoun>her|his|their))"
+# "I am my mum's main carer", "I've been his legal guardian since…", "I've basically become her
+# full-time carer", "so I'm basically her carer": a guardian has the person in their care too.
 _EN_CARER_OF = re.compile(
-    rf"\bI(?:\s+am|\s+have\s+been|'ve\s+been|\s+became)\s+(?:{_NP_KIN}'s|(?P<pronoun>her|his|their))\s+"
-    r"(?:main\s+|full[- ]time\s+|primary\s+|sole\s+|legal\s+|special\s+)?(?:carer|guardian)\b"
+    rf"\bI(?:\s+am|(?:'ve|\s+have|\s+had)(?:\s+{_EN_HEDGE})*\s+(?:been|become)|(?:\s+{_EN_HEDGE})*\s+became)"
+    rf"(?:\s+{_EN_HEDGE})*\s+{_EN_WHOSE}\s+"
+    r"(?:(?:main|full[- ]time|primary|sole|legal|special|only|live-in|unpaid|day-to-day)\s+)*"
+    r"(?:carer|caregiver|guardian)\b"
+)
+# "I do most of her care", "I do all of Gran's personal care": the care itself is the user's.
+_EN_DOES_CARE = re.compile(
+    rf"\bI(?:\s+{_EN_HEDGE})*\s+do(?:\s+{_EN_HEDGE})*\s+"
+    r"(?:(?:most|all|much|a\s+lot|the\s+bulk|nearly\s+all|almost\s+all|half)\s+of\s+)?"
+    rf"{_EN_WHOSE}\s+(?:(?:personal|day-to-day|daily|everyday)\s+)?care\b"
 )
 _EN_GUARDIANSHIP = re.compile(rf"\b(?:guardianship|custody)\s+of\s+(?:(?P<pronoun>her|him|them)\b|{_NP_KIN})")
 # "我照顾我妈", "平时都是我照顾她", "我一直在照顾外婆", "由我照顾他"; "照顾好自己" is no one.
@@ -64,13 +78,41 @@ _ZH_CARER_OF = re.compile(
 _THE_USER = re.compile(r"\b[Tt]he\s+user(?P<is>\s+is)?\b(?!'s)")
 
 
+def without_care(text: str) -> str | None:
+    """`text` less the words that say the user looks after one of their kin ("I look after my mum",
+    "I'm his legal guardian", "平时都是我照顾她"), or None when it says no such thing: whether what
+    is left tells a condition is the statement's (the safety model reads care itself as one, having
+    learned dependants' conditions said with it). Chinese as the Mandarin fold."""
+    english = re.sub(r"\b[Ii]'m\b", "I am", text.replace("\u2019", "'"))
+    english = _THE_USER.sub(lambda m: "I am" if m.group("is") else "I", english)
+    cut = _cut(english, (_EN_CARE, _EN_CARER_OF, _EN_DOES_CARE, _EN_GUARDIANSHIP))
+    if cut is not None:
+        return cut
+    if not re.search(r"[\u4e00-\u9fff]", text):
+        return None
+    return _cut(as_mandarin(text, ZH_KIN_WORDS), (_ZH_CARE, _ZH_BY_ME, _ZH_CARER_OF))
+
+
+def _cut(text: str, patterns: tuple[re.Pattern[str], ...]) -> str | None:
+    spans = sorted(match.span() for pattern in patterns for match in pattern.finditer(text))
+    if not spans:
+        return None
+    kept, at = [], 0
+    for start, end in spans:
+        kept.append(text[at:start] if start > at else "")
+        at = max(at, end)
+    return " ".join(("".join(kept) + " " + text[at:]).split())
+
+
 def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
     """Add to `reading` the user's care of the kin it names (English, and Chinese when `chinese`:
     traditional and Cantonese folded as the Chinese reading folds them)."""
     english = re.sub(r"\b[Ii]'m\b", "I am", text.replace("\u2019", "'"))
     # The extractor's third person ("The user looks after the user's dad, Desmond"): the user is "I".
     english = _THE_USER.sub(lambda m: "I am" if m.group("is") else "I", english)
-    said = (pattern.finditer(english) for pattern in (_EN_CARE, _EN_CARER_OF, _EN_GUARDIANSHIP))
+    said = (
+        pattern.finditer(english) for pattern in (_EN_CARE, _EN_CARER_OF, _EN_DOES_CARE, _EN_GUARDIANSHIP)
+    )
     for match in [m for found in said for m in found]:
         pronoun = match.group("pronoun")
         cared = said_before(reading, english, match.start(), pronoun.lower()) if pronoun else _np(match)

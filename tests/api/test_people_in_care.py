@@ -55,6 +55,39 @@ IN_CARE = [
     ("我跟外婆一起住，她叫秀兰，今年八十了，平时我一个人照顾她。", "秀兰有糖尿病。"),  # noqa: RUF001
     ("我现在是我侄女小雨的监护人，她跟我住。", "小雨对青霉素过敏。"),  # noqa: RUF001
     ("阿爺叫土生，我搬返嚟就係為咗照顧佢。", "土生要洗腎，一個禮拜三次。"),  # noqa: RUF001
+    # Care said with a hedge, as "her carer" become, or as the care the user does; a name others use
+    (
+        "Mum moved in after a couple of falls and I've basically become her full-time carer. Her name's Val.",
+        "Val has vascular dementia and forgets her meals.",
+    ),
+    (
+        "Nan (Dot to everyone else) is 94 and I'm pretty much her carer these days.",
+        "Dot is registered blind.",
+    ),
+    ("My dad moved in with us and I do most of his personal care. His name's Walter.", "Walter has COPD."),
+]
+# The kin in the user's care said by their kin word alone: the model takes a grandmother's or a
+# mother's condition for someone else's; the graph knows the user looks after them. (The user's
+# care said first; then what is said of them; whether it is pinned.)
+BY_KIN_WORD = [
+    ("我奶奶今年88了，去年开始一直是我在照顾她。", "奶奶叫王秀兰，有高血压和糖尿病。", True),  # noqa: RUF001
+    ("阿公跟我們住，平常都是我在顧他。", "阿公有帕金森氏症，走路會抖。", True),  # noqa: RUF001
+    ("I look after my mum full time now.", "Mum has COPD and needs oxygen at night.", True),
+    ("I've been my grandad's carer since spring.", "Grandad is on warfarin and bruises easily.", True),
+    # No condition in it, someone else's kin, and a mother the user does not look after
+    ("我奶奶今年88了，去年开始一直是我在照顾她。", "奶奶最近心情不错。", False),  # noqa: RUF001
+    ("I look after my mum full time now.", "Mum loved the garden centre today.", False),
+    ("I look after my mum full time now.", "My friend's mum has COPD too.", False),
+    ("My mum lives in Spain with her husband.", "Mum has COPD and needs oxygen at night.", False),
+]
+# What says the user looks after someone, and no condition of theirs, is no safety fact; said with
+# one, it is.
+CARE_SAID = [
+    ("i look after my mum she lives with me since dad passed", False),
+    ("我奶奶今年88了，去年开始一直是我在照顾她", False),  # noqa: RUF001
+    ("My brother Sam lives with us and I'm his legal guardian. He has Down syndrome.", True),
+    ("I look after my mum, who has Alzheimer's.", True),
+    ("我一直在照顾我爸，他中风以后右边身体不能动。", True),  # noqa: RUF001
 ]
 NOT_IN_CARE = [
     ("My sister Rosa lives in Leeds with her husband.", "Rosa has a severe sesame allergy."),
@@ -144,3 +177,35 @@ def test_her_is_the_woman_said_before_not_the_man(key_client):
     _rest_add(key_client, said)
 
     assert _cared_for(said) == ["Joan"]
+
+
+@pytest.mark.parametrize(("who", "said", "pinned"), BY_KIN_WORD)
+def test_rest_reads_the_kin_word_of_someone_in_care_as_theirs(key_client, who, said, pinned):
+    _rest_add(key_client, who)
+    body = _rest_add(key_client, said)
+
+    assert body["entry"]["pinned"] is pinned
+
+
+@pytest.mark.parametrize(("said", "pinned"), CARE_SAID)
+def test_care_alone_is_no_safety_fact_and_care_with_a_condition_is(key_client, said, pinned):
+    body = _rest_add(key_client, said)
+
+    assert body["entry"]["pinned"] is pinned
+    assert _cared_for(said) != []
+
+
+def test_mem0_reads_a_kin_word_in_care(key_client):
+    _mem0_add(key_client, "I look after my nan every day since her fall.")
+    _mem0_add(key_client, "Nan has type 2 diabetes and takes metformin.")
+
+    assert _entry("Nan has type 2 diabetes and takes metformin.").pinned
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_reads_a_kin_word_in_care_and_care_alone(owner, mcp_url):
+    token = user_token_issue(user=owner).key
+    care, condition = "我妈妈搬来跟我住了，现在都是我在照顾她。", "妈妈有心衰，每天要吃利尿剂。"  # noqa: RUF001
+    bodies = m.adds(mcp_url, token, [care, condition])
+
+    assert [body["entry"]["pinned"] for body in bodies] == [False, True]
