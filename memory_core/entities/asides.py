@@ -133,10 +133,22 @@ def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
     for match in counted:
         for name in re.split(r",\s*|,?\s+and\s+", match.group("names")):
             _named(reading, _strip_openers(name.strip()), "child")
+    _named_by_pronoun(plain, reading)
+    if chinese:
+        _chinese_asides(text, plain, reading)
+
+
+def _named_by_pronoun(plain: str, reading: Reading) -> None:
+    """The kin said before a pronoun that names them ("Mum's moved in… Her name's Pat"; "She's Skye,
+    she's 11"); a name given by a pronoun opening the statement, for the message before
+    (`Reading.pronoun_names`)."""
     for match in _EN_PRONOUN_NAMED.finditer(plain):
-        before = _last_unnamed_before(reading, plain, match.start(), match.group("pronoun").lower())
+        pronoun = match.group("pronoun").lower()
+        before = _last_unnamed_before(reading, plain, match.start(), pronoun)
         if before is not None:
             _named(reading, _strip_openers(match.group("name")), before.kin)
+        elif _opens(plain, match.start()) and _is_name(name := _strip_openers(match.group("name"))):
+            reading.pronoun_names.append((name, pronoun))
     for match in _EN_PRONOUN_IS_NAME.finditer(plain):
         if _NOT_A_GIVEN_NAME.match(match.group("name")):
             continue  # "She's Irish, she's 40"
@@ -144,8 +156,6 @@ def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
         before = _last_unnamed_before(reading, plain, match.start(), pronoun)
         if before is not None:
             _named(reading, _strip_openers(match.group("name")), before.kin)
-    if chinese:
-        _chinese_asides(text, plain, reading)
 
 
 # "我同嫲嫲住", "我跟外婆一起住": the kin the speaker lives or goes with is the speaker's own.
@@ -165,8 +175,22 @@ def _chinese_asides(text: str, plain: str, reading: Reading) -> None:
         _named(reading, as_written(match.group("zname"), folded, text), match.group("zkin"))
     for match in _ZH_PRONOUN_NAMED.finditer(folded):
         before = _last_unnamed_before(reading, folded, match.start())
+        name = as_written(match.group("zname"), folded, text)
         if before is not None:
-            _named(reading, as_written(match.group("zname"), folded, text), before.kin)
+            _named(reading, name, before.kin)
+        elif _opens(folded, match.start()):
+            # 她 is a woman; 他 a man in Mandarin, either as Cantonese 佢 folded
+            said = text[match.start() : match.start() + 1]
+            reading.pronoun_names.append((name, "her" if said == "她" else "" if said == "佢" else "his"))
+
+
+# What may come before a pronoun that opens a statement ("Oh, her name's Pat", "对了, 她叫美玉").
+_OPENERS = frozenset({"", "oh", "btw", "also", "and", "ah", "ps", "对了", "哦", "噢", "另外", "对", "啊"})
+
+
+def _opens(text: str, position: int) -> bool:
+    """Whether `position` opens `text`, but for an opener ("Oh,", "对了")."""
+    return text[:position].strip(" \t,.!?:;\uff0c\u3002\uff01\uff1f\uff1a").lower() in _OPENERS
 
 
 # As often a pet's ("Buster - good boy -", "Coco, my good girl,"): not read from an aside.

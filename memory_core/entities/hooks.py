@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 
 from memory_core.choices import AddAction, MemoryStatus
+from memory_core.entities.asides import FEMALE_KIN, MALE_KIN
 from memory_core.entities.care import CARES_FOR
 from memory_core.entities.erasure import entities_prune
 from memory_core.entities.kinship import kin
@@ -26,6 +28,50 @@ from memory_core.models import MemoryEntry
 RULES_EXTRACTOR = "rules-entities-v1"
 # Outcomes whose entry is new: a merge adds evidence to a statement already read.
 _NEW_ENTRY = frozenset({AddAction.ADDED, AddAction.SUPERSEDED})
+
+
+# How recent the message before must be for a pronoun opening this one to stand for someone it
+# named: the same conversation, as a turn's context is (`pipeline.with_previous_turns`).
+NAMED_FROM_BEFORE_WITHIN = timedelta(minutes=30)
+
+
+def _named_from_before(entry: MemoryEntry, reading: Reading, gathered: list[EntityMention]) -> None:
+    """A name given by a pronoun opening the statement ("Her name is Lakshmi.", "她叫陳美玉,
+    有早期失智症") names the one of the user's kin, known so far only by the kin word, that the
+    message just before spoke of ("My amma lives with us…"), when it spoke of exactly one the
+    pronoun can stand for: added to `reading` as that kin with that name, which the resolver
+    gives the unnamed entity (`Resolver.resolve`)."""
+    previous = (
+        MemoryEntry.objects.filter(
+            namespace_id=entry.namespace_id,
+            created_at__lt=entry.created_at,
+            created_at__gte=entry.created_at - NAMED_FROM_BEFORE_WITHIN,
+        )
+        .order_by("-created_at")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if previous is None:
+        return
+    # The message before may be of the same write (a batch): its mentions are not inserted yet.
+    spoken = [m.entity for m in gathered if m.entry_id == previous] or list(
+        Entity.objects.filter(mentions__entry_id=previous)
+    )
+    unnamed = {e.pk: e for e in spoken if e.kind == EntityKind.PERSON and not e.is_self and not e.named}
+    for name, pronoun in reading.pronoun_names:
+        fitting = [(e, word) for e in unnamed.values() if (word := _kin_word_for(e, pronoun))]
+        if len(fitting) == 1:
+            reading.add_ref(Ref(name=name, kin=fitting[0][1]))
+
+
+def _kin_word_for(entity: Entity, pronoun: str) -> str:
+    """The kin word `entity` is known by, when `pronoun` can stand for them ("her" is no brother);
+    "" when it cannot, or they are known by no kin word."""
+    unwanted = MALE_KIN if pronoun == "her" else FEMALE_KIN if pronoun == "his" else frozenset()
+    words = [(alias, found[1]) for alias in entity.aliases if (found := kin(alias)) is not None]
+    if not words or any(label in unwanted for _, label in words):
+        return ""
+    return words[0][0]
 
 
 def named_entities_exist() -> Exists:
@@ -49,6 +95,8 @@ def entities_after_write(*, outcomes: Iterable[Any], names_known: bool = True) -
         if entry is None or outcome.action not in _NEW_ENTRY:
             continue
         reading = read(entry.content, speaker=said_by(entry.metadata))
+        if reading.pronoun_names:
+            _named_from_before(entry, reading, mentions)
         seen: set[Any] = set()
         if reading.refs or reading.triples:  # no query for a statement naming no one
             resolver = resolvers.setdefault(entry.namespace_id, Resolver(entry.namespace_id))

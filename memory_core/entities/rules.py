@@ -76,6 +76,10 @@ class Triple:
 class Reading:
     refs: list[Ref] = field(default_factory=list)
     triples: list[Triple] = field(default_factory=list)
+    # Names given by a pronoun opening the statement with no one before it to stand for ("Her name's
+    # Pat."; "她叫陳美玉, …"): (name, "her" | "his" | "" for either), for the one the message
+    # before named (`hooks`).
+    pronoun_names: list[tuple[str, str]] = field(default_factory=list)
 
     def add_ref(self, ref: Ref) -> None:
         if ref.is_self or ref in self.refs:
