@@ -18,7 +18,7 @@ statement names by their aliases and says what they are to the user, when that s
 A statement that speaks of anyone by a kinship or social word ("while Mum's in hospital", "我妈妈")
 is left to the model too: the condition may be that person's, and the model reads those words; so
 is a name that owns another person ("Ella's teacher", "小米的老师"). The graph is read only for a
-statement the safety model reads as someone's condition (`screening._known_person`), once a
+statement the safety model reads as someone's condition (`whose_known.known_person`), once a
 statement, in one query. What was said of a person before the user said who they are is judged
 again when they do (`people_reread`).
 """
