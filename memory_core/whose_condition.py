@@ -76,6 +76,17 @@ _EN_OPENS_WITH = re.compile(
 _ZH_OPENS_WITH = re.compile(
     r"^\W*(?:我们|我哋|我|咱们|用户)?(?:的)?(?:" + "|".join(map(re.escape, _words(ascii_words=False))) + ")"
 )
+# Someone of the class, ward, team or caseload the user works with ("我班上的小宇有…", "A kid in my
+# class has…", "One of the residents on my unit…"): the user's work, not their care.
+_EN_AT_WORK = re.compile(
+    r"(?i)^\W*(?:(?:a|a\s+few|one|some|several|two|three|four|five|another|this|the)\s+(?:of\s+the\s+)?(?:little\s+)?"
+    r"(?:kids?|child|children|boys?|girls?|lads?|students?|pupils?|patients?|residents?|clients?|players?|"
+    r"members?|learners?|service\s+users?)\s+(?:in|on|at|from)\s+(?:my|our)\s+"
+    r"(?:class|classroom|form|ward|team|squad|group|unit|caseload|practice|clinic|surgery|bay|rota|club)\b)"
+)
+_ZH_AT_WORK = re.compile(
+    r"^\W*(?:我们|我)?(?:班上|班里|班|队里|队上|科室|科里|病房|组里)(?:的|有个|有一个|有位|有一位)"
+)
 # The speaker's own condition told beside another's ("my wife and I are both coeliac", "我自己也…").
 _SELF_TOO = re.compile(
     r"(?i)\b(?:i|i'm|i've|me|myself)\b.{0,40}\b(?:too|as well|also|both)\b|我自己|我也|我都"
@@ -88,4 +99,5 @@ def someone_elses(text: str) -> bool:
     plain = simplified_han(" ".join(text.split()))
     if _SELF_TOO.search(plain):
         return False
-    return bool(_EN_OPENS_WITH.search(plain) or _ZH_OPENS_WITH.search(plain))
+    openings = (_EN_OPENS_WITH, _ZH_OPENS_WITH, _EN_AT_WORK, _ZH_AT_WORK)
+    return any(pattern.search(plain) for pattern in openings)

@@ -38,6 +38,11 @@ OTHERS_CONDITIONS = [
     "My boyfriend's asthma is bad this week with the pollen.",
     "My mentee has a nut allergy, so I always check the biscuits at our meetings.",
     "Heads up, my flatmate's epilepsy meds changed so she's a bit tired.",
+    # someone of the class, ward or team the user works with
+    "我班上的阿哲有第一型糖尿病，段考那幾天我已經幫他申請帶血糖機跟點心進教室",
+    "Two kids in my class have allergies: Omar (egg) and Bea (peanuts).",
+    "A few kids in my class have asthma, so I keep spare inhalers in my desk.",
+    "One of the residents on my unit has started on warfarin, so I watch for bruising.",
 ]
 OWN_OR_A_CHILDS = [
     "My son has coeliac disease.",
