@@ -141,11 +141,22 @@ def test_care_said_after_the_person_was_named_reads_their_earlier_conditions_aga
     assert _entry("Frank is on warfarin and bruises easily.").pinned
 
 
-def test_mem0(key_client):
-    _mem0_add(key_client, "I'm looking after my nan, Joan, since her hip operation.")
-    _mem0_add(key_client, "Joan has dementia and gets confused in the evenings.")
+@pytest.mark.parametrize(
+    ("care", "condition"),
+    [
+        (
+            "I'm looking after my nan, Joan, since her hip operation.",
+            "Joan has dementia and gets confused in the evenings.",
+        ),
+        # by the kin word alone
+        ("I look after my nan every day since her fall.", "Nan has type 2 diabetes and takes metformin."),
+    ],
+)
+def test_mem0(key_client, care, condition):
+    _mem0_add(key_client, care)
+    _mem0_add(key_client, condition)
 
-    assert _entry("Joan has dementia and gets confused in the evenings.").pinned
+    assert _entry(condition).pinned
 
 
 @pytest.mark.django_db(transaction=True)
@@ -193,13 +204,6 @@ def test_care_alone_is_no_safety_fact_and_care_with_a_condition_is(key_client, s
 
     assert body["entry"]["pinned"] is pinned
     assert _cared_for(said) != []
-
-
-def test_mem0_reads_a_kin_word_in_care(key_client):
-    _mem0_add(key_client, "I look after my nan every day since her fall.")
-    _mem0_add(key_client, "Nan has type 2 diabetes and takes metformin.")
-
-    assert _entry("Nan has type 2 diabetes and takes metformin.").pinned
 
 
 @pytest.mark.django_db(transaction=True)
