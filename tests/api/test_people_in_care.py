@@ -8,12 +8,14 @@ the user does not look after are left as before."""
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from api.services import user_token_issue
 from memory_core.entities.models import Relation
-from memory_core.models import MemoryEntry
+from memory_core.models import MemoryEntry, MemoryStatus
 from tests.api import mcp_helpers as m
 from tests.api.test_people_known_safety import _entry, _mem0_add, _rest_add
+from tests.chat.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -213,3 +215,22 @@ def test_mcp_reads_a_kin_word_in_care_and_care_alone(owner, mcp_url):
     bodies = m.adds(mcp_url, token, [care, condition])
 
     assert [body["entry"]["pinned"] for body in bodies] == [False, True]
+
+
+def test_the_chat_reads_a_kin_word_in_care_and_a_name_given_next(owner, django_capture_on_commit_callbacks):
+    client = client_for(owner)
+    said = [
+        "Remember that I look after my mum full time now.",
+        "Remember that Mum has COPD and needs oxygen at night.",
+        "Remember that my amma lives with us and I take care of her.",
+        "Remember that her name is Lakshmi.",
+        "Remember that Lakshmi has kidney disease.",
+    ]
+    for text in said:
+        with django_capture_on_commit_callbacks(execute=True):
+            client.post(reverse("chat:new"), {"content": text})
+
+    kept = {e.content: e.pinned for e in MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE)}
+    assert any(pinned for content, pinned in kept.items() if "COPD" in content), kept
+    assert any(pinned for content, pinned in kept.items() if "kidney" in content), kept
+    assert not any(pinned for content, pinned in kept.items() if "full time" in content), kept
