@@ -116,10 +116,12 @@ def entities_after_write(*, outcomes: Iterable[Any], names_known: bool = True) -
         written.append((entry, seen))
     if names_known or resolvers:
         mention_known_names(written, into=mentions)  # one query for the whole batch
+    # The latest instance of each: one named later in the write ("Her name is Lakshmi.") was
+    # resolved before, unnamed, by a statement of the same batch ("…I take care of her.").
     named = [
         e
         for r in resolvers.values()
-        for e in dict.fromkeys(r.named)
+        for e in {entity.pk: entity for entity in r.named}.values()
         if e.kind == EntityKind.PERSON and e.named
     ]
     earlier = earlier_mentions(named, written=[entry for entry, _ in written]) if named else []

@@ -96,3 +96,17 @@ def test_mcp(owner, mcp_url):
     bodies = m.adds(mcp_url, token, said)
 
     assert bodies[2]["entry"]["pinned"] is True
+
+
+def test_one_batch_that_names_the_kin_in_its_next_statement(key_client):
+    memories = [
+        {"content": "My amma lives with us and I take care of her."},
+        {"content": "Her name is Lakshmi."},
+        {"content": "Lakshmi has kidney disease."},
+    ]
+    response = key_client.post("/api/v1/memories/", {"user_id": "u1", "memories": memories}, format="json")
+
+    assert response.status_code in (200, 201), response.content
+    assert "Lakshmi" in _people("My amma lives with us and I take care of her.")
+    assert _entry("Lakshmi has kidney disease.").pinned
+    assert response.json()["results"][2]["entry"]["pinned"] is True  # the answer says what is stored
