@@ -110,3 +110,14 @@ def test_one_batch_that_names_the_kin_in_its_next_statement(key_client):
     assert "Lakshmi" in _people("My amma lives with us and I take care of her.")
     assert _entry("Lakshmi has kidney disease.").pinned
     assert response.json()["results"][2]["entry"]["pinned"] is True  # the answer says what is stored
+
+
+def test_an_import_that_names_the_kin_in_its_next_line(key_client):
+    pasted = "我奶奶跟我住，一直是我在照顾她。\n她叫王秀兰。\n王秀兰有糖尿病，每天打胰岛素。\n"  # noqa: RUF001
+    response = key_client.post(
+        "/api/v1/imports/", {"format": "text", "data": pasted, "user_id": "u1"}, format="json"
+    )
+
+    assert response.status_code == 201, response.content
+    assert "王秀兰" in _people("我奶奶跟我住，一直是我在照顾她。")  # noqa: RUF001
+    assert _entry("王秀兰有糖尿病，每天打胰岛素。").pinned  # noqa: RUF001
