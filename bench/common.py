@@ -50,10 +50,34 @@ def setup() -> None:
     # A .env file could still point elsewhere: refuse to fill anything but the bench database.
     if connection.settings_dict["NAME"] != BENCH_DB_NAME:
         sys.exit(f"bench: refusing to run against database {connection.settings_dict['NAME']!r}.")
+    _one_at_a_time(connection)
     # DEBUG would keep a log of every query, which costs time inside the measured loops.
     settings.DEBUG = False
     call_command("migrate", verbosity=0, interactive=False)
     _ready = True
+
+
+# Held for the life of the process that runs a benchmark: every benchmark empties the bench database
+# (`truncate`), so a second one started meanwhile would empty it under the first, whose figures
+# (or run) would then be wrong.
+_BENCH_LOCK = 0x62656E6368  # "bench"
+_lock_holder: Any = None
+
+
+def _one_at_a_time(connection: Any) -> None:
+    """Refuse to start while another benchmark (or a script on `setup`) holds the bench database."""
+    import psycopg
+
+    global _lock_holder
+    params = {
+        k: v for k, v in connection.get_connection_params().items() if k not in ("cursor_factory", "context")
+    }
+    _lock_holder = psycopg.connect(**params, autocommit=True)
+    if not _lock_holder.execute("SELECT pg_try_advisory_lock(%s)", [_BENCH_LOCK]).fetchone()[0]:
+        sys.exit(
+            "bench: another benchmark is running on the bench database (each empties it before it runs); "
+            "run them one at a time."
+        )
 
 
 def truncate() -> None:
