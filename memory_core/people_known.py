@@ -159,16 +159,10 @@ class PeopleKnown:
         plain = simplified_han(" ".join(text.split()))
         if not self._cared_by_kin_word(plain)[0]:
             return None
-        for pattern in _OWN_KIN:
-            plain = pattern.sub(
-                lambda m: m.group(0)[: m.start("kin") - m.start()] + _pronoun_of(m.group("kin")), plain
-            )
-        return re.sub(
-            r"\b(?:my|our)\s+(?=(?:she|he|they)\b)|(?:我们|我家|我)(?:的|个)?(?=[她他])",
-            "",
-            plain,
-            flags=re.I,
-        )
+        said = kin_by_pronoun(plain)  # "my mum", "我奶奶"
+        for pattern in (_EN_BARE_KIN, _ZH_CLAUSE_KIN):  # "Mum", "奶奶" opening a clause
+            said = pattern.sub(lambda m: _pronoun_of(m.group("kin")), said)
+        return said
 
     def said_by_pronoun(self, text: str) -> list[str]:
         """`text` with the one known person it names said by a pronoun ("Farzana has kidney
@@ -397,6 +391,7 @@ _OWN_KIN = (_EN_MY_KIN, _EN_BARE_KIN, _ZH_MY_KIN, _ZH_CLAUSE_KIN)
 
 
 def _pronoun_of(word: str) -> str:
+    """The pronoun a kin word is said by: "she", "he" or "they"; 她 or 他 for a Chinese one."""
     found = KIN_WORDS.get(word.lower()) or KIN_WORDS.get(simplified_han(word))
     label = found[1] if found else ""
     if _HAN.search(word):
@@ -434,17 +429,9 @@ def introduction_by_pronoun(text: str) -> str | None:
 def kin_by_pronoun(text: str) -> str:
     """`text` with the user's kin said by their word ("my little girl", "我個女") said by a pronoun;
     Chinese as Mandarin."""
-
-    def pronoun(word: str, chinese: bool) -> str:
-        found = KIN_WORDS.get(word.lower()) or KIN_WORDS.get(simplified_han(word))
-        label = found[1] if found else ""
-        if chinese:
-            return "她" if label in FEMALE_KIN else "他"
-        return "she" if label in FEMALE_KIN else "he" if label in MALE_KIN else "they"
-
-    said = _EN_MY_KIN.sub(lambda m: pronoun(m.group("kin"), False), text)
+    said = _EN_MY_KIN.sub(lambda m: _pronoun_of(m.group("kin")), text)
     if _HAN.search(said):  # traditional and Cantonese as Mandarin ("我個女" as "我的女儿")
-        said = _ZH_MY_KIN.sub(lambda m: pronoun(m.group("kin"), True), as_mandarin(said, ZH_KIN_WORDS))
+        said = _ZH_MY_KIN.sub(lambda m: _pronoun_of(m.group("kin")), as_mandarin(said, ZH_KIN_WORDS))
     return said
 
 

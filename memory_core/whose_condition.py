@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from memory_core.entities.kinship import KIN_WORDS
+from memory_core.entities.served import ZH_WORK_PLACES
 from memory_core.entities.vocabulary import Predicate
 from memory_core.language import simplified_han
 
@@ -84,9 +85,7 @@ _EN_AT_WORK = re.compile(
     r"members?|learners?|service\s+users?)\s+(?:in|on|at|from)\s+(?:my|our)\s+"
     r"(?:class|classroom|form|ward|team|squad|group|unit|caseload|practice|clinic|surgery|bay|rota|club)\b)"
 )
-_ZH_AT_WORK = re.compile(
-    r"^\W*(?:我们|我)?(?:班上|班里|班|队里|队上|科室|科里|病房|组里)(?:的|有个|有一个|有位|有一位)"
-)
+_ZH_AT_WORK = re.compile(rf"^\W*(?:我们|我)?(?:{ZH_WORK_PLACES})(?:的|有个|有一个|有位|有一位)")
 # The speaker's own condition told beside another's ("my wife and I are both coeliac", "我自己也…").
 _SELF_TOO = re.compile(
     r"(?i)\b(?:i|i'm|i've|me|myself)\b.{0,40}\b(?:too|as well|also|both)\b|我自己|我也|我都"

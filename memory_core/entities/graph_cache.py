@@ -99,6 +99,11 @@ class GraphRows:
     mentions: dict[int, tuple[str, str]]  # mention → (entity, memory)
     support: dict[int, tuple[str, str]]  # support → (relation, memory)
 
+    @property
+    def items(self) -> int:
+        """What holding them costs, counted as `ITEM_BYTES` each."""
+        return len(self.entities) + len(self.relations) + len(self.mentions) + len(self.support)
+
 
 @dataclass(frozen=True)
 class NamespaceGraph:
@@ -112,8 +117,12 @@ class NamespaceGraph:
     mentions: dict[str, tuple[str, ...]]  # entity → the memories that mention it, one per mention
     relations: dict[str, tuple[GraphRelation, ...]]  # entity → the relations it is either end of
     support: dict[str, tuple[str, ...]]  # relation → the memories it rests on
-    items: int  # entities, relations, mentions and supports: what holding it costs (`ITEM_BYTES`)
     rows: GraphRows  # what the above is built from
+
+    @property
+    def items(self) -> int:
+        """Entities, relations, mentions and supports: what holding it costs (`ITEM_BYTES`)."""
+        return self.rows.items
 
 
 class _Cache:
@@ -433,7 +442,6 @@ class _Patch:
             index[now[0]] = (*index.get(now[0], ()), now[1])
 
     def graph(self, version: int) -> NamespaceGraph:
-        rows = self.rows
         return NamespaceGraph(
             namespace_id=self.held.namespace_id,
             version=version,
@@ -443,8 +451,7 @@ class _Patch:
             mentions=self.mentioned,
             relations=self.by_entity,
             support=self.supported,
-            items=len(rows.entities) + len(rows.relations) + len(rows.mentions) + len(rows.support),
-            rows=rows,
+            rows=self.rows,
         )
 
 
@@ -530,7 +537,6 @@ def _build(namespace_id: int, version: int, rows: GraphRows) -> NamespaceGraph:
         mentions={key: tuple(ids) for key, ids in mentioned.items()},
         relations={key: tuple(items) for key, items in by_entity.items()},
         support={key: tuple(ids) for key, ids in supported.items()},
-        items=len(rows.entities) + len(rows.relations) + len(rows.mentions) + len(rows.support),
         rows=rows,
     )
 

@@ -56,10 +56,12 @@ _ZH_LOOKS_NAMED = (
     rf"(?:[{_ZH_SURNAMES}]{_ZH_NAME_CHAR}{{1,2}}?|[阿老]{_ZH_NAME_CHAR}{{1,2}}?|(?P<zr>{_ZH_NAME_CHAR})(?P=zr))"
     rf"(?=今天|昨天|明天|最近|刚|又|上周|下周|这周|[{_ZH_STOP}]|{_ZH_AFTER_NAME})"
 )
+# Where the user works with people who are not theirs: a class, a team, a ward, a shop (longest first).
+ZH_WORK_PLACES = "班上|班里|队里|队上|科室|科里|病房|组里|店里|班"
 _ZH_SERVED = re.compile(
     # "我们班有个学生叫乐乐", "我班上有个小朋友叫…", "队里有个队员叫阿杰": a class, a team, a ward, a
     # shop of the user's; or "我的病人王伯" ("我的小朋友" may be the user's own child: only in a class)
-    rf"(?:(?:我们|我)(?:班|班上|班里|队里|队上|科室|病房|店里)(?:的|有个|有一个|有位|有一位)(?P<zrole>{_ZH_ROLE})"
+    rf"(?:(?:我们|我)(?:{ZH_WORK_PLACES})(?:的|有个|有一个|有位|有一位)(?P<zrole>{_ZH_ROLE})"
     rf"|(?:我们|我)的(?P<zrole2>{_ZH_MINE}))"
     rf"(?:(?:叫做|名叫|叫)\s?(?P<zname>{_ZH_NAME})|\s?(?P<zname2>{_ZH_LOOKS_NAMED}))"
 )

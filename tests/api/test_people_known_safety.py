@@ -51,6 +51,7 @@ SOMEONE_ELSES = [
         "Kofi left his inhaler at the pool again.",
     ),
     ("我们班有个学生叫乐乐，他对花生过敏。", "乐乐今天又忘带肾上腺素笔了。"),  # noqa: RUF001
+    ("我们科里有个病人叫王伯，住了快一个月了。", "王伯对青霉素过敏。"),  # noqa: RUF001
     ("Regular customer, Mrs Adebayo, always asks about nuts.", "Mrs Adebayo has a severe nut allergy."),
 ]
 
