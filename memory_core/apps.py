@@ -4,7 +4,7 @@ from django.apps import AppConfig
 from django.utils.translation import gettext_lazy
 
 from memory_core.judgement import medicines
-from memory_core.judgement.encoder import encoder
+from memory_core.judgement.encoder import encoder, safety_encoder
 from memory_core.judgement.model import models
 
 
@@ -25,4 +25,5 @@ class MemoryCoreConfig(AppConfig):
         if sys.argv[1:2] != ["train_judgement"]:
             models()
             encoder()
+            safety_encoder()
             medicines.names()

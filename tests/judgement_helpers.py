@@ -19,6 +19,7 @@ def forget_models() -> None:
     judgement_encoder.reset()
     judgement.scores.cache_clear()
     judgement.encoder_read.cache_clear()
+    judgement.safety_encoder_read.cache_clear()
 
 
 def models_without_encoder(target: Path) -> Path:

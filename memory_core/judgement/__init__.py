@@ -26,10 +26,12 @@ from memory_core.guards.policy import PolicyCheck, answer_style, asks_beyond_sty
 from memory_core.guards.secrets import REDACTED, SecretScan, scan_secrets
 from memory_core.guards.secrets.candidates import candidates, periods
 from memory_core.guards.secrets.text import sentence_spans
-from memory_core.language import simplified_han
+from memory_core.language import has_cjk, simplified_han
 
 from . import clauses
+from .encoder import SAFETY_OUTPUTS
 from .encoder import encoder as loaded_encoder
+from .encoder import safety_encoder as loaded_safety_encoder
 from .features import row
 from .model import models, stacked
 from .spans import dates, span_matrix, value_spans
@@ -148,6 +150,13 @@ def scores(text: str) -> dict[str, tuple[float, ...]]:
 def encoder_read(text: str) -> tuple[float, ...]:
     """The fine-tuned encoder's outputs for `text` (`encoder.OUTPUTS`); empty without one."""
     reader = loaded_encoder()
+    return tuple(float(p) for p in reader.probabilities([text])[0]) if reader is not None else ()
+
+
+@lru_cache(maxsize=4096)
+def safety_encoder_read(text: str) -> tuple[float, ...]:
+    """The safety encoder's outputs for `text` (`encoder.SAFETY_OUTPUTS`); empty without one."""
+    reader = loaded_safety_encoder()
     return tuple(float(p) for p in reader.probabilities([text])[0]) if reader is not None else ()
 
 
@@ -443,6 +452,19 @@ def _with_values(scan: SecretScan, text: str, flagged: list[tuple[int, int]]) ->
 # whole only 0.837 / 0.907 / 5 of 1,348; parts at 0.8 0.843 / 0.901 / 6; at 0.5 0.857 / 0.887 / 10.
 PART_GATE = 0.02
 PART_SURE = 0.8
+# The safety encoder's pass (a few milliseconds) runs where the regression reads any condition
+# at all, as the parts' reading does: most ordinary turns pay nothing for it. It reads text with no
+# Han, kana or Hangul in it: MiniLM's vocabulary is English, and on the Chinese rows of batches
+# 36-44 and chit-chat 17-25 it ranked conditions worse than the regression (average precision
+# 0.746 against 0.923, averaged 0.913), on the English rows better (0.942 against 0.911, averaged
+# 0.949; docs/trust.md, "A safety encoder").
+SAFETY_ENCODER_GATE = PART_GATE
+
+
+def safety_encoder_reads(plain: str) -> bool:
+    """Whether the safety encoder reads this text (the threshold of its average was chosen on the
+    rows it reads)."""
+    return not has_cjk(plain)
 
 
 def safety(text: str) -> Safety:
@@ -464,16 +486,24 @@ def safety(text: str) -> Safety:
 
 
 def _safety_of(plain: str) -> Safety:
-    """The safety model's reading of one text, whole."""
+    """The safety model's reading of one text, whole: the regression's, averaged with the safety
+    encoder's where the regression reads any condition at all (`SAFETY_ENCODER_GATE`) in a text
+    the encoder reads (`safety_encoder_reads`), pinned at the threshold chosen for the average."""
     model = models().get("safety")
     found = scores(plain).get("safety") if model else None
     if not model or not found:
         return Safety(who="none", probability=0.0)
-    probabilities = np.asarray(found)
+    probabilities, threshold = np.asarray(found), model.threshold
+    reader = loaded_safety_encoder()
+    some_condition = 1.0 - probabilities[model.classes.index("none")] >= SAFETY_ENCODER_GATE
+    if reader is not None and some_condition and safety_encoder_reads(plain):
+        read = safety_encoder_read(plain)
+        encoded = np.array([read[SAFETY_OUTPUTS.index(f"safety:{c}")] for c in model.classes])
+        probabilities, threshold = (probabilities + encoded) / 2, reader.threshold
     pinned = sum(probabilities[model.classes.index(who)] for who in PINNED_WHO)
     anyone = float(1.0 - probabilities[model.classes.index("none")])
     other = float(probabilities[model.classes.index("other")])
-    if pinned >= model.threshold:
+    if pinned >= threshold:
         who = max(PINNED_WHO, key=lambda w: probabilities[model.classes.index(w)])
         return Safety(who=who, probability=float(pinned), anyone=anyone, other=other)
     best = int(np.argmax(probabilities))

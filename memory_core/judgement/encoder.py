@@ -13,6 +13,7 @@ safety fact worse, and secrets alike)."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,13 +41,19 @@ OUTPUTS = (
 )
 # Statements are short: longer ones are cut here (training cut them at the same length).
 MAX_TOKENS = 96
+# The second encoder, fine-tuned for whose safety fact alone (`encoder_train.fine_tune_safety`):
+# the joint encoder ranked it worse than the regression, its loss swamped by the ordinary talk
+# weighed ten times for the rules; trained on that decision alone it ranks it better averaged
+# with the regression (docs/trust.md, "A safety encoder").
+SAFETY_FILE = "safety_encoder.onnx"
+SAFETY_OUTPUTS = OUTPUTS[3:]
 
 
 class Encoder:
     """An ONNX session of the fine-tuned encoder: `probabilities(texts)` gives one row of
     `OUTPUTS` a text."""
 
-    def __init__(self, path: Path, *, blended: tuple[str, ...]) -> None:
+    def __init__(self, path: Path, *, blended: tuple[str, ...], outputs: tuple[str, ...] = OUTPUTS) -> None:
         import onnxruntime  # lazy: loaded with the models, by processes that judge
 
         options = onnxruntime.SessionOptions()
@@ -58,10 +65,12 @@ class Encoder:
         )
         self.tokenizer: Tokenizer = tokenizer()
         self.blended = blended
+        self.outputs = outputs
+        self.threshold = 0.0  # the safety encoder's: where its average with the regression pins
 
     def probabilities(self, texts: list[str]) -> np.ndarray:
         if not texts:
-            return np.zeros((0, len(OUTPUTS)), dtype=np.float32)
+            return np.zeros((0, len(self.outputs)), dtype=np.float32)
         encodings = self.tokenizer.encode_batch([plain(text) for text in texts])
         feed = {
             "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
@@ -71,7 +80,7 @@ class Encoder:
 
     def decision(self, name: str, row: np.ndarray) -> float:
         """A binary decision's probability from one row of `probabilities`."""
-        return float(row[OUTPUTS.index(name)])
+        return float(row[self.outputs.index(name)])
 
 
 def tokenizer() -> Tokenizer:
@@ -86,30 +95,51 @@ def tokenizer() -> Tokenizer:
 
 def load_encoder(directory: Path) -> Encoder | None:
     """The encoder the manifest names, checked against its checksum; None when it names none."""
-    entry: dict[str, Any] | None = read_manifest(directory).get("encoder")
+    return _load(directory, "encoder", OUTPUTS)
+
+
+def load_safety_encoder(directory: Path) -> Encoder | None:
+    """The safety encoder the manifest names (with the threshold of its average with the
+    regression), checked against its checksum; None when it names none."""
+    return _load(directory, "safety_encoder", SAFETY_OUTPUTS)
+
+
+def _load(directory: Path, key: str, outputs: tuple[str, ...]) -> Encoder | None:
+    entry: dict[str, Any] | None = read_manifest(directory).get(key)
     if not entry:
         return None
-    path = checked_file(directory, "encoder", entry)
-    if tuple(entry.get("outputs", ())) != OUTPUTS:
-        raise ModelFileRefused(f"judgement encoder: outputs {entry.get('outputs')} are not {list(OUTPUTS)}")
-    return Encoder(path, blended=tuple(entry.get("blended", ())))
+    path = checked_file(directory, key, entry)
+    if tuple(entry.get("outputs", ())) != outputs:
+        raise ModelFileRefused(f"judgement {key}: outputs {entry.get('outputs')} are not {list(outputs)}")
+    if key == "safety_encoder" and not 0 < float(entry.get("threshold", 0)) < 1:
+        raise ModelFileRefused(f"judgement {key}: no threshold for its average with the regression")
+    reader = Encoder(path, blended=tuple(entry.get("blended", ())), outputs=outputs)
+    reader.threshold = float(entry.get("threshold", 0.0))
+    return reader
 
 
-_loaded: tuple[Encoder | None] | None = None
+_loaded: dict[str, Encoder | None] = {}
 _lock = threading.Lock()
 
 
 def encoder() -> Encoder | None:
     """The encoder of `model_dir()`, loaded and checked once a process (with the linear models)."""
-    global _loaded
-    if _loaded is None:
+    return _once("encoder", load_encoder)
+
+
+def safety_encoder() -> Encoder | None:
+    """The safety encoder of `model_dir()`, loaded and checked once a process."""
+    return _once("safety_encoder", load_safety_encoder)
+
+
+def _once(key: str, load: Callable[[Path], Encoder | None]) -> Encoder | None:
+    if key not in _loaded:
         with _lock:
-            if _loaded is None:
-                _loaded = (load_encoder(model_dir()),)
-    return _loaded[0]
+            if key not in _loaded:
+                _loaded[key] = load(model_dir())
+    return _loaded[key]
 
 
 def reset() -> None:
-    global _loaded
     with _lock:
-        _loaded = None
+        _loaded.clear()

@@ -22,7 +22,7 @@ import numpy as np
 
 from memory_core.onnx_embedding import model_dir as minilm_dir
 
-from .encoder import MAX_TOKENS, OUTPUTS
+from .encoder import MAX_TOKENS
 from .features import plain
 
 SAFETY = ("none", "other", "user", "dependant")
@@ -31,6 +31,10 @@ EPOCHS = 1
 BATCH = 32
 LEARNING_RATE = 5e-5
 SEED = 0
+# The safety encoder's data: every row with a condition (whoever's) and this many of the rest,
+# drawn at random (of about 50,000; half an hour a pass would be most of it ordinary talk). The
+# experiment that chose it (docs/trust.md, "A safety encoder") drew 15,000.
+SAFETY_NONE_ROWS = 15_000
 
 
 def labels_of(labels: dict[str, Any], ordinary: bool) -> list[int]:
@@ -50,6 +54,62 @@ def fine_tune(
     log: Callable[[str], None] = print,
 ) -> Path:
     """Fine-tune on `texts` (targets from `labels_of`, one weight a row) and write `out`."""
+    import torch  # lazy: a command run by hand
+
+    positive_weight = torch.tensor(
+        [
+            float((targets[:, k] == 0).sum() / max(int((targets[:, k] == 1).sum()), 1))
+            for k in range(len(BINARY))
+        ]
+    )
+
+    def loss(logits: Any, batch: list[int]) -> Any:
+        return _loss(
+            torch,
+            logits,
+            torch.tensor(targets[batch]),
+            torch.tensor(weights[batch], dtype=torch.float32),
+            positive_weight,
+        )
+
+    return _fit(texts, loss, out, binary=len(BINARY), log=log)
+
+
+def fine_tune_safety(
+    texts: Sequence[str],
+    whose: Sequence[str],
+    out: Path,
+    *,
+    log: Callable[[str], None] = print,
+) -> tuple[Path, int]:
+    """Fine-tune the safety encoder on `texts` (`whose`: one of `SAFETY` a text) and write `out`:
+    every text with a condition and `SAFETY_NONE_ROWS` of the others, one pass, a plain cross
+    entropy over the four classes. Returns the file and the rows it was trained on."""
+    import torch
+
+    rng = random.Random(SEED)
+    with_condition = [i for i, w in enumerate(whose) if w != "none"]
+    others = [i for i, w in enumerate(whose) if w == "none"]
+    rng.shuffle(others)
+    chosen = with_condition + others[:SAFETY_NONE_ROWS]
+    target = torch.tensor([SAFETY.index(whose[i]) for i in chosen])
+
+    def loss(logits: Any, batch: list[int]) -> Any:
+        return torch.nn.functional.cross_entropy(logits, target[batch])
+
+    return _fit([texts[i] for i in chosen], loss, out, binary=0, log=log), len(chosen)
+
+
+def _fit(
+    texts: Sequence[str],
+    loss_of: Callable[[Any, list[int]], Any],
+    out: Path,
+    *,
+    binary: int,
+    log: Callable[[str], None],
+) -> Path:
+    """One pass of AdamW over `texts` (a warm-up, then a linear decay), the loss `loss_of(logits,
+    batch)`; `binary` heads come first (sigmoid), then whose safety fact (softmax)."""
     # lazy: torch and transformers take seconds and hundreds of MB, for a command run by hand
     import torch
     from transformers import AutoModel, AutoTokenizer
@@ -57,14 +117,8 @@ def fine_tune(
     torch.manual_seed(SEED)
     random.seed(SEED)
     tokenizer = AutoTokenizer.from_pretrained(str(minilm_dir()))
-    model = _heads(AutoModel.from_pretrained(str(minilm_dir())), torch)
+    model = _heads(AutoModel.from_pretrained(str(minilm_dir())), torch, binary=binary)
     plained = [plain(text) for text in texts]
-    positive_weight = torch.tensor(
-        [
-            float((targets[:, k] == 0).sum() / max(int((targets[:, k] == 1).sum()), 1))
-            for k in range(len(BINARY))
-        ]
-    )
     optimiser = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE, weight_decay=0.01)
     steps = math.ceil(len(texts) / BATCH) * EPOCHS
     schedule = torch.optim.lr_scheduler.LambdaLR(
@@ -82,13 +136,7 @@ def fine_tune(
                 return_tensors="pt",
             )
             logits = model(encoded["input_ids"], encoded["attention_mask"], probabilities=False)
-            loss = _loss(
-                torch,
-                logits,
-                torch.tensor(targets[batch]),
-                torch.tensor(weights[batch], dtype=torch.float32),
-                positive_weight,
-            )
+            loss = loss_of(logits, batch)
             optimiser.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -133,13 +181,13 @@ def _loss(torch: Any, logits: Any, targets: Any, weights: Any, positive_weight: 
     return total
 
 
-def _heads(encoder: Any, torch: Any) -> Any:
+def _heads(encoder: Any, torch: Any, *, binary: int) -> Any:
     class Heads(torch.nn.Module):  # type: ignore[misc,name-defined]
         def __init__(self) -> None:
             super().__init__()
             self.encoder = encoder
             self.dropout = torch.nn.Dropout(0.1)
-            self.head = torch.nn.Linear(encoder.config.hidden_size, len(OUTPUTS))
+            self.head = torch.nn.Linear(encoder.config.hidden_size, binary + len(SAFETY))
 
         def forward(self, input_ids: Any, attention_mask: Any, probabilities: bool = True) -> Any:
             hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
@@ -148,8 +196,8 @@ def _heads(encoder: Any, torch: Any) -> Any:
             logits = self.head(self.dropout(pooled))
             if not probabilities:
                 return logits
-            binary = torch.sigmoid(logits[:, : len(BINARY)])
-            return torch.cat([binary, torch.softmax(logits[:, len(BINARY) :], dim=-1)], dim=1)
+            decisions = torch.sigmoid(logits[:, :binary])
+            return torch.cat([decisions, torch.softmax(logits[:, binary:], dim=-1)], dim=1)
 
     return Heads()
 

@@ -25,10 +25,11 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold, cross_val_predict
 
 from memory_core.embeddings import LocalEmbedder
+from memory_core.judgement import safety_encoder_reads
 
 from .encoder import FILE as ENCODER_FILE
-from .encoder import OUTPUTS, Encoder
-from .encoder_train import fine_tune, labels_of
+from .encoder import OUTPUTS, SAFETY_FILE, SAFETY_OUTPUTS, Encoder
+from .encoder_train import fine_tune, fine_tune_safety, labels_of
 from .features import NGRAM_FEATURES, PRESENCE_FEATURES, PRESENCE_START, WIDTH, matrix
 from .model import MANIFEST, read_manifest, sha256
 from .spans import SPAN_WIDTH, span_matrix, value_spans
@@ -68,11 +69,17 @@ ORDINARY_WEIGHT = {"normative": 10.0, "weakening": 10.0, "secret": 10.0, "safety
 # again on the dev split once batches 30 and 31 were in it: 0.937 -> 0.916, the encoder alone 0.766):
 # those stay the linear models'.
 BLENDED = ("normative",)
-# Sets the linear models are not trained on (the encoder is). Batch 29's round was held back from
+# Sets the linear models are not trained on (the encoders are). Batch 29's round was held back from
 # the regressions of cf8d7f3 (retrained with it, they held "My daughter gets hives all over
-# whenever she eats kiwi." as a rule); retrained with batches 30 and 31 beside it, they no longer
-# do, and nothing is held back.
-LINEAR_HELD_BACK: tuple[str, ...] = ()
+# whenever she eats kiwi." as a rule) until batches 30 and 31 joined it. Batches 36-44 and chit-chat
+# 17-25 are held back: retrained with them the regressions were a wash on those rows (batch 39's
+# comparison) and changed test sentences both ways (a rule only the averaged encoder read no longer
+# held, "Our joint account: Savings / Checking, both with Monzo. ok" held as a rule); held back, the
+# regressions are e1480a5's, byte for byte, and the safety encoder (trained on them) is the change.
+LINEAR_HELD_BACK: tuple[str, ...] = (
+    *(f"fresh_batch_{n}" for n in range(36, 45)),
+    *(f"chitchat_fresh_{n}" for n in range(17, 26)),
+)
 ENCODER_CHOICES = ("train", "keep", "none")
 # The decisions that read the words-present block (`features.PRESENCE_FEATURES`); the others are
 # fitted with it zeroed, so their weights there are zero and they read the rows as before. Chosen with
@@ -246,17 +253,16 @@ def train(
     c: float = 16.0,
     folds: int = 5,
     encoder: str = "train",
+    safety_encoder: str = "train",
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Fit, choose thresholds out of fold, score once on the test split, and write every model and
     the manifest into `out`. `encoder`: "train" fine-tunes the encoder again (half an hour),
     "keep" keeps the one in `out` (the linear models and the averaged thresholds are new), "none"
-    leaves it out (the linear models decide alone)."""
-    if encoder not in ENCODER_CHOICES:
-        raise ValueError(f"encoder must be one of {ENCODER_CHOICES}, not {encoder!r}")
-    kept = read_manifest(out).get("encoder") if encoder == "keep" else None
-    if encoder == "keep" and not (kept and (out / ENCODER_FILE).is_file()):
-        raise ValueError(f"no encoder to keep in {out}: train one with encoder='train'")
+    leaves it out (the linear models decide alone). `safety_encoder` likewise for the encoder of
+    whose safety fact (a quarter of an hour)."""
+    kept = _kept(out, "encoder", ENCODER_FILE, encoder)
+    kept_safety = _kept(out, "safety_encoder", SAFETY_FILE, safety_encoder)
     everything = rows(held_back=LINEAR_HELD_BACK)
     log(
         f"{len(everything)} labelled texts from {len({r.source for r in everything})} sources "
@@ -332,6 +338,10 @@ def train(
         manifest["encoder"] = _blend(
             everything, splits, ordinary_all, out_of_fold, manifest, out, kept=kept, log=log
         )
+    if safety_encoder != "none":
+        manifest["safety_encoder"] = _blend_safety(
+            everything, splits, ordinary_all, out_of_fold["safety"], out, kept=kept_safety, log=log
+        )
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return manifest
 
@@ -386,10 +396,72 @@ def _blend(
     }
 
 
+def _kept(out: Path, key: str, file: str, choice: str) -> dict[str, Any] | None:
+    """The manifest entry of the encoder to keep (`choice` "keep"), refusing a choice not known
+    or an encoder that is not there."""
+    if choice not in ENCODER_CHOICES:
+        raise ValueError(f"{key} must be one of {ENCODER_CHOICES}, not {choice!r}")
+    kept = read_manifest(out).get(key) if choice == "keep" else None
+    if choice == "keep" and not (kept and (out / file).is_file()):
+        raise ValueError(f"no {key} to keep in {out}: train one with {key}='train'")
+    return kept
+
+
+def _blend_safety(
+    everything: list[Row],
+    splits: np.ndarray,
+    ordinary: np.ndarray,
+    out_of_fold: tuple[np.ndarray, np.ndarray, np.ndarray],
+    out: Path,
+    *,
+    kept: dict[str, Any] | None,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    """The safety encoder (fine-tuned on every row outside the dev split, or kept), and the
+    threshold of its probability that the fact is the user's or a dependant's averaged with the
+    regression's, chosen by the same rule as alone on the rows of the dev split it reads at run
+    time (`judgement.safety_encoder_reads`: no Han, kana or Hangul; neither model saw them)."""
+
+    path = out / SAFETY_FILE
+    rows_trained = kept["rows"] if kept else 0
+    if kept is None:
+        every = [r for r in rows() if split_of(r.family) != "dev"]
+        talk = [r.source.startswith(ORDINARY_SOURCES) for r in every]
+        whose = [r.labels.get("safety") or ("none" if o else "") for r, o in zip(every, talk, strict=True)]
+        known = [i for i, w in enumerate(whose) if w]
+        _, rows_trained = fine_tune_safety(
+            [every[i].text for i in known], [whose[i] for i in known], path, log=log
+        )
+    reader = Encoder(path, blended=(), outputs=SAFETY_OUTPUTS)
+    fit, linear, positive_all = out_of_fold
+    read_here = np.array([safety_encoder_reads(" ".join(everything[i].text.split())) for i in fit])
+    dev = fit[(splits[fit] == "dev") & read_here]
+    linear_dev = linear[(splits[fit] == "dev") & read_here]
+    read = _read(reader, [everything[i].text for i in dev])
+    pinned = read[:, SAFETY_OUTPUTS.index("safety:user")] + read[:, SAFETY_OUTPUTS.index("safety:dependant")]
+    averaged = (linear_dev + pinned) / 2
+    threshold = _threshold(averaged, positive_all[dev], ordinary[dev], "safety")
+    figures = {
+        "threshold": round(threshold, 6),
+        "dev": _metrics(averaged >= threshold, positive_all[dev]),
+        "dev_ordinary_flagged": _rate(averaged >= threshold, ordinary[dev] & ~positive_all[dev]),
+    }
+    log(f"safety averaged with its encoder: threshold {threshold:.3f} " + json.dumps(figures))
+    return {
+        "file": SAFETY_FILE,
+        "sha256": sha256(path),
+        "outputs": list(SAFETY_OUTPUTS),
+        "threshold": round(threshold, 6),
+        "trained_on": "every row outside the dev split with a condition, and a draw of the others",
+        "rows": rows_trained,
+        "scores": figures,
+    }
+
+
 def _read(reader: Encoder, texts: list[str], batch: int = 64) -> np.ndarray:
     """The encoder's probabilities for many texts, in batches of similar length."""
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-    found = np.zeros((len(texts), len(OUTPUTS)), dtype=np.float32)
+    found = np.zeros((len(texts), len(reader.outputs)), dtype=np.float32)
     for start in range(0, len(order), batch):
         chosen = order[start : start + batch]
         found[chosen] = reader.probabilities([texts[i] for i in chosen])

