@@ -71,14 +71,14 @@ ORDINARY_WEIGHT = {"normative": 10.0, "weakening": 10.0, "secret": 10.0, "safety
 BLENDED = ("normative",)
 # Sets the linear models are not trained on (the encoders are). Batch 29's round was held back from
 # the regressions of cf8d7f3 (retrained with it, they held "My daughter gets hives all over
-# whenever she eats kiwi." as a rule) until batches 30 and 31 joined it. Batches 36-44 and chit-chat
-# 17-25 are held back: retrained with them the regressions were a wash on those rows (batch 39's
+# whenever she eats kiwi." as a rule) until batches 30 and 31 joined it. Batches 36 on and chit-chat
+# 17 on are held back: retrained with them the regressions were a wash on those rows (batch 39's
 # comparison) and changed test sentences both ways (a rule only the averaged encoder read no longer
 # held, "Our joint account: Savings / Checking, both with Monzo. ok" held as a rule); held back, the
-# regressions are e1480a5's, byte for byte, and the safety encoder (trained on them) is the change.
+# regressions are e1480a5's, weight for weight, and the safety encoder (trained on them) is the change.
 LINEAR_HELD_BACK: tuple[str, ...] = (
-    *(f"fresh_batch_{n}" for n in range(36, 45)),
-    *(f"chitchat_fresh_{n}" for n in range(17, 26)),
+    *(f"fresh_batch_{n}" for n in range(36, 46)),
+    *(f"chitchat_fresh_{n}" for n in range(17, 27)),
 )
 ENCODER_CHOICES = ("train", "keep", "none")
 # The decisions that read the words-present block (`features.PRESENCE_FEATURES`); the others are
