@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from memory_core.entities import graph_cache
 from memory_core.entities.models import Entity, GraphChange
+from memory_core.models import Namespace
 from memory_core.tasks import run_forgetting
 from tests.api.entities_helpers import add, namespace_of, recall
 
@@ -39,26 +40,26 @@ def nothing_held(settings: Any) -> None:
     settings.RECALL_GRAPH_CHANGES_FROM_ITEMS = 0
 
 
-def answers(client: Any) -> dict[str, dict[str, float]]:
+def answers(client: Any, user: str = "u1") -> dict[str, dict[str, float]]:
     return {
         question: {
             item["entry"]["content"]: item["breakdown"]["graph"]
-            for item in recall(client, question)
+            for item in recall(client, question, user=user)
             if item["breakdown"]["graph"] > 0
         }
         for question in QUESTIONS
     }
 
 
-def fresh_answers(client: Any) -> dict[str, dict[str, float]]:
+def fresh_answers(client: Any, user: str = "u1") -> dict[str, dict[str, float]]:
     graph_cache.clear()
-    return answers(client)
+    return answers(client, user)
 
 
-def graph_reads(client: Any) -> tuple[dict[str, dict[str, float]], list[str]]:
+def graph_reads(client: Any, user: str = "u1") -> tuple[dict[str, dict[str, float]], list[str]]:
     """The answers, and the graph reads they took: "whole" or "changes"."""
     with CaptureQueriesContext(connection) as queries:
-        found = answers(client)
+        found = answers(client, user)
     reads = []
     for query in queries.captured_queries:
         if "memory_core_graphchange" in query["sql"]:
@@ -86,6 +87,39 @@ def test_after_a_write_the_next_question_reads_only_what_changed(key_client):
     third, reads = graph_reads(key_client)
     assert reads == []
     assert third == second
+
+
+def held_copy(namespace_id: int) -> Any:
+    """The graph recall holds for a namespace at its current version (None when none is)."""
+    version = Namespace.objects.get(pk=namespace_id).graph_version
+    return graph_cache._CACHE.get(graph_cache._key(namespace_id), version)[0]
+
+
+@pytest.mark.django_db
+def test_one_users_changes_reach_only_that_users_graph(key_client):
+    """Two users' graphs held at once: a write of one is read into that user's copy alone; the
+    other's copy stays as held (no read at all), and neither answers with the other's people."""
+    add(key_client, "My sister Ana is a nurse.", user="u1")
+    add(key_client, "My friend Bea likes green tea.", user="u2")
+    u2 = namespace_of(add(key_client, "My sister Ana is a teacher.", user="u2")).pk  # u2's own Ana
+    answers(key_client, "u1")
+    answers(key_client, "u2")
+    before_u2, reads = graph_reads(key_client, "u2")
+    assert reads == [] and held_copy(u2) is not None  # both held
+    copy_u2 = held_copy(u2)
+
+    add(key_client, "Ana's husband Marc is a pilot.", user="u1")
+    after_u2, reads = graph_reads(key_client, "u2")
+    assert reads == [] and after_u2 == before_u2 and held_copy(u2) is copy_u2  # u2's copy untouched
+    assert not any("Marc" in content for found in after_u2.values() for content in found)
+
+    after_u1, reads = graph_reads(key_client, "u1")
+    assert reads == ["changes"]
+    husband = after_u1["What does my sister's husband do?"]
+    assert husband["Ana's husband Marc is a pilot."] == pytest.approx(1.0)
+    theirs = ("teacher", "Bea")
+    assert not any(word in content for found in after_u1.values() for content in found for word in theirs)
+    assert after_u1 == fresh_answers(key_client, "u1") and after_u2 == answers(key_client, "u2")
 
 
 @pytest.mark.django_db
