@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -248,14 +249,20 @@ def test_the_shipped_encoder_loads_with_its_checksum():
     assert ((found >= 0) & (found <= 1)).all()
 
 
-def test_a_changed_encoder_is_refused_and_the_app_does_not_start_on_it(pointed_at: Path):
-    path = pointed_at / "encoder.onnx"
+@pytest.mark.parametrize(
+    ("file", "load", "named", "at"),
+    [("encoder.onnx", load_encoder, "encoder", 3), (SAFETY_FILE, load_safety_encoder, "safety_encoder", 2)],
+)
+def test_a_changed_encoder_is_refused_and_the_app_does_not_start_on_it(
+    pointed_at: Path, file: str, load: Any, named: str, at: int
+):
+    path = pointed_at / file
     data = bytearray(path.read_bytes())
-    data[len(data) // 3] ^= 0x01  # one bit of one weight
+    data[len(data) // at] ^= 0x01  # one bit of one weight
     path.write_bytes(bytes(data))
     with pytest.raises(ModelFileRefused, match="checksum"):
-        load_encoder(pointed_at)
-    with pytest.raises(ModelFileRefused, match="encoder"):
+        load(pointed_at)
+    with pytest.raises(ModelFileRefused, match=named):
         apps.get_app_config("memory_core").ready()
 
 
@@ -353,17 +360,6 @@ def test_the_safety_encoder_runs_only_where_the_regression_reads_a_condition(poi
     assert judgement.safety_encoder_read.cache_info().currsize == 0  # no pass for a plain remark
     assert judgement.safety("My daughter is allergic to peanuts.").pinned
     assert judgement.safety_encoder_read.cache_info().currsize >= 1
-
-
-def test_a_changed_safety_encoder_is_refused_and_the_app_does_not_start_on_it(pointed_at: Path):
-    path = pointed_at / SAFETY_FILE
-    data = bytearray(path.read_bytes())
-    data[len(data) // 2] ^= 0x01  # one bit of one weight
-    path.write_bytes(bytes(data))
-    with pytest.raises(ModelFileRefused, match="checksum"):
-        load_safety_encoder(pointed_at)
-    with pytest.raises(ModelFileRefused, match="safety_encoder"):
-        apps.get_app_config("memory_core").ready()
 
 
 @pytest.mark.parametrize(
