@@ -486,23 +486,27 @@ def safety(text: str) -> Safety:
 
 
 def _safety_of(plain: str) -> Safety:
-    """The safety model's reading of one text, whole: the regression's, averaged with the safety
-    encoder's where the regression reads any condition at all (`SAFETY_ENCODER_GATE`) in a text
-    the encoder reads (`safety_encoder_reads`), pinned at the threshold chosen for the average."""
+    """The safety model's reading of one text, whole: whether it is the user's or a dependant's
+    condition is the regression's probability averaged with the safety encoder's where the
+    regression reads any condition at all (`SAFETY_ENCODER_GATE`) in a text the encoder reads
+    (`safety_encoder_reads`), pinned at the threshold chosen for the average."""
     model = models().get("safety")
     found = scores(plain).get("safety") if model else None
     if not model or not found:
         return Safety(who="none", probability=0.0)
-    probabilities, threshold = np.asarray(found), model.threshold
+    regression = np.asarray(found)
+    # Whether it is anyone's condition, and someone else's, stay the regression's: the readings of
+    # whose condition downstream (`whose_known`, `screening`) were measured on them, and the
+    # encoder reads "she is 8 weeks old" as a pregnancy where the regression reads nothing.
+    anyone = float(1.0 - regression[model.classes.index("none")])
+    other = float(regression[model.classes.index("other")])
+    probabilities, threshold = regression, model.threshold
     reader = loaded_safety_encoder()
-    some_condition = 1.0 - probabilities[model.classes.index("none")] >= SAFETY_ENCODER_GATE
-    if reader is not None and some_condition and safety_encoder_reads(plain):
+    if reader is not None and anyone >= SAFETY_ENCODER_GATE and safety_encoder_reads(plain):
         read = safety_encoder_read(plain)
         encoded = np.array([read[SAFETY_OUTPUTS.index(f"safety:{c}")] for c in model.classes])
         probabilities, threshold = (probabilities + encoded) / 2, reader.threshold
     pinned = sum(probabilities[model.classes.index(who)] for who in PINNED_WHO)
-    anyone = float(1.0 - probabilities[model.classes.index("none")])
-    other = float(probabilities[model.classes.index("other")])
     if pinned >= threshold:
         who = max(PINNED_WHO, key=lambda w: probabilities[model.classes.index(w)])
         return Safety(who=who, probability=float(pinned), anyone=anyone, other=other)
