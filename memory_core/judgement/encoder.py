@@ -8,7 +8,9 @@ at 5 % of other texts held 0.81 -> 0.91; docs/trust.md).
 Like the linear models it is named in `manifest.json` with its SHA-256 and refused when the file
 differs; it reads the same plain text (`features.plain`). The manifest's `blended` decisions average its
 probability with the linear model's; the others are the linear model's alone (it ranked whose
-safety fact worse, and secrets alike)."""
+safety fact worse, and secrets alike). Whose safety fact has an encoder of its own, the safety
+encoder (`SAFETY_FILE`, `load_safety_encoder`), fine-tuned for that decision alone and averaged
+with the regression on English text (`judgement._safety_of`)."""
 
 from __future__ import annotations
 
