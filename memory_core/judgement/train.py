@@ -7,7 +7,8 @@ tests/data (each row its own family) and the turns of LoCoMo conversation 26 as 
 conversation (each session a family; conversation 30 is never trained on: it is the test split's,
 so its figure is held out). A family's split is a hash of its id: no paraphrase of a test sentence
 is ever trained on. The fine-tuned encoder (`encoder_train`) is trained on every split but dev, and
-the threshold of each decision averaged with it is chosen again on the dev split (`_blend`)."""
+the threshold of each decision averaged with it is chosen again on the dev split (`_blend`); the
+safety encoder likewise, for whose safety fact on English text (`_blend_safety`)."""
 
 from __future__ import annotations
 
@@ -421,7 +422,6 @@ def _blend_safety(
     threshold of its probability that the fact is the user's or a dependant's averaged with the
     regression's, chosen by the same rule as alone on the rows of the dev split it reads at run
     time (`judgement.safety_encoder_reads`: no Han, kana or Hangul; neither model saw them)."""
-
     path = out / SAFETY_FILE
     rows_trained = kept["rows"] if kept else 0
     if kept is None:
