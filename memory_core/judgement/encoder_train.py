@@ -85,7 +85,7 @@ def fine_tune_safety(
     """Fine-tune the safety encoder on `texts` (`whose`: one of `SAFETY` a text) and write `out`:
     every text with a condition and `SAFETY_NONE_ROWS` of the others, one pass, a plain cross
     entropy over the four classes. Returns the file and the rows it was trained on."""
-    import torch
+    import torch  # lazy: a command run by hand
 
     rng = random.Random(SEED)
     with_condition = [i for i, w in enumerate(whose) if w != "none"]
