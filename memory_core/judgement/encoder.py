@@ -52,8 +52,8 @@ SAFETY_OUTPUTS = OUTPUTS[3:]
 
 
 class Encoder:
-    """An ONNX session of the fine-tuned encoder: `probabilities(texts)` gives one row of
-    `OUTPUTS` a text."""
+    """An ONNX session of a fine-tuned encoder: `probabilities(texts)` gives one row of its
+    `outputs` a text."""
 
     def __init__(self, path: Path, *, blended: tuple[str, ...], outputs: tuple[str, ...] = OUTPUTS) -> None:
         import onnxruntime  # lazy: loaded with the models, by processes that judge
@@ -113,10 +113,11 @@ def _load(directory: Path, key: str, outputs: tuple[str, ...]) -> Encoder | None
     path = checked_file(directory, key, entry)
     if tuple(entry.get("outputs", ())) != outputs:
         raise ModelFileRefused(f"judgement {key}: outputs {entry.get('outputs')} are not {list(outputs)}")
-    if key == "safety_encoder" and not 0 < float(entry.get("threshold", 0)) < 1:
+    threshold = entry.get("threshold", 0.0)
+    if key == "safety_encoder" and not (isinstance(threshold, float | int) and 0 < threshold < 1):
         raise ModelFileRefused(f"judgement {key}: no threshold for its average with the regression")
     reader = Encoder(path, blended=tuple(entry.get("blended", ())), outputs=outputs)
-    reader.threshold = float(entry.get("threshold", 0.0))
+    reader.threshold = float(threshold)
     return reader
 
 

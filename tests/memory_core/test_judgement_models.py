@@ -368,12 +368,14 @@ def test_the_safety_encoder_runs_only_where_the_regression_reads_a_condition(poi
         ({"outputs": ["safety:none", "safety:user"]}, "outputs"),
         ({"threshold": 0}, "threshold"),
         ({"threshold": None}, "threshold"),
+        ({"threshold": "0.66"}, "threshold"),
+        ({}, "threshold"),
     ],
 )
 def test_a_safety_encoder_of_other_outputs_or_no_threshold_is_refused(models_copy: Path, change, refused):
     manifest = json.loads((models_copy / MANIFEST).read_text(encoding="utf-8"))
     manifest["safety_encoder"].update(change)
-    if change.get("threshold", 1) is None:
+    if not change:  # no threshold at all
         del manifest["safety_encoder"]["threshold"]
     (models_copy / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
     with pytest.raises(ModelFileRefused, match=refused):
