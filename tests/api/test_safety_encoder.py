@@ -1,14 +1,17 @@
 """Whose safety fact, read by the regression averaged with the safety encoder (docs/trust.md, "A
 safety encoder"), as a client sees it: someone else's condition the regression alone pinned as the
 user's is stored unpinned; the user's and a dependant's conditions stay pinned, in English (the
-average) and in Chinese (the regression alone: the encoder reads no Han)."""
+average) and in Chinese (the regression alone: the encoder reads no Han); through REST, mem0's
+route, MCP and the chat."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from django.urls import reverse
 
 from api.services import user_token_issue
+from chat.models import Message
 from memory_core import judgement
 from memory_core.judgement import encoder as judgement_encoder
 from memory_core.judgement.encoder import SAFETY_OUTPUTS
@@ -16,6 +19,7 @@ from memory_core.judgement.model import models as judgement_models
 from memory_core.models import MemoryEntry, MemoryStatus
 from tests.api import mcp_helpers as m
 from tests.api.add_helpers import mem0_add, rest_add
+from tests.chat.helpers import client_for
 
 # Someone else's condition the regression alone pins (over its threshold) and the average does not
 # (asserted first: when the models are retrained and that no longer holds, the test says so and
@@ -76,9 +80,28 @@ def test_the_users_and_dependants_conditions_stay_pinned(key_client, said):
 
     body = rest_add(key_client, said)
     assert body["action"] == "added" and body["entry"]["pinned"] is True, body
-    (result,) = mem0_add(key_client, f"{said} Thanks!")["results"]
-    assert result["event"] in ("ADD", "UPDATE"), result
-    assert MemoryEntry.objects.filter(pinned=True, content__startswith=said).count() >= 1
+    assert _kept(said) == (MemoryStatus.ACTIVE, True)
+
+
+@pytest.mark.parametrize("said", OWN_AND_DEPENDANTS)
+def test_mem0_pins_the_users_and_dependants_conditions(key_client, said):
+    (result,) = mem0_add(key_client, said)["results"]
+    assert result["event"] == "ADD" and "status" not in result, result
+    assert _kept(said) == (MemoryStatus.ACTIVE, True)
+
+
+def test_chat_remember_that_pins_a_dependants_condition_and_not_someone_elses(
+    owner, django_capture_on_commit_callbacks
+):
+    client = client_for(owner)
+    for said in (OWN_AND_DEPENDANTS[1], OTHERS_THE_REGRESSION_PINNED[1]):
+        with django_capture_on_commit_callbacks(execute=True):
+            client.post(reverse("chat:new"), {"content": f"Remember that {said[0].lower()}{said[1:]}"})
+    assert Message.objects.filter(role="assistant").count() == 2
+    dad = MemoryEntry.objects.get(content__contains="soft diet")
+    client_note = MemoryEntry.objects.get(content__contains="blood thinners")
+    assert (dad.status, dad.pinned) == (MemoryStatus.ACTIVE, True), dad.content
+    assert (client_note.status, client_note.pinned) == (MemoryStatus.ACTIVE, False), client_note.content
 
 
 def test_a_condition_said_in_chinese_is_read_by_the_regression_alone(key_client):
