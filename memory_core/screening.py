@@ -290,7 +290,7 @@ def fact_within_rule(
             and not safety_frames(part)[1]
         )
         if own or placed:
-            kept = _unlinked(part)
+            kept = _unlinked(_unaddressed(part))
             fact = replace(said, content=kept, type=MemoryType.SEMANTIC, key="", category="general")
             fact = replace(fact, pinned=False, embedding=None, turn=False, context="")
             fact = classify(fact, people=people)
@@ -365,6 +365,25 @@ LONGEST_RUN_BETWEEN = 3
 _TRAILING_LINK = re.compile(
     r"[\s,;:\uff0c\u3001\uff1b\uff1a]*(?:\b(?:so|and|then)|所以|因此|然后|然後)$", re.I
 )
+
+
+# A leading clause the safety model reads as no condition of the user's or a dependant's, and as no
+# one's it is sure of, is the rule's address or frame ("姐姐, 提醒你: ...", "老公你记得, ...",
+# "From today,"), not the condition: the fact kept starts after it.
+NO_CONDITION = 0.05
+
+
+def _unaddressed(part: str) -> str:
+    """`part` without the leading clauses that tell no condition: the fact kept is the condition."""
+    while True:
+        cut = next((m for m in CLAUSE_END.finditer(part) if 0 < m.start() < len(part) - 1), None)
+        if cut is None:
+            return part
+        lead, rest = part[: cut.start()].strip(_CLAUSE_TRIM), part[cut.end() :].strip(_CLAUSE_TRIM)
+        read = judgement.safety(lead)
+        if not rest or read.probability >= NO_CONDITION or read.anyone >= FACT_WITHIN_RULE_SURE:
+            return part
+        part = rest
 
 
 def _unlinked(part: str) -> str:

@@ -75,8 +75,14 @@ _EN_OPENS_WITH = re.compile(
 # "我老婆…", "我哋鼓手…", "隔壁阿May個仔…" at the start of a sentence ("我家妹妹" may be a child in the
 # household: left to the model).
 _ZH_OPENS_WITH = re.compile(
-    r"^\W*(?:我们|我哋|我|咱们|用户)?(?:的)?(?:" + "|".join(map(re.escape, _words(ascii_words=False))) + ")"
+    r"^\W*(?P<whose>我们|我哋|我|咱们|用户)?(?:的)?(?:"
+    + "|".join(map(re.escape, _words(ascii_words=False)))
+    + ")"
 )
+# A kin or social word said bare and then a pause or a word of address is who the statement is told
+# TO ("姐姐注意: 囡囡對花生嚴重過敏...", "老公, 儿子花生过敏你记得..."), not whose condition it tells: the
+# helper or the partner told of a child's allergy. "我老公, 他..." (possessed) stays who it is about.
+_ZH_ADDRESS = re.compile(r"(?:们|哋)?\s*(?:[\uff0c,\uff1a:\uff01!\u3001]|注意|记得|记住|请|麻烦|帮我|你)")
 # Someone of the class, ward, team or caseload the user works with ("我班上的小宇有…", "A kid in my
 # class has…", "One of the residents on my unit…"): the user's work, not their care.
 _EN_AT_WORK = re.compile(
@@ -98,5 +104,7 @@ def someone_elses(text: str) -> bool:
     plain = simplified_han(" ".join(text.split()))
     if _SELF_TOO.search(plain):
         return False
-    openings = (_EN_OPENS_WITH, _ZH_OPENS_WITH, _EN_AT_WORK, _ZH_AT_WORK)
-    return any(pattern.search(plain) for pattern in openings)
+    opening = _ZH_OPENS_WITH.search(plain)
+    if opening and (opening.group("whose") or not _ZH_ADDRESS.match(plain, opening.end())):
+        return True
+    return any(pattern.search(plain) for pattern in (_EN_OPENS_WITH, _EN_AT_WORK, _ZH_AT_WORK))

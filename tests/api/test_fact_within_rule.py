@@ -66,6 +66,12 @@ WEAKENING_ON_A_CONDITION = [
     ),
     ("我女儿有哮喘，以后老师不用再打电话问我，直接给她用喷雾就行。", "我女儿有哮喘"),  # noqa: RUF001
 ]
+# Told TO a sister, a helper or a partner ("姐姐注意", "老公你记得"): the kin word is who is addressed, not
+# whose condition the rule rests on.
+ADDRESSED_BY_A_KIN_WORD = [
+    ("姐姐，提醒你：我女儿对芒果过敏，以后水果别切芒果给她。", "我女儿对芒果过敏"),  # noqa: RUF001
+    ("老公你记得，儿子对青霉素过敏，以后带他看病都要先跟医生讲。", "儿子对青霉素过敏"),  # noqa: RUF001
+]
 SOMEONE_ELSES = [
     "Our coach Dave has epilepsy, so from now on no strobe lights at the club.",
     "Our receptionist Mark has epilepsy, so from now on the office never uses strobe lights at parties.",
@@ -106,6 +112,35 @@ def test_rest_holds_the_rule_and_keeps_its_condition_pinned(key_client, said, fa
     always = [item["entry"]["content"] for item in recalled["always"]]
     assert fact in always and said not in always
     assert said not in [item["entry"]["content"] for item in recalled["items"]]
+
+
+@pytest.mark.parametrize(("said", "fact"), ADDRESSED_BY_A_KIN_WORD)
+def test_a_rule_told_to_a_kin_word_keeps_the_dependants_condition(key_client, said, fact):
+    body = _rest_add(key_client, said)
+
+    assert body["action"] == "pending_review"
+    assert [(a["action"], a["entry"]["content"]) for a in body["also"]] == [("added", fact)]
+    _held_and_pinned(said, fact)
+
+
+def test_mem0_keeps_the_dependants_condition_of_a_rule_told_to_a_kin_word(key_client):
+    said, fact = ADDRESSED_BY_A_KIN_WORD[1]
+    reply = _mem0_add(key_client, said)
+
+    assert [(r["event"], r["memory"]) for r in reply["results"]] == [("NONE", said), ("ADD", fact)]
+    _held_and_pinned(said, fact)
+
+
+def test_chat_remember_that_keeps_the_condition_of_a_rule_told_to_a_kin_word(
+    owner, django_capture_on_commit_callbacks
+):
+    said, fact = ADDRESSED_BY_A_KIN_WORD[0]
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": "记住：" + said})  # noqa: RUF001
+
+    assert MemoryEntry.objects.get(status=MemoryStatus.PENDING_REVIEW).type == "procedural"
+    kept = MemoryEntry.objects.get(status=MemoryStatus.ACTIVE)
+    assert (kept.content.rstrip("。"), kept.pinned, kept.category) == (fact, True, "safety")
 
 
 @pytest.mark.parametrize(("said", "fact"), CONDITIONS_SAID_AFTER)
