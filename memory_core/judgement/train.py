@@ -70,17 +70,14 @@ ORDINARY_WEIGHT = {"normative": 10.0, "weakening": 10.0, "secret": 10.0, "safety
 # again on the dev split once batches 30 and 31 were in it: 0.937 -> 0.916, the encoder alone 0.766):
 # those stay the linear models'.
 BLENDED = ("normative",)
-# Sets the linear models are not trained on (the encoders are). Batch 29's round was held back from
-# the regressions of cf8d7f3 (retrained with it, they held "My daughter gets hives all over
-# whenever she eats kiwi." as a rule) until batches 30 and 31 joined it. Batches 36 on and chit-chat
-# 17 on are held back: retrained with them the regressions were a wash on those rows (batch 39's
-# comparison) and changed test sentences both ways (a rule only the averaged encoder read no longer
-# held, "Our joint account: Savings / Checking, both with Monzo. ok" held as a rule); held back, the
-# regressions are e1480a5's, weight for weight, and the safety encoder (trained on them) is the change.
-LINEAR_HELD_BACK: tuple[str, ...] = (
-    *(f"fresh_batch_{n}" for n in range(36, 46)),
-    *(f"chitchat_fresh_{n}" for n in range(17, 27)),
-)
+# Sets the linear models are not trained on (the encoders are); none now. Batches 36-45 and chit-chat
+# 17-26 were held back while a retrain with them was a wash (batch 39's comparison; again at batch
+# 46: trained on everything but batch 45 and chit-chat 26, scored on them, the same figures within
+# a text). The regressions were retrained on everything once `frames_contrast` showed where they
+# failed: the Chinese safety model read the frame "我有..." as a condition ("我有驾照" pinned at 1.00)
+# and a condition named in an appointment as none; with the set, on batch 45 held out, safety pinned
+# 77 -> 83 of 110 at precision 0.928 -> 0.943 (docs/trust.md, "Batch 46").
+LINEAR_HELD_BACK: tuple[str, ...] = ()
 ENCODER_CHOICES = ("train", "keep", "none")
 # The decisions that read the words-present block (`features.PRESENCE_FEATURES`); the others are
 # fitted with it zeroed, so their weights there are zero and they read the rows as before. Chosen with
