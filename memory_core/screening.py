@@ -36,7 +36,7 @@ from memory_core.people_known import (
 from memory_core.sameness import speaker
 from memory_core.services import event_record
 from memory_core.tombstones import blocking_tombstone, mined_too_early
-from memory_core.whose_condition import someone_elses
+from memory_core.whose_condition import after_an_address, someone_elses
 from memory_core.whose_known import known_person, only_an_introduction, only_care
 from memory_core.write_request import WriteRequest
 
@@ -275,8 +275,8 @@ def fact_within_rule(
     if known == OTHER or not (in_care or _pinned_safety(content, whole, weigh_odds=False, known=known)):
         return None  # a rule around a colleague's or a friend's condition gives no fact of the user's
     for part in _clause_runs(content):
-        if not _states_alone(part) or judgement.policy(part).is_rule:
-            continue
+        if not _states_alone(after_an_address(part)) or judgement.policy(part).is_rule:
+            continue  # too short to state a condition once its address is set aside ("老公你记得")
         whose = judgement.safety(part)
         own = whose.probability >= FACT_WITHIN_RULE_SURE and _pinned_safety(
             part, whose, known=known_person(people, part, whose) or known
@@ -380,8 +380,11 @@ def _unaddressed(part: str) -> str:
         if cut is None:
             return part
         lead, rest = part[: cut.start()].strip(_CLAUSE_TRIM), part[cut.end() :].strip(_CLAUSE_TRIM)
+        if not rest:
+            return part
         read = judgement.safety(lead)
-        if not rest or read.probability >= NO_CONDITION or read.anyone >= FACT_WITHIN_RULE_SURE:
+        told = read.probability >= NO_CONDITION or read.anyone >= FACT_WITHIN_RULE_SURE
+        if told and _states_alone(after_an_address(lead)):
             return part
         part = rest
 

@@ -98,6 +98,17 @@ _SELF_TOO = re.compile(
 )
 
 
+def after_an_address(text: str) -> str:
+    """`text` after a kin or social word it opens with as a word of address ("老公你记得" -> "记得"),
+    or all of it (simplified, spaces normalised)."""
+    plain = simplified_han(" ".join(text.split()))
+    opening = _ZH_OPENS_WITH.search(plain)
+    if opening is None or opening.group("whose"):
+        return plain
+    address = _ZH_ADDRESS.match(plain, opening.end())
+    return plain[address.end() :].strip() if address else plain
+
+
 def someone_elses(text: str) -> bool:
     """Whether `text` opens with someone not in the user's care and tells nothing of the user's
     own: the condition it tells is theirs."""

