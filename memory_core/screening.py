@@ -370,7 +370,7 @@ _TRAILING_LINK = re.compile(
 # A leading clause the safety model reads as no condition of the user's or a dependant's, and as no
 # one's it is sure of, is the rule's address or frame ("姐姐, 提醒你: ...", "老公你记得, ...",
 # "From today,"), not the condition: the fact kept starts after it.
-NO_CONDITION = 0.05
+LEAD_READ_AS_NONE = 0.05
 
 
 def _unaddressed(part: str) -> str:
@@ -383,7 +383,7 @@ def _unaddressed(part: str) -> str:
         if not rest:
             return part
         read = judgement.safety(lead)
-        told = read.probability >= NO_CONDITION or read.anyone >= FACT_WITHIN_RULE_SURE
+        told = read.probability >= LEAD_READ_AS_NONE or read.anyone >= FACT_WITHIN_RULE_SURE
         if told and _states_alone(after_an_address(lead)):
             return part
         part = rest
