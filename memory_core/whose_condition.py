@@ -98,14 +98,20 @@ _SELF_TOO = re.compile(
 )
 
 
+def _bare_address(plain: str) -> re.Match[str] | None:
+    """The word of address after a kin or social word `plain` opens with bare ("老公你记得": "你"),
+    or None when it opens with none, or with one possessed ("我老公, 他...")."""
+    opening = _ZH_OPENS_WITH.search(plain)
+    if opening is None or opening.group("whose"):
+        return None
+    return _ZH_ADDRESS.match(plain, opening.end())
+
+
 def after_an_address(text: str) -> str:
     """`text` after a kin or social word it opens with as a word of address ("老公你记得" -> "记得"),
     or all of it (simplified, spaces normalised)."""
     plain = simplified_han(" ".join(text.split()))
-    opening = _ZH_OPENS_WITH.search(plain)
-    if opening is None or opening.group("whose"):
-        return plain
-    address = _ZH_ADDRESS.match(plain, opening.end())
+    address = _bare_address(plain)
     return plain[address.end() :].strip() if address else plain
 
 
@@ -115,7 +121,6 @@ def someone_elses(text: str) -> bool:
     plain = simplified_han(" ".join(text.split()))
     if _SELF_TOO.search(plain):
         return False
-    opening = _ZH_OPENS_WITH.search(plain)
-    if opening and (opening.group("whose") or not _ZH_ADDRESS.match(plain, opening.end())):
-        return True
+    if _ZH_OPENS_WITH.search(plain) and _bare_address(plain) is None:
+        return True  # who it opens with, unless that is who it is told to
     return any(pattern.search(plain) for pattern in (_EN_OPENS_WITH, _EN_AT_WORK, _ZH_AT_WORK))
