@@ -261,15 +261,13 @@ def cost(texts: list[str]) -> None:
     from memory_core.extraction.slots import states_safety
     from memory_core.guards.policy import policy_check
     from memory_core.guards.secrets import scan_secrets
-    from memory_core.judgement import multilingual
 
     def learned(text: str) -> None:
-        # The features, models, encoders and the Chinese reader each time (a write sees its
-        # statement once); the vector is shared.
+        # The features, models and both encoders each time (a write sees its statement once);
+        # the vector is shared.
         judgement.scores.cache_clear()
         judgement.encoder_read.cache_clear()
         judgement.safety_encoder_read.cache_clear()
-        multilingual.read.cache_clear()
         judgement.policy(text), judgement.secrets(text), judgement.safety(text)
 
     def patterns(text: str) -> None:

@@ -3,7 +3,7 @@ import sys
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy
 
-from memory_core.judgement import medicines, multilingual
+from memory_core.judgement import medicines
 from memory_core.judgement.encoder import encoder, safety_encoder
 from memory_core.judgement.model import models
 
@@ -26,5 +26,4 @@ class MemoryCoreConfig(AppConfig):
             models()
             encoder()
             safety_encoder()
-            multilingual.reader()
             medicines.names()

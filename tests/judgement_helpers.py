@@ -10,7 +10,6 @@ from pathlib import Path
 from memory_core import judgement
 from memory_core.judgement import encoder as judgement_encoder
 from memory_core.judgement import model as judgement_model
-from memory_core.judgement import multilingual
 from memory_core.judgement.model import DEFAULT_DIR, MANIFEST
 
 
@@ -21,7 +20,6 @@ def forget_models() -> None:
     judgement.scores.cache_clear()
     judgement.encoder_read.cache_clear()
     judgement.safety_encoder_read.cache_clear()
-    multilingual.reset()
 
 
 def models_without_encoder(target: Path) -> Path:

@@ -28,7 +28,7 @@ from memory_core.guards.secrets.candidates import candidates, periods
 from memory_core.guards.secrets.text import sentence_spans
 from memory_core.language import has_cjk, simplified_han
 
-from . import clauses, multilingual
+from . import clauses
 from .encoder import SAFETY_OUTPUTS
 from .encoder import encoder as loaded_encoder
 from .encoder import safety_encoder as loaded_safety_encoder
@@ -489,8 +489,7 @@ def _safety_of(plain: str) -> Safety:
     """The safety model's reading of one text, whole: whether it is the user's or a dependant's
     condition is the regression's probability averaged with the safety encoder's where the
     regression reads any condition at all (`SAFETY_ENCODER_GATE`) in a text the encoder reads
-    (`safety_encoder_reads`), pinned at the threshold chosen for the average; in a text with Han,
-    past the same gate, the Chinese reader's (`multilingual`), pinned at its own threshold."""
+    (`safety_encoder_reads`), pinned at the threshold chosen for the average."""
     model = models().get("safety")
     found = scores(plain).get("safety") if model else None
     if not model or not found:
@@ -507,12 +506,6 @@ def _safety_of(plain: str) -> Safety:
         read = safety_encoder_read(plain)
         encoded = np.array([read[SAFETY_OUTPUTS.index(f"safety:{c}")] for c in model.classes])
         probabilities, threshold = (probabilities + encoded) / 2, reader.threshold
-    elif anyone >= SAFETY_ENCODER_GATE and multilingual.reads(plain) and (chinese := multilingual.reader()):
-        # Text with Han: the Chinese reader's probabilities (the regression's features and e5's
-        # vector), at its own threshold; anyone's and someone else's stay the regression's (above).
-        read = multilingual.read(plain)
-        probabilities = np.array([read[chinese.model.classes.index(c)] for c in model.classes])
-        threshold = chinese.model.threshold
     pinned = sum(probabilities[model.classes.index(who)] for who in PINNED_WHO)
     if pinned >= threshold:
         who = max(PINNED_WHO, key=lambda w: probabilities[model.classes.index(w)])

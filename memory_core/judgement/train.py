@@ -28,13 +28,11 @@ from sklearn.model_selection import GroupKFold, cross_val_predict
 from memory_core.embeddings import LocalEmbedder
 from memory_core.judgement import safety_encoder_reads
 
-from . import multilingual
 from .encoder import FILE as ENCODER_FILE
 from .encoder import OUTPUTS, SAFETY_FILE, SAFETY_OUTPUTS, Encoder
 from .encoder_train import fine_tune, fine_tune_safety, labels_of
 from .features import NGRAM_FEATURES, PRESENCE_FEATURES, PRESENCE_START, WIDTH, matrix
 from .model import MANIFEST, read_manifest, sha256
-from .multilingual_train import reader_entry
 from .spans import SPAN_WIDTH, span_matrix, value_spans
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -254,19 +252,15 @@ def train(
     folds: int = 5,
     encoder: str = "train",
     safety_encoder: str = "train",
-    zh_reader: str = "train",
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Fit, choose thresholds out of fold, score once on the test split, and write every model and
     the manifest into `out`. `encoder`: "train" fine-tunes the encoder again (half an hour),
     "keep" keeps the one in `out` (the linear models and the averaged thresholds are new), "none"
     leaves it out (the linear models decide alone). `safety_encoder` likewise for the encoder of
-    whose safety fact (a quarter of an hour), `zh_reader` for its Chinese reader (`multilingual`)."""
+    whose safety fact (a quarter of an hour)."""
     kept = _kept(out, "encoder", ENCODER_FILE, encoder)
-    kept_safety, kept_zh = (
-        _kept(out, "safety_encoder", SAFETY_FILE, safety_encoder),
-        _kept(out, multilingual.KEY, multilingual.FILE, zh_reader),
-    )
+    kept_safety = _kept(out, "safety_encoder", SAFETY_FILE, safety_encoder)
     everything = rows(held_back=LINEAR_HELD_BACK)
     log(
         f"{len(everything)} labelled texts from {len({r.source for r in everything})} sources "
@@ -346,11 +340,6 @@ def train(
         manifest["safety_encoder"] = _blend_safety(
             everything, splits, ordinary_all, out_of_fold["safety"], out, kept=kept_safety, log=log
         )
-    manifest |= reader_entry(
-        zh_reader, kept_zh, everything, x_without_presence, splits, ordinary_all, out,
-        fit_model=lambda *a, **k: _fit(*a, c=c, folds=folds, **k),
-        threshold_of=_threshold, metrics=_metrics, log=log,
-    )  # fmt: skip
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return manifest
 

@@ -696,14 +696,9 @@ NEIGHBOURS_OF_OTHER_FORMS = [
     "会议室：3号楼502",
     "invoice INV-2024-0033-7781 is paid, thanks",
     # pairs that are no login
-    pytest.param(
-        "Our joint account: Savings / Checking, both with Monzo.",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="held as a rule since the regressions' retrain with the contrast set (c7aa4d8): "
-            "its regression reads 0.52 and the average passes the cut; docs/trust.md, batch 46",
-        ),
-    ),
+    # Held as a rule by c7aa4d8's models (a strict xfail then); stored again since the retrain after
+    # batch 48.
+    "Our joint account: Savings / Checking, both with Monzo.",
     "Wifi in the hall: upstairs / downstairs both work now.",
 ]
 

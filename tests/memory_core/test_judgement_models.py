@@ -17,7 +17,6 @@ from memory_core import judgement
 from memory_core.embeddings import LocalEmbedder
 from memory_core.judgement import encoder as judgement_encoder
 from memory_core.judgement import model as judgement_model
-from memory_core.judgement import multilingual
 from memory_core.judgement.encoder import (
     OUTPUTS,
     SAFETY_FILE,
@@ -302,8 +301,7 @@ SAFETY_READ = [
     "My colleague's knee surgery went fine.",
     "Heads up I'll be slow on the hike, I'm on beta blockers now.",
 ]
-# Text with Han in it is not the encoder's (it ranked Chinese conditions worse): the Chinese
-# reader's (`multilingual`, tests/memory_core/test_judgement_chinese_reader.py).
+# Text with Han in it is the regression's alone (the encoder ranked Chinese conditions worse).
 SAFETY_READ_ZH = [
     "我自己有癫痫，吃着左乙拉西坦。",  # noqa: RUF001
     "阿嫲日日要打胰岛素，我负责帮佢。",  # noqa: RUF001
@@ -342,18 +340,15 @@ def test_whose_safety_fact_is_the_average_with_the_safety_encoder(text: str):
 
 
 @pytest.mark.parametrize("text", SAFETY_READ_ZH)
-def test_whose_safety_fact_in_chinese_is_not_the_safety_encoders(text: str):
+def test_whose_safety_fact_in_chinese_is_the_regressions_alone(text: str):
     model = judgement_model.models()["safety"]
     regression = np.asarray(judgement.scores(text)["safety"])
     assert 1 - regression[model.classes.index("none")] >= judgement.SAFETY_ENCODER_GATE
     assert not judgement.safety_encoder_reads(text)
-    chinese = multilingual.reader()
-    assert chinese is not None
-    read = chinese.probabilities(" ".join(text.split()))
-    pinned = sum(read[chinese.model.classes.index(w)] for w in judgement.PINNED_WHO)
+    pinned = sum(regression[model.classes.index(w)] for w in judgement.PINNED_WHO)
     found = judgement._safety_of(" ".join(text.split()))
     assert found.probability == pytest.approx(pinned, abs=1e-6)
-    assert found.pinned == (pinned >= chinese.model.threshold)
+    assert found.pinned == (pinned >= model.threshold)
 
 
 def test_the_safety_encoder_runs_only_where_the_regression_reads_a_condition(pointed_at: Path):

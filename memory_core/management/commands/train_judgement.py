@@ -31,13 +31,6 @@ class Command(BaseCommand):
             help="fine-tune the encoder of whose safety fact again (a quarter of an hour), keep the one "
             "in --out, or leave it out",
         )
-        parser.add_argument(
-            "--zh-reader",
-            choices=ENCODER_CHOICES,
-            default="train",
-            help="train the Chinese reader of whose safety fact (multilingual-e5 vectors beside the "
-            "regression's features; a quarter of an hour), keep the one in --out, or leave it out",
-        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         train(
@@ -45,7 +38,6 @@ class Command(BaseCommand):
             c=options["c"],
             encoder=options["encoder"],
             safety_encoder=options["safety_encoder"],
-            zh_reader=options["zh_reader"],
             log=lambda line: self.stdout.write(line),
         )
         self.stdout.write(self.style.SUCCESS(f"models written to {options['out']}"))
