@@ -688,6 +688,12 @@ VALUES_IN_OTHER_FORMS = [
     # a login pasted from notes as "what it opens: name / password", no digit in the password
     ("Boathouse wifi: RowersNet / oarsandoranges, pass it on to the new crew.", "oarsandoranges"),
     ("Allotment society portal: plot14 / runnerbeansforever", "runnerbeansforever"),
+    # a card number that passes Luhn, spelled out in words or in numerals (batch 50 showed one)
+    (
+        "Pay the plumber with four five three two zero one five one one two eight three zero three six six",
+        "four five three two zero one five one one two eight three zero three six six",
+    ),
+    ("交房租用这张：六二二二 零二一二 三四五六 七八九四，月底前", "六二二二 零二一二 三四五六 七八九四"),
 ]
 # And their ordinary neighbours stay stored: a flight asked after in the same mix, an SSID, a
 # meeting room, an invoice's id in four groups, two pairs of words.
