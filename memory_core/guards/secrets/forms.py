@@ -115,7 +115,8 @@ def _checksum_hits(text: str) -> list[tuple[int, int, str]]:
 
 
 # A digit said as a word or a numeral ("four", "四", "肆"), and a run of 13 or more of them: a card
-# number written out ("卡號是四五三二 一二零零 八八七六 五五四三"), checked by Luhn like digits.
+# number written out ("六二二二 零二一二 三四五六 七八九四", "four five three two ..."), checked by Luhn
+# like digits.
 _SPELLED_DIGIT = (
     r"(?:(?<![a-z])(?:" + "|".join((*DIGIT_NAMES, "oh")) + r")(?![a-z])"
     rf"|[{CJK_DIGITS}\u3007{''.join(FINANCIAL_DIGITS)}])"
