@@ -694,6 +694,8 @@ VALUES_IN_OTHER_FORMS = [
         "four five three two zero one five one one two eight three zero three six six",
     ),
     ("交房租用这张：六二二二 零二一二 三四五六 七八九四，月底前", "六二二二 零二一二 三四五六 七八九四"),
+    # beside a card word, in numerals grouped as on the card, Luhn or not (as digits are)
+    ("幫我記住信用卡號：三七一一 二二八零 四四五五 六零零九", "三七一一 二二八零 四四五五 六零零九"),
 ]
 # And their ordinary neighbours stay stored: a flight asked after in the same mix, an SSID, a
 # meeting room, an invoice's id in four groups, two pairs of words.

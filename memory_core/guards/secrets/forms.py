@@ -11,11 +11,8 @@ import re
 from .checksums import iban_ok, luhn_ok, prc_id_ok, ssn_ok
 from .lexicon import (
     BEARER,
-    CJK_DIGITS,
-    DIGIT_NAMES,
     EMAIL_PAIR,
     FILE_OR_HOST,
-    FINANCIAL_DIGITS,
     HASH_CONTEXT,
     IBAN_LENGTHS,
     IBAN_START,
@@ -23,6 +20,7 @@ from .lexicon import (
     PRC_ID,
     PREFIXED,
     PRIVATE_KEY,
+    SPELLED,
     SSN,
     STRIP_LEFT,
     STRIP_RIGHT,
@@ -114,22 +112,12 @@ def _checksum_hits(text: str) -> list[tuple[int, int, str]]:
     return hits
 
 
-# A digit said as a word or a numeral ("four", "四", "肆"), and a run of 13 or more of them: a card
-# number written out ("六二二二 零二一二 三四五六 七八九四", "four five three two ..."), checked by Luhn
-# like digits.
-_SPELLED_DIGIT = (
-    r"(?:(?<![a-z])(?:" + "|".join((*DIGIT_NAMES, "oh")) + r")(?![a-z])"
-    rf"|[{CJK_DIGITS}\u3007{''.join(FINANCIAL_DIGITS)}])"
-)
-_SPELLED_RUN = re.compile(rf"{_SPELLED_DIGIT}(?:[\s,\-]*{_SPELLED_DIGIT}){{12,}}", re.I)
-
-
 def _card_hits(text: str, s_start: int, sentence: str) -> list[tuple[int, int, str]]:
     """Digit runs of card length that pass Luhn, written as digits or spelled out, unless an
     identifier owns them."""
     hits = []
     runs = [(start, end, re.sub(r"\D", "", sentence[start:end])) for start, end, _ in digit_chains(sentence)]
-    runs += [(m.start(), m.end(), spelled_digits(m.group())) for m in _SPELLED_RUN.finditer(sentence)]
+    runs += [(m.start(), m.end(), spelled_digits(m.group())) for m in SPELLED.finditer(sentence)]
     for start, end, digits in runs:
         if 13 <= len(digits) <= 19 and luhn_ok(digits) and not owned(text, s_start + start):
             hits.append((s_start + start, s_start + end, "card number"))

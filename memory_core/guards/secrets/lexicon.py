@@ -219,10 +219,13 @@ SPECIAL = re.compile(r"[!@#$%^&*+=~|\\/<>?]")  # "_" alone makes snake_case, not
 HTML_ENTITY = re.compile(r"&(?:#x?[0-9a-f]+|[a-z]+);", re.I)
 SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。\n]")
 CARRY_START = re.compile(r"\s*(?:it'?s|it\s+is|its|that'?s|是|=|:)\s*(?:now\s+)?[\"'“\u2018`「]?\s*", re.I)
+_ZH_DIGIT = "[零\u3007一二三四五六七八九壹贰貳叁參肆伍陆陸柒捌玖]"
 SPELLED = re.compile(
     r"(?<![A-Za-z])(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)(?:[\s,-]+(?:zero|oh|one|two"
     r"|three|four|five|six|seven|eight|nine)){3,}(?![A-Za-z])"
-    r"|[零\u3007一二三四五六七八九壹贰貳叁參肆伍陆陸柒捌玖]{4,}(?![年月日号])",
+    # Numerals run together, or in groups of two or more split by single spaces ("四八二九",
+    # "六二二二 零二一二 三四五六 七八九四"), as `text.digit_chains` joins digits.
+    rf"|(?:{_ZH_DIGIT}{{2,}} )*{_ZH_DIGIT}{{4,}}(?: {_ZH_DIGIT}{{2,}})*(?![年月日号])",
     re.I,
 )
 # China's financial numerals (大写, written on cheques so they cannot be altered; chosen for a PIN
@@ -238,7 +241,6 @@ _EN_COUNTED = (
 )
 COUNTED_GROUP = re.compile(rf"(?<![A-Za-z]){_EN_COUNTED}(?![A-Za-z])|[两兩二三四五六七八九十]\s*[个個]", re.I)
 _EN_PART = rf"(?:{_EN_COUNTED}|(?:an?\s+)?{_EN_DIGIT})"
-_ZH_DIGIT = "[零\u3007一二三四五六七八九壹贰貳叁參肆伍陆陸柒捌玖]"
 _ZH_COUNTED = rf"[两兩二三四五六七八九十]\s*[个個]\s*{_ZH_DIGIT}"
 _ZH_PART = rf"(?:{_ZH_COUNTED}|一\s*[个個]\s*{_ZH_DIGIT})"
 _ZH_JOIN = r"[\s,\uff0c\u3001]*(?:加|和|跟|再|再加|然后|然後|后面|後面|後尾)?\s*"
