@@ -16,7 +16,7 @@ from memory_core.entities.asides import FEMALE_KIN, MALE_KIN
 from memory_core.entities.care import CARES_FOR
 from memory_core.entities.erasure import entities_prune
 from memory_core.entities.kinship import kin
-from memory_core.entities.models import Entity, EntityMention, RelationSupport
+from memory_core.entities.models import Entity, EntityMention, RelationEnding, RelationSupport
 from memory_core.entities.record import mention_known_names, mentions_insert, record_reading
 from memory_core.entities.resolve import Resolver
 from memory_core.entities.rules import SELF, Reading, Ref, Triple
@@ -190,6 +190,7 @@ def entities_after_correction(*, old: MemoryEntry, new: MemoryEntry) -> None:
     from the old version is withdrawn (relations no other memory supports go), the new one is read."""
     RelationSupport.objects.filter(entry=old).delete()
     EntityMention.objects.filter(entry=old).delete()
+    RelationEnding.objects.filter(entry=old).update(entry=None)  # withdrawn by entities_prune
     entities_prune(namespace_ids=[old.namespace_id])
     resolver = Resolver(new.namespace_id)
     reading = read(new.content, speaker=said_by(new.metadata))

@@ -174,6 +174,31 @@ class RelationSupport(models.Model):
         return f"{self.relation_id} rests on {self.entry_id}"
 
 
+class RelationEnding(models.Model):
+    """A statement that ended a relation ("I divorced Marco"), and when it said it ended: the
+    relation's `valid_to` is the earliest of its endings. Withdrawn with its statement (`entry`
+    set to null when the statement is erased, corrected or its reading withdrawn), after which
+    `entities.erasure.endings_withdrawn` recomputes the window or reopens the relation, so an
+    erased ending tells nothing any more. Timestamps and ids only, no words."""
+
+    namespace = models.ForeignKey("memory_core.Namespace", on_delete=models.CASCADE, related_name="+")
+    relation = models.ForeignKey(Relation, on_delete=models.CASCADE, related_name="endings")
+    entry = models.ForeignKey(
+        "memory_core.MemoryEntry",
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="relation_endings",
+    )
+    at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["entry"], name="relation_ending_entry")]
+        constraints = [models.UniqueConstraint(fields=["relation", "entry"], name="relation_ending_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.relation_id} ended by {self.entry_id} at {self.at}"
+
+
 class GraphChange(models.Model):
     """A row of a namespace's graph (an entity, relation, mention or relation support) that a
     statement inserted, updated or deleted, at the `version` that statement gave the namespace.

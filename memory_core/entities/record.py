@@ -7,12 +7,20 @@ import re
 from datetime import datetime
 from typing import Any
 
-from django.db.models import CharField, Q
+from django.db.models import CharField, Q, Value
 from django.db.models.expressions import RawSQL
+from django.db.models.functions import Coalesce, Least
 from django.utils import timezone
 
 from memory_core import prepared
-from memory_core.entities.models import NAME_MAX_CHARS, Entity, EntityMention, Relation, RelationSupport
+from memory_core.entities.models import (
+    NAME_MAX_CHARS,
+    Entity,
+    EntityMention,
+    Relation,
+    RelationEnding,
+    RelationSupport,
+)
 from memory_core.entities.resolve import Resolver, alias_of, surfaces
 from memory_core.entities.rules import _STOP_NAMES, Reading, Ref, Triple
 from memory_core.entities.vocabulary import SINGLE_VALUED, Predicate, RelationStatus
@@ -153,16 +161,13 @@ def relation_end(*, entry: MemoryEntry, triple: Triple, resolver: Resolver) -> i
     """ "We divorced", "I left Acme": the subject's current relations of that predicate (with
     that other end, when named) end when the statement says (`valid_from`), so a point-in-time
     question after it no longer walks them; one before still does. Nothing is created: an end
-    of a relation never stated has nothing to close. The number of relations ended."""
+    of a relation never stated has nothing to close. Each ending is kept with its statement
+    (`RelationEnding`), so that erasing or correcting the statement withdraws it; a relation
+    another statement already ended also keeps this one, and ends at the earlier of the two.
+    The number of relations ended."""
     subject = resolver.resolve(triple.subject)
     end: datetime = entry.valid_from or timezone.now()
-    current = Relation.objects.filter(
-        namespace_id=entry.namespace_id,
-        predicate=triple.predicate,
-        status=RelationStatus.ACTIVE,
-        valid_from__lt=end,
-    ).filter(_ends_of(subject, triple, resolver))
-    ended = current.update(status=RelationStatus.SUPERSEDED, valid_to=end)
+    ended = _end(entry, end, Q(predicate=triple.predicate) & _ends_of(subject, triple, resolver))
     if triple.predicate == Predicate.WORKS_AT and triple.object is not None:
         # "I left my job at Halden": whoever was one's boss or colleague there no longer is.
         there = Relation.objects.filter(
@@ -171,15 +176,36 @@ def relation_end(*, entry: MemoryEntry, triple: Triple, resolver: Resolver) -> i
             object=resolver.resolve(triple.object),
             status=RelationStatus.ACTIVE,
         ).values("subject_id")
-        ended += Relation.objects.filter(
-            namespace_id=entry.namespace_id,
-            subject=subject,
-            predicate__in=(Predicate.MANAGER, Predicate.COLLEAGUE),
-            status=RelationStatus.ACTIVE,
-            valid_from__lt=end,
-            object__in=there,
-        ).update(status=RelationStatus.SUPERSEDED, valid_to=end)
+        ended += _end(
+            entry,
+            end,
+            Q(subject=subject, predicate__in=(Predicate.MANAGER, Predicate.COLLEAGUE), object__in=there),
+        )
     return ended
+
+
+def _end(entry: MemoryEntry, end: datetime, which: Q) -> int:
+    """End the relations `which` picks that hold before `end`: the current ones, and those that
+    only statements ended (never a window a newer relation or the user closed)."""
+    ids = list(
+        Relation.objects.filter(namespace_id=entry.namespace_id, valid_from__lt=end)
+        .filter(which)
+        .filter(
+            Q(status=RelationStatus.ACTIVE)
+            | Q(status=RelationStatus.SUPERSEDED, superseded_by__isnull=True, endings__entry__isnull=False)
+        )
+        .values_list("pk", flat=True)
+        .distinct()
+    )
+    if not ids:
+        return 0
+    RelationEnding.objects.bulk_create(
+        [RelationEnding(namespace_id=entry.namespace_id, relation_id=pk, entry=entry, at=end) for pk in ids],
+        ignore_conflicts=True,
+    )
+    return Relation.objects.filter(pk__in=ids).update(
+        status=RelationStatus.SUPERSEDED, valid_to=Least(Coalesce("valid_to", Value(end)), Value(end))
+    )
 
 
 def _ends_of(subject: Entity, triple: Triple, resolver: Resolver) -> Q:

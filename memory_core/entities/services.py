@@ -14,7 +14,14 @@ from django.utils import timezone
 
 from memory_core.actors import Actor
 from memory_core.entities.erasure import entities_prune
-from memory_core.entities.models import NAME_MAX_CHARS, Entity, EntityMention, Relation, RelationSupport
+from memory_core.entities.models import (
+    NAME_MAX_CHARS,
+    Entity,
+    EntityMention,
+    Relation,
+    RelationEnding,
+    RelationSupport,
+)
 from memory_core.entities.record import mention as mention_record
 from memory_core.entities.record import relation_put
 from memory_core.entities.resolve import Resolver, alias_of
@@ -201,6 +208,8 @@ def relation_correct(
                 "Invalid date.", field_errors={"valid_to": ["Must not be before the relation began."]}
             )
         relation.valid_to, relation.status = valid_to, RelationStatus.SUPERSEDED
+        # The user's end stands: no statement's ending moves it, nor reopens it when withdrawn.
+        RelationEnding.objects.filter(relation=relation).delete()
     relation.save(update_fields=["value", "valid_to", "status"])
     return relation
 

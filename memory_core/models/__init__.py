@@ -29,7 +29,14 @@ from memory_core.choices import (
 
 # The knowledge-graph rows (`entities.models`) and the webhook rows (`webhooks.models`) live in
 # their packages; imported here so that Django registers them with this app.
-from memory_core.entities.models import Entity, EntityMention, GraphChange, Relation, RelationSupport
+from memory_core.entities.models import (
+    Entity,
+    EntityMention,
+    GraphChange,
+    Relation,
+    RelationEnding,
+    RelationSupport,
+)
 from memory_core.models.erasure import ErasureReceipt, Tombstone
 from memory_core.models.jobs import ExtractionJob, ImportJob
 from memory_core.models.logs import ActiveDay, FlaggedWrite, RecallLog
@@ -84,6 +91,7 @@ __all__ = [
     "RecallLog",
     "RelatedTerm",
     "Relation",
+    "RelationEnding",
     "RelationSupport",
     "SearchStats",
     "SearchTerm",
