@@ -27,6 +27,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from config.tuning import tuned
+from memory_core import process_caches
 from memory_core.errors import MemoryServiceError
 from memory_core.llm import get_llm
 from memory_core.onnx_embedding import OnnxModel, ensure_exported
@@ -238,8 +239,12 @@ class _QueryCache:
         with self._lock:
             self._items.clear()
 
+    def __len__(self) -> int:
+        return len(self._items)
+
 
 query_cache = _QueryCache()
+process_caches.register(query_cache.clear, query_cache.__len__)
 
 
 def _cached_query(embedder: Embedder, text: str) -> list[float]:

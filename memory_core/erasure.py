@@ -64,6 +64,7 @@ from memory_core.models import (
     RecallLog,
     TombstoneReason,
 )
+from memory_core.process_caches import erasure_announce
 from memory_core.selectors import memory_versions
 from memory_core.term_vectors import term_vectors_forget_on_commit
 from memory_core.tombstones import tombstones_record
@@ -118,6 +119,7 @@ def erasure_receipt_record(
         **{f.name: getattr(tally, f.name) for f in fields(tally)},
     )
     if tally.removed_anything():
+        erasure_announce()
         # robust: the erasure is committed either way; a failed request is logged, and the
         # hourly rewrite check still finds the pending receipt.
         transaction.on_commit(compaction_request, robust=True)
@@ -129,6 +131,7 @@ def erasure_receipt_add(*, receipt: ErasureReceipt, tally: Tally) -> ErasureRece
     counts = {f.name: F(f.name) + getattr(tally, f.name) for f in fields(tally) if getattr(tally, f.name)}
     if counts:
         ErasureReceipt.objects.filter(pk=receipt.pk).update(**counts)
+        erasure_announce()
         receipt.refresh_from_db()
         transaction.on_commit(compaction_request, robust=True)
     return receipt

@@ -39,6 +39,7 @@ from django.db import connection
 from django.utils import timezone
 
 from config.tuning import tuned
+from memory_core import process_caches
 from memory_core.entities.models import (
     Entity,
     EntityMention,
@@ -254,6 +255,9 @@ def clear() -> None:
 def held() -> int:
     """How many graphs are held."""
     return len(_CACHE)
+
+
+process_caches.register(clear, held)  # the names of an erased memory's people
 
 
 def held_bytes() -> int:

@@ -27,6 +27,7 @@ from typing import NamedTuple, TypeVar
 
 from django.utils import timezone
 
+from memory_core import process_caches
 from memory_core.entities.graph_cache import GraphRelation, NamespaceGraph, alias_key
 from memory_core.entities.kinship import (
     BOSS_ASKED,
@@ -302,6 +303,9 @@ def graph_question(query: str) -> GraphQuestion | None:
     if not may_name_someone(query):
         return None
     return _as_walked(query_terms(query))
+
+
+process_caches.register_lru(graph_question)
 
 
 def _as_walked(terms: QueryTerms) -> GraphQuestion | None:

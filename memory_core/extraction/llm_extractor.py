@@ -123,4 +123,3 @@ def _grounded(candidates: list[Candidate], messages: list[dict[str, Any]]) -> It
 
 
 # --- the offline extractor -----------------------------------------------------------------------
-

@@ -35,6 +35,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from memory_core import process_caches
 from memory_core.extraction.rules import read_statement
 from memory_core.language import is_chinese
 from memory_core.reading.slots import (
@@ -52,6 +53,9 @@ def _stated(statement: str, today: date) -> tuple[dict[str, Any], ...]:
     """The facts a statement states itself (not in passing), read once for both questions the
     write pipeline asks of it (`infer_slot`, then `states_safety`); callers never mutate them."""
     return tuple(fact for fact in read_statement(statement, today) if not fact.get("incidental"))
+
+
+process_caches.register_lru(_stated)
 
 
 def states_safety(statement: str) -> bool:

@@ -21,6 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from memory_core import process_caches
 from memory_core.embeddings import LocalEmbedder, get_embedder, query_cache
 from memory_core.guards.policy import PolicyCheck, answer_style, asks_beyond_style, policy_check
 from memory_core.guards.secrets import REDACTED, SecretScan, scan_secrets
@@ -146,6 +147,9 @@ def scores(text: str) -> dict[str, tuple[float, ...]]:
     }
 
 
+process_caches.register_lru(scores)
+
+
 @lru_cache(maxsize=4096)
 def encoder_read(text: str) -> tuple[float, ...]:
     """The fine-tuned encoder's outputs for `text` (`encoder.OUTPUTS`); empty without one."""
@@ -153,11 +157,17 @@ def encoder_read(text: str) -> tuple[float, ...]:
     return tuple(float(p) for p in reader.probabilities([text])[0]) if reader is not None else ()
 
 
+process_caches.register_lru(encoder_read)
+
+
 @lru_cache(maxsize=4096)
 def safety_encoder_read(text: str) -> tuple[float, ...]:
     """The safety encoder's outputs for `text` (`encoder.SAFETY_OUTPUTS`); empty without one."""
     reader = loaded_safety_encoder()
     return tuple(float(p) for p in reader.probabilities([text])[0]) if reader is not None else ()
+
+
+process_caches.register_lru(safety_encoder_read)
 
 
 def reaches(name: str, text: str, cut: float) -> bool:

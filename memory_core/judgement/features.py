@@ -19,6 +19,7 @@ from scipy import sparse
 from sklearn.feature_extraction._hashing_fast import transform as hash_features
 from sklearn.feature_extraction.text import HashingVectorizer
 
+from memory_core import process_caches
 from memory_core.language import simplified_han
 
 from . import medicines
@@ -175,6 +176,9 @@ def _word_grams(word: str) -> np.ndarray:
     hashed = _hash(grams, NGRAM_FEATURES)
     hashed.flags.writeable = False
     return hashed
+
+
+process_caches.register_lru(_word_grams)
 
 
 _NO_COLUMNS = np.zeros(0, dtype=np.int32)

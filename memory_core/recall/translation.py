@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 
 from config.tuning import tuned
-from memory_core import embedding_coverage, lexical
+from memory_core import embedding_coverage, lexical, process_caches
 from memory_core.language import CJK_CLASS, is_chinese
 from memory_core.llm import LLMError, OpenAIProvider
 from memory_core.models import MemoryEntry, MemoryStatus
@@ -63,8 +63,12 @@ class _Cache:
         with self._lock:
             self._items.clear()
 
+    def __len__(self) -> int:
+        return len(self._items)
+
 
 cache = _Cache()
+process_caches.register(cache.clear, cache.__len__)
 
 
 def enabled() -> bool:

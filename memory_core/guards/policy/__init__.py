@@ -44,6 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from memory_core import process_caches
 from memory_core.language import simplified_han
 
 from .chinese import HAN, chinese, simplified
@@ -123,6 +124,9 @@ def answer_style(text: str) -> bool:
     """Whether `text` states how its speaker wants to be answered ("keep your replies to me short",
     "回复我的时候请尽量简短"): a preference of theirs, not a rule (see `style`)."""
     return _answer_style(simplified(normalise(text or "").lower()))
+
+
+process_caches.register_lru(answer_style)
 
 
 def asks_beyond_style(text: str) -> bool:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from memory_core import process_caches
+
 # Advice to ask a professional, the caveat an assistant adds to health, legal or money answers.
 _PROFESSIONAL = (
     r"(?:a|an|your|the)\s(?:doctor|gp|physician|pharmacist|dermatologist|specialist|consultant|nurse"
@@ -214,3 +216,6 @@ def is_keyword(word: str) -> bool:
     """Whether a word (or two) is a control, a predicate or a negator: what normalisation rewrites towards."""
     low = word.lower()
     return any(p.fullmatch(low) for p in (GUARD_RE, BENEFIT_RE, PREDICATE_RE, NEGATOR))
+
+
+process_caches.register_lru(is_keyword)

@@ -7,6 +7,8 @@ import unicodedata
 from functools import lru_cache
 from itertools import islice, product
 
+from memory_core import process_caches
+
 from .lexicon import is_keyword
 
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
@@ -126,6 +128,9 @@ def _spelt(low: str) -> str | None:
     return next((k for k in _SPELLED if _one_edit(low, k)), None)
 
 
+process_caches.register_lru(_spelt)
+
+
 def _correct_spelling(match: re.Match[str]) -> str:
     return _spelt(match.group(0).lower()) or match.group(0)
 
@@ -179,3 +184,6 @@ def normalise(text: str) -> str:
         text = pattern.sub(spelt if spelt is not None else _contract, text)
     # Lines stay apart: each line of a list is read as its own statement.
     return re.sub(r"\s*\n\s*", "\n", re.sub(r"[^\S\n]+", " ", text)).strip()
+
+
+process_caches.register_lru(normalise)

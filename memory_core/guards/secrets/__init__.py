@@ -31,6 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from memory_core import process_caches
+
 from .forms import form_hits
 from .lexicon import FULLWIDTH
 from .linking import keyword_hits
@@ -80,6 +82,9 @@ def _scan(text: str) -> SecretScan:
         pos = end
     redacted = "".join(parts) + text[pos:]
     return SecretScan(kinds=kinds, redacted=redacted, values=values)
+
+
+process_caches.register_lru(_scan)
 
 
 def redact(text: str) -> str:
