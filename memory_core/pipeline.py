@@ -47,7 +47,6 @@ from memory_core.models import Namespace
 from memory_core.outcomes import AddOutcome
 from memory_core.people_known import PeopleKnown
 from memory_core.people_reread import reread
-from memory_core.process_caches import erasures_check
 from memory_core.reconciliation import lock_for_write, reconcile
 from memory_core.screening import ALWAYS_RECALL_CHOICE, fact_within_rule, guard_pause, screen
 from memory_core.search_context import clipped
@@ -113,7 +112,6 @@ def write_request(**fields: Unpack[WriteFields]) -> WriteRequest:
 
 def write(*, namespace: Namespace, request: WriteRequest) -> AddOutcome:
     """One statement through every step; `pipeline_batch.memory_add_many` is the same for many."""
-    erasures_check()  # nothing an erasure took is judged from this process's caches
     request = normalise(request)
     fresh, tombstones = namespace_with_tombstones(
         namespace_id=namespace.pk, contents=[request.content], keys=[request.key], turns=request.turn

@@ -33,7 +33,6 @@ from memory_core.outcomes import AddOutcome
 from memory_core.people_known import PeopleKnown
 from memory_core.people_reread import reread
 from memory_core.pipeline import embed, last_turn_vector, normalise, with_previous_turns, within_rule
-from memory_core.process_caches import erasures_check
 from memory_core.reading.slots import related_slot_keys
 from memory_core.reconciliation import (
     NEAREST,
@@ -61,7 +60,6 @@ def memory_add_many(*, namespace: Namespace, requests: list[WriteRequest]) -> li
     An invalid statement raises `MemoryServiceError` with `batch_index` set, and nothing of the
     batch is kept (the caller's transaction, or this one).
     """
-    erasures_check()
     requests = [_indexed(index, normalise, request) for index, request in enumerate(requests)]
     fresh, tombstones = namespace_with_tombstones(
         namespace_id=namespace.pk,

@@ -2,32 +2,26 @@
 
 Caches keyed by text (query vectors, judgement scores, secret scans, normalised statements,
 translations, graph questions, the graphs themselves) would otherwise keep an erased memory's
-words, or a question about it, until evicted. Each registers its `clear` here. An erasure moves
-the database sequence `memory_erasure_seq` in its transaction (`erasure_announce`) and, once it
-commits, empties this process's caches; every other process (the other web workers, the job
-worker) empties its own at its next write or recall after the commit (`erasures_check`), reading
-the sequence at most once every `ERASURE_CACHE_CHECK_SECONDS` (one round trip of a few
-microseconds of server time). Nothing else is cleared: a cache that never held text (prepared
-statements, model weights) stays.
+words, or a question about it, until evicted. Each registers itself here. Once an erasure commits,
+it moves the database sequence `memory_erasure_seq` (`erasure_announce`) and empties this
+process's caches; every other process (the other web workers, the job
+worker) empties its own at its next write or recall after the commit: the statement each of
+those sends first reads the sequence too (`ERASURES_SEEN_SQL`, no round trip of its own) and hands
+it to `erasures_seen`. A cache that never held text (prepared statements, model weights) stays.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.db import connection, transaction
-
-ERASURE_CACHE_CHECK_SECONDS = 1.0
 
 # Each cache's (clear, size): how to empty it, and how many entries it holds now.
 _caches: list[tuple[Callable[[], None], Callable[[], int]]] = []
 _lock = threading.Lock()
 _seen: int | None = None
-_checked_at = float("-inf")
 
 
 def register(clear: Callable[[], None], size: Callable[[], int]) -> None:
@@ -52,23 +46,28 @@ def held() -> int:
 
 def erasure_announce() -> None:
     """In an erasure's transaction: every process is to empty its caches once it commits."""
+    transaction.on_commit(_erasure_committed, robust=True)
+
+
+def _erasure_committed() -> None:
+    # After the commit, not in the transaction: a sequence moves for every reader at once, and a
+    # process that saw it move before the erasure committed could cache the words again.
     with connection.cursor() as cursor:
         cursor.execute("SELECT nextval('memory_erasure_seq')")
-    transaction.on_commit(caches_clear)
+    caches_clear()
 
 
-def erasures_check() -> None:
-    """Empty this process's caches when an erasure committed since it last looked (throttled)."""
-    global _seen, _checked_at
-    every = float(getattr(settings, "ERASURE_CACHE_CHECK_SECONDS", ERASURE_CACHE_CHECK_SECONDS))
-    now = time.monotonic()
-    if now - _checked_at < every:
+# The sequence's position as a column of a statement the paths send anyway (0 before any erasure).
+ERASURES_SEEN_SQL = "(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM memory_erasure_seq)"
+
+
+def erasures_seen(value: int | None) -> None:
+    """The sequence as a write or recall read it: empty this process's caches when an erasure
+    committed since it last looked (the first look too: what was cached before is not known)."""
+    global _seen
+    if value is None:
         return
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM memory_erasure_seq")
-        (value,) = cursor.fetchone()
     with _lock:
-        moved = value != _seen  # the first look too: what was cached before it is not known
-        _seen, _checked_at = value, now
+        moved, _seen = value != _seen, value
     if moved:
         caches_clear()

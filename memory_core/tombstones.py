@@ -26,12 +26,14 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import OuterRef, Q, Subquery, TextField, Value
+from django.db.models import BigIntegerField, OuterRef, Q, Subquery, TextField, Value
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import JSONObject, Now
 from django.db.models.query import MAX_GET_RESULTS
 
 from memory_core import prepared
 from memory_core.models import MemoryEntry, MemoryEvidence, Namespace, SourceKind, Tombstone, TombstoneReason
+from memory_core.process_caches import ERASURES_SEEN_SQL, erasures_seen
 from memory_core.validation import normalise
 from memory_core.vector_storage import HalfVectorField
 
@@ -159,7 +161,8 @@ def namespace_with_tombstones(
 ) -> tuple[Namespace, list[Tombstone]]:
     """The namespace's pause and erase-all watermark (`memory_paused`, `mine_after`) and every
     tombstone of it that could block one of the statements, newest first (each statement is then
-    checked by `blocking_tombstone(candidates=…)`), in ONE query: what the write pipeline's
+    checked by `blocking_tombstone(candidates=…)`), and the erasures' sequence
+    (`process_caches`), in ONE query: what the write pipeline's
     guards read before embedding. With `turns` (a client's conversation turns are among the
     statements), also `last_turn` (`PREVIOUS_TURN_WINDOW`); otherwise `last_turn` is None;
     `last_turn_embedding` is its stored vector when `CONTEXT_VECTOR` is "pooled" or "deferred",
@@ -174,6 +177,7 @@ def namespace_with_tombstones(
     if not found:
         raise Namespace.DoesNotExist("Namespace matching query does not exist.")
     namespace = found[0]
+    erasures_seen(namespace.erasures)  # type: ignore[attr-defined]  # before any cache judges
     tombstones = [
         Tombstone(
             namespace_id=namespace_id,
@@ -199,6 +203,7 @@ def _namespace_read(
         Namespace.objects.only("memory_paused", "mine_after")
         .annotate(
             blocking=ArraySubquery(rows),
+            erasures=RawSQL(ERASURES_SEEN_SQL, (), output_field=BigIntegerField()),  # noqa: S611  # a constant
             last_turn=Subquery(_last_turn()) if turns else Value(None, output_field=TextField()),
             # Its statement vector, for a pooled context vector (`CONTEXT_VECTOR`): no second pass.
             last_turn_embedding=(

@@ -16,6 +16,7 @@ from memory_core.choices import MemoryStatus, MemoryType, NamespaceKind
 from memory_core.entities.models import Entity
 from memory_core.errors import MemoryServiceError
 from memory_core.models import MemoryEntry, Namespace, NamespaceGrant, SearchStats
+from memory_core.process_caches import ERASURES_SEEN_SQL, erasures_seen
 from memory_core.querysets import HISTORICAL_STATUSES, MemoryEntryQuerySet, is_real_user
 
 ENTRY_TABLE = MemoryEntry._meta.db_table
@@ -83,13 +84,14 @@ def current_where(at: datetime | None) -> tuple[str, list[Any]]:
 @functools.cache
 def _namespace_select() -> str:
     """The columns read per namespace: its entry count, whether its graph knows anyone besides
-    the user, its graph's version, and the query's parsed terms (the same on every row)."""
+    the user, its graph's version, the erasures' sequence and the query's parsed terms (the last
+    two the same on every row)."""
     n = Namespace._meta.db_table
     stats, entity = SearchStats._meta.db_table, Entity._meta.db_table
     return (
         f"COALESCE((SELECT s.entries FROM {stats} s WHERE s.namespace_id = {n}.id LIMIT 1), 0), "  # noqa: S608
         f"EXISTS (SELECT 1 FROM {entity} e WHERE e.namespace_id = {n}.id AND NOT e.is_self), "
-        f"{n}.graph_version, "
+        f"{n}.graph_version, {ERASURES_SEEN_SQL}, "
     )
 
 
@@ -129,13 +131,15 @@ def read(
         rows = cursor.fetchall()
     # Pause is enforced here, not by each caller: a user who paused memory gets nothing recalled,
     # not even the procedures shared with them.
-    if actor is not None and any(paused and own for _, paused, _, _, _, _, own in rows):
+    if rows:
+        erasures_seen(rows[0][5])  # before any cache of this process answers the question
+    if actor is not None and any(paused and own for _, paused, _, _, _, _, _, own in rows):
         return RecallScope([], [], [], {}, actor=actor)
     kept = [row for row in rows if not row[1]]
     return RecallScope(
         namespace_ids=[row[0] for row in kept],
-        shared_ids=[row[0] for row in kept if not row[6]],
-        terms=lexical.split_terms(rows[0][5]) if terms_of and rows else [],
+        shared_ids=[row[0] for row in kept if not row[7]],
+        terms=lexical.split_terms(rows[0][6]) if terms_of and rows else [],
         graph_versions={row[0]: row[4] for row in kept if row[3]},
         size=sum(row[2] for row in kept),
         actor=actor,

@@ -25,7 +25,6 @@ from memory_core.models import (
     MemoryType,
     Namespace,
 )
-from memory_core.process_caches import erasures_check
 from memory_core.recall import log as recall_log
 from memory_core.recall import scope as recall_scope
 from memory_core.recall import signals as query_signals
@@ -152,7 +151,6 @@ def memory_recall(
     _validate(budget_tokens=budget_tokens, limit=limit, at=at, types=types, reference=reference_date)
     text = " ".join((query or "").split())
     enabled = recall_components()
-    erasures_check()  # nothing an erasure took is answered from this process's caches
     # The query embedding starts first, on a worker thread, and this one reads the namespaces, the
     # term statistics and the entity graph meanwhile (a refused or empty scope discards it).
     pending = embed_async(text, query_embedding) if text else None

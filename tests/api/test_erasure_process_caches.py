@@ -50,10 +50,9 @@ def test_erase_all_through_rest_empties_them_too(key_client):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_another_processs_erasure_empties_them_at_the_next_recall(key_client, settings):
-    settings.ERASURE_CACHE_CHECK_SECONDS = 0
+def test_another_processs_erasure_empties_them_at_the_next_recall(key_client):
     _fill(key_client)
-    # Another process's erasure committed: its own connection moved the sequence.
+    # Another process's erasure committed: it moved the sequence from its own connection.
     params = connection.get_connection_params()
     with psycopg.connect(**params, autocommit=True) as other:
         other.execute("SELECT nextval('memory_erasure_seq')")
@@ -64,8 +63,17 @@ def test_another_processs_erasure_empties_them_at_the_next_recall(key_client, se
 
 
 @pytest.mark.django_db(transaction=True)
-def test_writes_and_recalls_without_erasures_keep_their_caches(key_client, settings):
-    settings.ERASURE_CACHE_CHECK_SECONDS = 0
+def test_another_processs_erasure_empties_them_at_the_next_write(key_client):
+    _fill(key_client)
+    params = connection.get_connection_params()
+    with psycopg.connect(**params, autocommit=True) as other:
+        other.execute("SELECT nextval('memory_erasure_seq')")
+    add(key_client, "The user prefers window seats.")
+    assert not any("Kilnsea" in key[2] for key in query_cache._items)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_writes_and_recalls_without_erasures_keep_their_caches(key_client):
     _fill(key_client)
     before = scores.cache_info().currsize
     recall(key_client, "Who keeps bees in Kilnsea?")
