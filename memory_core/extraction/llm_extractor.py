@@ -123,3 +123,4 @@ def _grounded(candidates: list[Candidate], messages: list[dict[str, Any]]) -> It
 
 
 # --- the offline extractor -----------------------------------------------------------------------
+

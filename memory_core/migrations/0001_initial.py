@@ -16,6 +16,7 @@ from pgvector.django import VectorExtension
 
 
 class Migration(migrations.Migration):
+
     initial = True
 
     dependencies = [
@@ -26,541 +27,184 @@ class Migration(migrations.Migration):
         # pgvector must exist before the first vector column.
         VectorExtension(),
         migrations.CreateModel(
-            name="MemoryEntry",
+            name='MemoryEntry',
             fields=[
-                (
-                    "id",
-                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
-                ),
-                (
-                    "type",
-                    models.CharField(
-                        choices=[("semantic", "Fact"), ("episodic", "Event"), ("procedural", "Procedure")],
-                        max_length=12,
-                    ),
-                ),
-                ("category", models.CharField(default="general", max_length=40)),
-                ("key", models.CharField(blank=True, default="", max_length=120)),
-                ("content", models.TextField()),
-                (
-                    "source_kind",
-                    models.CharField(
-                        choices=[
-                            ("user_explicit", "Said explicitly by the user"),
-                            ("extracted", "Extracted from a conversation"),
-                            ("user_correction", "Corrected by the user"),
-                            ("operator", "Written by an operator"),
-                            ("api_import", "Imported through the API"),
-                        ],
-                        max_length=20,
-                    ),
-                ),
-                ("source_conversation", models.CharField(blank=True, default="", max_length=64)),
-                (
-                    "source_message_ids",
-                    django.contrib.postgres.fields.ArrayField(
-                        base_field=models.CharField(max_length=64), blank=True, default=list, size=None
-                    ),
-                ),
-                ("extractor_model", models.CharField(blank=True, default="", max_length=100)),
-                ("extractor_prompt_version", models.CharField(blank=True, default="", max_length=40)),
-                (
-                    "is_inference",
-                    models.BooleanField(
-                        default=False, help_text="Inferred by a model, not stated by the user."
-                    ),
-                ),
-                ("confidence", models.FloatField(default=1.0)),
-                ("importance", models.FloatField(default=0.5)),
-                (
-                    "pinned",
-                    models.BooleanField(
-                        default=False, help_text="Always recalled (safety facts such as allergies)."
-                    ),
-                ),
-                ("evidence_count", models.PositiveIntegerField(default=1)),
-                (
-                    "status",
-                    models.CharField(
-                        choices=[
-                            ("active", "Active"),
-                            ("superseded", "Superseded"),
-                            ("pending_review", "Pending review"),
-                            ("rejected", "Rejected"),
-                            ("archived", "Archived"),
-                            ("expired", "Expired"),
-                            ("hidden", "Hidden by user"),
-                        ],
-                        default="active",
-                        max_length=16,
-                    ),
-                ),
-                ("valid_from", models.DateTimeField(default=django.utils.timezone.now)),
-                ("valid_to", models.DateTimeField(blank=True, null=True)),
-                (
-                    "recorded_at",
-                    models.DateTimeField(
-                        default=django.utils.timezone.now, help_text="When the system learned it."
-                    ),
-                ),
-                (
-                    "expired_at",
-                    models.DateTimeField(
-                        blank=True, help_text="When the system stopped holding it.", null=True
-                    ),
-                ),
-                (
-                    "expires_at",
-                    models.DateTimeField(blank=True, help_text="Time-to-live deadline.", null=True),
-                ),
-                ("approved_at", models.DateTimeField(blank=True, null=True)),
-                ("access_count", models.PositiveIntegerField(default=0)),
-                ("last_accessed_at", models.DateTimeField(blank=True, null=True)),
-                ("embedding", pgvector.django.vector.VectorField(blank=True, dimensions=384, null=True)),
-                ("embedding_model", models.CharField(blank=True, default="", max_length=100)),
-                (
-                    "search_vector",
-                    models.GeneratedField(
-                        db_persist=True,
-                        expression=django.contrib.postgres.search.SearchVector(
-                            "content", "key", config="english"
-                        ),
-                        output_field=django.contrib.postgres.search.SearchVectorField(),
-                    ),
-                ),
-                ("metadata", models.JSONField(blank=True, default=dict)),
-                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
-                ("updated_at", models.DateTimeField(auto_now=True)),
-                (
-                    "approved_by",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                (
-                    "superseded_by",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="replaced_versions",
-                        to="memory_core.memoryentry",
-                    ),
-                ),
-                (
-                    "supersedes",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="superseded_versions",
-                        to="memory_core.memoryentry",
-                    ),
-                ),
+                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
+                ('type', models.CharField(choices=[('semantic', 'Fact'), ('episodic', 'Event'), ('procedural', 'Procedure')], max_length=12)),
+                ('category', models.CharField(default='general', max_length=40)),
+                ('key', models.CharField(blank=True, default='', max_length=120)),
+                ('content', models.TextField()),
+                ('source_kind', models.CharField(choices=[('user_explicit', 'Said explicitly by the user'), ('extracted', 'Extracted from a conversation'), ('user_correction', 'Corrected by the user'), ('operator', 'Written by an operator'), ('api_import', 'Imported through the API')], max_length=20)),
+                ('source_conversation', models.CharField(blank=True, default='', max_length=64)),
+                ('source_message_ids', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=64), blank=True, default=list, size=None)),
+                ('extractor_model', models.CharField(blank=True, default='', max_length=100)),
+                ('extractor_prompt_version', models.CharField(blank=True, default='', max_length=40)),
+                ('is_inference', models.BooleanField(default=False, help_text='Inferred by a model, not stated by the user.')),
+                ('confidence', models.FloatField(default=1.0)),
+                ('importance', models.FloatField(default=0.5)),
+                ('pinned', models.BooleanField(default=False, help_text='Always recalled (safety facts such as allergies).')),
+                ('evidence_count', models.PositiveIntegerField(default=1)),
+                ('status', models.CharField(choices=[('active', 'Active'), ('superseded', 'Superseded'), ('pending_review', 'Pending review'), ('rejected', 'Rejected'), ('archived', 'Archived'), ('expired', 'Expired'), ('hidden', 'Hidden by user')], default='active', max_length=16)),
+                ('valid_from', models.DateTimeField(default=django.utils.timezone.now)),
+                ('valid_to', models.DateTimeField(blank=True, null=True)),
+                ('recorded_at', models.DateTimeField(default=django.utils.timezone.now, help_text='When the system learned it.')),
+                ('expired_at', models.DateTimeField(blank=True, help_text='When the system stopped holding it.', null=True)),
+                ('expires_at', models.DateTimeField(blank=True, help_text='Time-to-live deadline.', null=True)),
+                ('approved_at', models.DateTimeField(blank=True, null=True)),
+                ('access_count', models.PositiveIntegerField(default=0)),
+                ('last_accessed_at', models.DateTimeField(blank=True, null=True)),
+                ('embedding', pgvector.django.vector.VectorField(blank=True, dimensions=384, null=True)),
+                ('embedding_model', models.CharField(blank=True, default='', max_length=100)),
+                ('search_vector', models.GeneratedField(db_persist=True, expression=django.contrib.postgres.search.SearchVector('content', 'key', config='english'), output_field=django.contrib.postgres.search.SearchVectorField())),
+                ('metadata', models.JSONField(blank=True, default=dict)),
+                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ('updated_at', models.DateTimeField(auto_now=True)),
+                ('approved_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ('superseded_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='replaced_versions', to='memory_core.memoryentry')),
+                ('supersedes', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='superseded_versions', to='memory_core.memoryentry')),
             ],
             options={
-                "verbose_name_plural": "memory entries",
+                'verbose_name_plural': 'memory entries',
             },
         ),
         migrations.CreateModel(
-            name="Namespace",
+            name='Namespace',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("path", models.CharField(max_length=200, unique=True)),
-                (
-                    "kind",
-                    models.CharField(
-                        choices=[("user", "User"), ("org", "Organisation"), ("agent", "Agent")], max_length=10
-                    ),
-                ),
-                ("memory_paused", models.BooleanField(default=False)),
-                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
-                (
-                    "owner",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="memory_namespaces",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('path', models.CharField(max_length=200, unique=True)),
+                ('kind', models.CharField(choices=[('user', 'User'), ('org', 'Organisation'), ('agent', 'Agent')], max_length=10)),
+                ('memory_paused', models.BooleanField(default=False)),
+                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ('owner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='memory_namespaces', to=settings.AUTH_USER_MODEL)),
             ],
         ),
         migrations.CreateModel(
-            name="MemoryEvent",
+            name='MemoryEvent',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                (
-                    "entry_ref",
-                    models.UUIDField(db_index=True, help_text="The entry's id, kept after erasure."),
-                ),
-                (
-                    "action",
-                    models.CharField(
-                        choices=[
-                            ("created", "Created"),
-                            ("merged", "Merged"),
-                            ("superseded", "Superseded"),
-                            ("corrected", "Corrected"),
-                            ("approved", "Approved"),
-                            ("rejected", "Rejected"),
-                            ("archived", "Archived"),
-                            ("expired", "Expired"),
-                            ("hidden", "Hidden"),
-                            ("restored", "Restored"),
-                            ("reembedded", "Re-embedded"),
-                            ("erased", "Erased"),
-                            ("flagged", "Flagged"),
-                        ],
-                        max_length=16,
-                    ),
-                ),
-                (
-                    "actor_kind",
-                    models.CharField(
-                        choices=[
-                            ("user", "User"),
-                            ("extraction", "Assistant extraction"),
-                            ("operator", "Operator"),
-                            ("job", "Scheduled job"),
-                            ("api", "API client"),
-                            ("system", "System"),
-                        ],
-                        max_length=12,
-                    ),
-                ),
-                ("reason", models.TextField(blank=True, default="")),
-                ("data", models.JSONField(blank=True, default=dict)),
-                ("created_at", models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
-                (
-                    "actor",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                (
-                    "entry",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="events",
-                        to="memory_core.memoryentry",
-                    ),
-                ),
-                (
-                    "namespace",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="events",
-                        to="memory_core.namespace",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('entry_ref', models.UUIDField(db_index=True, help_text="The entry's id, kept after erasure.")),
+                ('action', models.CharField(choices=[('created', 'Created'), ('merged', 'Merged'), ('superseded', 'Superseded'), ('corrected', 'Corrected'), ('approved', 'Approved'), ('rejected', 'Rejected'), ('archived', 'Archived'), ('expired', 'Expired'), ('hidden', 'Hidden'), ('restored', 'Restored'), ('reembedded', 'Re-embedded'), ('erased', 'Erased'), ('flagged', 'Flagged')], max_length=16)),
+                ('actor_kind', models.CharField(choices=[('user', 'User'), ('extraction', 'Assistant extraction'), ('operator', 'Operator'), ('job', 'Scheduled job'), ('api', 'API client'), ('system', 'System')], max_length=12)),
+                ('reason', models.TextField(blank=True, default='')),
+                ('data', models.JSONField(blank=True, default=dict)),
+                ('created_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
+                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                ('entry', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='events', to='memory_core.memoryentry')),
+                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='events', to='memory_core.namespace')),
             ],
             options={
-                "ordering": ["-created_at", "-id"],
+                'ordering': ['-created_at', '-id'],
             },
         ),
         migrations.AddField(
-            model_name="memoryentry",
-            name="namespace",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.CASCADE,
-                related_name="entries",
-                to="memory_core.namespace",
-            ),
+            model_name='memoryentry',
+            name='namespace',
+            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='entries', to='memory_core.namespace'),
         ),
         migrations.CreateModel(
-            name="NamespaceGrant",
+            name='NamespaceGrant',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
-                (
-                    "namespace",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="grants",
-                        to="memory_core.namespace",
-                    ),
-                ),
-                (
-                    "user",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="namespace_grants",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='grants', to='memory_core.namespace')),
+                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='namespace_grants', to=settings.AUTH_USER_MODEL)),
             ],
         ),
         migrations.CreateModel(
-            name="MemoryEvidence",
+            name='MemoryEvidence',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                (
-                    "source_kind",
-                    models.CharField(
-                        choices=[
-                            ("user_explicit", "Said explicitly by the user"),
-                            ("extracted", "Extracted from a conversation"),
-                            ("user_correction", "Corrected by the user"),
-                            ("operator", "Written by an operator"),
-                            ("api_import", "Imported through the API"),
-                        ],
-                        max_length=20,
-                    ),
-                ),
-                ("source_conversation", models.CharField(blank=True, default="", max_length=64)),
-                (
-                    "source_message_ids",
-                    django.contrib.postgres.fields.ArrayField(
-                        base_field=models.CharField(max_length=64), blank=True, default=list, size=None
-                    ),
-                ),
-                ("excerpt", models.TextField(blank=True, default="")),
-                ("confidence", models.FloatField(default=1.0)),
-                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
-                (
-                    "entry",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="evidence",
-                        to="memory_core.memoryentry",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('source_kind', models.CharField(choices=[('user_explicit', 'Said explicitly by the user'), ('extracted', 'Extracted from a conversation'), ('user_correction', 'Corrected by the user'), ('operator', 'Written by an operator'), ('api_import', 'Imported through the API')], max_length=20)),
+                ('source_conversation', models.CharField(blank=True, default='', max_length=64)),
+                ('source_message_ids', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=64), blank=True, default=list, size=None)),
+                ('excerpt', models.TextField(blank=True, default='')),
+                ('confidence', models.FloatField(default=1.0)),
+                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ('entry', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='evidence', to='memory_core.memoryentry')),
             ],
             options={
-                "verbose_name_plural": "memory evidence",
-                "constraints": [
-                    models.CheckConstraint(
-                        condition=models.Q(
-                            (
-                                "source_kind__in",
-                                ["user_explicit", "extracted", "user_correction", "operator", "api_import"],
-                            )
-                        ),
-                        name="evidence_source_kind_valid",
-                    ),
-                    models.CheckConstraint(
-                        condition=models.Q(("confidence__gte", 0), ("confidence__lte", 1)),
-                        name="evidence_confidence_0_1",
-                    ),
-                ],
+                'verbose_name_plural': 'memory evidence',
+                'constraints': [models.CheckConstraint(condition=models.Q(('source_kind__in', ['user_explicit', 'extracted', 'user_correction', 'operator', 'api_import'])), name='evidence_source_kind_valid'), models.CheckConstraint(condition=models.Q(('confidence__gte', 0), ('confidence__lte', 1)), name='evidence_confidence_0_1')],
             },
         ),
         migrations.AddConstraint(
-            model_name="namespace",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("kind__in", ["user", "org", "agent"])), name="namespace_kind_valid"
-            ),
+            model_name='namespace',
+            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['user', 'org', 'agent'])), name='namespace_kind_valid'),
         ),
         migrations.AddConstraint(
-            model_name="namespace",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("path__regex", "^(user|org|agent)/[A-Za-z0-9_.@+-]{1,150}$")),
-                name="namespace_path_format",
-            ),
+            model_name='namespace',
+            constraint=models.CheckConstraint(condition=models.Q(('path__regex', '^(user|org|agent)/[A-Za-z0-9_.@+-]{1,150}$')), name='namespace_path_format'),
         ),
         migrations.AddConstraint(
-            model_name="namespace",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    models.Q(("kind", "user"), ("owner__isnull", False)),
-                    models.Q(("kind", "user"), _negated=True),
-                    _connector="OR",
-                ),
-                name="namespace_user_has_owner",
-            ),
+            model_name='namespace',
+            constraint=models.CheckConstraint(condition=models.Q(models.Q(('kind', 'user'), ('owner__isnull', False)), models.Q(('kind', 'user'), _negated=True), _connector='OR'), name='namespace_user_has_owner'),
         ),
         migrations.AddConstraint(
-            model_name="memoryevent",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    (
-                        "action__in",
-                        [
-                            "created",
-                            "merged",
-                            "superseded",
-                            "corrected",
-                            "approved",
-                            "rejected",
-                            "archived",
-                            "expired",
-                            "hidden",
-                            "restored",
-                            "reembedded",
-                            "erased",
-                            "flagged",
-                        ],
-                    )
-                ),
-                name="event_action_valid",
-            ),
+            model_name='memoryevent',
+            constraint=models.CheckConstraint(condition=models.Q(('action__in', ['created', 'merged', 'superseded', 'corrected', 'approved', 'rejected', 'archived', 'expired', 'hidden', 'restored', 'reembedded', 'erased', 'flagged'])), name='event_action_valid'),
         ),
         migrations.AddConstraint(
-            model_name="memoryevent",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    ("actor_kind__in", ["user", "extraction", "operator", "job", "api", "system"])
-                ),
-                name="event_actor_kind_valid",
-            ),
+            model_name='memoryevent',
+            constraint=models.CheckConstraint(condition=models.Q(('actor_kind__in', ['user', 'extraction', 'operator', 'job', 'api', 'system'])), name='event_actor_kind_valid'),
         ),
         migrations.AddIndex(
-            model_name="memoryentry",
-            index=models.Index(fields=["namespace", "status", "type"], name="memory_ns_status_type"),
+            model_name='memoryentry',
+            index=models.Index(fields=['namespace', 'status', 'type'], name='memory_ns_status_type'),
         ),
         migrations.AddIndex(
-            model_name="memoryentry",
-            index=models.Index(fields=["namespace", "key"], name="memory_ns_key"),
+            model_name='memoryentry',
+            index=models.Index(fields=['namespace', 'key'], name='memory_ns_key'),
         ),
         migrations.AddIndex(
-            model_name="memoryentry",
-            index=pgvector.django.indexes.HnswIndex(
-                ef_construction=64,
-                fields=["embedding"],
-                m=16,
-                name="memory_embedding_hnsw",
-                opclasses=["vector_cosine_ops"],
-            ),
+            model_name='memoryentry',
+            index=pgvector.django.indexes.HnswIndex(ef_construction=64, fields=['embedding'], m=16, name='memory_embedding_hnsw', opclasses=['vector_cosine_ops']),
         ),
         migrations.AddIndex(
-            model_name="memoryentry",
-            index=django.contrib.postgres.indexes.GinIndex(
-                fields=["search_vector"], name="memory_search_gin"
-            ),
+            model_name='memoryentry',
+            index=django.contrib.postgres.indexes.GinIndex(fields=['search_vector'], name='memory_search_gin'),
         ),
         migrations.AddConstraint(
-            model_name="memoryentry",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("type__in", ["semantic", "episodic", "procedural"])),
-                name="memory_type_valid",
-            ),
+            model_name='memoryentry',
+            constraint=models.CheckConstraint(condition=models.Q(('type__in', ['semantic', 'episodic', 'procedural'])), name='memory_type_valid'),
         ),
         migrations.AddConstraint(
-            model_name="memoryentry",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    (
-                        "status__in",
-                        [
-                            "active",
-                            "superseded",
-                            "pending_review",
-                            "rejected",
-                            "archived",
-                            "expired",
-                            "hidden",
-                        ],
-                    )
-                ),
-                name="memory_status_valid",
-            ),
+            model_name='memoryentry',
+            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['active', 'superseded', 'pending_review', 'rejected', 'archived', 'expired', 'hidden'])), name='memory_status_valid'),
         ),
         migrations.AddConstraint(
-            model_name="memoryentry",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    (
-                        "source_kind__in",
-                        ["user_explicit", "extracted", "user_correction", "operator", "api_import"],
-                    )
-                ),
-                name="memory_source_kind_valid",
-            ),
+            model_name='memoryentry',
+            constraint=models.CheckConstraint(condition=models.Q(('source_kind__in', ['user_explicit', 'extracted', 'user_correction', 'operator', 'api_import'])), name='memory_source_kind_valid'),
         ),
         migrations.AddConstraint(
-            model_name="memoryentry",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    ("valid_to__isnull", True), ("valid_from__lte", models.F("valid_to")), _connector="OR"
-                ),
-                name="memory_valid_window_ordered",
-            ),
+            model_name='memoryentry',
+            constraint=models.CheckConstraint(condition=models.Q(('valid_to__isnull', True), ('valid_from__lte', models.F('valid_to')), _connector='OR'), name='memory_valid_window_ordered'),
         ),
         migrations.AddConstraint(
-            model_name="memoryentry",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("confidence__gte", 0), ("confidence__lte", 1)),
-                name="memory_confidence_0_1",
-            ),
+            model_name='memoryentry',
+            constraint=models.CheckConstraint(condition=models.Q(('confidence__gte', 0), ('confidence__lte', 1)), name='memory_confidence_0_1'),
         ),
         migrations.AddConstraint(
-            model_name="memoryentry",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("importance__gte", 0), ("importance__lte", 1)),
-                name="memory_importance_0_1",
-            ),
+            model_name='memoryentry',
+            constraint=models.CheckConstraint(condition=models.Q(('importance__gte', 0), ('importance__lte', 1)), name='memory_importance_0_1'),
         ),
         migrations.AddConstraint(
-            model_name="memoryentry",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("content__regex", "^\\s*$"), _negated=True),
-                name="memory_content_not_blank",
-            ),
+            model_name='memoryentry',
+            constraint=models.CheckConstraint(condition=models.Q(('content__regex', '^\\s*$'), _negated=True), name='memory_content_not_blank'),
         ),
         migrations.AddConstraint(
-            model_name="memoryentry",
-            constraint=models.CheckConstraint(
-                condition=django.db.models.lookups.LessThanOrEqual(
-                    django.db.models.functions.text.Length("content"), 2000
-                ),
-                name="memory_content_max_length",
-            ),
+            model_name='memoryentry',
+            constraint=models.CheckConstraint(condition=django.db.models.lookups.LessThanOrEqual(django.db.models.functions.text.Length('content'), 2000), name='memory_content_max_length'),
         ),
         migrations.AddConstraint(
-            model_name="memoryentry",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    models.Q(("status", "active"), ("type", "procedural"), _negated=True),
-                    ("approved_at__isnull", False),
-                    _connector="OR",
-                ),
-                name="memory_active_procedure_approved",
-            ),
+            model_name='memoryentry',
+            constraint=models.CheckConstraint(condition=models.Q(models.Q(('status', 'active'), ('type', 'procedural'), _negated=True), ('approved_at__isnull', False), _connector='OR'), name='memory_active_procedure_approved'),
         ),
         migrations.AddConstraint(
-            model_name="memoryentry",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    ("embedding__isnull", True),
-                    models.Q(("embedding_model", ""), _negated=True),
-                    _connector="OR",
-                ),
-                name="memory_embedding_has_model",
-            ),
+            model_name='memoryentry',
+            constraint=models.CheckConstraint(condition=models.Q(('embedding__isnull', True), models.Q(('embedding_model', ''), _negated=True), _connector='OR'), name='memory_embedding_has_model'),
         ),
         migrations.AddConstraint(
-            model_name="namespacegrant",
-            constraint=models.UniqueConstraint(fields=("namespace", "user"), name="namespace_grant_unique"),
+            model_name='namespacegrant',
+            constraint=models.UniqueConstraint(fields=('namespace', 'user'), name='namespace_grant_unique'),
         ),
     ]

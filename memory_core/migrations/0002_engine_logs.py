@@ -8,175 +8,67 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0001_initial"),
+        ('memory_core', '0001_initial'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name="RecallLog",
+            name='RecallLog',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("turn_ref", models.CharField(db_index=True, max_length=100)),
-                ("rank", models.PositiveSmallIntegerField()),
-                ("score", models.FloatField()),
-                ("created_at", models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
-                (
-                    "entry",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="recall_logs",
-                        to="memory_core.memoryentry",
-                    ),
-                ),
-                (
-                    "namespace",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="recall_logs",
-                        to="memory_core.namespace",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('turn_ref', models.CharField(db_index=True, max_length=100)),
+                ('rank', models.PositiveSmallIntegerField()),
+                ('score', models.FloatField()),
+                ('created_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
+                ('entry', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='recall_logs', to='memory_core.memoryentry')),
+                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='recall_logs', to='memory_core.namespace')),
             ],
             options={
-                "ordering": ["-created_at", "rank"],
+                'ordering': ['-created_at', 'rank'],
             },
         ),
         migrations.CreateModel(
-            name="ExtractionJob",
+            name='ExtractionJob',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("idempotency_key", models.CharField(max_length=200, unique=True)),
-                ("source_conversation", models.CharField(blank=True, default="", max_length=64)),
-                ("messages", models.JSONField(default=list)),
-                ("trigger", models.CharField(default="manual", max_length=20)),
-                (
-                    "status",
-                    models.CharField(
-                        choices=[
-                            ("queued", "Queued"),
-                            ("running", "Running"),
-                            ("done", "Done"),
-                            ("failed", "Failed"),
-                        ],
-                        default="queued",
-                        max_length=10,
-                    ),
-                ),
-                ("attempts", models.PositiveSmallIntegerField(default=0)),
-                ("result", models.JSONField(blank=True, default=dict)),
-                ("error", models.TextField(blank=True, default="")),
-                ("extractor", models.CharField(blank=True, default="", max_length=100)),
-                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
-                ("finished_at", models.DateTimeField(blank=True, null=True)),
-                (
-                    "namespace",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="extraction_jobs",
-                        to="memory_core.namespace",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('idempotency_key', models.CharField(max_length=200, unique=True)),
+                ('source_conversation', models.CharField(blank=True, default='', max_length=64)),
+                ('messages', models.JSONField(default=list)),
+                ('trigger', models.CharField(default='manual', max_length=20)),
+                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], default='queued', max_length=10)),
+                ('attempts', models.PositiveSmallIntegerField(default=0)),
+                ('result', models.JSONField(blank=True, default=dict)),
+                ('error', models.TextField(blank=True, default='')),
+                ('extractor', models.CharField(blank=True, default='', max_length=100)),
+                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ('finished_at', models.DateTimeField(blank=True, null=True)),
+                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='extraction_jobs', to='memory_core.namespace')),
             ],
             options={
-                "constraints": [
-                    models.CheckConstraint(
-                        condition=models.Q(("status__in", ["queued", "running", "done", "failed"])),
-                        name="extraction_status_valid",
-                    )
-                ],
+                'constraints': [models.CheckConstraint(condition=models.Q(('status__in', ['queued', 'running', 'done', 'failed'])), name='extraction_status_valid')],
             },
         ),
         migrations.CreateModel(
-            name="FlaggedWrite",
+            name='FlaggedWrite',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                (
-                    "kind",
-                    models.CharField(
-                        choices=[
-                            ("policy_weakening", "Attempt to weaken a policy"),
-                            ("secret_dropped", "Secret not stored"),
-                        ],
-                        max_length=20,
-                    ),
-                ),
-                ("excerpt", models.TextField()),
-                (
-                    "source_kind",
-                    models.CharField(
-                        choices=[
-                            ("user_explicit", "Said explicitly by the user"),
-                            ("extracted", "Extracted from a conversation"),
-                            ("user_correction", "Corrected by the user"),
-                            ("operator", "Written by an operator"),
-                            ("api_import", "Imported through the API"),
-                        ],
-                        max_length=20,
-                    ),
-                ),
-                ("source_conversation", models.CharField(blank=True, default="", max_length=64)),
-                (
-                    "source_message_ids",
-                    django.contrib.postgres.fields.ArrayField(
-                        base_field=models.CharField(max_length=64), blank=True, default=list, size=None
-                    ),
-                ),
-                ("dismissed_at", models.DateTimeField(blank=True, null=True)),
-                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
-                (
-                    "dismissed_by",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                (
-                    "entry",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="flags",
-                        to="memory_core.memoryentry",
-                    ),
-                ),
-                (
-                    "namespace",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="flags",
-                        to="memory_core.namespace",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('kind', models.CharField(choices=[('policy_weakening', 'Attempt to weaken a policy'), ('secret_dropped', 'Secret not stored')], max_length=20)),
+                ('excerpt', models.TextField()),
+                ('source_kind', models.CharField(choices=[('user_explicit', 'Said explicitly by the user'), ('extracted', 'Extracted from a conversation'), ('user_correction', 'Corrected by the user'), ('operator', 'Written by an operator'), ('api_import', 'Imported through the API')], max_length=20)),
+                ('source_conversation', models.CharField(blank=True, default='', max_length=64)),
+                ('source_message_ids', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=64), blank=True, default=list, size=None)),
+                ('dismissed_at', models.DateTimeField(blank=True, null=True)),
+                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ('dismissed_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ('entry', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='flags', to='memory_core.memoryentry')),
+                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='flags', to='memory_core.namespace')),
             ],
             options={
-                "ordering": ["-created_at"],
-                "constraints": [
-                    models.CheckConstraint(
-                        condition=models.Q(("kind__in", ["policy_weakening", "secret_dropped"])),
-                        name="flag_kind_valid",
-                    )
-                ],
+                'ordering': ['-created_at'],
+                'constraints': [models.CheckConstraint(condition=models.Q(('kind__in', ['policy_weakening', 'secret_dropped'])), name='flag_kind_valid')],
             },
         ),
     ]

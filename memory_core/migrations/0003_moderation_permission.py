@@ -4,16 +4,14 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0002_engine_logs"),
+        ('memory_core', '0002_engine_logs'),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name="memoryentry",
-            options={
-                "permissions": [("moderate_memories", "Can approve, edit and reject procedural memories")],
-                "verbose_name_plural": "memory entries",
-            },
+            name='memoryentry',
+            options={'permissions': [('moderate_memories', 'Can approve, edit and reject procedural memories')], 'verbose_name_plural': 'memory entries'},
         ),
     ]

@@ -5,8 +5,9 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0003_moderation_permission"),
+        ('memory_core', '0003_moderation_permission'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -18,13 +19,7 @@ class Migration(migrations.Migration):
             "ALTER TABLE memory_core_memoryentry RESET (fillfactor)",
         ),
         migrations.AddIndex(
-            model_name="memoryentry",
-            index=models.Index(
-                condition=models.Q(
-                    ("pinned", True), ("category__in", ["profile", "safety"]), _connector="OR"
-                ),
-                fields=["namespace"],
-                name="memory_ns_always_recall",
-            ),
+            model_name='memoryentry',
+            index=models.Index(condition=models.Q(('pinned', True), ('category__in', ['profile', 'safety']), _connector='OR'), fields=['namespace'], name='memory_ns_always_recall'),
         ),
     ]

@@ -7,129 +7,39 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0004_always_recall_index"),
+        ('memory_core', '0004_always_recall_index'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name="ErasureReceipt",
+            name='ErasureReceipt',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                (
-                    "subject_ref",
-                    models.BigIntegerField(help_text="The subject's account id, kept after it is deleted."),
-                ),
-                (
-                    "scope",
-                    models.CharField(
-                        choices=[
-                            ("one", "A memory and its older versions"),
-                            ("all", "Every memory"),
-                            ("conversation", "A conversation"),
-                            ("entity", "A user or agent, entirely"),
-                        ],
-                        max_length=12,
-                    ),
-                ),
-                (
-                    "via",
-                    models.CharField(
-                        choices=[
-                            ("app", "The user, in the app"),
-                            ("api", "The REST API"),
-                            ("mem0", "The mem0-compatible API"),
-                            ("admin", "An operator, in the admin"),
-                            ("command", "A management command"),
-                        ],
-                        max_length=8,
-                    ),
-                ),
-                ("api_key_prefix", models.CharField(blank=True, default="", max_length=20)),
-                ("entries", models.PositiveIntegerField(default=0)),
-                (
-                    "evidence",
-                    models.PositiveIntegerField(default=0, help_text="Evidence rows deleted or blanked."),
-                ),
-                (
-                    "history",
-                    models.PositiveIntegerField(default=0, help_text="History rows emptied to tombstones."),
-                ),
-                ("recalls", models.PositiveIntegerField(default=0, help_text="Recall-log rows deleted.")),
-                ("flags", models.PositiveIntegerField(default=0, help_text="Flagged writes deleted.")),
-                (
-                    "jobs",
-                    models.PositiveIntegerField(
-                        default=0, help_text="Extraction payloads deleted or scrubbed."
-                    ),
-                ),
-                ("conversations", models.PositiveIntegerField(default=0)),
-                ("messages", models.PositiveIntegerField(default=0)),
-                ("created_at", models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
-                ("vacuumed_at", models.DateTimeField(blank=True, null=True)),
-                ("rewritten_at", models.DateTimeField(blank=True, null=True)),
-                (
-                    "requested_by",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
-                (
-                    "subject",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="erasure_receipts",
-                        to=settings.AUTH_USER_MODEL,
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('subject_ref', models.BigIntegerField(help_text="The subject's account id, kept after it is deleted.")),
+                ('scope', models.CharField(choices=[('one', 'A memory and its older versions'), ('all', 'Every memory'), ('conversation', 'A conversation'), ('entity', 'A user or agent, entirely')], max_length=12)),
+                ('via', models.CharField(choices=[('app', 'The user, in the app'), ('api', 'The REST API'), ('mem0', 'The mem0-compatible API'), ('admin', 'An operator, in the admin'), ('command', 'A management command')], max_length=8)),
+                ('api_key_prefix', models.CharField(blank=True, default='', max_length=20)),
+                ('entries', models.PositiveIntegerField(default=0)),
+                ('evidence', models.PositiveIntegerField(default=0, help_text='Evidence rows deleted or blanked.')),
+                ('history', models.PositiveIntegerField(default=0, help_text='History rows emptied to tombstones.')),
+                ('recalls', models.PositiveIntegerField(default=0, help_text='Recall-log rows deleted.')),
+                ('flags', models.PositiveIntegerField(default=0, help_text='Flagged writes deleted.')),
+                ('jobs', models.PositiveIntegerField(default=0, help_text='Extraction payloads deleted or scrubbed.')),
+                ('conversations', models.PositiveIntegerField(default=0)),
+                ('messages', models.PositiveIntegerField(default=0)),
+                ('created_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
+                ('vacuumed_at', models.DateTimeField(blank=True, null=True)),
+                ('rewritten_at', models.DateTimeField(blank=True, null=True)),
+                ('requested_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ('subject', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='erasure_receipts', to=settings.AUTH_USER_MODEL)),
             ],
             options={
-                "ordering": ["-created_at", "-id"],
-                "indexes": [
-                    models.Index(
-                        condition=models.Q(("rewritten_at__isnull", True)),
-                        fields=["created_at"],
-                        name="erasure_disk_pending",
-                    )
-                ],
-                "constraints": [
-                    models.CheckConstraint(
-                        condition=models.Q(("scope__in", ["one", "all", "conversation", "entity"])),
-                        name="erasure_scope_valid",
-                    ),
-                    models.CheckConstraint(
-                        condition=models.Q(("via__in", ["app", "api", "mem0", "admin", "command"])),
-                        name="erasure_via_valid",
-                    ),
-                    models.CheckConstraint(
-                        condition=models.Q(
-                            ("vacuumed_at__isnull", True),
-                            ("vacuumed_at__gte", models.F("created_at")),
-                            _connector="OR",
-                        ),
-                        name="erasure_vacuumed_after",
-                    ),
-                    models.CheckConstraint(
-                        condition=models.Q(
-                            ("rewritten_at__isnull", True),
-                            ("rewritten_at__gte", models.F("created_at")),
-                            _connector="OR",
-                        ),
-                        name="erasure_rewritten_after",
-                    ),
-                ],
+                'ordering': ['-created_at', '-id'],
+                'indexes': [models.Index(condition=models.Q(('rewritten_at__isnull', True)), fields=['created_at'], name='erasure_disk_pending')],
+                'constraints': [models.CheckConstraint(condition=models.Q(('scope__in', ['one', 'all', 'conversation', 'entity'])), name='erasure_scope_valid'), models.CheckConstraint(condition=models.Q(('via__in', ['app', 'api', 'mem0', 'admin', 'command'])), name='erasure_via_valid'), models.CheckConstraint(condition=models.Q(('vacuumed_at__isnull', True), ('vacuumed_at__gte', models.F('created_at')), _connector='OR'), name='erasure_vacuumed_after'), models.CheckConstraint(condition=models.Q(('rewritten_at__isnull', True), ('rewritten_at__gte', models.F('created_at')), _connector='OR'), name='erasure_rewritten_after')],
             },
         ),
     ]

@@ -7,63 +7,31 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0005_erasure_receipts"),
+        ('memory_core', '0005_erasure_receipts'),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="namespace",
-            name="mine_after",
+            model_name='namespace',
+            name='mine_after',
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.CreateModel(
-            name="Tombstone",
+            name='Tombstone',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                (
-                    "reason",
-                    models.CharField(
-                        choices=[
-                            ("corrected", "Corrected away by the user"),
-                            ("erased", "Erased by the user"),
-                            ("hidden", "Hidden by the user"),
-                            ("rejected", "Rejected by an operator"),
-                        ],
-                        max_length=12,
-                    ),
-                ),
-                ("digest", models.CharField(max_length=64)),
-                ("key_digest", models.CharField(blank=True, default="", max_length=64)),
-                (
-                    "message_refs",
-                    django.contrib.postgres.fields.ArrayField(
-                        base_field=models.CharField(max_length=130), blank=True, default=list, size=None
-                    ),
-                ),
-                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
-                (
-                    "namespace",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="tombstones",
-                        to="memory_core.namespace",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('reason', models.CharField(choices=[('corrected', 'Corrected away by the user'), ('erased', 'Erased by the user'), ('hidden', 'Hidden by the user'), ('rejected', 'Rejected by an operator')], max_length=12)),
+                ('digest', models.CharField(max_length=64)),
+                ('key_digest', models.CharField(blank=True, default='', max_length=64)),
+                ('message_refs', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=130), blank=True, default=list, size=None)),
+                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tombstones', to='memory_core.namespace')),
             ],
             options={
-                "indexes": [models.Index(fields=["namespace", "digest"], name="tombstone_ns_digest")],
-                "constraints": [
-                    models.CheckConstraint(
-                        condition=models.Q(("reason__in", ["corrected", "erased", "hidden", "rejected"])),
-                        name="tombstone_reason_valid",
-                    )
-                ],
+                'indexes': [models.Index(fields=['namespace', 'digest'], name='tombstone_ns_digest')],
+                'constraints': [models.CheckConstraint(condition=models.Q(('reason__in', ['corrected', 'erased', 'hidden', 'rejected'])), name='tombstone_reason_valid')],
             },
         ),
     ]

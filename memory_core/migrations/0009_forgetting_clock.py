@@ -5,39 +5,26 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0007_search_stats"),
+        ('memory_core', '0007_search_stats'),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="namespace",
-            name="memory_capacity",
+            model_name='namespace',
+            name='memory_capacity',
             field=models.PositiveIntegerField(blank=True, null=True),
         ),
         migrations.CreateModel(
-            name="ActiveDay",
+            name='ActiveDay',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("day", models.DateField()),
-                (
-                    "namespace",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="active_days",
-                        to="memory_core.namespace",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('day', models.DateField()),
+                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='active_days', to='memory_core.namespace')),
             ],
             options={
-                "constraints": [
-                    models.UniqueConstraint(fields=("namespace", "day"), name="active_day_unique")
-                ],
+                'constraints': [models.UniqueConstraint(fields=('namespace', 'day'), name='active_day_unique')],
             },
         ),
     ]

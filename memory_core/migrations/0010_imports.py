@@ -7,91 +7,34 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0009_forgetting_clock"),
+        ('memory_core', '0009_forgetting_clock'),
     ]
 
     operations = [
         migrations.CreateModel(
-            name="ImportJob",
+            name='ImportJob',
             fields=[
-                (
-                    "id",
-                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
-                ),
-                (
-                    "format",
-                    models.CharField(
-                        choices=[
-                            ("mem0", "A mem0 export (JSON)"),
-                            ("text", "A saved-memories list (ChatGPT, Claude), one per line"),
-                            ("transcript", "A transcript with timestamps (JSON messages)"),
-                        ],
-                        max_length=20,
-                    ),
-                ),
-                (
-                    "status",
-                    models.CharField(
-                        choices=[
-                            ("queued", "Queued"),
-                            ("running", "Running"),
-                            ("done", "Done"),
-                            ("failed", "Failed"),
-                        ],
-                        default="queued",
-                        max_length=10,
-                    ),
-                ),
-                (
-                    "actor_kind",
-                    models.CharField(
-                        choices=[
-                            ("user", "User"),
-                            ("extraction", "Assistant extraction"),
-                            ("operator", "Operator"),
-                            ("job", "Scheduled job"),
-                            ("api", "API client"),
-                            ("system", "System"),
-                        ],
-                        default="user",
-                        max_length=20,
-                    ),
-                ),
-                ("messages", models.JSONField(blank=True, default=list)),
-                ("items", models.JSONField(blank=True, default=list)),
-                ("total", models.PositiveIntegerField(default=0)),
-                ("done", models.PositiveIntegerField(default=0)),
-                ("counts", models.JSONField(blank=True, default=dict)),
-                ("results", models.JSONField(blank=True, default=list)),
-                ("error", models.TextField(blank=True, default="")),
-                ("attempts", models.PositiveSmallIntegerField(default=0)),
-                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
-                ("finished_at", models.DateTimeField(blank=True, null=True)),
-                (
-                    "namespace",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="import_jobs",
-                        to="memory_core.namespace",
-                    ),
-                ),
+                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
+                ('format', models.CharField(choices=[('mem0', 'A mem0 export (JSON)'), ('text', 'A saved-memories list (ChatGPT, Claude), one per line'), ('transcript', 'A transcript with timestamps (JSON messages)')], max_length=20)),
+                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], default='queued', max_length=10)),
+                ('actor_kind', models.CharField(choices=[('user', 'User'), ('extraction', 'Assistant extraction'), ('operator', 'Operator'), ('job', 'Scheduled job'), ('api', 'API client'), ('system', 'System')], default='user', max_length=20)),
+                ('messages', models.JSONField(blank=True, default=list)),
+                ('items', models.JSONField(blank=True, default=list)),
+                ('total', models.PositiveIntegerField(default=0)),
+                ('done', models.PositiveIntegerField(default=0)),
+                ('counts', models.JSONField(blank=True, default=dict)),
+                ('results', models.JSONField(blank=True, default=list)),
+                ('error', models.TextField(blank=True, default='')),
+                ('attempts', models.PositiveSmallIntegerField(default=0)),
+                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ('finished_at', models.DateTimeField(blank=True, null=True)),
+                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='import_jobs', to='memory_core.namespace')),
             ],
             options={
-                "indexes": [models.Index(fields=["namespace", "-created_at"], name="import_job_recent")],
-                "constraints": [
-                    models.CheckConstraint(
-                        condition=models.Q(("status__in", ["queued", "running", "done", "failed"])),
-                        name="import_status_valid",
-                    ),
-                    models.CheckConstraint(
-                        condition=models.Q(("format__in", ["mem0", "text", "transcript"])),
-                        name="import_format_valid",
-                    ),
-                    models.CheckConstraint(
-                        condition=models.Q(("done__lte", models.F("total"))), name="import_done_lte_total"
-                    ),
-                ],
+                'indexes': [models.Index(fields=['namespace', '-created_at'], name='import_job_recent')],
+                'constraints': [models.CheckConstraint(condition=models.Q(('status__in', ['queued', 'running', 'done', 'failed'])), name='import_status_valid'), models.CheckConstraint(condition=models.Q(('format__in', ['mem0', 'text', 'transcript'])), name='import_format_valid'), models.CheckConstraint(condition=models.Q(('done__lte', models.F('total'))), name='import_done_lte_total')],
             },
         ),
     ]

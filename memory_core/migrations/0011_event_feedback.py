@@ -5,64 +5,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0010_imports"),
+        ('memory_core', '0010_imports'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.RemoveConstraint(
-            model_name="memoryevent",
-            name="event_action_valid",
+            model_name='memoryevent',
+            name='event_action_valid',
         ),
         migrations.AlterField(
-            model_name="memoryevent",
-            name="action",
-            field=models.CharField(
-                choices=[
-                    ("created", "Created"),
-                    ("merged", "Merged"),
-                    ("superseded", "Superseded"),
-                    ("corrected", "Corrected"),
-                    ("approved", "Approved"),
-                    ("rejected", "Rejected"),
-                    ("archived", "Archived"),
-                    ("expired", "Expired"),
-                    ("hidden", "Hidden"),
-                    ("restored", "Restored"),
-                    ("reembedded", "Re-embedded"),
-                    ("erased", "Erased"),
-                    ("flagged", "Flagged"),
-                    ("feedback", "Feedback"),
-                ],
-                max_length=16,
-            ),
+            model_name='memoryevent',
+            name='action',
+            field=models.CharField(choices=[('created', 'Created'), ('merged', 'Merged'), ('superseded', 'Superseded'), ('corrected', 'Corrected'), ('approved', 'Approved'), ('rejected', 'Rejected'), ('archived', 'Archived'), ('expired', 'Expired'), ('hidden', 'Hidden'), ('restored', 'Restored'), ('reembedded', 'Re-embedded'), ('erased', 'Erased'), ('flagged', 'Flagged'), ('feedback', 'Feedback')], max_length=16),
         ),
         migrations.AddConstraint(
-            model_name="memoryevent",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    (
-                        "action__in",
-                        [
-                            "created",
-                            "merged",
-                            "superseded",
-                            "corrected",
-                            "approved",
-                            "rejected",
-                            "archived",
-                            "expired",
-                            "hidden",
-                            "restored",
-                            "reembedded",
-                            "erased",
-                            "flagged",
-                            "feedback",
-                        ],
-                    )
-                ),
-                name="event_action_valid",
-            ),
+            model_name='memoryevent',
+            constraint=models.CheckConstraint(condition=models.Q(('action__in', ['created', 'merged', 'superseded', 'corrected', 'approved', 'rejected', 'archived', 'expired', 'hidden', 'restored', 'reembedded', 'erased', 'flagged', 'feedback'])), name='event_action_valid'),
         ),
     ]

@@ -8,260 +8,110 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0011_event_feedback"),
+        ('memory_core', '0011_event_feedback'),
     ]
 
     operations = [
         migrations.CreateModel(
-            name="WebhookDelivery",
+            name='WebhookDelivery',
             fields=[
-                (
-                    "id",
-                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
-                ),
-                (
-                    "status",
-                    models.CharField(
-                        choices=[
-                            ("pending", "Pending"),
-                            ("succeeded", "Succeeded"),
-                            ("failed", "Failed"),
-                            ("cancelled", "Cancelled"),
-                        ],
-                        default="pending",
-                        max_length=10,
-                    ),
-                ),
-                ("attempts", models.PositiveSmallIntegerField(default=0)),
-                ("next_attempt_at", models.DateTimeField(blank=True, null=True)),
-                ("queued_at", models.DateTimeField(blank=True, null=True)),
-                ("claimed_until", models.DateTimeField(blank=True, null=True)),
-                ("last_status_code", models.PositiveSmallIntegerField(blank=True, null=True)),
-                ("last_error", models.CharField(blank=True, default="", max_length=300)),
-                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
-                ("delivered_at", models.DateTimeField(blank=True, null=True)),
-                (
-                    "replay_of",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="replays",
-                        to="memory_core.webhookdelivery",
-                    ),
-                ),
+                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
+                ('status', models.CharField(choices=[('pending', 'Pending'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='pending', max_length=10)),
+                ('attempts', models.PositiveSmallIntegerField(default=0)),
+                ('next_attempt_at', models.DateTimeField(blank=True, null=True)),
+                ('queued_at', models.DateTimeField(blank=True, null=True)),
+                ('claimed_until', models.DateTimeField(blank=True, null=True)),
+                ('last_status_code', models.PositiveSmallIntegerField(blank=True, null=True)),
+                ('last_error', models.CharField(blank=True, default='', max_length=300)),
+                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ('delivered_at', models.DateTimeField(blank=True, null=True)),
+                ('replay_of', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='replays', to='memory_core.webhookdelivery')),
             ],
             options={
-                "verbose_name_plural": "webhook deliveries",
-                "ordering": ["-created_at", "-id"],
+                'verbose_name_plural': 'webhook deliveries',
+                'ordering': ['-created_at', '-id'],
             },
         ),
         migrations.CreateModel(
-            name="WebhookAttempt",
+            name='WebhookAttempt',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("number", models.PositiveSmallIntegerField()),
-                ("status_code", models.PositiveSmallIntegerField(blank=True, null=True)),
-                ("error", models.CharField(blank=True, default="", max_length=300)),
-                ("duration_ms", models.PositiveIntegerField(default=0)),
-                ("succeeded", models.BooleanField(default=False)),
-                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
-                (
-                    "delivery",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="attempt_log",
-                        to="memory_core.webhookdelivery",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('number', models.PositiveSmallIntegerField()),
+                ('status_code', models.PositiveSmallIntegerField(blank=True, null=True)),
+                ('error', models.CharField(blank=True, default='', max_length=300)),
+                ('duration_ms', models.PositiveIntegerField(default=0)),
+                ('succeeded', models.BooleanField(default=False)),
+                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ('delivery', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='attempt_log', to='memory_core.webhookdelivery')),
             ],
             options={
-                "ordering": ["number"],
+                'ordering': ['number'],
             },
         ),
         migrations.CreateModel(
-            name="WebhookEndpoint",
+            name='WebhookEndpoint',
             fields=[
-                (
-                    "id",
-                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
-                ),
-                ("audience", models.CharField(db_index=True, max_length=40)),
-                ("url", models.URLField(max_length=2000)),
-                ("description", models.CharField(blank=True, default="", max_length=200)),
-                (
-                    "events",
-                    django.contrib.postgres.fields.ArrayField(
-                        base_field=models.CharField(max_length=40), size=None
-                    ),
-                ),
-                ("secret", models.CharField(max_length=80)),
-                ("enabled", models.BooleanField(default=True)),
-                ("consecutive_failures", models.PositiveIntegerField(default=0)),
-                ("disabled_at", models.DateTimeField(blank=True, null=True)),
-                ("disabled_reason", models.CharField(blank=True, default="", max_length=300)),
-                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
-                ("updated_at", models.DateTimeField(auto_now=True)),
+                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
+                ('audience', models.CharField(db_index=True, max_length=40)),
+                ('url', models.URLField(max_length=2000)),
+                ('description', models.CharField(blank=True, default='', max_length=200)),
+                ('events', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=40), size=None)),
+                ('secret', models.CharField(max_length=80)),
+                ('enabled', models.BooleanField(default=True)),
+                ('consecutive_failures', models.PositiveIntegerField(default=0)),
+                ('disabled_at', models.DateTimeField(blank=True, null=True)),
+                ('disabled_reason', models.CharField(blank=True, default='', max_length=300)),
+                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ('updated_at', models.DateTimeField(auto_now=True)),
             ],
             options={
-                "ordering": ["created_at", "id"],
-                "constraints": [
-                    models.CheckConstraint(
-                        condition=models.Q(
-                            (
-                                "events__contained_by",
-                                [
-                                    "memory.added",
-                                    "memory.merged",
-                                    "memory.superseded",
-                                    "memory.corrected",
-                                    "memory.erased",
-                                    "memory.pending_review",
-                                    "memory.approved",
-                                    "memory.rejected",
-                                    "extraction.finished",
-                                    "extraction.failed",
-                                    "webhook.disabled",
-                                ],
-                            ),
-                            ("events__len__gt", 0),
-                        ),
-                        name="webhook_events_valid",
-                    ),
-                    models.CheckConstraint(
-                        condition=models.Q(
-                            ("url__startswith", "https://"), ("url__startswith", "http://"), _connector="OR"
-                        ),
-                        name="webhook_url_http",
-                    ),
-                ],
+                'ordering': ['created_at', 'id'],
+                'constraints': [models.CheckConstraint(condition=models.Q(('events__contained_by', ['memory.added', 'memory.merged', 'memory.superseded', 'memory.corrected', 'memory.erased', 'memory.pending_review', 'memory.approved', 'memory.rejected', 'extraction.finished', 'extraction.failed', 'webhook.disabled']), ('events__len__gt', 0)), name='webhook_events_valid'), models.CheckConstraint(condition=models.Q(('url__startswith', 'https://'), ('url__startswith', 'http://'), _connector='OR'), name='webhook_url_http')],
             },
         ),
         migrations.AddField(
-            model_name="webhookdelivery",
-            name="endpoint",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.CASCADE,
-                related_name="deliveries",
-                to="memory_core.webhookendpoint",
-            ),
+            model_name='webhookdelivery',
+            name='endpoint',
+            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deliveries', to='memory_core.webhookendpoint'),
         ),
         migrations.CreateModel(
-            name="WebhookEvent",
+            name='WebhookEvent',
             fields=[
-                (
-                    "id",
-                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
-                ),
-                (
-                    "type",
-                    models.CharField(
-                        choices=[
-                            ("memory.added", "A memory was added"),
-                            ("memory.merged", "The same statement was observed again"),
-                            ("memory.superseded", "A newer value replaced a memory"),
-                            ("memory.corrected", "The user corrected a memory"),
-                            ("memory.erased", "Memories were erased (ids and counts only)"),
-                            ("memory.pending_review", "A procedure awaits an operator's review"),
-                            ("memory.approved", "An operator approved a procedure"),
-                            ("memory.rejected", "An operator rejected a procedure"),
-                            ("extraction.finished", "An extraction job finished"),
-                            ("extraction.failed", "An extraction job failed"),
-                            ("webhook.disabled", "An endpoint was disabled after repeated failures"),
-                            ("webhook.ping", "A test ping (sent on request only)"),
-                        ],
-                        max_length=40,
-                    ),
-                ),
-                ("audience", models.CharField(max_length=40)),
-                ("namespace_ref", models.BigIntegerField(blank=True, db_index=True, null=True)),
-                (
-                    "entry_refs",
-                    django.contrib.postgres.fields.ArrayField(
-                        base_field=models.UUIDField(), blank=True, default=list, size=None
-                    ),
-                ),
-                ("has_content", models.BooleanField(default=False)),
-                ("payload", models.JSONField(default=dict)),
-                ("created_at", models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
+                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
+                ('type', models.CharField(choices=[('memory.added', 'A memory was added'), ('memory.merged', 'The same statement was observed again'), ('memory.superseded', 'A newer value replaced a memory'), ('memory.corrected', 'The user corrected a memory'), ('memory.erased', 'Memories were erased (ids and counts only)'), ('memory.pending_review', "A procedure awaits an operator's review"), ('memory.approved', 'An operator approved a procedure'), ('memory.rejected', 'An operator rejected a procedure'), ('extraction.finished', 'An extraction job finished'), ('extraction.failed', 'An extraction job failed'), ('webhook.disabled', 'An endpoint was disabled after repeated failures'), ('webhook.ping', 'A test ping (sent on request only)')], max_length=40)),
+                ('audience', models.CharField(max_length=40)),
+                ('namespace_ref', models.BigIntegerField(blank=True, db_index=True, null=True)),
+                ('entry_refs', django.contrib.postgres.fields.ArrayField(base_field=models.UUIDField(), blank=True, default=list, size=None)),
+                ('has_content', models.BooleanField(default=False)),
+                ('payload', models.JSONField(default=dict)),
+                ('created_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
             ],
             options={
-                "indexes": [
-                    models.Index(
-                        condition=models.Q(("has_content", True)),
-                        fields=["namespace_ref"],
-                        name="webhook_event_content",
-                    )
-                ],
-                "constraints": [
-                    models.CheckConstraint(
-                        condition=models.Q(
-                            (
-                                "type__in",
-                                [
-                                    "memory.added",
-                                    "memory.merged",
-                                    "memory.superseded",
-                                    "memory.corrected",
-                                    "memory.erased",
-                                    "memory.pending_review",
-                                    "memory.approved",
-                                    "memory.rejected",
-                                    "extraction.finished",
-                                    "extraction.failed",
-                                    "webhook.disabled",
-                                    "webhook.ping",
-                                ],
-                            )
-                        ),
-                        name="webhook_event_type_valid",
-                    )
-                ],
+                'indexes': [models.Index(condition=models.Q(('has_content', True)), fields=['namespace_ref'], name='webhook_event_content')],
+                'constraints': [models.CheckConstraint(condition=models.Q(('type__in', ['memory.added', 'memory.merged', 'memory.superseded', 'memory.corrected', 'memory.erased', 'memory.pending_review', 'memory.approved', 'memory.rejected', 'extraction.finished', 'extraction.failed', 'webhook.disabled', 'webhook.ping'])), name='webhook_event_type_valid')],
             },
         ),
         migrations.AddField(
-            model_name="webhookdelivery",
-            name="event",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.CASCADE,
-                related_name="deliveries",
-                to="memory_core.webhookevent",
-            ),
+            model_name='webhookdelivery',
+            name='event',
+            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deliveries', to='memory_core.webhookevent'),
         ),
         migrations.AddIndex(
-            model_name="webhookdelivery",
-            index=models.Index(
-                condition=models.Q(("status", "pending")),
-                fields=["next_attempt_at"],
-                name="webhook_delivery_due",
-            ),
+            model_name='webhookdelivery',
+            index=models.Index(condition=models.Q(('status', 'pending')), fields=['next_attempt_at'], name='webhook_delivery_due'),
         ),
         migrations.AddIndex(
-            model_name="webhookdelivery",
-            index=models.Index(fields=["endpoint", "-created_at"], name="webhook_delivery_endpoint"),
+            model_name='webhookdelivery',
+            index=models.Index(fields=['endpoint', '-created_at'], name='webhook_delivery_endpoint'),
         ),
         migrations.AddConstraint(
-            model_name="webhookdelivery",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("status__in", ["pending", "succeeded", "failed", "cancelled"])),
-                name="webhook_delivery_status_valid",
-            ),
+            model_name='webhookdelivery',
+            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['pending', 'succeeded', 'failed', 'cancelled'])), name='webhook_delivery_status_valid'),
         ),
         migrations.AddConstraint(
-            model_name="webhookdelivery",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    models.Q(("status", "pending"), _negated=True),
-                    ("next_attempt_at__isnull", False),
-                    _connector="OR",
-                ),
-                name="webhook_pending_has_next_attempt",
-            ),
+            model_name='webhookdelivery',
+            constraint=models.CheckConstraint(condition=models.Q(models.Q(('status', 'pending'), _negated=True), ('next_attempt_at__isnull', False), _connector='OR'), name='webhook_pending_has_next_attempt'),
         ),
     ]

@@ -5,36 +5,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0013_memory_list_indexes"),
+        ('memory_core', '0013_memory_list_indexes'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.RemoveConstraint(
-            model_name="erasurereceipt",
-            name="erasure_via_valid",
+            model_name='erasurereceipt',
+            name='erasure_via_valid',
         ),
         migrations.AlterField(
-            model_name="erasurereceipt",
-            name="via",
-            field=models.CharField(
-                choices=[
-                    ("app", "The user, in the app"),
-                    ("api", "The REST API"),
-                    ("mem0", "The mem0-compatible API"),
-                    ("mcp", "An assistant, through the MCP server"),
-                    ("admin", "An operator, in the admin"),
-                    ("command", "A management command"),
-                ],
-                max_length=8,
-            ),
+            model_name='erasurereceipt',
+            name='via',
+            field=models.CharField(choices=[('app', 'The user, in the app'), ('api', 'The REST API'), ('mem0', 'The mem0-compatible API'), ('mcp', 'An assistant, through the MCP server'), ('admin', 'An operator, in the admin'), ('command', 'A management command')], max_length=8),
         ),
         migrations.AddConstraint(
-            model_name="erasurereceipt",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("via__in", ["app", "api", "mem0", "mcp", "admin", "command"])),
-                name="erasure_via_valid",
-            ),
+            model_name='erasurereceipt',
+            constraint=models.CheckConstraint(condition=models.Q(('via__in', ['app', 'api', 'mem0', 'mcp', 'admin', 'command'])), name='erasure_via_valid'),
         ),
     ]

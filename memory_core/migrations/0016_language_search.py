@@ -92,9 +92,7 @@ class Migration(migrations.Migration):
                     ),
                     "||",
                     django.contrib.postgres.search.SearchVector(
-                        django.db.models.functions.comparison.Coalesce(
-                            "search_context_text", "search_context"
-                        ),
+                        django.db.models.functions.comparison.Coalesce("search_context_text", "search_context"),
                         config="english",
                         weight="D",
                     ),
@@ -105,9 +103,7 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name="memoryentry",
-            index=django.contrib.postgres.indexes.GinIndex(
-                fields=["search_vector"], name="memory_search_gin"
-            ),
+            index=django.contrib.postgres.indexes.GinIndex(fields=["search_vector"], name="memory_search_gin"),
         ),
         migrations.RunPython(segment_existing, migrations.RunPython.noop),
         migrations.RunSQL(REBUILD_STATS + create_triggers(NEW_COLUMNS), DROP_TRIGGERS),

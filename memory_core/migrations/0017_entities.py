@@ -11,346 +11,143 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0016_language_search"),
+        ('memory_core', '0016_language_search'),
     ]
 
     operations = [
         migrations.CreateModel(
-            name="Entity",
+            name='Entity',
             fields=[
-                (
-                    "id",
-                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
-                ),
-                (
-                    "kind",
-                    models.CharField(
-                        choices=[
-                            ("person", "Person"),
-                            ("organisation", "Organisation"),
-                            ("place", "Place"),
-                            ("pet", "Pet"),
-                            ("product", "Product"),
-                            ("other", "Other"),
-                        ],
-                        max_length=14,
-                    ),
-                ),
-                ("name", models.CharField(max_length=200)),
-                (
-                    "aliases",
-                    django.contrib.postgres.fields.ArrayField(
-                        base_field=models.CharField(max_length=200), blank=True, default=list, size=None
-                    ),
-                ),
-                ("is_self", models.BooleanField(default=False)),
-                ("named", models.BooleanField(default=True)),
-                ("embedding", pgvector.django.vector.VectorField(blank=True, dimensions=384, null=True)),
-                ("embedding_model", models.CharField(blank=True, default="", max_length=100)),
-                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
-                ("updated_at", models.DateTimeField(auto_now=True)),
-                (
-                    "namespace",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="entities",
-                        to="memory_core.namespace",
-                    ),
-                ),
+                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
+                ('kind', models.CharField(choices=[('person', 'Person'), ('organisation', 'Organisation'), ('place', 'Place'), ('pet', 'Pet'), ('product', 'Product'), ('other', 'Other')], max_length=14)),
+                ('name', models.CharField(max_length=200)),
+                ('aliases', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=200), blank=True, default=list, size=None)),
+                ('is_self', models.BooleanField(default=False)),
+                ('named', models.BooleanField(default=True)),
+                ('embedding', pgvector.django.vector.VectorField(blank=True, dimensions=384, null=True)),
+                ('embedding_model', models.CharField(blank=True, default='', max_length=100)),
+                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ('updated_at', models.DateTimeField(auto_now=True)),
+                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='entities', to='memory_core.namespace')),
             ],
             options={
-                "verbose_name_plural": "entities",
+                'verbose_name_plural': 'entities',
             },
         ),
         migrations.CreateModel(
-            name="EntityMention",
+            name='EntityMention',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("surface", models.CharField(max_length=200)),
-                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
-                (
-                    "entity",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="mentions",
-                        to="memory_core.entity",
-                    ),
-                ),
-                (
-                    "entry",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="entity_mentions",
-                        to="memory_core.memoryentry",
-                    ),
-                ),
-                (
-                    "namespace",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="+",
-                        to="memory_core.namespace",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('surface', models.CharField(max_length=200)),
+                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ('entity', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='mentions', to='memory_core.entity')),
+                ('entry', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='entity_mentions', to='memory_core.memoryentry')),
+                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='memory_core.namespace')),
             ],
         ),
         migrations.CreateModel(
-            name="Relation",
+            name='Relation',
             fields=[
-                (
-                    "id",
-                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
-                ),
-                (
-                    "predicate",
-                    models.CharField(
-                        choices=[
-                            ("parent", "Parent"),
-                            ("child", "Child"),
-                            ("sibling", "Sibling"),
-                            ("relative", "Relative"),
-                            ("spouse", "Spouse"),
-                            ("partner", "Partner"),
-                            ("friend", "Friend"),
-                            ("colleague", "Colleague"),
-                            ("manager", "Manager"),
-                            ("pet", "Pet"),
-                            ("works_at", "Works at"),
-                            ("role", "Role"),
-                            ("lives_in", "Lives in"),
-                            ("other", "Other"),
-                        ],
-                        max_length=16,
-                    ),
-                ),
-                ("label", models.CharField(blank=True, default="", max_length=80)),
-                ("value", models.CharField(blank=True, default="", max_length=200)),
-                (
-                    "status",
-                    models.CharField(
-                        choices=[("active", "Active"), ("superseded", "Superseded")],
-                        default="active",
-                        max_length=12,
-                    ),
-                ),
-                ("valid_from", models.DateTimeField(default=django.utils.timezone.now)),
-                ("valid_to", models.DateTimeField(blank=True, null=True)),
-                ("recorded_at", models.DateTimeField(default=django.utils.timezone.now)),
-                ("confidence", models.FloatField(default=1.0)),
-                ("extractor", models.CharField(blank=True, default="", max_length=100)),
-                (
-                    "namespace",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="relations",
-                        to="memory_core.namespace",
-                    ),
-                ),
-                (
-                    "object",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="relations_in",
-                        to="memory_core.entity",
-                    ),
-                ),
-                (
-                    "subject",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="relations_out",
-                        to="memory_core.entity",
-                    ),
-                ),
-                (
-                    "superseded_by",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="replaced",
-                        to="memory_core.relation",
-                    ),
-                ),
+                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
+                ('predicate', models.CharField(choices=[('parent', 'Parent'), ('child', 'Child'), ('sibling', 'Sibling'), ('relative', 'Relative'), ('spouse', 'Spouse'), ('partner', 'Partner'), ('friend', 'Friend'), ('colleague', 'Colleague'), ('manager', 'Manager'), ('pet', 'Pet'), ('works_at', 'Works at'), ('role', 'Role'), ('lives_in', 'Lives in'), ('other', 'Other')], max_length=16)),
+                ('label', models.CharField(blank=True, default='', max_length=80)),
+                ('value', models.CharField(blank=True, default='', max_length=200)),
+                ('status', models.CharField(choices=[('active', 'Active'), ('superseded', 'Superseded')], default='active', max_length=12)),
+                ('valid_from', models.DateTimeField(default=django.utils.timezone.now)),
+                ('valid_to', models.DateTimeField(blank=True, null=True)),
+                ('recorded_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ('confidence', models.FloatField(default=1.0)),
+                ('extractor', models.CharField(blank=True, default='', max_length=100)),
+                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='relations', to='memory_core.namespace')),
+                ('object', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='relations_in', to='memory_core.entity')),
+                ('subject', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='relations_out', to='memory_core.entity')),
+                ('superseded_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='replaced', to='memory_core.relation')),
             ],
         ),
         migrations.CreateModel(
-            name="RelationSupport",
+            name='RelationSupport',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("source_conversation", models.CharField(blank=True, default="", max_length=64)),
-                (
-                    "source_message_ids",
-                    django.contrib.postgres.fields.ArrayField(
-                        base_field=models.CharField(max_length=64), blank=True, default=list, size=None
-                    ),
-                ),
-                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
-                (
-                    "entry",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="relation_support",
-                        to="memory_core.memoryentry",
-                    ),
-                ),
-                (
-                    "namespace",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="+",
-                        to="memory_core.namespace",
-                    ),
-                ),
-                (
-                    "relation",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="support",
-                        to="memory_core.relation",
-                    ),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('source_conversation', models.CharField(blank=True, default='', max_length=64)),
+                ('source_message_ids', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=64), blank=True, default=list, size=None)),
+                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ('entry', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='relation_support', to='memory_core.memoryentry')),
+                ('namespace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='memory_core.namespace')),
+                ('relation', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='support', to='memory_core.relation')),
             ],
         ),
         migrations.AddIndex(
-            model_name="entity",
-            index=models.Index(fields=["namespace", "kind"], name="entity_ns_kind"),
+            model_name='entity',
+            index=models.Index(fields=['namespace', 'kind'], name='entity_ns_kind'),
         ),
         migrations.AddIndex(
-            model_name="entity",
-            index=django.contrib.postgres.indexes.GinIndex(fields=["aliases"], name="entity_aliases_gin"),
+            model_name='entity',
+            index=django.contrib.postgres.indexes.GinIndex(fields=['aliases'], name='entity_aliases_gin'),
         ),
         migrations.AddConstraint(
-            model_name="entity",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    ("kind__in", ["person", "organisation", "place", "pet", "product", "other"])
-                ),
-                name="entity_kind_valid",
-            ),
+            model_name='entity',
+            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['person', 'organisation', 'place', 'pet', 'product', 'other'])), name='entity_kind_valid'),
         ),
         migrations.AddConstraint(
-            model_name="entity",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("name__regex", "^\\s*$"), _negated=True), name="entity_name_not_blank"
-            ),
+            model_name='entity',
+            constraint=models.CheckConstraint(condition=models.Q(('name__regex', '^\\s*$'), _negated=True), name='entity_name_not_blank'),
         ),
         migrations.AddConstraint(
-            model_name="entity",
-            constraint=models.UniqueConstraint(
-                condition=models.Q(("is_self", True)), fields=("namespace",), name="entity_one_self"
-            ),
+            model_name='entity',
+            constraint=models.UniqueConstraint(condition=models.Q(('is_self', True)), fields=('namespace',), name='entity_one_self'),
         ),
         migrations.AddConstraint(
-            model_name="entity",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    ("embedding__isnull", True),
-                    models.Q(("embedding_model", ""), _negated=True),
-                    _connector="OR",
-                ),
-                name="entity_embedding_has_model",
-            ),
+            model_name='entity',
+            constraint=models.CheckConstraint(condition=models.Q(('embedding__isnull', True), models.Q(('embedding_model', ''), _negated=True), _connector='OR'), name='entity_embedding_has_model'),
         ),
         migrations.AddIndex(
-            model_name="entitymention",
-            index=models.Index(fields=["entity"], name="mention_entity"),
+            model_name='entitymention',
+            index=models.Index(fields=['entity'], name='mention_entity'),
         ),
         migrations.AddIndex(
-            model_name="entitymention",
-            index=models.Index(fields=["entry"], name="mention_entry"),
+            model_name='entitymention',
+            index=models.Index(fields=['entry'], name='mention_entry'),
         ),
         migrations.AddConstraint(
-            model_name="entitymention",
-            constraint=models.UniqueConstraint(fields=("entity", "entry", "surface"), name="mention_unique"),
+            model_name='entitymention',
+            constraint=models.UniqueConstraint(fields=('entity', 'entry', 'surface'), name='mention_unique'),
         ),
         migrations.AddIndex(
-            model_name="relation",
-            index=models.Index(fields=["namespace", "subject", "predicate"], name="relation_ns_subject_pred"),
+            model_name='relation',
+            index=models.Index(fields=['namespace', 'subject', 'predicate'], name='relation_ns_subject_pred'),
         ),
         migrations.AddIndex(
-            model_name="relation",
-            index=models.Index(fields=["object"], name="relation_object"),
+            model_name='relation',
+            index=models.Index(fields=['object'], name='relation_object'),
         ),
         migrations.AddConstraint(
-            model_name="relation",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    (
-                        "predicate__in",
-                        [
-                            "parent",
-                            "child",
-                            "sibling",
-                            "relative",
-                            "spouse",
-                            "partner",
-                            "friend",
-                            "colleague",
-                            "manager",
-                            "pet",
-                            "works_at",
-                            "role",
-                            "lives_in",
-                            "other",
-                        ],
-                    )
-                ),
-                name="relation_predicate_valid",
-            ),
+            model_name='relation',
+            constraint=models.CheckConstraint(condition=models.Q(('predicate__in', ['parent', 'child', 'sibling', 'relative', 'spouse', 'partner', 'friend', 'colleague', 'manager', 'pet', 'works_at', 'role', 'lives_in', 'other'])), name='relation_predicate_valid'),
         ),
         migrations.AddConstraint(
-            model_name="relation",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("status__in", ["active", "superseded"])), name="relation_status_valid"
-            ),
+            model_name='relation',
+            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['active', 'superseded'])), name='relation_status_valid'),
         ),
         migrations.AddConstraint(
-            model_name="relation",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    models.Q(("object__isnull", False), ("value", "")),
-                    models.Q(("object__isnull", True), models.Q(("value", ""), _negated=True)),
-                    _connector="OR",
-                ),
-                name="relation_object_xor_value",
-            ),
+            model_name='relation',
+            constraint=models.CheckConstraint(condition=models.Q(models.Q(('object__isnull', False), ('value', '')), models.Q(('object__isnull', True), models.Q(('value', ''), _negated=True)), _connector='OR'), name='relation_object_xor_value'),
         ),
         migrations.AddConstraint(
-            model_name="relation",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    ("valid_to__isnull", True), ("valid_from__lte", models.F("valid_to")), _connector="OR"
-                ),
-                name="relation_valid_window_ordered",
-            ),
+            model_name='relation',
+            constraint=models.CheckConstraint(condition=models.Q(('valid_to__isnull', True), ('valid_from__lte', models.F('valid_to')), _connector='OR'), name='relation_valid_window_ordered'),
         ),
         migrations.AddConstraint(
-            model_name="relation",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("confidence__gte", 0), ("confidence__lte", 1)),
-                name="relation_confidence_0_1",
-            ),
+            model_name='relation',
+            constraint=models.CheckConstraint(condition=models.Q(('confidence__gte', 0), ('confidence__lte', 1)), name='relation_confidence_0_1'),
         ),
         migrations.AddIndex(
-            model_name="relationsupport",
-            index=models.Index(fields=["entry"], name="relation_support_entry"),
+            model_name='relationsupport',
+            index=models.Index(fields=['entry'], name='relation_support_entry'),
         ),
         migrations.AddConstraint(
-            model_name="relationsupport",
-            constraint=models.UniqueConstraint(fields=("relation", "entry"), name="relation_support_unique"),
+            model_name='relationsupport',
+            constraint=models.UniqueConstraint(fields=('relation', 'entry'), name='relation_support_unique'),
         ),
     ]

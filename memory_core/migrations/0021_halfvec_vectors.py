@@ -11,8 +11,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0020_answer_style"),
+        ('memory_core', '0020_answer_style'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -25,41 +26,29 @@ class Migration(migrations.Migration):
             "ALTER TABLE memory_core_memoryentry RESET (toast_tuple_target)",
         ),
         migrations.RemoveIndex(
-            model_name="memoryentry",
-            name="memory_embedding_hnsw",
+            model_name='memoryentry',
+            name='memory_embedding_hnsw',
         ),
         migrations.RemoveIndex(
-            model_name="memoryentry",
-            name="memory_context_embedding_hnsw",
+            model_name='memoryentry',
+            name='memory_context_embedding_hnsw',
         ),
         migrations.AlterField(
-            model_name="memoryentry",
-            name="context_embedding",
+            model_name='memoryentry',
+            name='context_embedding',
             field=memory_core.vector_storage.HalfVectorField(blank=True, dimensions=384, null=True),
         ),
         migrations.AlterField(
-            model_name="memoryentry",
-            name="embedding",
+            model_name='memoryentry',
+            name='embedding',
             field=memory_core.vector_storage.HalfVectorField(blank=True, dimensions=384, null=True),
         ),
         migrations.AddIndex(
-            model_name="memoryentry",
-            index=pgvector.django.indexes.HnswIndex(
-                ef_construction=64,
-                fields=["embedding"],
-                m=16,
-                name="memory_embedding_hnsw",
-                opclasses=["halfvec_cosine_ops"],
-            ),
+            model_name='memoryentry',
+            index=pgvector.django.indexes.HnswIndex(ef_construction=64, fields=['embedding'], m=16, name='memory_embedding_hnsw', opclasses=['halfvec_cosine_ops']),
         ),
         migrations.AddIndex(
-            model_name="memoryentry",
-            index=pgvector.django.indexes.HnswIndex(
-                ef_construction=64,
-                fields=["context_embedding"],
-                m=16,
-                name="memory_context_embedding_hnsw",
-                opclasses=["halfvec_cosine_ops"],
-            ),
+            model_name='memoryentry',
+            index=pgvector.django.indexes.HnswIndex(ef_construction=64, fields=['context_embedding'], m=16, name='memory_context_embedding_hnsw', opclasses=['halfvec_cosine_ops']),
         ),
     ]

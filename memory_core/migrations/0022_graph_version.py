@@ -49,9 +49,7 @@ TRIGGERS = [
     for table in TABLES
     for name, event, tables in _EVENTS
 ]
-DROP_TRIGGERS = [
-    f"DROP TRIGGER graph_version_{name} ON {table}" for table in TABLES for name, _, _ in _EVENTS
-]
+DROP_TRIGGERS = [f"DROP TRIGGER graph_version_{name} ON {table}" for table in TABLES for name, _, _ in _EVENTS]
 
 
 def _walk_function() -> tuple[str, str]:
@@ -60,14 +58,15 @@ def _walk_function() -> tuple[str, str]:
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0021_halfvec_vectors"),
+        ('memory_core', '0021_halfvec_vectors'),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="namespace",
-            name="graph_version",
+            model_name='namespace',
+            name='graph_version',
             field=models.BigIntegerField(default=0, editable=False),
         ),
         migrations.RunSQL(

@@ -4,14 +4,15 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0023_webhook_secrets_sealed"),
+        ('memory_core', '0023_webhook_secrets_sealed'),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="memoryentry",
-            name="said_as_turn",
+            model_name='memoryentry',
+            name='said_as_turn',
             field=models.BooleanField(db_default=False, default=False),
         ),
     ]

@@ -4,29 +4,30 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0024_said_as_turn"),
+        ('memory_core', '0024_said_as_turn'),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="extractionjob",
-            name="claim",
-            field=models.CharField(blank=True, default="", max_length=200),
+            model_name='extractionjob',
+            name='claim',
+            field=models.CharField(blank=True, default='', max_length=200),
         ),
         migrations.AddField(
-            model_name="extractionjob",
-            name="claimed_until",
+            model_name='extractionjob',
+            name='claimed_until',
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name="importjob",
-            name="claim",
-            field=models.CharField(blank=True, default="", max_length=200),
+            model_name='importjob',
+            name='claim',
+            field=models.CharField(blank=True, default='', max_length=200),
         ),
         migrations.AddField(
-            model_name="importjob",
-            name="claimed_until",
+            model_name='importjob',
+            name='claimed_until',
             field=models.DateTimeField(blank=True, null=True),
         ),
     ]

@@ -5,19 +5,20 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0025_job_claims"),
+        ('memory_core', '0025_job_claims'),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="extractionjob",
-            name="queued_at",
+            model_name='extractionjob',
+            name='queued_at',
             field=models.DateTimeField(default=django.utils.timezone.now),
         ),
         migrations.AddField(
-            model_name="importjob",
-            name="queued_at",
+            model_name='importjob',
+            name='queued_at',
             field=models.DateTimeField(default=django.utils.timezone.now),
         ),
     ]

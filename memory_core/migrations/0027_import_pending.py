@@ -4,19 +4,20 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0026_job_queued_at"),
+        ('memory_core', '0026_job_queued_at'),
     ]
 
     operations = [
         migrations.AddField(
-            model_name="importjob",
-            name="pending",
-            field=models.TextField(blank=True, default=""),
+            model_name='importjob',
+            name='pending',
+            field=models.TextField(blank=True, default=''),
         ),
         migrations.AddField(
-            model_name="importjob",
-            name="unread",
+            model_name='importjob',
+            name='unread',
             field=models.PositiveIntegerField(default=0),
         ),
     ]

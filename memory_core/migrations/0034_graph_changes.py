@@ -68,37 +68,25 @@ def _before() -> str:
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("memory_core", "0033_start_known"),
+        ('memory_core', '0033_start_known'),
     ]
 
     operations = [
         migrations.CreateModel(
-            name="GraphChange",
+            name='GraphChange',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("namespace_id", models.BigIntegerField()),
-                ("version", models.BigIntegerField()),
-                (
-                    "kind",
-                    models.SmallIntegerField(
-                        choices=[(1, "Entity"), (2, "Relation"), (3, "Mention"), (4, "Support")]
-                    ),
-                ),
-                ("row_uuid", models.UUIDField(null=True)),
-                ("row_number", models.BigIntegerField(null=True)),
-                ("at", models.DateTimeField(db_default=django.db.models.functions.datetime.Now())),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('namespace_id', models.BigIntegerField()),
+                ('version', models.BigIntegerField()),
+                ('kind', models.SmallIntegerField(choices=[(1, 'Entity'), (2, 'Relation'), (3, 'Mention'), (4, 'Support')])),
+                ('row_uuid', models.UUIDField(null=True)),
+                ('row_number', models.BigIntegerField(null=True)),
+                ('at', models.DateTimeField(db_default=django.db.models.functions.datetime.Now())),
             ],
             options={
-                "indexes": [
-                    models.Index(fields=["namespace_id", "version"], name="graph_change_since"),
-                    models.Index(fields=["at"], name="graph_change_at"),
-                ],
+                'indexes': [models.Index(fields=['namespace_id', 'version'], name='graph_change_since'), models.Index(fields=['at'], name='graph_change_at')],
             },
         ),
         migrations.RunSQL(FUNCTION, _before()),

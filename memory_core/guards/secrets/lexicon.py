@@ -21,131 +21,56 @@ _PW_NOT = (
     r"|settings?|vault|storage|hash(?:es|ing)?|checker|flow|button|input|updates?)" + _E + ")"
 )
 KEYWORDS: list[tuple[str, str, re.Pattern[str]]] = [
-    (
-        "phrase",
-        "password",
-        re.compile(
-            _B
-            + r"(?:pass\s?phrases?|seed\s+phrase|recovery\s+phrase|mnemonic(?:\s+phrase)?)"
-            + _E
-            + r"|助记词",
-            re.I,
-        ),
-    ),
-    (
-        "password",
-        "password",
-        re.compile(
-            _B + r"(?:passwords?|passwd|pwd|pw|credentials?|creds|mot\s+de\s+passe|mdp|contrase[ñn]as?"
-            r"|passwort|kennwort|senha|wachtwoord|пароль|пароля)"
-            + _E
-            + _PW_NOT
-            + r"|"
-            + _B
-            + r"pass(?=\s*(?:(?:is|was)"
-            + _E
-            + r"|[:=]|'s))"
-            + r"|パスワード|비밀번호|口令|(?:密码|密碼)(?!学|管理|规则|要求|策略|框|强度|重置)",
-            re.I,
-        ),
-    ),
-    (
-        "pin",
-        "pin",
-        re.compile(
-            _B + r"(?:pin(?:\s*code|\s*number)?s?|pass\s?codes?|unlock\s+code|(?:door|gate|alarm|lock"
-            r"|keypad|garage|safe|locker|padlock|entry|building)\s+code|keypad|(?:safe|lock|locker|padlock)"
-            r"\s+combination|combination\s+lock)"
-            + _E
-            + r"(?![\s-]*(?:pad|pads|protected|reminder|up|point|login)"
-            + _E
-            + r")"
-            + r"|(?:支付|取款|交易|银行卡|卡|解锁|锁屏|门禁|保险箱)(?:的)?密码|PIN码|暗証番号",
-            re.I,
-        ),
-    ),
-    (
-        "otp",
-        "one-time code",
-        re.compile(
-            _B + r"(?:otp|totp|one[\s-]?time\s+(?:pass(?:word|code)?|code|pin|token|key)s?"
-            r"|verification\s+(?:code|number|pin)s?|security\s+code|(?:2fa|mfa|two[\s-]?factor|2[\s-]?step"
-            r"|two[\s-]?step)\s+(?:code|token|pin|number)s?|mfa\s+token|auth(?:entication)?\s+code"
-            r"|log[\s-]?in\s+code|sign[\s-]?in\s+code|sms\s+code|text\s+code|access\s+code"
-            r"|(?:recovery|backup)\s+codes?|authenticator|steam\s+guard(?:\s+code)?"
-            r"|code\s+de\s+v[ée]rification|c[óo]digo\s+de\s+verificaci[óo]n|best[äa]tigungscode)"
-            + _E
-            + r"|验证码|驗證碼|校验码|动态码|动态口令|短信码|一次性密码|认证码|認証コード|인증번호",
-            re.I,
-        ),
-    ),
-    (
-        "code",
-        "one-time code",
-        re.compile(  # bare "code": weak; see CODE_NOT_AFTER for its innocent uses
-            _B
-            + r"(?:code|c[óo]digo)"
-            + _E
-            + r"(?![\s-]*(?:review|reviews|freeze|base|snippets?|blocks?|changes?|samples?|examples?|style"
-            r"|names?|books?|editor|quality|smells?|owners?|coverage|of\s+conduct|red|repository|repo)"
-            + _E
-            + r")"
-            + r"|(?<![号维条代编邮页尺数解乱明价源密证态验校请惠换别起件])码(?![头数])",
-            re.I,
-        ),
-    ),
-    (
-        "token",
-        "api key or token",
-        re.compile(
-            _B + r"(?:api[\s_-]?keys?|apikey|access[\s_-]?keys?(?:[\s_-]?id)?|secret(?:[\s_-]?access)?"
-            r"(?:[\s_-]?keys?)?|client[\s_-]?secret|private[\s_-]?keys?|(?:auth|access|refresh|bearer|bot"
-            r"|session|api|personal\s+access|deploy|app|oauth|id)?[\s_-]?tokens?|bearer|deploy\s+key"
-            r"|ssh\s+key|signing\s+key|webhook\s+(?:secret|url)|connection\s+string)"
-            + _E
-            + r"(?![\s-]*(?:budgets?|limits?|counts?|usage|per|window|refresh|rotation)"
-            + _E
-            + r")"
-            + r"|密钥|秘钥|令牌",
-            re.I,
-        ),
-    ),
+    ("phrase", "password", re.compile(
+        _B + r"(?:pass\s?phrases?|seed\s+phrase|recovery\s+phrase|mnemonic(?:\s+phrase)?)" + _E
+        + r"|助记词", re.I)),
+    ("password", "password", re.compile(
+        _B + r"(?:passwords?|passwd|pwd|pw|credentials?|creds|mot\s+de\s+passe|mdp|contrase[ñn]as?"
+        r"|passwort|kennwort|senha|wachtwoord|пароль|пароля)" + _E + _PW_NOT
+        + r"|" + _B + r"pass(?=\s*(?:(?:is|was)" + _E + r"|[:=]|'s))"
+        + r"|パスワード|비밀번호|口令|(?:密码|密碼)(?!学|管理|规则|要求|策略|框|强度|重置)", re.I)),
+    ("pin", "pin", re.compile(
+        _B + r"(?:pin(?:\s*code|\s*number)?s?|pass\s?codes?|unlock\s+code|(?:door|gate|alarm|lock"
+        r"|keypad|garage|safe|locker|padlock|entry|building)\s+code|keypad|(?:safe|lock|locker|padlock)"
+        r"\s+combination|combination\s+lock)" + _E
+        + r"(?![\s-]*(?:pad|pads|protected|reminder|up|point|login)" + _E + r")"
+        + r"|(?:支付|取款|交易|银行卡|卡|解锁|锁屏|门禁|保险箱)(?:的)?密码|PIN码|暗証番号", re.I)),
+    ("otp", "one-time code", re.compile(
+        _B + r"(?:otp|totp|one[\s-]?time\s+(?:pass(?:word|code)?|code|pin|token|key)s?"
+        r"|verification\s+(?:code|number|pin)s?|security\s+code|(?:2fa|mfa|two[\s-]?factor|2[\s-]?step"
+        r"|two[\s-]?step)\s+(?:code|token|pin|number)s?|mfa\s+token|auth(?:entication)?\s+code"
+        r"|log[\s-]?in\s+code|sign[\s-]?in\s+code|sms\s+code|text\s+code|access\s+code"
+        r"|(?:recovery|backup)\s+codes?|authenticator|steam\s+guard(?:\s+code)?"
+        r"|code\s+de\s+v[ée]rification|c[óo]digo\s+de\s+verificaci[óo]n|best[äa]tigungscode)" + _E
+        + r"|验证码|驗證碼|校验码|动态码|动态口令|短信码|一次性密码|认证码|認証コード|인증번호", re.I)),
+    ("code", "one-time code", re.compile(  # bare "code": weak; see CODE_NOT_AFTER for its innocent uses
+        _B + r"(?:code|c[óo]digo)" + _E
+        + r"(?![\s-]*(?:review|reviews|freeze|base|snippets?|blocks?|changes?|samples?|examples?|style"
+        r"|names?|books?|editor|quality|smells?|owners?|coverage|of\s+conduct|red|repository|repo)"
+        + _E + r")"
+        + r"|(?<![号维条代编邮页尺数解乱明价源密证态验校请惠换别起件])码(?![头数])", re.I)),
+    ("token", "api key or token", re.compile(
+        _B + r"(?:api[\s_-]?keys?|apikey|access[\s_-]?keys?(?:[\s_-]?id)?|secret(?:[\s_-]?access)?"
+        r"(?:[\s_-]?keys?)?|client[\s_-]?secret|private[\s_-]?keys?|(?:auth|access|refresh|bearer|bot"
+        r"|session|api|personal\s+access|deploy|app|oauth|id)?[\s_-]?tokens?|bearer|deploy\s+key"
+        r"|ssh\s+key|signing\s+key|webhook\s+(?:secret|url)|connection\s+string)" + _E
+        + r"(?![\s-]*(?:budgets?|limits?|counts?|usage|per|window|refresh|rotation)" + _E + r")"
+        + r"|密钥|秘钥|令牌", re.I)),
     ("key", "api key or token", re.compile(_B + r"key" + _E, re.I)),
-    (
-        "card",
-        "card number",
-        re.compile(
-            _B + r"(?:(?:credit|debit|bank|payment)?\s*card(?:\s*(?:number|no\.?|#))?|visa|master\s?card"
-            r"|amex|american\s+express|discover|jcb|unionpay)" + _E + r"|(?:银行|信用|借记|储蓄|工资)?卡号?",
-            re.I,
-        ),
-    ),
-    (
-        "cvv",
-        "card number",
-        re.compile(
-            _B + r"(?:cvv2?|cvc2?|cid|card\s+security\s+code|security\s+code)" + _E + r"|安全码", re.I
-        ),
-    ),
+    ("card", "card number", re.compile(
+        _B + r"(?:(?:credit|debit|bank|payment)?\s*card(?:\s*(?:number|no\.?|#))?|visa|master\s?card"
+        r"|amex|american\s+express|discover|jcb|unionpay)" + _E
+        + r"|(?:银行|信用|借记|储蓄|工资)?卡号?", re.I)),
+    ("cvv", "card number", re.compile(
+        _B + r"(?:cvv2?|cvc2?|cid|card\s+security\s+code|security\s+code)" + _E + r"|安全码", re.I)),
     ("iban", "iban", re.compile(_B + r"iban" + _E, re.I)),
-    (
-        "nid",
-        "national id",
-        re.compile(
-            _B + r"(?:ssn|social\s+security(?:\s+(?:number|no\.?|#))?|national\s+insurance"
-            r"(?:\s+(?:number|no\.?))?|ni\s+number|nino|passport(?:\s+(?:number|no\.?|#))?"
-            r"|driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?|#))?|licen[cs]e\s+(?:number|no\.?)"
-            r"|national\s+id(?:entity)?(?:\s+(?:number|card))?|id\s+card\s+number|identity\s+(?:card\s+)?number"
-            r"|tax\s+id|aadhaar(?:\s+number)?|(?:chinese|resident)\s+id(?:\s+number)?)"
-            + _E
-            + r"|"
-            + _B
-            + r"SIN"
-            + _E
-            + r"|身份证(?:号码?)?|护照(?:号码?)?|社保号|驾驶证号|驾照号",
-            re.I,
-        ),
-    ),
+    ("nid", "national id", re.compile(
+        _B + r"(?:ssn|social\s+security(?:\s+(?:number|no\.?|#))?|national\s+insurance"
+        r"(?:\s+(?:number|no\.?))?|ni\s+number|nino|passport(?:\s+(?:number|no\.?|#))?"
+        r"|driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?|#))?|licen[cs]e\s+(?:number|no\.?)"
+        r"|national\s+id(?:entity)?(?:\s+(?:number|card))?|id\s+card\s+number|identity\s+(?:card\s+)?number"
+        r"|tax\s+id|aadhaar(?:\s+number)?|(?:chinese|resident)\s+id(?:\s+number)?)" + _E
+        + r"|" + _B + r"SIN" + _E + r"|身份证(?:号码?)?|护照(?:号码?)?|社保号|驾驶证号|驾照号", re.I)),
 ]
 CODE_NOT_AFTER = re.compile(
     r"\b(?:zip|postal|post|area|country|error|status|exit|source|promo|promotional|discount|coupon|voucher"
@@ -234,341 +159,39 @@ HASH_CONTEXT = re.compile(
 )
 STOPWORDS = frozenset(
     {
-        "a",
-        "an",
-        "the",
-        "my",
-        "your",
-        "his",
-        "her",
-        "their",
-        "our",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "it",
-        "not",
-        "no",
-        "never",
-        "too",
-        "very",
-        "so",
-        "still",
-        "also",
-        "just",
-        "now",
-        "always",
-        "usually",
-        "probably",
-        "really",
-        "same",
-        "different",
-        "new",
-        "old",
-        "weak",
-        "strong",
-        "long",
-        "short",
-        "simple",
-        "easy",
-        "hard",
-        "difficult",
-        "complex",
-        "complicated",
-        "secure",
-        "insecure",
-        "safe",
-        "unsafe",
-        "good",
-        "bad",
-        "great",
-        "fine",
-        "ok",
-        "okay",
-        "correct",
-        "incorrect",
-        "wrong",
-        "right",
-        "invalid",
-        "valid",
-        "required",
-        "optional",
-        "mandatory",
-        "necessary",
-        "empty",
-        "blank",
-        "missing",
-        "unknown",
-        "secret",
-        "private",
-        "personal",
-        "public",
-        "shared",
-        "unique",
-        "random",
-        "temporary",
-        "default",
-        "visible",
-        "case",
-        "only",
-        "in",
-        "on",
-        "at",
-        "for",
-        "with",
-        "without",
-        "from",
-        "by",
-        "of",
-        "to",
-        "under",
-        "over",
-        "about",
-        "like",
-        "as",
-        "somewhere",
-        "something",
-        "nothing",
-        "anything",
-        "everything",
-        "written",
-        "hidden",
-        "set",
-        "what",
-        "which",
-        "where",
-        "when",
-        "how",
-        "why",
-        "who",
-        "here",
-        "there",
-        "mine",
-        "yours",
-        "hers",
-        "theirs",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "twelve",
-        "all",
-        "any",
-        "some",
-        "none",
-        "both",
-        "each",
-        "every",
-        "more",
-        "less",
-        "enough",
-        "important",
-        "sensitive",
-        "broken",
-        "terrible",
-        "awful",
-        "impossible",
-        "annoying",
-        "stupid",
-        "silly",
-        "perfect",
-        "better",
-        "best",
-        "worse",
-        "worst",
-        "longer",
-        "shorter",
-        "weaker",
-        "stronger",
-        "easier",
-        "harder",
-        "simpler",
-        "been",
-        "due",
-        "almost",
-        "exactly",
-        "and",
-        "or",
-        "but",
-        "if",
-        "because",
-        "then",
-        "than",
-        "literally",
-        "basically",
-        "actually",
-        "whatever",
-        "yesterday",
-        "today",
-        "tomorrow",
-        "again",
-        "twice",
-        "once",
-        "please",
-        "thanks",
-        "later",
-        "already",
-        "anymore",
-        "either",
-        "though",
-        "i",
-        "me",
-        "we",
-        "you",
-        "he",
-        "she",
-        "they",
-        "him",
-        "them",
-        "us",
-        "lol",
-        "haha",
-        "anyway",
-        "yet",
-        "ever",
-        "first",
-        "soon",
-        "tonight",
-        "everywhere",
-        "anywhere",
-        "online",
-        "offline",
-        "manually",
-        "itself",
-        "back",
-        "up",
-        "down",
-        "out",
-        "off",
-        "well",
-        "instead",
-        "is",
-        "was",
-        "are",
-        "were",
-        "be",
-        "has",
-        "have",
-        "had",
-        "does",
-        "do",
-        "did",
-        "will",
-        "would",
-        "can",
-        "could",
-        "should",
-        "must",
-        "may",
-        "might",
-        "shall",
-        "works",
-        "worked",
-        "sent",
-        "given",
-        "shown",
-        "known",
-        "taken",
-        "made",
-        "done",
-        "gone",
-        "put",
-        "kept",
-        "told",
-        "sold",
-        "found",
-        "got",
-        "gotten",
-        "held",
-        "left",
-        "built",
-        "read",
-        "heard",
-        "said",
-        "paid",
-        "reset",
-        "stuck",
-        "stolen",
-        "chosen",
-        "forgotten",
-        "frozen",
-        "spoken",
-        "seen",
-        "become",
+        "a", "an", "the", "my", "your", "his", "her", "their", "our", "its", "this", "that", "these", "those",
+        "it", "not", "no", "never", "too", "very", "so", "still", "also", "just", "now", "always", "usually",
+        "probably", "really", "same", "different", "new", "old", "weak", "strong", "long", "short", "simple",
+        "easy", "hard", "difficult", "complex", "complicated", "secure", "insecure", "safe", "unsafe", "good",
+        "bad", "great", "fine", "ok", "okay", "correct", "incorrect", "wrong", "right", "invalid", "valid",
+        "required", "optional", "mandatory", "necessary", "empty", "blank", "missing", "unknown", "secret",
+        "private", "personal", "public", "shared", "unique", "random", "temporary", "default", "visible",
+        "case", "only", "in", "on", "at", "for", "with", "without", "from", "by", "of", "to", "under", "over",
+        "about", "like", "as", "somewhere", "something", "nothing", "anything", "everything", "written",
+        "hidden", "set", "what", "which", "where", "when", "how", "why", "who", "here", "there", "mine",
+        "yours", "hers", "theirs", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+        "ten", "twelve", "all", "any", "some", "none", "both", "each", "every", "more", "less", "enough",
+        "important", "sensitive", "broken", "terrible", "awful", "impossible", "annoying", "stupid", "silly",
+        "perfect", "better", "best", "worse", "worst", "longer", "shorter", "weaker", "stronger", "easier",
+        "harder", "simpler", "been", "due", "almost", "exactly", "and", "or", "but", "if", "because", "then",
+        "than", "literally", "basically", "actually", "whatever", "yesterday", "today", "tomorrow", "again",
+        "twice", "once", "please", "thanks", "later", "already", "anymore", "either", "though", "i", "me",
+        "we", "you", "he", "she", "they", "him", "them", "us", "lol", "haha", "anyway", "yet", "ever",
+        "first", "soon", "tonight", "everywhere", "anywhere", "online", "offline", "manually", "itself",
+        "back", "up", "down", "out", "off", "well", "instead", "is", "was", "are", "were", "be", "has",
+        "have", "had", "does", "do", "did", "will", "would", "can", "could", "should", "must", "may", "might",
+        "shall", "works", "worked", "sent", "given", "shown", "known", "taken", "made", "done", "gone", "put",
+        "kept", "told", "sold", "found", "got", "gotten", "held", "left", "built", "read", "heard", "said",
+        "paid", "reset", "stuck", "stolen", "chosen", "forgotten", "frozen", "spoken", "seen", "become",
     }
 )
 PHRASE_STOP = frozenset(
     {
-        "a",
-        "an",
-        "the",
-        "my",
-        "your",
-        "his",
-        "her",
-        "their",
-        "our",
-        "its",
-        "this",
-        "that",
-        "it",
-        "not",
-        "no",
-        "never",
-        "too",
-        "very",
-        "so",
-        "still",
-        "also",
-        "just",
-        "now",
-        "long",
-        "short",
-        "stored",
-        "saved",
-        "written",
-        "kept",
-        "in",
-        "on",
-        "at",
-        "for",
-        "with",
-        "from",
-        "of",
-        "to",
-        "same",
-        "different",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "twelve",
-        "all",
-        "any",
-        "some",
-        "random",
-        "secret",
-        "something",
-        "what",
-        "pretty",
-        "quite",
-        "really",
-        "like",
-        "mostly",
+        "a", "an", "the", "my", "your", "his", "her", "their", "our", "its", "this", "that", "it", "not",
+        "no", "never", "too", "very", "so", "still", "also", "just", "now", "long", "short", "stored",
+        "saved", "written", "kept", "in", "on", "at", "for", "with", "from", "of", "to", "same", "different",
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve", "all", "any",
+        "some", "random", "secret", "something", "what", "pretty", "quite", "really", "like", "mostly",
     }
 )
 WORD_SUFFIX_STOP = re.compile(r"(?:ed|ing|ly|able|ible|ive|ous|ful|less|ish|en)$", re.I)
@@ -655,75 +278,13 @@ SSN = re.compile(r"(?<![\d-])(?P<a>\d{3})-(?P<g>\d{2})-(?P<s>\d{4})(?![\d-])")
 PRC_ID = re.compile(r"(?<![0-9A-Za-z])\d{17}[\dXx](?![0-9A-Za-z])")
 IBAN_START = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2})(\d{2})")
 IBAN_LENGTHS = {  # country -> IBAN length (SWIFT IBAN registry)
-    "AD": 24,
-    "AE": 23,
-    "AL": 28,
-    "AT": 20,
-    "AZ": 28,
-    "BA": 20,
-    "BE": 16,
-    "BG": 22,
-    "BH": 22,
-    "BR": 29,
-    "CH": 21,
-    "CR": 22,
-    "CY": 28,
-    "CZ": 24,
-    "DE": 22,
-    "DK": 18,
-    "DO": 28,
-    "EE": 20,
-    "EG": 29,
-    "ES": 24,
-    "FI": 18,
-    "FO": 18,
-    "FR": 27,
-    "GB": 22,
-    "GE": 22,
-    "GI": 23,
-    "GL": 18,
-    "GR": 27,
-    "GT": 28,
-    "HR": 21,
-    "HU": 28,
-    "IE": 22,
-    "IL": 23,
-    "IS": 26,
-    "IT": 27,
-    "JO": 30,
-    "KW": 30,
-    "KZ": 20,
-    "LB": 28,
-    "LI": 21,
-    "LT": 20,
-    "LU": 20,
-    "LV": 21,
-    "MC": 27,
-    "MD": 24,
-    "ME": 22,
-    "MK": 19,
-    "MR": 27,
-    "MT": 31,
-    "MU": 30,
-    "NL": 18,
-    "NO": 15,
-    "PK": 24,
-    "PL": 28,
-    "PS": 29,
-    "PT": 25,
-    "QA": 29,
-    "RO": 24,
-    "RS": 22,
-    "SA": 24,
-    "SE": 24,
-    "SI": 19,
-    "SK": 24,
-    "SM": 27,
-    "TN": 24,
-    "TR": 26,
-    "UA": 29,
-    "VG": 24,
-    "XK": 20,
+    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22, "BR": 29,
+    "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DK": 18, "DO": 28, "EE": 20, "EG": 29, "ES": 24,
+    "FI": 18, "FO": 18, "FR": 27, "GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28, "HR": 21,
+    "HU": 28, "IE": 22, "IL": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LI": 21,
+    "LT": 20, "LU": 20, "LV": 21, "MC": 27, "MD": 24, "ME": 22, "MK": 19, "MR": 27, "MT": 31, "MU": 30,
+    "NL": 18, "NO": 15, "PK": 24, "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "SA": 24,
+    "SE": 24, "SI": 19, "SK": 24, "SM": 27, "TN": 24, "TR": 26, "UA": 29, "VG": 24, "XK": 20,
 }
 
 # Spelled digits, as a rewrite may write them ("four-eight-two", "四八二").

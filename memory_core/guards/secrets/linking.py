@@ -186,7 +186,7 @@ def _link(text: str, kw: _Keyword, cand: Cand) -> str:
 
 
 def _names_it(kw: _Keyword, cand: Cand, link: str, text: str) -> bool:
-    """ "uses the password tulip": a plain word right after "the/my … password" that ends the clause
+    """"uses the password tulip": a plain word right after "the/my … password" that ends the clause
     and does not read as a noun of its own ("a password reader")."""
     ends = re.match(r"\s*(?:$|[,;.!?)\"'”\u2019」])", text[cand.end :])
     before = text[max(0, kw.start - 40) : kw.start]

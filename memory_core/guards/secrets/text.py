@@ -62,7 +62,7 @@ _NAMES = (
 
 
 def spelled_digits(value: str) -> str:
-    """ "four-eight-two" -> "482", "四八二" -> "482", "叁贰柒" -> "327", "three sixes and a one" ->
+    """"four-eight-two" -> "482", "四八二" -> "482", "叁贰柒" -> "327", "three sixes and a one" ->
     "6661"; "" when `value` is not spelled digits."""
     if COUNTED.fullmatch(value.strip()) and COUNTED_GROUP.search(value):
         return counted_digits(value)
@@ -71,11 +71,9 @@ def spelled_digits(value: str) -> str:
     return "".join(d for d in digits if d) if digits and all(digits) else ""
 
 
-_TIMES = (
-    {"double": 2, "triple": 3, "两": 2, "兩": 2, "十": 10}
-    | {name: d for d, name in enumerate(DIGIT_NAMES) if d >= 2}
-    | {char: d for d, char in enumerate(CJK_DIGITS) if d >= 1}
-)
+_TIMES = {"double": 2, "triple": 3, "两": 2, "兩": 2, "十": 10} | {
+    name: d for d, name in enumerate(DIGIT_NAMES) if d >= 2
+} | {char: d for d, char in enumerate(CJK_DIGITS) if d >= 1}
 _PLURAL = {"zeros": "0", "zeroes": "0", "ohs": "0", "sixes": "6"} | {
     f"{name}s": str(d) for d, name in enumerate(DIGIT_NAMES) if d not in (0, 6)
 }
