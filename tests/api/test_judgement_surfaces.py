@@ -196,8 +196,10 @@ def test_leaving_something_out_that_is_no_caveat_is_stored(key_client, content):
 # says so and needs other wordings).
 ENCODER_ONLY_RULES = [
     # "Spare keys get signed out at the front desk and back by six." was one until the regressions
-    # were retrained with the contrast set of frames (c7aa4d8): both now read it under the cut.
-    "Spare keys are signed out at the front desk and come back by six.",
+    # were retrained with the contrast set of frames (c7aa4d8), "Spare keys are signed out at the
+    # front desk and come back by six." until the retrain with batches 49 and 50: both now read them
+    # under the cut.
+    "Ladders are signed out from the store and back on the rack by four.",
     "新来的同事第一周跟着老员工一起值夜班。",
 ]
 
@@ -704,9 +706,15 @@ NEIGHBOURS_OF_OTHER_FORMS = [
     "会议室：3号楼502",
     "invoice INV-2024-0033-7781 is paid, thanks",
     # pairs that are no login
-    # Held as a rule by c7aa4d8's models (a strict xfail then); stored again since the retrain after
-    # batch 48.
-    "Our joint account: Savings / Checking, both with Monzo.",
+    pytest.param(
+        "Our joint account: Savings / Checking, both with Monzo.",
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="held for review as a rule by c7aa4d8's models, stored by those retrained after batch "
+            "48, held again by those retrained with batches 49 and 50 (regression 0.45); docs/trust.md, "
+            "batch 51",
+        ),
+    ),
     "Wifi in the hall: upstairs / downstairs both work now.",
 ]
 

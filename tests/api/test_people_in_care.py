@@ -80,17 +80,9 @@ BY_KIN_WORD = [
     ("我奶奶今年88了，去年开始一直是我在照顾她。", "奶奶最近心情不错。", False),  # noqa: RUF001
     ("I look after my mum full time now.", "Mum loved the garden centre today.", False),
     ("I look after my mum full time now.", "My friend's mum has COPD too.", False),
-    pytest.param(
-        "My mum lives in Spain with her husband.",
-        "Mum has COPD and needs oxygen at night.",
-        False,
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="pinned since the retrain after batch 48: the regression reads it someone else's "
-            "(0.76) and the safety encoder a dependant's (0.97), averaged 0.606 against 0.598; the graph "
-            "knows no care of her and does not unpin what the models pin; docs/trust.md, batch 49",
-        ),
-    ),
+    # Pinned by the models retrained after batch 48 (a strict xfail then), not by those retrained
+    # with batches 49 and 50: the regression reads it someone else's (0.74).
+    ("My mum lives in Spain with her husband.", "Mum has COPD and needs oxygen at night.", False),
 ]
 # What says the user looks after someone, and no condition of theirs, is no safety fact; said with
 # one, it is.
@@ -99,7 +91,16 @@ CARE_SAID = [
     ("我奶奶今年88了，去年开始一直是我在照顾她", False),  # noqa: RUF001
     ("My brother Sam lives with us and I'm his legal guardian. He has Down syndrome.", True),
     ("I look after my mum, who has Alzheimer's.", True),
-    ("我一直在照顾我爸，他中风以后右边身体不能动。", True),  # noqa: RUF001
+    pytest.param(
+        "我一直在照顾我爸，他中风以后右边身体不能动。",  # noqa: RUF001
+        True,
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="held for review as a rule by the models retrained with batches 49 and 50: its "
+            "clause 他中风以后右边身体不能动 ('cannot move') reads as a prohibition (0.96, the encoder "
+            "0.96), and the whole now reaches the cut; docs/trust.md, batch 51",
+        ),
+    ),
 ]
 NOT_IN_CARE = [
     ("My sister Rosa lives in Leeds with her husband.", "Rosa has a severe sesame allergy."),
