@@ -71,6 +71,9 @@ WEAKENING_ON_A_CONDITION = [
 ADDRESSED_BY_A_KIN_WORD = [
     ("姐姐，提醒你：我女儿对芒果过敏，以后水果别切芒果给她。", "我女儿对芒果过敏"),  # noqa: RUF001
     ("老公你记得，儿子对青霉素过敏，以后带他看病都要先跟医生讲。", "儿子对青霉素过敏"),  # noqa: RUF001
+    # Traditional, and Cantonese: the same reading through MCP and the text import (below).
+    ("媽媽注意：我兒子對蛋過敏，以後幫他做早餐不要放蛋。", "我兒子對蛋過敏"),  # noqa: RUF001
+    ("老公你記住，我個女對蝦過敏，以後煮嘢唔好放蝦。", "我個女對蝦過敏"),  # noqa: RUF001
 ]
 SOMEONE_ELSES = [
     "Our coach Dave has epilepsy, so from now on no strobe lights at the club.",
@@ -418,4 +421,26 @@ def test_an_import_keeps_a_named_childs_condition_told_to_a_carer(key_client):
     response = key_client.post("/api/v1/imports/", body, format="json")
     assert response.status_code in (200, 201, 202), response.content
 
+    _held_and_pinned(said, fact)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_keeps_the_dependants_condition_of_a_rule_told_to_a_kin_word(owner, mcp_url):
+    said, fact = ADDRESSED_BY_A_KIN_WORD[2]
+    [body] = m.adds(mcp_url, user_token_issue(user=owner).key, [said])
+    assert body["action"] == "pending_review"
+    assert [a["entry"]["content"] for a in body["also"]] == [fact]
+    _held_and_pinned(said, fact)
+
+
+def test_an_import_keeps_the_dependants_condition_of_a_rule_told_to_a_kin_word(key_client):
+    said, fact = ADDRESSED_BY_A_KIN_WORD[3]
+    lines = f"我哋今個禮拜去咗長洲。\n{said}\n"
+    body = key_client.post(
+        "/api/v1/imports/", {"format": "text", "data": lines, "user_id": "u1"}, format="json"
+    ).json()
+
+    assert body["counts"] == {"added": 2, "pending_review": 1}, body
+    rows = [(r["line"], r["action"], r["content"]) for r in body["results"]]
+    assert (2, "added", fact) in rows
     _held_and_pinned(said, fact)
