@@ -64,16 +64,22 @@ def other_client(other_user) -> APIClient:
 
 
 @pytest.fixture
-def live_url(live_server) -> Iterator[str]:
-    """The live server's URL, with connections closed after each request: the server answers each
-    request in a new thread, and a connection kept open there would outlive the test database."""
+def closed_connections() -> Iterator[None]:
+    """Connections closed after each request while the test runs: a live or MCP server answers each
+    request in a worker thread, and a connection kept open there would outlive the test database."""
     from django.db import connections
 
     conf = connections.settings["default"]
     previous = conf.get("CONN_MAX_AGE", 0)
     conf["CONN_MAX_AGE"] = 0
-    yield live_server.url
+    yield
     conf["CONN_MAX_AGE"] = previous
+
+
+@pytest.fixture
+def live_url(live_server, closed_connections) -> str:
+    """The live server's URL, with connections closed after each request (`closed_connections`)."""
+    return live_server.url
 
 
 @pytest.fixture(scope="module")

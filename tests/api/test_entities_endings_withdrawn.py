@@ -5,7 +5,6 @@ user set on the relation stands."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -113,19 +112,7 @@ def test_an_end_the_user_set_stands(key_client):
 # --- the clients ---------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def _connections_closed_after_each_call() -> Iterator[None]:
-    from django.db import connections
-
-    conf = connections.settings["default"]
-    previous = conf.get("CONN_MAX_AGE", 0)
-    conf["CONN_MAX_AGE"] = 0
-    yield
-    conf["CONN_MAX_AGE"] = previous
-
-
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("_connections_closed_after_each_call")
 def test_mem0s_client_deleting_the_breakup_reopens_the_partnership(live_url, operator):
     from mem0 import MemoryClient
 
@@ -145,7 +132,7 @@ def test_mem0s_client_deleting_the_breakup_reopens_the_partnership(live_url, ope
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("_connections_closed_after_each_call")
+@pytest.mark.usefixtures("closed_connections")
 def test_an_agent_erasing_the_move_over_mcp_is_answered_as_living_there(owner, mcp_url):
     token = user_token_issue(user=owner).key
 

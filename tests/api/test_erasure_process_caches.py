@@ -99,3 +99,22 @@ def test_mem0s_client_deleting_a_memory_empties_them(live_url, operator):
     assert process_caches.held() > 0
     mem0.delete(found["id"])
     assert process_caches.held() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("closed_connections")
+def test_an_agent_erasing_over_mcp_empties_them(owner, mcp_url):
+    import anyio
+
+    from api.services import user_token_issue
+    from tests.api import mcp_helpers as m
+
+    async def scenario() -> None:
+        async with m.http_client(mcp_url, user_token_issue(user=owner).key) as client:
+            added = await m.ok(client, "memory_add", content="Ottoline rings the church bells on Thursdays.")
+            await m.ok(client, "memory_search", query="Who rings the bells on Thursdays?")
+            assert process_caches.held() > 0
+            await m.ok(client, "memory_erase", memory_id=added["entry"]["id"])
+
+    anyio.run(scenario)
+    assert process_caches.held() == 0

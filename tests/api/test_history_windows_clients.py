@@ -5,7 +5,6 @@ not the day it was stored. (REST adds and the text import: `test_history_windows
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime
 
 import anyio
@@ -15,7 +14,7 @@ from api.services import api_key_issue, tenant_create, user_token_issue
 from memory_core.models import MemoryEntry, MemoryStatus
 from tests.api import mcp_helpers as m
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("closed_connections")]
 
 # Moves told newest first, then the oldest, then the one between; the dates they held from.
 MOVES = [
@@ -28,19 +27,6 @@ WINDOWS = {
     "The user lives in Lund.": ("2022-02-14", "2024-03-10"),
     "The user lives in Porto.": ("2024-03-10", None),
 }
-
-
-@pytest.fixture(autouse=True)
-def _connections_closed_after_each_call() -> Iterator[None]:
-    """The servers answer in worker threads; a connection kept open there would outlive the test
-    database."""
-    from django.db import connections
-
-    conf = connections.settings["default"]
-    previous = conf.get("CONN_MAX_AGE", 0)
-    conf["CONN_MAX_AGE"] = 0
-    yield
-    conf["CONN_MAX_AGE"] = previous
 
 
 def _windows() -> dict[str, tuple[str, str | None]]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import anyio
 import httpx
@@ -18,20 +17,7 @@ from memory_core.scan import scan_database
 from tests.api import mcp_helpers as m
 from tests.api.conftest import client_with
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _connections_closed_after_each_call() -> Iterator[None]:
-    """The server answers in worker threads; a connection kept open there would outlive the test
-    database (as tests/api/conftest.py's live_url does for Django's live server)."""
-    from django.db import connections
-
-    conf = connections.settings["default"]
-    previous = conf.get("CONN_MAX_AGE", 0)
-    conf["CONN_MAX_AGE"] = 0
-    yield
-    conf["CONN_MAX_AGE"] = previous
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("closed_connections")]
 
 
 def test_it_lists_the_tools(mcp_url, owner_client):

@@ -4,8 +4,6 @@ key), relations; another tenant's and bad input refused with the REST API's erro
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import anyio
 import pytest
 
@@ -16,18 +14,7 @@ from memory_core.scan import scan_database
 from tests.api import mcp_helpers as m
 from tests.erasure_helpers import canary
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _connections_closed_after_each_call() -> Iterator[None]:
-    from django.db import connections
-
-    conf = connections.settings["default"]
-    previous = conf.get("CONN_MAX_AGE", 0)
-    conf["CONN_MAX_AGE"] = 0
-    yield
-    conf["CONN_MAX_AGE"] = previous
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("closed_connections")]
 
 
 def test_an_assistant_reads_corrects_merges_and_erases_people(mcp_url, operator):

@@ -6,7 +6,6 @@ REST API's bodies, nothing written."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 
 import anyio
@@ -19,18 +18,7 @@ from memory_core.models import MemoryEntry
 from tests.api import mcp_helpers as m
 from tests.api.conftest import client_with
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _connections_closed_after_each_call() -> Iterator[None]:
-    from django.db import connections
-
-    conf = connections.settings["default"]
-    previous = conf.get("CONN_MAX_AGE", 0)
-    conf["CONN_MAX_AGE"] = 0
-    yield
-    conf["CONN_MAX_AGE"] = previous
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("closed_connections")]
 
 
 @pytest.fixture(params=["http", "stdio"])

@@ -5,7 +5,6 @@ as it was; naming the owner reaches it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -17,22 +16,11 @@ from tests.api import mcp_helpers as m
 from tests.api.conftest import client_with
 from tests.api.entities_helpers import add
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("closed_connections")]
 
 ADDRESS = {"user_id", "agent_id"}
 # Tools whose input is refused (400) before any lookup unless one of their optional fields is given.
 VALID_INPUT = {"entity_correct": {"name": "Anna"}, "relation_correct": {"ended": True}}
-
-
-@pytest.fixture(autouse=True)
-def _connections_closed_after_each_call() -> Iterator[None]:
-    from django.db import connections
-
-    conf = connections.settings["default"]
-    previous = conf.get("CONN_MAX_AGE", 0)
-    conf["CONN_MAX_AGE"] = 0
-    yield
-    conf["CONN_MAX_AGE"] = previous
 
 
 def _by_id_tools(tools: list[Any]) -> dict[str, list[str]]:

@@ -5,7 +5,6 @@ with nothing made; someone else's token not found."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 
 import anyio
@@ -16,6 +15,9 @@ from django.utils import timezone
 from api.models import UserToken
 from tests.api import mcp_helpers as m
 from tests.api.conftest import client_with
+
+# The MCP server answers in worker threads: their connections are closed after each call.
+pytestmark = pytest.mark.usefixtures("closed_connections")
 
 TOKENS = "/api/v1/tokens/"
 
@@ -184,17 +186,6 @@ def test_the_page_refuses_bad_input_and_someone_elses_token(session, owner, othe
 def test_the_page_asks_to_sign_in(client, db):
     response = client.get("/me/tokens/")
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
-
-
-@pytest.fixture(autouse=True)
-def _connections_closed_after_each_call() -> Iterator[None]:
-    from django.db import connections
-
-    conf = connections.settings["default"]
-    previous = conf.get("CONN_MAX_AGE", 0)
-    conf["CONN_MAX_AGE"] = 0
-    yield
-    conf["CONN_MAX_AGE"] = previous
 
 
 def test_an_operator_reissuing_a_token_leaves_the_persons_own_tokens(owner_client, owner):
