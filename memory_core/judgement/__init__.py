@@ -252,10 +252,36 @@ def _standing_rule(plain: str) -> bool:
     )
 
 
+# A directive closed by a tag ("never let the twins have fizzy drinks after six, ok?", "…先给我打电
+# 话。记住没" and its question mark) asks nothing: the models, for which a closing question mark is a
+# question (0.001 with the tag, 0.28 without), judge it without the tag. Only tags that close an
+# order are read so: "…, right?" checks a fact, and "可以吗" asks leave.
+_DIRECTIVE_TAG = re.compile(
+    r"(?i)(?:,\s*(?:ok(?:ay)?|alright|all\s+right|got\s+it|understood|yeah)"
+    r"|(?<=[\uff0c\u3002\uff01,.!])\s*(?:记住没|记住了吗|记住了没|记得吗|听到没|听到了吗|明白吗|明白了吗|懂吗|知道了吗|"
+    r"記住未|記住沒|記住了嗎|聽到沒|明白嗎|知唔知|聽到未))\s*[?\uff1f]+\s*$"
+)
+_ASKS = re.compile(
+    r"(?i)^\W*(?:can|could|do|does|did|is|are|was|were|should|would|will|may|might|must|have|has|what|"
+    r"when|where|who|why|how|which|any(?:one|body))\b"
+)
+
+
+def _untagged(plain: str) -> str:
+    """`plain` without a tag that closes an order (`_DIRECTIVE_TAG`), unless what it closes asks."""
+    tag = _DIRECTIVE_TAG.search(plain)
+    if tag is None or _ASKS.match(plain):
+        return plain
+    said = plain[: tag.start()].rstrip(" ,\uff0c")
+    return (
+        said if said.endswith((".", "!", "\u3002", "\uff01")) else said + ("\u3002" if has_cjk(said) else ".")
+    )
+
+
 def policy(text: str, *, type: str | None = None) -> PolicyCheck:
     """`guards.policy.policy_check`'s answer, decided by the models (see the module docstring)."""
     check = policy_check(text, type=type)
-    plain = " ".join((text or "").split())
+    plain = _untagged(" ".join((text or "").split()))
     if not plain:
         return check
     # A statement is judged whole, as the models learned; a long message sentence by sentence
@@ -477,10 +503,19 @@ def safety_encoder_reads(plain: str) -> bool:
     return not has_cjk(plain)
 
 
+# Cantonese says "my daughter" with the classifier alone where a clause opens with it ("個女對蝦過
+# 敏", "今日好攰 個仔又發燒"); the model, which reads "我個女…" as a dependant's (0.99), read it as
+# someone else's (0.63). Read with the 我 said: a possessor before it ("佢個仔", "阿May個仔") is no
+# opening, and "個女仔" (a girl), "個女朋友", "個女人", "個女傭" … are not the user's kin.
+_BARE_KIN = re.compile(
+    r"(?:^|(?<=[\s,.!?;:\u3001\u3002\uff01\uff0c\uff1a\uff1b\uff1f]))([個个])([女仔])(?![仔人子生士性孩朋友神星皇王傭佣工同童])"
+)
+
+
 def safety(text: str) -> Safety:
     """Whose safety fact `text` states, if anyone's (see `Safety`): the whole statement's reading,
     or one of its parts' when the whole is not pinned (see `PART_SURE`)."""
-    plain = " ".join((text or "").split())
+    plain = _BARE_KIN.sub(r"我\1\2", " ".join((text or "").split()))
     if len(plain) > LONGEST_JUDGED:
         return Safety(who=UNJUDGED, probability=0.0)
     whole = _safety_of(plain)

@@ -82,11 +82,6 @@ _REMEMBER = re.compile(
     r"keep\s+in\s+mind)(?:\s+that\b|\s*[:,\u2014-])?\s*)(?!(?:when|what|who|where|how|why|if|whether|to|me|this|"
     r"it)\b)(?P<what>\S.*)"
 )
-_PROCEDURAL = re.compile(
-    r"(?i)^(?:always|never|from now on|don't|do not|make sure|you should|you must|you need to|"
-    r"stop|only)\b|\bno longer needs?\b|\bfrom now on\b|\b(?:should|must)\s+(?:always|never)\b|"
-    r"\bwithout\s+(?:approval|asking|checking|confirmation)\b|\bdo(?:es)?n[o']t\s+need\s+(?:approval|to\s+be)\b"
-)
 
 
 def read_statement(statement: str, today: date | None = None) -> list[Fact]:
@@ -127,8 +122,9 @@ class RuleBasedExtractor:
             return self._remembered(remember, today)
         return _Reader(today).sentence(sentence)
 
-    def _remembered(self, what: str, today: date) -> list[Fact]:
-        """ "Remember that …": said on purpose, so it is kept even when no finer rule fits."""
+    def _remembered(self, what: str, today: date, whole_kept: bool = False) -> list[Fact]:
+        """ "Remember that …": said on purpose, so it is kept even when no finer rule fits; with
+        `whole_kept`, the words are kept whole beside the keyed facts the reader finds in them."""
         said = what.strip()
         what = said.rstrip(".!? \u3002\uff01\uff1f")
         if not what:
@@ -139,8 +135,11 @@ class RuleBasedExtractor:
         # fryer" read as "The user is coeliac", the instruction lost). The model judges it as said:
         # with its question mark cut, a question ("… are we still allowed to keep CVs for a year?",
         # "有没有人知道…" with its full-width mark) read as the statement of a rule and was held.
+        # The model alone decides: a list of openings ("always", "don't", "only", "stop" …) held
+        # "Don't worry, …", "Only pretend ones." and "Always worth it for the whale" for review
+        # and, over twelve fresh batches, held no rule the model missed.
         asked = said.endswith(("?", "\uff1f"))
-        if _PROCEDURAL.search(what) or judgement.policy(said).is_rule:
+        if judgement.policy(said).is_rule:
             return [
                 {
                     "content": _as_said(f"{what}\u3002" if chinese else as_sentence(what), asked, chinese),
@@ -161,6 +160,8 @@ class RuleBasedExtractor:
             for fields in _Reader(today).read(what, remembered=True)
             if not fields.get("incidental")
         ]
+        if whole_kept:
+            return [*(fields for fields in specific if fields.get("key")), whole]
         if SECRET_WORDS.search(what) or judgement.secrets(what).found:
             # The reader leaves the secret's clause out and keeps the facts beside it; the secret
             # goes on whole as well, so the pipeline refuses it and flags it for operators.
@@ -201,20 +202,23 @@ def remember_requests(message: dict[str, Any]) -> list[Candidate]:
     rules = RuleBasedExtractor()
     return [
         candidate
-        for what in _requests(str(message.get("content", "")))
-        for fields in rules._remembered(what, today)
+        for what, whole_kept in _requests(str(message.get("content", "")))
+        for fields in rules._remembered(what, today, whole_kept)
         if (candidate := rule_candidate(str(message["id"]), fields)) is not None
     ]
 
 
-def _requests(content: str) -> list[str]:
+def _requests(content: str) -> list[tuple[str, bool]]:
     """What each explicit "remember that …" of a message asks to keep: the rest of its sentence,
     with the sentences after it when together they are a standing rule and it alone is not
     ("Remember that Theo has CAH. If he's floppy, give the Solu-Cortef and ring 999.": the
-    instruction is what was asked to be kept; likewise a safety fact), up to a question or the
-    next request."""
+    instruction is what was asked to be kept; likewise a safety fact), up to a question or the next
+    request. Also with the sentences after it when it alone reads as a rule and together they do
+    not, and then kept whole (the second of the pair: a direct write judges and keeps the whole;
+    "Mole check list is up to 340 referrals." read as a rule alone, and the remark was held, and
+    the write path holds that sentence alone again, whoever keeps it)."""
     sentences = split_sentences(content)
-    found: list[str] = []
+    found: list[tuple[str, bool]] = []
     at = 0
     while at < len(sentences):
         what = _remember(sentences[at])
@@ -222,11 +226,13 @@ def _requests(content: str) -> list[str]:
         if not what:
             continue
         following = list(itertools.takewhile(_continues, sentences[at:]))
-        if following and not judgement.policy(what).is_rule:
+        whole_kept = False
+        if following:
             joined = ("" if re.search(f"[{CJK}]", what) else " ").join([what.strip(), *following])
-            if judgement.policy(joined).is_rule or _safety_after(what, joined):
-                what, at = joined, at + len(following)
-        found.append(what)
+            alone, together = judgement.policy(what).is_rule, judgement.policy(joined).is_rule
+            if alone != together or (not alone and _safety_after(what, joined)):
+                what, at, whole_kept = joined, at + len(following), alone and not together
+        found.append((what, whole_kept))
     return found
 
 
@@ -252,7 +258,7 @@ def overlong_remember(content: str) -> int:
     asks first, so that a request made on purpose is refused whole rather than kept cut.
     """
     longest = 0
-    for said in _requests(content):
+    for said, _whole in _requests(content):
         what = said.strip().rstrip(".!? \u3002\uff01")
         if what:
             length = max(len(what), len(_statement(what, bool(re.search(f"[{CJK}]", what)))))
