@@ -81,8 +81,19 @@ BY_KIN_WORD = [
     ("I look after my mum full time now.", "Mum loved the garden centre today.", False),
     ("I look after my mum full time now.", "My friend's mum has COPD too.", False),
     # Pinned by the models retrained after batch 48 (a strict xfail then), not by those retrained
-    # with batches 49 and 50: the regression reads it someone else's (0.74).
-    ("My mum lives in Spain with her husband.", "Mum has COPD and needs oxygen at night.", False),
+    # with batches 49 and 50 (the regression read it someone else's, 0.74), pinned again by those
+    # retrained with batch 51: the graph does not unpin a parent it knows is not in the user's care.
+    pytest.param(
+        "My mum lives in Spain with her husband.",
+        "Mum has COPD and needs oxygen at night.",
+        False,
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="pinned by the models retrained with batch 51: the regression gives someone else's "
+            "0.71, its average with the safety encoder 0.63 to the user or a dependant (over 0.586); "
+            "docs/trust.md, batch 52",
+        ),
+    ),
 ]
 # What says the user looks after someone, and no condition of theirs, is no safety fact; said with
 # one, it is.
