@@ -58,6 +58,12 @@ MOST_VALUES = 4
 # A sentence with no value-shaped span (a security answer, a passphrase of plain words) is refused
 # whole only when the model is this sure.
 SURE_WITHOUT_VALUE = 0.7
+# A sentence whose only numbers the shape rules give to something else (a date, an identifier, a
+# number a word owns) keeps them when the model is this sure it tells a secret: "the safe is
+# 31-07-88", "the door … it's C1994X now", "…, for Grandma's phone: 0904" were stored. Over
+# batches 1-52 and chit-chat 1-33 (read after their first scores), 26 of the 27 sentences so sure
+# with only such numbers were secrets; the 27th a trip's booking code.
+SURE_OF_SET_ASIDE = 0.95
 _MAX_SENTENCES = 12
 # The models learned from sentences of up to about forty words; past this their scores say
 # nothing, and the patterns of `guards` alone decide (a 3,000-character shopping list).
@@ -448,15 +454,27 @@ def _flagged_sentences(text: str, threshold: float) -> list[tuple[int, int]]:
             # Only the spans the value model takes: a sentence whose candidates are all something
             # else's (a clock time, a count, a route) tells no value, and is not refused whole.
             flagged += _likely_values(text, spans, score)
-        elif (
-            score >= SURE_WITHOUT_VALUE
-            and not _others_numbers(text[start:end])
-            and not _tells_where(text[start:end])
-        ):
-            # A sentence whose numbers are something else's (a date, a phone number, a plate, a
-            # model number) tells none; otherwise it may (a security answer, a code after "number").
+        elif score < SURE_WITHOUT_VALUE or _tells_where(text[start:end]):
+            continue
+        elif not _others_numbers(text[start:end]):
+            # No number at all: a security answer, a code after "number", told in words.
             flagged.append((start + len(text[start:end]) - len(text[start:end].lstrip()), end))
+        elif score >= SURE_OF_SET_ASIDE:
+            flagged += _set_aside(text, start, end)
+        # Otherwise its numbers are something else's (a date, a phone number, a plate, a model
+        # number), and it tells none.
     return flagged
+
+
+def _set_aside(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The numbers of `text[start:end]` the shape rules give to something else (`_others_numbers`):
+    its dates, phone-shaped runs, identifiers and numbers a word owns; not a period of clock times
+    or years ("0800开到1800")."""
+    sentence = text[start:end]
+    found = [(start + m.start(), start + m.end()) for m in dates(sentence)]
+    found += [(start + m.start(), start + m.end()) for m in _PHONE.finditer(sentence)]
+    found += [(c.start, c.end) for c in candidates(sentence, start) if c.shape in ("idlike", "digits")]
+    return found
 
 
 def _with_values(scan: SecretScan, text: str, flagged: list[tuple[int, int]]) -> SecretScan:

@@ -1,0 +1,76 @@
+# ruff: noqa: RUF001 -- Chinese users type full-width commas; so must the tests.
+"""A secret whose value has the shape of something else (a combination written like a date, a door
+code shaped like an identifier, a PIN after the device it is for) is refused when the secret model
+is sure of its sentence, on every surface that writes (REST, mem0's route, MCP, the chat's
+"remember that"), and its value is in no answer and no column of any table. Before, the shape rules
+gave those numbers to the date, the identifier or the word before them, and the value was stored.
+Dates, order and flight numbers and phone numbers in ordinary sentences are still kept."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from api.services import user_token_issue
+from chat.models import Message
+from memory_core.models import MemoryEntry
+from tests.api import mcp_helpers as m
+from tests.api.add_helpers import mem0_add, rest_add
+from tests.chat.helpers import client_for
+from tests.erasure_helpers import scan_database
+
+pytestmark = pytest.mark.django_db
+
+# (what was said, the value in it)
+SHAPED_AS_SOMETHING_ELSE = [
+    ("Plant room safe has a new combination: 14-09-62, turn right first.", "14-09-62"),
+    ("They changed the staff gate at the depot today, it's K4471Z now.", "K4471Z"),
+    ("储物间的保险箱换了，现在是 23-11-47，先往左转。", "23-11-47"),
+    ("员工通道门禁今天改了，现在是 Q5582W。", "Q5582W"),
+]
+ORDINARY_NUMBERS = [
+    "Our flight is BA2490 on 31-07, gate closes at 9.",
+    "Order 88231 arrived on 12-03-24, box was a bit crushed.",
+    "My new number is 07700 900123, text me there.",
+    "我们订了 5 月 18 日的 G1234 次高铁，9 点 05 分发车。",
+]
+
+
+def _nowhere(value: str) -> None:
+    assert not MemoryEntry.objects.filter(content__contains=value).exists()
+    assert set(scan_database(value, text_only=True)) <= {"django_migrations"}
+
+
+@pytest.mark.parametrize(("said", "value"), SHAPED_AS_SOMETHING_ELSE)
+def test_rest_and_mem0_refuse_a_value_shaped_as_something_else(key_client, said, value):
+    body = rest_add(key_client, said)
+    assert body["action"] == "rejected" and value not in str(body), body
+    (result,) = mem0_add(key_client, said)["results"]
+    assert result["status"] == "rejected" and value not in str(result), result
+    _nowhere(value)
+
+
+@pytest.mark.parametrize("said", ORDINARY_NUMBERS)
+def test_ordinary_numbers_are_still_kept(key_client, said):
+    assert rest_add(key_client, said)["action"] == "added"
+    (result,) = mem0_add(key_client, said + " Cheers.")["results"]
+    assert result["event"] in ("ADD", "UPDATE") and "status" not in result, result
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_refuses_them(owner, mcp_url):
+    told = SHAPED_AS_SOMETHING_ELSE[1:3]
+    answers = m.adds(mcp_url, user_token_issue(user=owner).key, [said for said, _ in told])
+    for body, (_, value) in zip(answers, told, strict=True):
+        assert body["action"] == "rejected" and value not in str(body), body
+        _nowhere(value)
+
+
+def test_the_chat_refuses_to_remember_it_and_never_echoes_it(owner, django_capture_on_commit_callbacks):
+    said, value = SHAPED_AS_SOMETHING_ELSE[0]
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": f"Remember that {said}"})
+
+    reply = Message.objects.filter(role="assistant").latest("id").content
+    assert value not in reply
+    assert not MemoryEntry.objects.filter(content__contains=value).exists()
