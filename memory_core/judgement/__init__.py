@@ -466,15 +466,28 @@ def _flagged_sentences(text: str, threshold: float) -> list[tuple[int, int]]:
     return flagged
 
 
+# A time of day owns the clock time after it ("下午1730", "at 0600"): no code, however sure the
+# model is of a sentence about a lock.
+_TIME_BEFORE = re.compile(
+    r"(?i)(?:\b(?:at|from|by|until|till|before|after|around)|每天|每日|每晚|早上|上午|中午|下午|晚上|凌晨|傍晚"
+    r"|夜里)\s*$"
+)
+
+
 def _set_aside(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """The numbers of `text[start:end]` the shape rules give to something else (`_others_numbers`):
     its dates, phone-shaped runs, identifiers and numbers a word owns; not a period of clock times
-    or years ("0800开到1800")."""
+    or years ("live 0600-2200", "0800开到1800") nor a clock time after a time of day."""
     sentence = text[start:end]
     found = [(start + m.start(), start + m.end()) for m in dates(sentence)]
     found += [(start + m.start(), start + m.end()) for m in _PHONE.finditer(sentence)]
     found += [(c.start, c.end) for c in candidates(sentence, start) if c.shape in ("idlike", "digits")]
-    return found
+    ranges = [(start + a, start + b) for a, b in periods(sentence)]
+    return [
+        (a, b)
+        for a, b in found
+        if not any(a < d and c < b for c, d in ranges) and not _TIME_BEFORE.search(text, start, a)
+    ]
 
 
 def _with_values(scan: SecretScan, text: str, flagged: list[tuple[int, int]]) -> SecretScan:
