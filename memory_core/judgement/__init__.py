@@ -61,10 +61,9 @@ SURE_WITHOUT_VALUE = 0.7
 # A sentence whose only numbers the shape rules give to something else (a date, an identifier, a
 # number a word owns) keeps them when the model is this sure it tells a secret: "the safe is
 # 31-07-88", "the door … it's C1994X now", "…, for Grandma's phone: 0904" were stored. Over the
-# 82,939 labelled texts (training data: read after their first scores), it refused 54 more secrets
+# 83,999 labelled texts (training data: read after their first scores), it refuses 54 more secrets
 # and 3 more texts that are none ("hotel room is 1417", a CVE advisory, a new starter's staff
-# number) before the periods and times of day below were left out; batch 53's first score is the
-# figure (docs/trust.md).
+# number); batch 53's first score touched none of its texts (docs/trust.md).
 SURE_OF_SET_ASIDE = 0.95
 _MAX_SENTENCES = 12
 # The models learned from sentences of up to about forty words; past this their scores say
