@@ -23,7 +23,13 @@ import numpy as np
 
 from memory_core import process_caches
 from memory_core.embeddings import LocalEmbedder, get_embedder, query_cache
-from memory_core.guards.policy import PolicyCheck, answer_style, asks_beyond_style, policy_check
+from memory_core.guards.policy import (
+    PolicyCheck,
+    answer_style,
+    asks_beyond_style,
+    opens_as_question,
+    policy_check,
+)
 from memory_core.guards.secrets import REDACTED, SecretScan, scan_secrets
 from memory_core.guards.secrets.candidates import candidates, periods
 from memory_core.guards.secrets.text import sentence_spans
@@ -268,16 +274,12 @@ _DIRECTIVE_TAG = re.compile(
     r"|(?<=[\uff0c\u3002\uff01,.!])\s*(?:记住没|记住了吗|记住了没|记得吗|听到没|听到了吗|明白吗|明白了吗|懂吗|知道了吗|"
     r"記住未|記住沒|記住了嗎|聽到沒|明白嗎|知唔知|聽到未))\s*[?\uff1f]+\s*$"
 )
-_ASKS = re.compile(
-    r"(?i)^\W*(?:can|could|do|does|did|is|are|was|were|should|would|will|may|might|must|have|has|what|"
-    r"when|where|who|why|how|which|any(?:one|body))\b"
-)
 
 
 def _untagged(plain: str) -> str:
     """`plain` without a tag that closes an order (`_DIRECTIVE_TAG`), unless what it closes asks."""
     tag = _DIRECTIVE_TAG.search(plain)
-    if tag is None or _ASKS.match(plain):
+    if tag is None or opens_as_question(plain):
         return plain
     said = plain[: tag.start()].rstrip(" ,\uff0c")
     return (

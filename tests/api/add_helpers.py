@@ -1,6 +1,6 @@
-"""One statement added the way a client adds it, as user "u1": the native REST route, and mem0's
-route with `infer: false` (one turn a call, stored as said). Each asserts the call succeeded and
-returns the reply's body."""
+"""Statements added the way a client adds them, as user "u1": the native REST route and its batch,
+mem0's route with `infer: false` (one turn a call, stored as said), and an import of a pasted list.
+Each asserts the call succeeded and returns the reply's body (or its rows)."""
 
 from __future__ import annotations
 
@@ -18,3 +18,23 @@ def mem0_add(client: Any, content: str) -> dict[str, Any]:
     response = client.post("/v3/memories/add/", body, format="json")
     assert response.status_code == 200, response.content
     return response.json()
+
+
+def batch_add(client: Any, contents: list[str]) -> list[dict[str, Any]]:
+    """The batch route: one `POST /api/v1/memories/` with `memories`; one result per statement."""
+    body = {"user_id": "u1", "memories": [{"content": content} for content in contents]}
+    response = client.post("/api/v1/memories/", body, format="json")
+    assert response.status_code in (200, 201), response.content
+    results = response.json()["results"]
+    assert len(results) == len(contents), results
+    return results
+
+
+def import_lines(client: Any, lines: list[str]) -> list[dict[str, Any]]:
+    """`POST /api/v1/imports/` of a pasted list, one statement a line; the rows of the reply."""
+    data = "".join(f"- {line}\n" for line in lines)
+    response = client.post(
+        "/api/v1/imports/", {"format": "text", "data": data, "user_id": "u1"}, format="json"
+    )
+    assert response.status_code in (200, 201), response.content
+    return response.json()["results"]

@@ -1,6 +1,6 @@
 # ruff: noqa: RUF001, RUF002 -- Chinese users type full-width commas and question marks; so must the tests.
-"""Two forms the models misread, read as they are said, on every surface that writes (REST,
-mem0's route, MCP):
+"""Two forms the models misread, read as they are said, on every surface that writes (REST and its
+batch, mem0's route, MCP, an import, the chat's "remember that"):
 
 - An order closed by a tag ("…, ok?", "…，听到没？") is an order, held for review like the order
   alone (and flagged when it relaxes a control); before, the closing question mark made it a
@@ -12,11 +12,13 @@ mem0's route, MCP):
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from api.services import user_token_issue
 from memory_core.models import FlaggedWrite, FlagKind, MemoryEntry, MemoryStatus
 from tests.api import mcp_helpers as m
-from tests.api.add_helpers import mem0_add, rest_add
+from tests.api.add_helpers import batch_add, import_lines, mem0_add, rest_add
+from tests.chat.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -94,3 +96,49 @@ def test_mcp_reads_the_tag_and_the_classifier_as_said(owner, mcp_url):
     assert order["action"] == "pending_review", order
     assert child["action"] == "added" and child["entry"]["pinned"] is True, child
     assert others["action"] == "added" and others["entry"]["pinned"] is False, others
+
+
+def test_the_batch_route_and_an_import_read_the_tag_and_the_classifier_as_said(key_client):
+    told = [
+        ORDERS_WITH_A_TAG[0],
+        RELAXATION_WITH_A_TAG,
+        QUESTIONS_WITH_A_TAG[1],
+        BARE_KIN[2],
+        SOMEONE_ELSES[1],
+    ]
+    order, relaxation, question, child, others = batch_add(key_client, told)
+    assert [order["action"], relaxation["action"], question["action"]] == [
+        "pending_review", "pending_review", "added",
+    ], (order, relaxation, question)  # fmt: skip
+    assert child["entry"]["pinned"] is True and others["entry"]["pinned"] is False, (child, others)
+
+    MemoryEntry.objects.all().delete()
+    FlaggedWrite.objects.all().delete()
+    import_lines(
+        key_client, [ORDERS_WITH_A_TAG[2], RELAXATION_WITH_A_TAG, QUESTIONS_WITH_A_TAG[0], *BARE_KIN[:2]]
+    )
+    kept = {entry.content: entry for entry in MemoryEntry.objects.all()}
+    assert kept[ORDERS_WITH_A_TAG[2]].status == MemoryStatus.PENDING_REVIEW
+    assert kept[RELAXATION_WITH_A_TAG].status == MemoryStatus.PENDING_REVIEW
+    assert FlaggedWrite.objects.filter(
+        kind=FlagKind.POLICY_WEAKENING, entry=kept[RELAXATION_WITH_A_TAG]
+    ).exists()
+    assert kept[QUESTIONS_WITH_A_TAG[0]].status == MemoryStatus.ACTIVE
+    assert all(kept[said].pinned and kept[said].status == MemoryStatus.ACTIVE for said in BARE_KIN[:2])
+
+
+@pytest.mark.parametrize("request_to_remember", ["記住：{}", "Remember that {}"])
+def test_the_chat_pins_a_childs_condition_it_is_asked_to_remember(
+    owner, django_capture_on_commit_callbacks, request_to_remember
+):
+    said = BARE_KIN[0]
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": request_to_remember.format(said)})
+
+    kept = MemoryEntry.objects.filter(content__contains="對蝦過敏").get()  # in the script it was said in
+    assert (kept.status, kept.pinned) == (MemoryStatus.ACTIVE, True)
+
+
+def test_a_question_opening_with_must_closed_by_a_tag_stays_a_question(key_client):
+    body = rest_add(key_client, "Must we wear the lanyards at the offsite too, yeah?")
+    assert body["action"] == "added", body

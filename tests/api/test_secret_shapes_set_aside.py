@@ -1,10 +1,11 @@
 # ruff: noqa: RUF001 -- Chinese users type full-width commas; so must the tests.
 """A secret whose value has the shape of something else (a combination written like a date, a door
 code shaped like an identifier, a PIN after the device it is for) is refused when the secret model
-is sure of its sentence, on every surface that writes (REST, mem0's route, MCP, the chat's
-"remember that"), and its value is in no answer and no column of any table. Before, the shape rules
-gave those numbers to the date, the identifier or the word before them, and the value was stored.
-Dates, order and flight numbers and phone numbers in ordinary sentences are still kept."""
+is sure of its sentence, on every surface that writes (REST and its batch, mem0's route, MCP, an
+import, the chat's "remember that"), and its value is in no answer and no column of any table.
+Before, the shape rules gave those numbers to the date, the identifier or the word before them, and
+the value was stored. Dates, order and flight numbers and phone numbers in ordinary sentences are
+still kept."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from api.services import user_token_issue
 from chat.models import Message
 from memory_core.models import MemoryEntry
 from tests.api import mcp_helpers as m
-from tests.api.add_helpers import mem0_add, rest_add
+from tests.api.add_helpers import batch_add, import_lines, mem0_add, rest_add
 from tests.chat.helpers import client_for
 from tests.erasure_helpers import scan_database
 
@@ -74,3 +75,19 @@ def test_the_chat_refuses_to_remember_it_and_never_echoes_it(owner, django_captu
     reply = Message.objects.filter(role="assistant").latest("id").content
     assert value not in reply
     assert not MemoryEntry.objects.filter(content__contains=value).exists()
+
+
+def test_the_batch_route_and_an_import_refuse_them_and_keep_the_ordinary_numbers(key_client):
+    told = [SHAPED_AS_SOMETHING_ELSE[0][0], ORDINARY_NUMBERS[0], SHAPED_AS_SOMETHING_ELSE[3][0]]
+    refused, kept, refused_too = batch_add(key_client, told)
+    assert (refused["action"], kept["action"], refused_too["action"]) == ("rejected", "added", "rejected")
+    assert "14-09-62" not in str(refused) and "Q5582W" not in str(refused_too)
+
+    rows = import_lines(
+        key_client, [SHAPED_AS_SOMETHING_ELSE[1][0], ORDINARY_NUMBERS[3], SHAPED_AS_SOMETHING_ELSE[2][0]]
+    )
+    assert [row["action"] for row in rows] == ["rejected", "added", "rejected"], rows
+    assert "K4471Z" not in str(rows) and "23-11-47" not in str(rows)
+    for _, value in SHAPED_AS_SOMETHING_ELSE:
+        _nowhere(value)
+    assert MemoryEntry.objects.filter(content__in=[ORDINARY_NUMBERS[0], ORDINARY_NUMBERS[3]]).count() == 2

@@ -185,8 +185,13 @@ def _statement(what: str, chinese: bool) -> str:
 
 def _remember(sentence: str) -> str:
     """What an explicit "remember that …" / "记住…" sentence asks to keep; "" when it asks nothing."""
-    match = _REMEMBER.search(sentence) or ZH_REMEMBER.match(sentence.strip().translate(ZH_SIMPLIFIED))
-    return match.group("what") if match else ""
+    if match := _REMEMBER.search(sentence):
+        return match.group("what")
+    # Matched on the simplified forms, the words kept are the user's own: "記住: 個女對蝦過敏" was
+    # kept as "个女对虾过敏", half in the other script (the table maps one character to one).
+    said = sentence.strip()
+    match = ZH_REMEMBER.match(said.translate(ZH_SIMPLIFIED))
+    return said[match.start("what") : match.end("what")] if match else ""
 
 
 def remember_requests(message: dict[str, Any]) -> list[Candidate]:

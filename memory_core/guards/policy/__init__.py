@@ -49,15 +49,15 @@ from memory_core.language import simplified_han
 
 from .chinese import HAN, chinese, simplified
 from .dropped import drops_a_rule, stops_a_check
-from .english import english
+from .english import english, opens_as_question
 from .frequency import less_often
 from .normalise import normalise
 from .style import answer_style as _answer_style
 from .style import beyond_style as _beyond_style
 
 __all__ = [
-    "CONTROLS", "PolicyCheck", "answer_style", "asks_beyond_style", "normalise", "policy_check",
-    "reads_as_rule", "weakens_policy",
+    "CONTROLS", "PolicyCheck", "answer_style", "asks_beyond_style", "normalise", "opens_as_question",
+    "policy_check", "reads_as_rule", "weakens_policy",
 ]  # fmt: skip
 
 CONTROLS = (

@@ -50,8 +50,8 @@ _ADDRESSEE = re.compile(
     r"|^i (?:want|need|would like|expect|prefer|ask|told|asked) you\b|^(?:can|could|would|will) you always\b"
 )
 _QUESTION_START = re.compile(
-    r"^(?:can|could|do|does|did|is|are|was|were|should|shall|may|might|will|would|why|how|what|when|who"
-    r"|which|where|has|have)\b"
+    r"^(?:can|could|do|does|did|is|are|was|were|should|shall|must|may|might|will|would|why|how|what|when"
+    r"|who|which|where|has|have)\b"
 )
 _IMPERATIVE = re.compile(
     r"^(?:always|never|do|do not|does not|please|kindly|make sure|be sure|ensure|feel free|let|no need"
@@ -129,6 +129,11 @@ def _strip_lead(body: str) -> str:
             break
         body = stripped
     return body
+
+
+def opens_as_question(text: str) -> bool:
+    """Whether `text` opens as a question does ("Can we …", "so, must we …", "- who …")."""
+    return bool(_QUESTION_START.match(_strip_lead(re.sub(r"^\W+", "", text.lower()))))
 
 
 def _called(body: str, original: str) -> bool:
