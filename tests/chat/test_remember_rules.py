@@ -1,4 +1,4 @@
-# ruff: noqa: RUF001 -- Chinese users type full-width commas and colons; so must the tests.
+# ruff: noqa: RUF001, RUF002 -- Chinese users type full-width commas and colons; so must the tests.
 """A rule told to the chat with "remember that …" is kept as said and waits for an operator, in
 English as in Chinese, also when its instruction follows in the next sentences; the condition it
 rests on is kept at once and pinned. Before, the chat kept only the facts its reader knew ("I'm
@@ -164,3 +164,24 @@ def test_remember_that_a_caveat_is_given_up_waits_flagged(owner, django_capture_
     held = MemoryEntry.objects.get()
     assert held.status == MemoryStatus.PENDING_REVIEW
     assert FlaggedWrite.objects.filter(kind=FlagKind.POLICY_WEAKENING).count() == 1
+
+
+# (what the user said in traditional characters or Cantonese, what is kept: the user's own script)
+IN_THE_SCRIPT_SAID = [
+    ("記住：我們家每週日都吃素。", "用户一家每週日都吃素。", MemoryStatus.ACTIVE),
+    ("記住：我哋屋企下個月搬去沙田。", "用户一家下個月搬去沙田。", MemoryStatus.ACTIVE),
+    ("記住：以後每個禮拜一都要提醒我交租。", "以後每個禮拜一都要提醒我交租。", MemoryStatus.PENDING_REVIEW),
+]
+
+
+@pytest.mark.parametrize(("said", "kept", "status"), IN_THE_SCRIPT_SAID)
+def test_what_is_asked_to_be_remembered_is_kept_in_the_script_it_was_said_in(
+    owner, django_capture_on_commit_callbacks, said, kept, status
+):
+    """Before, "記住…" was matched on the simplified forms and kept so: half in the other script
+    ("个女对虾过敏，食咗会出疹，飲茶要小心"), and "我們家" became "用户一家家"."""
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": said})
+
+    entry = MemoryEntry.objects.get(content=kept)
+    assert entry.status == status

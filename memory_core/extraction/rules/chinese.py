@@ -96,8 +96,12 @@ ZH_REMEMBER = re.compile(
 def zh_statement(text: str) -> str:
     """A Chinese first-person text as a statement about the user ("我女儿下周三生日" →
     "用户的女儿下周三生日。"), for an explicit "记住…" no finer rule reads."""
-    text = re.sub(rf"我(?:的)?(?={_ZH_REL_ALT})", "用户的", text.strip())
-    text = re.sub(r"我们", "用户一家", text)
+    text = text.strip()
+    # The kin words are found on the simplified forms, so "我女兒" is "用户的女兒" as "我女儿" is
+    # "用户的女儿" (the table maps one character to one: the places are the same).
+    for kin in reversed(list(re.finditer(rf"我(?:的)?(?={_ZH_REL_ALT})", text.translate(ZH_SIMPLIFIED)))):
+        text = f"{text[: kin.start()]}用户的{text[kin.end() :]}"
+    text = re.sub(r"(?:我们|我們|我哋)(?:家|屋企)?", "用户一家", text)
     text = re.sub(r"我", "用户", text).rstrip("。\uff01!.\uff1f? ")
     return f"{text}。" if text else ""
 
