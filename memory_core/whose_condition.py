@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from memory_core.entities.care import without_care
 from memory_core.entities.kinship import KIN_WORDS
 from memory_core.entities.served import ZH_WORK_PLACES
 from memory_core.entities.vocabulary import Predicate
@@ -80,9 +81,10 @@ _ZH_OPENS_WITH = re.compile(
     + ")"
 )
 # A kin or social word said bare and then a pause or a word of address is who the statement is told
-# TO ("姐姐注意: 囡囡對花生嚴重過敏...", "老公, 儿子花生过敏你记得..."), not whose condition it tells: the
-# helper or the partner told of a child's allergy. "我老公, 他..." (possessed) stays who it is about.
-_ZH_ADDRESS = re.compile(r"(?:们|哋)?\s*(?:[\uff0c,\uff1a:\uff01!\u3001]|注意|记得|记住|请|麻烦|帮我|你)")
+# TO ("姐姐注意: 囡囡對花生嚴重過敏...", "老公, 儿子花生过敏你记得...", "师傅您好, …我爸还在吸氧"), not
+# whose condition it tells: the helper, the partner or the tradesman told of a child's allergy or a
+# father's oxygen. "我老公, 他..." (possessed) stays who it is about.
+_ZH_ADDRESS = re.compile(r"(?:们|哋)?\s*(?:[\uff0c,\uff1a:\uff01!\u3001]|注意|记得|记住|请|麻烦|帮我|你|您)")
 # Someone of the class, ward, team or caseload the user works with ("我班上的小宇有…", "A kid in my
 # class has…", "One of the residents on my unit…"): the user's work, not their care.
 _EN_AT_WORK = re.compile(
@@ -117,9 +119,11 @@ def after_an_address(text: str) -> str:
 
 def someone_elses(text: str) -> bool:
     """Whether `text` opens with someone not in the user's care and tells nothing of the user's
-    own: the condition it tells is theirs."""
+    own nor of their care: the condition it tells is theirs."""
     plain = simplified_han(" ".join(text.split()))
-    if _SELF_TOO.search(plain):
+    if _SELF_TOO.search(plain) or without_care(text) is not None:
+        # The user's own condition told too, or the user looks after the one it opens with ("my
+        # husband has early-onset Parkinson's and I'm his main carer now"): in their care.
         return False
     if _ZH_OPENS_WITH.search(plain) and _bare_address(plain) is None:
         return True  # who it opens with, unless that is who it is told to

@@ -23,6 +23,14 @@ from memory_core.entities.zh_forms import as_mandarin, as_written
 
 CARES_FOR = "cares for"
 
+# What "her" owns when it is no one cared for: "My sister has lupus and I look after her kids on
+# Fridays" is the sister's children in the user's care, not the sister. (Her money or her affairs
+# are left out: looking after them is caring for her.)
+_HER_THINGS = (
+    r"(?:own\s+)?(?:[a-z]+\s+)?(?:kids?|children|child|son|sons|daughters?|babys?|babies|grandkids|twins|boys|girls|"
+    r"dogs?|cats?|pets?|animals?|horses?|hens|chickens|rabbits?|plants?|garden|house|home|flat|place|"
+    r"shop|stall|business|cafe|post|mail|car|keys)\b"
+)
 # "I look after", "I'm looking after", "I've been caring for", "we take care of", "I am the main
 # carer for" (`read_english` has made "I'm" "I am").
 _EN_CARE = re.compile(
@@ -32,7 +40,7 @@ _EN_CARE = re.compile(
     r"(?:look(?:s|ing)?\s+after|caring\s+for|tak(?:e|es|ing)\s+care\s+of|nursing|"
     r"(?:the\s+|a\s+)?(?:main\s+|full[- ]time\s+|primary\s+|sole\s+|only\s+|legal\s+)?"
     r"(?:carer|caregiver|caretaker|guardian)\s+(?:for|of))\s+"
-    rf"(?:(?P<pronoun>her|him|them)\b|{_NP_KIN}(?!'s\b))"  # not "my colleague's shifts"
+    rf"(?:(?P<pronoun>her(?!\s+{_HER_THINGS})|him|them)\b|{_NP_KIN}(?!'s\b))"  # not "my colleague's shifts"
 )
 # Hedges said before "her carer" ("I'm basically her carer", "I've pretty much become his carer").
 _EN_HEDGE = (

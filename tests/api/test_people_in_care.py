@@ -102,21 +102,17 @@ CARE_SAID = [
     ("我奶奶今年88了，去年开始一直是我在照顾她", False),  # noqa: RUF001
     ("My brother Sam lives with us and I'm his legal guardian. He has Down syndrome.", True),
     ("I look after my mum, who has Alzheimer's.", True),
-    pytest.param(
-        "我一直在照顾我爸，他中风以后右边身体不能动。",  # noqa: RUF001
-        True,
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="held for review as a rule by the models retrained with batches 49 and 50: its "
-            "clause 他中风以后右边身体不能动 ('cannot move') reads as a prohibition (0.96, the encoder "
-            "0.96), and the whole now reaches the cut; docs/trust.md, batch 51",
-        ),
-    ),
+    # Held for review as a rule by the models retrained with batches 49 and 50 (its clause
+    # 他中风以后右边身体不能动, "cannot move", read as a prohibition); stored and pinned again by those
+    # retrained with batches 52 and 53.
+    ("我一直在照顾我爸，他中风以后右边身体不能动。", True),  # noqa: RUF001
 ]
 NOT_IN_CARE = [
     ("My sister Rosa lives in Leeds with her husband.", "Rosa has a severe sesame allergy."),
     ("I care for Mrs Okafor three mornings a week.", "Mrs Okafor has type 2 diabetes."),  # a client
     ("我哥叫建国，在深圳工作。", "建国有高血压。"),  # noqa: RUF001
+    # her children in the user's care, not her
+    ("My sister Jo lives round the corner and I look after her kids on Fridays.", "Jo has lupus."),
 ]
 
 
