@@ -166,6 +166,30 @@ def test_remember_that_a_caveat_is_given_up_waits_flagged(owner, django_capture_
     assert FlaggedWrite.objects.filter(kind=FlagKind.POLICY_WEAKENING).count() == 1
 
 
+# A rule whose first sentence alone is a rule and relaxes nothing, and whose next sentence gives a
+# control up (the first sentence alone was kept, and the relaxation was lost with the rest).
+RULE_THEN_ITS_RELAXATION = [
+    "Remember that from next week the night shift hands over at the nurses' station. The second "
+    "signature on the controlled drugs book isn't needed any more.",
+    "记住：以后每天的例会改到九点半开。迟到的人也不用再登记了。",
+    "Remember that from now on the kitchen logs the fridge temperatures once a day. The four-hourly "
+    "checks are gone.",
+]
+
+
+@pytest.mark.parametrize("said", RULE_THEN_ITS_RELAXATION)
+def test_a_rule_is_kept_with_the_sentences_after_it_and_its_relaxation_flagged(
+    owner, django_capture_on_commit_callbacks, said
+):
+    _say(owner, said, django_capture_on_commit_callbacks)
+
+    held = MemoryEntry.objects.get()
+    assert held.status == MemoryStatus.PENDING_REVIEW
+    last = said.rstrip(".。").split(". " if ". " in said else "。")[-1]
+    assert last in held.content, held.content  # the whole of what was asked, not its first sentence
+    assert FlaggedWrite.objects.filter(kind=FlagKind.POLICY_WEAKENING, entry=held).count() == 1
+
+
 # (what the user said in traditional characters or Cantonese, what is kept: the user's own script)
 IN_THE_SCRIPT_SAID = [
     ("記住：我們家每週日都吃素。", "用户一家每週日都吃素。", MemoryStatus.ACTIVE),

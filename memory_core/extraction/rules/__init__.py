@@ -215,13 +215,15 @@ def remember_requests(message: dict[str, Any]) -> list[Candidate]:
 
 def _requests(content: str) -> list[tuple[str, bool]]:
     """What each explicit "remember that …" of a message asks to keep: the rest of its sentence,
-    with the sentences after it when together they are a standing rule and it alone is not
-    ("Remember that Theo has CAH. If he's floppy, give the Solu-Cortef and ring 999.": the
-    instruction is what was asked to be kept; likewise a safety fact), up to a question or the next
-    request. Also with the sentences after it when it alone reads as a rule and together they do
-    not, and then kept whole (the second of the pair: a direct write judges and keeps the whole;
-    "Mole check list is up to 340 referrals." read as a rule alone, and the remark was held, and
-    the write path holds that sentence alone again, whoever keeps it)."""
+    with the sentences after it when together they are a standing rule ("Remember that Theo has
+    CAH. If he's floppy, give the Solu-Cortef and ring 999.": the instruction is what was asked to
+    be kept; likewise a safety fact), up to a question or the next request. A rule is kept with
+    what follows it, as a direct write keeps it: cut after its first sentence, "…we're dropping the
+    pH check on every wheel. From now on it's one wheel per batch." lost the relaxation's terms
+    and waited unflagged. Also with the sentences after it when it alone reads as a rule and
+    together they do not, and then kept whole (the second of the pair: "Mole check list is up to
+    340 referrals." read as a rule alone, and the remark was held, and the write path holds that
+    sentence alone again, whoever keeps it)."""
     sentences = split_sentences(content)
     found: list[tuple[str, bool]] = []
     at = 0
@@ -235,7 +237,7 @@ def _requests(content: str) -> list[tuple[str, bool]]:
         if following:
             joined = ("" if re.search(f"[{CJK}]", what) else " ").join([what.strip(), *following])
             alone, together = judgement.policy(what).is_rule, judgement.policy(joined).is_rule
-            if alone != together or (not alone and _safety_after(what, joined)):
+            if alone or together or _safety_after(what, joined):
                 what, at, whole_kept = joined, at + len(following), alone and not together
         found.append((what, whole_kept))
     return found
