@@ -211,7 +211,9 @@ def _real_relative(match: re.Match[str]) -> bool:
 
 def _continuation(sep: str, raw: str, previous: _Clause, ctx: _Context) -> _Clause | None:
     """A clause without a subject of its own, read with the previous clause's subject or frame."""
-    if previous.who is None:
+    if previous.who is None or (previous.possessive and not previous.predicate):
+        # After a bare "my …" / "our …" ("Sami, our contract falconer, is type 1 diabetic"), what
+        # follows is said of the one possessed (or named before it), not of the user.
         return None
     text = raw.strip()
     first = text.split(" ", 1)[0].lower()

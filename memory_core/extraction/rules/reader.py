@@ -34,9 +34,33 @@ from memory_core.reading.normalise import normalise_spelling, split_sentences
 from memory_core.reading.words import (
     CJK,
     HYPOTHETICAL,
+    NAME,
     NOT_NAMES,
     QUESTION_START,
     Fact,
+    word_set,
+)
+
+
+def _names_someone(raw: str, clause: _Clause) -> bool:
+    """Whether a clause is only a person named or possessed ("Sami", "our contract falconer"): what
+    a subjectless clause after it says is said of them."""
+    bare = raw.strip()
+    if clause.possessive and not clause.predicate:
+        return True
+    return (
+        bool(re.fullmatch(NAME, bare))
+        and bare.split()[0].lower() not in NOT_NAMES
+        and bare.split()[0].lower() not in _OPENERS
+    )
+
+
+# Capitalised words that open a note or a reply, not a person ("Note: asthmatic, …", "Yes, actually
+# pregnant").
+_OPENERS = word_set(
+    "note notes yes yeah yep no nope update reminder fyi ps also anyway actually honestly well so btw "
+    "sorry thanks please hi hello hey oh ah wait right true sure agreed done today tonight tomorrow "
+    "again correction edit plus"
 )
 
 
@@ -78,15 +102,21 @@ class _Reader:
             clauses = clauses[:-1]
         previous: _Clause | None = None
         last: list[Fact] = []
+        named = False  # the clause before is someone named or possessed: "Sami, our falconer, …"
         for index, (sep, raw) in enumerate(clauses):
             if _left_out(raw, question=question):
-                previous = None
+                previous, named = None, False
                 continue
             if re.match(r"(?i)^(?:which|who|that)\b", raw) and index:
                 continue
             clause = _subject(raw)
             if (clause.who is None or clause.fragment) and previous is not None:
                 clause = _continuation(sep, raw, previous, ctx) or clause
+            if clause.fragment and named and sep not in (":", ";"):  # "Note: asthmatic" is a label
+                # "…, is type 1 diabetic": said of the one just named, not the user a note's
+                # subjectless "Allergic to nuts" is.
+                clause = _Clause(raw, None, "")
+            named = _names_someone(raw, clause)
             if clause.replaces:
                 found = [f for f in found if all(f is not g for g in last)]
             ctx.frame = None  # a rule that reads a list object sets it again for the next clause
