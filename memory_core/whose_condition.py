@@ -121,10 +121,12 @@ def someone_elses(text: str) -> bool:
     """Whether `text` opens with someone not in the user's care and tells nothing of the user's
     own nor of their care: the condition it tells is theirs."""
     plain = simplified_han(" ".join(text.split()))
-    if _SELF_TOO.search(plain) or without_care(text) is not None:
-        # The user's own condition told too, or the user looks after the one it opens with ("my
-        # husband has early-onset Parkinson's and I'm his main carer now"): in their care.
-        return False
+    if _SELF_TOO.search(plain):
+        return False  # the user's own condition told too
     if _ZH_OPENS_WITH.search(plain) and _bare_address(plain) is None:
-        return True  # who it opens with, unless that is who it is told to
-    return any(pattern.search(plain) for pattern in (_EN_OPENS_WITH, _EN_AT_WORK, _ZH_AT_WORK))
+        opens = True  # who it opens with, unless that is who it is told to
+    else:
+        opens = any(pattern.search(plain) for pattern in (_EN_OPENS_WITH, _EN_AT_WORK, _ZH_AT_WORK))
+    # The care reading only for a statement that opens with someone: the user may look after them
+    # ("my husband has early-onset Parkinson's and I'm his main carer now").
+    return opens and without_care(text) is None

@@ -10,7 +10,7 @@
 - the same people without the care or the address are someone else's, and so is a sister whose
   children the user minds ("I look after her kids on Fridays" is no care of her).
 
-Through REST, mem0's route, MCP and the chat's "remember that"."""
+Through REST, mem0's route, MCP, an import and the chat's "remember that"."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from django.urls import reverse
 from api.services import user_token_issue
 from memory_core.models import MemoryEntry
 from tests.api import mcp_helpers as m
-from tests.api.add_helpers import mem0_add, rest_add
+from tests.api.add_helpers import import_lines, mem0_add, rest_add
 from tests.chat.helpers import client_for
 
 pytestmark = pytest.mark.django_db
@@ -73,3 +73,14 @@ def test_the_chat_pins_the_condition_it_is_asked_to_remember(owner, django_captu
         client_for(owner).post(reverse("chat:new"), {"content": f"Remember that {CARED_FOR[0]}"})
 
     assert MemoryEntry.objects.filter(pinned=True, content__icontains="MS").exists()
+
+
+def test_an_import_reads_them_alike(key_client):
+    import_lines(key_client, [TOLD_TO_SOMEONE[0], CARED_FOR[0], SOMEONE_ELSES[0], SOMEONE_ELSES[2]])
+
+    pinned = set(MemoryEntry.objects.filter(pinned=True).values_list("content", flat=True))
+    assert any("中风" in content for content in pinned), pinned
+    assert any("MS" in content and "carer" in content for content in pinned), pinned
+    # The wife is in the user's care now (the line before said so, and the graph keeps it); the
+    # sister whose children the user minds is not.
+    assert SOMEONE_ELSES[0] in pinned and not any("lupus" in content for content in pinned), pinned
