@@ -5,6 +5,8 @@ Each labelled text is added once, one call per text as a client would, each in a
 - `rest`: `POST /api/v1/memories/` with a tenant key (Django's test client: the real views, the
   real database, no socket);
 - `mem0`: `POST /v3/memories/add/` with `infer: false`, mem0's route;
+- `mem0-infer`: the same with `infer` true (mem0's default) and no model configured: the rules'
+  extraction, its job run as the worker runs it (not in the default set);
 - `mcp`: the MCP server's `memory_add` operation (the function its tool calls);
 - `rest-batch`: `POST /api/v1/memories/` with `memories`, ten texts a call (the batch path);
 - `import`: `POST /api/v1/imports/`, each text a one-line list (`format: text`);
@@ -20,7 +22,7 @@ it stands on (`policy_check`, `scan_secrets`, the reader's `states_safety`) on t
 the same run, interleaved text by text (a statement's vector is computed once by the write path
 and shared, so the judgement's figure is measured with the vector at hand, and once without).
 
-`python -m bench judgement [--batch PATH] [--surfaces rest,mem0,mcp,rest-batch,import,chat]
+`python -m bench judgement [--batch PATH] [--surfaces rest,mem0,mem0-infer,mcp,rest-batch,import,chat]
 [--locomo] [--errors]`
 Default batch: memory_core/judgement/fresh/batch-1.jsonl.
 """
@@ -98,6 +100,31 @@ def _outcome_mem0(client: Any, _key: Any, text: str) -> dict[str, Any]:
     # Every entry the add listed (a held rule's condition follows it as a memory of its own).
     ids = [result["id"] for result in reply.get("results") or [] if result.get("id")]
     pinned = MemoryEntry.objects.filter(pk__in=ids, pinned=True).exists()
+    return {"action": action, "flagged": flagged, "pinned": pinned}
+
+
+def _outcome_mem0_infer(client: Any, _key: Any, text: str) -> dict[str, Any]:
+    """mem0's default add (`infer` true) with no model configured: the rules' extraction, run as
+    the worker runs the job the add queued (`extraction_run`), then read from mem0's event. A
+    secret the rules leave out of what they keep shows as "ignored", not as refused: stored
+    nowhere either way; refused when the pipeline refused a statement of it."""
+    from memory_core.extraction.jobs import extraction_run
+
+    user_id = uuid.uuid4().hex
+    body = {"messages": [{"role": "user", "content": text}], "user_id": user_id}
+    reply = client.post("/v3/memories/add/", body, format="json").json()
+    if not reply.get("event_id"):
+        return {"action": "ignored", "flagged": False, "pinned": False}
+    extraction_run(job_id=int(reply["event_id"]))
+    event = client.get(f"/v1/event/{reply['event_id']}/", {"user_id": user_id}).json()
+    results = event.get("results") or []
+    flagged, pinned = _stored([result["id"] for result in results if result.get("id")])
+    if any(result.get("status") == "pending_review" for result in results):
+        action = "pending_review"
+    elif event.get("refused"):
+        action = "rejected"
+    else:
+        action = "added" if results else "ignored"
     return {"action": action, "flagged": flagged, "pinned": pinned}
 
 
@@ -181,6 +208,7 @@ def _outcome_chat(_client: Any, _key: Any, text: str) -> dict[str, Any]:
 SURFACES: dict[str, Callable[[Any, Any, str], dict[str, Any]]] = {
     "rest": _outcome_rest,
     "mem0": _outcome_mem0,
+    "mem0-infer": _outcome_mem0_infer,
     "mcp": _outcome_mcp,
     "import": _outcome_import,
     "chat": _outcome_chat,

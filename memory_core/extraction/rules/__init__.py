@@ -105,22 +105,54 @@ class RuleBasedExtractor:
                 continue
             when = _parse_when(message.get("created_at")) or timezone.now()
             today = timezone.localtime(when).date()
-            for sentence in split_sentences(str(message["content"])):
-                for fields in self._from_sentence(sentence, today):
-                    marker = (fields["content"].lower(), fields.get("key", ""))
-                    if marker in seen:
-                        continue
-                    seen.add(marker)
-                    candidate = rule_candidate(str(message["id"]), fields)
-                    if candidate is not None:
-                        candidates.append(candidate)
+            found = self._message(str(message["content"]), today)
+            for fields in found:
+                marker = (fields["content"].lower(), fields.get("key", ""))
+                if marker in seen:
+                    continue
+                seen.add(marker)
+                candidate = rule_candidate(str(message["id"]), fields)
+                if candidate is not None:
+                    candidates.append(candidate)
         return candidates
 
-    def _from_sentence(self, sentence: str, today: date) -> list[Fact]:
+    def _message(self, content: str, today: date) -> list[Fact]:
+        """One user message: each sentence's facts, then what only the whole message tells. The
+        whole is judged as a direct write judges it: a standing rule told in a conversation is
+        held for an operator as said (the rules read no rules, and mem0's default add dropped
+        every one), with the safety facts it states; a safety fact told over sentences none of
+        which is sure alone ("My husband has Parkinson's now. I'm his main carer.") is kept whole."""
+        reader = _Reader(today)  # one a message: "My son is 12. He's got type 1 diabetes."
+        sentences = split_sentences(content)
+        found = [fields for sentence in sentences for fields in self._from_sentence(sentence, today, reader)]
+        whole = content.strip()
+        if not whole or len(whole) > CONTENT_MAX_CHARS or any(_remember(sentence) for sentence in sentences):
+            return found  # what is asked to be kept was kept as asked
+        read = [
+            fields for fields in found if fields.get("category") != "safety" and not fields.get("incidental")
+        ]
+        if not read and judgement.policy(whole).is_rule:  # "I'd like answers in bullet points" is a taste
+            rule: Fact = {
+                "content": _as_said(_as_written(whole), whole.endswith(("?", "\uff1f")), _chinese(whole)),
+                "type": "procedural",
+                "category": "sop",
+                "importance": 0.7,
+                "confidence": 0.9,
+            }
+            return [rule, *(fields for fields in found if fields.get("category") == "safety")]
+        if len(sentences) > 1 and _safety_lost(whole, found, sure=judgement.PART_SURE):
+            found.append(_kept_whole(whole))
+        return found
+
+    def _from_sentence(self, sentence: str, today: date, reader: _Reader) -> list[Fact]:
         remember = _remember(sentence)
         if remember:
             return self._remembered(remember, today)
-        return _Reader(today).sentence(sentence)
+        facts = reader.sentence(sentence)
+        said = sentence.strip()
+        if _safety_lost(said, facts, sure=judgement.PART_SURE):
+            facts.append(_kept_whole(said))
+        return facts
 
     def _remembered(self, what: str, today: date, whole_kept: bool = False) -> list[Fact]:
         """ "Remember that …": said on purpose, so it is kept even when no finer rule fits; with
@@ -142,7 +174,7 @@ class RuleBasedExtractor:
         if judgement.policy(said).is_rule:
             return [
                 {
-                    "content": _as_said(f"{what}\u3002" if chinese else as_sentence(what), asked, chinese),
+                    "content": _as_said(_as_written(what), asked, chinese),
                     "type": "procedural",
                     "category": "sop",
                     "importance": 0.7,
@@ -155,18 +187,64 @@ class RuleBasedExtractor:
             "importance": 0.7,
             "confidence": 1.0,
         }
+        reader = _Reader(today)
         specific = [
             {**fields, "confidence": 1.0, "importance": max(fields.get("importance", 0.5), 0.7)}
-            for fields in _Reader(today).read(what, remembered=True)
+            for fields in reader.read(what, remembered=True)
             if not fields.get("incidental")
         ]
+        if specific and reader.unread and judgement.safety(said).pinned:
+            # Part read, part not, of a safety fact asked to be kept: "My son Jonah starts swimming
+            # lessons next week. He has type 1 diabetes and wears a pump." read as the diabetes
+            # alone lost the pump; the words go on whole beside the keyed facts.
+            whole_kept = True
         if whole_kept:
             return [*(fields for fields in specific if fields.get("key")), whole]
         if SECRET_WORDS.search(what) or judgement.secrets(what).found:
             # The reader leaves the secret's clause out and keeps the facts beside it; the secret
             # goes on whole as well, so the pipeline refuses it and flags it for operators.
             return [*specific, whole]
+        if specific and _safety_lost(said, specific):
+            return [*specific, whole]
         return specific or [whole]
+
+
+def _safety_lost(said: str, facts: list[Fact], *, sure: float = 0.0) -> bool:
+    """Whether the words tell a safety fact of the user or a dependant (at `sure` or more) that
+    none of the facts read from them keeps: "Booking ref TKM-88412. I'm a wheelchair user, …" was
+    read as the booking reference alone, and the condition, the one thing the assistant must not
+    forget, was lost; the rules read few of the ways people tell one ("I'm a pharmacist with MS").
+    Each is judged as the pipeline judges it (the words as said where a statement restates them).
+    Never a question, a supposition or a sentence cut short: the model alone pins "What if I'm
+    allergic to the vaccine?", and the rules keep statements."""
+    if not said or _UNSTATED.search(said):
+        return False
+    safety = judgement.safety(said)
+    if not safety.pinned or safety.probability < sure:
+        return False
+    return not any(judgement.safety(str(fact.get("said") or fact["content"])).pinned for fact in facts)
+
+
+_UNSTATED = re.compile(
+    r"(?i)[?\uff1f]\s*$|^\W*(?:if|suppose|supposing|imagine|pretend|what\s+if|in\s+case)\b|\bwonder(?:ing)?\b"
+    r"|\b(?:to|of|the|a|an|and|with|for|my)\W*$|^\W*(?:如果|假如|要是|万一|萬一|假設|假设)|[吗嗎呢]\W*$"
+)
+
+
+def _kept_whole(said: str) -> Fact:
+    """A statement kept as said, in the third person: what no finer rule reads."""
+    content = _statement(said.rstrip(".!? \u3002\uff01\uff1f"), bool(re.search(f"[{CJK}]", said)))
+    return {"content": content, "said": said, "category": "safety", "importance": 0.7, "confidence": 0.9}
+
+
+def _chinese(text: str) -> bool:
+    return bool(re.search(f"[{CJK}]", text))
+
+
+def _as_written(words: str) -> str:
+    """A rule as the user wrote it, a sentence with its full stop (one in Chinese)."""
+    words = words.rstrip(".!? \u3002\uff01\uff1f")
+    return f"{words}\u3002" if _chinese(words) else as_sentence(words)
 
 
 def _as_said(content: str, asked: bool, chinese: bool) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from memory_core.extraction.rules.facts import USER, _Clause, _Context, _relative
+from memory_core.extraction.rules.facts import USER, Who, _Clause, _Context, _relative
 from memory_core.reading.normalise import OBJECT_PRONOUNS, PRONOUN_I, expand_negations, third_person
 from memory_core.reading.words import ADV, HYPOTHETICAL, NAME, NOT_NAMES, REL_ALT, word_set
 
@@ -92,7 +92,7 @@ _STATEMENT_SUBJECT = re.compile(
 _RELATIVE_SUBJECT = re.compile(
     rf"^(?P<lead>.*?)(?<![\w'])(?i:my|our|(?:the\s+)?user's|his|her|their)\s+"
     rf"(?:(?i:older|younger|little|big|eldest|youngest|oldest|twin|baby|new|dear|late)\s+)?"
-    rf"(?P<rel>(?i:{REL_ALT}))(?![\w-])(?P<rest>.*)$",
+    rf"(?P<rel>(?i:{REL_ALT})|(?:(?<=little\s)|(?<=baby\s))(?i:boy|girl))(?![\w-])(?P<rest>.*)$",
     re.S,
 )
 # "I think I might be …", "I found out last week that I'm …": the fact is the second clause.
@@ -177,7 +177,7 @@ def _relative_clause(raw: str, text: str, relative: re.Match[str]) -> _Clause:
     lead = relative.group("lead").strip()
     if HYPOTHETICAL.search(lead) or len(lead.split()) > 8:
         return _Clause(raw, None, "")
-    rel = relative.group("rel")
+    rel = {"boy": "son", "girl": "daughter"}.get(relative.group("rel").lower(), relative.group("rel"))
     rest = _CONTRACTED_IS.sub(" is ", relative.group("rest"), count=1)
     name_match = re.match(rf"^\s+(?P<name>{NAME})(?=\s+[a-z]|\s*$|[.,;!?])", rest)
     name = ""
@@ -256,6 +256,55 @@ def _continuation(sep: str, raw: str, previous: _Clause, ctx: _Context) -> _Clau
             return None
         return _Clause(raw, who, ctx.frame[1] + text, first_person=previous.first_person)
     return None
+
+
+_SHE = word_set(
+    "wife girlfriend fiancee daughter mother sister grandmother aunt niece granddaughter stepdaughter "
+    "stepmother mother_in_law"
+)
+_HE = word_set(
+    "husband boyfriend fiance son father brother grandfather uncle nephew grandson stepson stepfather "
+    "father_in_law"
+)
+_PRONOUN_SUBJECT = re.compile(
+    r"(?i)^(?P<pronoun>she|he|they)(?:(?P<contracted>['\u2019](?:s|re))|\s+(?P<verb>is|are|was|were|has|have|had|"
+    r"takes|take|uses|use|needs|need|carries|carry|cannot|can't|can|does|do|doesn't|don't|gets|get|"
+    r"suffers|suffer|wears|wear|relies|rely|became|got|reacts|react))(?P<rest>\s.*)$",
+    re.S,
+)
+
+
+def _pronoun_clause(raw: str, person: Who | None) -> _Clause | None:
+    """ "she has a peanut allergy" after "my daughter is seven": the relative the sentence (or
+    the one before) spoke of, when the pronoun can be theirs; a health fact told that way was
+    read of nobody and lost."""
+    if person is None:
+        return None
+    match = _PRONOUN_SUBJECT.match(raw.strip())
+    if not match:
+        return None
+    pronoun = match.group("pronoun").lower()
+    if (pronoun == "she" and person.relation in _HE) or (pronoun == "he" and person.relation in _SHE):
+        return None
+    contracted = (match.group("contracted") or "").lower()
+    verb = {"'s": "is", "\u2019s": "is", "'re": "is", "\u2019re": "is"}.get(contracted, "")
+    verb = verb or match.group("verb").lower()
+    if pronoun == "they":
+        verb = {"are": "is", "were": "was", "have": "has", "do": "does", "don't": "doesn't"}.get(
+            verb, verb if verb in ("cannot", "can't", "can", "had", "got", "became") else _third(verb)
+        )
+    rest = match.group("rest")
+    if contracted and verb == "is" and pronoun != "they" and re.match(r"\s+(?:got|been)\b", rest):
+        # "she's got a nut allergy" (has), "he's been on insulin since May" (has been)
+        verb, rest = ("has", rest.strip()[3:]) if rest.strip().startswith("got") else ("has", rest)
+    return _Clause(raw, person, expand_negations(f"{verb}{rest}".strip()))
+
+
+def _third(verb: str) -> str:
+    """ "take" -> "takes", "carry" -> "carries" (they of one person)."""
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + ("es" if verb.endswith(("s", "sh", "ch", "x")) else "s")
 
 
 _FINITE_VERB = re.compile(

@@ -11,11 +11,12 @@ from memory_core.extraction.rules.clauses import (
     _ANTECEDENT,
     _NOT_ANTECEDENT,
     _continuation,
+    _pronoun_clause,
     _split_clauses,
     _subject,
 )
 from memory_core.extraction.rules.events import _event, _identifiers, _past_action
-from memory_core.extraction.rules.facts import USER, _Clause, _Context, _relative
+from memory_core.extraction.rules.facts import USER, Who, _Clause, _Context, _relative
 from memory_core.extraction.rules.health import _health, _mentions, _subjectless
 from memory_core.extraction.rules.home import _home
 from memory_core.extraction.rules.people import (
@@ -36,6 +37,7 @@ from memory_core.reading.words import (
     HYPOTHETICAL,
     NAME,
     NOT_NAMES,
+    PETS,
     QUESTION_START,
     Fact,
     word_set,
@@ -69,6 +71,8 @@ class _Reader:
 
     def __init__(self, today: date) -> None:
         self.today = today
+        self.person: Who | None = None  # the relative last spoken of, in this text
+        self.unread = 0  # clauses of more than a word read as no fact ("… and wears a pump")
 
     def read(self, text: str, *, remembered: bool = False) -> list[Fact]:
         found: list[Fact] = []
@@ -109,26 +113,38 @@ class _Reader:
                 continue
             if re.match(r"(?i)^(?:which|who|that)\b", raw) and index:
                 continue
-            clause = _subject(raw)
-            if (clause.who is None or clause.fragment) and previous is not None:
-                clause = _continuation(sep, raw, previous, ctx) or clause
-            if clause.fragment and named and sep not in (":", ";"):  # "Note: asthmatic" is a label
-                # "…, is type 1 diabetic": said of the one just named, not the user a note's
-                # subjectless "Allergic to nuts" is.
-                clause = _Clause(raw, None, "")
+            clause = self._whose(sep, raw, previous, ctx, named=named)
             named = _names_someone(raw, clause)
             if clause.replaces:
                 found = [f for f in found if all(f is not g for g in last)]
             ctx.frame = None  # a rule that reads a list object sets it again for the next clause
             facts = self._clause(clause, ctx, remembered=remembered)
+            if len(raw.split()) > 1 and all(fact.get("incidental") for fact in facts):
+                self.unread += 1
             found += facts
             last = facts
             ctx.antecedent = _antecedent(raw)
             if clause.who is not None:
                 previous = clause
+                if not clause.who.user and clause.who.relation not in PETS.values():
+                    self.person = clause.who  # whom a later "she" / "he" may stand for
         # One statement per slot and sentence: "Penicillin gives me hives, I'm allergic to it."
         last_of = {f["key"]: index for index, f in enumerate(found) if f.get("key")}
         return [f for index, f in enumerate(found) if not f.get("key") or last_of[f["key"]] == index]
+
+    def _whose(self, sep: str, raw: str, previous: _Clause | None, ctx: _Context, *, named: bool) -> _Clause:
+        """The clause with whom it is about: its own subject, a pronoun's relative, or the subject
+        of the clause before it continues."""
+        clause = _subject(raw)
+        if clause.who is None:
+            clause = _pronoun_clause(raw, self.person) or clause
+        if (clause.who is None or clause.fragment) and previous is not None:
+            clause = _continuation(sep, raw, previous, ctx) or clause
+        if clause.fragment and named and sep not in (":", ";"):  # "Note: asthmatic" is a label
+            # "…, is type 1 diabetic": said of the one just named, not the user a note's
+            # subjectless "Allergic to nuts" is.
+            clause = _Clause(raw, None, "")
+        return clause
 
     def _clause(self, clause: _Clause, ctx: _Context, *, remembered: bool) -> list[Fact]:
         if clause.lead and HYPOTHETICAL.search(clause.lead):
