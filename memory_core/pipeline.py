@@ -147,8 +147,15 @@ def within_rule(
     fact = fact_within_rule(said, screened, people=people)
     if fact is None:
         return []
-    outcome, fact = screen(namespace, fact, tombstones, people)
-    return [fact] if outcome is None else []
+    outcome, kept = screen(namespace, fact, tombstones, people)
+    if outcome is not None:
+        return []
+    # Pinned by this pipeline's own reading of the whole rule, not by an extractor's claim: screened
+    # again as a fact, an extracted rule's condition ("Noor has cow's milk protein allergy", alone
+    # anyone's) lost the pin the same rule's condition keeps when a client writes it.
+    if fact.pinned:
+        kept = replace(kept, pinned=True, category=fact.category, importance=fact.importance)
+    return [kept]
 
 
 def with_previous_turns(requests: list[WriteRequest], *, last: str | None) -> list[WriteRequest]:

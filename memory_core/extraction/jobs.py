@@ -282,12 +282,15 @@ def _write_candidates(
             relations_from_candidate(
                 entry=outcome.entry, relations=candidate.relations, extractor=extractor.name
             )
-        if outcome.entry is not None:
-            entry_id = str(outcome.entry.pk)
-            if entry_id not in result["entries"]:
-                result["entries"].append(entry_id)
-            if outcome.action in _CHANGING_ACTIONS and entry_id not in result["changed"]:
-                result["changed"].append(entry_id)
+        # What the statement also stored (the safety fact a held rule states first) is listed
+        # after it, as a direct write's reply lists it: mem0's event showed the held rule alone.
+        for done in (outcome, *outcome.also):
+            if done.entry is not None:
+                entry_id = str(done.entry.pk)
+                if entry_id not in result["entries"]:
+                    result["entries"].append(entry_id)
+                if done.action in _CHANGING_ACTIONS and entry_id not in result["changed"]:
+                    result["changed"].append(entry_id)
     return result
 
 

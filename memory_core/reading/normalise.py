@@ -73,6 +73,10 @@ def conjugate(verb: str) -> str:
     return verb + "s"
 
 
+# A modal or "do" before "I" asks: its verb stays bare ("should I stick", "can I have").
+_ASKED_BY = re.compile(r"(?i)\b(?:should|shall|can|could|would|will|may|might|must|do|did)\s+$")
+
+
 def third_person(text: str, *, possessive: str = "the user's") -> str:
     """First person to third ("I like my tea" -> "the user likes their tea" with possessive="their")."""
 
@@ -85,9 +89,11 @@ def third_person(text: str, *, possessive: str = "the user's") -> str:
             return head + adverbs + (f" {verb}" if verb else "")
         if verb is None:
             return "the user" + adverbs
+        if _ASKED_BY.search(text, 0, match.start()):
+            return f"the user{adverbs} {verb}"  # "should I stick" -> "should the user stick"
         return f"the user{adverbs} {conjugate(verb)}"
 
-    out = PRONOUN_I.sub(subject, text)
+    out = re.sub(r"\b([Dd])o the user\b", r"\1oes the user", PRONOUN_I.sub(subject, text))
     for pattern, replacement in OBJECT_PRONOUNS:
         value = possessive if replacement == "the user's" else replacement
         if replacement == "the user" and possessive != "the user's":

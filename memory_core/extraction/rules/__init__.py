@@ -215,8 +215,9 @@ def _safety_lost(said: str, facts: list[Fact], *, sure: float = 0.0) -> bool:
     read as the booking reference alone, and the condition, the one thing the assistant must not
     forget, was lost; the rules read few of the ways people tell one ("I'm a pharmacist with MS").
     Each is judged as the pipeline judges it (the words as said where a statement restates them).
-    Never a question, a supposition or a sentence cut short: the model alone pins "What if I'm
-    allergic to the vaccine?", and the rules keep statements."""
+    Never a supposition, a question whether one has a condition or a sentence cut short: the
+    model alone pins "What if I'm allergic to the vaccine?". A request that tells one is kept ("I'm
+    twenty weeks pregnant, so can you remind me …?"), as a direct write keeps it."""
     if not said or _UNSTATED.search(said):
         return False
     safety = judgement.safety(said)
@@ -226,14 +227,16 @@ def _safety_lost(said: str, facts: list[Fact], *, sure: float = 0.0) -> bool:
 
 
 _UNSTATED = re.compile(
-    r"(?i)[?\uff1f]\s*$|^\W*(?:if|suppose|supposing|imagine|pretend|what\s+if|in\s+case)\b|\bwonder(?:ing)?\b"
-    r"|\b(?:to|of|the|a|an|and|with|for|my)\W*$|^\W*(?:如果|假如|要是|万一|萬一|假設|假设)|[吗嗎呢]\W*$"
+    r"(?i)^\W*(?:if|suppose|supposing|imagine|pretend|what\s+if|in\s+case|do\s+i|am\s+i|could\s+i\s+be)\b"
+    r"|\bwonder(?:ing)?\b|\b(?:to|of|the|a|an|and|with|for|my)\W*$|^\W*(?:如果|假如|要是|万一|萬一|假設|假设)"
 )
 
 
 def _kept_whole(said: str) -> Fact:
     """A statement kept as said, in the third person: what no finer rule reads."""
-    content = _statement(said.rstrip(".!? \u3002\uff01\uff1f"), bool(re.search(f"[{CJK}]", said)))
+    chinese = _chinese(said)
+    content = _statement(said.rstrip(".!? \u3002\uff01\uff1f"), chinese)
+    content = _as_said(content, said.endswith(("?", "\uff1f")), chinese)  # a question stays one
     return {"content": content, "said": said, "category": "safety", "importance": 0.7, "confidence": 0.9}
 
 

@@ -128,7 +128,7 @@ def _zh_call_me(clause: str) -> list[Fact]:
     """ "叫我小王就行", "你可以称呼我阿杰": the name the user wants to be called."""
     call_me = re.match(
         rf"^(?:以后|今后|之后|从现在起)?(?:你|您|大家|朋友们|朋友|别人|他们|家人|同事们?)?(?:都|也)?"
-        rf"(?:可以|就|请|直接)?(?:叫|称呼|喊)我\s*(?P<name>[{CJK}A-Za-z]{{1,8}})$",
+        rf"(?:可以|就|请|直接)?(?:叫|称呼|喊)我(?![们們哋地])\s*(?P<name>[{CJK}A-Za-z]{{1,8}})$",
         _ZH_NAME_TAIL.sub("", clause),
     )
     if call_me is None:

@@ -1,0 +1,184 @@
+# ruff: noqa: RUF001
+"""What mem0's default add (`infer` true) keeps when no language model is configured: the rules'
+extraction of the conversation. It read few of the ways people tell a condition and no rules at
+all, so a standing rule told in a message was dropped without a word (the event said SUCCEEDED),
+"I'm a pharmacist with MS" was kept as a job at "MS", and "My daughter is seven, she has a peanut
+allergy" as nothing. Now the whole message is judged as a direct write judges it: a rule is held
+for an operator, flagged when it weakens a control; a safety fact of the user or a dependant the
+rules do not read is kept whole and pinned; "she" / "he" are the relative just spoken of. The
+chat's "remember that" keeps the words whole beside what the rules read of them when a safety
+fact would otherwise be lost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from memory_core.models import FlaggedWrite, MemoryEntry, MemoryStatus
+from tests.chat.helpers import client_for
+
+pytestmark = pytest.mark.django_db
+
+
+def _infer(key_client: Any, capture: Any, said: str, user_id: str = "u1") -> dict[str, Any]:
+    body = {"messages": [{"role": "user", "content": said}], "user_id": user_id}
+    with capture(execute=True):
+        queued = key_client.post("/v3/memories/add/", body, format="json").json()
+    event = key_client.get(f"/v1/event/{queued['event_id']}/", {"user_id": user_id}).json()
+    assert event["status"] == "SUCCEEDED", event
+    return event
+
+
+RULES = [
+    ("From now on the night staff can skip the second ID check for regulars.", True),
+    ("Going forward, reception may keep copies of guests' passports on the shared drive.", True),
+    ("以后夜班可以不用再核对老客户的身份证了。", True),
+    ("Every delivery driver has to sign in at the gate before unloading, no exceptions.", False),
+]
+
+
+@pytest.mark.parametrize(("said", "weakens"), RULES)
+def test_a_rule_told_in_a_message_waits_for_review(
+    key_client, django_capture_on_commit_callbacks, said, weakens
+):
+    event = _infer(key_client, django_capture_on_commit_callbacks, said)
+
+    assert [result["status"] for result in event["results"]] == ["pending_review"]
+    assert event["held_for_review"] == 1
+    [held] = MemoryEntry.objects.all()
+    assert held.status == MemoryStatus.PENDING_REVIEW and held.type == "procedural"
+    assert FlaggedWrite.objects.filter(entry=held).exists() == weakens
+    # Never recalled before an operator approves it.
+    found = key_client.post("/v3/memories/search/", {"query": said, "user_id": "u1"}, format="json").json()
+    assert found["results"] == [] if isinstance(found, dict) else found == []
+
+
+# (said, a word the pinned memory keeps)
+UNREAD = [
+    (
+        "Booking ref TKM-88412, two tickets. I'm a wheelchair user so we need the accessible platform.",
+        "wheelchair",
+    ),
+    ("Quick one: I'm a pharmacist with MS and use a perching stool behind the counter.", "MS"),
+    ("我女儿今年五岁，她对鸡蛋严重过敏。", "鸡蛋"),
+    ("My daughter is seven, she has a peanut allergy.", "peanut"),
+    ("My son is 12. He's got type 1 diabetes.", "diabetes"),
+]
+
+
+@pytest.mark.parametrize(("said", "word"), UNREAD)
+def test_a_safety_fact_the_rules_do_not_read_is_kept_and_pinned(
+    key_client, django_capture_on_commit_callbacks, said, word
+):
+    _infer(key_client, django_capture_on_commit_callbacks, said)
+
+    pinned = MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE, pinned=True, content__contains=word)
+    assert pinned.exists(), list(MemoryEntry.objects.values_list("content", "pinned"))
+    assert not any(
+        content.startswith("我") or " I'm " in f" {content} "
+        for content in pinned.values_list("content", flat=True)
+    )
+
+
+def test_a_relatives_condition_told_with_a_pronoun_is_theirs(key_client, django_capture_on_commit_callbacks):
+    _infer(
+        key_client,
+        django_capture_on_commit_callbacks,
+        "My son starts school on Monday, he has a severe egg allergy.",
+    )
+
+    assert MemoryEntry.objects.filter(
+        content="The user's son has a severe egg allergy.", pinned=True
+    ).exists()
+    # "she" after "my husband" is not him.
+    _infer(
+        key_client, django_capture_on_commit_callbacks, "My husband drove, she has epilepsy.", user_id="u2"
+    )
+    assert not MemoryEntry.objects.filter(
+        content__startswith="The user's husband", content__contains="epilepsy"
+    ).exists()
+
+
+NOT_KEPT = [
+    "What if I'm allergic to the vaccine?",
+    "If I were allergic to penicillin, what would you give me?",
+    "keep going, you've got this!",
+    "Thanks so much, the lasagne recipe was a hit with everyone 🎉",
+]
+
+
+@pytest.mark.parametrize("said", NOT_KEPT)
+def test_questions_suppositions_and_chat_are_not_kept_as_facts_or_rules(
+    key_client, django_capture_on_commit_callbacks, said
+):
+    event = _infer(key_client, django_capture_on_commit_callbacks, said)
+
+    assert event["held_for_review"] == 0
+    assert not MemoryEntry.objects.filter(pinned=True).exists()
+    assert not MemoryEntry.objects.filter(status=MemoryStatus.PENDING_REVIEW).exists()
+
+
+def test_the_chat_keeps_a_safety_fact_beside_the_booking_it_was_told_with(
+    owner, django_capture_on_commit_callbacks
+):
+    said = (
+        "Remember that the booking ref is TKM-88412 and I'm a wheelchair user, so we need the "
+        "accessible platform."
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": said})
+
+    assert MemoryEntry.objects.filter(content__contains="TKM-88412").exists()
+    assert MemoryEntry.objects.filter(pinned=True, content__contains="wheelchair").exists(), list(
+        MemoryEntry.objects.values_list("content", "pinned")
+    )
+
+
+# A rule built on a dependant's condition waits for an operator; the condition does not wait with
+# it, and mem0's event lists it after the rule, as a direct write's reply does.
+RULE_ON_A_CONDITION = [
+    (
+        "For the sitter: Noor has cow's milk protein allergy, so if the expressed milk runs out she has "
+        "the prescription formula in the tin with the purple lid. Never ordinary formula.",
+        "Noor",
+    ),
+    (
+        "Since Dadaji moved in with us he has a pacemaker, so always book him the hand search, "
+        "never the arch.",
+        "pacemaker",
+    ),
+]
+
+
+@pytest.mark.parametrize(("said", "word"), RULE_ON_A_CONDITION)
+def test_the_condition_a_held_rule_rests_on_is_pinned_and_listed(
+    key_client, django_capture_on_commit_callbacks, said, word
+):
+    event = _infer(key_client, django_capture_on_commit_callbacks, said)
+
+    statuses = [(result.get("status"), result["memory"]) for result in event["results"]]
+    assert statuses[0][0] == "pending_review", statuses
+    assert any(word in memory and status is None for status, memory in statuses[1:]), statuses
+    condition = MemoryEntry.objects.get(status=MemoryStatus.ACTIVE, content__contains=word)
+    assert condition.pinned and condition.source_kind == "extracted"
+
+
+def test_a_question_told_with_a_condition_is_kept_as_a_question(
+    key_client, django_capture_on_commit_callbacks
+):
+    _infer(
+        key_client,
+        django_capture_on_commit_callbacks,
+        "Should I stick to paracetamol with my vWD, or is ibuprofen fine?",
+    )
+
+    [kept] = MemoryEntry.objects.filter(pinned=True)
+    assert kept.content == "Should the user stick to paracetamol with the user's vWD, or is ibuprofen fine?"
+
+
+def test_being_told_to_note_something_is_not_a_name(key_client, django_capture_on_commit_callbacks):
+    _infer(key_client, django_capture_on_commit_callbacks, "爸说车钥匙放在玄关抽屉里了，叫我们两个记一下")
+
+    assert not MemoryEntry.objects.filter(content__contains="希望被称为").exists()
