@@ -37,6 +37,10 @@ Decisions (the labelled cases are in tests/data/extraction/):
   ("on 2026-10-03", "in September 2027") and a state of the moment ("I'm tired today") is none.
 - A safety fact said in passing ("… because of my peanut allergy") is its own statement, but
   marked incidental: it is never the slot of the sentence that mentions it (`infer_slot`).
+- Each message is also judged whole, as a direct write judges it (`RuleBasedExtractor._message`):
+  a standing rule is held for an operator as said; a condition of the user or a dependant that no
+  fact read from it keeps is kept whole (a sentence or the message, when the model is sure of it:
+  `judgement.PART_SURE`), never a supposition. "She" / "he" are the relative last spoken of.
 
 The package: `facts` (whose fact, a fact's fields, negation), `clauses` (splitting and
 subjects), the English rules by topic (`health`, `work`, `home`, `people`, `preferences`,
