@@ -28,6 +28,8 @@ pytestmark = pytest.mark.django_db
 TOLD_TO_SOMEONE = [
     "师傅您好，明天上午来修热水器的时候麻烦动静小点，我爸中风刚出院，在卧室躺着。",
     "師傅您好，我媽媽剛洗完腎回家，明天裝冷氣請小聲一點。",
+    # Told to the boss lady: 老板娘 was read as 老板 (the boss) opening the statement.
+    "老板娘，我今天下午两点要早点走，我女儿哮喘又发了，要带她去诊所拿吸入器。",
 ]
 CARED_FOR = [
     "Looking for advice: my wife has MS and I'm her full-time carer now.",
@@ -37,6 +39,7 @@ SOMEONE_ELSES = [
     "My wife has MS.",
     "师傅有高血压。",
     "My sister has lupus and I look after her kids on Fridays.",
+    "老板娘有高血压，最近一直在吃降压药。",
 ]
 
 
