@@ -113,6 +113,10 @@ _TITLED_SUBJECT = re.compile(
     r"(?:奶奶|爷爷|阿姨|叔叔|伯伯|婆婆|伯母|大爷|大妈|老师|师傅|先生|女士|小姐|太太|老伯|阿婆|阿伯|姨|生)"
     r"(?![\uff0c,\u3001:\uff1a\s]|好|您|你)"
 )
+# A child said with the bare classifier and "girl" / "boy" / "kid" ("個女仔對花生過敏": a girl, some
+# girl) is no child of the user's, who says "個女" / "我個女" (`judgement._BARE_KIN`); the safety
+# model retrained with batch 54 read it as the user's daughter (0.82). No labelled text opens so.
+_ZH_A_CHILD = re.compile(r"^\W*个(?:女仔|男仔|细路|细蚊仔|小朋友|小孩)")
 # The speaker's own condition told beside another's ("my wife and I are both coeliac", "我自己也…").
 _SELF_TOO = re.compile(
     r"(?i)\b(?:i|i'm|i've|me|myself)\b.{0,40}\b(?:too|as well|also|both)\b|我自己|我也|我都"
@@ -146,7 +150,8 @@ def someone_elses(text: str) -> bool:
         opens = True  # who it opens with, unless that is who it is told to
     else:
         opens = any(
-            pattern.search(plain) for pattern in (_EN_OPENS_WITH, _EN_AT_WORK, _ZH_AT_WORK, _TITLED_SUBJECT)
+            pattern.search(plain)
+            for pattern in (_EN_OPENS_WITH, _EN_AT_WORK, _ZH_AT_WORK, _TITLED_SUBJECT, _ZH_A_CHILD)
         )
     # The care reading only for a statement that opens with someone: the user may look after them
     # ("my husband has early-onset Parkinson's and I'm his main carer now").
