@@ -123,6 +123,18 @@ AFTER = [
         "pump",
     ),
     ("记住：下周我们全家去海边。我儿子有癫痫，每天早晚都要吃丙戊酸钠。", "癫痫"),
+    # After a question: the question no longer ends what is kept when a condition follows it.
+    (
+        "Remember that I'm dropping two extra bags at Hana's tomorrow. Can you remind me at 7? I'm on "
+        "the new epilepsy meds and mornings are a total fog.",
+        "epilepsy",
+    ),
+    (
+        "Remember that the next guest is Matteo, Friday around 9pm. I'm at the hospital for my Crohn's "
+        "infusion till 8, can Sam let him in?",
+        "Crohn",
+    ),
+    ("記住：聽日三點要交報告。你可唔可以提我？我個仔有哮喘，今晚要陪佢覆診。", "哮喘"),
     ("記住：這個月我都在台中出差。我懷孕二十八週了，醫生說不能久站。", "懷孕"),
 ]
 

@@ -265,7 +265,10 @@ def _as_said(content: str, asked: bool, chinese: bool) -> str:
 
 def _statement(what: str, chinese: bool) -> str:
     """What a "remember that …" is kept as when no finer rule reads it: the user's words, whole."""
-    return zh_statement(what) if chinese else as_sentence(third_person(what))
+    if chinese:
+        return zh_statement(what)
+    # Each sentence opens with a capital ("… at 7? The user is on …").
+    return as_sentence(re.sub(r"([.!?]\s+)the user\b", r"\1The user", third_person(what)))
 
 
 def _remember(sentence: str) -> str:
@@ -320,12 +323,23 @@ def _requests(content: str) -> list[tuple[str, bool]]:
         following = list(itertools.takewhile(_continues, sentences[at:]))
         whole_kept = False
         if following:
-            joined = ("" if re.search(f"[{CJK}]", what) else " ").join([what.strip(), *following])
+            joined = _joined(what, following)
             alone, together = judgement.policy(what).is_rule, judgement.policy(joined).is_rule
             if alone or together or _safety_after(what, joined):
                 what, at, whole_kept = joined, at + len(following), alone and not together
+        # A condition told after a question, up to the next request ("… Can you remind me at 7?
+        # I'm on the new epilepsy meds and mornings are a fog."): kept with it too, as a direct
+        # write keeps the text whole; the question stopped the reading and the condition waited
+        # for the background extraction.
+        told = list(itertools.takewhile(lambda sentence: not _remember(sentence), sentences[at:]))
+        if told and _safety_after(what, _joined(what, told)):
+            what, at = _joined(what, told), at + len(told)
         found.append((what, whole_kept))
     return found
+
+
+def _joined(what: str, sentences: list[str]) -> str:
+    return ("" if re.search(f"[{CJK}]", what) else " ").join([what.strip(), *sentences])
 
 
 def _safety_after(first: str, joined: str) -> bool:
