@@ -38,3 +38,10 @@ def import_lines(client: Any, lines: list[str]) -> list[dict[str, Any]]:
     )
     assert response.status_code in (200, 201), response.content
     return response.json()["results"]
+
+
+def pinned(body: dict[str, Any]) -> bool:
+    """Whether a REST or MCP add pinned the statement, or the condition it kept beside a held rule
+    (`also`)."""
+    entries = [body.get("entry") or {}, *((also.get("entry") or {}) for also in body.get("also", []))]
+    return any(entry.get("pinned") for entry in entries)

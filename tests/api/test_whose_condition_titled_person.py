@@ -15,7 +15,7 @@ import pytest
 from api.services import user_token_issue
 from memory_core.models import MemoryEntry
 from tests.api import mcp_helpers as m
-from tests.api.add_helpers import batch_add, import_lines, mem0_add, rest_add
+from tests.api.add_helpers import batch_add, import_lines, mem0_add, pinned, rest_add
 
 pytestmark = pytest.mark.django_db
 
@@ -33,29 +33,24 @@ STILL_THEIRS = [
 ]
 
 
-def _pinned(body: dict) -> bool:
-    entries = [body.get("entry") or {}, *((also.get("entry") or {}) for also in body.get("also", []))]
-    return any(entry.get("pinned") for entry in entries)
-
-
 @pytest.mark.parametrize("said", TITLED)
 def test_rest_and_mem0_keep_a_titled_persons_condition_unpinned(key_client, said):
     body = rest_add(key_client, said)
-    assert body["action"] in ("added", "pending_review") and not _pinned(body), body
+    assert body["action"] in ("added", "pending_review") and not pinned(body), body
     MemoryEntry.objects.all().delete()
     mem0_add(key_client, said)
     assert MemoryEntry.objects.exists() and not MemoryEntry.objects.filter(pinned=True).exists(), said
 
 
 @pytest.mark.parametrize("said", STILL_THEIRS)
-def test_a_greeting_a_parent_and_a_person_in_care_are_still_pinned(key_client, said):
-    assert _pinned(rest_add(key_client, said)), said
+def test_a_greeting_a_parent_and_a_person_in_care_are_stillpinned(key_client, said):
+    assert pinned(rest_add(key_client, said)), said
 
 
 def test_the_batch_route_reads_them_alike(key_client):
     results = batch_add(key_client, [*TITLED, *STILL_THEIRS])
-    pinned = [_pinned(result) for result in results]
-    assert pinned == [False] * len(TITLED) + [True] * len(STILL_THEIRS), pinned
+    read = [pinned(result) for result in results]
+    assert read == [False] * len(TITLED) + [True] * len(STILL_THEIRS), read
 
 
 def test_an_import_reads_them_alike(key_client):
@@ -67,5 +62,5 @@ def test_an_import_reads_them_alike(key_client):
 def test_mcp_reads_them_alike(owner, mcp_url):
     token = user_token_issue(user=owner).key
     client, neighbour, greeting = m.adds(mcp_url, token, [TITLED[1], TITLED[4], STILL_THEIRS[0]])
-    assert not _pinned(client) and not _pinned(neighbour), (client, neighbour)
-    assert _pinned(greeting), greeting
+    assert not pinned(client) and not pinned(neighbour), (client, neighbour)
+    assert pinned(greeting), greeting

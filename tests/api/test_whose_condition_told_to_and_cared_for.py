@@ -20,7 +20,7 @@ from django.urls import reverse
 from api.services import user_token_issue
 from memory_core.models import MemoryEntry
 from tests.api import mcp_helpers as m
-from tests.api.add_helpers import import_lines, mem0_add, rest_add
+from tests.api.add_helpers import import_lines, mem0_add, pinned, rest_add
 from tests.chat.helpers import client_for
 
 pytestmark = pytest.mark.django_db
@@ -43,32 +43,26 @@ SOMEONE_ELSES = [
 ]
 
 
-def _pinned(body: dict) -> bool:
-    """Whether the add pinned the statement, or the condition it kept beside a held rule."""
-    entries = [body.get("entry") or {}, *((also.get("entry") or {}) for also in body.get("also", []))]
-    return any(entry.get("pinned") for entry in entries)
-
-
 @pytest.mark.parametrize("said", [*TOLD_TO_SOMEONE, *CARED_FOR])
 def test_rest_and_mem0_pin_a_dependants_condition(key_client, said):
-    assert _pinned(rest_add(key_client, said)), said
+    assert pinned(rest_add(key_client, said)), said
     MemoryEntry.objects.all().delete()
     mem0_add(key_client, said)
     assert MemoryEntry.objects.filter(pinned=True).exists(), said
 
 
 @pytest.mark.parametrize("said", SOMEONE_ELSES)
-def test_someone_elses_condition_is_not_pinned(key_client, said):
+def test_someone_elses_condition_is_notpinned(key_client, said):
     body = rest_add(key_client, said)
-    assert body["action"] == "added" and not _pinned(body), body
+    assert body["action"] == "added" and not pinned(body), body
 
 
 @pytest.mark.django_db(transaction=True)
 def test_mcp_reads_them_alike(owner, mcp_url):
     token = user_token_issue(user=owner).key
     told, cared, sister = m.adds(mcp_url, token, [TOLD_TO_SOMEONE[1], CARED_FOR[1], SOMEONE_ELSES[2]])
-    assert _pinned(told) and _pinned(cared), (told, cared)
-    assert not _pinned(sister), sister
+    assert pinned(told) and pinned(cared), (told, cared)
+    assert not pinned(sister), sister
 
 
 def test_the_chat_pins_the_condition_it_is_asked_to_remember(owner, django_capture_on_commit_callbacks):

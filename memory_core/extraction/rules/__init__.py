@@ -136,13 +136,7 @@ class RuleBasedExtractor:
             fields for fields in found if fields.get("category") != "safety" and not fields.get("incidental")
         ]
         if not read and judgement.policy(whole).is_rule:  # "I'd like answers in bullet points" is a taste
-            rule: Fact = {
-                "content": _as_said(_as_written(whole), whole.endswith(("?", "\uff1f")), _chinese(whole)),
-                "type": "procedural",
-                "category": "sop",
-                "importance": 0.7,
-                "confidence": 0.9,
-            }
+            rule = _rule(whole, confidence=0.9)
             return [rule, *(fields for fields in found if fields.get("category") == "safety")]
         if len(sentences) > 1 and _safety_lost(whole, found, sure=judgement.PART_SURE):
             found.append(_kept_whole(whole))
@@ -176,15 +170,7 @@ class RuleBasedExtractor:
         # and, over twelve fresh batches, held no rule the model missed.
         asked = said.endswith(("?", "\uff1f"))
         if judgement.policy(said).is_rule:
-            return [
-                {
-                    "content": _as_said(_as_written(what), asked, chinese),
-                    "type": "procedural",
-                    "category": "sop",
-                    "importance": 0.7,
-                    "confidence": 1.0,
-                }
-            ]
+            return [_rule(said, confidence=1.0)]
         whole = {
             "content": _as_said(_statement(what, chinese), asked, chinese),
             "said": said,
@@ -246,6 +232,19 @@ def _kept_whole(said: str) -> Fact:
 
 def _chinese(text: str) -> bool:
     return bool(re.search(f"[{CJK}]", text))
+
+
+def _rule(said: str, *, confidence: float) -> Fact:
+    """A rule kept as the user wrote it, a question kept a question, waiting for an operator."""
+    asked = said.rstrip().endswith(("?", "\uff1f"))
+    content = _as_said(_as_written(said), asked, _chinese(said))
+    return {
+        "content": content,
+        "type": "procedural",
+        "category": "sop",
+        "importance": 0.7,
+        "confidence": confidence,
+    }
 
 
 def _as_written(words: str) -> str:
