@@ -36,7 +36,7 @@ from memory_core.people_known import (
 from memory_core.sameness import speaker
 from memory_core.services import event_record
 from memory_core.tombstones import blocking_tombstone, mined_too_early
-from memory_core.whose_condition import after_an_address, someone_elses
+from memory_core.whose_condition import a_record_note, after_an_address, someone_elses
 from memory_core.whose_known import known_person, only_an_introduction, only_care
 from memory_core.write_request import WriteRequest
 
@@ -440,8 +440,8 @@ def _pinned_safety(
     if known is not None:
         # Before the reader's frames, which read "Noah has asthma" as a health fact whoever Noah is.
         return known == DEPENDANT
-    if own and whose.who != "other":
-        return True
+    if own and whose.who != "other" and not a_record_note(content):
+        return True  # a condition said without a subject is the speaker's, unless it is a record's
     # The model pins on slight odds (a dependant's condition must not be missed): a condition it
     # finds twice as likely someone else's, or told of a partner, friend or colleague the
     # statement opens with ("My hiking buddy got alpha-gal…"), is theirs.

@@ -68,6 +68,7 @@ from memory_core.extraction.schema import parse_when as _parse_when
 from memory_core.models import CONTENT_MAX_CHARS
 from memory_core.reading.normalise import as_sentence, slug, split_sentences, third_person
 from memory_core.reading.words import CJK, SECRET_WORDS, ZH_SIMPLIFIED, Fact
+from memory_core.whose_condition import a_record_note
 
 __all__ = [
     "USER",
@@ -126,10 +127,15 @@ class RuleBasedExtractor:
         held for an operator as said (the rules read no rules, and mem0's default add dropped
         every one), with the safety facts it states; a safety fact told over sentences none of
         which is sure alone ("My husband has Parkinson's now. I'm his main carer.") is kept whole."""
+        whole = content.strip()
+        if whole and len(whole) <= CONTENT_MAX_CHARS and a_record_note(whole):
+            # A work record's note of someone served ("Table 7: pregnant, no raw fish"): nothing in
+            # it is the user's, which is how the reader reads a condition said without a subject.
+            # Kept as written, unpinned; a rule in it waits for an operator like any rule.
+            return [_rule(whole, confidence=0.9) if judgement.policy(whole).is_rule else _as_noted(whole)]
         reader = _Reader(today)  # one a message: "My son is 12. He's got type 1 diabetes."
         sentences = split_sentences(content)
         found = [fields for sentence in sentences for fields in self._from_sentence(sentence, today, reader)]
-        whole = content.strip()
         if not whole or len(whole) > CONTENT_MAX_CHARS or any(_remember(sentence) for sentence in sentences):
             return found  # what is asked to be kept was kept as asked
         read = [
@@ -228,6 +234,11 @@ def _kept_whole(said: str) -> Fact:
     content = _statement(said.rstrip(".!? \u3002\uff01\uff1f"), chinese)
     content = _as_said(content, said.endswith(("?", "\uff1f")), chinese)  # a question stays one
     return {"content": content, "said": said, "category": "safety", "importance": 0.7, "confidence": 0.9}
+
+
+def _as_noted(said: str) -> Fact:
+    """A note kept as written, about whoever it names: not the user's."""
+    return {"content": _as_written(said), "said": said, "importance": 0.5, "confidence": 0.9}
 
 
 def _chinese(text: str) -> bool:
