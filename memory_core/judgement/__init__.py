@@ -27,13 +27,12 @@ from memory_core.guards.policy import (
     PolicyCheck,
     answer_style,
     asks_beyond_style,
-    opens_as_question,
     policy_check,
 )
 from memory_core.guards.secrets import REDACTED, SecretScan, scan_secrets
 from memory_core.guards.secrets.candidates import candidates, periods
 from memory_core.guards.secrets.text import sentence_spans
-from memory_core.language import has_cjk, simplified_han
+from memory_core.language import has_cjk
 
 from . import clauses
 from .encoder import SAFETY_OUTPUTS
@@ -41,6 +40,7 @@ from .encoder import encoder as loaded_encoder
 from .encoder import safety_encoder as loaded_safety_encoder
 from .features import row
 from .model import models, stacked
+from .scope import a_missed_meal, standing_scope, untagged
 from .spans import dates, span_matrix, value_spans
 
 __all__ = [
@@ -214,88 +214,29 @@ def _sentences(text: str) -> list[str]:
     return parts[:_MAX_SENTENCES] if len(parts) > 1 else []
 
 
-# A standing scope says an instruction lasts beyond one occasion. The normative model, trained on
-# texts where a condition is most often news, under-scores a standing request built on one
-# ("Since I was diagnosed with histamine intolerance, please never suggest fermented foods": 0.19;
-# "My MS fatigue is worst after 2pm. Put my hard meetings in the mornings from now on please":
-# 0.24): with a standing scope, and not asked as a question, a lower score holds the statement,
-# and so does one of its sentences with the scope that the model is sure of alone. (On batch 23,
-# read after its first score: 8 more of 135 rules held, one more of LoCoMo's 788 turns; through
-# REST its other texts held stayed as they were. With the models retrained since, on batch 25 it
-# holds 5 of 138 rules the model alone does not, and none of its 322 other texts.)
-_STANDING = re.compile(
-    r"(?i)\b(?:from\s+now\s+on|going\s+forward|for\s+good|at\s+all\s+times|until\s+further\s+notice"
-    r"|don'?t\s+ever|no\s+matter\s+what)\b|(?<![完了过点时年月天号周风术住药后跤院产婚])以后|今后|从今|往后|一律|凡是"
-    r"|务必|千万"
-)
-# "以后" after an event or a time is "after it" ("他中风以后右边身体不能动"): a scope only with a
-# request's word. On the labelled texts with 以后: 11 non-rules no longer held, 2 rules lost.
-_AFTER_AN_EVENT = re.compile(r"(?<=[完了过点时年月天号周风术住药后跤院产婚])以后")
-# "always", "never", "whenever", "every time" also describe ("she gets hives whenever she eats
-# kiwi"): they scope an instruction only beside a request's word.
-_OFTEN = re.compile(
-    r"(?i)\b(?:always|never|whenever|any\s*time|each\s+time|every\s+(?:time|single|morning|day|night|week|month"
-    r"|visit|outing|shift|session))\b|每次|每逢|永远|始终|每天|每晚|每朝"
-)
-# A bare verb is a request only where an imperative stands, at a clause's start or after a word that
-# leads one ("so keep the sauce away", "you can let me…"): "they've put him on amlodipine, he checks
-# it every morning" tells what others do.
-_REQUEST = re.compile(
-    r"(?i)\b(?:please|pls|plz|remind|make\s+sure|don'?t|do\s+not|can\s+you|could\s+you"
-    r"|you\s+(?:should|must|need\s+to))\b"
-    r"|(?:^|[.!?;:,\n\u2014\u2013(]\s*|\b(?:and|then|just|also|so|always|never|only|can|may)\s+)"
-    r"(?:suggest|factor|check|put|keep|give|let|book|send|log)\b"
-    r"|请|帮我|提醒|记得|别|不要|不准|不许|必须|一定要|麻烦|唔好|唔准"
-)
+# The model's score that holds a statement with a standing scope, and one of its sentences (see
+# `scope`: the normative model under-scores a standing request built on a condition).
 STANDING_FLOOR = 0.4
 STANDING_SENTENCE_SURE = 0.9
-
-
-def _standing_scope(text: str) -> bool:
-    simple = simplified_han(text)
-    often = _OFTEN.search(simple) or _AFTER_AN_EVENT.search(simple)
-    return bool(_STANDING.search(simple) or (often and _REQUEST.search(simple)))
 
 
 def _standing_rule(plain: str) -> bool:
     """Whether a statement the normative model did not hold is a rule by its standing scope."""
     model = models().get("normative")
-    if model is None or plain.rstrip().endswith(("?", "\uff1f")) or not _standing_scope(plain):
+    if model is None or plain.rstrip().endswith(("?", "\uff1f")) or not standing_scope(plain):
         return False
     if reaches("normative", plain, STANDING_FLOOR):
         return True
     return any(
-        _judgeable(part) and _standing_scope(part) and reaches("normative", part, STANDING_SENTENCE_SURE)
+        _judgeable(part) and standing_scope(part) and reaches("normative", part, STANDING_SENTENCE_SURE)
         for part in _sentences(plain)
-    )
-
-
-# A directive closed by a tag ("never let the twins have fizzy drinks after six, ok?", "…先给我打电
-# 话。记住没" and its question mark) asks nothing: the models, for which a closing question mark is a
-# question (0.001 with the tag, 0.28 without), judge it without the tag. Only tags that close an
-# order are read so: "…, right?" checks a fact, and "可以吗" asks leave.
-_DIRECTIVE_TAG = re.compile(
-    r"(?i)(?:,\s*(?:ok(?:ay)?|alright|all\s+right|got\s+it|understood|yeah)"
-    r"|(?<=[\uff0c\u3002\uff01,.!])\s*(?:记住没|记住了吗|记住了没|记得吗|听到没|听到了吗|明白吗|明白了吗|懂吗|知道了吗|"
-    r"記住未|記住沒|記住了嗎|聽到沒|明白嗎|知唔知|聽到未))\s*[?\uff1f]+\s*$"
-)
-
-
-def _untagged(plain: str) -> str:
-    """`plain` without a tag that closes an order (`_DIRECTIVE_TAG`), unless what it closes asks."""
-    tag = _DIRECTIVE_TAG.search(plain)
-    if tag is None or opens_as_question(plain):
-        return plain
-    said = plain[: tag.start()].rstrip(" ,\uff0c")
-    return (
-        said if said.endswith((".", "!", "\u3002", "\uff01")) else said + ("\u3002" if has_cjk(said) else ".")
     )
 
 
 def policy(text: str, *, type: str | None = None) -> PolicyCheck:
     """`guards.policy.policy_check`'s answer, decided by the models (see the module docstring)."""
     check = policy_check(text, type=type)
-    plain = _untagged(" ".join((text or "").split()))
+    plain = untagged(" ".join((text or "").split()))
     if not plain:
         return check
     # A statement is judged whole, as the models learned; a long message sentence by sentence
@@ -310,9 +251,13 @@ def policy(text: str, *, type: str | None = None) -> PolicyCheck:
     own_style = not weakens and answer_style(plain)
     # Said as how to answer the speaker but asking for others' data or a secret: a rule, whatever
     # the model's score ("reply to me with the admin password" reads as talk to the model).
-    normative = not own_style and (
-        any(_positive("normative", p) for p in pieces)
-        or (len(plain) <= LONGEST_JUDGED and (_standing_rule(plain) or asks_beyond_style(plain)))
+    normative = (
+        not own_style
+        and not a_missed_meal(plain)
+        and (
+            any(_positive("normative", p) for p in pieces)
+            or (len(plain) <= LONGEST_JUDGED and (_standing_rule(plain) or asks_beyond_style(plain)))
+        )
     )
     is_rule = type == "procedural" or weakens or normative
     if weakens and not check.weakens:
