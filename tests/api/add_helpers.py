@@ -1,5 +1,6 @@
 """Statements added the way a client adds them, as user "u1": the native REST route and its batch,
-mem0's route with `infer: false` (one turn a call, stored as said), and an import of a pasted list.
+mem0's route with `infer: false` (one turn a call, stored as said) and with `infer` true (the
+offline extraction), and an import of a pasted list.
 Each asserts the call succeeded and returns the reply's body (or its rows)."""
 
 from __future__ import annotations
@@ -18,6 +19,17 @@ def mem0_add(client: Any, content: str) -> dict[str, Any]:
     response = client.post("/v3/memories/add/", body, format="json")
     assert response.status_code == 200, response.content
     return response.json()
+
+
+def mem0_infer(client: Any, capture: Any, content: str, user_id: str = "u1") -> dict[str, Any]:
+    """mem0's default add (`infer` true) with no model configured, its queued extraction run on
+    commit (`capture`: `django_capture_on_commit_callbacks`); the event it reports, succeeded."""
+    body = {"messages": [{"role": "user", "content": content}], "user_id": user_id}
+    with capture(execute=True):
+        queued = client.post("/v3/memories/add/", body, format="json").json()
+    event = client.get(f"/v1/event/{queued['event_id']}/", {"user_id": user_id}).json()
+    assert event["status"] == "SUCCEEDED", event
+    return event
 
 
 def batch_add(client: Any, contents: list[str]) -> list[dict[str, Any]]:

@@ -11,24 +11,14 @@ fact would otherwise be lost."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from django.urls import reverse
 
 from memory_core.models import FlaggedWrite, MemoryEntry, MemoryStatus
+from tests.api.add_helpers import mem0_infer
 from tests.chat.helpers import client_for
 
 pytestmark = pytest.mark.django_db
-
-
-def _infer(key_client: Any, capture: Any, said: str, user_id: str = "u1") -> dict[str, Any]:
-    body = {"messages": [{"role": "user", "content": said}], "user_id": user_id}
-    with capture(execute=True):
-        queued = key_client.post("/v3/memories/add/", body, format="json").json()
-    event = key_client.get(f"/v1/event/{queued['event_id']}/", {"user_id": user_id}).json()
-    assert event["status"] == "SUCCEEDED", event
-    return event
 
 
 RULES = [
@@ -43,7 +33,7 @@ RULES = [
 def test_a_rule_told_in_a_message_waits_for_review(
     key_client, django_capture_on_commit_callbacks, said, weakens
 ):
-    event = _infer(key_client, django_capture_on_commit_callbacks, said)
+    event = mem0_infer(key_client, django_capture_on_commit_callbacks, said)
 
     assert [result["status"] for result in event["results"]] == ["pending_review"]
     assert event["held_for_review"] == 1
@@ -72,7 +62,7 @@ UNREAD = [
 def test_a_safety_fact_the_rules_do_not_read_is_kept_and_pinned(
     key_client, django_capture_on_commit_callbacks, said, word
 ):
-    _infer(key_client, django_capture_on_commit_callbacks, said)
+    mem0_infer(key_client, django_capture_on_commit_callbacks, said)
 
     pinned = MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE, pinned=True, content__contains=word)
     assert pinned.exists(), list(MemoryEntry.objects.values_list("content", "pinned"))
@@ -83,7 +73,7 @@ def test_a_safety_fact_the_rules_do_not_read_is_kept_and_pinned(
 
 
 def test_a_relatives_condition_told_with_a_pronoun_is_theirs(key_client, django_capture_on_commit_callbacks):
-    _infer(
+    mem0_infer(
         key_client,
         django_capture_on_commit_callbacks,
         "My son starts school on Monday, he has a severe egg allergy.",
@@ -93,7 +83,7 @@ def test_a_relatives_condition_told_with_a_pronoun_is_theirs(key_client, django_
         content="The user's son has a severe egg allergy.", pinned=True
     ).exists()
     # "she" after "my husband" is not him.
-    _infer(
+    mem0_infer(
         key_client, django_capture_on_commit_callbacks, "My husband drove, she has epilepsy.", user_id="u2"
     )
     assert not MemoryEntry.objects.filter(
@@ -113,7 +103,7 @@ NOT_KEPT = [
 def test_questions_suppositions_and_chat_are_not_kept_as_facts_or_rules(
     key_client, django_capture_on_commit_callbacks, said
 ):
-    event = _infer(key_client, django_capture_on_commit_callbacks, said)
+    event = mem0_infer(key_client, django_capture_on_commit_callbacks, said)
 
     assert event["held_for_review"] == 0
     assert not MemoryEntry.objects.filter(pinned=True).exists()
@@ -156,7 +146,7 @@ RULE_ON_A_CONDITION = [
 def test_the_condition_a_held_rule_rests_on_is_pinned_and_listed(
     key_client, django_capture_on_commit_callbacks, said, word
 ):
-    event = _infer(key_client, django_capture_on_commit_callbacks, said)
+    event = mem0_infer(key_client, django_capture_on_commit_callbacks, said)
 
     statuses = [(result.get("status"), result["memory"]) for result in event["results"]]
     assert statuses[0][0] == "pending_review", statuses
@@ -168,7 +158,7 @@ def test_the_condition_a_held_rule_rests_on_is_pinned_and_listed(
 def test_a_question_told_with_a_condition_is_kept_as_a_question(
     key_client, django_capture_on_commit_callbacks
 ):
-    _infer(
+    mem0_infer(
         key_client,
         django_capture_on_commit_callbacks,
         "Should I stick to paracetamol with my vWD, or is ibuprofen fine?",
@@ -179,6 +169,6 @@ def test_a_question_told_with_a_condition_is_kept_as_a_question(
 
 
 def test_being_told_to_note_something_is_not_a_name(key_client, django_capture_on_commit_callbacks):
-    _infer(key_client, django_capture_on_commit_callbacks, "爸说车钥匙放在玄关抽屉里了，叫我们两个记一下")
+    mem0_infer(key_client, django_capture_on_commit_callbacks, "爸说车钥匙放在玄关抽屉里了，叫我们两个记一下")
 
     assert not MemoryEntry.objects.filter(content__contains="希望被称为").exists()

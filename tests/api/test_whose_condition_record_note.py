@@ -12,14 +12,12 @@ batch route, an import and MCP."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from api.services import user_token_issue
 from memory_core.models import MemoryEntry
 from tests.api import mcp_helpers as m
-from tests.api.add_helpers import batch_add, import_lines, mem0_add, pinned, rest_add
+from tests.api.add_helpers import batch_add, import_lines, mem0_add, mem0_infer, pinned, rest_add
 
 pytestmark = pytest.mark.django_db
 
@@ -53,20 +51,11 @@ def test_the_users_own_words_under_a_heading_are_still_pinned(key_client, said):
     assert pinned(rest_add(key_client, said)), said
 
 
-def _infer(key_client: Any, capture: Any, said: str) -> dict[str, Any]:
-    body = {"messages": [{"role": "user", "content": said}], "user_id": "u1"}
-    with capture(execute=True):
-        queued = key_client.post("/v3/memories/add/", body, format="json").json()
-    event = key_client.get(f"/v1/event/{queued['event_id']}/", {"user_id": "u1"}).json()
-    assert event["status"] == "SUCCEEDED", event
-    return event
-
-
 @pytest.mark.parametrize("said", [RECORD_NOTES[3], RECORD_NOTES[4], RECORD_NOTES[6]])
 def test_mem0s_default_add_without_a_model_pins_no_record_note(
     key_client, django_capture_on_commit_callbacks, said
 ):
-    _infer(key_client, django_capture_on_commit_callbacks, said)
+    mem0_infer(key_client, django_capture_on_commit_callbacks, said)
     assert not MemoryEntry.objects.filter(pinned=True).exists(), list(
         MemoryEntry.objects.values_list("content", "pinned")
     )
