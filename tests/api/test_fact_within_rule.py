@@ -74,6 +74,13 @@ ADDRESSED_BY_A_KIN_WORD = [
     # Traditional, and Cantonese: the same reading through MCP and the text import (below).
     ("媽媽注意：我兒子對蛋過敏，以後幫他做早餐不要放蛋。", "我兒子對蛋過敏"),  # noqa: RUF001
     ("老公你記住，我個女對蝦過敏，以後煮嘢唔好放蝦。", "我個女對蝦過敏"),  # noqa: RUF001
+    # A kin or a carer's word and a word asking for attention, nothing else ("阿姨请留意"), whatever
+    # the model reads in so few words.
+    ("阿姨请留意：我女儿对花生过敏，以后零食都不要买带花生的。", "我女儿对花生过敏"),  # noqa: RUF001
+    (
+        "Grandma, please note: my son is allergic to eggs, so never put egg in his breakfast.",
+        "my son is allergic to eggs",
+    ),
 ]
 SOMEONE_ELSES = [
     "Our coach Dave has epilepsy, so from now on no strobe lights at the club.",
