@@ -72,6 +72,23 @@ def test_a_safety_fact_the_rules_do_not_read_is_kept_and_pinned(
     )
 
 
+@pytest.mark.parametrize(
+    ("said", "job", "condition"),
+    [
+        ("I work as a nurse with epilepsy, mostly nights.", "nurse", "epilepsy"),
+        ("I'm a bus driver with high blood pressure.", "bus driver", "high blood pressure"),
+    ],
+)
+def test_a_condition_after_a_job_is_no_part_of_it(
+    key_client, django_capture_on_commit_callbacks, said, job, condition
+):
+    mem0_infer(key_client, django_capture_on_commit_callbacks, said)
+
+    kept = list(MemoryEntry.objects.values_list("content", "pinned"))
+    assert ("The user works as " + ("an " if job[0] in "aeiou" else "a ") + job + ".", False) in kept, kept
+    assert any(condition in content and pinned for content, pinned in kept), kept
+
+
 def test_a_relatives_condition_told_with_a_pronoun_is_theirs(key_client, django_capture_on_commit_callbacks):
     mem0_infer(
         key_client,

@@ -7,7 +7,7 @@ import re
 from memory_core.extraction.rules.facts import Who, _Context, _fact, _negation
 from memory_core.reading.dates import find_date
 from memory_core.reading.normalise import article_for, as_sentence, clean_object
-from memory_core.reading.words import ADV, ORG, Fact
+from memory_core.reading.words import ADV, CONDITION_ALT, ORG, Fact
 
 _JOB_WORDS = (
     r"engineer|developer|programmer|designer|teacher|professor|lecturer|nurse|doctor|physician|surgeon|"
@@ -102,16 +102,28 @@ def _work(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     return []
 
 
+# "a nurse with epilepsy", "a teacher with type 1 diabetes": who the worker is, not where they work
+# nor part of the role; the condition is left to the health readers and the whole-sentence keep.
+_WITH_CONDITION = re.compile(
+    rf"(?i)\s+with\s+(?:(?:an?|chronic|severe|mild|bad|early|late)\s+)*(?:{CONDITION_ALT})\b"
+)
+
+
 def _job(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
     """A role, with its employer when named: "works as a nurse at Contoso", "is the CTO of Fabrikam"."""
     for pattern in (_WORKS_AT_AS, _WORKS_AS, _CHANGE_AS, _STUDENT, _IS_TITLE, _IS_JOB):
         match = pattern.match(predicate)
         if not match:
             continue
-        job = clean_object(match.group("job"))
+        said, org_said = match.group("job"), match.groupdict().get("org") or ""
+        condition = _WITH_CONDITION.search(predicate, match.start("job"))
+        if condition is not None:
+            said = predicate[match.start("job") : min(match.end("job"), condition.start())]
+            org_said = org_said if org_said and match.start("org") < condition.start() else ""
+        job = clean_object(said)
         if not job or len(job.split()) > 6:
             continue
-        org = _org(match.groupdict().get("org") or "")
+        org = _org(org_said)
         at = f" at {org}" if org else ""
         if pattern is _STUDENT:
             content = f"{who.label} is {article_for(job)} {job}{at}."
