@@ -76,7 +76,11 @@ def test_a_safety_fact_the_rules_do_not_read_is_kept_and_pinned(
     ("said", "job", "condition"),
     [
         ("I work as a nurse with epilepsy, mostly nights.", "nurse", "epilepsy"),
-        ("I'm a bus driver with high blood pressure.", "bus driver", "high blood pressure"),
+        (
+            "I'm a primary school teacher with type 1 diabetes, so lunch is at noon sharp.",
+            "primary school teacher",
+            "diabetes",
+        ),
     ],
 )
 def test_a_condition_after_a_job_is_no_part_of_it(

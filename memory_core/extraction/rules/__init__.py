@@ -135,8 +135,7 @@ class RuleBasedExtractor:
             return [_rule(whole, confidence=0.9) if judgement.policy(whole).is_rule else _as_noted(whole)]
         reader = _Reader(today)  # one a message: "My son is 12. He's got type 1 diabetes."
         sentences = split_sentences(content)
-        alone = len(sentences) == 1
-        found = [f for sentence in sentences for f in self._from_sentence(sentence, today, reader, alone)]
+        found = [fields for sentence in sentences for fields in self._from_sentence(sentence, today, reader)]
         if not whole or len(whole) > CONTENT_MAX_CHARS or any(_remember(sentence) for sentence in sentences):
             return found  # what is asked to be kept was kept as asked
         read = [
@@ -149,17 +148,13 @@ class RuleBasedExtractor:
             found.append(_kept_whole(whole))
         return found
 
-    def _from_sentence(self, sentence: str, today: date, reader: _Reader, alone: bool = False) -> list[Fact]:
-        """A sentence's facts, and the sentence kept whole when they lose a safety fact it tells: a
-        sentence of a longer message when the model is sure of it alone (`PART_SURE`), a message of
-        one sentence as a direct write of it would pin it ("I'm a bus driver with high blood
-        pressure": REST pinned it, and the job read from it kept nothing of the condition)."""
+    def _from_sentence(self, sentence: str, today: date, reader: _Reader) -> list[Fact]:
         remember = _remember(sentence)
         if remember:
             return self._remembered(remember, today)
         facts = reader.sentence(sentence)
         said = sentence.strip()
-        if _safety_lost(said, facts, sure=0.0 if alone else judgement.PART_SURE):
+        if _safety_lost(said, facts, sure=judgement.PART_SURE):
             facts.append(_kept_whole(said))
         return facts
 
