@@ -33,10 +33,11 @@ from memory_core.people_known import (
     OTHER,
     PeopleKnown,
 )
+from memory_core.reading.records import a_record_note
 from memory_core.sameness import speaker
 from memory_core.services import event_record
 from memory_core.tombstones import blocking_tombstone, mined_too_early
-from memory_core.whose_condition import a_record_note, after_an_address, someone_elses
+from memory_core.whose_condition import after_an_address, someone_elses
 from memory_core.whose_known import known_person, only_an_introduction, only_care
 from memory_core.write_request import WriteRequest
 

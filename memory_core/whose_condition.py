@@ -19,6 +19,7 @@ from memory_core.entities.kinship import KIN_WORDS
 from memory_core.entities.served import ZH_WORK_PLACES
 from memory_core.entities.vocabulary import Predicate
 from memory_core.language import simplified_han
+from memory_core.reading.records import a_record_note
 
 # The kin and social words that name someone who is not in the user's care.
 _OTHERS = frozenset(
@@ -117,28 +118,6 @@ _TITLED_SUBJECT = re.compile(
 # girl) is no child of the user's, who says "個女" / "我個女" (`judgement._BARE_KIN`); the safety
 # model retrained with batch 54 read it as the user's daughter (0.82). No labelled text opens so.
 _ZH_A_CHILD = re.compile(r"^\W*个(?:女仔|男仔|细路|细蚊仔|小朋友|小孩)")
-# A work record's heading the statement opens with, a bed, a room, a pupil's class, a booking, an
-# order or a caller ("Ward 7, bay 2, bed 4: coeliac…", "Saturday booking: wheelchair user…", "3床:
-# 青霉素过敏"), and nobody in it says "I", "my" or "our": a nurse's, a teacher's or a clerk's note of
-# whom they serve. Over the labelled sets (batch 56 included) 101 statements of someone else's
-# condition and 201 of none are read so, and 2 of the user's or a dependant's ("3号房宝宝黄疸值偏高",
-# a midwife's note labelled a dependant's; "Order confirmed: … for the DVT leg"); "complaint re order
-# 44817: I'm coeliac", "Booking note: I use a wheelchair" are the user's and have "I".
-_RECORD_PLACE = (
-    r"(?:ward|bed|bay|room|rm|cubicle|table|seat|cabin|unit|flat|apt|suite|pitch|lane|stall|chair|booth|row"
-    r"|gate|class|form|year|group|case|ticket|order|booking|ref|reservation|tour|party|caller|call|client"
-    r"|patient|guest|customer|pupil|student|resident|passenger|visitor|rider|camper|member|diner|attendee"
-    r"|delegate)"
-)
-_RECORD_HEADING = re.compile(
-    r"(?i)^\W*(?:[\w'-]+\s+){0,3}?" + _RECORD_PLACE + r"\s*(?:no\.?\s*|#\s*)?[\w-]*\d[\w-]*"
-    r"(?:\s*[,/]\s*(?:" + _RECORD_PLACE + r"\s*)?[\w-]*\d[\w-]*)*\s*[:,\-\u2014]"
-    r"|^\W*(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day(?:'s)?|today'?s|tonight'?s|tomorrow'?s|new|next|the"
-    r"|\d+(?:am|pm|:\d\d)?)?\s*(?:booking|caller|walk-?in|enquiry|inquiry|referral|admission|order|reservation"
-    r"|party|group)\b[^.:]{0,30}:"
-    r"|^\W*(?:\d+|[一二三四五六七八九十]+)\s*号?\s*(?:床|房|桌|号房|号桌|号座|座|室)"
-)
-_SAYS_I = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|i'll|im|my|me|mine|myself|our|ours)\b|我(?!们|哋)|咱|俺|阮")
 # The speaker's own condition told beside another's ("my wife and I are both coeliac", "我自己也…").
 _SELF_TOO = re.compile(
     r"(?i)\b(?:i|i'm|i've|me|myself)\b.{0,40}\b(?:too|as well|also|both)\b|我自己|我也|我都"
@@ -160,13 +139,6 @@ def after_an_address(text: str) -> str:
     plain = simplified_han(" ".join(text.split()))
     address = _bare_address(plain)
     return plain[address.end() :].strip() if address else plain
-
-
-def a_record_note(text: str) -> bool:
-    """Whether `text` is a work record's note of someone served (`_RECORD_HEADING`): whoever the
-    condition it tells is, it is not the speaker's, even when it names nobody ("Table 7: pregnant")."""
-    plain = simplified_han(" ".join(text.split()))
-    return bool(_RECORD_HEADING.search(plain)) and not _SAYS_I.search(plain)
 
 
 def someone_elses(text: str) -> bool:

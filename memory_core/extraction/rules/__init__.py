@@ -67,8 +67,8 @@ from memory_core.extraction.schema import RULES_NAME, RULES_VERSION, Candidate, 
 from memory_core.extraction.schema import parse_when as _parse_when
 from memory_core.models import CONTENT_MAX_CHARS
 from memory_core.reading.normalise import as_sentence, slug, split_sentences, third_person
+from memory_core.reading.records import a_record_note
 from memory_core.reading.words import CJK, SECRET_WORDS, ZH_SIMPLIFIED, Fact
-from memory_core.whose_condition import a_record_note
 
 __all__ = [
     "USER",
