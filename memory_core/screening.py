@@ -373,7 +373,7 @@ _TRAILING_LINK = re.compile(
 # "From today,"), not the condition: the fact kept starts after it.
 LEAD_READ_AS_NONE = 0.05
 # A leading clause that is only whom the rule is told to and a word asking for their attention
-# ("媽媽注意", "阿姨请留意", "Mum, note", "Heads up, team") holds no condition, however the model
+# ("媽媽注意", "阿姨请留意", "Mum, note", "heads up") holds no condition, however the model
 # reads its few words (the models retrained with batch 56 read "媽媽注意" as 0.08 someone's).
 _ATTENTION_LEAD = re.compile(
     r"(?i)^\W*(?:[\w\s'.]{0,16}?[,\s]\s*)?(?:please\s+)?(?:note|take\s+note|heads\s+up|fyi|listen(?:\s+up)?|attention)\W*$"

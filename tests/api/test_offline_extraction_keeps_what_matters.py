@@ -93,6 +93,13 @@ def test_a_condition_after_a_job_is_no_part_of_it(
     assert any(condition in content and pinned for content, pinned in kept), kept
 
 
+def test_a_job_with_people_who_have_a_condition_keeps_them(key_client, django_capture_on_commit_callbacks):
+    mem0_infer(key_client, django_capture_on_commit_callbacks, "I work as a nurse with dementia patients.")
+
+    kept = list(MemoryEntry.objects.values_list("content", "pinned"))
+    assert ("The user works as a nurse with dementia patients.", False) in kept, kept
+
+
 def test_a_relatives_condition_told_with_a_pronoun_is_theirs(key_client, django_capture_on_commit_callbacks):
     mem0_infer(
         key_client,

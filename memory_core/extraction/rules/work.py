@@ -104,8 +104,11 @@ def _work(who: Who, predicate: str, ctx: _Context) -> list[Fact]:
 
 # "a nurse with epilepsy", "a teacher with type 1 diabetes": who the worker is, not where they work
 # nor part of the role; the condition is left to the health readers and the whole-sentence keep.
+# "a nurse with dementia patients" works with those who have it: the role keeps it.
 _WITH_CONDITION = re.compile(
     rf"(?i)\s+with\s+(?:(?:an?|chronic|severe|mild|bad|early|late)\s+)*(?:{CONDITION_ALT})\b"
+    r"(?!\s+(?:patients?|children|kids|adults|people|clients?|residents?|families|famil(?:y|ies)|sufferers"
+    r"|survivors|charit(?:y|ies)|research|units?|wards?|teams?|services?|clinics?|nurses?|care|support))"
 )
 
 
