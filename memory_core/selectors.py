@@ -127,12 +127,15 @@ def extraction_jobs_for_conversation(*, actor: Actor, source_conversation: str) 
 
 
 def memory_entries_by_ids(*, actor: Actor, ids: list[Any]) -> dict[str, MemoryEntry]:
-    """The entries among `ids` that `actor` may see, by id as a string; unknown ids are left out."""
+    """The entries among `ids` that `actor` may see, by id as a string, in the order of `ids` (an
+    event lists a held rule before the condition it stored with it, as the job stored them; the
+    database returns them in any order); unknown ids are left out."""
     pks = [pk for pk in (parse_uuid(value) for value in ids) if pk is not None]
     if not pks:
         return {}
     entries = MemoryEntry.objects.visible_to(actor).filter(pk__in=pks).defer("embedding", "search_vector")
-    return {str(entry.pk): entry for entry in entries}
+    found = {entry.pk: entry for entry in entries}
+    return {str(pk): found[pk] for pk in dict.fromkeys(pks) if pk in found}
 
 
 def memory_versions(*, actor: Actor, memory_id: Any) -> list[MemoryEntry]:
