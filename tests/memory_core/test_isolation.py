@@ -11,7 +11,13 @@ from django.utils import timezone
 from memory_core.embeddings import get_embedder
 from memory_core.errors import NotFound
 from memory_core.models import MemoryEntry, MemoryStatus, NamespaceGrant
-from memory_core.selectors import memory_access, memory_history, memory_list, memory_nearest
+from memory_core.selectors import (
+    memory_access,
+    memory_entries_by_ids,
+    memory_history,
+    memory_list,
+    memory_nearest,
+)
 from memory_core.services import EntryDraft, memory_create, namespace_create
 from tests.memory_core.helpers import remember
 
@@ -82,3 +88,16 @@ def test_it_shares_only_approved_procedures_of_granted_namespaces(owner, other_u
     assert sop.pk in visible
     assert fact.pk not in visible
     assert not memory_list(actor=other_user).filter(pk=sop.pk).exists()
+
+
+def test_entries_by_ids_come_back_in_the_order_asked_and_only_the_actors(owner, other_user):
+    """mem0's add event, the chat's notices and the activity page list what a job stored in the
+    order it stored it (a held rule before the condition kept from it); the database's own order
+    is no promise, so every order asked is the order answered."""
+    mine = [remember(owner, f"I keep bees in hive number {n}") for n in range(6)]
+    theirs = remember(other_user, "I keep bees too")
+    for order in ([5, 4, 3, 2, 1, 0], [2, 0, 5, 1, 4, 3], [3, 3, 1]):
+        ids = [str(mine[n].pk) for n in order]
+        found = memory_entries_by_ids(actor=owner, ids=[*ids, str(theirs.pk), "not-an-id"])
+        assert list(found) == list(dict.fromkeys(ids)), order
+        assert [e.content for e in found.values()] == [mine[n].content for n in dict.fromkeys(order)]
