@@ -6,14 +6,19 @@ for an operator (the averaged rule score 0.653 against 0.626), where it would ne
 Over the labelled sets 14 statements say so and none is a rule; said with a standing scope
 ("from now on…") it is still judged as a rule may be.
 
-Through REST, its batch route and mem0's route."""
+Through REST, its batch route, mem0's route, MCP and the chat's "remember that"."""
 
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
+from api.services import user_token_issue
+from chat.models import Message
 from memory_core.models import MemoryEntry, MemoryStatus
+from tests.api import mcp_helpers as m
 from tests.api.add_helpers import batch_add, mem0_add, rest_add
+from tests.chat.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -40,3 +45,23 @@ def test_rest_and_mem0_store_a_missed_meal_as_said(key_client, said):
 def test_the_batch_route_stores_them_and_still_holds_a_standing_one(key_client):
     results = batch_add(key_client, [*MISSED_MEALS, STANDING])
     assert [r["action"] for r in results] == ["added"] * len(MISSED_MEALS) + ["pending_review"], results
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_stores_a_missed_meal_and_holds_a_standing_one(owner, mcp_url):
+    token = user_token_issue(user=owner).key
+    results = m.adds(mcp_url, token, [MISSED_MEALS[1], MISSED_MEALS[5], STANDING])
+    assert [r["action"] for r in results] == ["added", "added", "pending_review"], results
+
+
+@pytest.mark.parametrize("said", [MISSED_MEALS[2], MISSED_MEALS[4]])
+def test_chat_remember_that_keeps_a_missed_meal_where_it_is_recalled(
+    owner, django_capture_on_commit_callbacks, said
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": f"Remember that {said}"})
+    assert Message.objects.filter(role="assistant").exists()
+    assert MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists(), list(
+        MemoryEntry.objects.values_list("content", "status")
+    )
+    assert not MemoryEntry.objects.filter(status=MemoryStatus.PENDING_REVIEW).exists()

@@ -200,3 +200,22 @@ def test_being_told_to_note_something_is_not_a_name(key_client, django_capture_o
     mem0_infer(key_client, django_capture_on_commit_callbacks, "爸说车钥匙放在玄关抽屉里了，叫我们两个记一下")
 
     assert not MemoryEntry.objects.filter(content__contains="希望被称为").exists()
+
+
+@pytest.mark.parametrize(
+    ("said", "allergens"),
+    [
+        ("Booking note: I'm allergic to latex, please use nitrile gloves.", {"latex"}),
+        ("My son is allergic to peanuts and kiwi, so check every label for us.", {"peanut", "kiwi"}),
+        ("I'm allergic to penicillin, amoxicillin, never give me either.", {"penicillin", "amoxicillin"}),
+    ],
+)
+def test_a_request_after_a_list_of_allergens_is_no_allergen(
+    key_client, django_capture_on_commit_callbacks, said, allergens
+):
+    """ "allergic to latex, please use nitrile gloves" is one allergen and a request: before, the
+    offline extraction pinned "The user is allergic to please use nitrile gloves." too."""
+    mem0_infer(key_client, django_capture_on_commit_callbacks, said)
+    pinned_facts = list(MemoryEntry.objects.filter(pinned=True).values_list("content", flat=True))
+    assert all(any(a in fact for a in allergens) for fact in pinned_facts), pinned_facts
+    assert all(any(a in fact for fact in pinned_facts) for a in allergens), pinned_facts

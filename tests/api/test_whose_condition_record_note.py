@@ -8,16 +8,19 @@ false pins). The same heading with the user's own words ("Booking note: I'm alle
 "Table 4: my son has a nut allergy") stays the user's to tell.
 
 Through REST, mem0's route (`infer` false, and true with no model: the offline extraction), the
-batch route, an import and MCP."""
+batch route, an import, MCP and the chat's "remember this"."""
 
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from api.services import user_token_issue
+from chat.models import Message
 from memory_core.models import MemoryEntry
 from tests.api import mcp_helpers as m
 from tests.api.add_helpers import batch_add, import_lines, mem0_add, mem0_infer, pinned, rest_add
+from tests.chat.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -78,3 +81,24 @@ def test_mcp_reads_them_alike(owner, mcp_url):
     note, zh_note, own = m.adds(mcp_url, token, [RECORD_NOTES[0], RECORD_NOTES[6], THE_USERS_OWN[1]])
     assert not pinned(note) and not pinned(zh_note), (note, zh_note)
     assert pinned(own), own
+
+
+@pytest.mark.parametrize("said", [RECORD_NOTES[2], RECORD_NOTES[6]])
+def test_chat_remember_that_keeps_a_record_note_unpinned(owner, django_capture_on_commit_callbacks, said):
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": f"Remember this: {said}"})
+    assert Message.objects.filter(role="assistant").exists()
+    assert MemoryEntry.objects.exists(), said
+    assert not MemoryEntry.objects.filter(pinned=True).exists(), list(
+        MemoryEntry.objects.values_list("content", "pinned")
+    )
+
+
+def test_chat_remember_that_still_pins_the_users_own_words_under_a_heading(
+    owner, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": f"Remember this: {THE_USERS_OWN[0]}"})
+    assert MemoryEntry.objects.filter(pinned=True, category="safety").exists(), list(
+        MemoryEntry.objects.values_list("content", "pinned")
+    )

@@ -89,7 +89,9 @@ _ZH_INTRODUCES = re.compile(
 ZH_REMEMBER = re.compile(
     r"^(?:(?:对了|另外|还有|哦|嗯|好的|好)[\uff0c,\s]*)?(?:请|麻烦|麻烦你|你|您)?(?:帮我|给我)?"
     r"(?:记住|记一下|记下|记下来|记着|记好|别忘了|不要忘了|别忘记|不要忘记)(?:了|哦|啊|一下)?"
-    r"[\uff1a:\uff0c,\s]*(?P<what>\S.*)$"
+    r"(?:(?:这个|这些|这件事|这点|以下|下面)(?:的|几点)?(?=\s*[\uff1a:]))?[\uff1a:\uff0c,\s]*"
+    # "记住这个地方" (remember this place) names no statement to keep.
+    r"(?!(?:这|那)(?:个|里|儿|些|件事|点|样)[^\uff1a:\u3002]{0,6}[\u3002!?\uff01\uff1f]?$)(?P<what>\S.*)$"
 )
 
 

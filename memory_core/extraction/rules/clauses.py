@@ -250,9 +250,10 @@ def _continuation(sep: str, raw: str, previous: _Clause, ctx: _Context) -> _Clau
             return _Clause(
                 raw, who, joined, lead=previous.lead, first_person=previous.first_person, replaces=True
             )
-        if _FINITE_VERB.search(text):
+        if _FINITE_VERB.search(text) or _REQUEST_OPENING.match(text):
             # A list continues a frame with more of its objects ("allergic to nuts, shellfish"); a
-            # clause with a verb of its own is a statement of its own, never the frame's object.
+            # clause with a verb of its own, or a request ("…to latex, please use nitrile gloves"),
+            # is a statement of its own, never the frame's object.
             return None
         return _Clause(raw, who, ctx.frame[1] + text, first_person=previous.first_person)
     return None
@@ -307,6 +308,12 @@ def _third(verb: str) -> str:
     return verb + ("es" if verb.endswith(("s", "sh", "ch", "x")) else "s")
 
 
+# A clause that asks for something: a word of request or an instruction's verb first.
+_REQUEST_OPENING = re.compile(
+    r"(?i)^(?:please|pls|plz|kindly|thanks|thank\s+you|so|can\s+you|could\s+you|would\s+you|don't|do\s+not|"
+    r"never|always|make\s+sure|be\s+sure|use|give|keep|check|avoid|bring|call|ring|tell|let|ask|note|send|"
+    r"put|take|remember|stop|swap|skip|add|leave|serve|cook|prepare|wear|change|wash)\b"
+)
 _FINITE_VERB = re.compile(
     r"(?i)['\u2019](?:s|re|m|ll|d|ve)\b|\b(?:is|are|was|were|am|be|been|being|isn't|aren't|wasn't|"
     r"makes?|made|gets?|got|feels?|felt|seems?|seemed|happens?|happened|goes|went|causes?|caused)\b"
