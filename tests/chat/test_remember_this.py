@@ -3,7 +3,7 @@
 "记住以下几点：…" ask the chat to keep what follows as surely as "remember that …" does. Before,
 "this" after "remember" was read as the thing to remember ("remember this place?"), so a
 condition told that way was left to a background extraction that may never run, and nothing was
-kept. "Remember this place?" and "记住这个地方" still ask nothing to be kept."""
+kept. "Remember this place?", "记住这个地方" and "你記得…嗎？" still ask nothing to be kept."""
 
 from __future__ import annotations
 
@@ -24,8 +24,20 @@ TOLD_THIS_WAY = [
     ("Keep the following in mind: I'm 30 weeks pregnant.", "pregnant"),
     ("记住这个：我对青霉素过敏。", "青霉素"),
     ("麻烦你记住以下几点：我儿子有癫痫。", "癫痫"),
+    ("Note that I'm allergic to sulfa drugs.", "sulfa"),
+    ("For the record, my son has epilepsy and carries buccal midazolam.", "epilepsy"),
+    ("Please make a note: I'm on lithium.", "lithium"),
+    ("请记得我对花生过敏。", "花生"),
+    ("你要记住我老婆怀孕了", "怀孕"),
+    ("幫我記低：我個仔對雞蛋過敏", "雞蛋"),
 ]
-ASKING_NOTHING = ["Remember this place? We had our first date there.", "记住这个地方", "帮我记住这个。"]
+ASKING_NOTHING = [
+    "Remember this place? We had our first date there.",
+    "记住这个地方",
+    "帮我记住这个。",
+    "你記得我對花生過敏嗎？",
+    "I need to note that down somewhere.",
+]
 
 
 def _say(owner, capture, content: str) -> None:
