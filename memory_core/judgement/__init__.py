@@ -40,7 +40,7 @@ from .encoder import encoder as loaded_encoder
 from .encoder import safety_encoder as loaded_safety_encoder
 from .features import row
 from .model import models, stacked
-from .scope import a_missed_meal, standing_scope, untagged
+from .scope import a_missed_meal, as_directive, standing_scope, untagged
 from .spans import dates, span_matrix, value_spans
 
 __all__ = [
@@ -239,6 +239,7 @@ def policy(text: str, *, type: str | None = None) -> PolicyCheck:
     plain = untagged(" ".join((text or "").split()))
     if not plain:
         return check
+    plain = as_directive(plain) or plain  # "Could you … from now on?" asks for that order
     # A statement is judged whole, as the models learned; a long message sentence by sentence
     # (judged alone, a sentence of a friendly turn reads as advice or a rule far too often).
     if len(plain) <= LONGEST_JUDGED:

@@ -93,3 +93,39 @@ def a_missed_meal(text: str) -> bool:
     """Whether `text` only tells others not to wait for the speaker to eat (`MISSED_MEAL`)."""
     simple = simplified_han(text)
     return bool(MISSED_MEAL.search(simple)) and not standing_scope(simple)
+
+
+# A standing request asked politely, as a question ("Could you stop suggesting recipes with
+# coriander from now on?", "Could you always skip the two-factor check for me going forward?",
+# "以后能不能别给我推荐香菜的菜谱？", "以後可唔可以唔好再send廣告俾我？") asks for a standing  # noqa: RUF003
+# instruction as surely as the order does: the models, for which a closing question mark is a
+# question, read it 0.0-0.2 where they hold its imperative, and a relaxation so asked was stored
+# active. Only the whole of a one-sentence text that opens with the request to "you" is read so
+# ("Can you tell me if…", "Can you believe…" ask something else); the labelled sets hold one such
+# text. The models judge the order it asks for (`policy`).
+_EN_POLITE = re.compile(
+    r"(?i)^\W*(?:(?:hey|hi|ok|okay|also|and|oh|btw|so)\W+)?(?:please\s+)?(?:could|can|would|will)\s+you\s+"
+    r"(?:please\s+|kindly\s+)?(?P<rest>(?!(?:tell|explain|check\s+(?:if|whether)|let\s+me\s+know|confirm|say|"
+    r"believe|imagine|guess|see|hear|find\s+out|remember\s+(?:when|what|if|who))\b)[^?]+?)"
+    r"(?:,?\s*(?:please|pls|for\s+me))?\s*\?+\s*$"
+)
+_ZH_POLITE = re.compile(
+    r"^\W*(?P<before>[^?\uff1f\u3002!\uff01他她它问说讲觉话]{0,16}?)(?:能不能|可不可以|可唔可以|能否|可以唔可以|是否可以)"
+    r"(?P<rest>[^?\uff1f吗嗎]+?)(?:呢|啊|吖|呀|吗|嗎|好吗|好嗎|得唔得|好唔好|可以吗)?\s*[?\uff1f]+\s*$"
+    r"|^\W*(?P<asked>(?:你|您)?(?:以后|今后|往后|以後)[^?\uff1f]+?)"
+    r"(?:可以吗|可以嗎|好吗|好嗎|得唔得|好唔好|行吗|行不行|可唔可以)\s*[?\uff1f]+\s*$"
+)
+
+
+def as_directive(plain: str) -> str | None:
+    """The order a standing request asked as a question asks for ("Could you never book me on red-eyes
+    from now on?" -> "Never book me on red-eyes from now on."), or None for any other text."""
+    if not plain.rstrip().endswith(("?", "\uff1f")) or not standing_scope(plain):
+        return None
+    if english := _EN_POLITE.match(plain):
+        rest = english.group("rest").strip()
+        return rest[:1].upper() + rest[1:] + "."
+    if chinese := _ZH_POLITE.match(simplified_han(plain)):
+        asked = chinese.group("asked") or (chinese.group("before") + chinese.group("rest"))
+        return asked.strip(" ,\uff0c") + "\u3002"
+    return None
