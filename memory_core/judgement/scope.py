@@ -104,9 +104,13 @@ def a_missed_meal(text: str) -> bool:
 # ("Can you tell me if…", "Can you believe…" ask something else); the labelled sets hold one such
 # text. The models judge the order it asks for (`policy`).
 _EN_POLITE = re.compile(
-    r"(?i)^\W*(?:(?:hey|hi|ok|okay|also|and|oh|btw|so)\W+)?(?:please\s+)?(?:could|can|would|will)\s+you\s+"
+    r"(?i)^\W*(?:(?:hey|hi|ok|okay|also|and|oh|btw|so)\W+)?(?:please\s+)?"
+    r"(?:(?:would|do)\s+you\s+mind(?P<mind>\s+not)?|(?:could|can|would|will)\s+you(?:\s+possibly|\s+be\s+able\s+to)?"
+    r"|any\s+chance\s+you\s+(?:could|can)"
+    r"|i\s+(?:was|am|'m)\s+wondering\s+if\s+you\s+(?:could|can)|would\s+it\s+be\s+possible(?:\s+for\s+you)?\s+to"
+    r"|is\s+it\s+(?:ok(?:ay)?|alright|all\s+right|possible|fine)\s+(?:if\s+you|for\s+you\s+to|to))\s+"
     r"(?:please\s+|kindly\s+)?(?P<rest>(?!(?:tell|explain|check\s+(?:if|whether)|let\s+me\s+know|confirm|say|"
-    r"believe|imagine|guess|see|hear|find\s+out|remember\s+(?:when|what|if|who))\b)[^?]+?)"
+    r"believe|imagine|guess|see|hear|find\s+out|if|remember\s+(?:when|what|if|who))\b)[^?]+?)"
     r"(?:,?\s*(?:please|pls|for\s+me))?\s*\?+\s*$"
 )
 _ZH_POLITE = re.compile(
@@ -124,6 +128,9 @@ def as_directive(plain: str) -> str | None:
         return None
     if english := _EN_POLITE.match(plain):
         rest = english.group("rest").strip()
+        if re.search(r"(?i)\bmind\b", english.group(0)[: english.start("rest")]):
+            # "Would you mind (not) booking me on red-eyes…": keep (stop) doing it.
+            rest = ("stop " if english.group("mind") else "keep ") + rest
         return rest[:1].upper() + rest[1:] + "."
     if chinese := _ZH_POLITE.match(simplified_han(plain)):
         asked = chinese.group("asked") or (chinese.group("before") + chinese.group("rest"))

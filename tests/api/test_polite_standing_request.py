@@ -30,11 +30,16 @@ STANDING_ASKED = [
     "以后能不能别再给我推荐有香菜的菜谱？",
     "你以後可唔可以唔好再喺星期日朝早約我開會？",
     "你以后帮我订酒店能不能都只订无烟房，不要吸烟楼层？",
+    "Would you mind not booking me on red-eye flights going forward?",
+    "I was wondering if you could always send the minutes to my deputy from now on?",
 ]
 RELAXATIONS_ASKED = [
     "Could you skip the two-step verification for my transfers from now on?",
     "Can you share my calendar with my assistant going forward without asking me each time?",
     "你以后能不能直接把我的体检报告发给我老公，不用先问我？",
+    "Would it be possible to stop asking me for my ID every time I call from now on?",
+    "Is it okay if you skip the security questions with me going forward?",
+    "Any chance you could drop the confirmation step for my orders from now on?",
 ]
 ASKING_SOMETHING_ELSE = [
     "Can you tell me if the gym is always this busy on Mondays?",
@@ -42,6 +47,8 @@ ASKING_SOMETHING_ELSE = [
     "Can you believe he always leaves the dishes?",
     "以后能不能少点加班啊？",
     "Could you check whether the pharmacy is open every Sunday?",
+    "Would you mind if I always called you Sam?",
+    "Is it okay to eat eggs every day?",
 ]
 
 
