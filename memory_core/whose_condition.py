@@ -85,7 +85,40 @@ _ZH_OPENS_WITH = re.compile(
 # TO ("姐姐注意: 囡囡對花生嚴重過敏...", "老公, 儿子花生过敏你记得...", "师傅您好, …我爸还在吸氧"), not
 # whose condition it tells: the helper, the partner or the tradesman told of a child's allergy or a
 # father's oxygen. "我老公, 他..." (possessed) stays who it is about.
-_ZH_ADDRESS = re.compile(r"(?:们|哋)?\s*(?:[\uff0c,\uff1a:\uff01!\u3001]|注意|记得|记住|请|麻烦|帮我|你|您)")
+_ZH_ADDRESS = re.compile(
+    r"(?:们|哋)?\s*(?:[\uff0c,\uff1a:\uff01!\u3001]|注意|留意|记得|记住|记低|请|麻烦|唔该|拜托|千万|帮我|睇住|听住|听好|你|您)"
+)
+# Any kin or carer word said bare at the start (a parent or grandparent too: "妈妈你记得, 宝宝对鸡蛋
+# 过敏", "外婆, 豆豆对牛奶过敏"): with a word of address after it, it is who a statement is told to.
+# Only what is kept of the statement reads it (`after_an_address`); whose condition it is stays the
+# model's for kin who may be in the user's care.
+_ZH_ADDRESSED = re.compile(
+    r"^\W*(?:"
+    + "|".join(
+        map(
+            re.escape,
+            sorted(
+                {word for word in KIN_WORDS if not word.isascii()}
+                | {
+                    "阿姨",
+                    "姐姐",
+                    "保姆",
+                    "宝贝",
+                    "亲爱的",
+                    "师傅",
+                    "老师",
+                    "医生",
+                    "护士",
+                    "姑娘",
+                    "工人姐姐",
+                },
+                key=len,
+                reverse=True,
+            ),
+        )
+    )
+    + ")"
+)
 # Someone of the class, ward, team or caseload the user works with ("我班上的小宇有…", "A kid in my
 # class has…", "One of the residents on my unit…"): the user's work, not their care.
 _EN_AT_WORK = re.compile(
@@ -134,10 +167,12 @@ def _bare_address(plain: str) -> re.Match[str] | None:
 
 
 def after_an_address(text: str) -> str:
-    """`text` after a kin or social word it opens with as a word of address ("老公你记得" -> "记得"),
-    or all of it (simplified, spaces normalised)."""
+    """`text` after a kin, carer or social word it opens with as a word of address ("老公你记得" ->
+    "记得", "妈妈你记得, 宝宝…" -> "记得, 宝宝…"), or all of it (simplified, spaces normalised)."""
     plain = simplified_han(" ".join(text.split()))
     address = _bare_address(plain)
+    if address is None and (kin := _ZH_ADDRESSED.match(plain)):
+        address = _ZH_ADDRESS.match(plain, kin.end())
     return plain[address.end() :].strip() if address else plain
 
 

@@ -81,6 +81,10 @@ ADDRESSED_BY_A_KIN_WORD = [
         "Grandma, please note: my son is allergic to eggs, so never put egg in his breakfast.",
         "my son is allergic to eggs",
     ),
+    # A parent or grandparent addressed bare, and a Cantonese word of asking ("唔該"), as the partner is.
+    ("妈妈你记得，宝宝对鸡蛋过敏，以后辅食里都别放蛋黄。", "宝宝对鸡蛋过敏"),  # noqa: RUF001
+    ("婆婆唔該記住，我個仔對蝦過敏，以後唔好俾佢食蝦餃。", "我個仔對蝦過敏"),  # noqa: RUF001
+    ("外公你千万记住，我女儿有癫痫，以后带她出门都要带着急救药。", "我女儿有癫痫"),  # noqa: RUF001
 ]
 SOMEONE_ELSES = [
     "Our coach Dave has epilepsy, so from now on no strobe lights at the club.",

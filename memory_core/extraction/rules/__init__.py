@@ -83,11 +83,12 @@ __all__ = [
 
 # "remember that …", "don't forget: …"; "this" or "the following" is what follows only before a
 # colon or a dash ("Remember this: I'm allergic to latex"; "remember this place?" asks nothing).
+# "Note that …" asks; "Note: …" is a notes label, read as a statement.
 _REMEMBER = re.compile(
     r"(?i:(?:^|[,;:(\u2014-]\s*|\b(?:and|but|so|also|actually|honestly|btw|oh|well|because|since|now|plus|hi|hey)\s+)"
     r"(?:(?:can|could|will|would)\s+you\s+)?(?:please\s+)?(?:remember|memori[sz]e|don't\s+forget|don\u2019t\s+forget|"
     r"do\s+not\s+forget|keep\s+in\s+mind|keep\s+(?:this|these|the\s+following)\s+in\s+mind\s*[:\u2013\u2014-]|"
-    r"(?:make\s+a\s+)?note(?:\s+down)?(?=\s+that\b|\s*[:\u2013\u2014-])|(?:save|store|log)\s+(?:this|that)(?=\s*[:\u2013\u2014-])|"
+    r"(?:make\s+a\s+note|note\s+down)(?=\s+that\b|\s*[:\u2013\u2014-])|note(?=\s+that\b)|(?:save|store|log)\s+(?:this|that)(?=\s*[:\u2013\u2014-])|"
     r"for\s+the\s+record(?=\s*[:,\u2013\u2014-]))"
     r"(?:\s+(?:this|these|the\s+following)(?:\s+(?:please|for\s+me))?\s*[:\u2013\u2014-]|\s+that\b|\s*[:,\u2014-])?\s*)"
     r"(?!(?:when|what|who|where|how|why|if|whether|to|me|this|it)\b)(?P<what>\S.*)"
