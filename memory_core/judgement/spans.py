@@ -105,7 +105,9 @@ def value_spans(text: str, start: int, end: int, *, set_aside: bool = False) -> 
     ]
     spelled = [(start + m.start(), start + m.end()) for m in SPELLED_RUN.finditer(sentence)]
     counted = [
-        (a, b) for a, b, _ in counted_spans(sentence, start) if not any(c <= a and b <= d for c, d in spelled)
+        (a, b)
+        for a, b, _ in counted_spans(sentence, start)
+        if not any(c <= a and b <= d for c, d in spelled)
     ]
     return spans + spelled + counted
 
