@@ -1,0 +1,68 @@
+# ruff: noqa: RUF001 -- Chinese users type full-width punctuation; so must the tests.
+"""A rule said to be still undecided, in as many words (proposed, put to a vote, asked about with
+"is it true…", "真的假的", "你们觉得…", "还没定"), is no rule yet: it is stored and recalled like
+any turn, not held for an operator where nobody would see it again. One that would relax a control
+still waits, flagged: "thoughts?" after a relaxation must not put it in force. Said with the
+decision ("投票通过", "agreed"), it is judged as a rule.
+
+Through REST, its batch route, mem0's route and MCP."""
+
+from __future__ import annotations
+
+import pytest
+
+from api.services import user_token_issue
+from memory_core.models import MemoryEntry, MemoryStatus
+from tests.api import mcp_helpers as m
+from tests.api.add_helpers import batch_add, mem0_add, rest_add
+
+pytestmark = pytest.mark.django_db
+
+UNDECIDED = [
+    "社区提议以后所有电动车一律不准进楼道充电，下周业主大会投票。",
+    "物业提议以后所有快递一律放到驿站，不许堆在门口，还没定。",
+    "The committee proposes that all members must pay subs by direct debit from April. Not decided yet.",
+    "提议：以后所有报销一律要附发票原件，周五投票。",
+    "聽講以後每個月第一個禮拜六都要大掃除，真的假的？",
+    "Is it true that from January every shift has to start with a ten-minute briefing?",
+]
+RELAXATIONS_ASKED_ABOUT = [
+    "Proposal: from now on volunteers hand out food parcels without checking the referral slip. Thoughts?",
+    "有人提议以后访客进实验室不用登记身份证了，大家觉得呢？",
+]
+DECIDED = [
+    "The proposal passed: from next month every tenant sorts their recycling into the four bins.",
+    "投票通过了：以后每周三晚上七点开楼委会，所有楼长必须参加。",
+]
+
+
+@pytest.mark.parametrize("said", UNDECIDED)
+def test_rest_and_mem0_store_an_undecided_rule_as_said(key_client, said):
+    assert rest_add(key_client, said)["action"] == "added", said
+    MemoryEntry.objects.all().delete()
+    (result,) = mem0_add(key_client, said)["results"]
+    assert result["event"] == "ADD", result
+
+
+@pytest.mark.parametrize("said", RELAXATIONS_ASKED_ABOUT)
+def test_a_relaxation_put_to_a_vote_still_waits_flagged(key_client, said):
+    body = rest_add(key_client, said)
+    assert (body["action"], body["flagged"]) == ("pending_review", True), body
+    assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()
+
+
+def test_the_batch_route_reads_them_alike_and_holds_a_decided_one(key_client):
+    results = batch_add(key_client, [*UNDECIDED, *RELAXATIONS_ASKED_ABOUT, *DECIDED])
+    actions = [r["action"] for r in results]
+    assert actions == ["added"] * len(UNDECIDED) + ["pending_review"] * 4, actions
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_stores_an_undecided_rule_and_holds_a_decided_one(owner, mcp_url):
+    token = user_token_issue(user=owner).key
+    answers = m.adds(mcp_url, token, [UNDECIDED[2], RELAXATIONS_ASKED_ABOUT[0], DECIDED[0]])
+    assert [(a["action"], a["flagged"]) for a in answers] == [
+        ("added", False),
+        ("pending_review", True),
+        ("pending_review", False),
+    ], answers
