@@ -24,11 +24,8 @@ pytestmark = pytest.mark.django_db
 IN_PASSING = [
     "Can you move my dentist appointment to the afternoon? I'm thirty weeks pregnant and mornings are rough.",
     "Running late for the 10 o'clock, sorry. My daughter's insulin pump alarm went off at drop-off.",
-    pytest.param(
-        "帮我把下周的会都挪到下午吧，我每天早上要去医院做放疗，大概要一个月。",
-        # Its clause "我每天早上要去医院做放疗" reads 0.59 the user's, under `judgement.PART_SURE`.
-        marks=pytest.mark.xfail(strict=True, reason="radiotherapy told in passing, not read sure enough"),
-    ),
+    # The models retrained with the self-description contrast set read it whole 0.58 the user's.
+    "帮我把下周的会都挪到下午吧，我每天早上要去医院做放疗，大概要一个月。",
     "下午我得早点走，我爸刚装了起搏器，今天要去医院复查。",
 ]
 # Said by voice, no punctuation: the pauses are spaces, and a condition is one clause of many.

@@ -229,15 +229,12 @@ def test_an_import_reads_the_people_named_before_it(key_client):
 # by a pronoun ("Desmond has kidney disease": 0.21 someone's; "he has kidney disease": above 0.3).
 BY_PRONOUN = [
     ("I look after my dad, Desmond, since his fall.", "Desmond has kidney disease."),
-    pytest.param(
+    # Not pinned by the models retrained with batches 49 and 50 (read by its pronoun, 0.17 the
+    # user's or a dependant's; docs/trust.md, batch 51); pinned again since the self-description
+    # contrast set.
+    (
         "我跟奶奶住，她叫桂兰，今年九十岁，平时我照顾她。",  # noqa: RUF001
         "桂兰最近走路老是摔，医生说要用助行器。",  # noqa: RUF001
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="not pinned by the models retrained with batches 49 and 50: read by its pronoun "
-            "(她最近走路老是摔…) the regression gives 0.17 to the user or a dependant, 0.21 before; "
-            "docs/trust.md, batch 51",
-        ),
     ),
 ]
 
