@@ -53,11 +53,11 @@ def standing_scope(text: str) -> bool:
 
 
 # A directive closed by a tag ("never let the twins have fizzy drinks after six, ok?", "…先给我打电
-# 话。记住没" and its question mark) asks nothing: the models, for which a closing question mark is a
-# question (0.001 with the tag, 0.28 without), judge it without the tag. Only tags that close an
-# order are read so: "…, right?" checks a fact, and "可以吗" asks leave.
+# 话。记住没", "…都不要给他拿, ok lah" and its question mark) asks nothing: the models, for which a
+# closing question mark is a question (0.001 with the tag, 0.28 without), judge it without the
+# tag. Only tags that close an order are read so: "…, right?" checks a fact, and "可以吗" asks leave.
 DIRECTIVE_TAG = re.compile(
-    r"(?i)(?:,\s*(?:ok(?:ay)?|alright|all\s+right|got\s+it|understood|yeah)"
+    r"(?i)(?:[,\uff0c]\s*(?:ok(?:ay)?|alright|all\s+right|got\s+it|understood|yeah)(?:\s*(?:ah|lah|la|hor|ya|yah|吗|嗎|嘛))?"
     r"|(?<=[\uff0c\u3002\uff01,.!])\s*(?:记住没|记住了吗|记住了没|记得吗|听到没|听到了吗|明白吗|明白了吗|懂吗|知道了吗|"
     r"記住未|記住沒|記住了嗎|聽到沒|明白嗎|知唔知|聽到未))\s*[?\uff1f]+\s*$"
 )

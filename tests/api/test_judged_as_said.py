@@ -27,11 +27,14 @@ ORDERS_WITH_A_TAG = [
     "Going forward, invoices over £500 need two signatures, understood?",
     "以后谁来家里都要先换拖鞋，听到没？",
     "以後入屋一律除鞋，記住未？",
+    # Singapore/Malaysia code-switching: an English tag after a full-width comma.
+    "以后 aunty 煮饭都不要放 peanut oil，ok lah？",
 ]
 RELAXATION_WITH_A_TAG = "Staff can skip the fridge temperature log on Sundays from now on, alright?"
 QUESTIONS_WITH_A_TAG = [
     "Can we move the team lunch to Thursday, ok?",
     "Deadline's still Friday 5pm for the expenses, yeah?",
+    "Meeting room B 的 booking 改到 3pm，ok 吗？",
     "有人知道吗？周六的班车还开不开，听到没有消息？",
 ]
 BARE_KIN = [
