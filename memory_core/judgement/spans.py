@@ -52,6 +52,14 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _NUMERIC_DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{2,4}")
+# A house number is the street's after it ("to 14 Carlow Way", "221b Baker Street"): an address,
+# never a secret's value. Read after a sentence the secret model flagged ("Van: Hotpoint fridge to
+# 14 Carlow Way, 10-12 slot": the van's heading read as a code's), the number was refused.
+_STREET_AFTER = re.compile(
+    r"[A-Za-z]?(?:\s+[A-Z][\w'\u2019-]*){1,3}\s+(?:Way|Road|Rd|Street|St|Lane|Ln|Avenue|Ave|Close|Cl|Drive|Dr"
+    r"|Crescent|Cres|Court|Ct|Place|Pl|Terrace|Gardens|Gdns|Grove|Park|Row|Square|Sq|Walk|Hill|Mews|Parade"
+    r"|Boulevard|Blvd|Highway|Hwy|Rise|View|Green|Vale|Wharf|Quay)\b\.?"
+)
 
 
 def dates(sentence: str) -> list[re.Match[str]]:
@@ -101,6 +109,7 @@ def value_spans(text: str, start: int, end: int, *, set_aside: bool = False) -> 
         if c.shape in _VALUE_SHAPES
         and (c.loose_ok or (set_aside and c.shape == "digits" and not owned(sentence, c.start - start)))
         and not any(a <= c.start and c.end <= b for a, b in dated)
+        and not (c.shape == "digits" and _STREET_AFTER.match(text, c.end))
         and (c.shape != "credential" or _CREDENTIAL_CORE.search(text[c.start : c.end].rstrip("!?.,;:")))
     ]
     spelled = [(start + m.start(), start + m.end()) for m in SPELLED_RUN.finditer(sentence)]

@@ -91,3 +91,35 @@ def test_the_batch_route_and_an_import_refuse_them_and_keep_the_ordinary_numbers
     for _, value in SHAPED_AS_SOMETHING_ELSE:
         _nowhere(value)
     assert MemoryEntry.objects.filter(content__in=[ORDINARY_NUMBERS[0], ORDINARY_NUMBERS[3]]).count() == 2
+
+
+# A house number is the street's: a delivery or visit note with an address is kept, whatever its
+# heading makes the secret model think; a code told beside an address is still refused.
+ADDRESSES = [
+    "Van: Hotpoint fridge to 14 Carlow Way, 10-12 slot, order 55120.",
+    "Rounds: Mrs Okafor at 27 Linden Grove first, then the flats on Quay Street.",
+    "Gate: drop the marquee poles at 3 Old Mill Lane, round the back by 8.",
+]
+CODE_AT_AN_ADDRESS = ("The key safe at 14 Carlow Way opens with 7316, it's by the back door.", "7316")
+
+
+@pytest.mark.parametrize("said", ADDRESSES)
+def test_a_house_number_is_no_secret(key_client, said):
+    assert rest_add(key_client, said)["action"] == "added"
+    (result,) = mem0_add(key_client, said + " Ta.")["results"]
+    assert result["event"] in ("ADD", "UPDATE") and "status" not in result, result
+
+
+def test_the_batch_route_keeps_addresses_and_refuses_the_code_beside_one(key_client):
+    said, value = CODE_AT_AN_ADDRESS
+    results = batch_add(key_client, [*ADDRESSES, said])
+    assert [r["action"] for r in results] == ["added"] * len(ADDRESSES) + ["rejected"], results
+    _nowhere(value)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_keeps_an_address_and_refuses_a_code_beside_one(owner, mcp_url):
+    said, value = CODE_AT_AN_ADDRESS
+    kept, refused = m.adds(mcp_url, user_token_issue(user=owner).key, [ADDRESSES[0], said])
+    assert (kept["action"], refused["action"]) == ("added", "rejected"), (kept, refused)
+    assert value not in str(refused)
