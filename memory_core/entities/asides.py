@@ -39,6 +39,16 @@ _KIN_THEN_NAME = re.compile(
 _BARE_PARENT = re.compile(
     r"\b(?P<kin>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad)\b(?!\s+[A-Z])"
 )
+# "Dad's name is Ken", "my son's name's Leo", "my mum's called Sandra": the kin, then its name.
+_KIN_NAME_IS = re.compile(
+    rf"(?:\b(?i:my|our)\s+{_ADJ}(?P<kin>{_KIN})"
+    r"|(?<![\w'-])(?P<kin2>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad|Granddad))"
+    rf"(?:'s|\s+is)\s+(?:(?i:called|named)|(?i:name)(?:'s|\s+is))\s+(?P<name>{_NAME})"
+)
+# "We're fostering Tyler", "I'm fostering Amira": a child in the user's care, named.
+_FOSTERING = re.compile(
+    rf"\b(?i:we(?:'re|\s+are)|i(?:'m|\s+am))\s+(?:now\s+)?(?i:fostering)\s+(?P<name>{_NAME})"
+)
 # "Mum's moved into the annexe… Her name's Pat btw": the kin said before, named after it.
 _EN_PRONOUN_NAMED = re.compile(rf"\b(?P<pronoun>[Hh]er|[Hh]is)\s+name(?:'s|\s+is)\s+(?P<name>{_NAME})")
 # "…custody of my granddaughter. She's Skye, she's 11 now", "He's Tom (6)": named with an age next,
@@ -125,10 +135,12 @@ def read_bare_kin(text: str, reading: Reading, *, chinese: bool = False) -> None
 def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
     """Add to `reading` the user's kin named in an aside (English, and Chinese when `chinese`)."""
     plain = text.replace("\u2019", "'")
-    asides = (_NAME_THEN_KIN, _CALLED_BY_ALL, _KIN_THEN_NAME)
+    asides = (_NAME_THEN_KIN, _CALLED_BY_ALL, _KIN_THEN_NAME, _KIN_NAME_IS)
     for match in [found for pattern in asides for found in pattern.finditer(plain)]:
         word = match.group("kin") or match.groupdict().get("kin2") or ""
         _named(reading, _strip_openers(match.group("name")), word.lower())
+    for match in _FOSTERING.finditer(plain):
+        _named(reading, _strip_openers(match.group("name")), "child")
     counted = [] if _PET_WORDS.search(plain) else _CHILDREN_COUNTED.finditer(_AGE.sub("", plain))
     for match in counted:
         for name in re.split(r",\s*|,?\s+and\s+", match.group("names")):

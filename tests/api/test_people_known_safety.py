@@ -77,6 +77,38 @@ def _always_recalled(entry: MemoryEntry) -> bool:
     return entry.pinned or entry.category in ("safety", "profile")
 
 
+# Introduced as "X's name is Y", "X's called Y", or as a child the user fosters.
+NAMED_AFTER_THEIR_KIN_WORD = [
+    (
+        "Mum's name is Pat, she lives with us and I'm her carer.",
+        "Pat has vascular dementia and wanders at night.",
+    ),
+    ("My son's name's Idris.", "Idris is allergic to kiwi."),
+    ("my daughter's called Wren", "wren has coeliac disease"),
+    ("We're fostering Amira, she's 6.", "Amira has sickle cell disease."),
+]
+
+
+@pytest.mark.parametrize(("who", "condition"), NAMED_AFTER_THEIR_KIN_WORD)
+def test_rest_pins_the_condition_of_kin_named_after_their_kin_word(key_client, who, condition):
+    _rest_add(key_client, who)
+    body = _rest_add(key_client, condition)
+    assert (body["action"], body["entry"]["pinned"], body["entry"]["category"]) == ("added", True, "safety")
+
+
+def test_mem0_and_a_batch_read_kin_named_after_their_kin_word(key_client):
+    (who, condition), (who2, condition2) = NAMED_AFTER_THEIR_KIN_WORD[1], NAMED_AFTER_THEIR_KIN_WORD[3]
+    _mem0_add(key_client, who)
+    _mem0_add(key_client, condition)
+    assert _entry(condition).pinned
+    body = key_client.post(
+        "/api/v1/memories/",
+        {"user_id": "u2", "memories": [{"content": who2}, {"content": condition2}]},
+        format="json",
+    ).json()
+    assert body["results"][1]["entry"]["pinned"] is True, body
+
+
 @pytest.mark.parametrize(("who", "condition"), THEIR_CHILD)
 def test_rest_pins_a_named_childs_condition(key_client, who, condition):
     _rest_add(key_client, who)
