@@ -41,6 +41,7 @@ from memory_core.entities.vocabulary import Predicate
 from memory_core.entities.zh_forms import as_mandarin
 from memory_core.judgement import medicines
 from memory_core.language import simplified_han
+from memory_core.reading.words import word_set
 
 DEPENDANT = "dependant"
 OTHER = "other"
@@ -241,7 +242,10 @@ def _read(namespace_id: int) -> list[Person]:
     served: set[str] = set()
     for predicate, label, user_first, subject_id, subject_aliases, object_id, object_aliases in rows:
         person, names = (object_id, object_aliases) if user_first else (subject_id, subject_aliases)
-        aliases[str(person)] = tuple(a for a in names or () if _is_a_name(a))
+        named = [a for a in names or () if _is_a_name(a)]
+        aliases[str(person)] = tuple(
+            dict.fromkeys([*named, *(short for a in named for short in short_forms(a))])
+        )
         kin_words[str(person)] = tuple(simplified_han(a.lower()) for a in names or () if not _is_a_name(a))
         if user_first and predicate == Predicate.OTHER and label == CARES_FOR:
             cared.add(str(person))
@@ -280,6 +284,40 @@ def _read(namespace_id: int) -> list[Person]:
 
 
 _KIN = frozenset(KIN_WORDS) | {simplified_han(w) for w in KIN_WORDS}
+
+
+# The short forms a person is then said by, after a full name: the given name ("Tom Hargreaves" ->
+# "Tom"; romanised surname first, "Tan Ah Kow" -> "Ah Kow"; "王德胜" -> "德胜"), and a name said with
+# a word of respect without it ("阿月姨" -> "阿月"). A statement about "Ah Kow" after "我 father-in-law
+# 叫 Tan Ah Kow" named no one the graph knew.
+_ROMANISED_SURNAMES = word_set(
+    "tan lim lee ng ong goh chan wong teo koh chua low yeo chong lau ho sim tay foo yap chin liew leong"
+    " cheng tang lai loh pang soh seah toh quek heng kwek choo khoo neo ang poh wee yong lin chen"
+)
+_ZH_SURNAME_CHARS = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任"
+    "沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔"
+)
+_ZH_RESPECT = re.compile(r"(?<=..)(?:姨|婆|伯|叔|嫂|公|姐|哥|奶奶|爷爷)$")
+
+
+def short_forms(alias: str) -> list[str]:
+    """The shorter names one person with `alias` is said by (see above); none for other shapes."""
+    if _HAN.search(alias):
+        plain = simplified_han(alias)
+        if len(plain) == 3 and plain[0] in _ZH_SURNAME_CHARS and not _ZH_RESPECT.search(plain):
+            return [plain[1:]]
+        respect = _ZH_RESPECT.search(plain)
+        # "阿月姨" -> "阿月"; not "李大姐" -> "李大"
+        return (
+            [plain[: respect.start()]]
+            if respect and re.fullmatch(r"[阿小老].", plain[: respect.start()])
+            else []
+        )
+    words = alias.split()
+    if len(words) == 3 and words[0] in _ROMANISED_SURNAMES:
+        return [" ".join(words[1:])]
+    return [words[0]] if len(words) == 2 and len(words[0]) > 1 else []
 
 
 def _is_a_name(alias: str) -> bool:

@@ -35,6 +35,12 @@ _KIN_THEN_NAME = re.compile(
     rf"\s*\((?P<name>(?=[A-Z][a-z]){_NAME})(?:\s+to\s+(?:everyone|everybody|the\s+rest\s+of\s+us|others|"
     r"most\s+people|the\s+world)(?:\s+else)?)?\)"
 )
+# "Nana Jean moved in with us", "Grandad Bill": a grandparent said with their name, the user's own.
+_GRANDPARENT_NAMED = re.compile(
+    r"(?<![\w'-])(?<!'s\s)(?<!\b[Hh]is\s)(?<!\b[Hh]er\s)(?<!\b[Tt]heir\s)(?<!\b[Yy]our\s)"
+    r"(?P<kin2>Nana|Nan|Nanna|Gran|Granny|Grandma|Grandpa|Grandad|Granddad|Grandmother|Grandfather)"
+    r"\s+(?P<name>(?!(?:and|is|was|has|had|says|said|will|can)\b)[A-Z][a-z'-]+)\b"
+)
 # "Mum", "Dad", "Nan" capitalised without a "my": the user's own, as people speak of them.
 _BARE_PARENT = re.compile(
     r"\b(?P<kin>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad)\b(?!\s+[A-Z])"
@@ -50,7 +56,11 @@ _FOSTERING = re.compile(
     rf"\b(?i:we(?:'re|\s+are)|i(?:'m|\s+am))\s+(?:now\s+)?(?i:fostering)\s+(?P<name>{_NAME})"
 )
 # "Mum's moved into the annexe… Her name's Pat btw": the kin said before, named after it.
-_EN_PRONOUN_NAMED = re.compile(rf"\b(?P<pronoun>[Hh]er|[Hh]is)\s+name(?:'s|\s+is)\s+(?P<name>{_NAME})")
+# "I look after my dad, he's called Gary": the same, by "called" or "named".
+_EN_PRONOUN_NAMED = re.compile(
+    rf"\b(?:(?P<pronoun>[Hh]er|[Hh]is)\s+name(?:'s|\s+is)|(?P<subject>[Ss]he|[Hh]e)(?:'s|\s+is)\s+(?:called|named))"
+    rf"\s+(?P<name>{_NAME})"
+)
 # "…custody of my granddaughter. She's Skye, she's 11 now", "He's Tom (6)": named with an age next,
 # which no "She's Irish" or "He's Catholic" has.
 _EN_PRONOUN_IS_NAME = re.compile(
@@ -92,13 +102,14 @@ _CHILDREN_COUNTED = re.compile(
     rf"\b(?i:my|our)\s+(?i:two|three|four|five)\b,?\s+(?P<names>{_NAME}(?:,\s*{_NAME})*,?\s+and\s+{_NAME})\b"
 )
 # The kin words an aside may name by themselves ("that's mum"): people, not a pet.
-# Code-switched ("我的 boy Ethan", "my daughter 欣怡", "我的 grandma"): an English kin word after a
+# Code-switched ("我的 boy Ethan", "my daughter 欣怡", "我的 grandma", "我 father-in-law 叫 Tan Ah Kow"):
+# an English kin word after a
 # Chinese possessor, or a Chinese name after an English one: a Latin name, or Han characters that
 # look like a name (a surname and one or two more, 阿/小/老 and one or two, a doubled one) or stand
 # alone before a space or a mark ("my son 现在很好", "my dad 喜欢钓鱼" name no one).
 _MIXED = re.compile(
     rf"(?:我的?|(?i:\bmy|\bour)\s)\s*{_ADJ}(?P<kin>{_KIN})(?![\w-])"
-    rf"(?:\s*(?P<name>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?(?=\s|$|[^\w\s])"
+    rf"(?:\s*(?:叫做?\s*|名叫\s*)?(?P<name>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*){{0,2}}(?=\s|$|[^\w\s])"
     rf"|(?:[{_ZH_SURNAMES}]{_ZH_NAME_CHAR}{{1,2}}|[阿小老]{_ZH_NAME_CHAR}{{1,2}}|(?P<zr>{_ZH_NAME_CHAR})(?P=zr))"
     rf"(?=$|\s|[^\w\s]|{_ZH_AFTER})"
     rf"|{_ZH_NAME_CHAR}{{2,3}}(?=$|\s|[^\w\s])))?"
@@ -130,6 +141,8 @@ def read_bare_kin(text: str, reading: Reading, *, chinese: bool = False) -> None
         if word not in said and not plain[: match.start()].rstrip().lower().endswith(_OWNERS):
             said.add(word)
             reading.add_ref(Ref(kin=word))
+    for match in _GRANDPARENT_NAMED.finditer(plain):  # before the care, which may be of them
+        _named(reading, match.group("name"), match.group("kin2").lower())
 
 
 def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
@@ -137,7 +150,7 @@ def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
     plain = text.replace("\u2019", "'")
     asides = (_NAME_THEN_KIN, _CALLED_BY_ALL, _KIN_THEN_NAME, _KIN_NAME_IS)
     for match in [found for pattern in asides for found in pattern.finditer(plain)]:
-        word = match.group("kin") or match.groupdict().get("kin2") or ""
+        word = match.groupdict().get("kin") or match.groupdict().get("kin2") or ""
         _named(reading, _strip_openers(match.group("name")), word.lower())
     for match in _FOSTERING.finditer(plain):
         _named(reading, _strip_openers(match.group("name")), "child")
@@ -155,7 +168,8 @@ def _named_by_pronoun(plain: str, reading: Reading) -> None:
     she's 11"); a name given by a pronoun opening the statement, for the message before
     (`Reading.pronoun_names`)."""
     for match in _EN_PRONOUN_NAMED.finditer(plain):
-        pronoun = match.group("pronoun").lower()
+        said = (match.group("pronoun") or match.group("subject")).lower()
+        pronoun = {"she": "her", "he": "his"}.get(said, said)
         before = _last_unnamed_before(reading, plain, match.start(), pronoun)
         if before is not None:
             _named(reading, _strip_openers(match.group("name")), before.kin)

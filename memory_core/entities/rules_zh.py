@@ -47,9 +47,10 @@ _ZH_NEXT_DOOR = re.compile(
     rf"(?:{_ZH_BESIDE})家?的?(?:邻居(?:叫做|名叫|叫|是)|住的是|住[着著]|住了)(?:一个叫|一位叫|个叫)?"
     rf"(?![一两几个位对些])(?P<zname>{_ZH_NAME})"
 )
-# "我女儿叫朵朵", "我弟弟, 叫阿杰", "阿公的名字叫林金水", "嫲嫲個名叫何桂英" (個 as 的).
+# "我女儿叫朵朵", "我弟弟, 叫阿杰", "阿公的名字叫林金水", "嫲嫲個名叫何桂英" (個 as 的), "女儿小名叫圆圆".
 _ZH_NAMED = re.compile(
-    rf"{_ZH_NP}(?:(?:[\uff0c,]\s*)?(?:叫做|名叫|叫)|的?名字(?:是|叫)|的名叫|是)\s?(?P<zname>{_ZH_NAME})"
+    rf"{_ZH_NP}(?:(?:[\uff0c,]\s*)?(?:小名|大名|全名|乳名|花名|昵称)?(?:叫做|名叫|叫)|的?名字(?:是|叫)|的名叫|是)"
+    rf"\s?(?P<zname>{_ZH_NAME})"
 )
 _ZH_IS_MY = re.compile(rf"(?<![\u4e00-\u9fff])(?P<zname>{_ZH_NAME})是{_ZH_NP}")
 # "我在华信会计师事务所的组长是陈敏": the kin at a workplace, who works there too.

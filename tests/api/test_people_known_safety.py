@@ -86,7 +86,27 @@ NAMED_AFTER_THEIR_KIN_WORD = [
     ("My son's name's Idris.", "Idris is allergic to kiwi."),
     ("my daughter's called Wren", "wren has coeliac disease"),
     ("We're fostering Amira, she's 6.", "Amira has sickle cell disease."),
+    # Named by a pronoun after the kin ("…my dad, he's called Gary"), a grandparent with their name
+    # ("Grandad Cyril"), in Chinese by a nickname ("小名叫"), code-switched ("我 son 叫 Ethan").
+    ("I'm 19 and I look after my dad, he's called Gary.", "gary has chronic kidney disease stage 4"),
+    ("Grandad Cyril lives with us and I'm his main carer.", "Cyril has Parkinson's and a new tremor."),
+    ("女儿小名叫圆圆，今年三年级。", "圆圆有妥瑞氏症，最近抽动比较频繁。"),  # noqa: RUF001
+    ("我 son 叫 Ethan，今年七岁。", "Ethan 有 eczema，每天要擦 steroid cream。"),  # noqa: RUF001
 ]
+# A full name, then the name the person goes by: the given name, a romanised surname first, a
+# Chinese full name's given name.
+SAID_BY_A_SHORTER_NAME = [
+    ("My daughter is called Maisie Clarke.", "Maisie has a severe peanut allergy."),
+    ("My grandson is called Tan Wei Ming, I'm his guardian.", "Wei Ming has epilepsy, on Keppra."),
+    ("我儿子叫李浩然，今年八岁。", "浩然有哮喘，晚上要用喷雾。"),  # noqa: RUF001
+]
+
+
+@pytest.mark.parametrize(("who", "condition"), SAID_BY_A_SHORTER_NAME)
+def test_a_dependant_said_by_a_shorter_name_is_still_theirs(key_client, who, condition):
+    _rest_add(key_client, who)
+    body = _rest_add(key_client, condition)
+    assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety"), body
 
 
 @pytest.mark.parametrize(("who", "condition"), NAMED_AFTER_THEIR_KIN_WORD)
