@@ -37,6 +37,11 @@ _WORDS = {
     "我个女": "我女儿",
     "我屋企个仔": "我们的儿子",  # "我屋企個仔": the son of my home
     "我屋企个女": "我们的女儿",
+    # "BB女叫心怡", "我個BB仔": the baby daughter, the baby son (Hong Kong).
+    "BB女": "小女儿",
+    "BB仔": "小儿子",
+    "bb女": "小女儿",
+    "bb仔": "小儿子",
 }
 _CHARS = str.maketrans("係喺咗嘅畀嗰哋佢", "是在了的给那们他")
 # Traditional as simplified in one pass (a graph's aliases are folded on every load).
