@@ -198,8 +198,9 @@ ENCODER_ONLY_RULES = [
     # "Spare keys get signed out at the front desk and back by six." was one until the regressions
     # were retrained with the contrast set of frames (c7aa4d8), "Spare keys are signed out at the
     # front desk and come back by six." until the retrain with batches 49 and 50: both now read them
-    # under the cut.
-    "Ladders are signed out from the store and back on the rack by four.",
+    # under the cut. "Ladders are signed out from the store and back on the rack by four." until the
+    # retrain with batch 57, which reads it over the cut alone.
+    "Harnesses are signed out from the stores and hung back on the rail by four.",
     "新来的同事第一周跟着老员工一起值夜班。",
 ]
 
