@@ -103,8 +103,8 @@ _CHILDREN_COUNTED = re.compile(
 )
 # The kin words an aside may name by themselves ("that's mum"): people, not a pet.
 # Code-switched ("我的 boy Ethan", "my daughter 欣怡", "我的 grandma", "我 father-in-law 叫 Tan Ah Kow"):
-# an English kin word after a
-# Chinese possessor, or a Chinese name after an English one: a Latin name, or Han characters that
+# an English kin word after a Chinese possessor, or a Chinese name after an English one (with 叫 or
+# without): a Latin name of up to three words, or Han characters that
 # look like a name (a surname and one or two more, 阿/小/老 and one or two, a doubled one) or stand
 # alone before a space or a mark ("my son 现在很好", "my dad 喜欢钓鱼" name no one).
 _MIXED = re.compile(
