@@ -96,10 +96,12 @@ _ZH_PRONOUN_NAMED = re.compile(
     rf"|{_ZH_NAME_CHAR}{{2}}(?=[\uff0c,]?\s*(?:今年|[一二三四五六七八九十两\d]+[岁])))"
     r"(?=$|[\uff0c,\u3002.!\uff01?\uff1f;\uff1b\s]|今年|[一二三四五六七八九十两\d]+[岁])"
 )
-# "our two, Noah (7) and Lily (4)", "my two, Ava and Leo": children listed after how many.
+# "our two, Noah (7) and Lily (4)", "my two, Ava and Leo", "the twins, Rosie and Jack": children
+# listed after how many.
 _AGE = re.compile(r"\s*\((?:aged?\s+)?\d{1,2}\)")
 _CHILDREN_COUNTED = re.compile(
-    rf"\b(?i:my|our)\s+(?i:two|three|four|five)\b,?\s+(?P<names>{_NAME}(?:,\s*{_NAME})*,?\s+and\s+{_NAME})\b"
+    rf"(?:\b(?i:my|our)\s+(?i:two|three|four|five|twins|triplets)|(?<![\w'-]\s)\b(?i:the)\s+(?i:twins|triplets))\b"
+    rf",?\s+(?P<names>{_NAME}(?:,\s*{_NAME})*,?\s+(?:and|&)\s+{_NAME})\b"
 )
 # The kin words an aside may name by themselves ("that's mum"): people, not a pet.
 # Code-switched ("我的 boy Ethan", "my daughter 欣怡", "我的 grandma", "我 father-in-law 叫 Tan Ah Kow"):
@@ -156,7 +158,7 @@ def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
         _named(reading, _strip_openers(match.group("name")), "child")
     counted = [] if _PET_WORDS.search(plain) else _CHILDREN_COUNTED.finditer(_AGE.sub("", plain))
     for match in counted:
-        for name in re.split(r",\s*|,?\s+and\s+", match.group("names")):
+        for name in re.split(r",\s*|,?\s+(?:and|&)\s+", match.group("names")):
             _named(reading, _strip_openers(name.strip()), "child")
     _named_by_pronoun(plain, reading)
     if chinese:
