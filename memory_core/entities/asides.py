@@ -51,6 +51,10 @@ _KIN_NAME_IS = re.compile(
     r"|(?<![\w'-])(?P<kin2>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad|Granddad))"
     rf"(?:'s|\s+is)\s+(?:(?i:called|named)|(?i:name)(?:'s|\s+is))\s+(?P<name>{_NAME})"
 )
+# "my son ollie (14)": a name typed in lower case, told as a name by the age after it.
+_KIN_LOWER_NAME_AGED = re.compile(
+    rf"\b(?i:my|our)\s+{_ADJ}(?P<kin>{_KIN})\s+(?P<name>[a-z][a-z'-]{{1,15}})\s*\((?:aged?\s+)?\d{{1,2}}\)"
+)
 # "We're fostering Tyler", "I'm fostering Amira": a child in the user's care, named.
 _FOSTERING = re.compile(
     rf"\b(?i:we(?:'re|\s+are)|i(?:'m|\s+am))\s+(?:now\s+)?(?i:fostering)\s+(?P<name>{_NAME})"
@@ -156,6 +160,8 @@ def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
         _named(reading, _strip_openers(match.group("name")), word.lower())
     for match in _FOSTERING.finditer(plain):
         _named(reading, _strip_openers(match.group("name")), "child")
+    for match in _KIN_LOWER_NAME_AGED.finditer(plain):
+        _named(reading, match.group("name").capitalize(), match.group("kin").lower())
     counted = [] if _PET_WORDS.search(plain) else _CHILDREN_COUNTED.finditer(_AGE.sub("", plain))
     for match in counted:
         for name in re.split(r",\s*|,?\s+(?:and|&)\s+", match.group("names")):

@@ -94,6 +94,7 @@ NAMED_AFTER_THEIR_KIN_WORD = [
     ("我 son 叫 Ethan，今年七岁。", "Ethan 有 eczema，每天要擦 steroid cream。"),  # noqa: RUF001
     ("BB女叫心怡，啱啱六個月大。", "心怡對牛奶蛋白敏感，要飲水解奶粉。"),  # noqa: RUF001
     ("The twins, Rosie and Jack, turn four next week!", "Rosie has a severe egg allergy."),
+    ("my son ollie (14) just started at the big school", "ollie has type 1 diabetes and carries insulin"),
 ]
 # A full name, then the name the person goes by: the given name, a romanised surname first, a
 # Chinese full name's given name.
