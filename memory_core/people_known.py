@@ -36,6 +36,7 @@ from memory_core.entities.asides import FEMALE_KIN, MALE_KIN
 from memory_core.entities.care import CARES_FOR
 from memory_core.entities.kinship import KIN_WORDS, ZH_KIN_WORDS
 from memory_core.entities.models import Relation
+from memory_core.entities.rules import given_name
 from memory_core.entities.served import SERVED_LABELS
 from memory_core.entities.vocabulary import Predicate
 from memory_core.entities.zh_forms import as_mandarin
@@ -286,38 +287,27 @@ def _read(namespace_id: int) -> list[Person]:
 _KIN = frozenset(KIN_WORDS) | {simplified_han(w) for w in KIN_WORDS}
 
 
-# The short forms a person is then said by, after a full name: the given name ("Tom Hargreaves" ->
-# "Tom"; romanised surname first, "Tan Ah Kow" -> "Ah Kow"; "王德胜" -> "德胜"), and a name said with
-# a word of respect without it ("阿月姨" -> "阿月"). A statement about "Ah Kow" after "我 father-in-law
-# 叫 Tan Ah Kow" named no one the graph knew.
+# The short forms a person is then said by, after a full name: the given name as the resolver reads
+# it ("Tom Hargreaves" -> "Tom", "王德胜" -> "德胜": `resolve.given_name`), a romanised name told
+# surname first ("Tan Ah Kow" -> "Ah Kow"), and a name said with a word of respect without it ("阿月姨"
+# -> "阿月"). A statement about "Ah Kow" after "我 father-in-law 叫 Tan Ah Kow" named no one the
+# graph knew.
 _ROMANISED_SURNAMES = word_set(
     "tan lim lee ng ong goh chan wong teo koh chua low yeo chong lau ho sim tay foo yap chin liew leong"
     " cheng tang lai loh pang soh seah toh quek heng kwek choo khoo neo ang poh wee yong lin chen"
 )
-_ZH_SURNAME_CHARS = frozenset(
-    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任"
-    "沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔"
-)
-_ZH_RESPECT = re.compile(r"(?<=..)(?:姨|婆|伯|叔|嫂|公|姐|哥|奶奶|爷爷)$")
+_ZH_RESPECTED = re.compile(r"(?P<name>[阿小老].)(?:姨|婆|伯|叔|嫂|公|姐|哥)")
 
 
 def short_forms(alias: str) -> list[str]:
     """The shorter names one person with `alias` is said by (see above); none for other shapes."""
     if _HAN.search(alias):
         plain = simplified_han(alias)
-        if len(plain) == 3 and plain[0] in _ZH_SURNAME_CHARS and not _ZH_RESPECT.search(plain):
-            return [plain[1:]]
-        respect = _ZH_RESPECT.search(plain)
-        # "阿月姨" -> "阿月"; not "李大姐" -> "李大"
-        return (
-            [plain[: respect.start()]]
-            if respect and re.fullmatch(r"[阿小老].", plain[: respect.start()])
-            else []
-        )
-    words = alias.split()
-    if len(words) == 3 and words[0] in _ROMANISED_SURNAMES:
+        if respected := _ZH_RESPECTED.fullmatch(plain):
+            return [respected.group("name")]
+    elif len(words := alias.split()) == 3 and words[0] in _ROMANISED_SURNAMES:
         return [" ".join(words[1:])]
-    return [words[0]] if len(words) == 2 and len(words[0]) > 1 else []
+    return [given] if (given := given_name(alias)) else []
 
 
 def _is_a_name(alias: str) -> bool:

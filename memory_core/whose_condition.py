@@ -20,6 +20,7 @@ from memory_core.entities.served import ZH_WORK_PLACES
 from memory_core.entities.vocabulary import Predicate
 from memory_core.language import simplified_han
 from memory_core.reading.records import a_record_note
+from memory_core.reading.words import word_set
 
 # The kin and social words that name someone who is not in the user's care.
 _OTHERS = frozenset(
@@ -92,29 +93,13 @@ _ZH_ADDRESS = re.compile(
 # 过敏", "外婆, 豆豆对牛奶过敏"): with a word of address after it, it is who a statement is told to.
 # Only what is kept of the statement reads it (`after_an_address`); whose condition it is stays the
 # model's for kin who may be in the user's care.
+_ADDRESSED_AS = word_set("阿姨 姐姐 工人姐姐 保姆 宝贝 亲爱的 师傅 老师 医生 护士 姑娘")
 _ZH_ADDRESSED = re.compile(
     r"^\W*(?:"
     + "|".join(
         map(
             re.escape,
-            sorted(
-                {word for word in KIN_WORDS if not word.isascii()}
-                | {
-                    "阿姨",
-                    "姐姐",
-                    "保姆",
-                    "宝贝",
-                    "亲爱的",
-                    "师傅",
-                    "老师",
-                    "医生",
-                    "护士",
-                    "姑娘",
-                    "工人姐姐",
-                },
-                key=len,
-                reverse=True,
-            ),
+            sorted({w for w in KIN_WORDS if not w.isascii()} | _ADDRESSED_AS, key=len, reverse=True),
         )
     )
     + ")"

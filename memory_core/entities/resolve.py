@@ -23,7 +23,7 @@ from memory_core import prepared
 from memory_core.embeddings import get_embedder
 from memory_core.entities.kinship import is_plural, kin, label_said, names_a_group
 from memory_core.entities.models import NAME_MAX_CHARS, Entity, Relation
-from memory_core.entities.rules import Ref
+from memory_core.entities.rules import Ref, given_name
 from memory_core.entities.vocabulary import SINGLE_VALUED, EntityKind, Predicate, RelationStatus
 from memory_core.language import is_chinese
 
@@ -234,17 +234,14 @@ _OTHER_NAME = "EXISTS (SELECT 1 FROM unnest(aliases) a WHERE a LIKE %s)"
 
 def given_name_pattern(alias: str) -> str | None:
     """The LIKE pattern of the aliases a person's other name would have: a given name's full names
-    ("tom" → "tom %"), a full name's given name ("tom hargreaves" → "tom"); in Chinese a given name
-    of two characters and a full name of three ("建国" ↔ "林建国"). None for other shapes."""
+    ("tom" → "tom %"), a full name's given name (`given_name`); in Chinese a given name of two
+    characters and a full name of three ("建国" ↔ "林建国"). None for other shapes."""
     escaped = alias.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    if is_chinese(alias):
-        if len(alias) == 2:
-            return f"_{escaped}"
-        return escaped[1:] if len(alias) == 3 else None
-    words = escaped.split()
-    if len(words) == 1 and len(alias) > 1:
+    if is_chinese(alias) and len(alias) == 2:
+        return f"_{escaped}"
+    if not is_chinese(alias) and len(escaped.split()) == 1 and len(alias) > 1:
         return f"{escaped} %"
-    return words[0] if len(words) == 2 else None
+    return given_name(escaped)
 
 
 def placeholder_name(kin_word: str, owner_name: str | None) -> str:
