@@ -219,3 +219,23 @@ def test_a_request_after_a_list_of_allergens_is_no_allergen(
     pinned_facts = list(MemoryEntry.objects.filter(pinned=True).values_list("content", flat=True))
     assert all(any(a in fact for a in allergens) for fact in pinned_facts), pinned_facts
     assert all(any(a in fact for fact in pinned_facts) for a in allergens), pinned_facts
+
+
+@pytest.mark.parametrize(
+    ("said", "word"),
+    [
+        ("Remember this: I'm allergic to latex, so nitrile gloves only.", "latex"),
+        ("Keep the following in mind: I'm 30 weeks pregnant.", "pregnant"),
+        ("记住这个：我对青霉素过敏。", "青霉素"),
+    ],
+)
+def test_mem0s_default_add_keeps_what_remember_this_asks_for(
+    key_client, django_capture_on_commit_callbacks, said, word
+):
+    """The chat's "remember this: …" (tests/chat/test_remember_this.py) read by mem0's default add
+    without a model, whose offline extraction reads requests with the same rules."""
+    mem0_infer(key_client, django_capture_on_commit_callbacks, said)
+    kept = MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE, pinned=True)
+    assert any(word in entry.content for entry in kept), list(
+        MemoryEntry.objects.values_list("content", "pinned")
+    )
