@@ -36,7 +36,7 @@ from memory_core.entities.asides import FEMALE_KIN, MALE_KIN
 from memory_core.entities.care import CARES_FOR
 from memory_core.entities.kinship import KIN_WORDS, ZH_KIN_WORDS
 from memory_core.entities.models import Relation
-from memory_core.entities.rules import given_name
+from memory_core.entities.names import given_name
 from memory_core.entities.served import SERVED_LABELS
 from memory_core.entities.vocabulary import Predicate
 from memory_core.entities.zh_forms import as_mandarin

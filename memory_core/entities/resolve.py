@@ -23,7 +23,8 @@ from memory_core import prepared
 from memory_core.embeddings import get_embedder
 from memory_core.entities.kinship import is_plural, kin, label_said, names_a_group
 from memory_core.entities.models import NAME_MAX_CHARS, Entity, Relation
-from memory_core.entities.rules import Ref, given_name
+from memory_core.entities.names import given_name
+from memory_core.entities.rules import Ref
 from memory_core.entities.vocabulary import SINGLE_VALUED, EntityKind, Predicate, RelationStatus
 from memory_core.language import is_chinese
 

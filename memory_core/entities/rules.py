@@ -47,18 +47,6 @@ _NAME_EDGES = "\"'`\u2018\u2019\u201c\u201d\u300c\u300d\u300e\u300f\u00ab\u00bb(
 _NAME_TAIL = ".,;:!?\uff0c\u3002\uff01\uff1f\uff1b\uff1a\u3001"
 
 
-def given_name(alias: str) -> str | None:
-    """A full name's given name ("tom hargreaves" → "tom"; "林建国" → "建国", a one-character
-    surname), or None for other shapes (the resolver's, and who a statement names: `people_known`)."""
-    if _CJK_NAME.fullmatch(alias):
-        return alias[1:] if len(alias) == 3 else None
-    words = alias.split()
-    return words[0] if len(words) == 2 else None
-
-
-_CJK_NAME = re.compile(r"[\u4e00-\u9fff]+")
-
-
 def clean_name(name: str) -> str:
     """ "Ana's" → "Ana", "\"Rex\"." → "Rex", "Tom!" → "Tom": a name as said, without the quote
     marks, end punctuation or possessive around it."""
