@@ -424,3 +424,10 @@ def test_the_chat_reads_a_pronoun_a_pupil_and_an_introduction_as_rest_does(
     assert any(pinned for content, pinned in kept.items() if "kidney" in content)
     assert not any(pinned for content, pinned in kept.items() if "diabetes" in content)
     assert not any(pinned for content, pinned in kept.items() if "8 weeks" in content)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_reads_kin_named_after_their_kin_word(owner, mcp_url):
+    (grandad, his), (baby, hers) = NAMED_AFTER_THEIR_KIN_WORD[5], NAMED_AFTER_THEIR_KIN_WORD[8]
+    bodies = m.adds(mcp_url, user_token_issue(user=owner).key, [grandad, baby, his, hers])
+    assert [(b["action"], b["entry"]["pinned"]) for b in bodies[2:]] == [("added", True)] * 2, bodies

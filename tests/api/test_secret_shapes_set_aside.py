@@ -123,3 +123,14 @@ def test_mcp_keeps_an_address_and_refuses_a_code_beside_one(owner, mcp_url):
     kept, refused = m.adds(mcp_url, user_token_issue(user=owner).key, [ADDRESSES[0], said])
     assert (kept["action"], refused["action"]) == ("added", "rejected"), (kept, refused)
     assert value not in str(refused)
+
+
+def test_an_import_and_the_chat_keep_an_address(key_client, owner, django_capture_on_commit_callbacks):
+    rows = import_lines(key_client, [*ADDRESSES[1:], CODE_AT_AN_ADDRESS[0]])
+    assert [row["action"] for row in rows] == ["added", "added", "rejected"], rows
+    _nowhere(CODE_AT_AN_ADDRESS[1])
+
+    told = "Remember that the florist delivers the wreath to 9 Abbey Close on Thursday."
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": told})
+    assert MemoryEntry.objects.filter(content__contains="9 Abbey Close").exists()

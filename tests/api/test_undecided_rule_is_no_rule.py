@@ -5,16 +5,18 @@ any turn, not held for an operator where nobody would see it again. One that wou
 still waits, flagged: "thoughts?" after a relaxation must not put it in force. Said with the
 decision ("投票通过", "agreed"), it is judged as a rule.
 
-Through REST, its batch route, mem0's route and MCP."""
+Through REST, its batch route, mem0's route, MCP and the chat's "remember that"."""
 
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from api.services import user_token_issue
 from memory_core.models import MemoryEntry, MemoryStatus
 from tests.api import mcp_helpers as m
 from tests.api.add_helpers import batch_add, mem0_add, rest_add
+from tests.chat.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -66,3 +68,19 @@ def test_mcp_stores_an_undecided_rule_and_holds_a_decided_one(owner, mcp_url):
         ("pending_review", True),
         ("pending_review", False),
     ], answers
+
+
+def test_the_chat_keeps_an_undecided_rule_told_to_remember(owner, django_capture_on_commit_callbacks):
+    told = [
+        "Remember that the parish council proposes banning bonfires on the allotments from May, "
+        "vote next week.",
+        "记住：听说以后食堂周五不供应午饭，还没定。",
+    ]
+    for said in told:
+        with django_capture_on_commit_callbacks(execute=True):
+            client_for(owner).post(reverse("chat:new"), {"content": said})
+
+    kept = MemoryEntry.objects.all()
+    assert kept.count() == 2 and all(m.status == MemoryStatus.ACTIVE for m in kept), [
+        (m.content, m.status) for m in kept
+    ]
