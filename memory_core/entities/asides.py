@@ -59,6 +59,16 @@ _KIN_LOWER_NAME_AGED = re.compile(
 _FOSTERING = re.compile(
     rf"\b(?i:we(?:'re|\s+are)|i(?:'m|\s+am))\s+(?:now\s+)?(?i:fostering)\s+(?P<name>{_NAME})"
 )
+# "We're foster carers, and since June we've had 7-year-old Tyler living with us", "Amira was placed
+# with us in May": a child placed with the user, in a statement that says it is fostering.
+_FOSTER_SAID = re.compile(r"(?i)\bfoster|\bkinship\s+care\b|\bplacement\b")
+_YOUNG = r"(?:(?:little|baby|\d{1,2}[- ]?(?:year|yr)s?[- ]old|[a-z]+[- ](?:year|yr)[- ]old)\s+)*"
+_PLACED_WITH_US = re.compile(
+    r"\b(?i:we|I)(?:'ve|\s+have|\s+had)?\s+(?:(?:now|just|also)\s+)?"
+    rf"(?:(?:had|got)\s+{_YOUNG}(?P<name>{_NAME})\s+(?:(?:living|staying|placed)\s+)?with\s+us\b"
+    rf"|(?:taken\s+in|took\s+in|welcomed)\s+{_YOUNG}(?P<name3>{_NAME}))"
+    rf"|(?P<name2>{_NAME})\s+(?:was|has\s+been|got|came\s+to\s+be)\s+placed\s+with\s+(?:us|me)\b"
+)
 # "Mum's moved into the annexe… Her name's Pat btw": the kin said before, named after it.
 # "I look after my dad, he's called Gary": the same, by "called" or "named".
 _EN_PRONOUN_NAMED = re.compile(
@@ -91,6 +101,9 @@ _ZH_CALLED_BY_ALL = re.compile(
     rf"(?:我们|我)的?(?P<zkin>{_ZH_KIN})[^\u3002\uff01\uff1f.!?]{{0,40}}?(?:都|大家|别人|人人)+叫(?:他|她)\s?"
     rf"(?P<zname>{_ZH_OR_LATIN_NAME})"
 )
+# "My grandpa 跟我们住, 大家都叫他 Ah Hock": what the kin said before is called, however the kin was said
+# (an English kin word too); only of one not named yet (a second name is no second person).
+_ZH_ALL_CALL = re.compile(rf"(?:都|大家|别人|人人)+叫(?P<zpronoun>他|她)\s?(?P<zname>{_ZH_OR_LATIN_NAME})")
 # "…我是弟弟的监护人, 他叫阿翔": the one of the user's kin the statement spoke of, named after it.
 # Only a name-shaped one, before a mark, 今年 or an age ("她叫救护车", "他叫外卖" name no one).
 _ZH_PRONOUN_NAMED = re.compile(
@@ -99,6 +112,12 @@ _ZH_PRONOUN_NAMED = re.compile(
     # a given name alone ("佢叫玉蘭, 今年92歲"), when an age follows
     rf"|{_ZH_NAME_CHAR}{{2}}(?=[\uff0c,]?\s*(?:今年|[一二三四五六七八九十两\d]+[岁])))"
     r"(?=$|[\uff0c,\u3002.!\uff01?\uff1f;\uff1b\s]|今年|[一二三四五六七八九十两\d]+[岁])"
+)
+# "我爸今年七十八了, 跟我住, 大名叫王德胜": the kin said before, its full name told by itself.
+_ZH_FULL_NAME_TOLD = re.compile(
+    r"(?:^|(?<=[\s\uff0c,\u3002.;\uff1b]))(?:大名|全名|本名|名字)(?:叫做?|是)\s?"
+    rf"(?P<zname>[A-Z][A-Za-z'-]*(?:\s[A-Z][A-Za-z'-]*){{0,2}}|[{_ZH_SURNAMES}]{_ZH_NAME_CHAR}{{1,2}}?)"
+    r"(?=$|[\uff0c,\u3002.!\uff01?\uff1f;\uff1b\s])"
 )
 # "our two, Noah (7) and Lily (4)", "my two, Ava and Leo", "the twins, Rosie and Jack": children
 # listed after how many.
@@ -160,6 +179,9 @@ def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
         _named(reading, _strip_openers(match.group("name")), word.lower())
     for match in _FOSTERING.finditer(plain):
         _named(reading, _strip_openers(match.group("name")), "child")
+    for match in _PLACED_WITH_US.finditer(plain) if _FOSTER_SAID.search(plain) else ():
+        name = match.group("name") or match.group("name2") or match.group("name3")
+        _named(reading, _strip_openers(name), "child")
     for match in _KIN_LOWER_NAME_AGED.finditer(plain):
         _named(reading, match.group("name").capitalize(), match.group("kin").lower())
     counted = [] if _PET_WORDS.search(plain) else _CHILDREN_COUNTED.finditer(_AGE.sub("", plain))
@@ -205,8 +227,10 @@ def _chinese_asides(text: str, plain: str, reading: Reading) -> None:
         elif found and kind_of(found[0]) == EntityKind.PERSON:
             reading.add_ref(Ref(kin=word))
     folded = as_mandarin(text, ZH_KIN_WORDS)
+    called = [m.span("zname") for m in _ZH_CALLED_BY_ALL.finditer(folded)]
     for match in _ZH_CALLED_BY_ALL.finditer(folded):
         _named(reading, as_written(match.group("zname"), folded, text), match.group("zkin"))
+    _full_names_told(text, folded, reading)
     for match in _ZH_PRONOUN_NAMED.finditer(folded):
         before = _last_unnamed_before(reading, folded, match.start())
         name = as_written(match.group("zname"), folded, text)
@@ -216,6 +240,25 @@ def _chinese_asides(text: str, plain: str, reading: Reading) -> None:
             # 她 is a woman; 他 a man in Mandarin, either as Cantonese 佢 folded
             said = text[match.start() : match.start() + 1]
             reading.pronoun_names.append((name, "her" if said == "她" else "" if said == "佢" else "his"))
+    _called_by_all(text, folded, reading, called)
+
+
+def _full_names_told(text: str, folded: str, reading: Reading) -> None:
+    """ "大名叫王德胜" after the kin it is of."""
+    for match in _ZH_FULL_NAME_TOLD.finditer(folded):
+        if (before := _last_unnamed_before(reading, folded, match.start())) is not None:
+            _named(reading, as_written(match.group("zname"), folded, text), before.kin)
+
+
+def _called_by_all(text: str, folded: str, reading: Reading, called: list[tuple[int, int]]) -> None:
+    """ "大家都叫他 Ah Hock" of the unnamed kin said before (`_ZH_ALL_CALL`)."""
+    for match in _ZH_ALL_CALL.finditer(folded):
+        pronoun = "her" if match.group("zpronoun") == "她" else "his"
+        before = (
+            _kin_said_before(reading, folded, match, pronoun) if match.span("zname") not in called else None
+        )
+        if before is not None and not before.name:
+            _named(reading, as_written(match.group("zname"), folded, text), before.kin)
 
 
 # What may come before a pronoun that opens a statement ("Oh, her name's Pat", "对了, 她叫美玉").
@@ -271,6 +314,18 @@ def _last_unnamed_before(reading: Reading, text: str, position: int, pronoun: st
     return max(said, key=lambda pair: pair[0])[1] if said else None
 
 
+def _kin_said_before(reading: Reading, text: str, match: re.Match[str], pronoun: str) -> Ref | None:
+    """The user's kin said last before `match`, named or not, that `pronoun` can stand for."""
+    unwanted = MALE_KIN if pronoun == "her" else FEMALE_KIN
+    said = [
+        (place, ref)
+        for ref in reading.refs
+        if ref.kind == EntityKind.PERSON and ref.kin and ref.of is None and _label(ref.kin) not in unwanted
+        if (place := _said_at(text, ref)) < match.start()
+    ]
+    return max(said, key=lambda pair: pair[0])[1] if said else None
+
+
 # Whom "her" and "him" can stand for, by the kin's English label.
 FEMALE_KIN = word_set(
     "mother daughter sister grandmother aunt niece wife girlfriend fiancee stepdaughter stepmother "
@@ -282,10 +337,14 @@ MALE_KIN = word_set(
 )
 
 
-def said_before(reading: Reading, text: str, position: int, pronoun: str = "") -> Ref | None:
+def said_before(
+    reading: Reading, text: str, position: int, pronoun: str = "", among: frozenset[str] | None = None
+) -> Ref | None:
     """The one person of the user's kin the statement names before `position` that `pronoun` can
     stand for ("My gran, Edith, … I look after her"; "her" is no brother, "him" no mother), or
-    None when it names none, or several and not exactly one of them by name."""
+    None when it names none, or several and not exactly one of them by name. With `among`, only kin
+    of those predicates count ("我阿嬤, 鄰居都叫她阿月姨, … 我在照顧她": the neighbours are not whom
+    the user looks after)."""
     unwanted = (
         MALE_KIN if pronoun in ("her", "她") else FEMALE_KIN if pronoun in ("him", "his") else frozenset()
     )
@@ -296,6 +355,7 @@ def said_before(reading: Reading, text: str, position: int, pronoun: str = "") -
         and ref.kin
         and ref.of is None
         and _label(ref.kin) not in unwanted
+        and (among is None or ((found := kin(ref.kin)) is not None and found[0] in among))
         and _said_at(text, ref) < position
     ]
     said = {ref.name or ref.kin for ref in people}

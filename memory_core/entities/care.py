@@ -56,18 +56,29 @@ _EN_CARER_OF = re.compile(
     r"(?:(?:main|full[- ]time|primary|sole|legal|special|only|live-in|unpaid|day-to-day)\s+)*"
     r"(?:carer|caregiver|guardian)\b"
 )
-# "I do most of her care", "I do all of Gran's personal care": the care itself is the user's.
+# "I do most of her care", "I do all of Gran's personal care", "I'm the one who does most of his
+# looking after": the care itself is the user's.
 _EN_DOES_CARE = re.compile(
-    rf"\bI(?:\s+{_EN_HEDGE})*\s+do(?:\s+{_EN_HEDGE})*\s+"
+    rf"\bI(?:\s+am\s+the\s+one\s+(?:who\s+does|doing)|(?:\s+{_EN_HEDGE})*\s+do)(?:\s+{_EN_HEDGE})*\s+"
     r"(?:(?:most|all|much|a\s+lot|the\s+bulk|nearly\s+all|almost\s+all|half)\s+of\s+)?"
-    rf"{_EN_WHOSE}\s+(?:(?:personal|day-to-day|daily|everyday)\s+)?care\b"
+    rf"{_EN_WHOSE}\s+(?:(?:personal|day-to-day|daily|everyday)\s+)?(?:care|caring|looking\s+after)\b"
+)
+# "I've moved back home to look after her", "I gave up work to care for my dad", "I went part-time
+# to look after Mum": what the user changed in their life, to look after them (as "我搬回来就是为了
+# 照顾她" below).
+_EN_CHANGED_TO_CARE = re.compile(
+    r"\bI(?:'ve|\s+have|\s+had)?\s+(?:(?:just|recently|finally|basically|already|now|actually)\s+)*"
+    r"(?:moved|come|came|gone|went|given|gave|quit|left|retired|stopped|cut|taken|took|switched|dropped|"
+    r"packed|reduced|changed)\b[^.!?;]{0,40}?\bto\s+(?:look\s+after|care\s+for|take\s+care\s+of|nurse)\s+"
+    rf"(?:(?P<pronoun>her(?!\s+{_HER_THINGS})|him|them)\b|{_NP_KIN}(?!'s\b))"
 )
 _EN_GUARDIANSHIP = re.compile(rf"\b(?:guardianship|custody)\s+of\s+(?:(?P<pronoun>her|him|them)\b|{_NP_KIN})")
 # "我照顾我妈", "平时都是我照顾她", "我一直在照顾外婆", "由我照顾他"; "照顾好自己" is no one.
 # "外甥小宇现在由我监护", "妈妈由我照顾": the kin said before, in the user's care.
 _ZH_BY_ME = re.compile(r"由我(?:一个人|来|负责)?(?:照顾|照料|照看|监护|看护)")
 _ZH_CARE = re.compile(
-    r"(?:我|我们)(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|日日|全职|专门|一个人|一个|自己)*"
+    r"(?:我|我们)(?:\s*(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|日日|全职|专门|一个人|一个|自己"
+    r"|full[- ]time))*\s*"
     # "我搬去高雄就是为了照顾他", "我辞职是为了照顾我妈": the speaker moved or left work to look after
     # them (not "我弟弟为了照顾奶奶…", "我妈为了照顾我爸…": someone else did)
     r"(?:(?:搬|回|辞|请|调|换|留)[^\uff0c,\u3002.!\uff01?\uff1f\s]{0,8}?(?:就是|都是|是|也是)?为了)?"
@@ -82,6 +93,7 @@ _ZH_CARER_OF = re.compile(
     r"|(?:我|我们)(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|全职|专门)*(?:照顾|照料|照看)(?=$|[\uff0c,\u3002.!\uff01;\uff1b\s])"
 )
 
+_EN_CARE_SAID = (_EN_CARE, _EN_CARER_OF, _EN_DOES_CARE, _EN_GUARDIANSHIP, _EN_CHANGED_TO_CARE)
 
 _THE_USER = re.compile(r"\b[Tt]he\s+user(?P<is>\s+is)?\b(?!'s)")
 
@@ -93,7 +105,7 @@ def without_care(text: str) -> str | None:
     learned dependants' conditions said with it). Chinese as the Mandarin fold."""
     english = re.sub(r"\b[Ii]'m\b", "I am", text.replace("\u2019", "'"))
     english = _THE_USER.sub(lambda m: "I am" if m.group("is") else "I", english)
-    cut = _cut(english, (_EN_CARE, _EN_CARER_OF, _EN_DOES_CARE, _EN_GUARDIANSHIP))
+    cut = _cut(english, _EN_CARE_SAID)
     if cut is not None:
         return cut
     if not re.search(r"[\u4e00-\u9fff]", text):
@@ -118,19 +130,19 @@ def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
     english = re.sub(r"\b[Ii]'m\b", "I am", text.replace("\u2019", "'"))
     # The extractor's third person ("The user looks after the user's dad, Desmond"): the user is "I".
     english = _THE_USER.sub(lambda m: "I am" if m.group("is") else "I", english)
-    said = (
-        pattern.finditer(english) for pattern in (_EN_CARE, _EN_CARER_OF, _EN_DOES_CARE, _EN_GUARDIANSHIP)
-    )
+    said = (pattern.finditer(english) for pattern in _EN_CARE_SAID)
     for match in [m for found in said for m in found]:
         pronoun = match.group("pronoun")
-        cared = said_before(reading, english, match.start(), pronoun.lower()) if pronoun else _np(match)
+        cared = (
+            said_before(reading, english, match.start(), pronoun.lower(), _FAMILY) if pronoun else _np(match)
+        )
         _cares(reading, cared)
     if not chinese:
         return
     folded = as_mandarin(text, ZH_KIN_WORDS)
     for match in _ZH_CARE.finditer(folded):
         if match.group("zpronoun"):
-            cared = said_before(reading, folded, match.start(), match.group("zpronoun"))
+            cared = said_before(reading, folded, match.start(), match.group("zpronoun"), _FAMILY)
         elif match.group("zbare"):
             cared = Ref(kin=match.group("zbare"))  # "我一直在照顾外婆": the speaker's, after the verb
         else:
@@ -139,7 +151,7 @@ def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
             cared = Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind) if name else ref
         _cares(reading, cared)
     for match in _ZH_BY_ME.finditer(folded):
-        _cares(reading, said_before(reading, folded, match.start()))
+        _cares(reading, said_before(reading, folded, match.start(), among=_FAMILY))
     for match in _ZH_CARER_OF.finditer(folded):
         guarded, guarded_name = match.groupdict().get("zguarded"), match.groupdict().get("zgname")
         if guarded_name and kin(guarded_name):
@@ -148,7 +160,7 @@ def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
             named = as_written(guarded_name, folded, text) if guarded_name else ""
             cared = Ref(name=named, kin=guarded) if named else Ref(kin=guarded)
         else:
-            cared = said_before(reading, folded, match.start())
+            cared = said_before(reading, folded, match.start(), among=_FAMILY)
         _cares(reading, cared)
 
 

@@ -67,6 +67,20 @@ IN_CARE = [
         "Dot is registered blind.",
     ),
     ("My dad moved in with us and I do most of his personal care. His name's Walter.", "Walter has COPD."),
+    # What the user changed in their life to look after them, and "the one who does" the care
+    ("I gave up my job last spring to look after my dad, Ray.", "Ray is on oxygen at night for his COPD."),
+    (
+        "My nan Edie lives with us and I'm the one who does most of her looking after.",
+        "Edie has macular degeneration and can't see the hob.",
+    ),
+    # The full name told after what the statement said of the kin; a name others call them by, after
+    # an English kin word; a one-character given name said with a word of respect ("黃娣" -> "娣婆")
+    ("我爷爷八十多了，平时都是我照顾，大名叫李国华。", "李国华有帕金森，手抖得厉害。"),  # noqa: RUF001
+    (
+        "My grandpa 跟我们住，我 full-time 照顾他，大家都叫他 Ah Hock。",  # noqa: RUF001
+        "Ah Hock 有 diabetes，每天要打 insulin。",  # noqa: RUF001
+    ),
+    ("我同嫲嫲住，佢叫黃娣，我日日照顧佢。", "娣婆最近腳腫，醫生話係心衰。"),  # noqa: RUF001
 ]
 # The kin in the user's care said by their kin word alone: the model takes a grandmother's or a
 # mother's condition for someone else's; the graph knows the user looks after them. (The user's
@@ -113,6 +127,9 @@ NOT_IN_CARE = [
     ("我哥叫建国，在深圳工作。", "建国有高血压。"),  # noqa: RUF001
     # her children in the user's care, not her
     ("My sister Jo lives round the corner and I look after her kids on Fridays.", "Jo has lupus."),
+    # someone else changed their life to look after a parent; the user went to look after a friend's
+    ("My brother Tom moved back home to look after our dad.", "Tom has asthma."),
+    ("I went round to look after my friend Amy's kids.", "Amy has lupus."),
 ]
 
 
@@ -252,3 +269,59 @@ def test_the_chat_reads_a_kin_word_in_care_and_a_name_given_next(owner, django_c
     assert any(pinned for content, pinned in kept.items() if "COPD" in content), kept
     assert any(pinned for content, pinned in kept.items() if "kidney" in content), kept
     assert not any(pinned for content, pinned in kept.items() if "full time" in content), kept
+
+
+# A child placed with the user, in a statement that says it is fostering: the user's child.
+FOSTERED = [
+    (
+        "We're foster carers and since March we've had 10-year-old Kayden living with us.",
+        "Kayden has ADHD and takes methylphenidate every morning.",
+    ),
+    (
+        "Jonah was placed with us in the summer, our first foster placement.",
+        "Jonah has a severe nut allergy.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("who", "condition"), FOSTERED)
+def test_a_child_placed_with_foster_carers_is_theirs(key_client, who, condition):
+    _rest_add(key_client, who)
+    body = _rest_add(key_client, condition)
+    assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety"), body
+
+
+def test_a_child_living_with_us_is_no_foster_child_unless_fostering_is_said(key_client):
+    _rest_add(key_client, "Since June we've had Tyler living with us while his dad works in Dubai.")
+    assert _rest_add(key_client, "Tyler has eczema.")["entry"]["pinned"] is False
+
+
+def test_the_neighbours_who_name_the_one_in_care_are_not_in_care(key_client):
+    who = "我阿嬤跟我們住，鄰居阿雪都叫她阿月姨，平常都是我在照顧她。"  # noqa: RUF001
+    _rest_add(key_client, who)
+    assert _rest_add(key_client, "阿月最近失智越來越明顯。")["entry"]["pinned"] is True
+    assert _rest_add(key_client, "阿雪有高血壓。")["entry"]["pinned"] is False
+    assert len(_cared_for(who)) == 1
+
+
+def test_mem0_reads_care_as_a_change_of_life_and_a_foster_placement(key_client):
+    for said in [
+        "I packed in the office job to take care of my mum, Brenda.",
+        "Brenda has Lewy body dementia.",
+        "Fostering update: we've taken in little Maisie, she's 3.",
+    ]:
+        _mem0_add(key_client, said)
+    _mem0_add(key_client, "Maisie has cystic fibrosis and does physio twice a day.")
+
+    assert _entry("Brenda has Lewy body dementia.").pinned
+    assert _entry("Maisie has cystic fibrosis and does physio twice a day.").pinned
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_reads_a_name_told_after_and_a_given_name_said_with_respect(owner, mcp_url):
+    bodies = m.adds(
+        mcp_url,
+        user_token_issue(user=owner).key,
+        ["我外公九十岁了，跟我住，我一直在照顾他，全名叫陈福。", "福伯今天又摔了一跤，骨质疏松很严重。"],  # noqa: RUF001
+    )
+    assert bodies[1]["entry"]["pinned"] is True, bodies
