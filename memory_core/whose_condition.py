@@ -113,6 +113,26 @@ _EN_AT_WORK = re.compile(
     r"(?:class|classroom|form|ward|team|squad|group|unit|caseload|practice|clinic|surgery|bay|rota|club)\b)"
 )
 _ZH_AT_WORK = re.compile(rf"^\W*(?:我们|我)?(?:{ZH_WORK_PLACES})(?:的|有个|有一个|有位|有一位)")
+# Someone the user serves said by who they are and what the user does for them, or by their slot
+# ("The mum I visit has…", "Lady I do on Tuesdays…", "Kid in the 4pm lesson has…"): nobody says
+# so of their own child or parent ("my mum"). Care itself ("the lad I care for", "the kids I nanny
+# for") is left to the model: the user may be their guardian.
+_ROLE = (
+    r"(?:lady|ladies|man|men|gentleman|gent|woman|women|mum|mam|mom|dad|mother|father|kid|kids|child|"
+    r"children|boy|boys|girl|girls|lad|lass|fella|chap|guy|bloke|teen|teenager|baby|toddler|family|couple)"
+)
+_EN_SERVED_BY_ROLE = re.compile(
+    r"(?i)^\W*(?:(?:the|a|this|that|one|another)\s+)?(?:(?:new|little|old|older|elderly|young)\s+)?"
+    + _ROLE
+    + r"\s+(?:(?:who|that)\s+)?(?:I|we)(?:'m|\s+am|'ve\s+been|\s+have\s+been)?\s+(?:visit|do|see|sit\s+with|"
+    r"drive|tutor|teach|coach|clean\s+for|support|work\s+with|mentor|walk|read\s+(?:to|with)|befriend)"
+    r"(?:s|ing)?\b"
+    r"|^\W*(?:(?:the|a|one|this)\s+)?(?:(?:new|little|old)\s+)?"
+    + _ROLE
+    + r"\s+(?:in|on|at|from)\s+(?:the\s+|my\s+|our\s+)?(?:\d{1,2}(?::\d\d)?\s*(?:am|pm)?|morning|afternoon|"
+    r"evening|monday|tuesday|wednesday|thursday|friday|saturday|sunday|early|late|next)\w*\s*(?:'s\s+)?"
+    r"(?:lesson|class|session|group|slot|shift|round|swim|club|sitting|appointment|booking|visit|call)s?\b"
+)
 # Someone named with a title the statement is about ("Account note, Mr Patel: he has dementia", "For
 # Mr Haines, who has epilepsy: …", "Bed 12 的 Mdm Lim 有 dysphagia", "对门王奶奶一个人住"): a client,
 # a patient or a neighbour; nobody names their own child, or a parent in their care, "Mr Patel" or
@@ -172,7 +192,14 @@ def someone_elses(text: str) -> bool:
     else:
         opens = any(
             pattern.search(plain)
-            for pattern in (_EN_OPENS_WITH, _EN_AT_WORK, _ZH_AT_WORK, _TITLED_SUBJECT, _ZH_A_CHILD)
+            for pattern in (
+                _EN_OPENS_WITH,
+                _EN_AT_WORK,
+                _EN_SERVED_BY_ROLE,
+                _ZH_AT_WORK,
+                _TITLED_SUBJECT,
+                _ZH_A_CHILD,
+            )
         ) or a_record_note(plain)
     # The care reading only for a statement that opens with someone: the user may look after them
     # ("my husband has early-onset Parkinson's and I'm his main carer now").

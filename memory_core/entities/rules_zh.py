@@ -22,7 +22,8 @@ from memory_core.entities.rules import (
 )
 from memory_core.entities.vocabulary import EntityKind, Predicate
 from memory_core.entities.zh_forms import as_mandarin, as_written
-from memory_core.reading.words import alternation
+from memory_core.language import simplified_han
+from memory_core.reading.words import alternation, word_set
 
 _ZH_KIN = alternation(list(ZH_KIN_WORDS))
 _ZH_STOP = "\uff0c\u3002,.!\uff01\uff1f?\uff1b;\uff1a:\u3001\\s"  # full-width and ASCII punctuation
@@ -109,13 +110,26 @@ _ZH_AGE = r"[一二三四五六七八九十两\d]+[岁]"
 # A given name of two characters right after the kin word is read only before a time, an age or a
 # school year ("我個仔俊熙今年讀P3", "我女儿欣怡下个月上幼儿园"): a word there would not be followed so.
 _ZH_WHEN_NEXT = r"今年|去年|明年|下个月|上个月|下周|上周|下个|上个|读|上小|上初|上高|上幼"
+# ...or before living with the user ("阿嬤秀英跟我住", "外婆桂芳要搬过来跟我住"), when the two
+# characters are no word of when or how often ("我妈偶尔跟我住").
+_ZH_LIVES_WITH_ME = (
+    r"(?:要|也|就|会|已经|一直|准备)?(?:搬(?:过|回|进)?来)?(?:跟|和|同|与)(?:我|我们|我哋)(?:一起)?住"
+    r"|住(?:在)?(?:我|我们|我哋)(?:家|屋企|这)"
+)
+# Words of when, how often or how that come there and are no name ("我妈偶尔跟我住", "我爸暫時住我家"),
+# in simplified characters.
+_ZH_NOT_WHEN = word_set(
+    "偶尔 有时 经常 常常 暂时 长期 轮流 主要 平常 平日 一般 冬天 夏天 周末 过年 每年 假期"
+    " 放假 这几 那几 自己 一起 一齐 偶然 间中 成日 日日"
+)
 _ZH_NICKNAME = re.compile(
     # (小 and a word's second character is that word: 小学, 小时候, 小班, 小区, 小孩…)
     rf"{_ZH_NP}\s*(?P<zname>(?P<zr>{_ZH_NAME_CHAR})(?P=zr)|(?!小[学时班区孩朋姐心组说吃费号儿])[阿小]{_ZH_NAME_CHAR}{{1,2}}?"
     rf"|老[{_ZH_SURNAMES}]|[A-Z][a-z]+(?: [A-Z][a-z]+)?"
-    rf"|{_ZH_NOT_A_NAME}{_ZH_NAME_CHAR}{{2}}(?={_ZH_WHEN_NEXT}|{_ZH_AGE}))"
+    rf"|{_ZH_NOT_A_NAME}{_ZH_NAME_CHAR}{{2}}(?={_ZH_WHEN_NEXT}|{_ZH_AGE})"
+    rf"|{_ZH_NOT_A_NAME}(?![搬要会會想准準打]){_ZH_NAME_CHAR}{{2}}(?={_ZH_LIVES_WITH_ME}))"
     # (读: "我個女Chloe讀緊中一", "我儿子乐乐读小学")
-    r"(?=$|[^\u4e00-\u9fffA-Za-z]|[有对还也在是的和跟同与从刚才每今昨明去来又就会要想说很不没最平读]|已经|一直|"
+    r"(?=$|[^\u4e00-\u9fffA-Za-z]|[有对还也在是的和跟同与从刚才每今昨明去来又就会要想说很不没最平读搬住]|已经|一直|"
     rf"现在|目前|平时|下个|上个|下周|上周|下午|上午|上(?:幼|学|小学|初|高|中学|大学|班|课)|{_ZH_AGE})"
 )
 # After a doubled word, what shows it is a name, not an adverb ("我儿子明明今年三十了", "我女儿甜甜五岁";
@@ -153,7 +167,7 @@ def _zh_nicknamed(text: str, reading: Reading, named: set[Ref]) -> None:
         ref = _zh_np(match)
         name = match.group("zname")
         doubled = name in _ZH_DOUBLED_WORDS and not _ZH_NAME_SHOWN.match(text, match.end())
-        if ref in named or doubled or not kin(ref.kin):
+        if ref in named or doubled or simplified_han(name) in _ZH_NOT_WHEN or not kin(ref.kin):
             continue
         named.add(ref)
         reading.add_ref(Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind))

@@ -121,6 +121,11 @@ def test_a_doubled_adverb_after_the_kin_word_is_no_name(key_client):
         ("我妈搬来跟我住了，大家都叫她 Ah Bee。", "Ah Bee", "mother"),
         ("我個仔俊熙今年讀P3。", "俊熙", "son"),  # a given name before a school year
         ("我女儿朵朵下个月上幼儿园了。", "朵朵", "daughter"),
+        # a given name before living with the user
+        ("阿嬤秀英跟我住。", "秀英", "grandmother"),
+        ("我妈淑芬搬来跟我住了。", "淑芬", "mother"),
+        ("外婆桂芳下个月要搬过来跟我们一起住。", "桂芳", "grandmother"),
+        ("我阿爺志強同我哋住。", "志強", "grandfather"),
     ],
 )
 def test_a_child_said_by_the_order_of_birth_or_with_you_is_the_users(key_client, said, name, label):
@@ -158,6 +163,9 @@ def test_a_boss_another_persons_child_or_a_place_is_not_the_users_child(key_clie
         "我爸生病了，医生叫他多休息。",  # 叫他: told him to
         "我老公今天加班，他叫外卖。",  # 他叫: he ordered
         "我女儿天天8点睡觉。",  # a doubled adverb before a time
+        "我妈偶尔跟我住。",  # how often, before living with the user
+        "我爸暫時住我家。",
+        "我奶奶自己跟我住，不肯请保姆。",
     ],
 )
 def test_words_after_a_kin_word_or_a_pronoun_that_are_no_name(key_client, said):
