@@ -57,7 +57,8 @@ GUARDS: list[tuple[str, str]] = [
         "approval",
         r"(?:pre-?)?approv(?:al|als|ed)|sign-?\s?offs?|authori[sz]ations?|authori[sz]ed|consent|supervision"
         r"|oversight|(?:human|manual) (?:checks?|approvals?|sign-?offs?)"
-        r"|(?:manager|supervisor|director)(?:'s|s')?\s(?:ok|okay|signature|go-ahead)|escalations?"
+        r"|(?:manager|supervisor|director)(?:'s|s')?\s(?:ok|okay|signature|go-ahead|call|say-?so|nod|countersignature)"
+        r"|escalations?|countersign(?:s|ed|ing|atures?)?"
         r"|(?<=without )(?:an? |the |any )?(?:manager|supervisor|director|approver|second person)s?\b"
         r"|(?<=\bto )approv(?:e|ing)\b|self-approv\w*|approv(?:e|es|ing)? (?:their|his|her|your|its|our) own",
     ),
