@@ -134,3 +134,25 @@ def test_an_import_and_the_chat_keep_an_address(key_client, owner, django_captur
     with django_capture_on_commit_callbacks(execute=True):
         client_for(owner).post(reverse("chat:new"), {"content": told})
     assert MemoryEntry.objects.filter(content__contains="9 Abbey Close").exists()
+
+
+# A public line's number is the line's (专线, 總機, like 热线 and "hotline"): kept, however short;
+# a code told beside one is still refused.
+HOTLINES = ["心理援助专线是 12356，半夜也有人接。", "反诈专线是 96110，接到可疑电话先打这个。"]
+
+
+@pytest.mark.parametrize("said", HOTLINES)
+def test_a_hotlines_number_is_no_secret(key_client, said):
+    assert rest_add(key_client, said)["action"] == "added"
+    (result,) = mem0_add(key_client, said + " 谢谢")["results"]
+    assert result["event"] in ("ADD", "UPDATE") and "status" not in result, result
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_batch_route_and_mcp_keep_a_hotline_and_refuse_a_code_beside_it(key_client, owner, mcp_url):
+    beside = "社保专线是 12333，我的查询密码是 508817。"
+    results = batch_add(key_client, [HOTLINES[0], beside])
+    assert [r["action"] for r in results] == ["added", "rejected"], results
+    kept, refused = m.adds(mcp_url, user_token_issue(user=owner).key, [HOTLINES[1], beside])
+    assert (kept["action"], refused["action"]) == ("added", "rejected"), (kept, refused)
+    _nowhere("508817")

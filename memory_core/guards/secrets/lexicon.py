@@ -146,7 +146,8 @@ OWNED_BY = re.compile(
     r"|\b(?:orders?|tickets?|refunds?|invoices?|tracking|booking|reservation|reference|ref|case|claim"
     r"|flight|train|seat|room|rma|parcel|package|shipment|waybill)(?:\s+(?:number|no\.?|id|#))?"
     r"\s+(?:is|was|=)\s*#?\s*"
-    r"|(?:订单号?|单号|工号|尾号|学号|编号|手机号?|电话|房间号?|航班号?|快递单?号|票号|邮编|客服|热线|拨打|致电"
+    r"|(?:订单号?|单号|工号|尾号|学号|编号|手机号?|电话|房间号?|航班号?|快递单?号|票号|邮编|客服|热线|熱線|专线|專線"
+    r"|总机|總機|拨打|撥打|致电|致電"
     # a time of day owns the clock time after it, as "at" does: "每天1730", "凌晨0400"
     r"|每天|每日|每晚|早上|上午|中午|下午|晚上|凌晨|傍晚|夜里)"
     r"\s*(?:是|为|:)?\s*)$",
