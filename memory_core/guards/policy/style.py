@@ -17,10 +17,12 @@ from .lexicon import BENEFIT_RE, GENERIC_RE, GUARD_RE
 
 # What the preference shapes: the words `memory_core.answer_style.STYLE_PATTERN` picks a preference by (so
 # the chat applies every preference read here), as word starts.
+# Whole words: "tablets", "on the list for replacements" and "formally" shape no answer.
 _EN_STYLE = re.compile(
-    r"\b(?:answer|repl(?:y|ies)|respon(?:se|d)|explanation|explain|summar|bullet|list|table|markdown"
-    r"|format|emoji|tone|formal|casual|polite|language|in (?:english|chinese|french|german|spanish"
-    r"|portuguese|japanese|korean|italian|dutch))"
+    r"\b(?:answers?|answering|repl(?:y|ies|ying)|respon(?:se|ses|d|ding)|explanations?|explain(?:ing)?"
+    r"|summar(?:y|ies|ise|ize|ising|izing)|bullets?|bullet-?points?|lists?|tables?|markdown"
+    r"|format(?:ted|ting)?|emojis?|tone|formal(?:ly)?|casual(?:ly)?|polite|language"
+    r"|in (?:english|chinese|french|german|spanish|portuguese|japanese|korean|italian|dutch))\b"
 )
 # The speaker as the one answered: "to me", "answer me", "when you talk to me".
 _EN_AUDIENCE = re.compile(
@@ -53,10 +55,19 @@ def answer_style(sentence: str) -> bool:
         return False
     if GUARD_RE.search(sentence) or BENEFIT_RE.search(sentence) or GENERIC_RE.search(sentence):
         return False
-    return bool(
-        (_EN_STYLE.search(sentence) and _EN_AUDIENCE.search(sentence))
-        or (_ZH_STYLE.search(sentence) and _ZH_AUDIENCE.search(sentence))
-    )
+    return _near(_EN_STYLE, _EN_AUDIENCE, sentence) or _near(_ZH_STYLE, _ZH_AUDIENCE, sentence)
+
+
+# The answer's style and the speaker as its audience are said together ("keep your replies to me
+# short", "回复我的时候请简短"): a style word in one clause and "for me" in another ("I'm on the
+# list for replacements, so … please always put a chair for me") say no such thing.
+_NEAR = 60
+
+
+def _near(style: re.Pattern[str], audience: re.Pattern[str], sentence: str) -> bool:
+    said = [m.span() for m in style.finditer(sentence)]
+    told = [m.span() for m in audience.finditer(sentence)] if said else []
+    return any(max(a, c) - min(b, d) <= _NEAR for a, b in said for c, d in told)
 
 
 def beyond_style(sentence: str) -> bool:
