@@ -94,6 +94,7 @@ _ZH_SURNAMES = (
     "沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔"
     "向汤区欧葛温易庞"
 )
+ZH_SURNAMES = _ZH_SURNAMES  # for the short forms a name is said by (`people_known`)
 # A name's third character is none of the words that commonly follow one ("何静嫁给了", "王芳今年").
 _ZH_NOT_A_THIRD = (
     "嫁娶开在是做当住和跟与同也很今去明的了叫从把被给喜爱来说要会想有没不常每一已正还现后前都就才又再"

@@ -162,14 +162,9 @@ def test_the_write_paths_row_is_the_training_matrix_bit_for_bit(text: str):
     [
         ("My toddler wheezes badly whenever we're near cats.", "dependant"),
         ("我女儿吃了虾以后嘴唇会肿起来。", "dependant"),
-        pytest.param(
-            "Nuts of any kind close up my throat.",
-            "user",
-            # A known miss of the safety encoder (0.25 the user's, averaged 0.52 under its 0.66):
-            # the average ranks the English rows of batches 36-44 better (docs/trust.md, "A safety
-            # encoder") and loses this idiom; strict, so a model that reads it again says so.
-            marks=pytest.mark.xfail(strict=True, reason="the safety encoder reads the idiom as no condition"),
-        ),
+        # A known miss of the safety encoder's average (0.52 under its 0.66) until the models
+        # retrained with batch 58, which read it as the user's again (a strict xfail until then).
+        ("Nuts of any kind close up my throat.", "user"),
         ("Not a fan of spicy food, honestly.", "none"),
         ("My wife reacts badly to latex gloves.", "other"),
     ],
