@@ -103,14 +103,22 @@ def without_care(text: str) -> str | None:
     "I'm his legal guardian", "平时都是我照顾她"), or None when it says no such thing: whether what
     is left tells a condition is the statement's (the safety model reads care itself as one, having
     learned dependants' conditions said with it). Chinese as the Mandarin fold."""
-    english = re.sub(r"\b[Ii]'m\b", "I am", text.replace("\u2019", "'"))
-    english = _THE_USER.sub(lambda m: "I am" if m.group("is") else "I", english)
+    english = _as_english(text)
     cut = _cut(english, _EN_CARE_SAID)
     if cut is not None:
         return cut
     if not re.search(r"[\u4e00-\u9fff]", text):
         return None
     return _cut(as_mandarin(text, ZH_KIN_WORDS), (_ZH_CARE, _ZH_BY_ME, _ZH_CARER_OF))
+
+
+def _as_english(text: str) -> str:
+    """`text` with "I'm" as "I am", and as typed without capitals or apostrophe ("im her main carer
+    now", "i look after him"); the extractor's third person ("The user looks after the user's dad,
+    Desmond") as the user's "I"."""
+    english = re.sub(r"\b(?:[Ii]'m|im)\b", "I am", text.replace("\u2019", "'"))
+    english = re.sub(r"\bi\b(?!\.)", "I", english)
+    return _THE_USER.sub(lambda m: "I am" if m.group("is") else "I", english)
 
 
 def _cut(text: str, patterns: tuple[re.Pattern[str], ...]) -> str | None:
@@ -127,9 +135,7 @@ def _cut(text: str, patterns: tuple[re.Pattern[str], ...]) -> str | None:
 def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
     """Add to `reading` the user's care of the kin it names (English, and Chinese when `chinese`:
     traditional and Cantonese folded as the Chinese reading folds them)."""
-    english = re.sub(r"\b[Ii]'m\b", "I am", text.replace("\u2019", "'"))
-    # The extractor's third person ("The user looks after the user's dad, Desmond"): the user is "I".
-    english = _THE_USER.sub(lambda m: "I am" if m.group("is") else "I", english)
+    english = _as_english(text)
     said = (pattern.finditer(english) for pattern in _EN_CARE_SAID)
     for match in [m for found in said for m in found]:
         pronoun = match.group("pronoun")

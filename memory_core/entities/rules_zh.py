@@ -33,7 +33,11 @@ _ZH_AFTER_NAME = (
     r"是|在|住|工作|上班|做|的|和|也|今年|很|喜欢|养|现在|目前|如今|一直|已经|正在|还|"
     r"\d|嫁|娶|结婚|再婚|离婚|同|跟|与"  # "郑浩然2018年又结婚了", "吕佳敏嫁给了…"
 )
-_ZH_NAME = rf"(?:[A-Z][A-Za-z'-]*|{_ZH_NAME_CHAR}{{1,4}}?)(?=$|[{_ZH_STOP}]|{_ZH_AFTER_NAME})"
+# A Latin name of up to three words ("我妈叫 Tan Ah Lian"), or Han characters.
+_ZH_NAME = (
+    rf"(?:[A-Z][A-Za-z'-]*(?:\s[A-Z][A-Za-z'-]*){{0,2}}|{_ZH_NAME_CHAR}{{1,4}}?)"
+    rf"(?=$|[{_ZH_STOP}]|{_ZH_AFTER_NAME})"
+)
 _ZH_SELF = r"(?:我们|我|用户)"
 _ZH_BESIDE = "对门|对面|楼上|楼下|隔壁|邻屋"
 # Who a kin word is of: 我(的), a name and 的, or no one said at a clause's start, which in Chinese

@@ -81,6 +81,10 @@ IN_CARE = [
         "Ah Hock 有 diabetes，每天要打 insulin。",  # noqa: RUF001
     ),
     ("我同嫲嫲住，佢叫黃娣，我日日照顧佢。", "娣婆最近腳腫，醫生話係心衰。"),  # noqa: RUF001
+    # A Latin name of three words after 叫, then said without its surname; care typed without
+    # capitals or an apostrophe
+    ("我妈叫 Tan Ah Lian，跟我住，I take care of her。", "Ah Lian 有 Parkinson's，每天要吃五种药。"),  # noqa: RUF001
+    ("My dad Ron lives with me now and im his full time carer", "Ron has COPD and uses oxygen at night."),
 ]
 # The kin in the user's care said by their kin word alone: the model takes a grandmother's or a
 # mother's condition for someone else's; the graph knows the user looks after them. (The user's
