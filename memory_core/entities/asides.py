@@ -61,7 +61,7 @@ _FOSTERING = re.compile(
 )
 # "We're foster carers, and since June we've had 7-year-old Tyler living with us", "Amira was placed
 # with us in May": a child placed with the user, in a statement that says it is fostering.
-_FOSTER_SAID = re.compile(r"(?i)\bfoster|\bkinship\s+care\b|\bplacement\b")
+_FOSTER_SAID = re.compile(r"(?i)\bfoster|\bkinship\s+care\b")
 _YOUNG = r"(?:(?:little|baby|\d{1,2}[- ]?(?:year|yr)s?[- ]old|[a-z]+[- ](?:year|yr)[- ]old)\s+)*"
 _PLACED_WITH_US = re.compile(
     r"\b(?i:we|I)(?:'ve|\s+have|\s+had)?\s+(?:(?:now|just|also)\s+)?"

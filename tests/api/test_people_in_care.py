@@ -295,9 +295,17 @@ def test_a_child_placed_with_foster_carers_is_theirs(key_client, who, condition)
     assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety"), body
 
 
-def test_a_child_living_with_us_is_no_foster_child_unless_fostering_is_said(key_client):
-    _rest_add(key_client, "Since June we've had Tyler living with us while his dad works in Dubai.")
-    assert _rest_add(key_client, "Tyler has eczema.")["entry"]["pinned"] is False
+@pytest.mark.parametrize(
+    ("who", "condition"),
+    [
+        ("Since June we've had Tyler living with us while his dad works in Dubai.", "Tyler has eczema."),
+        # a placement at work is no foster placement
+        ("Our student nurse Tom was placed with us for his ward placement this term.", "Tom has asthma."),
+    ],
+)
+def test_a_child_living_with_us_is_no_foster_child_unless_fostering_is_said(key_client, who, condition):
+    _rest_add(key_client, who)
+    assert _rest_add(key_client, condition)["entry"]["pinned"] is False
 
 
 def test_the_neighbours_who_name_the_one_in_care_are_not_in_care(key_client):
