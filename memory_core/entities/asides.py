@@ -69,6 +69,16 @@ _PLACED_WITH_US = re.compile(
     rf"|(?:taken\s+in|took\s+in|welcomed)\s+{_YOUNG}(?P<name3>{_NAME}))"
     rf"|(?P<name2>{_NAME})\s+(?:was|has\s+been|got|came\s+to\s+be)\s+placed\s+with\s+(?:us|me)\b"
 )
+# "the court gave me guardianship of Kai", "I've had custody of Mia since 2022", "I'm the legal
+# guardian of Dylan": a child in the user's care by law, named (not "my sister got custody of Mia").
+_GUARDIAN_OF = r"(?:(?:special|legal|full|sole|joint|temporary|permanent)\s+)?(?:guardianship|custody)\s+of"
+_IN_MY_GUARDIANSHIP = re.compile(
+    rf"\b(?:(?i:gave|granted|awarded)\s+(?i:me|us)\s+{_GUARDIAN_OF}"
+    r"|(?:I|[Ww]e)(?:'ve|\s+have|\s+had)?(?:\s+(?:had|got|been\s+given|been\s+granted|was\s+given|were\s+given"
+    rf"|was\s+granted))?\s+{_GUARDIAN_OF}"
+    rf"|I(?:'m|\s+am)\s+(?:now\s+)?(?:the\s+)?(?:(?:legal|special|sole)\s+)?guardian\s+(?:of|for|to))"
+    rf"\s+(?P<name>{_NAME})"
+)
 # "Mum's moved into the annexe… Her name's Pat btw": the kin said before, named after it.
 # "I look after my dad, he's called Gary": the same, by "called" or "named".
 _EN_PRONOUN_NAMED = re.compile(
@@ -178,6 +188,8 @@ def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
         word = match.groupdict().get("kin") or match.groupdict().get("kin2") or ""
         _named(reading, _strip_openers(match.group("name")), word.lower())
     for match in _FOSTERING.finditer(plain):
+        _named(reading, _strip_openers(match.group("name")), "child")
+    for match in _IN_MY_GUARDIANSHIP.finditer(plain):
         _named(reading, _strip_openers(match.group("name")), "child")
     for match in _PLACED_WITH_US.finditer(plain) if _FOSTER_SAID.search(plain) else ():
         name = match.group("name") or match.group("name2") or match.group("name3")

@@ -275,7 +275,8 @@ def test_the_chat_reads_a_kin_word_in_care_and_a_name_given_next(owner, django_c
     assert not any(pinned for content, pinned in kept.items() if "full time" in content), kept
 
 
-# A child placed with the user, in a statement that says it is fostering: the user's child.
+# A child placed with the user (in a statement that says it is fostering) or in their guardianship or
+# custody: the user's child.
 FOSTERED = [
     (
         "We're foster carers and since March we've had 10-year-old Kayden living with us.",
@@ -285,6 +286,12 @@ FOSTERED = [
         "Jonah was placed with us in the summer, our first foster placement.",
         "Jonah has a severe nut allergy.",
     ),
+    # a child in the user's care by law, named
+    (
+        "Since the court gave me guardianship of Kai last year it's all on me.",
+        "Kai's CGM keeps losing signal.",
+    ),
+    ("We've had custody of Rosie since 2022.", "Rosie has a severe egg allergy."),
 ]
 
 
@@ -301,6 +308,8 @@ def test_a_child_placed_with_foster_carers_is_theirs(key_client, who, condition)
         ("Since June we've had Tyler living with us while his dad works in Dubai.", "Tyler has eczema."),
         # a placement at work is no foster placement
         ("Our student nurse Tom was placed with us for his ward placement this term.", "Tom has asthma."),
+        # someone else's custody
+        ("My sister finally got custody of Mia last week.", "Mia has asthma."),
     ],
 )
 def test_a_child_living_with_us_is_no_foster_child_unless_fostering_is_said(key_client, who, condition):
