@@ -300,7 +300,7 @@ _ROMANISED_SURNAMES = word_set(
 _ZH_RESPECTED = re.compile(r"(?P<name>[阿小老].)(?:姨|婆|伯|叔|嫂|公|姐|哥)")
 # A two-character name, a surname and a given name of one: the given name is not said alone but with
 # 阿 or a word of respect ("陳鳳" -> "阿鳳", "鳳姐", "鳳婆"), each two characters and no common word.
-_ZH_ONE_CHARACTER_GIVEN = re.compile(rf"[{ZH_SURNAMES}](?P<given>[\u4e00-\u9fff])")
+_ZH_ONE_CHARACTER_GIVEN = re.compile(rf"[{ZH_SURNAMES}][\u4e00-\u9fff]")
 _ZH_WITH_GIVEN = ("阿{}", "{}姨", "{}婆", "{}姐", "{}哥", "{}叔", "{}伯", "{}嫂")
 
 

@@ -266,10 +266,8 @@ def _called_by_all(text: str, folded: str, reading: Reading, called: list[tuple[
     """ "大家都叫他 Ah Hock" of the unnamed kin said before (`_ZH_ALL_CALL`)."""
     for match in _ZH_ALL_CALL.finditer(folded):
         pronoun = "her" if match.group("zpronoun") == "她" else "his"
-        before = (
-            _kin_said_before(reading, folded, match, pronoun) if match.span("zname") not in called else None
-        )
-        if before is not None and not before.name:
+        before = _last_unnamed_before(reading, folded, match.start(), pronoun)
+        if before is not None and match.span("zname") not in called:
             _named(reading, as_written(match.group("zname"), folded, text), before.kin)
 
 
@@ -323,18 +321,6 @@ def _last_unnamed_before(reading: Reading, text: str, position: int, pronoun: st
         and _label(ref.kin) not in unwanted
     ]
     said = [(place, ref) for ref in unnamed if (place := _said_at(text, ref)) < position]
-    return max(said, key=lambda pair: pair[0])[1] if said else None
-
-
-def _kin_said_before(reading: Reading, text: str, match: re.Match[str], pronoun: str) -> Ref | None:
-    """The user's kin said last before `match`, named or not, that `pronoun` can stand for."""
-    unwanted = MALE_KIN if pronoun == "her" else FEMALE_KIN
-    said = [
-        (place, ref)
-        for ref in reading.refs
-        if ref.kind == EntityKind.PERSON and ref.kin and ref.of is None and _label(ref.kin) not in unwanted
-        if (place := _said_at(text, ref)) < match.start()
-    ]
     return max(said, key=lambda pair: pair[0])[1] if said else None
 
 

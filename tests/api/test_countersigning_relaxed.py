@@ -3,16 +3,18 @@ supervisor call", "without the pharmacist countersigning", "you don't need a man
 held for an operator and flagged as weakening, never active. Before, only "approval", "sign-off"
 and "a manager's signature" were read so, and such rules were held unflagged or, when the model
 missed them, stored active (batch 58). Requiring the countersignature is a rule that relaxes
-nothing. Through REST, mem0's route, the batch route, MCP and an import."""
+nothing. Through REST, mem0's route, the batch route, MCP, an import and the chat."""
 
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from api.services import user_token_issue
-from memory_core.models import MemoryEntry, MemoryStatus
+from memory_core.models import FlaggedWrite, FlagKind, MemoryEntry, MemoryStatus
 from tests.api import mcp_helpers as m
 from tests.api.add_helpers import batch_add, import_lines, mem0_add, rest_add
+from tests.chat.helpers import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -51,3 +53,11 @@ def test_the_batch_route_and_an_import_flag_them_and_not_the_requirement(key_cli
 def test_mcp_flags_it(owner, mcp_url):
     (body,) = m.adds(mcp_url, user_token_issue(user=owner).key, [RELAXED[0]])
     assert (body["action"], body["flagged"]) == ("pending_review", True), body
+
+
+def test_the_chat_holds_it_flagged(owner, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": f"Remember that {RELAXED[1]}"})
+    held = MemoryEntry.objects.get()
+    assert held.status == MemoryStatus.PENDING_REVIEW
+    assert FlaggedWrite.objects.filter(kind=FlagKind.POLICY_WEAKENING, entry=held).exists()

@@ -35,6 +35,9 @@ ORDINARY_NUMBERS = [
     "My new number is 07700 900123, text me there.",
     "我们订了 5 月 18 日的 G1234 次高铁，9 点 05 分发车。",
 ]
+# A public line's number is the line's (专线, 總機, like 热线 and "hotline"): kept, however short;
+# a code told beside one is still refused.
+HOTLINES = ["心理援助专线是 12356，半夜也有人接。", "反诈专线是 96110，接到可疑电话先打这个。"]
 
 
 def _nowhere(value: str) -> None:
@@ -51,7 +54,7 @@ def test_rest_and_mem0_refuse_a_value_shaped_as_something_else(key_client, said,
     _nowhere(value)
 
 
-@pytest.mark.parametrize("said", ORDINARY_NUMBERS)
+@pytest.mark.parametrize("said", [*ORDINARY_NUMBERS, *HOTLINES])
 def test_ordinary_numbers_are_still_kept(key_client, said):
     assert rest_add(key_client, said)["action"] == "added"
     (result,) = mem0_add(key_client, said + " Cheers.")["results"]
@@ -136,18 +139,6 @@ def test_an_import_and_the_chat_keep_an_address(key_client, owner, django_captur
     assert MemoryEntry.objects.filter(content__contains="9 Abbey Close").exists()
 
 
-# A public line's number is the line's (专线, 總機, like 热线 and "hotline"): kept, however short;
-# a code told beside one is still refused.
-HOTLINES = ["心理援助专线是 12356，半夜也有人接。", "反诈专线是 96110，接到可疑电话先打这个。"]
-
-
-@pytest.mark.parametrize("said", HOTLINES)
-def test_a_hotlines_number_is_no_secret(key_client, said):
-    assert rest_add(key_client, said)["action"] == "added"
-    (result,) = mem0_add(key_client, said + " 谢谢")["results"]
-    assert result["event"] in ("ADD", "UPDATE") and "status" not in result, result
-
-
 @pytest.mark.django_db(transaction=True)
 def test_the_batch_route_and_mcp_keep_a_hotline_and_refuse_a_code_beside_it(key_client, owner, mcp_url):
     beside = "社保专线是 12333，我的查询密码是 508817。"
@@ -156,3 +147,11 @@ def test_the_batch_route_and_mcp_keep_a_hotline_and_refuse_a_code_beside_it(key_
     kept, refused = m.adds(mcp_url, user_token_issue(user=owner).key, [HOTLINES[1], beside])
     assert (kept["action"], refused["action"]) == ("added", "rejected"), (kept, refused)
     _nowhere("508817")
+
+
+def test_an_import_and_the_chat_keep_a_hotline(key_client, owner, django_capture_on_commit_callbacks):
+    rows = import_lines(key_client, HOTLINES)
+    assert [row["action"] for row in rows] == ["added", "added"], rows
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": "记住：老人防骗专线是 96110。"})
+    assert MemoryEntry.objects.filter(content__contains="96110", status="active").count() == 2
