@@ -14,10 +14,22 @@ from memory_core.entities.rules import _ADJ, _KIN, _NAME, Reading, Ref, _is_name
 from memory_core.entities.rules_zh import _ZH_KIN, _ZH_NAME, _ZH_NAME_CHAR, _ZH_SURNAMES
 from memory_core.entities.vocabulary import EntityKind, Predicate
 from memory_core.entities.zh_forms import as_mandarin, as_written
-from memory_core.reading.words import word_set
+from memory_core.reading.words import GRANDPARENTS_SAID_OTHERWISE, alternation, word_set
 
 _ZH_AFTER = r"[有对还也在是的和跟从刚每今昨明去来又就会要想说很不没最平]|已经|一直"
 _DASH = r"(?:\u2014|\u2013|--|-)"
+
+
+def _as_a_name(word: str) -> str:
+    """A regex of kin `word` said as a name: its first letter a capital ("Nonna", "Ah gong", "Dadi ji")."""
+    first, *more = word.split("_")
+    return "".join(
+        [first[0].upper(), f"(?i:{re.escape(first[1:])})", *(rf"\s+(?i:{re.escape(part)})" for part in more)]
+    )
+
+
+# Grandparents said in other languages and Englishes, as names ("Nonna", "Ah Gong", "Babcia").
+_ELSEWHERE = alternation([_as_a_name(word) for word in GRANDPARENTS_SAID_OTHERWISE])
 # "Irene — that's mum —", "Irene (my mum)", "Tom, my boss, said": a name, then who they are to the
 # user between two marks.
 _NAME_THEN_KIN = re.compile(
@@ -30,7 +42,8 @@ _NAME_THEN_KIN = re.compile(
 # not an abbreviation ("Dad (RIP)").
 _KIN_THEN_NAME = re.compile(
     rf"(?:\b(?i:my|our)\s+{_ADJ}(?P<kin>{_KIN})"
-    r"|(?<![\w'\u2019-]\s)(?<![\w'\u2019-])(?P<kin2>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad|Granddad))"
+    r"|(?<![\w'\u2019-]\s)(?<![\w'\u2019-])"
+    rf"(?P<kin2>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad|Granddad|{_ELSEWHERE}))"
     # "Nan (Edith to everyone else)": the name the others use
     rf"\s*\((?P<name>(?=[A-Z][a-z]){_NAME})(?:\s+to\s+(?:everyone|everybody|the\s+rest\s+of\s+us|others|"
     r"most\s+people|the\s+world)(?:\s+else)?)?\)"
@@ -38,17 +51,17 @@ _KIN_THEN_NAME = re.compile(
 # "Nana Jean moved in with us", "Grandad Bill": a grandparent said with their name, the user's own.
 _GRANDPARENT_NAMED = re.compile(
     r"(?<![\w'-])(?<!'s\s)(?<!\b[Hh]is\s)(?<!\b[Hh]er\s)(?<!\b[Tt]heir\s)(?<!\b[Yy]our\s)"
-    r"(?P<kin2>Nana|Nan|Nanna|Gran|Granny|Grandma|Grandpa|Grandad|Granddad|Grandmother|Grandfather)"
+    rf"(?P<kin2>Nana|Nan|Nanna|Gran|Granny|Grandma|Grandpa|Grandad|Granddad|Grandmother|Grandfather|{_ELSEWHERE})"
     r"\s+(?P<name>(?!(?:and|is|was|has|had|says|said|will|can)\b)[A-Z][a-z'-]+)\b"
 )
 # "Mum", "Dad", "Nan" capitalised without a "my": the user's own, as people speak of them.
 _BARE_PARENT = re.compile(
-    r"\b(?P<kin>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad)\b(?!\s+[A-Z])"
+    rf"\b(?P<kin>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad|{_ELSEWHERE})\b(?!\s+[A-Z])"
 )
 # "Dad's name is Ken", "my son's name's Leo", "my mum's called Sandra": the kin, then its name.
 _KIN_NAME_IS = re.compile(
     rf"(?:\b(?i:my|our)\s+{_ADJ}(?P<kin>{_KIN})"
-    r"|(?<![\w'-])(?P<kin2>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad|Granddad))"
+    rf"|(?<![\w'-])(?P<kin2>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad|Granddad|{_ELSEWHERE}))"
     rf"(?:'s|\s+is)\s+(?:(?i:called|named)|(?i:name)(?:'s|\s+is))\s+(?P<name>{_NAME})"
 )
 # "my son ollie (14)": a name typed in lower case, told as a name by the age after it.
@@ -172,12 +185,12 @@ def read_bare_kin(text: str, reading: Reading, *, chinese: bool = False) -> None
                 said.add(word)
                 reading.add_ref(Ref(kin=word))
     for match in _BARE_PARENT.finditer(plain):
-        word = match.group("kin").lower()
+        word = " ".join(match.group("kin").lower().split())
         if word not in said and not plain[: match.start()].rstrip().lower().endswith(_OWNERS):
             said.add(word)
             reading.add_ref(Ref(kin=word))
     for match in _GRANDPARENT_NAMED.finditer(plain):  # before the care, which may be of them
-        _named(reading, match.group("name"), match.group("kin2").lower())
+        _named(reading, match.group("name"), " ".join(match.group("kin2").lower().split()))
 
 
 def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
@@ -185,7 +198,7 @@ def read_asides(text: str, reading: Reading, *, chinese: bool = False) -> None:
     plain = text.replace("\u2019", "'")
     asides = (_NAME_THEN_KIN, _CALLED_BY_ALL, _KIN_THEN_NAME, _KIN_NAME_IS)
     for match in [found for pattern in asides for found in pattern.finditer(plain)]:
-        word = match.groupdict().get("kin") or match.groupdict().get("kin2") or ""
+        word = " ".join((match.groupdict().get("kin") or match.groupdict().get("kin2") or "").split())
         _named(reading, _strip_openers(match.group("name")), word.lower())
     for match in _FOSTERING.finditer(plain):
         _named(reading, _strip_openers(match.group("name")), "child")

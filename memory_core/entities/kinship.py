@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from memory_core.entities.vocabulary import EntityKind, Predicate
-from memory_core.reading.words import ZH_PETS, ZH_RELATIONS
+from memory_core.reading.words import GRANDPARENTS_SAID_OTHERWISE, ZH_PETS, ZH_RELATIONS
 
 # word → (predicate, canonical label). The label is what the relation records and what a query's
 # word is matched with, so "mum", "mom" and "妈妈" all find the mother.
@@ -57,6 +57,9 @@ for _predicate, _words in _GROUPS.items():
         if "-" in _word and not _word.startswith(("co-", "step-")) and "in-law" not in _word:
             # "team lead", "half brother": said with a space as often as with the hyphen.
             _EN[_word.replace("-", " ")] = _EN[_word]
+# "my Babcia", "Nonna", "Ah Gong": grandparents said in other languages and Englishes.
+for _word, _label in GRANDPARENTS_SAID_OTHERWISE.items():
+    _EN[_word.replace("_", " ")] = (Predicate.RELATIVE, _label)
 # Plurals name the same relation ("my kids", "her sisters").
 _PLURALS = {"children"}
 _NO_PLURAL = frozenset({"boy", "girl", "lad", "lass"})

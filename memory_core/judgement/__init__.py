@@ -33,6 +33,7 @@ from memory_core.guards.secrets import REDACTED, SecretScan, scan_secrets
 from memory_core.guards.secrets.candidates import candidates, periods
 from memory_core.guards.secrets.text import sentence_spans
 from memory_core.language import has_cjk
+from memory_core.reading.words import GRANDPARENTS_OWNED, GRANDPARENTS_SAID_OTHERWISE, alternation
 
 from . import clauses
 from .encoder import SAFETY_OUTPUTS
@@ -500,10 +501,40 @@ _BARE_KIN = re.compile(
 )
 
 
+def _kin_pattern(words: dict[str, str]) -> str:
+    return alternation([re.escape(word).replace("_", r"\s+") for word in words])
+
+
+# Grandparents said in other languages and Englishes ("Nonna", "Ah Gong", "my lola"): read as the
+# English word the models learned (`reading.words.GRANDPARENTS_SAID_OTHERWISE`).
+_GRANDPARENT_ELSEWHERE = re.compile(
+    rf"(?i)(?<![\w'-])(?:(?P<word>{_kin_pattern(GRANDPARENTS_SAID_OTHERWISE)})"
+    rf"|(?:(?<=\bmy\s)|(?<=\bour\s))(?P<owned>{_kin_pattern(GRANDPARENTS_OWNED)}))(?![\w-])"
+)
+_ENGLISH = {"grandmother": "grandma", "grandfather": "grandpa"}
+_ANY_SPACE = re.compile(r"\s+")
+
+
+def _as_english_kin(match: re.Match[str]) -> str:
+    said = match.group(0)
+    key = _ANY_SPACE.sub("_", said.lower())
+    word = _ENGLISH[GRANDPARENTS_SAID_OTHERWISE.get(key) or GRANDPARENTS_OWNED[key]]
+    return word.capitalize() if said[0].isupper() else word
+
+
+def _as_read(text: str) -> str:
+    """`text` as the safety model reads it: spaces collapsed, a Cantonese clause's bare kin with its
+    我 said (`_BARE_KIN`), and in English grandparents said in another language as the English word
+    (the models learned "Ah Ma" among Chinese words: there a text read so changed 2 of 60 labelled
+    readings, both for the worse)."""
+    plain = _BARE_KIN.sub(r"我\1\2", " ".join((text or "").split()))
+    return plain if has_cjk(plain) else _GRANDPARENT_ELSEWHERE.sub(_as_english_kin, plain)
+
+
 def safety(text: str) -> Safety:
     """Whose safety fact `text` states, if anyone's (see `Safety`): the whole statement's reading,
     or one of its parts' when the whole is not pinned (see `PART_SURE`)."""
-    plain = _BARE_KIN.sub(r"我\1\2", " ".join((text or "").split()))
+    plain = _as_read(text)
     if len(plain) > LONGEST_JUDGED:
         return Safety(who=UNJUDGED, probability=0.0)
     whole = _safety_of(plain)

@@ -201,6 +201,38 @@ FOODS = word_set(
     "sulfite sulphite nightshade cilantro coriander ham bacon sausage salami gravy rice oat barley rye "
     "yeast vinegar fodmap cinnamon"
 )
+# Grandparents as families say them in other languages and other Englishes ("Babcia", "Nonna",
+# "Ah Gong", "Dadi ji", "Meemaw"): the word (an underscore for a space) -> the English kin it
+# names. The graph knows them as that kin (`entities.kinship`) and the safety model, which learned
+# the English words, reads them as it (`judgement.safety`): "Nonna is on blood thinners since she
+# came to live with us" read someone else's (0.22), "Grandma is…" a dependant's (0.86).
+GRANDPARENTS_SAID_OTHERWISE = word_pairs(
+    "babcia=grandmother oma=grandmother omi=grandmother nonna=grandmother abuela=grandmother "
+    "abuelita=grandmother yiayia=grandmother yia-yia=grandmother yaya=grandmother bubbe=grandmother "
+    "bubbie=grandmother bubby=grandmother savta=grandmother obaachan=grandmother obaasan=grandmother "
+    "halmeoni=grandmother halmoni=grandmother nenek=grandmother nanima=grandmother dadima=grandmother "
+    "ah_ma=grandmother ah_mah=grandmother ah_por=grandmother ah_po=grandmother ah_ma_ma=grandmother "
+    "gramma=grandmother grandmom=grandmother grandmum=grandmother granma=grandmother meemaw=grandmother "
+    "mawmaw=grandmother babushka=grandmother avó=grandmother vovó=grandmother mormor=grandmother "
+    "farmor=grandmother nani_ji=grandmother dadi_ji=grandmother naniji=grandmother dadiji=grandmother "
+    "dziadek=grandfather dziadzia=grandfather opa=grandfather opi=grandfather nonno=grandfather "
+    "abuelo=grandfather abuelito=grandfather papou=grandfather pappou=grandfather zayde=grandfather "
+    "zaide=grandfather zeide=grandfather zaidy=grandfather ojiichan=grandfather ojiisan=grandfather "
+    "harabeoji=grandfather halabeoji=grandfather atuk=grandfather atok=grandfather ah_gong=grandfather "
+    "ah_kong=grandfather ah_yeh=grandfather grampa=grandfather grampy=grandfather grandpop=grandfather "
+    "granddaddy=grandfather grandaddy=grandfather pawpaw=grandfather pop-pop=grandfather "
+    "poppop=grandfather jiddo=grandfather jeddo=grandfather avô=grandfather vovô=grandfather "
+    "dedushka=grandfather morfar=grandfather farfar=grandfather nana_ji=grandfather dada_ji=grandfather "
+    "nanaji=grandfather dadaji=grandfather"
+)
+# Words that name a grandparent after "my" or "our" but are as often a name or another word alone
+# ("Lola" is a name, "dada" a baby's word for a father, "Grammy" an award): read by the safety
+# model only so said, and not known to the graph (a friend called Lola is asked about by name).
+GRANDPARENTS_OWNED = word_pairs(
+    "lola=grandmother nani=grandmother dadi=grandmother teta=grandmother sitti=grandmother "
+    "mamie=grandmother grammy=grandmother lolo=grandfather dada=grandfather saba=grandfather "
+    "sido=grandfather"
+)
 RELATIONS = word_pairs(
     "wife husband partner spouse girlfriend boyfriend fiancee=fiance fianc\u00e9e=fiance fiance "
     "fianc\u00e9=fiance son daughter child kid=child baby mother mom=mother mum=mother mommy=mother "
