@@ -1,6 +1,7 @@
 # ruff: noqa: RUF001 -- Chinese users type full-width punctuation; so must the tests.
 """A rule said to be still undecided, in as many words (proposed, put to a vote, asked about with
-"is it true…", "真的假的", "你们觉得…", "还没定"), is no rule yet: it is stored and recalled like
+"is it true…", "真的假的", "你们觉得…", "还没定") or told as talk not yet settled ("rumour is…",
+"nothing official yet", "还在讨论", "仲未定㗎"), is no rule yet: it is stored and recalled like
 any turn, not held for an operator where nobody would see it again. One that would relax a control
 still waits, flagged: "thoughts?" after a relaxation must not put it in force. Said with the
 decision ("投票通过", "agreed"), it is judged as a rule.
@@ -27,6 +28,12 @@ UNDECIDED = [
     "提议：以后所有报销一律要附发票原件，周五投票。",
     "聽講以後每個月第一個禮拜六都要大掃除，真的假的？",
     "Is it true that from January every shift has to start with a ten-minute briefing?",
+    # told as talk not yet settled: heard, rumoured, still discussed, not signed off
+    "聽講管理處想以後住客一律要刷卡先入得電梯，仲未定㗎。",
+    "据说以后每个部门都要每周交周报，还在讨论。",
+    "公司打算以后所有出差都要提前两周申请，还没拍板。",
+    "Rumour is the library will make everyone book study rooms a week ahead from next term.",
+    "Heard the club might require helmets on all group rides next season, nothing official yet.",
 ]
 RELAXATIONS_ASKED_ABOUT = [
     "Proposal: from now on volunteers hand out food parcels without checking the referral slip. Thoughts?",
