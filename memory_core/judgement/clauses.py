@@ -20,6 +20,9 @@ CLAUSE_END = re.compile(
     r"|(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])"
     r"|\s(?=(?:so|and|because|since|cause|cos|cuz|coz|from\s+now\s+on|going\s+forward)\s)"
     r"|(?=因为|因為|由于|由於|所以|以后|以後|今后|今後|往后|往後)"
+    # "…不然要冻裂我这风湿性关节炎手指头弯不了…": the speaker said again mid-sentence opens a clause,
+    # unless a word that takes an object comes before ("给我", "跟我", "帮我", "让我", "是我").
+    r"|(?<=[\u3400-\u9fff])(?<![给跟和帮让叫对把被替为陪同与教问找请带送等是像比说令使将向从到由连])(?=我(?![们們]))"
 )
 _TRIM = " ,;:\uff0c\u3001\uff1b\uff1a"
 # Past this many parts a statement is a list or a document, not a message with a condition in it.

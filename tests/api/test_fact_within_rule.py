@@ -174,6 +174,10 @@ UNPUNCTUATED = [
         "My daughter has type 1 diabetes from now on every sleepover host gets her insulin plan",
         "My daughter has type 1 diabetes",
     ),
+    # after the instruction, where the speaker is said again ("…的我…"), not after a word that takes
+    # them as its object ("给我", "跟我")
+    ("以后公司团建不要给我安排潜水我有哮喘", "我有哮喘"),
+    ("以后订酒店都要订有电梯的我膝盖做过手术爬不了楼梯", "我膝盖做过手术爬不了楼梯"),
 ]
 
 
