@@ -37,7 +37,7 @@ from memory_core.reading.records import a_record_note
 from memory_core.sameness import speaker
 from memory_core.services import event_record
 from memory_core.tombstones import blocking_tombstone, mined_too_early
-from memory_core.whose_condition import after_an_address, someone_elses
+from memory_core.whose_condition import after_an_address, named_by_slot, someone_elses
 from memory_core.whose_known import known_person, only_an_introduction, only_care
 from memory_core.write_request import WriteRequest
 
@@ -450,8 +450,10 @@ def _pinned_safety(
     if known is not None:
         # Before the reader's frames, which read "Noah has asthma" as a health fact whoever Noah is.
         return known == DEPENDANT
-    if own and whose.who != "other" and not a_record_note(content):
-        return True  # a condition said without a subject is the speaker's, unless it is a record's
+    if own and whose.who != "other" and not a_record_note(content) and not named_by_slot(content):
+        # A condition said without a subject is the speaker's, unless it is a record's or of a pupil
+        # or a patient the statement opens with ("Bed 6's baby has reflux and is on omeprazole").
+        return True
     # The model pins on slight odds (a dependant's condition must not be missed): a condition it
     # finds twice as likely someone else's, or told of a partner, friend or colleague the
     # statement opens with ("My hiking buddy got alpha-gal…"), is theirs.

@@ -29,6 +29,21 @@ THEIRS = [
     "My son in the 4pm swim session has epilepsy, so he stays in the shallow lane.",
     "I have type 1 diabetes and sometimes need a juice box halfway through a lesson.",
 ]
+# A pupil or a patient named with their class or their bed: someone at the user's work.
+SLOTTED = [
+    "Heads up for Friday's cover: Priya (Y7) has a severe sesame allergy and her lunch comes from home.",
+    "Noah in 4C has epilepsy and always sits by the door in assemblies.",
+    "Bed 9's gentleman is on warfarin, so no intramuscular injections for him.",
+    "For the new lunchtime staff: Mia in Reception has a peanut allergy, her EpiPen hangs on the red peg.",
+    "Oscar (Yr 5) is coeliac, so he only ever gets the gluten-free bread from the top shelf.",
+    # held as rules, with what to do: no condition of the user's kept beside them
+    "Freddie (Y4) has type 1 diabetes. If he looks pale and shaky, give him two glucose tabs from his "
+    "left pocket and call his dad.",
+    "Bed 6's baby has reflux and is on omeprazole, so keep him upright for twenty minutes after every feed.",
+    "Ruby (Y2) carries an inhaler for her asthma. It goes with her to forest school and swimming, "
+    "no exceptions.",
+]
+OWN_CHILD_IN_A_CLASS = "Our daughter in Year 3 has asthma and uses a blue inhaler."
 
 
 @pytest.mark.parametrize("said", SERVED)
@@ -55,3 +70,21 @@ def test_the_chat_keeps_it_unpinned(owner, django_capture_on_commit_callbacks):
         client_for(owner).post(reverse("chat:new"), {"content": f"Remember that {SERVED[1]}"})
     kept = MemoryEntry.objects.filter(content__contains="tutor")
     assert kept.exists() and not kept.filter(pinned=True).exists(), [(e.content, e.pinned) for e in kept]
+
+
+@pytest.mark.parametrize("said", SLOTTED)
+def test_rest_does_not_pin_a_pupils_or_patients_condition_named_with_their_class_or_bed(key_client, said):
+    assert not pinned(rest_add(key_client, said))
+
+
+def test_the_batch_route_mem0_and_mcp_read_class_and_bed_alike_and_keep_the_users_child(key_client):
+    results = batch_add(key_client, [*SLOTTED[5:], OWN_CHILD_IN_A_CLASS])
+    assert [pinned(r) for r in results] == [False, False, False, True], results
+    mem0_add(key_client, SLOTTED[7])
+    assert not MemoryEntry.objects.filter(pinned=True, content__contains="Ruby").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_reads_class_and_bed_alike(owner, mcp_url):
+    bodies = m.adds(mcp_url, user_token_issue(user=owner).key, [SLOTTED[6], OWN_CHILD_IN_A_CLASS])
+    assert [pinned(b) for b in bodies] == [False, True], bodies
