@@ -38,8 +38,11 @@ _EN_CARE = re.compile(
     r"full[- ]time|currently|really|kind\s+of|can|could|will|would|must|have\s+to|need\s+to|want\s+to|"
     r"get\s+to|try\s+to|properly)\s+)*"
     r"(?:look(?:s|ing)?\s+after|caring\s+for|tak(?:e|es|ing)\s+care\s+of|nursing|"
-    r"(?:the\s+|a\s+)?(?:main\s+|full[- ]time\s+|primary\s+|sole\s+|only\s+|legal\s+)?"
-    r"(?:carer|caregiver|caretaker|guardian)\s+(?:for|of))\s+"
+    r"(?:the\s+|a\s+)?(?:main\s+|full[- ]time\s+|primary\s+|sole\s+|only\s+|legal\s+|kinship\s+|foster\s+)?"
+    r"(?:carer|caregiver|caretaker|guardian)\s+(?:for|of)"
+    # "I've been raising my granddaughter Skye", "we're bringing up my nephew": a child in the
+    # user's care (not "I raised my kids": they are grown; nor "raising them", which may be hens)
+    r"|(?P<raising>rais(?:e|es|ing)|bring(?:s|ing)?\s+up)(?=\s+(?:my|our)\b))\s+"
     rf"(?:(?P<pronoun>her(?!\s+{_HER_THINGS})|him|them)\b|{_NP_KIN}(?!'s\b))"  # not "my colleague's shifts"
 )
 # Hedges said before "her carer" ("I'm basically her carer", "I've pretty much become his carer").
@@ -53,7 +56,7 @@ _EN_WHOSE = rf"(?:{_NP_KIN}'s|(?P<pronoun>her|his|their))"
 _EN_CARER_OF = re.compile(
     rf"\bI(?:\s+am|(?:'ve|\s+have|\s+had)(?:\s+{_EN_HEDGE})*\s+(?:been|become)|(?:\s+{_EN_HEDGE})*\s+became)"
     rf"(?:\s+{_EN_HEDGE})*\s+{_EN_WHOSE}\s+"
-    r"(?:(?:main|full[- ]time|primary|sole|legal|special|only|live-in|unpaid|day-to-day)\s+)*"
+    r"(?:(?:main|full[- ]time|primary|sole|legal|special|only|live-in|unpaid|day-to-day|kinship|foster)\s+)*"
     r"(?:carer|caregiver|guardian)\b"
 )
 # "I do most of her care", "I do all of Gran's personal care", "I'm the one who does most of his
@@ -73,6 +76,11 @@ _EN_CHANGED_TO_CARE = re.compile(
     rf"(?:(?P<pronoun>her(?!\s+{_HER_THINGS})|him|them)\b|{_NP_KIN}(?!'s\b))"
 )
 _EN_GUARDIANSHIP = re.compile(rf"\b(?:guardianship|custody)\s+of\s+(?:(?P<pronoun>her|him|them)\b|{_NP_KIN})")
+# "I have legal guardianship", "we've got full custody now": of the one kin said before.
+_EN_GUARDIANSHIP_HELD = re.compile(
+    r"\b(?:I|i|[Ww]e)(?:'ve|\s+have|\s+had|\s+now\s+have)?\s+(?:(?:got|been\s+given|now|also)\s+)*"
+    r"(?:(?:legal|special|full|sole|joint|permanent)\s+)*(?:guardianship|custody)\b(?!\s+(?:of|for|hearing|battle|case))"
+)
 # "我照顾我妈", "平时都是我照顾她", "我一直在照顾外婆", "由我照顾他"; "照顾好自己" is no one.
 # "外甥小宇现在由我监护", "妈妈由我照顾": the kin said before, in the user's care.
 _ZH_BY_ME = re.compile(r"由我(?:一个人|来|负责)?(?:照顾|照料|照看|监护|看护)")
@@ -143,8 +151,14 @@ def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
             said_before(reading, english, match.start(), pronoun.lower(), _FAMILY) if pronoun else _np(match)
         )
         _cares(reading, cared)
-    if not chinese:
-        return
+    for match in _EN_GUARDIANSHIP_HELD.finditer(english):
+        _cares(reading, said_before(reading, english, match.start(), among=_FAMILY))
+    if chinese:
+        _read_chinese_care(text, reading)
+
+
+def _read_chinese_care(text: str, reading: Reading) -> None:
+    """`read_care` of a Chinese statement, folded as the Chinese reading folds it."""
     folded = as_mandarin(text, ZH_KIN_WORDS)
     for match in _ZH_CARE.finditer(folded):
         if match.group("zpronoun"):

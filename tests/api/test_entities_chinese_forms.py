@@ -146,6 +146,30 @@ def test_the_children_after_the_first_said_by_order_are_the_same_homes(key_clien
 
 
 @pytest.mark.parametrize(
+    ("said", "children"),
+    [
+        # after the user's children said as a group, a sibling's word names one of them
+        ("我家雙胞胎，哥哥叫宥宥、妹妹叫恩恩，今年三歲。", {("宥宥", "son"), ("恩恩", "daughter")}),
+        ("我有两个孩子，姐姐叫朵朵，弟弟叫乐乐。", {("朵朵", "daughter"), ("乐乐", "son")}),
+        ("我哋屋企兩個仔，哥哥叫阿朗，弟弟叫阿希。", {("阿朗", "son"), ("阿希", "son")}),
+        ("我有一儿一女，哥哥是小宇，妹妹是小雨。", {("小宇", "son"), ("小雨", "daughter")}),
+    ],
+)
+def test_siblings_named_after_the_users_children_as_a_group_are_the_users_children(
+    key_client, said, children
+):
+    namespace = namespace_of(add(key_client, said, user="zk8"))
+
+    found = {(r.object.name, r.label) for r in relations(namespace, subject__is_self=True)}
+    assert found == children
+    # The user's own brother, said without children before: still a brother.
+    namespace = namespace_of(add(key_client, "我哥哥叫建国，在深圳工作。", user="zk9"))
+    assert {(r.object.name, r.label) for r in relations(namespace, subject__is_self=True)} == {
+        ("建国", "brother")
+    }
+
+
+@pytest.mark.parametrize(
     "said",
     ["我们老大叫王强，脾气很急。", "小王有个儿子叫乐乐。", "我家附近有个公园叫东湖。"],
 )

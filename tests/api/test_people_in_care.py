@@ -85,6 +85,13 @@ IN_CARE = [
     # capitals or an apostrophe
     ("我妈叫 Tan Ah Lian，跟我住，I take care of her。", "Ah Lian 有 Parkinson's，每天要吃五种药。"),  # noqa: RUF001
     ("My dad Ron lives with me now and im his full time carer", "Ron has COPD and uses oxygen at night."),
+    # A child the user is raising, guardianship said without whose, a kinship carer
+    (
+        "I've been raising my grandson Theo since he was two.",
+        "Theo has cerebral palsy and uses a walking frame.",
+    ),
+    ("My niece Ava lives with me. She's 9 and I have legal guardianship now.", "Ava has type 1 diabetes."),
+    ("my nephew Kofi moved in when he was six, I'm his kinship carer", "Kofi has sickle cell disease."),
 ]
 # The kin in the user's care said by their kin word alone: the model takes a grandmother's or a
 # mother's condition for someone else's; the graph knows the user looks after them. (The user's
