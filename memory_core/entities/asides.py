@@ -145,9 +145,15 @@ _ZH_FULL_NAME_TOLD = re.compile(
 # "our two, Noah (7) and Lily (4)", "my two, Ava and Leo", "the twins, Rosie and Jack": children
 # listed after how many.
 _AGE = re.compile(r"\s*\((?:aged?\s+)?\d{1,2}\)")
+# Without "my": the count said as the user's own ("I have two kids, …", "we've got three boys: …";
+# not "two kids, Ben and Ollie, were fighting", anyone's).
+_OFFSPRING = r"(?:\s+(?i:kids|children|boys|girls|sons|daughters|little\s+ones))"
 _CHILDREN_COUNTED = re.compile(
-    rf"(?:\b(?i:my|our)\s+(?i:two|three|four|five|twins|triplets)|(?<![\w'-]\s)\b(?i:the)\s+(?i:twins|triplets))\b"
-    rf",?\s+(?P<names>{_NAME}(?:,\s*{_NAME})*,?\s+(?:and|&)\s+{_NAME})\b"
+    rf"(?:\b(?i:my|our)\s+(?i:two|three|four|five|twins|triplets){_OFFSPRING}?"
+    rf"|(?<![\w'-]\s)\b(?i:the)\s+(?i:twins|triplets)"
+    rf"|\b(?:I|[Ww]e)(?:'ve\s+got|\s+have(?:\s+got)?|\s+got)\s+"
+    rf"(?i:two|three|four|five){_OFFSPRING})\b"
+    rf"[,:]?\s+(?P<names>{_NAME}(?:,\s*{_NAME})*,?\s+(?:and|&)\s+{_NAME})\b"
 )
 # The kin words an aside may name by themselves ("that's mum"): people, not a pet.
 # Code-switched ("我的 boy Ethan", "my daughter 欣怡", "我的 grandma", "我 father-in-law 叫 Tan Ah Kow"):

@@ -228,6 +228,10 @@ def test_order_words_and_lower_case_verbs_make_no_child(key_client, said):
         ("Dad (everyone calls him Rocky) lives with me now.", {"Rocky"}, "father"),
         ("Tom, my boss, said the rota is changing.", {"Tom"}, "boss"),
         ("It's me, my husband Dan and our two, Noah (7) and Lily (4).", {"Dan", "Noah", "Lily"}, None),
+        # the count said as the user's: "I have two kids, …", "we've got three boys: …", "my two kids, …"
+        ("I have two kids, Ava and Leo, and a very patient husband.", {"Ava", "Leo"}, None),
+        ("We've got three boys: Tom, Jack and Alfie.", {"Tom", "Jack", "Alfie"}, None),
+        ("My two girls, Esme and Thea, start swimming on Saturday.", {"Esme", "Thea"}, None),
     ],
 )
 def test_a_name_given_in_an_aside_names_the_users_kin(key_client, said, names, label):
@@ -254,6 +258,8 @@ def test_an_aside_that_closes_no_mark_names_no_one(key_client):
         "Tom is my oldest and dearest friend.",
         "Buster - good boy - ate his dinner.",  # a pet praised in an aside
         "I have two cats. My two, Mittens and Tiger, sleep all day.",
+        "Two kids, Ben and Ollie, were fighting at the park today.",  # anyone's children
+        "My sister has two kids, Milo and Hazel.",
     ],
 )
 def test_what_only_looks_like_an_introduction_names_no_child_and_no_one(key_client, said):
