@@ -57,7 +57,11 @@ _ZH_NAMED = re.compile(
     rf"{_ZH_NP}(?:(?:[\uff0c,]\s*)?(?:小名|大名|全名|乳名|花名|昵称)?(?:叫做|名叫|叫)|的?名字(?:是|叫)|的名叫|是)"
     rf"\s?(?P<zname>{_ZH_NAME})"
 )
-_ZH_IS_MY = re.compile(rf"(?<![\u4e00-\u9fff])(?P<zname>{_ZH_NAME})是{_ZH_NP}")
+# "志明是我爸", "對了志明是我爸啦" (a word that opens the sentence is no part of the name).
+_ZH_OPENERS = "对了|顺便说一下|顺便讲|顺便|另外|还有|话说|其实|喔|哦|噢|嗯"
+_ZH_IS_MY = re.compile(
+    rf"(?<![\u4e00-\u9fff])(?:(?:{_ZH_OPENERS})[\uff0c,\s]*)?(?P<zname>{_ZH_NAME})是{_ZH_NP}"
+)
 # "我在华信会计师事务所的组长是陈敏": the kin at a workplace, who works there too.
 _ZH_AT_NAMED = re.compile(
     rf"(?P<zself>{_ZH_SELF})在(?P<org>[^{_ZH_STOP}]{{2,20}}?)的(?P<zkin>{_ZH_KIN})(?:叫做|名叫|叫|是)(?P<zname>{_ZH_NAME})"

@@ -92,6 +92,8 @@ IN_CARE = [
     ),
     ("My niece Ava lives with me. She's 9 and I have legal guardianship now.", "Ava has type 1 diabetes."),
     ("my nephew Kofi moved in when he was six, I'm his kinship carer", "Kofi has sickle cell disease."),
+    # a name said to be the kin after a word that opens the sentence ("对了", "其实"): no part of it
+    ("对了建华是我爸中风以后都是我在照顾", "建华的导尿管今天好像堵了，怎么处理？"),  # noqa: RUF001
 ]
 # The kin in the user's care said by their kin word alone: the model takes a grandmother's or a
 # mother's condition for someone else's; the graph knows the user looks after them. (The user's
