@@ -43,10 +43,11 @@ _NAME_THEN_KIN = re.compile(
 _KIN_THEN_NAME = re.compile(
     rf"(?:\b(?i:my|our)\s+{_ADJ}(?P<kin>{_KIN})"
     r"|(?<![\w'\u2019-]\s)(?<![\w'\u2019-])"
-    rf"(?P<kin2>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad|Granddad|{_ELSEWHERE}))"
-    # "Nan (Edith to everyone else)": the name the others use
+    # typed in lower case too ("nan (Edith)", voice input and phones)
+    rf"(?P<kin2>(?i:mum|mom|mam|dad|nan|nana|gran|granny|grandma|grandpa|grandad|granddad)|{_ELSEWHERE}))"
+    # "Nan (Edith to everyone else)": the name the others use; "nan (Edith, if I mention her)"
     rf"\s*\((?P<name>(?=[A-Z][a-z]){_NAME})(?:\s+to\s+(?:everyone|everybody|the\s+rest\s+of\s+us|others|"
-    r"most\s+people|the\s+world)(?:\s+else)?)?\)"
+    r"most\s+people|the\s+world)(?:\s+else)?|,[^()]{0,40})?\)"
 )
 # "Nana Jean moved in with us", "Grandad Bill": a grandparent said with their name, the user's own.
 _GRANDPARENT_NAMED = re.compile(

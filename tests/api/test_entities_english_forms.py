@@ -231,6 +231,9 @@ def test_order_words_and_lower_case_verbs_make_no_child(key_client, said):
         # the count said as the user's: "I have two kids, …", "we've got three boys: …", "my two kids, …"
         ("I have two kids, Ava and Leo, and a very patient husband.", {"Ava", "Leo"}, None),
         ("We've got three boys: Tom, Jack and Alfie.", {"Tom", "Jack", "Alfie"}, None),
+        # the kin typed in lower case, and a word after the name in the brackets
+        ("gran (Margaret, for the record) has moved in with us.", {"Margaret"}, "grandmother"),
+        ("mum (Sue) is coming round later with the cake.", {"Sue"}, "mother"),
         ("My two girls, Esme and Thea, start swimming on Saturday.", {"Esme", "Thea"}, None),
     ],
 )
