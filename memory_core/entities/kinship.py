@@ -124,6 +124,7 @@ _ZH.update({
     "小女儿": (Predicate.CHILD, "daughter"), "二女儿": (Predicate.CHILD, "daughter"),
     "长女": (Predicate.CHILD, "daughter"), "次女": (Predicate.CHILD, "daughter"),
     "大闺女": (Predicate.CHILD, "daughter"), "小闺女": (Predicate.CHILD, "daughter"),
+    "小宝贝": (Predicate.CHILD, "child"),  # "我家小宝贝叫糖糖" (宝贝 alone is as often a sweetheart)
     # Cantonese: 大仔, 细仔 (the elder, the younger son), 大女, 细女; 嫲嫲, 阿嫲 (father's mother).
     "大仔": (Predicate.CHILD, "son"), "细仔": (Predicate.CHILD, "son"),
     "大女": (Predicate.CHILD, "daughter"), "细女": (Predicate.CHILD, "daughter"),

@@ -121,6 +121,7 @@ def test_a_doubled_adverb_after_the_kin_word_is_no_name(key_client):
         ("我妈搬来跟我住了，大家都叫她 Ah Bee。", "Ah Bee", "mother"),
         ("我個仔俊熙今年讀P3。", "俊熙", "son"),  # a given name before a school year
         ("我女儿朵朵下个月上幼儿园了。", "朵朵", "daughter"),
+        ("我家小宝贝叫糖糖，刚满八个月。", "糖糖", "child"),  # 小宝贝: the little one
         # a given name before living with the user
         ("阿嬤秀英跟我住。", "秀英", "grandmother"),
         ("我妈淑芬搬来跟我住了。", "淑芬", "mother"),
