@@ -148,6 +148,8 @@ CAVEAT_DROPPED = [
     "Quit putting in the allergy note when you book tables for me in Lisbon.",
     "Stop tacking on the medication blurb every time I ask about ibuprofen.",
     "以后帮我订餐不用再写过敏说明了。",
+    # the professional said with a modifier ("专业医生", "专业的律师")
+    "以后问税的事情不用每次都附上一句请咨询专业会计师，我知道的。",
 ]
 CAVEAT_KEPT = "Please always add the 'consult your doctor' line when I ask about my meds."
 NOT_A_CAVEAT = [
