@@ -150,6 +150,10 @@ CAVEAT_DROPPED = [
     "以后帮我订餐不用再写过敏说明了。",
     # the professional said with a modifier ("专业医生", "专业的律师")
     "以后问税的事情不用每次都附上一句请咨询专业会计师，我知道的。",
+    # given up as "don't add / attach / remind" (别加, 不要再附, 别提醒)
+    "以后回答我健康问题别再加风险提示了",
+    "以后帮我订餐厅不要再附过敏说明了",
+    "以后别再提醒我咨询医生了。",
 ]
 CAVEAT_KEPT = "Please always add the 'consult your doctor' line when I ask about my meds."
 NOT_A_CAVEAT = [
