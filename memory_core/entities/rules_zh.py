@@ -267,29 +267,10 @@ def _zh_their_kin(text: str) -> str:
 _A_CONDITION = re.compile(r"(?:症|病|盲|癌|压|痛|喘|瘫|障碍|过敏|湿疹|癫痫|中风|糖尿)$")
 
 
-# "我家双胞胎, 哥哥叫宥宥、妹妹叫恩恩", "我有两个孩子, 姐姐叫…弟弟叫…": after the user's children said as
-# a group, a sibling's word before a name names one of them (a son, a daughter), not the user's own
-# brother or sister. Read so at the same length, so the names map back to the text as written.
-_CHILDREN_GROUP = re.compile(
-    r"(?:我|家|屋企)[^\u3002\uff01\uff1f!?\n]{0,4}?(?:[两兩二三四][个個]?(?:孩子|小孩|宝宝|寶寶|娃|儿子|兒子|女儿|女兒|仔|女|小朋友)"
-    r"|[双雙]胞胎|[龙龍][凤鳳]胎|一[儿兒仔]一女|孩子[们們]|(?:兄妹|姐弟|姊弟|兄弟|姐妹|姊妹)[俩倆])"
-)
-_SIBLING_NAMED = re.compile(r"(哥哥|弟弟|姐姐|妹妹|姊姊)(?=叫|名叫|是|的名字)")
-_SIBLING_AS_CHILD = {"哥哥": "儿子", "弟弟": "儿子", "姐姐": "女儿", "妹妹": "女儿", "姊姊": "女儿"}
-
-
-def _siblings_as_children(folded: str) -> str:
-    group = _CHILDREN_GROUP.search(folded)
-    if group is None:
-        return folded
-    rest = _SIBLING_NAMED.sub(lambda m: _SIBLING_AS_CHILD[m.group(1)], folded[group.end() :])
-    return folded[: group.end()] + rest
-
-
 def read_chinese(text: str) -> Reading:
     """A Chinese statement's reading, traditional and Cantonese as Mandarin (`zh_forms`), with the
     names as written."""
-    folded = _siblings_as_children(as_mandarin(text, ZH_KIN_WORDS))
+    folded = as_mandarin(text, ZH_KIN_WORDS)
     reading = _read_mandarin(folded)
     if folded == text and not any(_A_CONDITION.search(ref.name) for ref in reading.refs if ref.name):
         return reading

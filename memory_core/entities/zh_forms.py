@@ -53,12 +53,13 @@ _POSSESSIVE = re.compile(
     r"(?<=[\u4e00-\u9fff])(?<![一二两兩三四五六七八九十几幾这那每某整半了有])个(?=[\u4e00-\u9fff])"
 )
 # "我有两个小孩, 哥哥叫宥辰, 妹妹叫语彤": after the children are counted, their brother and sister
-# words are the children's to each other, the speaker's son and daughter.
+# words are the children's to each other, the speaker's son and daughter. Counted, or said as twins
+# or as a son and a daughter ("我家雙胞胎, 哥哥叫宥宥", "我有一儿一女, 哥哥是小宇", "我哋屋企兩個仔").
 _CHILDREN_COUNTED = re.compile(
-    r"(?:我们|我|咱们|咱)(?:家|的)?(?:有|生了|养了)?(?:两|兩|三|四|2|3|4)个"
-    r"(?:小孩|孩子|娃|宝宝|宝贝|仔女|子女|小朋友|囡囡|女儿|儿子)"
+    r"(?:我们|我|咱们|咱)(?:家|的|屋企)?(?:有|生了|养了)?(?:(?:两|兩|三|四|2|3|4)个"
+    r"(?:小孩|孩子|娃|宝宝|宝贝|仔女|子女|小朋友|囡囡|女儿|儿子|仔|女)|对?双胞胎|对?龙凤胎|一[儿仔]一女)"
 )
-_THEIR_SIBLING = re.compile(r"(?<![\u4e00-\u9fff])(?:哥哥|弟弟|姐姐|妹妹)(?=叫|名叫)")
+_THEIR_SIBLING = re.compile(r"(?<![\u4e00-\u9fff])(?:哥哥|弟弟|姐姐|妹妹)(?=叫|名叫|是(?![我你他她]))")
 _SENTENCE_END = re.compile(r"[\u3002.!\uff01?\uff1f\n]")
 _AS_CHILD = {"哥哥": "儿子", "弟弟": "儿子", "姐姐": "女儿", "妹妹": "女儿"}
 
