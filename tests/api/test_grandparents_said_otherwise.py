@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 SAID_ALONE = [
     "Nonna is on blood thinners since she came to live with us.",
     "Ah Gong's Parkinson's is getting worse, I have to help him eat every meal now.",
-    "Meemaw has lived with us since her stroke and I give her the blood thinners every night.",
+    "Meemaw moved in with us after her stroke, she's on warfarin and I sort her tablets.",
     "Since Opa came to live with us I do his eye drops for glaucoma every night.",
     "my lola lives with us now, she has type 2 diabetes and I give her the metformin.",
 ]
