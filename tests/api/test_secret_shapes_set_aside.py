@@ -4,8 +4,9 @@ code shaped like an identifier, a PIN after the device it is for) is refused whe
 is sure of its sentence, on every surface that writes (REST and its batch, mem0's route, MCP, an
 import, the chat's "remember that"), and its value is in no answer and no column of any table.
 Before, the shape rules gave those numbers to the date, the identifier or the word before them, and
-the value was stored. Dates, order and flight numbers and phone numbers in ordinary sentences are
-still kept."""
+the value was stored; so was a keypad code written with its "#" ("大堂新密碼 #2719*", read as a
+reference number). Dates, order, ticket and flight numbers and phone numbers in ordinary sentences
+are still kept."""
 
 from __future__ import annotations
 
@@ -28,12 +29,17 @@ SHAPED_AS_SOMETHING_ELSE = [
     ("They changed the staff gate at the depot today, it's K4471Z now.", "K4471Z"),
     ("储物间的保险箱换了，现在是 23-11-47，先往左转。", "23-11-47"),
     ("员工通道门禁今天改了，现在是 Q5582W。", "Q5582W"),
+    # a keypad code written with its "#" or "*" after the word that names it (not "ticket #2719")
+    ("新的門禁密碼 #6617*，聽日開始用。", "6617"),
+    ("管理處通知：大堂密碼下個月轉做 #4096*，記得同屋企人講聲，唔好貼出嚟。", "4096"),
+    ("The bin store keypad code is #3390 from today.", "3390"),
 ]
 ORDINARY_NUMBERS = [
     "Our flight is BA2490 on 31-07, gate closes at 9.",
     "Order 88231 arrived on 12-03-24, box was a bit crushed.",
     "My new number is 07700 900123, text me there.",
     "我们订了 5 月 18 日的 G1234 次高铁，9 点 05 分发车。",
+    "Ticket #2719 is closed now, thanks for the quick fix.",
 ]
 # A public line's number is the line's (专线, 總機, like 热线 and "hotline"): kept, however short;
 # a code told beside one is still refused.
@@ -63,7 +69,7 @@ def test_ordinary_numbers_are_still_kept(key_client, said):
 
 @pytest.mark.django_db(transaction=True)
 def test_mcp_refuses_them(owner, mcp_url):
-    told = SHAPED_AS_SOMETHING_ELSE[1:3]
+    told = [*SHAPED_AS_SOMETHING_ELSE[1:3], SHAPED_AS_SOMETHING_ELSE[5]]
     answers = m.adds(mcp_url, user_token_issue(user=owner).key, [said for said, _ in told])
     for body, (_, value) in zip(answers, told, strict=True):
         assert body["action"] == "rejected" and value not in str(body), body
