@@ -107,7 +107,7 @@ def _free(blocked: list[tuple[int, int]], start: int, end: int) -> bool:
 # ("ticket #2719"). Over the labelled sets, of 392 texts with "#" or "*" before digits two more
 # refused (door codes labelled secrets: "单元门密码改成了 1#2580#") and nothing else changed.
 _KEYPAD_NAMED = re.compile(
-    r"(?i:密码|密碼|口令|门禁码|門禁碼|passcode|password|pin|door\s+code|gate\s+code|keypad\s+code|lock\s+code)"
+    r"(?i:密码|密碼|口令|门禁码|門禁碼|\b(?:passcode|password|pin|door\s+code|gate\s+code|keypad\s+code|lock\s+code)\b)"
     r"[^,.;!?\uff0c\u3002\uff1b\uff01\uff1f\n]{0,16}#$"
 )
 
