@@ -48,7 +48,13 @@ HOTLINES = ["心理援助专线是 12356，半夜也有人接。", "反诈专线
 
 def _nowhere(value: str) -> None:
     assert not MemoryEntry.objects.filter(content__contains=value).exists()
-    assert set(scan_database(value, text_only=True)) <= {"django_migrations"}
+    found = scan_database(value, text_only=True)
+    found.pop("django_migrations", None)
+    # Four digits turn up by chance in an API key's random hash or prefix (CI saw it once): no
+    # memory is in those columns; any other column holding the value fails.
+    if set(found.get("api_apikey", ["secret_hash"])) <= {"secret_hash", "prefix"}:
+        found.pop("api_apikey", None)
+    assert found == {}, found
 
 
 @pytest.mark.parametrize(("said", "value"), SHAPED_AS_SOMETHING_ELSE)
@@ -97,7 +103,7 @@ def test_the_batch_route_and_an_import_refuse_them_and_keep_the_ordinary_numbers
     )
     assert [row["action"] for row in rows] == ["rejected", "added", "rejected"], rows
     assert "K4471Z" not in str(rows) and "23-11-47" not in str(rows)
-    for _, value in SHAPED_AS_SOMETHING_ELSE:
+    for _, value in SHAPED_AS_SOMETHING_ELSE[:4]:  # the ones told here
         _nowhere(value)
     assert MemoryEntry.objects.filter(content__in=[ORDINARY_NUMBERS[0], ORDINARY_NUMBERS[3]]).count() == 2
 
