@@ -10,6 +10,7 @@ from typing import Any
 
 from config.tuning import tuned
 from memory_core import judgement
+from memory_core.carers import addressed_to_a_carer, an_address, names_a_carer_after
 from memory_core.choices import ALWAYS_RECALL_CATEGORIES, AddAction
 from memory_core.errors import Conflict
 from memory_core.extraction.slots import infer_slot, safety_frames, states_safety
@@ -300,24 +301,13 @@ def fact_within_rule(
     return None
 
 
-# Who looks after a child or a parent for the user: a rule telling one of them how to care for a
-# named person ("whenever you babysit him", "以后阿姨做饭…", "grandma, please never leave him alone")
-# is about someone in the user's care, however unsure the model is of whose condition it rests on.
-_CARER = re.compile(
-    r"(?i)\b(?:babysit\w*|nann(?:y|ies)|childminder|au\s+pair|grandma|grandpa|granny|nana|gran|carers?"
-    r"|sitters?|teachers?|coach|miss\s+\w+|mr\s+\w+|mrs\s+\w+)\b"
-    r"|阿姨|保姆|月嫂|奶奶|爷爷|姥姥|姥爷|外婆|外公|老师|教练|托管|老師|教練|爺爺|婆婆|工人姐姐"
-)
-
-
 def _told_to_a_carer(content: str, whole: judgement.Safety) -> bool:
-    """Whether a rule around someone's condition is told to whoever looks after them for the user:
-    a carer's word after the condition is told, and the rule not about a partner, colleague or
-    friend of the user's ("Our coach Dave has epilepsy, so…" is the club's)."""
+    """Whether a rule around someone's condition is told to whoever looks after them for the user
+    (`carers`: addressed before it, or named after it), and the rule not about a partner,
+    colleague or friend of the user's ("Our coach Dave has epilepsy, so…" is the club's)."""
     if whole.anyone < FACT_WITHIN_RULE_SURE or someone_elses(content):
         return False
-    cuts = [m.start() for m in CLAUSE_END.finditer(content) if 0 < m.start() < len(content) - 1]
-    return bool(cuts) and bool(_CARER.search(content, cuts[0]))
+    return addressed_to_a_carer(content) or names_a_carer_after(content)
 
 
 # A safety fact is recalled at this importance at least (here and when `people_reread` pins one).
@@ -391,7 +381,7 @@ def _unaddressed(part: str) -> str:
         if not rest:
             return part
         read = judgement.safety(lead)
-        told = not _ATTENTION_LEAD.match(lead) and (
+        told = not (_ATTENTION_LEAD.match(lead) or an_address(lead)) and (
             read.probability >= LEAD_READ_AS_NONE or read.anyone >= FACT_WITHIN_RULE_SURE
         )
         if told and _states_alone(after_an_address(lead)):
@@ -406,9 +396,12 @@ def _unlinked(part: str) -> str:
 
 def _states_alone(text: str) -> bool:
     """Long enough to state a condition: two words ("I'm diabetic"), or four Chinese characters
-    ("我有癫痫")."""
+    ("我有癫痫"), a name or a word in Latin letters among them counting as one ("Aisyah有哮喘")."""
     han = sum(1 for c in text if "\u4e00" <= c <= "\u9fff")
-    return han >= 4 or len(text.split()) >= 2
+    return han + len(_LATIN_RUN.findall(text)) >= 4 or len(text.split()) >= 2
+
+
+_LATIN_RUN = re.compile(r"[A-Za-z0-9]+")
 
 
 def _pinned_whole(text: str, whose: judgement.Safety, *, known: str | None) -> bool:

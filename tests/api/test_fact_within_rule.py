@@ -86,8 +86,30 @@ ADDRESSED_BY_A_KIN_WORD = [
     ("婆婆唔該記住，我個仔對蝦過敏，以後唔好俾佢食蝦餃。", "我個仔對蝦過敏"),  # noqa: RUF001
     ("外公你千万记住，我女儿有癫痫，以后带她出门都要带着急救药。", "我女儿有癫痫"),  # noqa: RUF001
 ]
+# Addressed to whoever minds the child before the condition ("Ustadh,", "To the nursery staff:", "Kak
+# Siti 注意：", "看護你好，"): the named child or grandparent is in the user's care, and the address is  # noqa: RUF003
+# not kept with the condition.
+ADDRESSED_TO_A_CARER = [
+    (
+        "Dear Mrs Hughes, Poppy is on Keppra for her seizures, so please make sure she never misses "
+        "the lunchtime dose on school trips.",
+        "Poppy is on Keppra for her seizures",
+    ),
+    (
+        "To the after-school club staff: Arlo has a severe sesame allergy, so every snack must be "
+        "checked before he eats it.",
+        "Arlo has a severe sesame allergy",
+    ),
+    ("Kak Lina, Danial is diabetic, so from now on no sweet drinks after school.", "Danial is diabetic"),
+    ("Cikgu，Aisyah有哮喘，以后体育课她累了就让她休息。", "Aisyah有哮喘"),  # noqa: RUF001
+    ("看護你好，阿公有糖尿病，以後點心一律不要給他甜的。", "阿公有糖尿病"),  # noqa: RUF001
+]
 SOMEONE_ELSES = [
     "Our coach Dave has epilepsy, so from now on no strobe lights at the club.",
+    # A titled name the rule opens with is its subject, not whom it is told to; "Coaches:" is the
+    # club's word to its coaches, of a player.
+    "Mr Tan, our regular on Thursdays, is allergic to shellfish, so never put prawns in his set.",
+    "Coaches: Ruby has grommets, so from now on she skips all diving drills.",
     "Our receptionist Mark has epilepsy, so from now on the office never uses strobe lights at parties.",
     "我们部门的老王有心脏病，以后团建不要再安排爬山了。",  # noqa: RUF001
 ]
@@ -242,6 +264,33 @@ def test_mem0_keeps_a_named_childs_condition_while_the_rule_waits(key_client):
     reply = _mem0_add(key_client, said)
 
     assert [(r["event"], r["memory"]) for r in reply["results"]] == [("NONE", said), ("ADD", fact)]
+    _held_and_pinned(said, fact)
+
+
+@pytest.mark.parametrize(("said", "fact"), ADDRESSED_TO_A_CARER)
+def test_a_condition_in_a_rule_addressed_to_a_carer_is_the_users_dependant(key_client, said, fact):
+    body = _rest_add(key_client, said)
+
+    assert body["action"] == "pending_review"
+    assert [(a["action"], a["entry"]["content"]) for a in body["also"]] == [("added", fact)]
+    _held_and_pinned(said, fact)
+
+
+def test_mem0_keeps_the_condition_of_a_rule_addressed_to_a_carer(key_client):
+    said, fact = ADDRESSED_TO_A_CARER[2]
+    reply = _mem0_add(key_client, said)
+
+    assert [(r["event"], r["memory"]) for r in reply["results"]] == [("NONE", said), ("ADD", fact)]
+    _held_and_pinned(said, fact)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_keeps_the_condition_of_a_rule_addressed_to_a_carer(owner, mcp_url):
+    said, fact = ADDRESSED_TO_A_CARER[4]
+    [body] = m.adds(mcp_url, user_token_issue(user=owner).key, [said])
+
+    assert body["action"] == "pending_review"
+    assert [a["entry"]["content"] for a in body["also"]] == [fact]
     _held_and_pinned(said, fact)
 
 
