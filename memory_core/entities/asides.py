@@ -30,6 +30,14 @@ def _as_a_name(word: str) -> str:
 
 # Grandparents said in other languages and Englishes, as names ("Nonna", "Ah Gong", "Babcia").
 _ELSEWHERE = alternation([_as_a_name(word) for word in GRANDPARENTS_SAID_OTHERWISE])
+# The parents' and grandparents' words people say as names ("Mum's moved in", "Nan (Edith)", "Nonna
+# Rosa"), capitalised; the asides below take them as one alternation each.
+_PARENT_WORDS = ["Mum", "Mom", "Mam", "Dad"]
+_GRANDPARENT_WORDS = ["Nan", "Nana", "Nanna", "Gran", "Granny", "Grandma", "Grandpa", "Grandad", "Granddad"]
+_KIN_AS_A_NAME = alternation([*_PARENT_WORDS, *_GRANDPARENT_WORDS, _ELSEWHERE])
+# The same typed in lower case too ("nan (Edith)", voice input and phones).
+_KIN_AS_A_NAME_ANY_CASE = alternation([f"(?i:{alternation(_PARENT_WORDS + _GRANDPARENT_WORDS)})", _ELSEWHERE])
+_GRANDPARENT_AS_A_NAME = alternation([*_GRANDPARENT_WORDS, "Grandmother", "Grandfather", _ELSEWHERE])
 # "Irene — that's mum —", "Irene (my mum)", "Tom, my boss, said": a name, then who they are to the
 # user between two marks.
 _NAME_THEN_KIN = re.compile(
@@ -43,8 +51,7 @@ _NAME_THEN_KIN = re.compile(
 _KIN_THEN_NAME = re.compile(
     rf"(?:\b(?i:my|our)\s+{_ADJ}(?P<kin>{_KIN})"
     r"|(?<![\w'\u2019-]\s)(?<![\w'\u2019-])"
-    # typed in lower case too ("nan (Edith)", voice input and phones)
-    rf"(?P<kin2>(?i:mum|mom|mam|dad|nan|nana|gran|granny|grandma|grandpa|grandad|granddad)|{_ELSEWHERE}))"
+    rf"(?P<kin2>{_KIN_AS_A_NAME_ANY_CASE}))"
     # "Nan (Edith to everyone else)": the name the others use; "nan (Edith, if I mention her)"
     rf"\s*\((?P<name>(?=[A-Z][a-z]){_NAME})(?:\s+to\s+(?:everyone|everybody|the\s+rest\s+of\s+us|others|"
     r"most\s+people|the\s+world)(?:\s+else)?|,[^()]{0,40})?\)"
@@ -52,17 +59,15 @@ _KIN_THEN_NAME = re.compile(
 # "Nana Jean moved in with us", "Grandad Bill": a grandparent said with their name, the user's own.
 _GRANDPARENT_NAMED = re.compile(
     r"(?<![\w'-])(?<!'s\s)(?<!\b[Hh]is\s)(?<!\b[Hh]er\s)(?<!\b[Tt]heir\s)(?<!\b[Yy]our\s)"
-    rf"(?P<kin2>Nana|Nan|Nanna|Gran|Granny|Grandma|Grandpa|Grandad|Granddad|Grandmother|Grandfather|{_ELSEWHERE})"
+    rf"(?P<kin2>{_GRANDPARENT_AS_A_NAME})"
     r"\s+(?P<name>(?!(?:and|is|was|has|had|says|said|will|can)\b)[A-Z][a-z'-]+)\b"
 )
 # "Mum", "Dad", "Nan" capitalised without a "my": the user's own, as people speak of them.
-_BARE_PARENT = re.compile(
-    rf"\b(?P<kin>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad|{_ELSEWHERE})\b(?!\s+[A-Z])"
-)
+_BARE_PARENT = re.compile(rf"\b(?P<kin>{_KIN_AS_A_NAME})\b(?!\s+[A-Z])")
 # "Dad's name is Ken", "my son's name's Leo", "my mum's called Sandra": the kin, then its name.
 _KIN_NAME_IS = re.compile(
     rf"(?:\b(?i:my|our)\s+{_ADJ}(?P<kin>{_KIN})"
-    rf"|(?<![\w'-])(?P<kin2>Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandpa|Grandad|Granddad|{_ELSEWHERE}))"
+    rf"|(?<![\w'-])(?P<kin2>{_KIN_AS_A_NAME}))"
     rf"(?:'s|\s+is)\s+(?:(?i:called|named)|(?i:name)(?:'s|\s+is))\s+(?P<name>{_NAME})"
 )
 # "my son ollie (14)": a name typed in lower case, told as a name by the age after it.
