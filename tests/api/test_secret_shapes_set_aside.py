@@ -82,6 +82,24 @@ def test_mcp_refuses_them(owner, mcp_url):
         _nowhere(value)
 
 
+def test_the_batch_route_and_an_import_refuse_a_keypad_code_and_keep_a_ticket_number(key_client):
+    (_, code), (_, door), ticket = (
+        SHAPED_AS_SOMETHING_ELSE[6],
+        SHAPED_AS_SOMETHING_ELSE[4],
+        ORDINARY_NUMBERS[4],
+    )
+    told = [SHAPED_AS_SOMETHING_ELSE[6][0], ticket]
+    assert [r["action"] for r in batch_add(key_client, told)] == ["rejected", "added"]
+    rows = import_lines(
+        key_client, ["管理處話大堂嘅門禁密碼轉咗做 #5820*，唔好話俾外人知。", SHAPED_AS_SOMETHING_ELSE[4][0]]
+    )
+    assert [row["action"] for row in rows] == ["rejected", "rejected"], rows
+    for value in (code, door, "5820"):
+        assert value not in str(rows)
+        _nowhere(value)
+    assert MemoryEntry.objects.filter(content=ticket).exists()
+
+
 def test_the_chat_refuses_to_remember_it_and_never_echoes_it(owner, django_capture_on_commit_callbacks):
     said, value = SHAPED_AS_SOMETHING_ELSE[0]
     with django_capture_on_commit_callbacks(execute=True):

@@ -69,8 +69,11 @@ def test_the_batch_route_reads_them_alike_and_holds_a_decided_one(key_client):
 @pytest.mark.django_db(transaction=True)
 def test_mcp_stores_an_undecided_rule_and_holds_a_decided_one(owner, mcp_url):
     token = user_token_issue(user=owner).key
-    answers = m.adds(mcp_url, token, [UNDECIDED[2], RELAXATIONS_ASKED_ABOUT[0], DECIDED[0]])
+    told = [UNDECIDED[2], UNDECIDED[10], UNDECIDED[7], RELAXATIONS_ASKED_ABOUT[0], DECIDED[0]]
+    answers = m.adds(mcp_url, token, told)
     assert [(a["action"], a["flagged"]) for a in answers] == [
+        ("added", False),
+        ("added", False),
         ("added", False),
         ("pending_review", True),
         ("pending_review", False),
@@ -82,12 +85,15 @@ def test_the_chat_keeps_an_undecided_rule_told_to_remember(owner, django_capture
         "Remember that the parish council proposes banning bonfires on the allotments from May, "
         "vote next week.",
         "记住：听说以后食堂周五不供应午饭，还没定。",
+        # talk not yet settled, in other words than the REST cases'
+        "Remember that word is the gym will ban outdoor shoes on the mats from March, nothing confirmed yet.",
+        "幫我記住：聽聞公司想以後星期五全部人返office，仲喺度傾緊。",
     ]
     for said in told:
         with django_capture_on_commit_callbacks(execute=True):
             client_for(owner).post(reverse("chat:new"), {"content": said})
 
     kept = MemoryEntry.objects.all()
-    assert kept.count() == 2 and all(m.status == MemoryStatus.ACTIVE for m in kept), [
+    assert kept.count() == 4 and all(m.status == MemoryStatus.ACTIVE for m in kept), [
         (m.content, m.status) for m in kept
     ]

@@ -88,3 +88,24 @@ def test_the_batch_route_mem0_and_mcp_read_class_and_bed_alike_and_keep_the_user
 def test_mcp_reads_class_and_bed_alike(owner, mcp_url):
     bodies = m.adds(mcp_url, user_token_issue(user=owner).key, [SLOTTED[6], OWN_CHILD_IN_A_CLASS])
     assert [pinned(b) for b in bodies] == [False, True], bodies
+
+
+def test_the_chat_and_an_import_read_class_and_bed_alike(
+    key_client, owner, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": f"Remember that {SLOTTED[1]}"})
+    told = [
+        "Kacper (Y10) is on methylphenidate, so he sits near the front in every lesson.",
+        OWN_CHILD_IN_A_CLASS,
+    ]
+    body = key_client.post(
+        "/api/v1/imports/", {"format": "text", "data": "\n".join(told), "user_id": "u1"}, format="json"
+    ).json()
+
+    assert body["done"] == 2 and all(r["action"] in ("added", "pending_review") for r in body["results"]), (
+        body
+    )
+    assert not MemoryEntry.objects.filter(pinned=True, content__contains="Noah").exists()
+    assert not MemoryEntry.objects.filter(pinned=True, content__contains="Kacper").exists()
+    assert MemoryEntry.objects.filter(pinned=True, content=OWN_CHILD_IN_A_CLASS).exists()
