@@ -212,6 +212,24 @@ def test_a_condition_said_without_punctuation_is_kept(key_client, said, fact):
     _held_and_pinned(said, fact)
 
 
+def test_mem0_keeps_a_condition_said_after_its_instruction_without_punctuation(key_client):
+    said, fact = UNPUNCTUATED[4]
+    reply = _mem0_add(key_client, said)
+
+    assert [(r["event"], r["memory"]) for r in reply["results"]] == [("NONE", said), ("ADD", fact)]
+    _held_and_pinned(said, fact)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_keeps_a_condition_said_after_its_instruction_without_punctuation(owner, mcp_url):
+    said, fact = "以后出差都别给我订红眼航班我有癫痫不能熬夜", "我有癫痫不能熬夜"
+    [body] = m.adds(mcp_url, user_token_issue(user=owner).key, [said])
+
+    assert body["action"] == "pending_review"
+    assert [a["entry"]["content"] for a in body["also"]] == [fact]
+    _held_and_pinned(said, fact)
+
+
 # Told to whoever helps at home, the condition between the address and the instruction: kept
 # without either, and without the word that links it to the instruction ("…, 所以").
 CONDITIONS_SAID_BETWEEN = [
