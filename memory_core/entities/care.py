@@ -85,7 +85,10 @@ _EN_GUARDIANSHIP_HELD = re.compile(
 # "外甥小宇现在由我监护", "妈妈由我照顾": the kin said before, in the user's care.
 _ZH_BY_ME = re.compile(r"由我(?:一个人|来|负责)?(?:照顾|照料|照看|监护|看护)")
 _ZH_CARE = re.compile(
-    r"(?:我|我们)(?:\s*(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|日日|全职|专门|一个人|一个|自己"
+    # "我和老公轮流照顾她", "我同家姐一齐照顧佢": the user with a partner or a sibling cares too
+    r"(?:我|我们)(?:\s*(?:和|跟|同|与|还有)\s*(?:我)?(?:老公|老婆|先生|太太|爱人|丈夫|妻子|哥哥|姐姐|弟弟|妹妹|家姐"
+    r"|细佬|細佬|哥|姐|弟|妹))?"
+    r"(?:\s*(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|日日|全职|专门|一个人|一个|自己|轮流|輪流|一起|一齐|一齊"
     r"|full[- ]time))*\s*"
     # "我搬去高雄就是为了照顾他", "我辞职是为了照顾我妈": the speaker moved or left work to look after
     # them (not "我弟弟为了照顾奶奶…", "我妈为了照顾我爸…": someone else did)

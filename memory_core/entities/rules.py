@@ -154,7 +154,8 @@ _NAMED = re.compile(
 _OPENING_NAME = re.compile(rf"\s*(?P<name>{_NAME})(?!'s)\b")
 _THEIR_KIN = re.compile(rf"\b(?:[Hh]er|[Hh]is)\s+(?={_ADJ}{_KIN}(?!\w))")
 _WORK_KIN = frozenset({Predicate.MANAGER, Predicate.COLLEAGUE})
-_IS_MY = re.compile(rf"(?P<name2>{_NAME})\s+(?:is|was)\s+{_NP_KIN}\b")
+# "Stan is my grandad", "Stan's my grandad" (not "Tom is my son's teacher": Tom is the teacher).
+_IS_MY = re.compile(rf"(?P<name2>{_NAME})(?:\s+(?:is|was)|['\u2019]s)\s+{_NP_KIN}\b(?!['\u2019]s\b)")
 _SUBJECT = rf"(?P<subj>{_NP_KIN}|{_SELF_WORDS}|{_NAME})"
 _WORKS = re.compile(
     rf"{_SUBJECT}\s+(?i:(?:now\s+|currently\s+|still\s+)?(?:works|work|is\s+working|am\s+working|has\s+worked|"

@@ -94,6 +94,13 @@ IN_CARE = [
     ("my nephew Kofi moved in when he was six, I'm his kinship carer", "Kofi has sickle cell disease."),
     # a name said to be the kin after a word that opens the sentence ("对了", "其实"): no part of it
     ("对了建华是我爸中风以后都是我在照顾", "建华的导尿管今天好像堵了，怎么处理？"),  # noqa: RUF001
+    # named by "X's my …", and care shared with a partner or a sibling ("我同老公輪流照顧佢")
+    (
+        "Walt's my grandad, he moved in after his stroke and I do most of his care.",
+        "Walt has vascular dementia.",
+    ),
+    ("我婆婆叫金好，今年搬嚟同我哋住，我同家姐輪流照顧佢。", "金好有柏金遜，手震得好犀利。"),  # noqa: RUF001
+    ("我爸叫国栋，我和我老婆一起照顾他。", "国栋有慢阻肺，晚上要吸氧。"),  # noqa: RUF001
 ]
 # The kin in the user's care said by their kin word alone: the model takes a grandmother's or a
 # mother's condition for someone else's; the graph knows the user looks after them. (The user's
@@ -143,6 +150,8 @@ NOT_IN_CARE = [
     # someone else changed their life to look after a parent; the user went to look after a friend's
     ("My brother Tom moved back home to look after our dad.", "Tom has asthma."),
     ("I went round to look after my friend Amy's kids.", "Amy has lupus."),
+    # the one named is the kin's teacher, not the kin ("Tom is my son's teacher")
+    ("Mr Hale is my son's teacher.", "Mr Hale has a pacemaker."),
 ]
 
 
