@@ -41,7 +41,7 @@ from .encoder import encoder as loaded_encoder
 from .encoder import safety_encoder as loaded_safety_encoder
 from .features import row
 from .model import models, stacked
-from .scope import a_missed_meal, as_directive, standing_scope, undecided, untagged
+from .scope import a_missed_meal, advised, as_directive, standing_scope, undecided, untagged
 from .spans import dates, span_matrix, value_spans
 
 __all__ = [
@@ -256,9 +256,9 @@ def policy(text: str, *, type: str | None = None) -> PolicyCheck:
     normative = (
         not own_style
         and not a_missed_meal(plain)
-        # Proposed or asked about, it is no rule yet; one that would relax a control still waits
-        # (a "thoughts?" must not let a relaxation through).
-        and not (undecided(plain) and not weakens)
+        # Proposed or asked about, it is no rule yet; framed as a tip, it is advice; one that would
+        # relax a control still waits (a "thoughts?" must not let a relaxation through).
+        and not ((undecided(plain) or advised(plain)) and not weakens)
         and (
             any(_positive("normative", p) for p in pieces)
             or (len(plain) <= LONGEST_JUDGED and (_standing_rule(plain) or asks_beyond_style(plain)))

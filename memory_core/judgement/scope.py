@@ -1,6 +1,6 @@
 """How long an instruction lasts, read from its words: a standing scope ("from now on", "以后"), an
-order closed by a tag ("…, ok?"), and a meal the speaker will miss ("don't wait for me for dinner").
-The models judge the rest (`judgement.policy`)."""
+order closed by a tag ("…, ok?"), a meal the speaker will miss ("don't wait for me for dinner"), a
+rule not yet decided, and advice framed as a tip. The models judge the rest (`judgement.policy`)."""
 
 from __future__ import annotations
 
@@ -170,3 +170,20 @@ def undecided(text: str) -> bool:
     simple = simplified_han(text)
     # "Not decided yet" is no decision: the undecided words are read out first.
     return bool(UNDECIDED.search(simple)) and not DECIDED.search(UNDECIDED.sub(" ", simple))
+
+
+# Advice said as advice: a tip, a lesson from experience ("Top tip: get the inspector to sign off
+# before you go up", "老师傅的经验之谈…", "过来人的建议"). The brief labels advice between friends
+# no rule; the models, which learned rules from the same imperatives, hold some. Only the framing
+# at the start reads so; one that would relax a control stays held (`policy`). Over the labelled
+# sets (batch 60 included) 38 texts open so, all no rule.
+ADVICE = re.compile(
+    r"(?i)^\W*(?:(?:top|pro|quick|handy|little|hot|friendly)\s+tip|tip|(?:my|some|a\s+bit\s+of)\s+advice"
+    r"|word\s+of\s+advice|lesson\s+learn(?:ed|t)|from\s+experience)\s*[:,!\u2014-]"
+    r"|经验之谈|过来人(?:的|说|讲|讲句|经验|建议)|小贴士"
+)
+
+
+def advised(text: str) -> bool:
+    """Whether `text` is framed as a tip or advice from experience (`ADVICE`)."""
+    return bool(ADVICE.search(simplified_han(text)))
