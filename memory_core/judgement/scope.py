@@ -187,3 +187,27 @@ ADVICE = re.compile(
 def advised(text: str) -> bool:
     """Whether `text` is framed as a tip or advice from experience (`ADVICE`)."""
     return bool(ADVICE.search(simplified_han(text)))
+
+
+# An instruction for one occasion, said so: "just for tonight", "this once", "For the party menu:",
+# "Booking for the Lakes rally:", "就这一次". The brief labels one-off requests no rule; without a
+# standing scope ("from now on", "以后", "always…") the models need not weigh it. One that would
+# relax a control stays held (`policy`). Over the labelled sets (batch 61 included) 114 texts read
+# so, all no rule ("Rule for the whole trip: …" is a rule, and is not read so).
+ONE_OCCASION = re.compile(
+    r"(?i)\b(?:just\s+for\s+(?:today|tonight|tomorrow|this\s+(?:once|time|week|weekend|trip)|the\s+(?:day|night|weekend))"
+    r"|for\s+(?:today|tonight|tomorrow)\s+only|only\s+for\s+(?:today|tonight|tomorrow|this\s+(?:once|time|trip|weekend))"
+    r"|this\s+once)\b"
+    r"|(?i:(?:^|[.!?]\s+)(?!rules?\b)(?:\w+\s+)?for\s+(?:the|our|my|this|tomorrow\W?s|tonight\W?s"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\W?s)\s+(?:[\w-]+\s+){0,2}"
+    r"(?:party|wedding|funeral|barbecue|bbq|picnic|trip|rally|match|event|launch|reunion|dinner|lunch|christening"
+    r"|service|do|gig|show|meal|sleepover|playdate|outing|visit)(?:\s+(?:menu|day|night|weekend|list|plan))?\s*[:,])"
+    r"|只是这次|就这一次|仅限今天|仅此一次|就今天|今天先"
+)
+
+
+def one_occasion(text: str) -> bool:
+    """Whether `text` tells its instruction for one occasion (`ONE_OCCASION`) and for no longer
+    (`standing_scope`)."""
+    simple = simplified_han(text)
+    return bool(ONE_OCCASION.search(simple)) and not standing_scope(simple)
