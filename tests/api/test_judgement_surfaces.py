@@ -717,6 +717,9 @@ VALUES_IN_OTHER_FORMS = [
     ("交房租用这张：六二二二 零二一二 三四五六 七八九四，月底前", "六二二二 零二一二 三四五六 七八九四"),
     # beside a card word, in numerals grouped as on the card, Luhn or not (as digits are)
     ("幫我記住信用卡號：三七一一 二二八零 四四五五 六零零九", "三七一一 二二八零 四四五五 六零零九"),
+    # digits told one by one with a comma after each (batch 61 kept "…, so 8, 3, 0, 6")
+    ("The side gate at the allotments opens with 7, 2, 9, 4 if the warden's not about.", "7, 2, 9, 4"),
+    ("车库卷帘门的遥控密码是 6，0，3，8，别跟物业说。", "6，0，3，8"),
 ]
 # And their ordinary neighbours stay stored: a flight asked after in the same mix, an SSID, a
 # meeting room, an invoice's id in four groups, two pairs of words.
@@ -735,6 +738,9 @@ NEIGHBOURS_OF_OTHER_FORMS = [
         ),
     ),
     "Wifi in the hall: upstairs / downstairs both work now.",
+    # single digits listed that are no code: scores, ages
+    "The under-9s won their games 3, 1, 0, 2 this morning, best weekend yet.",
+    "The grandkids are 9, 7, 5 and 2 now, hard to believe.",
 ]
 
 

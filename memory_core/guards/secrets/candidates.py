@@ -90,7 +90,7 @@ def _owned(s: str, c: Cand) -> bool:
     return _SPELLED_OUT.fullmatch(s, c.start, c.end) is None and owned(s, c.start)
 
 
-_SPELLED_OUT = re.compile(r"\d(?: \d){3,}")
+_SPELLED_OUT = re.compile(r"\d(?:(?: |\s?[,\uff0c\u3001]\s?)\d){3,}")
 
 
 _ATTRIBUTE_BEFORE = re.compile(r"\b(?:the|this|that|our|their)\s+$", re.I)

@@ -32,9 +32,12 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+_LISTED = re.compile(r"\s?[,\uff0c\u3001]\s?")
+
+
 def digit_chains(s: str) -> list[tuple[int, int, int]]:
     """Runs of digits joined by "-", by single spaces between groups of 2-6 ("482 913"), or by
-    single spaces between single digits ("1 9 8 4")."""
+    single spaces or commas between single digits ("1 9 8 4", "8, 3, 0, 6")."""
     runs = [(m.start(), m.end()) for m in re.finditer(r"\d+", s)]
     chains, i = [], 0
     while i < len(runs):
@@ -43,7 +46,9 @@ def digit_chains(s: str) -> list[tuple[int, int, int]]:
             gap = s[runs[j][1] : runs[j + 1][0]]
             sizes = (runs[j][1] - runs[j][0], runs[j + 1][1] - runs[j + 1][0])
             grouped = all(2 <= n <= 6 for n in sizes) or sizes == (1, 1)
-            if gap in ("-", "\u2013") or (gap == " " and grouped):
+            # "4, 7, 1, 9" (and with the full-width comma): a code told digit by digit
+            listed = sizes == (1, 1) and _LISTED.fullmatch(gap) is not None
+            if gap in ("-", "\u2013") or (gap == " " and grouped) or listed:
                 j += 1
             else:
                 break
