@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from memory_core.entities.kinship import ZH_KIN_WORDS, kin, kind_of
+from memory_core.entities.kinship import ZH_KIN_WORDS, is_plural, kin, kind_of
 from memory_core.entities.rules import _ADJ, _KIN, _NAME, Reading, Ref, _is_name, _strip_openers
 from memory_core.entities.rules_zh import _ZH_KIN, _ZH_NAME, _ZH_NAME_CHAR, _ZH_SURNAMES
 from memory_core.entities.vocabulary import EntityKind, Predicate
@@ -99,9 +99,12 @@ _IN_MY_GUARDIANSHIP = re.compile(
     rf"\s+(?P<name>{_NAME})"
 )
 # "Mum's moved into the annexe… Her name's Pat btw": the kin said before, named after it.
-# "I look after my dad, he's called Gary": the same, by "called" or "named".
+# "I look after my dad, he's called Gary": the same, by "called" or "named"; "…I'm her full-time
+# carer, everyone calls her Ro": by what everyone calls them.
 _EN_PRONOUN_NAMED = re.compile(
-    rf"\b(?:(?P<pronoun>[Hh]er|[Hh]is)\s+name(?:'s|\s+is)|(?P<subject>[Ss]he|[Hh]e)(?:'s|\s+is)\s+(?:called|named))"
+    rf"\b(?:(?P<pronoun>[Hh]er|[Hh]is)\s+name(?:'s|\s+is)|(?P<subject>[Ss]he|[Hh]e)(?:'s|\s+is)\s+(?:called|named)"
+    r"|(?i:everyone|everybody|we\s+all|people|the\s+kids|they\s+all|most\s+people|the\s+family)\s+calls?\s+"
+    r"(?P<object>her|him))"
     rf"\s+(?P<name>{_NAME})"
 )
 # "…custody of my granddaughter. She's Skye, she's 11 now", "He's Tom (6)": named with an age next,
@@ -125,14 +128,20 @@ _CALLED_BY_ALL = re.compile(
     rf"(?:(?i:him|her)\s+)?(?P<name>{_NAME})"
 )
 _ZH_OR_LATIN_NAME = rf"(?:[A-Z][A-Za-z'-]*(?:\s[A-Z][A-Za-z'-]*){{0,2}}|{_ZH_NAME})"
+# A name called in quotes ("都叫她「老佛爺」"): whatever is between them, or a name unquoted.
+_QUOTE_OPEN = '[\u300c\u300e\u201c"]'
+_CALLED_NAME = (
+    rf"{_QUOTE_OPEN}?(?P<zname>(?<={_QUOTE_OPEN})[^\s\u300d\u300f\u201d\"]{{1,8}}(?=[\u300d\u300f\u201d\"])"
+    rf"|{_ZH_OR_LATIN_NAME})"
+)
 # "我爸姓周, 小区里都叫他老周", "大家都叫她 Ah Bee": what people call the user's kin.
 _ZH_CALLED_BY_ALL = re.compile(
     rf"(?:我们|我)的?(?P<zkin>{_ZH_KIN})[^\u3002\uff01\uff1f.!?]{{0,40}}?(?:都|大家|别人|人人)+叫(?:他|她)\s?"
-    rf"(?P<zname>{_ZH_OR_LATIN_NAME})"
+    rf"{_CALLED_NAME}"
 )
 # "My grandpa 跟我们住, 大家都叫他 Ah Hock": what the kin said before is called, however the kin was said
 # (an English kin word too); only of one not named yet (a second name is no second person).
-_ZH_ALL_CALL = re.compile(rf"(?:都|大家|别人|人人)+叫(?P<zpronoun>他|她)\s?(?P<zname>{_ZH_OR_LATIN_NAME})")
+_ZH_ALL_CALL = re.compile(rf"(?:都|大家|别人|人人)+叫(?P<zpronoun>他|她)\s?{_CALLED_NAME}")
 # "…我是弟弟的监护人, 他叫阿翔": the one of the user's kin the statement spoke of, named after it.
 # Only a name-shaped one, before a mark, 今年 or an age ("她叫救护车", "他叫外卖" name no one).
 _ZH_PRONOUN_NAMED = re.compile(
@@ -235,8 +244,8 @@ def _named_by_pronoun(plain: str, reading: Reading) -> None:
     she's 11"); a name given by a pronoun opening the statement, for the message before
     (`Reading.pronoun_names`)."""
     for match in _EN_PRONOUN_NAMED.finditer(plain):
-        said = (match.group("pronoun") or match.group("subject")).lower()
-        pronoun = {"she": "her", "he": "his"}.get(said, said)
+        said = (match.group("pronoun") or match.group("subject") or match.group("object")).lower()
+        pronoun = {"she": "her", "he": "his", "him": "his"}.get(said, said)
         before = _last_unnamed_before(reading, plain, match.start(), pronoun)
         if before is not None:
             _named(reading, _strip_openers(match.group("name")), before.kin)
@@ -344,11 +353,17 @@ def _last_unnamed_before(reading: Reading, text: str, position: int, pronoun: st
         and ref.of is None
         and not ref.name
         and _label(ref.kin) not in unwanted
+        # "her" and "him" stand for one ("爸妈都在国外…都叫她「老佛爷」" names the grandmother)
+        and not (pronoun in _ONE and _plural(ref.kin))
     ]
     said = [(place, ref) for ref in unnamed if (place := _said_at(text, ref)) < position]
     return max(said, key=lambda pair: pair[0])[1] if said else None
 
 
+# The pronouns that stand for one person, and kin said as more than one by a Chinese word ("爸妈",
+# "父母"), by their English label.
+_ONE = frozenset({"her", "him", "his", "she", "he", "她", "他"})
+_PLURAL_LABELS = word_set("parents children siblings grandparents twins")
 # Whom "her" and "him" can stand for, by the kin's English label.
 FEMALE_KIN = word_set(
     "mother daughter sister grandmother aunt niece wife girlfriend fiancee stepdaughter stepmother "
@@ -378,6 +393,7 @@ def said_before(
         and ref.kin
         and ref.of is None
         and _label(ref.kin) not in unwanted
+        and not (pronoun in _ONE and _plural(ref.kin))
         and (among is None or ((found := kin(ref.kin)) is not None and found[0] in among))
         and _said_at(text, ref) < position
     ]
@@ -388,6 +404,11 @@ def said_before(
     # "My niece Lily is staying … while my sister works abroad, so I'm looking after her": the one
     # named is the one spoken of.
     return next(ref for ref in people if ref.name) if len(named) == 1 else None
+
+
+def _plural(word: str) -> bool:
+    """Whether kin `word` names more than one ("my kids", "爸妈"): no "her" or "him" stands for them."""
+    return is_plural(word) or _label(word) in _PLURAL_LABELS
 
 
 def _label(word: str) -> str:

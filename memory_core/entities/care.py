@@ -94,7 +94,7 @@ _ZH_CARE = re.compile(
     # them (not "我弟弟为了照顾奶奶…", "我妈为了照顾我爸…": someone else did)
     r"(?:(?:搬|回|辞|请|调|换|留)[^\uff0c,\u3002.!\uff01?\uff1f\s]{0,8}?(?:就是|都是|是|也是)?为了)?"
     r"(?:照顾|照料|看护|护理|照看|顾(?=[她他])|\s*take\s+care\s+(?:of\s+)?)着?\s*"
-    rf"(?:(?P<zpronoun>她|他|他们|她们)|{_ZH_NP}(?P<zname>{_ZH_NAME})?|(?P<zbare>{_ZH_KIN}))(?!的)"
+    rf"(?:(?P<zpronoun>他们|她们|她|他)|{_ZH_NP}(?P<zname>{_ZH_NAME})?|(?P<zbare>{_ZH_KIN}))(?!的)"
 )
 # "我是她的照顾者", "我就是他的监护人"; the one cared for not said ("平时都是我照顾。", "我是主要照顾者"):
 # the one kin person the statement names.

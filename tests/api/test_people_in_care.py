@@ -101,6 +101,12 @@ IN_CARE = [
     ),
     ("我婆婆叫金好，今年搬嚟同我哋住，我同家姐輪流照顧佢。", "金好有柏金遜，手震得好犀利。"),  # noqa: RUF001
     ("我爸叫国栋，我和我老婆一起照顾他。", "国栋有慢阻肺，晚上要吸氧。"),  # noqa: RUF001
+    # named by what everyone calls them, after the care is said (and in quotes, past a plural kin)
+    (
+        "Mum moved in with us last spring and I'm her full-time carer now, everyone calls her Bea.",
+        "Bea has Parkinson's and is on co-careldopa.",
+    ),
+    ("我外婆跟我们住，爸妈都在外地，平时都是我照顾她，大家都叫她“老太后”。", "老太后有心衰，要限水。"),  # noqa: RUF001
 ]
 # The kin in the user's care said by their kin word alone: the model takes a grandmother's or a
 # mother's condition for someone else's; the graph knows the user looks after them. (The user's
