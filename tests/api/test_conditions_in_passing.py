@@ -25,7 +25,7 @@ IN_PASSING = [
     "Can you move my dentist appointment to the afternoon? I'm thirty weeks pregnant and mornings are rough.",
     "Running late for the 10 o'clock, sorry. My daughter's insulin pump alarm went off at drop-off.",
     # The models retrained with the self-description contrast set read it whole 0.58 the user's;
-    # those retrained with batch 59 0.525 (under 0.532): a strict xfail below (`_THIN`).
+    # those retrained with batch 59 0.525 (under 0.532), those retrained with batch 60 pin it again.
     "帮我把下周的会都挪到下午吧，我每天早上要去医院做放疗，大概要一个月。",
     "下午我得早点走，我爸刚装了起搏器，今天要去医院复查。",
 ]
@@ -62,19 +62,9 @@ def _pinned_as_said(said: str) -> None:
     assert (kept.status, kept.pinned) == (MemoryStatus.ACTIVE, True), said
 
 
-_THIN = pytest.mark.xfail(
-    strict=True,
-    reason="the regression retrained with batch 59 reads it whole 0.525 the user's, under 0.532, and its "
-    "clause 0.567, under the part's bar; docs/trust.md, batch 60",
-)
-
-
 @pytest.mark.parametrize(
     "said",
-    [
-        pytest.param(said, marks=_THIN) if said == IN_PASSING[2] else said
-        for said in IN_PASSING + VOICE_INPUT + MEDICINE_NAMED
-    ],
+    IN_PASSING + VOICE_INPUT + MEDICINE_NAMED,
 )
 def test_rest_pins_a_condition_told_in_passing_and_recalls_it_always(key_client, said):
     body = rest_add(key_client, said)

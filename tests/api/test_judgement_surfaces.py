@@ -205,8 +205,10 @@ ENCODER_ONLY_RULES = [
     # were retrained with the contrast set of frames (c7aa4d8), "Spare keys are signed out at the
     # front desk and come back by six." until the retrain with batches 49 and 50: both now read them
     # under the cut. "Ladders are signed out from the store and back on the rack by four." until the
-    # retrain with batch 57, which reads it over the cut alone.
-    "Harnesses are signed out from the stores and hung back on the rail by four.",
+    # retrain with batch 57, which reads it over the cut alone. "Harnesses are signed out from the
+    # stores and hung back on the rail by four." until the retrain with batch 60 (0.31 alone, under
+    # the cut with the encoder too).
+    "Harnesses are signed out from the store and back on the rail by four.",
     "新来的同事第一周跟着老员工一起值夜班。",
 ]
 
@@ -290,12 +292,9 @@ def test_safety_facts_of_the_user_and_their_children_are_pinned_and_no_one_elses
     assert pinned == set(PINNED)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="held as a rule by the models retrained with batch 58: the linear rules model gives "
-    "'whenever she eats kiwi' 0.92 (0.87 before), its average with the encoder 0.629 over 0.617; "
-    "docs/trust.md, batch 58",
-)
+# Held as a rule by the models retrained with batches 58 and 59 (the linear rules model gave
+# "whenever she eats kiwi" 0.92, its average with the encoder 0.629 over 0.617); stored and pinned
+# again by those retrained with batch 60.
 def test_a_childs_reaction_told_with_whenever_is_a_pinned_fact(key_client):
     content = "My daughter gets hives all over whenever she eats kiwi."
     assert _add(key_client, content).json()["action"] == "added"
