@@ -1,6 +1,7 @@
 """How long an instruction lasts, read from its words: a standing scope ("from now on", "以后"), an
 order closed by a tag ("…, ok?"), a meal the speaker will miss ("don't wait for me for dinner"), a
-rule not yet decided, and advice framed as a tip. The models judge the rest (`judgement.policy`)."""
+rule not yet decided, advice framed as a tip, and an instruction for one occasion. The models judge
+the rest (`judgement.policy`)."""
 
 from __future__ import annotations
 
@@ -174,9 +175,9 @@ def undecided(text: str) -> bool:
 
 # Advice said as advice: a tip, a lesson from experience ("Top tip: get the inspector to sign off
 # before you go up", "老师傅的经验之谈…", "过来人的建议"). The brief labels advice between friends
-# no rule; the models, which learned rules from the same imperatives, hold some. Only the framing
-# at the start reads so; one that would relax a control stays held (`policy`). Over the labelled
-# sets (batch 60 included) 38 texts open so, all no rule.
+# no rule; the models, which learned rules from the same imperatives, hold some. In English only the
+# framing at the start reads so, in Chinese the words anywhere; one that would relax a control stays
+# held (`policy`). Over the labelled sets (batch 61 included) 29 texts read so, all no rule.
 ADVICE = re.compile(
     r"(?i)^\W*(?:(?:top|pro|quick|handy|little|hot|friendly)\s+tip|tip|(?:my|some|a\s+bit\s+of)\s+advice"
     r"|word\s+of\s+advice|lesson\s+learn(?:ed|t)|from\s+experience)\s*[:,!\u2014-]"
