@@ -27,12 +27,13 @@ _CHILD_SETTING = (
     r"|sunday\s+school|madras(?:a|ah)|swim(?:ming)?|camp|club|school|tuition|scout|brownies|cubs|beavers)"
 )
 _NAME = r"[a-z][a-z-]*"  # a name after a title (ASCII: "Kak Mei怀孕" is no address to Kak Mei怀孕)
-# The carers a rule may name after its condition ("…, so whenever you babysit him", "…, 阿姨做饭时…"):
-# one who minds a child or a parent (a coach or a tutor told of a player is as often the club's).
-_EN_CARER = (
-    r"babysit\w*|nann(?:y|ies)|childminders?|au\s+pairs?|carers?|caregivers?|sitters?|teachers?|coach"
-    rf"|(?:miss|mrs?)\s+{_NAME}|{_GRANDPARENTS}"
+# Who minds a child or a parent, whether named after a rule's condition or addressed before it; after
+# it ("…, so whenever you babysit him", "…, 阿姨做饭时…") also a teacher or one by title (a coach or a
+# tutor told of a player is as often the club's).
+_MINDERS = (
+    rf"babysit\w*|nann(?:y|ies)|childminders?|au\s+pairs?|carers?|caregivers?|sitters?|coach|{_GRANDPARENTS}"
 )
+_EN_CARER = rf"{_MINDERS}|teachers?|(?:miss|mrs?)\s+{_NAME}"
 # A teacher by title and name: as an address it is greeted, or the rule goes on with whom it is about
 # ("Ms Chen, Rory has separation anxiety"); "Mr Tan, seat 3 on Thursdays, is allergic…" is its subject.
 _TITLED = rf"(?:miss|mrs?|ms)\.?\s+{_NAME}"
@@ -50,8 +51,7 @@ CARER = re.compile(rf"(?i)\b(?:{_EN_CARER})\b|{_ZH_CARER}")
 # as often staff at work): "Kak" and "Aunty" before a name, a helper or a minder in Malaysia and
 # Singapore; "Ustadh", "Cikgu", a teacher; the staff of where a child is minded.
 _EN_ADDRESSED = (
-    r"babysit\w*|nann(?:y|ies)|childminders?|au\s+pairs?|carers?|caregivers?|sitters?|teacher|coach"
-    rf"|{_GRANDPARENTS}|helper|maid|instructor|tutor|ustaz\w*|ustadh\w*|cikgu|sensei"
+    rf"{_MINDERS}|teacher|helper|maid|instructor|tutor|ustaz\w*|ustadh\w*|cikgu|sensei"
     rf"|(?:kak(?:ak)?|aunt(?:ie|y)|cikgu|teacher|coach)\s+{_NAME}"
     rf"|(?:{_CHILD_SETTING}\s+)+(?:staff|team|leaders?|volunteers?)"
 )
