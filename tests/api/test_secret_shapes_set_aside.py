@@ -100,6 +100,30 @@ def test_the_batch_route_and_an_import_refuse_a_keypad_code_and_keep_a_ticket_nu
     assert MemoryEntry.objects.filter(content=ticket).exists()
 
 
+def test_a_code_told_digit_by_digit_is_refused_by_the_chat_the_batch_route_and_an_import(
+    key_client, owner, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(
+            reverse("chat:new"), {"content": "Remember that the side gate opens with 7, 2, 9, 4."}
+        )
+    # the user's own message keeps it (as the chat keeps every message); no reply and no memory does
+    assert "7, 2, 9, 4" not in Message.objects.filter(role="assistant").latest("id").content
+    assert not MemoryEntry.objects.filter(content__contains="7, 2, 9, 4").exists()
+
+    told = [
+        "车库卷帘门的遥控密码是 6，0，3，8，别跟物业说。",
+        "The grandkids are 9, 7, 5 and 2 now, hard to believe.",
+    ]
+    assert [r["action"] for r in batch_add(key_client, told)] == ["rejected", "added"]
+    rows = import_lines(
+        key_client, ["Bike lock combo: 3, 3, 9, 1.", "The under-9s won 3, 1, 0, 2 this morning."]
+    )
+    assert [row["action"] for row in rows] == ["rejected", "added"], rows
+    for value in ("6，0，3，8", "3, 3, 9, 1"):
+        _nowhere(value)
+
+
 def test_the_chat_refuses_to_remember_it_and_never_echoes_it(owner, django_capture_on_commit_callbacks):
     said, value = SHAPED_AS_SOMETHING_ELSE[0]
     with django_capture_on_commit_callbacks(execute=True):

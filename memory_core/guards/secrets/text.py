@@ -33,12 +33,19 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 
 _LISTED = re.compile(r"\s?[,\uff0c\u3001]\s?")
+# Single digits listed with commas are one value only in a sentence about what a code opens ("the
+# side gate opens with 7, 2, 9, 4"); else they are scores, ages or lottery numbers ("won 3, 1, 0, 2").
+_OPENED_BY_A_CODE = re.compile(
+    r"(?i)\b(?:codes?|combo|combination|pin|passcode|password|lock\w*|unlock\w*|opens?|padlock|safe|alarm"
+    r"|door|gate|keypad|key\s?(?:box|safe)|shed|locker)\b|密码|密碼|门锁|門鎖|门禁|門禁|口令|开锁|開鎖"
+)
 
 
 def digit_chains(s: str) -> list[tuple[int, int, int]]:
     """Runs of digits joined by "-", by single spaces between groups of 2-6 ("482 913"), or by
     single spaces or commas between single digits ("1 9 8 4", "8, 3, 0, 6")."""
     runs = [(m.start(), m.end()) for m in re.finditer(r"\d+", s)]
+    a_code = _OPENED_BY_A_CODE.search(s) is not None
     chains, i = [], 0
     while i < len(runs):
         j = i
@@ -47,7 +54,7 @@ def digit_chains(s: str) -> list[tuple[int, int, int]]:
             sizes = (runs[j][1] - runs[j][0], runs[j + 1][1] - runs[j + 1][0])
             grouped = all(2 <= n <= 6 for n in sizes) or sizes == (1, 1)
             # "4, 7, 1, 9" (and with the full-width comma): a code told digit by digit
-            listed = sizes == (1, 1) and _LISTED.fullmatch(gap) is not None
+            listed = a_code and sizes == (1, 1) and _LISTED.fullmatch(gap) is not None
             if gap in ("-", "\u2013") or (gap == " " and grouped) or listed:
                 j += 1
             else:
