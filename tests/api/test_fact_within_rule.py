@@ -312,6 +312,24 @@ def test_mcp_keeps_the_condition_of_a_rule_addressed_to_a_carer(owner, mcp_url):
     _held_and_pinned(said, fact)
 
 
+def test_the_chat_and_an_import_keep_the_condition_of_a_rule_addressed_to_a_carer(
+    key_client, owner, django_capture_on_commit_callbacks
+):
+    said, fact = ADDRESSED_TO_A_CARER[1]
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": f"Remember that {said}"})
+    kept = MemoryEntry.objects.get(status=MemoryStatus.ACTIVE)
+    assert (kept.pinned, kept.category) == (True, "safety") and "sesame" in kept.content
+    assert MemoryEntry.objects.filter(status=MemoryStatus.PENDING_REVIEW, content__contains="snack").exists()
+
+    said, fact = ADDRESSED_TO_A_CARER[3]
+    body = key_client.post(
+        "/api/v1/imports/", {"format": "text", "data": f"{said}\n", "user_id": "u1"}, format="json"
+    ).json()
+    assert [(r["line"], r["action"]) for r in body["results"]] == [(1, "pending_review"), (1, "added")]
+    _held_and_pinned(said, fact)
+
+
 def test_an_import_lists_the_condition_on_the_line_of_its_rule(key_client):
     said, fact = RULES_ON_A_CONDITION[0]
     lines = f"I grow tomatoes on the balcony.\n{said}\n"
