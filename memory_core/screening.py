@@ -39,7 +39,7 @@ from memory_core.sameness import speaker
 from memory_core.services import event_record
 from memory_core.tombstones import blocking_tombstone, mined_too_early
 from memory_core.whose_condition import after_an_address, named_by_slot, someone_elses
-from memory_core.whose_known import known_person, only_an_introduction, only_care
+from memory_core.whose_known import kin_at_home, known_person, only_an_introduction, only_care
 from memory_core.write_request import WriteRequest
 
 EXTRACTION_MIN_CONFIDENCE = 0.6  # less sure candidates are dropped: a wrong memory costs more than none
@@ -443,6 +443,8 @@ def _pinned_safety(
     if known is not None:
         # Before the reader's frames, which read "Noah has asthma" as a health fact whoever Noah is.
         return known == DEPENDANT
+    if kin_at_home(content, whose):
+        return True  # a sibling, an aunt or an in-law who lives with the user: of their household
     if own and whose.who != "other" and not a_record_note(content) and not named_by_slot(content):
         # A condition said without a subject is the speaker's, unless it is a record's or of a pupil
         # or a patient the statement opens with ("Bed 6's baby has reflux and is on omeprazole").

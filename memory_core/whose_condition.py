@@ -67,6 +67,15 @@ def _words(ascii_words: bool) -> list[str]:
     return sorted(found | set(more), key=len, reverse=True)
 
 
+def _family(ascii_words: bool) -> str:
+    """The kin among `_words` who may live in the user's care: siblings, aunts, cousins, in-laws."""
+    return "|".join(
+        re.escape(word)
+        for word, (predicate, label) in sorted(KIN_WORDS.items(), key=lambda item: -len(item[0]))
+        if word.isascii() == ascii_words and (predicate == Predicate.SIBLING or label in _OTHER_RELATIVES)
+    )
+
+
 # "My hiking buddy …", "Our drummer's …", "Heads up, my sister's …": the person a sentence opens
 # with (a few words in), possessed ("the user's …" as an extractor rewrites it); "my partner and
 # I" is the user too.
@@ -174,6 +183,35 @@ _ZH_A_CHILD = re.compile(r"^\W*个(?:女仔|男仔|细路|细蚊仔|小朋友|�
 _SELF_TOO = re.compile(
     r"(?i)\b(?:i|i'm|i've|me|myself)\b.{0,40}\b(?:too|as well|also|both)\b|我自己|我也|我都"
 )
+
+
+# A sibling, an aunt or an in-law the statement says lives with the user ("My mother-in-law lives with
+# us and she's diabetic", "婆婆跟我们住, 她有帕金森", "我妹妹…现在住我这儿") is of the household the user
+# looks after: their condition is a dependant's (`whose_known.kin_at_home`), where a statement that
+# opens with them is otherwise someone else's.
+_EN_FAMILY_OPENS = re.compile(
+    rf"(?i)^(?:[^,:.!?]{{1,20}}[,:]\s+)?\W*(?:my|our)\s+(?:[\w-]+\s+)?(?:{_family(ascii_words=True)})\b"
+)
+_ZH_FAMILY_OPENS = re.compile(rf"^\W*(?:我们|我哋|我)?(?:的)?(?:{_family(ascii_words=False)})")
+# "lives with us", "moved in with me", "跟我们住", "住我这儿", "搬来和我们住"; not "doesn't live with
+# us", "不跟我们住".
+_LIVES_WITH_THE_USER = re.compile(
+    r"(?i)(?<!n't\s)(?<!not\s)(?<!never\s)\b(?:lives?|living|lived|moved\s+in|stays|staying)\s+"
+    r"(?:here\s+|now\s+)?with\s+(?:us|me)\b"
+    r"|(?<![不没])(?:跟|和|同|与)(?:我们|我哋|我)(?:一起)?住(?!过|了几天)"
+    r"|(?<![不没])住(?:在)?(?:我们|我哋|我)(?:家|这儿|这里|这|屋企|度)"
+    r"|搬(?:来|过来|进来|入来|咗嚟)?(?:跟|和|同)(?:我们|我哋|我)(?:一起)?住"
+)
+
+
+def without_home(text: str) -> str | None:
+    """`text` (simplified, spaces normalised) less the words that say the sibling, aunt or in-law it
+    opens with lives with the user, or None when it says no such thing."""
+    plain = simplified_han(" ".join(text.split()))
+    if not (_EN_FAMILY_OPENS.search(plain) or _ZH_FAMILY_OPENS.search(plain)):
+        return None
+    rest = _LIVES_WITH_THE_USER.sub(" ", plain)
+    return " ".join(rest.split()) if rest != plain else None
 
 
 def _bare_address(plain: str) -> re.Match[str] | None:

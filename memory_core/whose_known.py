@@ -20,6 +20,7 @@ from memory_core.people_known import (
     speaks_of_self,
     treatment_named,
 )
+from memory_core.whose_condition import without_home
 
 # How sure the safety model must be that a statement tells someone's condition before the people it
 # names are looked up in the user's graph. Lower than a rule's condition needs
@@ -108,3 +109,23 @@ def only_care(text: str) -> bool:
         return False
     rest = without_care(text)
     return rest is not None and judgement.safety(kin_by_pronoun(rest)).anyone < PRONOUN_SURE
+
+
+# How sure the model must be of a condition in a statement of kin who live with the user, read whole
+# and again without the words that say so, the kin said by a pronoun (the model reads "lives with
+# me" itself as a dependant's condition: "My brother lives with me, he's a nurse" 0.83 anyone's,
+# "he , he's a nurse" 0.09; "我妹妹跟我住, 她在读大学" 0.29 so).
+AT_HOME_SURE = 0.5
+
+
+def kin_at_home(text: str, whose: judgement.Safety) -> bool:
+    """Whether `text` tells the condition of a sibling, an aunt or an in-law who lives with the user
+    ("My niece lives with us and she has a nut allergy", "婆婆同我哋住, 有認知障礙"): a dependant's,
+    though a statement opening with such kin is otherwise someone else's (`someone_elses`). Over
+    the labelled sets (batch 61 included) 26 statements open with such kin living with the user:
+    14 more of their 25 dependants' conditions pinned, nothing else changed (the 26th, a cousin
+    staying for the summer, tells no condition)."""
+    if whose.anyone < AT_HOME_SURE:
+        return False
+    rest = without_home(text)
+    return rest is not None and judgement.safety(kin_by_pronoun(rest)).anyone >= AT_HOME_SURE
