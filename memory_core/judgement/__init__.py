@@ -41,7 +41,7 @@ from .encoder import encoder as loaded_encoder
 from .encoder import safety_encoder as loaded_safety_encoder
 from .features import row
 from .model import models, stacked
-from .scope import a_missed_meal, advised, as_directive, one_occasion, standing_scope, undecided, untagged
+from .scope import a_missed_meal, as_directive, scoped_out, standing_scope, untagged
 from .spans import dates, span_matrix, value_spans
 
 __all__ = [
@@ -234,13 +234,6 @@ def _standing_rule(plain: str) -> bool:
     )
 
 
-def _scoped_out(text: str) -> bool:
-    """Whether `text`'s own words say its instruction is no standing rule: still undecided, advice
-    framed as a tip, or for one occasion (`scope`). A relaxation so said is still held (`policy`)."""
-    plain = untagged(" ".join((text or "").split()))
-    return bool(plain) and (undecided(plain) or advised(plain) or one_occasion(plain))
-
-
 def policy(text: str, *, type: str | None = None) -> PolicyCheck:
     """`guards.policy.policy_check`'s answer, decided by the models (see the module docstring)."""
     check = policy_check(text, type=type)
@@ -264,9 +257,9 @@ def policy(text: str, *, type: str | None = None) -> PolicyCheck:
         not own_style
         and not a_missed_meal(plain)
         # Proposed or asked about, it is no rule yet; framed as a tip, it is advice; for one occasion
-        # only, a one-off; one that would relax a control still waits (a "thoughts?" or a "just
-        # this once" must not let a relaxation through).
-        and not (_scoped_out(plain) and not weakens)
+        # only, a one-off; told as the speaker's habit, what they do; one that would relax a control
+        # still waits (a "thoughts?" or a "just this once" must not let a relaxation through).
+        and not (scoped_out(plain) and not weakens)
         and (
             any(_positive("normative", p) for p in pieces)
             or (len(plain) <= LONGEST_JUDGED and (_standing_rule(plain) or asks_beyond_style(plain)))

@@ -1,7 +1,7 @@
 """How long an instruction lasts, read from its words: a standing scope ("from now on", "以后"), an
 order closed by a tag ("…, ok?"), a meal the speaker will miss ("don't wait for me for dinner"), a
-rule not yet decided, advice framed as a tip, and an instruction for one occasion. The models judge
-the rest (`judgement.policy`)."""
+rule not yet decided, advice framed as a tip, an instruction for one occasion, and the speaker's own
+habit. The models judge the rest (`judgement.policy`)."""
 
 from __future__ import annotations
 
@@ -212,3 +212,31 @@ def one_occasion(text: str) -> bool:
     (`standing_scope`)."""
     simple = simplified_han(text)
     return bool(ONE_OCCASION.search(simple)) and not standing_scope(simple)
+
+
+# The speaker's own habit, told as one: "I usually skip breakfast", "I tend to work better at
+# night", "我习惯每天早上先回邮件再开会", "我一般11点睡6点半起", "我自己習慣每個新娘試妝前都先問過
+# 敏史". The brief labels habits no rule: what one does is no order to anyone. Only without a
+# standing scope or a request's word beside it ("I usually skip breakfast, so never book me before
+# 10" asks for one). Over the labelled sets (batch 61 included) 35 texts read so, all no rule, 2 of
+# them held before.
+HABIT = re.compile(
+    r"(?i)\bI\s+(?:usually|normally|generally|typically|tend\s+to)\b|\bI(?:'m|\s+am)\s+in\s+the\s+habit\s+of\b"
+    r"|\bmy\s+(?:habit|routine)\s+is\b|^\W*(?:usually|normally|generally),?\s+I\b"
+    r"|我(?:自己)?(?:一直|平时|向来|一向)?(?:都)?习惯|我(?:自己)?(?:一般|通常|平常)"
+)
+
+
+def habitual(text: str) -> bool:
+    """Whether `text` tells the speaker's own habit (`HABIT`) and asks nothing (`standing_scope`,
+    `REQUEST`)."""
+    simple = simplified_han(text)
+    return bool(HABIT.search(simple)) and not standing_scope(simple) and not REQUEST.search(simple)
+
+
+def scoped_out(plain: str) -> bool:
+    """Whether `plain`'s own words say its instruction is no standing rule: still undecided, advice
+    framed as a tip, for one occasion, or the speaker's own habit. A relaxation so said is still
+    held (`judgement.policy`)."""
+    plain = untagged(plain)
+    return bool(plain) and (undecided(plain) or advised(plain) or one_occasion(plain) or habitual(plain))
