@@ -194,9 +194,10 @@ _EN_FAMILY_OPENS = re.compile(
 )
 _ZH_FAMILY_OPENS = re.compile(rf"^\W*(?:我们|我哋|我)?(?:的)?(?:{_family(ascii_words=False)})")
 # "lives with us", "moved in with me", "跟我们住", "住我这儿", "搬来和我们住"; not "doesn't live with
-# us", "不跟我们住".
+# us", "不跟我们住", nor a visit ("is staying with us for half term", "下周来出差, 住我家":
+# `_A_VISIT`).
 _LIVES_WITH_THE_USER = re.compile(
-    r"(?i)(?<!n't\s)(?<!not\s)(?<!never\s)\b(?:lives?|living|lived|moved\s+in|stays|staying)\s+"
+    r"(?i)(?<!n't\s)(?<!not\s)(?<!never\s)\b(?:lives?|living|lived|moved\s+in)\s+"
     r"(?:here\s+|now\s+)?with\s+(?:us|me)\b"
     r"|(?<![不没])(?:跟|和|同|与)(?:我们|我哋|我)(?:一起)?住(?!过|了几天)"
     r"|(?<![不没])住(?:在)?(?:我们|我哋|我)(?:家|这儿|这里|这|屋企|度)"
@@ -204,11 +205,18 @@ _LIVES_WITH_THE_USER = re.compile(
 )
 
 
+_A_VISIT = re.compile(
+    r"(?i)\bfor\s+(?:a|the|half|this|next)\s+(?:few\s+)?(?:days?|nights?|weeks?|fortnight|term|summer|holidays?"
+    r"|months?|weekend)\b|\bbetween\s+jobs\b|\bvisiting\b"
+    r"|出差|暑假|寒假|放假|几天|这周|下周|这个月|过年|过节|旅游|探亲"
+)
+
+
 def without_home(text: str) -> str | None:
     """`text` (simplified, spaces normalised) less the words that say the sibling, aunt or in-law it
     opens with lives with the user, or None when it says no such thing."""
     plain = simplified_han(" ".join(text.split()))
-    if not (_EN_FAMILY_OPENS.search(plain) or _ZH_FAMILY_OPENS.search(plain)):
+    if not (_EN_FAMILY_OPENS.search(plain) or _ZH_FAMILY_OPENS.search(plain)) or _A_VISIT.search(plain):
         return None
     rest = _LIVES_WITH_THE_USER.sub(" ", plain)
     return " ".join(rest.split()) if rest != plain else None

@@ -122,9 +122,8 @@ def kin_at_home(text: str, whose: judgement.Safety) -> bool:
     """Whether `text` tells the condition of a sibling, an aunt or an in-law who lives with the user
     ("My niece lives with us and she has a nut allergy", "婆婆同我哋住, 有認知障礙"): a dependant's,
     though a statement opening with such kin is otherwise someone else's (`someone_elses`). Over
-    the labelled sets (batch 61 included) 26 statements open with such kin living with the user:
-    14 more of their 25 dependants' conditions pinned, nothing else changed (the 26th, a cousin
-    staying for the summer, tells no condition)."""
+    the labelled sets (batch 61 included) 23 statements open with such kin living with the user,
+    all dependants' conditions: 14 more of them pinned (21 of 23), nothing else changed."""
     if whose.anyone < AT_HOME_SURE:
         return False
     rest = without_home(text)

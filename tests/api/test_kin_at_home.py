@@ -5,7 +5,8 @@ after his stroke and he's on blood thinners now", "我舅舅跟我们住, 他有
 opening with such kin was read as someone else's whatever it said of the household.
 
 Living together is no condition itself ("My brother lives with me, he's a nurse"), a cold is none,
-one who does not live with the user is someone else's, and a partner who does is theirs too.
+one who does not live with the user or only visits is someone else's, and a partner who lives with
+them is theirs too.
 Through REST, the batch route, mem0's route, MCP, an import and the chat's "remember that"."""
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ NOT_A_DEPENDANTS = [
     "我小姨子有哮喘，不跟我们住。",
     "My boyfriend lives with me and he has epilepsy.",
     "我妹妹跟我住，她在读大学。",
+    # A visit is no household.
+    "My sister-in-law is staying with us for a few weeks between jobs, she has asthma.",
+    "我表哥下周来出差住我家，他有高血压。",
 ]
 
 
