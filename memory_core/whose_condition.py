@@ -222,6 +222,21 @@ def without_home(text: str) -> str | None:
     return " ".join(rest.split()) if rest != plain else None
 
 
+def _zh_self_after(plain: str) -> bool:
+    """Whether `plain` opens with someone said bare, no one's ("同事", "婆婆", "师傅"), and then speaks
+    of the speaker ("同事約我去爬山, 我這個僵直性脊椎炎能不能去", "婆婆说我怀孕了不能吃螃蟹"): the
+    condition is the speaker's, the one it opens with only who said or asked. Not a partner said
+    bare ("老婆怀孕了", the user's wife), nor someone's ("闺蜜家女儿…", "同事的孩子…")."""
+    opening = _ZH_OPENS_WITH.search(plain)
+    if opening is None or opening.group("whose") or opening.group(0).strip() in _ZH_PARTNERS:
+        return False
+    return not plain.startswith(("家", "的"), opening.end()) and bool(_ZH_SELF.search(plain, opening.end()))
+
+
+_ZH_SELF = re.compile(r"我(?![们哋])")
+_ZH_PARTNERS = word_set("老婆 老公 对象 男朋友 女朋友 爱人 先生 太太")
+
+
 def _bare_address(plain: str) -> re.Match[str] | None:
     """The word of address after a kin or social word `plain` opens with bare ("老公你记得": "你"),
     or None when it opens with none, or with one possessed ("我老公, 他...")."""
@@ -250,7 +265,7 @@ def someone_elses(text: str) -> bool:
     """Whether `text` opens with someone not in the user's care and tells nothing of the user's
     own nor of their care: the condition it tells is theirs."""
     plain = simplified_han(" ".join(text.split()))
-    if _SELF_TOO.search(plain):
+    if _SELF_TOO.search(plain) or _zh_self_after(plain):
         return False  # the user's own condition told too
     if _ZH_OPENS_WITH.search(plain) and _bare_address(plain) is None:
         opens = True  # who it opens with, unless that is who it is told to
