@@ -17,9 +17,18 @@ import re
 from memory_core.entities.asides import said_before
 from memory_core.entities.kinship import ZH_KIN_WORDS, kin
 from memory_core.entities.rules import _NP_KIN, SELF, Reading, Ref, Triple, _np
-from memory_core.entities.rules_zh import _ZH_KIN, _ZH_NAME, _ZH_NAME_CHAR, _ZH_NP, _zh_np
+from memory_core.entities.rules_zh import (
+    _ZH_KIN,
+    _ZH_LIVES_WITH_ME,
+    _ZH_NAME,
+    _ZH_NAME_CHAR,
+    _ZH_NOT_WHEN,
+    _ZH_NP,
+    _zh_np,
+)
 from memory_core.entities.vocabulary import EntityKind, Predicate
 from memory_core.entities.zh_forms import as_mandarin, as_written
+from memory_core.reading.words import word_set
 
 CARES_FOR = "cares for"
 
@@ -104,6 +113,21 @@ _ZH_CARER_OF = re.compile(
     r"|(?:我|我们)(?:一直|平时|现在|主要|负责|也|还|都|在|天天|每天|全职|专门)*(?:照顾|照料|照看)(?=$|[\uff0c,\u3002.!\uff01;\uff1b\s])"
 )
 
+# "我媽媽惠美現在跟我住", "外孙叫豆豆, 平时住我家", "她现在跟我们一起住": kin who live with the user are
+# in their care (the people sets label their conditions a dependant's), a partner aside (a spouse
+# lives with one), and a visit ("暑假住我家", "下周来出差住我家": `A_VISIT`) no household.
+_ZH_LIVES_WITH = re.compile(
+    rf"(?:(?P<zpronoun>她|他)|{_ZH_NP}(?P<zname>{_ZH_NAME_CHAR}{{1,3}}?)?|(?P<zafter>^|(?<=[\uff0c,\u3002\s])))"
+    rf"[\uff0c,\s]*(?:现在|目前|而家|一直|平时|平常|都|也|主要|长期)*(?:{_ZH_LIVES_WITH_ME})"
+)
+A_VISIT = re.compile(
+    r"(?i)\bfor\s+(?:a|the|half|this|next)\s+(?:few\s+)?(?:days?|nights?|weeks?|fortnight|term|summer|holidays?"
+    r"|months?|weekend)\b|\bbetween\s+jobs\b|\bvisiting\b"
+    r"|出差|暑假|寒假|放假|几天|这周|下周|这个月|过年|过节|旅游|探亲"
+)
+_NOW_AND_THEN = word_set("偶尔 有时 暂时 偶然 间中 过年 假期 放假 周末 冬天 夏天 每年")
+_HOUSEHOLD = frozenset({Predicate.CHILD, Predicate.PARENT, Predicate.SIBLING, Predicate.RELATIVE})
+
 _EN_CARE_SAID = (_EN_CARE, _EN_CARER_OF, _EN_DOES_CARE, _EN_GUARDIANSHIP, _EN_CHANGED_TO_CARE)
 
 _THE_USER = re.compile(r"\b[Tt]he\s+user(?P<is>\s+is)?\b(?!'s)")
@@ -175,6 +199,7 @@ def _read_chinese_care(text: str, reading: Reading) -> None:
         _cares(reading, cared)
     for match in _ZH_BY_ME.finditer(folded):
         _cares(reading, said_before(reading, folded, match.start(), among=_FAMILY))
+    _read_chinese_home(text, folded, reading)
     for match in _ZH_CARER_OF.finditer(folded):
         guarded, guarded_name = match.groupdict().get("zguarded"), match.groupdict().get("zgname")
         if guarded_name and kin(guarded_name):
@@ -185,6 +210,26 @@ def _read_chinese_care(text: str, reading: Reading) -> None:
         else:
             cared = said_before(reading, folded, match.start(), among=_FAMILY)
         _cares(reading, cared)
+
+
+def _read_chinese_home(text: str, folded: str, reading: Reading) -> None:
+    """Kin the statement says live with the user (`_ZH_LIVES_WITH`), in their care."""
+    if A_VISIT.search(folded):
+        return
+    for match in _ZH_LIVES_WITH.finditer(folded):
+        if match.group("zpronoun") or match.group("zafter") is not None:
+            # "她现在跟我住", "外孙叫豆豆, 五岁, 平时住我家": the one kin said before
+            pronoun = match.group("zpronoun") or ""
+            _cares(reading, said_before(reading, folded, match.start(), pronoun, _HOUSEHOLD))
+            continue
+        ref = _zh_np(match)
+        said = match.group("zname") or ""
+        if said in _NOW_AND_THEN:
+            continue  # "我妈偶尔跟我住": now and then
+        name = as_written(said, folded, text) if said and said not in _ZH_NOT_WHEN else ""
+        found = kin(ref.kin) if ref.kin else None
+        if found is not None and found[0] in _HOUSEHOLD:
+            _cares(reading, Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind) if name else ref)
 
 
 # The kin one looks after at home: family, a partner (not a friend, a colleague or a boss: "I take

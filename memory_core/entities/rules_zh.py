@@ -115,15 +115,15 @@ _ZH_NP_NAMED = re.compile(
 # A child's pet name right after the kin word, as parents say them ("我儿子乐乐", "我女儿阿晴",
 # "我的孩子Wei Jie"): a doubled character, 阿 or 小 and one or two more, or a Latin name; not a
 # doubled adverb ("我儿子天天哭").
-_ZH_AGE = r"[一二三四五六七八九十两\d]+[岁]"
+_ZH_AGE = r"[一二三四五六七八九十两廿卅\d]+[岁]"  # 廿五岁: twenty-five, as Cantonese writes it
 # A given name of two characters right after the kin word is read only before a time, an age or a
 # school year ("我個仔俊熙今年讀P3", "我女儿欣怡下个月上幼儿园"): a word there would not be followed so.
 _ZH_WHEN_NEXT = r"今年|去年|明年|下个月|上个月|下周|上周|下个|上个|读|上小|上初|上高|上幼"
 # ...or before living with the user ("阿嬤秀英跟我住", "外婆桂芳要搬过来跟我住"), when the two
 # characters are no word of when or how often ("我妈偶尔跟我住").
 _ZH_LIVES_WITH_ME = (
-    r"(?:要|也|就|会|已经|一直|准备)?(?:搬(?:过|回|进)?来)?(?:跟|和|同|与)(?:我|我们|我哋)(?:一起)?住"
-    r"|住(?:在)?(?:我|我们|我哋)(?:家|屋企|这)"
+    r"(?:现在|目前|而家|要|也|就|会|已经|一直|准备)?(?:搬(?:过|回|进)?来)?(?:跟|和|同|与)(?:我|我们|我哋|用户)(?:一家)?"
+    r"(?:一起)?住|住(?:在)?(?:我|我们|我哋|用户)(?:家|屋企|这)"
 )
 # Words of when, how often or how that come there and are no name ("我妈偶尔跟我住", "我爸暫時住我家"),
 # in simplified characters.
@@ -138,7 +138,7 @@ _ZH_NICKNAME = re.compile(
     rf"|{_ZH_NOT_A_NAME}{_ZH_NAME_CHAR}{{2}}(?={_ZH_WHEN_NEXT}|{_ZH_AGE})"
     rf"|{_ZH_NOT_A_NAME}(?![搬要会會想准準打]){_ZH_NAME_CHAR}{{2}}(?={_ZH_LIVES_WITH_ME}))"
     # (读: "我個女Chloe讀緊中一", "我儿子乐乐读小学")
-    r"(?=$|[^\u4e00-\u9fffA-Za-z]|[有对还也在是的和跟同与从刚才每今昨明去来又就会要想说很不没最平读搬住]|已经|一直|"
+    r"(?=$|[^\u4e00-\u9fffA-Za-z]|[有对还也在是的和跟同与从刚才每今昨明去来又就会要想说很不没最平读搬住前]|已经|一直|"
     rf"现在|目前|平时|下个|上个|下周|上周|下午|上午|上(?:幼|学|小学|初|高|中学|大学|班|课)|{_ZH_AGE})"
 )
 # After a doubled word, what shows it is a name, not an adverb ("我儿子明明今年三十了", "我女儿甜甜五岁";

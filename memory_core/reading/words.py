@@ -438,6 +438,8 @@ ZH_RELATIONS = {
     "丈夫": "husband",
     "老公": "husband",
     "爱人": "spouse",
+    "老伴": "spouse",
+    "老伴儿": "spouse",
     "儿子": "son",
     "女儿": "daughter",
     "孩子": "child",

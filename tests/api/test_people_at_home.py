@@ -1,0 +1,84 @@
+# ruff: noqa: RUF001, RUF002 -- Chinese users type full-width punctuation; so must the tests.
+"""Kin the user says live with them ("我媽媽秀芬現在跟我住", "外孙女叫朵朵，四岁，平时住我家", "她现在跟
+我们一起住", "同我哋住") are in their care: a later condition said by the name alone is a dependant's,
+pinned. A spouse said as 老伴 is the user's kin ("老伴老周…一直是我照顾他"), and an age written with
+廿 ("阿峰今年廿三歲") is no part of the name. Kin who live with the user now and then ("偶尔跟我住")
+or only visit ("下周来出差，住我家") are not in their care: their conditions by name alone stay
+unpinned. Through REST, mem0's route, MCP and the chat."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from api.services import user_token_issue
+from memory_core.entities.models import Relation
+from memory_core.models import MemoryEntry
+from tests.api import mcp_helpers as m
+from tests.api.test_people_known_safety import _mem0_add, _rest_add
+from tests.chat.helpers import client_for
+
+pytestmark = pytest.mark.django_db
+
+# (who they are and that they live with the user; later, a condition of theirs by name alone)
+AT_HOME = [
+    ("我媽媽秀芬現在跟我住，每個禮拜帶她去覆診。", "秀芬有糖尿病，每天打胰島素。"),
+    ("我外孙女叫朵朵，四岁，平时住我家。", "朵朵对芒果过敏。"),
+    ("奶奶叫李玉兰，她现在跟我们一起住。", "李玉兰有高血压，每天吃药。"),
+    ("我家婆惠珍同我哋住。", "惠珍有骨質疏鬆，行路要扶。"),
+    ("老伴老周前年中风了，一直是我照顾他。", "老周有糖尿病，要控制饮食。"),
+    ("我個仔阿峰今年廿三歲，有自閉症，一直同我哋住。", "阿峰有癲癇，食緊藥。"),
+]
+NOT_AT_HOME = [
+    ("我妈叫桂英，偶尔跟我住，平时住我姐家。", "桂英有高血压。"),
+    ("我表哥阿明下周来出差，住我家。", "阿明有哮喘。"),
+]
+
+
+def _cared_for(namespace_id: int) -> list[str]:
+    found = Relation.objects.filter(namespace_id=namespace_id, label="cares for", subject__is_self=True)
+    return sorted(r.object.name for r in found)
+
+
+@pytest.mark.parametrize(("who", "condition"), AT_HOME)
+def test_rest_pins_the_condition_of_kin_who_live_with_the_user(key_client, who, condition):
+    _rest_add(key_client, who)
+    body = _rest_add(key_client, condition)
+
+    assert _cared_for(MemoryEntry.objects.get(content=who).namespace_id) != []
+    assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety"), body
+
+
+@pytest.mark.parametrize(("who", "condition"), NOT_AT_HOME)
+def test_kin_now_and_then_or_visiting_are_not_in_care(key_client, who, condition):
+    _rest_add(key_client, who)
+    body = _rest_add(key_client, condition)
+
+    assert _cared_for(MemoryEntry.objects.get(content=who).namespace_id) == []
+    assert body["entry"]["pinned"] is False, body
+
+
+@pytest.mark.parametrize(("who", "condition"), [AT_HOME[0], AT_HOME[4]])
+def test_mem0(key_client, who, condition):
+    _mem0_add(key_client, who)
+    _mem0_add(key_client, condition)
+
+    assert MemoryEntry.objects.get(content=condition).pinned
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp(owner, mcp_url):
+    token = user_token_issue(user=owner).key
+    (who, condition), (visit, asthma) = AT_HOME[1], NOT_AT_HOME[1]
+    *_, pinned, not_pinned = m.adds(mcp_url, token, [who, visit, condition, asthma])
+    assert pinned["entry"]["pinned"] and not not_pinned["entry"]["pinned"], (pinned, not_pinned)
+
+
+def test_the_chat(owner, django_capture_on_commit_callbacks):
+    who, condition = AT_HOME[3]
+    for said in (who, condition):
+        with django_capture_on_commit_callbacks(execute=True):
+            client_for(owner).post(reverse("chat:new"), {"content": f"Remember that {said}"})
+
+    kept = {e.content: e.pinned for e in MemoryEntry.objects.all()}
+    assert any(pinned for content, pinned in kept.items() if "骨質疏鬆" in content), kept
