@@ -1,10 +1,11 @@
 # ruff: noqa: RUF001 -- Chinese users type full-width punctuation; so must the tests.
 """An instruction said to be for one occasion ("for tonight only", "just for today", "For the
-wedding day:", "For tomorrow's match,", "仅限今天", "就今天") is a one-off, not a standing rule, however
-firmly it is worded ("all staff must…", "所有人…都必须…"): it is stored and recalled like any turn,
-not held for an operator. With a standing scope too ("From now on, for the party menu: …") it is a
-rule; one that would relax a control still waits, flagged. Through REST, its batch route, mem0's
-route, MCP and the chat's "remember that"."""
+wedding day:", "For tomorrow's match,", "仅限今天", "就今天", a message that opens with "Tonight",
+"Tomorrow", "明天", "聽日") is a one-off, not a standing rule, however firmly it is worded ("all
+staff must…", "所有人…都必须…"): it is stored and recalled like any turn, not held for an operator.
+With a standing scope too ("From now on, for the party menu: …", "From today, …") it is a rule; one
+that would relax a control still waits, flagged. Through REST, its batch route, mem0's route, MCP
+and the chat's "remember that"."""
 
 from __future__ import annotations
 
@@ -26,7 +27,13 @@ ONE_OCCASION = [
     "For tomorrow only, always ring me before you book anything in my calendar.",
     "仅限今天，所有员工必须从后门进出，大堂在刷漆。",
     "就今天，所有人下班前都必须把电脑关机，明早要断电检修。",
+    # A message that opens with tonight, today or tomorrow (not "from" it on): held before.
+    "Tonight every door must be locked by ten and nobody opens the till after close.",
+    "Tomorrow all volunteers must wear hi-vis and nobody parks on the grass.",
+    "明天所有人必须七点前到，不准迟到。",
+    "聽日所有人一定要七點前到，唔准遲到。",
 ]
+FROM_TODAY_ON = "From today, all visitors must sign in at reception."
 STANDING_TOO = "From now on, for the party menu: no peanuts ever."
 RELAXATION_THIS_ONCE = "Just this once, you can skip checking my ID at the door."
 
@@ -77,3 +84,7 @@ def test_the_chat_keeps_a_one_off_told_to_remember(owner, django_capture_on_comm
     assert kept.count() == 2 and all(e.status == MemoryStatus.ACTIVE for e in kept), [
         (e.content, e.status) for e in kept
     ]
+
+
+def test_an_instruction_from_today_on_is_held(key_client):
+    assert rest_add(key_client, FROM_TODAY_ON)["action"] == "pending_review"
