@@ -287,16 +287,9 @@ BY_PRONOUN = [
     # Not pinned by the models retrained with batches 49 and 50 (read by its pronoun, 0.17 the
     # user's or a dependant's; docs/trust.md, batch 51); pinned again since the self-description
     # contrast set; not by those retrained with batch 60, which read it by the name 0.047 anyone's,
-    # under the floor at which the graph is read at all (0.05).
-    pytest.param(
-        "我跟奶奶住，她叫桂兰，今年九十岁，平时我照顾她。",  # noqa: RUF001
-        "桂兰最近走路老是摔，医生说要用助行器。",  # noqa: RUF001
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="the models retrained with batch 60 read it 0.047 anyone's, under the graph's floor "
-            "0.05 (by its pronoun 0.51); docs/trust.md, batch 61",
-        ),
-    ),
+    # under the floor at which the graph is read at all (0.05); pinned again by those retrained
+    # with batch 61.
+    ("我跟奶奶住，她叫桂兰，今年九十岁，平时我照顾她。", "桂兰最近走路老是摔，医生说要用助行器。"),  # noqa: RUF001
     # The same by the name 0.09 anyone's, by its pronoun 0.53.
     ("我跟奶奶住，她叫桂兰，今年九十岁，平时我照顾她。", "桂兰晚上总是睡不好，医生开了安眠药。"),  # noqa: RUF001
 ]

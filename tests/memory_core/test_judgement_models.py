@@ -163,18 +163,10 @@ def test_the_write_paths_row_is_the_training_matrix_bit_for_bit(text: str):
         ("My toddler wheezes badly whenever we're near cats.", "dependant"),
         ("我女儿吃了虾以后嘴唇会肿起来。", "dependant"),
         # A known miss of the safety encoder's average (0.52 under its 0.66) until the models
-        # retrained with batch 58, which read it as the user's again; those retrained with batch 59
-        # give it 0.5475 under their 0.5482, those retrained with batch 60 0.551 under their 0.565.
-        # Another wording of an airway reaction stays expected.
-        pytest.param(
-            "Nuts of any kind close up my throat.",
-            "user",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="the models retrained with batch 60 average it 0.551 to the user or a dependant, "
-                "under their threshold 0.565 (batch 59's: 0.5475 under 0.5482); docs/trust.md, batch 60",
-            ),
-        ),
+        # retrained with batch 58, which read it as the user's again; those retrained with batches
+        # 59 and 60 gave it 0.5475 under 0.5482 and 0.551 under 0.565; those retrained with batch 61
+        # read it as the user's again.
+        ("Nuts of any kind close up my throat.", "user"),
         ("Any kind of nut makes my throat swell up, I carry an EpiPen.", "user"),
         ("Not a fan of spicy food, honestly.", "none"),
         ("My wife reacts badly to latex gloves.", "other"),
