@@ -28,6 +28,7 @@ from memory_core.entities.rules_zh import (
 )
 from memory_core.entities.vocabulary import EntityKind, Predicate
 from memory_core.entities.zh_forms import as_mandarin, as_written
+from memory_core.language import simplified_han
 from memory_core.reading.words import word_set
 
 CARES_FOR = "cares for"
@@ -117,7 +118,7 @@ _ZH_CARER_OF = re.compile(
 # in their care (the people sets label their conditions a dependant's), a partner aside (a spouse
 # lives with one), and a visit ("暑假住我家", "下周来出差住我家": `A_VISIT`) no household.
 _ZH_LIVES_WITH = re.compile(
-    rf"(?:(?P<zpronoun>她|他)|{_ZH_NP}(?P<zname>{_ZH_NAME_CHAR}{{1,3}}?)?|(?P<zafter>^|(?<=[\uff0c,\u3002\s])))"
+    rf"(?:(?P<zpronoun>她|他)|{_ZH_NP}(?P<zname>(?![搬要会想准打]){_ZH_NAME_CHAR}{{1,3}}?)??|(?P<zafter>^|(?<=[\uff0c,\u3002\s])))"
     rf"[\uff0c,\s]*(?:现在|目前|而家|一直|平时|平常|都|也|主要|长期)*(?:{_ZH_LIVES_WITH_ME})"
 )
 A_VISIT = re.compile(
@@ -224,9 +225,9 @@ def _read_chinese_home(text: str, folded: str, reading: Reading) -> None:
             continue
         ref = _zh_np(match)
         said = match.group("zname") or ""
-        if said in _NOW_AND_THEN:
-            continue  # "我妈偶尔跟我住": now and then
-        name = as_written(said, folded, text) if said and said not in _ZH_NOT_WHEN else ""
+        if simplified_han(said) in _NOW_AND_THEN:
+            continue  # "我妈偶尔跟我住", "我爸暫時住我家": now and then
+        name = as_written(said, folded, text) if said and simplified_han(said) not in _ZH_NOT_WHEN else ""
         found = kin(ref.kin) if ref.kin else None
         if found is not None and found[0] in _HOUSEHOLD:
             _cares(reading, Ref(name=name, kin=ref.kin, of=ref.of, kind=ref.kind) if name else ref)
