@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from memory_core.entities.care import without_care
+from memory_core.entities.care import A_VISIT, without_care
 from memory_core.entities.kinship import KIN_WORDS
 from memory_core.entities.served import ZH_WORK_PLACES
 from memory_core.entities.vocabulary import Predicate
@@ -195,7 +195,7 @@ _EN_FAMILY_OPENS = re.compile(
 _ZH_FAMILY_OPENS = re.compile(rf"^\W*(?:我们|我哋|我)?(?:的)?(?:{_family(ascii_words=False)})")
 # "lives with us", "moved in with me", "跟我们住", "住我这儿", "搬来和我们住"; not "doesn't live with
 # us", "不跟我们住", nor a visit ("is staying with us for half term", "下周来出差, 住我家":
-# `_A_VISIT`).
+# `entities.care.A_VISIT`).
 _LIVES_WITH_THE_USER = re.compile(
     r"(?i)(?<!n't\s)(?<!not\s)(?<!never\s)\b(?:lives?|living|lived|moved\s+in)\s+"
     r"(?:here\s+|now\s+)?with\s+(?:us|me)\b"
@@ -205,18 +205,11 @@ _LIVES_WITH_THE_USER = re.compile(
 )
 
 
-_A_VISIT = re.compile(
-    r"(?i)\bfor\s+(?:a|the|half|this|next)\s+(?:few\s+)?(?:days?|nights?|weeks?|fortnight|term|summer|holidays?"
-    r"|months?|weekend)\b|\bbetween\s+jobs\b|\bvisiting\b"
-    r"|出差|暑假|寒假|放假|几天|这周|下周|这个月|过年|过节|旅游|探亲"
-)
-
-
 def without_home(text: str) -> str | None:
     """`text` (simplified, spaces normalised) less the words that say the sibling, aunt or in-law it
     opens with lives with the user, or None when it says no such thing."""
     plain = simplified_han(" ".join(text.split()))
-    if not (_EN_FAMILY_OPENS.search(plain) or _ZH_FAMILY_OPENS.search(plain)) or _A_VISIT.search(plain):
+    if not (_EN_FAMILY_OPENS.search(plain) or _ZH_FAMILY_OPENS.search(plain)) or A_VISIT.search(plain):
         return None
     rest = _LIVES_WITH_THE_USER.sub(" ", plain)
     return " ".join(rest.split()) if rest != plain else None

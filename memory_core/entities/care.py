@@ -215,7 +215,7 @@ def _read_chinese_care(text: str, reading: Reading) -> None:
 
 def _read_chinese_home(text: str, folded: str, reading: Reading) -> None:
     """Kin the statement says live with the user (`_ZH_LIVES_WITH`), in their care."""
-    if A_VISIT.search(folded):
+    if A_VISIT.search(simplified_han(folded)):
         return
     for match in _ZH_LIVES_WITH.finditer(folded):
         if match.group("zpronoun") or match.group("zafter") is not None:
