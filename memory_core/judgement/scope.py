@@ -177,10 +177,14 @@ def undecided(text: str) -> bool:
 # before you go up", "老师傅的经验之谈…", "过来人的建议"). The brief labels advice between friends
 # no rule; the models, which learned rules from the same imperatives, hold some. In English only the
 # framing at the start reads so, in Chinese the words anywhere; one that would relax a control stays
-# held (`policy`). Over the labelled sets (batch 61 included) 29 texts read so, all no rule.
+# held (`policy`). Over the labelled sets (batch 61 included) 29 texts read so, all no rule; with
+# "Tip from …:" (read after batch 62) 106, all no rule: 9 of the 75 it adds were held before.
 ADVICE = re.compile(
     r"(?i)^\W*(?:(?:top|pro|quick|handy|little|hot|friendly)\s+tip|tip|(?:my|some|a\s+bit\s+of)\s+advice"
     r"|word\s+of\s+advice|lesson\s+learn(?:ed|t)|from\s+experience)\s*[:,!\u2014-]"
+    # "Tip from an old hand:", "Advice from the NC500 forum:", "Word of advice from someone who…:"
+    r"|(?i:^\W*(?:(?:a|one|top|good|handy|quick|little|pro)\s+)?(?:tip|advice|lesson|wisdom|word\s+of\s+advice)"
+    r"\s+(?:from|via|courtesy\s+of)\s+[^:.!?\n]{1,50}[:\u2014-])"
     r"|经验之谈|过来人(?:的|说|讲|讲句|经验|建议)|小贴士"
 )
 

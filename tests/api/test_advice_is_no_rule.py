@@ -1,9 +1,9 @@
 # ruff: noqa: RUF001 -- Chinese users type full-width punctuation; so must the tests.
-"""Advice said as advice ("Top tip:", "Lesson learned:", "My advice:", "过来人的建议", "经验之谈",
-"小贴士") is no standing rule, however it is worded after the frame ("from now on", "never",
-"以后…一定要"): it is stored and recalled like any turn, not held for an operator. One that would
-relax a control still waits, flagged. Through REST, its batch route, mem0's route, MCP and the
-chat's "remember that"."""
+"""Advice said as advice ("Top tip:", "Lesson learned:", "My advice:", "Tip from an old hand:",
+"过来人的建议", "经验之谈", "小贴士") is no standing rule, however it is worded after the frame
+("from now on", "never", "以后…一定要"): it is stored and recalled like any turn, not held for an
+operator. One that would relax a control still waits, flagged. Through REST, its batch route,
+mem0's route, MCP and the chat's "remember that"."""
 
 from __future__ import annotations
 
@@ -25,6 +25,10 @@ ADVICE = [
     "过来人的建议：以后装修一定要先做防水再贴砖。",
     "经验之谈：每次出差前都把充电器放进包里，千万别忘。",
     "小贴士：以后去医院看病一定要带上医保卡和病历本。",
+    # Advice said as whose it is ("Tip from …:"); the last two were held before.
+    "Tip from my old sergeant: never leave your kit unattended at the station, not even for a second.",
+    "Word of advice from the old landlord: never let the pipes freeze, keep the heating on low all winter.",
+    "Tip from our driving instructor: always check the mirrors before you signal, every single time.",
 ]
 RELAXATION_AS_A_TIP = "Top tip: you don't need to sign the visitor book at reception any more, just walk in."
 
