@@ -33,7 +33,11 @@ ONE_OCCASION = [
     "明天所有人必须七点前到，不准迟到。",
     "聽日所有人一定要七點前到，唔准遲到。",
 ]
-FROM_TODAY_ON = "From today, all visitors must sign in at reception."
+FROM_TODAY_ON = [
+    "From today, all visitors must sign in at reception.",
+    # Tomorrow and every day after is no one occasion.
+    "Tomorrow and every day after that, the van keys go in the key safe.",
+]
 STANDING_TOO = "From now on, for the party menu: no peanuts ever."
 RELAXATION_THIS_ONCE = "Just this once, you can skip checking my ID at the door."
 
@@ -86,5 +90,6 @@ def test_the_chat_keeps_a_one_off_told_to_remember(owner, django_capture_on_comm
     ]
 
 
-def test_an_instruction_from_today_on_is_held(key_client):
-    assert rest_add(key_client, FROM_TODAY_ON)["action"] == "pending_review"
+@pytest.mark.parametrize("said", FROM_TODAY_ON)
+def test_an_instruction_from_today_on_is_held(key_client, said):
+    assert rest_add(key_client, said)["action"] == "pending_review"
