@@ -16,6 +16,7 @@ import re
 
 from memory_core.entities.care import A_VISIT, without_care
 from memory_core.entities.kinship import KIN_WORDS
+from memory_core.entities.rules_zh import ZH_LIVES_WITH_USER
 from memory_core.entities.served import ZH_WORK_PLACES
 from memory_core.entities.vocabulary import Predicate
 from memory_core.language import simplified_han
@@ -199,9 +200,7 @@ _ZH_FAMILY_OPENS = re.compile(rf"^\W*(?:我们|我哋|我)?(?:的)?(?:{_family(a
 _LIVES_WITH_THE_USER = re.compile(
     r"(?i)(?<!n't\s)(?<!not\s)(?<!never\s)\b(?:lives?|living|lived|moved\s+in)\s+"
     r"(?:here\s+|now\s+)?with\s+(?:us|me)\b"
-    r"|(?<![不没])(?:跟|和|同|与)(?:我们|我哋|我)(?:一起)?住(?!过|了几天)"
-    r"|(?<![不没])住(?:在)?(?:我们|我哋|我)(?:家|这儿|这里|这|屋企|度)"
-    r"|搬(?:来|过来|进来|入来|咗嚟)?(?:跟|和|同)(?:我们|我哋|我)(?:一起)?住"
+    rf"|(?<![不没])(?:{ZH_LIVES_WITH_USER})"
 )
 
 

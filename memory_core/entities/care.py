@@ -24,12 +24,12 @@ from memory_core.entities.rules_zh import (
     _ZH_NAME_CHAR,
     _ZH_NOT_WHEN,
     _ZH_NP,
+    ZH_NOW_AND_THEN,
     _zh_np,
 )
 from memory_core.entities.vocabulary import EntityKind, Predicate
 from memory_core.entities.zh_forms import as_mandarin, as_written
 from memory_core.language import simplified_han
-from memory_core.reading.words import word_set
 
 CARES_FOR = "cares for"
 
@@ -118,7 +118,7 @@ _ZH_CARER_OF = re.compile(
 # in their care (the people sets label their conditions a dependant's), a partner aside (a spouse
 # lives with one), and a visit ("暑假住我家", "下周来出差住我家": `A_VISIT`) no household.
 _ZH_LIVES_WITH = re.compile(
-    rf"(?:(?P<zpronoun>她|他)|{_ZH_NP}(?P<zname>(?![搬要会想准打]){_ZH_NAME_CHAR}{{1,3}}?)??|(?P<zafter>^|(?<=[\uff0c,\u3002\s])))"
+    rf"(?:(?P<zpronoun>她|他)|{_ZH_NP}(?P<zname>(?![搬要会想准打来]){_ZH_NAME_CHAR}{{1,3}}?)??|(?P<zafter>^|(?<=[\uff0c,\u3002\s])))"
     rf"[\uff0c,\s]*(?:现在|目前|而家|一直|平时|平常|都|也|主要|长期)*(?:{_ZH_LIVES_WITH_ME})"
 )
 A_VISIT = re.compile(
@@ -126,7 +126,6 @@ A_VISIT = re.compile(
     r"|months?|weekend)\b|\bbetween\s+jobs\b|\bvisiting\b"
     r"|出差|暑假|寒假|放假|几天|这周|下周|这个月|过年|过节|旅游|探亲"
 )
-_NOW_AND_THEN = word_set("偶尔 有时 暂时 偶然 间中 过年 假期 放假 周末 冬天 夏天 每年")
 _HOUSEHOLD = frozenset({Predicate.CHILD, Predicate.PARENT, Predicate.SIBLING, Predicate.RELATIVE})
 
 _EN_CARE_SAID = (_EN_CARE, _EN_CARER_OF, _EN_DOES_CARE, _EN_GUARDIANSHIP, _EN_CHANGED_TO_CARE)
@@ -225,7 +224,7 @@ def _read_chinese_home(text: str, folded: str, reading: Reading) -> None:
             continue
         ref = _zh_np(match)
         said = match.group("zname") or ""
-        if simplified_han(said) in _NOW_AND_THEN:
+        if simplified_han(said) in ZH_NOW_AND_THEN:
             continue  # "我妈偶尔跟我住", "我爸暫時住我家": now and then
         name = as_written(said, folded, text) if said and simplified_han(said) not in _ZH_NOT_WHEN else ""
         found = kin(ref.kin) if ref.kin else None

@@ -78,8 +78,10 @@ _ZH_FREE_NAME = rf"(?:[A-Z][A-Za-z'-]*|{_ZH_NAME_CHAR}{{2,4}}?)(?=$|[{_ZH_STOP}]
 _ZH_SUBJECT = rf"(?P<zsubj>{_ZH_NP}(?P<zsubjname>{_ZH_NAME})?|{_ZH_SELF}|{_ZH_NOT_A_NAME}{_ZH_FREE_NAME})"
 _ZH_NOW = r"(?:现在|目前|如今|一直|已经|还)?"
 _ZH_WORKS = re.compile(rf"{_ZH_SUBJECT}{_ZH_NOW}在(?P<org>[^{_ZH_STOP}]{{1,20}}?)(?:工作|上班|任职)")
+# (someone's home is no place: "住在我家", "住喺我哋度", "住他那儿")
 _ZH_LIVES = re.compile(
-    rf"{_ZH_SUBJECT}{_ZH_NOW}(?:住在|搬到了?|定居在|生活在)(?P<place>[^{_ZH_STOP}]{{1,12}})"
+    rf"{_ZH_SUBJECT}{_ZH_NOW}(?:住在|搬到了?|定居在|生活在)"
+    rf"(?!(?:我|你|他|她)们?的?(?:家|度|这|那|屋企))(?P<place>[^{_ZH_STOP}]{{1,12}})"
 )
 _ZH_PROFESSIONS = (
     "医生|老师|教师|律师|工程师|护士|程序员|飞行员|机长|设计师|会计|会计师|教授|学生|厨师|警察|司机|记者|销售|"
@@ -121,22 +123,26 @@ _ZH_AGE = r"[一二三四五六七八九十两廿卅\d]+[岁]"  # 廿五岁: twe
 _ZH_WHEN_NEXT = r"今年|去年|明年|下个月|上个月|下周|上周|下个|上个|读|上小|上初|上高|上幼"
 # ...or before living with the user ("阿嬤秀英跟我住", "外婆桂芳要搬过来跟我住"), when the two
 # characters are no word of when or how often ("我妈偶尔跟我住").
-_ZH_LIVES_WITH_ME = (
-    r"(?:现在|目前|而家|要|也|就|会|已经|一直|准备)?(?:搬(?:过|回|进)?来)?(?:跟|和|同|与)(?:我|我们|我哋|用户)(?:一家)?"
-    r"(?:一起)?住|住(?:在)?(?:我|我们|我哋|用户)(?:家|屋企|这)"
+# Living with the user, in simplified characters ("跟我们一起住", "搬过来和我住", "住我家", "住我哋屋企"),
+# not having lived there ("跟我住过") nor a few days' stay; the one pattern `entities.care` and
+# `whose_condition` read it by.
+ZH_LIVES_WITH_USER = (
+    r"(?:搬(?:过|回|进|入|了|咗)?(?:来|嚟)?)?(?:跟|和|同|与)(?:我们|我哋|我|用户)(?:一家)?(?:一起)?住(?!过|了几天)"
+    r"|住(?:在)?(?:我们|我哋|我|用户)(?:家|这儿|这里|这|屋企|度)"
 )
-# Words of when, how often or how that come there and are no name ("我妈偶尔跟我住", "我爸暫時住我家"),
-# in simplified characters.
-_ZH_NOT_WHEN = word_set(
-    "偶尔 有时 经常 常常 暂时 长期 轮流 主要 平常 平日 一般 冬天 夏天 周末 过年 每年 假期"
-    " 放假 这几 那几 自己 一起 一齐 偶然 间中 成日 日日"
+_ZH_LIVES_WITH_ME = rf"(?:现在|目前|而家|要|也|就|会|已经|一直|准备)?(?:{ZH_LIVES_WITH_USER})"
+# Words of now and then before living with the user ("我妈偶尔跟我住", "我爸暫時住我家"): no household.
+ZH_NOW_AND_THEN = word_set("偶尔 有时 暂时 偶然 间中 过年 假期 放假 周末 冬天 夏天 每年")
+# Words of when, how often or how that come there and are no name, in simplified characters.
+_ZH_NOT_WHEN = ZH_NOW_AND_THEN | word_set(
+    "经常 常常 长期 轮流 主要 平常 平日 一般 这几 那几 自己 一起 一齐 成日 日日"
 )
 _ZH_NICKNAME = re.compile(
     # (小 and a word's second character is that word: 小学, 小时候, 小班, 小区, 小孩…)
     rf"{_ZH_NP}\s*(?P<zname>(?P<zr>{_ZH_NAME_CHAR})(?P=zr)|(?!小[学时班区孩朋姐心组说吃费号儿])[阿小]{_ZH_NAME_CHAR}{{1,2}}?"
     rf"|老[{_ZH_SURNAMES}]|[A-Z][a-z]+(?: [A-Z][a-z]+)?"
     rf"|{_ZH_NOT_A_NAME}{_ZH_NAME_CHAR}{{2}}(?={_ZH_WHEN_NEXT}|{_ZH_AGE})"
-    rf"|{_ZH_NOT_A_NAME}(?![搬要会會想准準打]){_ZH_NAME_CHAR}{{2}}(?={_ZH_LIVES_WITH_ME}))"
+    rf"|{_ZH_NOT_A_NAME}(?![搬要会會想准準打来]){_ZH_NAME_CHAR}{{2}}(?={_ZH_LIVES_WITH_ME}))"
     # (读: "我個女Chloe讀緊中一", "我儿子乐乐读小学")
     r"(?=$|[^\u4e00-\u9fffA-Za-z]|[有对还也在是的和跟同与从刚才每今昨明去来又就会要想说很不没最平读搬住前]|已经|一直|"
     rf"现在|目前|平时|下个|上个|下周|上周|下午|上午|上(?:幼|学|小学|初|高|中学|大学|班|课)|{_ZH_AGE})"

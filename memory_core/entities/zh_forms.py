@@ -31,7 +31,11 @@ _WORDS = {
     "阿妈": "妈妈",
     "阿爸": "爸爸",
     "后母": "继母",
+    "老豆": "老爸",  # (as traditional and simplified write it: 老豆, 老竇)
+    "老窦": "老爸",
+    "孙仔": "孙子",  # "我個孫仔", "外孫仔": a grandson
     "隔篱": "隔壁",
+    "而家": "现在",  # Cantonese "now": "阿強而家住喺我度" names 阿強
     # "我個仔", "我個女": my son, my daughter (个 here is no counter: "生了个仔" stays).
     "我个仔": "我儿子",
     "我个女": "我女儿",
@@ -43,7 +47,7 @@ _WORDS = {
     "bb女": "小女儿",
     "bb仔": "小儿子",
 }
-_CHARS = str.maketrans("係喺咗嘅畀嗰哋佢", "是在了的给那们他")
+_CHARS = str.maketrans("係喺咗嘅畀嗰哋佢嚟", "是在了的给那们他来")
 # Traditional as simplified in one pass (a graph's aliases are folded on every load).
 _SIMPLIFIED = {**ZH_SIMPLIFIED, **_MORE}
 _WORD = re.compile("|".join(sorted(_WORDS, key=len, reverse=True)))

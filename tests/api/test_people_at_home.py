@@ -2,9 +2,10 @@
 """Kin the user says live with them ("我媽媽秀芬現在跟我住", "外孙女叫朵朵，四岁，平时住我家", "她现在跟
 我们一起住", "同我哋住") are in their care: a later condition said by the name alone is a dependant's,
 pinned. A spouse said as 老伴 is the user's kin ("老伴老周…一直是我照顾他"), and an age written with
-廿 ("阿峰今年廿三歲") is no part of the name. Kin who live with the user now and then ("偶尔跟我住")
+廿 ("阿峰今年廿三歲") is no part of the name. Cantonese says it its way
+("我老豆國雄而家住喺我度", "孫仔朗朗搬咗嚟同我哋住"). Kin who live with the user now and then ("偶尔跟我住")
 or only visit ("下周来出差，住我家") are not in their care: their conditions by name alone stay
-unpinned. Through REST, mem0's route, MCP and the chat."""
+unpinned. Through REST, the batch route, mem0's route, MCP, an import and the chat."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from api.services import user_token_issue
 from memory_core.entities.models import Relation
 from memory_core.models import MemoryEntry
 from tests.api import mcp_helpers as m
+from tests.api.add_helpers import batch_add, import_lines
 from tests.api.test_people_known_safety import _mem0_add, _rest_add
 from tests.chat.helpers import client_for
 
@@ -28,6 +30,9 @@ AT_HOME = [
     ("我家婆惠珍同我哋住。", "惠珍有骨質疏鬆，行路要扶。"),
     ("老伴老周前年中风了，一直是我照顾他。", "老周有糖尿病，要控制饮食。"),
     ("我個仔阿峰今年廿三歲，有自閉症，一直同我哋住。", "阿峰有癲癇，食緊藥。"),
+    # Cantonese: 老豆 is the father, 孫仔 the grandson, 而家 "now", 住喺我度 "lives at my place"
+    ("我老豆國雄而家住喺我度。", "國雄有柏金遜，食緊藥。"),
+    ("孫仔朗朗搬咗嚟同我哋住。", "朗朗對花生敏感，一啲都唔食得。"),
 ]
 NOT_AT_HOME = [
     ("我妈叫桂英，偶尔跟我住，平时住我姐家。", "桂英有高血压。"),
@@ -56,6 +61,23 @@ def test_kin_now_and_then_or_visiting_are_not_in_care(key_client, who, condition
 
     assert _cared_for(MemoryEntry.objects.get(content=who).namespace_id) == []
     assert body["entry"]["pinned"] is False, body
+
+
+def test_the_batch_route_reads_them_in_order(key_client):
+    (who, condition), (visit, asthma) = AT_HOME[6], NOT_AT_HOME[1]
+    results = batch_add(key_client, [who, visit, condition, asthma])
+
+    assert _cared_for(MemoryEntry.objects.get(content=who).namespace_id) != []
+    kept = {e.content: e.pinned for e in MemoryEntry.objects.all()}
+    assert (kept[condition], kept[asthma]) == (True, False), results
+
+
+def test_an_import_reads_them_in_order(key_client):
+    (who, condition), (sometimes, pressure) = AT_HOME[7], NOT_AT_HOME[0]
+    rows = import_lines(key_client, [who, sometimes, condition, pressure])
+
+    kept = {e.content: e.pinned for e in MemoryEntry.objects.all()}
+    assert (kept[condition], kept[pressure]) == (True, False), rows
 
 
 @pytest.mark.parametrize(("who", "condition"), [AT_HOME[0], AT_HOME[4]])
