@@ -115,3 +115,59 @@ def test_mcp_holds_a_dropped_rule_and_a_stopped_check_flagged(owner, mcp_url):
         assert body["action"] == "pending_review", body
     assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()
     assert FlaggedWrite.objects.count() == len(said)
+
+
+# A standing health reminder dropped or paused relaxes the user's own safety step (the models alone
+# stored 2 of these 6 active and held 3 unflagged): held flagged. Not a reminder of chores, one for
+# tomorrow only, nor one asked about.
+HEALTH_REMINDERS_DROPPED = [
+    "The iron tablets are done for good, so get rid of that morning reminder.",
+    "Dr Patel took me off the statin, delete the evening pill reminder please.",
+    "你每天晚上那个测血糖提醒关掉吧。",
+    "医生说铁剂可以停了，你早上那个吃药提醒删了吧。",
+    "复查结果挺好，钙片不用吃了，每天中午的提醒帮我去掉。",
+    "醫生話血壓藥可以停，唔使再提醒我食藥喇。",
+]
+HEALTH_REMINDERS_KEPT = [
+    "Stop reminding me about the bins.",
+    "Delete the reminder for tomorrow's blood test, it got moved.",
+    "Should I delete my pill reminder?",
+    "要不要把吃药提醒取消？",
+    "你每天晚上那个吃药提醒改成九点吧。",
+]
+
+
+@pytest.mark.parametrize("said", HEALTH_REMINDERS_DROPPED)
+def test_a_health_reminder_dropped_is_held_flagged_on_rest_and_mem0(key_client, said):
+    _held_flagged_on_rest_and_mem0(key_client, said)
+
+
+@pytest.mark.parametrize("said", HEALTH_REMINDERS_KEPT)
+def test_a_reminder_of_chores_for_one_day_or_asked_about_is_not_read_as_dropped(said):
+    assert policy_check(said).reason != "drops a standing health reminder"
+
+
+def test_the_batch_route_an_import_mcp_and_the_chat_hold_a_dropped_health_reminder(
+    owner, key_client, django_capture_on_commit_callbacks
+):
+    body = {"user_id": "u1", "memories": [{"content": c} for c in HEALTH_REMINDERS_DROPPED[:2]]}
+    results = key_client.post("/api/v1/memories/", body, format="json").json()["results"]
+    assert [r["action"] for r in results] == ["pending_review"] * 2, results
+    data = HEALTH_REMINDERS_DROPPED[2] + "\n" + HEALTH_REMINDERS_DROPPED[3] + "\n"
+    response = key_client.post(
+        "/api/v1/imports/", {"format": "text", "data": data, "user_id": "u2"}, format="json"
+    )
+    assert response.status_code in (200, 201, 202), response.content
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": "记住：" + HEALTH_REMINDERS_DROPPED[4]})
+
+    assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()
+    assert FlaggedWrite.objects.count() == 5
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_holds_a_dropped_health_reminder_flagged(owner, mcp_url):
+    said = [HEALTH_REMINDERS_DROPPED[1], HEALTH_REMINDERS_DROPPED[5]]
+    for body in m.adds(mcp_url, user_token_issue(user=owner).key, said):
+        assert body["action"] == "pending_review", body
+    assert FlaggedWrite.objects.count() == len(said)

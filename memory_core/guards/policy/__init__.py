@@ -48,7 +48,7 @@ from memory_core import process_caches
 from memory_core.language import simplified_han
 
 from .chinese import HAN, chinese, simplified
-from .dropped import drops_a_rule, stops_a_check
+from .dropped import drops_a_rule, stops_a_check, stops_a_health_reminder
 from .english import english, opens_as_question
 from .frequency import less_often
 from .normalise import normalise
@@ -87,6 +87,7 @@ _REASONS = {
     "check frequency": "makes a check run less often",
     "requirement": "drops a rule or requirement",
     "check stopped": "stops a check",
+    "health reminder": "drops a standing health reminder",
 }
 
 
@@ -110,6 +111,8 @@ def policy_check(text: str, *, type: str | None = None) -> PolicyCheck:
         relaxed = [(len(plain), len(plain), "requirement")]
     if not relaxed and stops_a_check(lowered):
         relaxed = [(len(plain), len(plain), "check stopped")]
+    if not relaxed and stops_a_health_reminder(lowered):
+        relaxed = [(len(plain), len(plain), "health reminder")]
     if not relaxed:
         reason = "reads as a standing rule or instruction; an operator must approve it" if is_rule else ""
         return PolicyCheck(is_rule=is_rule, weakens=False, reason=reason)

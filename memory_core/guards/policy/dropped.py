@@ -57,3 +57,42 @@ def drops_a_rule(text: str) -> bool:
     if not (_EN.search(text) or _ZH.search(text)):
         return False
     return not _NOT_DECIDED.search(text)
+
+
+# A standing health reminder the assistant keeps, dropped or paused: "you can pause that daily
+# reminder", "delete my insulin reminder", "stop reminding me about the eye drops", "你每天早上那个
+# 吃药提醒删掉吧", "以后不用再提醒我吃降压药". The reminder was the user's own safety step; a reminder
+# of anything else (the bins, a birthday) is no control, and one for tomorrow only is one occasion.
+_EN_REMINDER_OFF = re.compile(
+    r"\b(?:delete|cancel|stop|pause|turn\s+off|switch\s+off|remove|drop|ditch|scrap|get\s+rid\s+of|mute)\s+"
+    r"(?:the|that|this|my|those|these|all\s+(?:the|my|those))\s+(?:[\w'-]+\s+){0,4}?reminders?\b"
+    r"|\bstop\s+reminding\s+me\b"
+    r"|\b(?:no\s+need\s+to|(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+|have\s+to\s+)?)\s*remind\s+me\b"
+)
+_ZH_REMINDER_OFF = re.compile(
+    r"提醒(?:可以|帮我|给我|你|就|都)?(?:删掉|删了|删除|关掉|关了|取消|停掉|停了|去掉|撤掉|唔要|不要了)"
+    r"|(?:删掉|删除|关掉|取消|停掉|去掉|撤掉)(?:那个|这个|个|掉|吓)?.{0,16}?提醒"
+    r"|(?:不用|不必|无须|唔使|唔洗)再?提醒我"
+)
+_HEALTH_STEP = re.compile(
+    r"\b(?:med(?:s|ication|ications|icine|icines)?|pills?|tablets?|capsules?|insulin|inhalers?|injections?|jabs?"
+    r"|doses?|eye\s+drops|blood\s+(?:sugar|pressure)|glucose|sugar\s+levels?|scans?|check-?ups?|physio"
+    r"|antibiotics?|vitamins?|supplements?|prescriptions?|refills?)\b"
+    r"|药|胰岛素|打针|针|血糖|血压|复诊|复查|覆诊|检查|维生素|眼药水|喷剂|吸入器|疫苗|量体重|测血"
+)
+_ONE_OCCASION = re.compile(
+    r"\b(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening))\b|今天|今晚|明天|明早|今日|听日"
+)
+_RECURRING = re.compile(
+    r"\b(?:daily|weekly|nightly|every|each|morning|evening|regular)\b|每天|每日|每晚|每周|每个|早上|晚上|定时"
+)
+
+
+def stops_a_health_reminder(text: str) -> bool:
+    """Whether `text` (lower case; Chinese simplified) drops or pauses a standing reminder of a
+    health step (medication, a test, a check-up)."""
+    if not (_EN_REMINDER_OFF.search(text) or _ZH_REMINDER_OFF.search(text)) or not _HEALTH_STEP.search(text):
+        return False
+    if _ONE_OCCASION.search(text) and not _RECURRING.search(text):
+        return False
+    return not _NOT_DECIDED.search(text)
