@@ -107,6 +107,10 @@ _EN_PRONOUN_NAMED = re.compile(
     r"(?P<object>her|him))"
     rf"\s+(?P<name>{_NAME})"
 )
+# "Dad moved in with us. Eric's his name if I mention him", "Rosa is her name": the name first.
+_EN_NAME_IS_PRONOUNS = re.compile(
+    rf"(?<![\w'])(?P<name>{_NAME})(?:'s|\s+is)\s+(?P<pronoun>her|his)\s+(?:(?:first|real|given)\s+)?name\b"
+)
 # "…custody of my granddaughter. She's Skye, she's 11 now", "He's Tom (6)": named with an age next,
 # which no "She's Irish" or "He's Catholic" has.
 _EN_PRONOUN_IS_NAME = re.compile(
@@ -251,6 +255,10 @@ def _named_by_pronoun(plain: str, reading: Reading) -> None:
             _named(reading, _strip_openers(match.group("name")), before.kin)
         elif _opens(plain, match.start()) and _is_name(name := _strip_openers(match.group("name"))):
             reading.pronoun_names.append((name, pronoun))
+    for match in _EN_NAME_IS_PRONOUNS.finditer(plain):
+        before = _last_unnamed_before(reading, plain, match.start(), match.group("pronoun"))
+        if before is not None:
+            _named(reading, _strip_openers(match.group("name")), before.kin)
     for match in _EN_PRONOUN_IS_NAME.finditer(plain):
         if _NOT_A_GIVEN_NAME.match(match.group("name")):
             continue  # "She's Irish, she's 40"
@@ -273,8 +281,11 @@ def _chinese_asides(text: str, plain: str, reading: Reading) -> None:
         elif found and kind_of(found[0]) == EntityKind.PERSON:
             reading.add_ref(Ref(kin=word))
     folded = as_mandarin(text, ZH_KIN_WORDS)
-    called = [m.span("zname") for m in _ZH_CALLED_BY_ALL.finditer(folded)]
-    for match in _ZH_CALLED_BY_ALL.finditer(folded):
+    # 他 and 她 are one: "我爸妈…跟我们住, 我爸大家都叫他老周" names the father (`_called_by_all`
+    # reads it), not the parents the match opened with.
+    one = [m for m in _ZH_CALLED_BY_ALL.finditer(folded) if not _plural(m.group("zkin"))]
+    called = [m.span("zname") for m in one]
+    for match in one:
         _named(reading, as_written(match.group("zname"), folded, text), match.group("zkin"))
     _full_names_told(text, folded, reading)
     for match in _ZH_PRONOUN_NAMED.finditer(folded):

@@ -127,6 +127,18 @@ A_VISIT = re.compile(
     r"|出差|暑假|寒假|放假|几天|这周|下周|这个月|过年|过节|旅游|探亲"
 )
 _HOUSEHOLD = frozenset({Predicate.CHILD, Predicate.PARENT, Predicate.SIBLING, Predicate.RELATIVE})
+# "My mother-in-law lives with us", "Dad moved in with us in June", "Abuela Carmen has lived with us
+# since…", "she's living with me now": the one kin of the household said before, as `_ZH_LIVES_WITH`
+# reads it in Chinese. Not "doesn't live with us", "no longer lives with us", "lived with us" (then),
+# a stay for a while (`A_VISIT`), nor a partner (not of `_HOUSEHOLD`).
+_EN_LIVES_WITH_US = re.compile(
+    r"(?i)(?<!n't\s)(?<!not\s)(?<!never\s)(?<!longer\s)(?<!to\s)"
+    r"(?:\b(?P<pronoun>she|he|they)\s+)?(?:(?:is|are|has|have)\s+|(?<=\w)'(?:s|re|ve)\s+)?"
+    r"(?:(?:now|still|permanently|also|always|been)\s+)*"
+    r"(?:\blives?|\bliving|(?<=has\s)lived|(?<=have\s)lived|(?<='s\s)lived|(?<='ve\s)lived|(?<=always\s)lived"
+    r"|\bmoved\s+in|\bstaying(?=\s+with\s+(?:us|me)\s+(?:now|for\s+good|permanently)\b))"
+    r"\s+(?:here\s+)?(?:now\s+)?with\s+(?:us|me)\b"
+)
 
 _EN_CARE_SAID = (_EN_CARE, _EN_CARER_OF, _EN_DOES_CARE, _EN_GUARDIANSHIP, _EN_CHANGED_TO_CARE)
 
@@ -180,6 +192,10 @@ def read_care(text: str, reading: Reading, *, chinese: bool = False) -> None:
         _cares(reading, cared)
     for match in _EN_GUARDIANSHIP_HELD.finditer(english):
         _cares(reading, said_before(reading, english, match.start(), among=_FAMILY))
+    if not A_VISIT.search(english):
+        for match in _EN_LIVES_WITH_US.finditer(english):
+            pronoun = {"she": "her", "he": "him"}.get((match.group("pronoun") or "").lower(), "")
+            _cares(reading, said_before(reading, english, match.start(), pronoun, _HOUSEHOLD))
     if chinese:
         _read_chinese_care(text, reading)
 

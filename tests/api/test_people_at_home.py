@@ -34,6 +34,25 @@ AT_HOME = [
     ("我老豆國雄而家住喺我度。", "國雄有柏金遜，食緊藥。"),
     ("孫仔朗朗搬咗嚟同我哋住。", "朗朗對花生敏感，一啲都唔食得。"),
 ]
+# English says it so too ("has lived with us since…", "moved in with us", a name given after it:
+# "Ines is her name").
+EN_AT_HOME = [
+    (
+        "My father-in-law, Walter, has lived with us since the spring.",
+        "Walter has COPD and uses oxygen at night.",
+    ),
+    (
+        "Grandma moved in with us after Christmas. Ines is her name, by the way.",
+        "Ines takes warfarin every evening.",
+    ),
+    ("My brother Sami lives with me now.", "Sami has epilepsy."),
+]
+EN_NOT_AT_HOME = [
+    ("My sister Lena lived with us when she was at uni.", "Lena has asthma."),
+    ("My cousin Raf is staying with us for a few weeks.", "Raf is diabetic."),
+    ("My uncle Colin doesn't live with us.", "Colin has angina."),
+    ("My husband Tom lives with me.", "Tom has type 1 diabetes."),
+]
 NOT_AT_HOME = [
     ("我妈叫桂英，偶尔跟我住，平时住我姐家。", "桂英有高血压。"),
     ("我表哥阿明下周来出差，住我家。", "阿明有哮喘。"),
@@ -54,6 +73,24 @@ def test_rest_pins_the_condition_of_kin_who_live_with_the_user(key_client, who, 
     assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety"), body
 
 
+@pytest.mark.parametrize(("who", "condition"), EN_AT_HOME)
+def test_rest_pins_the_condition_of_kin_said_to_live_with_the_user_in_english(key_client, who, condition):
+    _rest_add(key_client, who)
+    body = _rest_add(key_client, condition)
+
+    assert _cared_for(MemoryEntry.objects.get(content=who).namespace_id) != []
+    assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety"), body
+
+
+@pytest.mark.parametrize(("who", "condition"), EN_NOT_AT_HOME)
+def test_kin_who_lived_there_once_visit_or_do_not_and_a_husband_are_not_in_care(key_client, who, condition):
+    _rest_add(key_client, who)
+    body = _rest_add(key_client, condition)
+
+    assert _cared_for(MemoryEntry.objects.get(content=who).namespace_id) == []
+    assert body["entry"]["pinned"] is False, body
+
+
 @pytest.mark.parametrize(("who", "condition"), NOT_AT_HOME)
 def test_kin_now_and_then_or_visiting_are_not_in_care(key_client, who, condition):
     _rest_add(key_client, who)
@@ -65,11 +102,17 @@ def test_kin_now_and_then_or_visiting_are_not_in_care(key_client, who, condition
 
 def test_the_batch_route_reads_them_in_order(key_client):
     (who, condition), (visit, asthma) = AT_HOME[6], NOT_AT_HOME[1]
-    results = batch_add(key_client, [who, visit, condition, asthma])
+    (en_who, en_condition), (once, en_asthma) = EN_AT_HOME[0], EN_NOT_AT_HOME[0]
+    results = batch_add(key_client, [who, visit, en_who, once, condition, asthma, en_condition, en_asthma])
 
     assert _cared_for(MemoryEntry.objects.get(content=who).namespace_id) != []
     kept = {e.content: e.pinned for e in MemoryEntry.objects.all()}
-    assert (kept[condition], kept[asthma]) == (True, False), results
+    assert (kept[condition], kept[asthma], kept[en_condition], kept[en_asthma]) == (
+        True,
+        False,
+        True,
+        False,
+    ), results
 
 
 def test_an_import_reads_them_in_order(key_client):
@@ -80,7 +123,7 @@ def test_an_import_reads_them_in_order(key_client):
     assert (kept[condition], kept[pressure]) == (True, False), rows
 
 
-@pytest.mark.parametrize(("who", "condition"), [AT_HOME[0], AT_HOME[4]])
+@pytest.mark.parametrize(("who", "condition"), [AT_HOME[0], AT_HOME[4], EN_AT_HOME[1]])
 def test_mem0(key_client, who, condition):
     _mem0_add(key_client, who)
     _mem0_add(key_client, condition)
