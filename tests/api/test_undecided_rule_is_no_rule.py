@@ -1,6 +1,7 @@
 # ruff: noqa: RUF001 -- Chinese users type full-width punctuation; so must the tests.
 """A rule said to be still undecided, in as many words (proposed, put to a vote, asked about with
-"is it true…", "真的假的", "你们觉得…", "还没定") or told as talk not yet settled ("rumour is…",
+"is it true…", "真的假的", "你们觉得…", "还没定", "以后…要不要…?") or told as talk not yet settled
+("rumour is…",
 "nothing official yet", "还在讨论", "仲未定㗎"), is no rule yet: it is stored and recalled like
 any turn, not held for an operator where nobody would see it again. One that would relax a control
 still waits, flagged: "thoughts?" after a relaxation must not put it in force. Said with the
@@ -34,6 +35,9 @@ UNDECIDED = [
     "公司打算以后所有出差都要提前两周申请，还没拍板。",
     "Rumour is the library will make everyone book study rooms a week ahead from next term.",
     "Heard the club might require helmets on all group rides next season, nothing official yet.",
+    # asked as a yes-or-no question (A-not-A): the models held these two
+    "阿姐，以後收工前使唔使個個都要拍片記低點貨？上次少咗兩箱。",
+    "店长，以后打烊前要不要每个人都签到一次？上次漏锁门吓死我了",
 ]
 RELAXATIONS_ASKED_ABOUT = [
     "Proposal: from now on volunteers hand out food parcels without checking the referral slip. Thoughts?",
