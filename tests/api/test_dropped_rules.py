@@ -91,11 +91,6 @@ CHECKS_KEPT = [
 ]
 
 
-@pytest.mark.parametrize("said", CHECKS_STOPPED)
-def test_a_check_stopped_or_made_rarer_is_held_flagged_on_rest_and_mem0(key_client, said):
-    _held_flagged_on_rest_and_mem0(key_client, said)
-
-
 @pytest.mark.parametrize("said", CHECKS_KEPT)
 def test_a_check_asked_about_added_or_personal_is_not_read_as_stopped(said):
     assert not policy_check(said).weakens
@@ -137,11 +132,6 @@ HEALTH_REMINDERS_KEPT = [
 ]
 
 
-@pytest.mark.parametrize("said", HEALTH_REMINDERS_DROPPED)
-def test_a_health_reminder_dropped_is_held_flagged_on_rest_and_mem0(key_client, said):
-    _held_flagged_on_rest_and_mem0(key_client, said)
-
-
 @pytest.mark.parametrize("said", HEALTH_REMINDERS_KEPT)
 def test_a_reminder_of_chores_for_one_day_or_asked_about_is_not_read_as_dropped(said):
     assert policy_check(said).reason != "drops a standing health reminder"
@@ -171,3 +161,8 @@ def test_mcp_holds_a_dropped_health_reminder_flagged(owner, mcp_url):
     for body in m.adds(mcp_url, user_token_issue(user=owner).key, said):
         assert body["action"] == "pending_review", body
     assert FlaggedWrite.objects.count() == len(said)
+
+
+@pytest.mark.parametrize("said", CHECKS_STOPPED + HEALTH_REMINDERS_DROPPED)
+def test_a_check_or_a_health_reminder_stopped_is_held_flagged_on_rest_and_mem0(key_client, said):
+    _held_flagged_on_rest_and_mem0(key_client, said)

@@ -64,7 +64,7 @@ def _cared_for(namespace_id: int) -> list[str]:
     return sorted(r.object.name for r in found)
 
 
-@pytest.mark.parametrize(("who", "condition"), AT_HOME)
+@pytest.mark.parametrize(("who", "condition"), AT_HOME + EN_AT_HOME)
 def test_rest_pins_the_condition_of_kin_who_live_with_the_user(key_client, who, condition):
     _rest_add(key_client, who)
     body = _rest_add(key_client, condition)
@@ -73,26 +73,8 @@ def test_rest_pins_the_condition_of_kin_who_live_with_the_user(key_client, who, 
     assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety"), body
 
 
-@pytest.mark.parametrize(("who", "condition"), EN_AT_HOME)
-def test_rest_pins_the_condition_of_kin_said_to_live_with_the_user_in_english(key_client, who, condition):
-    _rest_add(key_client, who)
-    body = _rest_add(key_client, condition)
-
-    assert _cared_for(MemoryEntry.objects.get(content=who).namespace_id) != []
-    assert (body["entry"]["pinned"], body["entry"]["category"]) == (True, "safety"), body
-
-
-@pytest.mark.parametrize(("who", "condition"), EN_NOT_AT_HOME)
-def test_kin_who_lived_there_once_visit_or_do_not_and_a_husband_are_not_in_care(key_client, who, condition):
-    _rest_add(key_client, who)
-    body = _rest_add(key_client, condition)
-
-    assert _cared_for(MemoryEntry.objects.get(content=who).namespace_id) == []
-    assert body["entry"]["pinned"] is False, body
-
-
-@pytest.mark.parametrize(("who", "condition"), NOT_AT_HOME)
-def test_kin_now_and_then_or_visiting_are_not_in_care(key_client, who, condition):
+@pytest.mark.parametrize(("who", "condition"), NOT_AT_HOME + EN_NOT_AT_HOME)
+def test_kin_now_and_then_visiting_gone_or_a_partner_are_not_in_care(key_client, who, condition):
     _rest_add(key_client, who)
     body = _rest_add(key_client, condition)
 
