@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from memory_core.entities.care import A_VISIT, without_care
+from memory_core.entities.care import A_VISIT, EN_LIVES_WITH_USER, without_care
 from memory_core.entities.kinship import KIN_WORDS
 from memory_core.entities.rules_zh import ZH_LIVES_WITH_USER
 from memory_core.entities.served import ZH_WORK_PLACES
@@ -197,11 +197,7 @@ _ZH_FAMILY_OPENS = re.compile(rf"^\W*(?:我们|我哋|我)?(?:的)?(?:{_family(a
 # "lives with us", "moved in with me", "跟我们住", "住我这儿", "搬来和我们住"; not "doesn't live with
 # us", "不跟我们住", nor a visit ("is staying with us for half term", "下周来出差, 住我家":
 # `entities.care.A_VISIT`).
-_LIVES_WITH_THE_USER = re.compile(
-    r"(?i)(?<!n't\s)(?<!not\s)(?<!never\s)\b(?:lives?|living|lived|moved\s+in)\s+"
-    r"(?:here\s+|now\s+)?with\s+(?:us|me)\b"
-    rf"|(?<![不没])(?:{ZH_LIVES_WITH_USER})"
-)
+_LIVES_WITH_THE_USER = re.compile(rf"(?i){EN_LIVES_WITH_USER}|(?<![不没])(?:{ZH_LIVES_WITH_USER})")
 
 
 def without_home(text: str) -> str | None:

@@ -127,17 +127,21 @@ A_VISIT = re.compile(
     r"|出差|暑假|寒假|放假|几天|这周|下周|这个月|过年|过节|旅游|探亲"
 )
 _HOUSEHOLD = frozenset({Predicate.CHILD, Predicate.PARENT, Predicate.SIBLING, Predicate.RELATIVE})
-# "My mother-in-law lives with us", "Dad moved in with us in June", "Abuela Carmen has lived with us
-# since…", "she's living with me now": the one kin of the household said before, as `_ZH_LIVES_WITH`
-# reads it in Chinese. Not "doesn't live with us", "no longer lives with us", "lived with us" (then),
-# a stay for a while (`A_VISIT`), nor a partner (not of `_HOUSEHOLD`).
-_EN_LIVES_WITH_US = re.compile(
-    r"(?i)(?<!n't\s)(?<!not\s)(?<!never\s)(?<!longer\s)(?<!to\s)"
-    r"(?:\b(?P<pronoun>she|he|they)\s+)?(?:(?:is|are|has|have)\s+|(?<=\w)'(?:s|re|ve)\s+)?"
-    r"(?:(?:now|still|permanently|also|always|been)\s+)*"
+# Living with the user, in English ("lives with us", "has lived with me", "moved in with us", "staying
+# with us for good"), not "doesn't", "no longer", "lived with us" (then) nor "to live with us"; the
+# one pattern this reader and `whose_condition` read it by.
+EN_LIVES_WITH_USER = (
+    r"(?<!n't\s)(?<!not\s)(?<!never\s)(?<!longer\s)(?<!to\s)"
     r"(?:\blives?|\bliving|(?<=has\s)lived|(?<=have\s)lived|(?<='s\s)lived|(?<='ve\s)lived|(?<=always\s)lived"
     r"|\bmoved\s+in|\bstaying(?=\s+with\s+(?:us|me)\s+(?:now|for\s+good|permanently)\b))"
     r"\s+(?:here\s+)?(?:now\s+)?with\s+(?:us|me)\b"
+)
+# "My mother-in-law lives with us", "Dad moved in with us in June", "Abuela Carmen has lived with us
+# since…", "she's living with me now": the one kin of the household said before, as `_ZH_LIVES_WITH`
+# reads it in Chinese; not a stay for a while (`A_VISIT`) nor a partner (not of `_HOUSEHOLD`).
+_EN_LIVES_WITH_US = re.compile(
+    r"(?i)(?:\b(?P<pronoun>she|he|they)\s+)?(?:(?:is|are|has|have)\s+|(?<=\w)'(?:s|re|ve)\s+)?"
+    rf"(?:(?:now|still|permanently|also|always|been)\s+)*{EN_LIVES_WITH_USER}"
 )
 
 _EN_CARE_SAID = (_EN_CARE, _EN_CARER_OF, _EN_DOES_CARE, _EN_GUARDIANSHIP, _EN_CHANGED_TO_CARE)

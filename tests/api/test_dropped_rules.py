@@ -129,6 +129,7 @@ HEALTH_REMINDERS_KEPT = [
     "Should I delete my pill reminder?",
     "要不要把吃药提醒取消？",
     "你每天晚上那个吃药提醒改成九点吧。",
+    "航班取消了，记得提醒我吃药。",
 ]
 
 

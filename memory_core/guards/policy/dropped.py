@@ -71,14 +71,15 @@ _EN_REMINDER_OFF = re.compile(
 )
 _ZH_REMINDER_OFF = re.compile(
     r"提醒(?:可以|帮我|给我|你|就|都)?(?:删掉|删了|删除|关掉|关了|取消|停掉|停了|去掉|撤掉|唔要|不要了)"
-    r"|(?:删掉|删除|关掉|取消|停掉|去掉|撤掉)(?:那个|这个|个|掉|吓)?.{0,16}?提醒"
+    # (the reminder is what is cancelled: not "航班取消了, 记得提醒我吃药")
+    r"|(?:删掉|删除|关掉|取消|停掉|去掉|撤掉)(?:那个|这个|个|掉|吓)?[^\uff0c\u3002\uff01\uff1f,.!?\s我]{0,16}?提醒(?!我)"
     r"|(?:不用|不必|无须|唔使|唔洗)再?提醒我"
 )
 _HEALTH_STEP = re.compile(
     r"\b(?:med(?:s|ication|ications|icine|icines)?|pills?|tablets?|capsules?|insulin|inhalers?|injections?|jabs?"
     r"|doses?|eye\s+drops|blood\s+(?:sugar|pressure)|glucose|sugar\s+levels?|scans?|check-?ups?|physio"
     r"|antibiotics?|vitamins?|supplements?|prescriptions?|refills?)\b"
-    r"|药|胰岛素|打针|针|血糖|血压|复诊|复查|覆诊|检查|维生素|眼药水|喷剂|吸入器|疫苗|量体重|测血"
+    r"|药|胰岛素|(?<![指方秒时])针(?!对)|血糖|血压|复诊|复查|覆诊|体检|维生素|眼药水|喷剂|吸入器|疫苗|量体重|测血"
 )
 _ONE_OCCASION = re.compile(
     r"\b(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening))\b|今天|今晚|明天|明早|今日|听日"
