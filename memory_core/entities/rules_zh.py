@@ -123,12 +123,13 @@ _ZH_AGE = r"[一二三四五六七八九十两廿卅\d]+[岁]"  # 廿五岁: twe
 _ZH_WHEN_NEXT = r"今年|去年|明年|下个月|上个月|下周|上周|下个|上个|读|上小|上初|上高|上幼"
 # ...or before living with the user ("阿嬤秀英跟我住", "外婆桂芳要搬过来跟我住"), when the two
 # characters are no word of when or how often ("我妈偶尔跟我住").
-# Living with the user, in simplified characters ("跟我们一起住", "搬过来和我住", "住我家", "住我哋屋企"),
+# Living with the user, in simplified characters ("跟我们一起住", "搬过来和我住", "住我家", "住喺我哋屋企",
+# "同我哋一齊住": Cantonese as `whose_condition` reads it, unfolded),
 # not having lived there ("跟我住过") nor a few days' stay; the one pattern `entities.care` and
 # `whose_condition` read it by.
 ZH_LIVES_WITH_USER = (
-    r"(?:搬(?:过|回|进|入|了|咗)?(?:来|嚟)?)?(?:跟|和|同|与)(?:我们|我哋|我|用户)(?:一家)?(?:一起)?住(?!过|了几天)"
-    r"|住(?:在)?(?:我们|我哋|我|用户)(?:家|这儿|这里|这|屋企|度)"
+    r"(?:搬(?:过|回|进|入|了|咗)?(?:来|嚟)?)?(?:跟|和|同|与)(?:我们|我哋|我|用户)(?:一家)?(?:一起|一齐)?住(?!过|了几天)"
+    r"|住(?:在|喺)?(?:我们|我哋|我|用户)(?:家|这儿|这里|这|屋企|度)"
 )
 _ZH_LIVES_WITH_ME = rf"(?:现在|目前|而家|要|也|就|会|已经|一直|准备)?(?:{ZH_LIVES_WITH_USER})"
 # Words of now and then before living with the user ("我妈偶尔跟我住", "我爸暫時住我家"): no household.

@@ -27,6 +27,7 @@ AT_HOME = [
     "My aunt has lived with us since the spring; she has type 1 diabetes.",
     "我表妹住在我家，她对花生严重过敏。",
     "我舅舅跟我们住，他有心脏病，在吃阿司匹林。",
+    "我表妹住喺我屋企，佢對花生過敏。",  # Cantonese: lives at my home
 ]
 NOT_A_DEPENDANTS = [
     "My brother lives with me, he's a nurse.",
