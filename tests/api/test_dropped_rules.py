@@ -25,6 +25,11 @@ DROPPED = [
     "The policy that contractors are escorted on site has been retired as of today.",
     "我们取消了访客必须登记的规定，直接进就行。",
     "公司廢除了加班要主管簽字的制度，下週開始。",
+    # a requirement said to be no more, whatever it required
+    "Hi-vis vests are no longer required in the car park now the resurfacing is done.",
+    "From this term the school no longer requires a parent's signature on reading logs.",
+    "物业通知：即日起业主取快递不再要求出示身份证。",
+    "會所由下個月起唔再要求會員登記訪客。",
 ]
 NOT_DROPPED = [
     "Should we drop the rule about helmets on the canal?",
@@ -32,6 +37,8 @@ NOT_DROPPED = [
     "新闻说有家银行取消了大额取现的预约要求。",
     "I dropped the kids at school and went for a run.",
     "他把规定的表格取回来了。",
+    "Is a helmet no longer required on the lower trail?",
+    "听说隔壁小区不再要求登记了。",
 ]
 REASON = "drops a rule or requirement"
 
@@ -81,6 +88,9 @@ CHECKS_STOPPED = [
     "The weekly fire alarm test has been cut to the first Monday only now.",
     "以后不用每天都登记来访车辆了，一个星期登记一次就好。",
     "晚上不用再点名了，大家自己注意安全。",
+    # a check made on a sample instead of on all
+    "From May, bags get checked on one in five visitors instead of everybody at the gate.",
+    "以后包裹检查改成十个抽一个，不用所有人都查了。",
 ]
 CHECKS_KEPT = [
     "Should we stop the evening roll call?",
@@ -88,6 +98,7 @@ CHECKS_KEPT = [
     "I'll stop checking my work email at weekends.",
     "Apparently the other site scrapped their midday fridge check.",
     "这周每天都要登记来访车辆，一个都不能漏。",
+    "Bags now get checked for everyone, not one in five.",
 ]
 
 
@@ -167,3 +178,10 @@ def test_mcp_holds_a_dropped_health_reminder_flagged(owner, mcp_url):
 @pytest.mark.parametrize("said", CHECKS_STOPPED + HEALTH_REMINDERS_DROPPED)
 def test_a_check_or_a_health_reminder_stopped_is_held_flagged_on_rest_and_mem0(key_client, said):
     _held_flagged_on_rest_and_mem0(key_client, said)
+
+
+@pytest.mark.parametrize("said", DROPPED[5:] + CHECKS_STOPPED[6:])
+def test_a_requirement_no_more_or_a_check_on_a_sample_is_read_by_the_rules_alone(said):
+    """Read without the models: a requirement no longer asked for, whatever it was, and a check
+    made on one in N instead of on everyone."""
+    assert policy_check(said).weakens, said

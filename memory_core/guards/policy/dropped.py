@@ -17,9 +17,15 @@ _EN = re.compile(
     rf"\b{_EN_DROP}\s+(?:the|our|that|this|its|their|any)\s+(?:[\w-]+\s+){{0,3}}?{_EN_RULE}\b"
     rf"|\b(?:the|our|that|this)\s+{_EN_RULE}\s+(?:that|to|for|of)\b.{{0,80}}?\b(?:has|have|had|was|were|is|are)\s+"
     rf"(?:been\s+)?{_EN_DROP}\b"
+    # a requirement said to be no more, whatever it required: "hard hats are no longer required in the
+    # yard", "we no longer require a UK guarantor" (35 labelled texts, 34 relaxations)
+    r"|\bno\s+longer\s+(?:required|mandatory|compulsory|obligatory)\b|\bno\s+longer\s+requires?\b"
 )
 _ZH = re.compile(
     r"(?:取消|废除|废止|撤销|去掉|不再执行|不再要求|作废)了?.{0,24}?(?:规定|要求|制度|规矩|限制|检查|登记|签字|审批|核实)"
+    # no longer required, whatever of ("不再要求每户都来签到了", "不再要求本人到场"): 12 labelled texts, 11
+    # relaxations
+    r"|(?:不再|唔再)(?:要求|强制)"
 )
 # Asked, proposed, reported of another place or time: no decision of this one.
 _NOT_DECIDED = re.compile(

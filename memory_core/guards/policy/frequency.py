@@ -48,6 +48,8 @@ _DAYS = {
 # (pattern, how many times per day it says, from its groups)
 _RATES: list[tuple[re.Pattern[str], object]] = [
     (re.compile(rf"\b(?:every|each)\s+(?:single\s+)?{_UNIT}\b"), 1000.0),
+    # all of those checked: "spot-checked on 1 in 10 runners instead of everyone"
+    (re.compile(r"\b(?:everyone|everybody|every\s+single\s+one|all\s+of\s+them)\b|所有人|人人|个个"), 1000.0),
     (re.compile(rf"\bevery\s+{_N}(?:st|nd|rd|th)?\s+{_UNIT}s?\b"), "per-n"),
     (re.compile(rf"\b(?:1|one)\s+(?:in|out of)\s+(?:every\s+)?{_N}\b"), "per-n"),
     (re.compile(r"\b(?:daily|nightly|(?:every|each)\s+(?:day|night|morning|evening)|once\s+a\s+day)\b"), 1.0),
