@@ -360,7 +360,8 @@ def _without_names(plain: str, people: list[Person]) -> str:
     for alias in sorted(
         {a for person in people for a in person.aliases if _HAN.search(a)}, key=len, reverse=True
     ):
-        plain = plain.replace(simplified_han(alias), " ")
+        # (aliases are kept in lower case: "ann姐" is "Ann姐" as said)
+        plain = re.sub(re.escape(simplified_han(alias)), " ", plain, flags=re.I)
     return plain
 
 
@@ -370,12 +371,11 @@ def _names(plain: str, aliases: tuple[str, ...]) -> bool:
     any_upper = any(c.isupper() for c in plain)
     for alias in aliases:
         if _HAN.search(alias):
-            wanted = simplified_han(alias)
-            start = plain.find(wanted)
-            while start >= 0:
-                if not _ZH_OWNS.match(plain, start + len(wanted)):
+            # in lower case as aliases are kept ("ann姐" is "Ann姐" as said)
+            wanted = simplified_han(alias).lower()
+            for match in re.finditer(re.escape(wanted), plain, re.I):
+                if not _ZH_OWNS.match(plain, match.end()):
                     return True
-                start = plain.find(wanted, start + 1)
             continue
         for match in _word(alias).finditer(plain):
             # In a text written with capitals a name is capitalised ("will", "may", "grace").

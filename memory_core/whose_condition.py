@@ -177,7 +177,7 @@ _TITLED_SUBJECT = re.compile(
     r"(?![\uff0c,\u3001:\uff1a\s]|好|您|你)"
 )
 # A child said with the bare classifier and "girl" / "boy" / "kid" ("個女仔對花生過敏": a girl, some
-# girl) is no child of the user's, who says "個女" / "我個女" (`judgement._BARE_KIN`); the safety
+# girl) is no child of the user's, who says "個女" / "我個女" (`reading.words.ZH_BARE_KIN`); the safety
 # model retrained with batch 54 read it as the user's daughter (0.82). No labelled text opens so.
 _ZH_A_CHILD = re.compile(r"^\W*个(?:女仔|男仔|细路|细蚊仔|小朋友|小孩)")
 # The speaker's own condition told beside another's ("my wife and I are both coeliac", "我自己也…").

@@ -19,6 +19,7 @@ from memory_core.entities.kinship import ZH_KIN_WORDS, kin
 from memory_core.entities.rules import _NP_KIN, SELF, Reading, Ref, Triple, _np
 from memory_core.entities.rules_zh import (
     _ZH_KIN,
+    _ZH_LATIN_NAME,
     _ZH_LIVES_WITH_ME,
     _ZH_NAME,
     _ZH_NAME_CHAR,
@@ -118,7 +119,8 @@ _ZH_CARER_OF = re.compile(
 # in their care (the people sets label their conditions a dependant's), a partner aside (a spouse
 # lives with one), and a visit ("暑假住我家", "下周来出差住我家": `A_VISIT`) no household.
 _ZH_LIVES_WITH = re.compile(
-    rf"(?:(?P<zpronoun>她|他)|{_ZH_NP}(?P<zname>(?![搬要会想准打来]){_ZH_NAME_CHAR}{{1,3}}?)??|(?P<zafter>^|(?<=[\uff0c,\u3002\s])))"
+    rf"(?:(?P<zpronoun>她|他)|{_ZH_NP}\s?(?P<zname>(?=[A-Z][a-z]){_ZH_LATIN_NAME}|(?![搬要会想准打来]){_ZH_NAME_CHAR}{{1,3}}?)??"
+    r"|(?P<zafter>^|(?<=[\uff0c,\u3002\s])))"
     rf"[\uff0c,\s]*(?:现在|目前|而家|一直|平时|平常|都|也|主要|长期)*(?:{_ZH_LIVES_WITH_ME})"
 )
 A_VISIT = re.compile(
@@ -246,6 +248,8 @@ def _read_chinese_home(text: str, folded: str, reading: Reading) -> None:
         said = match.group("zname") or ""
         if simplified_han(said) in ZH_NOW_AND_THEN:
             continue  # "我妈偶尔跟我住", "我爸暫時住我家": now and then
+        if said and not said.isascii() and re.search(r"[\uff0c,]", folded[match.end("zname") : match.end()]):
+            said = ""  # "我奶奶坐轮椅, 跟我一起住": what she does, no name, before the comma
         name = as_written(said, folded, text) if said and simplified_han(said) not in _ZH_NOT_WHEN else ""
         found = kin(ref.kin) if ref.kin else None
         if found is not None and found[0] in _HOUSEHOLD:

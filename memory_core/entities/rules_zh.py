@@ -34,8 +34,11 @@ _ZH_AFTER_NAME = (
     r"\d|嫁|娶|结婚|再婚|离婚|同|跟|与"  # "郑浩然2018年又结婚了", "吕佳敏嫁给了…"
 )
 # A Latin name of up to three words ("我妈叫 Tan Ah Lian"), or Han characters.
+# A Latin name may take a Cantonese form of address ("May姐", "Ken哥", "Eric叔"): part of the name.
+_ZH_ADDRESS = "(?:姐|叔|哥|嫂|姨)?"
+_ZH_LATIN_NAME = rf"[A-Z][A-Za-z'-]*(?:\s[A-Z][A-Za-z'-]*){{0,2}}{_ZH_ADDRESS}"
 _ZH_NAME = (
-    rf"(?:[A-Z][A-Za-z'-]*(?:\s[A-Z][A-Za-z'-]*){{0,2}}|{_ZH_NAME_CHAR}{{1,4}}?)"
+    rf"(?:{_ZH_LATIN_NAME}|{_ZH_NAME_CHAR}{{1,4}}?)"
     rf"(?=$|[{_ZH_STOP}]|{_ZH_AFTER_NAME})"
 )
 _ZH_SELF = r"(?:我们|我|用户)"
@@ -141,7 +144,7 @@ _ZH_NOT_WHEN = ZH_NOW_AND_THEN | word_set(
 _ZH_NICKNAME = re.compile(
     # (小 and a word's second character is that word: 小学, 小时候, 小班, 小区, 小孩…)
     rf"{_ZH_NP}\s*(?P<zname>(?P<zr>{_ZH_NAME_CHAR})(?P=zr)|(?!小[学时班区孩朋姐心组说吃费号儿])[阿小]{_ZH_NAME_CHAR}{{1,2}}?"
-    rf"|老[{_ZH_SURNAMES}]|[A-Z][a-z]+(?: [A-Z][a-z]+)?"
+    rf"|老[{_ZH_SURNAMES}]|[A-Z][a-z]+(?: [A-Z][a-z]+)?{_ZH_ADDRESS}"
     rf"|{_ZH_NOT_A_NAME}{_ZH_NAME_CHAR}{{2}}(?={_ZH_WHEN_NEXT}|{_ZH_AGE})"
     rf"|{_ZH_NOT_A_NAME}(?![搬要会會想准準打来]){_ZH_NAME_CHAR}{{2}}(?={_ZH_LIVES_WITH_ME}))"
     # (读: "我個女Chloe讀緊中一", "我儿子乐乐读小学")

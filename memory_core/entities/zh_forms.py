@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import re
 
-from memory_core.reading.words import ZH_SIMPLIFIED
+from memory_core.reading.words import ZH_BARE_KIN, ZH_SIMPLIFIED
 
 # The characters of the words the relation rules and the kin words read, beyond those the
 # statement rules already fold (`reading.words.ZH_SIMPLIFIED`).
 _MORE = str.maketrans(
-    "結離後職辭機業親爺婦嬸際紀廠鋪舖貨運遷搵識幫邨樓層鄰處細籬詩詠輝畢聽顧嬤",
-    "结离后职辞机业亲爷妇婶际纪厂铺铺货运迁找识帮村楼层邻处细篱诗咏辉毕听顾嬷",
+    "結離後職辭機業親爺婦嬸際紀廠鋪舖貨運遷搵識幫邨樓層鄰處細籬詩詠輝畢聽顧嬤負責專輪齊調換進節遊",
+    "结离后职辞机业亲爷妇婶际纪厂铺铺货运迁找识帮村楼层邻处细篱诗咏辉毕听顾嬷负责专轮齐调换进节游",
 )
 # Cantonese words as the Mandarin the rules read, each of the same length (after the characters
 # are folded): 係 是, 喺 在, 咗 了, 嘅 的, 畀 给, 嗰 那, 哋 们, 佢 他; kin and work words.
@@ -84,12 +84,17 @@ def _household(match: re.Match[str], kin_words: tuple[str, ...]) -> str:
     return who + "的" + ("孩子" if order else "")
 
 
+# A clause opening with the bare classifier (`ZH_BARE_KIN`) as the kin word alone, the speaker's.
+_BARE_KIN_AS = {"仔": "儿子", "女": "女儿"}
+
+
 def as_mandarin(text: str, kin_words: tuple[str, ...] = ()) -> str:
     """`text` with traditional characters as simplified and Cantonese words as Mandarin, of the
     same length; 个 before one of `kin_words` after a name as 的, 家 after the speaker before one
     of them as 的."""
     folded = text.translate(_SIMPLIFIED).translate(_CHARS)
     folded = _WORD.sub(lambda match: _WORDS[match.group(0)], folded)
+    folded = ZH_BARE_KIN.sub(lambda match: _BARE_KIN_AS[match.group("kin")], folded)
     if kin_words:
         folded = _POSSESSIVE.sub(
             lambda match: "的" if folded.startswith(kin_words, match.end()) else match.group(0), folded

@@ -33,7 +33,12 @@ from memory_core.guards.secrets import REDACTED, SecretScan, scan_secrets
 from memory_core.guards.secrets.candidates import candidates, periods
 from memory_core.guards.secrets.text import sentence_spans
 from memory_core.language import has_cjk
-from memory_core.reading.words import GRANDPARENTS_OWNED, GRANDPARENTS_SAID_OTHERWISE, alternation
+from memory_core.reading.words import (
+    GRANDPARENTS_OWNED,
+    GRANDPARENTS_SAID_OTHERWISE,
+    ZH_BARE_KIN,
+    alternation,
+)
 
 from . import clauses
 from .encoder import SAFETY_OUTPUTS
@@ -493,13 +498,9 @@ def safety_encoder_reads(plain: str) -> bool:
     return not has_cjk(plain)
 
 
-# Cantonese says "my daughter" with the classifier alone where a clause opens with it ("個女對蝦過
-# 敏", "今日好攰 個仔又發燒"); the model, which reads "我個女…" as a dependant's (0.99), read it as
-# someone else's (0.63). Read with the 我 said: a possessor before it ("佢個仔", "阿May個仔") is no
-# opening, and "個女仔" (a girl), "個女朋友", "個女人", "個女傭" … are not the user's kin.
-_BARE_KIN = re.compile(
-    r"(?:^|(?<=[\s,.!?;:\u3001\u3002\uff01\uff0c\uff1a\uff1b\uff1f]))([個个])([女仔])(?![仔人子生士性孩朋友神星皇王傭佣工同童])"
-)
+# A Cantonese clause opening with the bare classifier ("個女對蝦過敏", `reading.words.ZH_BARE_KIN`)
+# is read with its 我 said: the model, which reads "我個女…" as a dependant's (0.99), read it as
+# someone else's (0.63).
 
 
 def _kin_pattern(words: dict[str, str]) -> str:
@@ -525,10 +526,10 @@ def _as_english_kin(match: re.Match[str]) -> str:
 
 def _as_read(text: str) -> str:
     """`text` as the safety model reads it: spaces collapsed, a Cantonese clause's bare kin with its
-    我 said (`_BARE_KIN`), and in English grandparents said in another language as the English word
+    我 said (`ZH_BARE_KIN`), and in English grandparents said in another language as the English word
     (the models learned "Ah Ma" among Chinese words: there a text read so changed 2 of 60 labelled
     readings, both for the worse)."""
-    plain = _BARE_KIN.sub(r"我\1\2", " ".join((text or "").split()))
+    plain = ZH_BARE_KIN.sub(r"我\g<0>", " ".join((text or "").split()))
     return plain if has_cjk(plain) else _GRANDPARENT_ELSEWHERE.sub(_as_english_kin, plain)
 
 

@@ -492,3 +492,13 @@ ZH_SIMPLIFIED = str.maketrans(
     "乱凭销报账账务拟签发宽周岁松脱敏顺帮别着吗录",
 )
 ZH_PETS = {"狗": "dog", "小狗": "dog", "狗狗": "dog", "猫": "cat", "小猫": "cat", "猫咪": "cat"}
+
+# Cantonese says "my daughter", "my son" with the classifier alone where a clause opens with it
+# ("個女對蝦過敏", "今日好攰 個仔又發燒", "個仔Jayden下個月去宿營"): the speaker's. A possessor before it
+# ("佢個仔", "阿May個仔", "阿 May 個仔") is no opening, and "個女仔" (a girl), "個女朋友", "個女人",
+# "個女傭"… are not the user's kin. Read so by the safety model (`judgement`) and the people reader
+# (`entities.zh_forms`).
+ZH_BARE_KIN = re.compile(
+    r"(?:^|(?<=[,.!?;:\u3001\u3002\uff01\uff0c\uff1a\uff1b\uff1f])|(?<![A-Za-z]\s)(?<=\s))"
+    r"(?P<classifier>[個个])(?P<kin>[女仔])(?![仔人子生士性孩朋友神星皇王傭佣工同童])"
+)

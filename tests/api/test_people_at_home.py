@@ -5,7 +5,9 @@ pinned. A spouse said as 老伴 is the user's kin ("老伴老周…一直是我�
 廿 ("阿峰今年廿三歲") is no part of the name. Cantonese says it its way
 ("我老豆國雄而家住喺我度", "孫仔朗朗搬咗嚟同我哋住"). Kin who live with the user now and then ("偶尔跟我住")
 or only visit ("下周来出差，住我家") are not in their care: their conditions by name alone stay
-unpinned. Through REST, the batch route, mem0's route, MCP, an import and the chat."""
+unpinned. A Cantonese clause that opens with the bare classifier ("個仔Marcus…", "個女Chloe…") names
+the user's own child; after someone's name ("Wendy 個仔叫 Jason") it is theirs. Through REST, the
+batch route, mem0's route, MCP, an import and the chat."""
 
 from __future__ import annotations
 
@@ -33,6 +35,9 @@ AT_HOME = [
     # Cantonese: 老豆 is the father, 孫仔 the grandson, 而家 "now", 住喺我度 "lives at my place"
     ("我老豆國雄而家住喺我度。", "國雄有柏金遜，食緊藥。"),
     ("孫仔朗朗搬咗嚟同我哋住。", "朗朗對花生敏感，一啲都唔食得。"),
+    # a Latin name with a form of address (Ann姐), 一齊 and 負責 as traditional characters write them
+    ("我阿嫲Ann姐同我哋一齊住。", "Ann姐有心臟病，食緊薄血丸。"),
+    ("外婆 Rosie 而家住喺我哋屋企，我負責照顧佢。", "Rosie 有糖尿病，朝早要打針。"),
 ]
 # English says it so too ("has lived with us since…", "moved in with us", a name given after it:
 # "Ines is her name").
@@ -129,3 +134,42 @@ def test_the_chat(owner, django_capture_on_commit_callbacks):
 
     kept = {e.content: e.pinned for e in MemoryEntry.objects.all()}
     assert any(pinned for content, pinned in kept.items() if "骨質疏鬆" in content), kept
+
+
+# (a child named after the bare classifier, the user's; later, a condition by name alone; pinned?)
+BARE_CLASSIFIER = [
+    ("個仔Marcus下個禮拜去宿營，要執行李。", "Marcus有哮喘，要帶噴霧。", True),
+    ("今日好忙，個女Chloe又發燒。", "Chloe對盤尼西林敏感。", True),
+    ("隔籬 Wendy 個仔叫 Jason，成日嚟我哋度玩。", "Jason對花生敏感。", False),
+]
+
+
+@pytest.mark.parametrize(("who", "condition", "theirs"), BARE_CLASSIFIER)
+def test_a_child_named_after_the_bare_classifier_is_the_users(key_client, who, condition, theirs):
+    _rest_add(key_client, who)
+    body = _rest_add(key_client, condition)
+    assert body["entry"]["pinned"] is theirs, body
+
+
+def test_mem0_and_the_batch_route_read_the_bare_classifier(key_client):
+    (who, condition, _), (other, peanuts, _) = BARE_CLASSIFIER[0], BARE_CLASSIFIER[2]
+    batch_add(key_client, [who, other, condition, peanuts])
+    kept = {e.content: e.pinned for e in MemoryEntry.objects.all()}
+    assert (kept[condition], kept[peanuts]) == (True, False), kept
+
+    MemoryEntry.objects.all().delete()
+    who, condition, _ = BARE_CLASSIFIER[1]
+    for said in (who, condition):
+        _mem0_add(key_client, said)
+    assert MemoryEntry.objects.get(content=condition).pinned
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_and_an_import_read_the_bare_classifier(key_client, owner, mcp_url):
+    who, condition, _ = BARE_CLASSIFIER[0]
+    *_, body = m.adds(mcp_url, user_token_issue(user=owner).key, [who, condition])
+    assert body["entry"]["pinned"], body
+
+    who, condition, _ = BARE_CLASSIFIER[1]
+    import_lines(key_client, [who, condition])
+    assert MemoryEntry.objects.get(content=condition).pinned
