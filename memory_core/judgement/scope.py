@@ -23,6 +23,9 @@ STANDING = re.compile(
     r"(?i)\b(?:from\s+now\s+on|going\s+forward|for\s+good|at\s+all\s+times|until\s+further\s+notice"
     r"|don'?t\s+ever|no\s+matter\s+what)\b|(?<![完了过点时年月天号周风术住药后跤院产婚])以后|今后|从今|往后|一律|凡是"
     r"|务必|千万"
+    # from today on, said formally or in Cantonese ("由今日起", "由今晚開始", "即日起"): 248 labelled
+    # texts, 246 rules
+    r"|由今|即日起"
 )
 # "以后" after an event or a time is "after it" ("他中风以后右边身体不能动"): a scope only with a
 # request's word. On the labelled texts with 以后: 11 non-rules no longer held, 2 rules lost.
@@ -32,6 +35,8 @@ AFTER_AN_EVENT = re.compile(r"(?<=[完了过点时年月天号周风术住药后
 OFTEN = re.compile(
     r"(?i)\b(?:always|never|whenever|any\s*time|each\s+time|every\s+(?:time|single|morning|day|night|week|month"
     r"|visit|outing|shift|session))\b|每次|每逢|永远|始终|每天|每晚|每朝"
+    # every week or month, as English's "every week" ("每週一三五…請管理員…", "每個禮拜天晚上由我分裝")
+    r"|每周|每星期|每个?礼拜|每个星期|每个?月|逢星期|逢礼拜"
 )
 # A bare verb is a request only where an imperative stands, at a clause's start or after a word that
 # leads one ("so keep the sauce away", "you can let me…"): "they've put him on amlodipine, he checks
@@ -41,7 +46,7 @@ REQUEST = re.compile(
     r"|you\s+(?:should|must|need\s+to))\b"
     r"|(?:^|[.!?;:,\n\u2014\u2013(]\s*|\b(?:and|then|just|also|so|always|never|only|can|may)\s+)"
     r"(?:suggest|factor|check|put|keep|give|let|book|send|log)\b"
-    r"|请|帮我|提醒|记得|别|不要|不准|不许|必须|一定要|麻烦|唔好|唔准"
+    r"|请(?!假|客|问)|帮我|提醒|记得|别|不要|不准|不许|必须|一定要|麻烦|唔好|唔准"
 )
 
 
