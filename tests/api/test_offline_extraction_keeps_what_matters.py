@@ -26,6 +26,11 @@ RULES = [
     ("Going forward, reception may keep copies of guests' passports on the shared drive.", True),
     ("以后夜班可以不用再核对老客户的身份证了。", True),
     ("Every delivery driver has to sign in at the gate before unloading, no exceptions.", False),
+    # a relaxation the rules find a fact in is held whole all the same: read apart, the fact was kept
+    # active ("住戶…" read as where the user lives) and the relaxation lost
+    ("管委會決議：住戶的外送包裹，從下週起管理員可以直接送上樓放門口，不用住戶本人簽收。", True),
+    ("I live in Leeds and from Monday the warehouse night shift can skip the two-person sign-off.", True),
+    ("我住在杭州。从下周起仓库夜班不用再双人签字了。", True),
 ]
 
 

@@ -147,7 +147,10 @@ class RuleBasedExtractor:
         read = [
             fields for fields in found if fields.get("category") != "safety" and not fields.get("incidental")
         ]
-        if not read and judgement.policy(whole).is_rule:  # "I'd like answers in bullet points" is a taste
+        check = judgement.policy(whole)
+        # A relaxation is held whole whatever facts the reader found in it: read apart, "從下週起管理員
+        # 可以直接送上樓, 不用住戶本人簽收" kept a misread fact active and lost the relaxation.
+        if check.weakens or (not read and check.is_rule):  # "I'd like answers in bullet points" is a taste
             rule = _rule(whole, confidence=0.9)
             return [rule, *(fields for fields in found if fields.get("category") == "safety")]
         if len(sentences) > 1 and _safety_lost(whole, found, sure=judgement.PART_SURE):

@@ -293,11 +293,11 @@ def _zh_work(who: Who, p: str) -> list[Fact] | None:
 
 
 def _zh_home(who: Who, p: str) -> list[Fact] | None:
-    """Home: "住在上海", "搬到了杭州", "在北京海淀住"."""
+    """Home: "住在上海", "搬到了杭州", "在北京海淀住"; not 住户 (residents), 住客, 住址, 住院…"""
     if _ZH_HEDGE.search(p):
         return []  # "在想要不要搬到上海", "打算住在杭州": not where the user lives
     match = re.match(
-        r"^(?:现在|目前|一直|常年)?(?:家)?住(?!院|过|了|得|着|宿|酒店|不|的|在哪)(?:在)?(?P<place>.+?)(?:了)?$",
+        r"^(?:现在|目前|一直|常年)?(?:家)?住(?!院|过|了|得|着|宿|酒店|不|的|在哪|户|客|址|房|手|口)(?:在)?(?P<place>.+?)(?:了)?$",
         p,
     )
     match = match or re.match(r"^(?:现在|目前)?家在(?P<place>.+?)$", p)
