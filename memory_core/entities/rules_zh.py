@@ -33,10 +33,10 @@ _ZH_AFTER_NAME = (
     r"是|在|住|工作|上班|做|的|和|也|今年|很|喜欢|养|现在|目前|如今|一直|已经|正在|还|"
     r"\d|嫁|娶|结婚|再婚|离婚|同|跟|与"  # "郑浩然2018年又结婚了", "吕佳敏嫁给了…"
 )
-# A Latin name of up to three words ("我妈叫 Tan Ah Lian"), or Han characters.
 # A Latin name may take a Cantonese form of address ("May姐", "Ken哥", "Eric叔"): part of the name.
 _ZH_ADDRESS = "(?:姐|叔|哥|嫂|姨)?"
 _ZH_LATIN_NAME = rf"[A-Z][A-Za-z'-]*(?:\s[A-Z][A-Za-z'-]*){{0,2}}{_ZH_ADDRESS}"
+# A Latin name of up to three words ("我妈叫 Tan Ah Lian"), or Han characters.
 _ZH_NAME = (
     rf"(?:{_ZH_LATIN_NAME}|{_ZH_NAME_CHAR}{{1,4}}?)"
     rf"(?=$|[{_ZH_STOP}]|{_ZH_AFTER_NAME})"

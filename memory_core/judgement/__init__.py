@@ -498,11 +498,6 @@ def safety_encoder_reads(plain: str) -> bool:
     return not has_cjk(plain)
 
 
-# A Cantonese clause opening with the bare classifier ("個女對蝦過敏", `reading.words.ZH_BARE_KIN`)
-# is read with its 我 said: the model, which reads "我個女…" as a dependant's (0.99), read it as
-# someone else's (0.63).
-
-
 def _kin_pattern(words: dict[str, str]) -> str:
     return alternation([re.escape(word).replace("_", r"\s+") for word in words])
 
@@ -526,7 +521,8 @@ def _as_english_kin(match: re.Match[str]) -> str:
 
 def _as_read(text: str) -> str:
     """`text` as the safety model reads it: spaces collapsed, a Cantonese clause's bare kin with its
-    我 said (`ZH_BARE_KIN`), and in English grandparents said in another language as the English word
+    我 said (`ZH_BARE_KIN`: the model, which reads "我個女…" as a dependant's at 0.99, read "個女對蝦過
+    敏" as someone else's at 0.63), and in English grandparents said in another language as the English word
     (the models learned "Ah Ma" among Chinese words: there a text read so changed 2 of 60 labelled
     readings, both for the worse)."""
     plain = ZH_BARE_KIN.sub(r"我\g<0>", " ".join((text or "").split()))
