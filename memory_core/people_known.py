@@ -493,7 +493,7 @@ def _by_pronoun(plain: str, aliases: tuple[str, ...], pronoun: str) -> str:
 
     for alias in sorted(aliases, key=len, reverse=True):
         if _HAN.search(alias):
-            plain = plain.replace(simplified_han(alias), han)
+            plain = re.sub(re.escape(simplified_han(alias)), han, plain, flags=re.I)  # "ann姐": "Ann姐"
         else:
             plain = _word(alias, owned=True).sub(said, plain)
     return plain
