@@ -208,8 +208,10 @@ ENCODER_ONLY_RULES = [
     # retrain with batch 57, which reads it over the cut alone. "Harnesses are signed out from the
     # stores and hung back on the rail by four." until the retrain with batch 60 (0.31 alone, under
     # the cut with the encoder too). "Harnesses are signed out from the store and back on the rail by
-    # four." until the retrain with batch 62 (0.587 alone, over the cut of 0.582).
-    "Harnesses get signed out from the store and hung back on the rail by four.",
+    # four." until the retrain with batch 62 (0.587 alone, over the cut of 0.582). "Harnesses get
+    # signed out from the store and hung back on the rail by four." until the retrain with batch 64
+    # and the contrast sets (under the cut with the encoder too).
+    "Ropes get signed out from the store and coiled back on the rack by five.",
     "新来的同事第一周跟着老员工一起值夜班。",
 ]
 
