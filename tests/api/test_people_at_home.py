@@ -6,7 +6,7 @@ pinned. A spouse said as 老伴 is the user's kin ("老伴老周…一直是我�
 ("我老豆國雄而家住喺我度", "孫仔朗朗搬咗嚟同我哋住"). Kin who live with the user now and then ("偶尔跟我住")
 or only visit ("下周来出差，住我家") are not in their care: their conditions by name alone stay
 unpinned. A Cantonese clause that opens with the bare classifier ("個仔Marcus…", "個女Chloe…") names
-the user's own child; after someone's name ("Wendy 個仔叫 Jason") it is theirs. Through REST, the
+the user's own child; after someone's name ("Wendy 個仔叫 Jason") it is not the user's. Through REST, the
 batch route, mem0's route, MCP, an import and the chat."""
 
 from __future__ import annotations
