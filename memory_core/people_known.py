@@ -360,8 +360,7 @@ def _without_names(plain: str, people: list[Person]) -> str:
     for alias in sorted(
         {a for person in people for a in person.aliases if _HAN.search(a)}, key=len, reverse=True
     ):
-        # (aliases are kept in lower case: "ann姐" is "Ann姐" as said)
-        plain = re.sub(re.escape(simplified_han(alias)), " ", plain, flags=re.I)
+        plain = _han_word(alias).sub(" ", plain)
     return plain
 
 
@@ -371,9 +370,7 @@ def _names(plain: str, aliases: tuple[str, ...]) -> bool:
     any_upper = any(c.isupper() for c in plain)
     for alias in aliases:
         if _HAN.search(alias):
-            # in lower case as aliases are kept ("ann姐" is "Ann姐" as said)
-            wanted = simplified_han(alias).lower()
-            for match in re.finditer(re.escape(wanted), plain, re.I):
+            for match in _han_word(alias).finditer(plain):
                 if not _ZH_OWNS.match(plain, match.end()):
                     return True
             continue
@@ -384,6 +381,13 @@ def _names(plain: str, aliases: tuple[str, ...]) -> bool:
             if not _EN_OWNS.match(plain[match.end() :]):
                 return True
     return False
+
+
+@cache
+def _han_word(alias: str) -> re.Pattern[str]:
+    """An alias with Chinese characters as said in a simplified text, in any case (aliases are kept
+    in lower case: "ann姐" is "Ann姐" as said)."""
+    return re.compile(re.escape(simplified_han(alias)), re.I)
 
 
 @cache
@@ -493,7 +497,7 @@ def _by_pronoun(plain: str, aliases: tuple[str, ...], pronoun: str) -> str:
 
     for alias in sorted(aliases, key=len, reverse=True):
         if _HAN.search(alias):
-            plain = re.sub(re.escape(simplified_han(alias)), han, plain, flags=re.I)  # "ann姐": "Ann姐"
+            plain = _han_word(alias).sub(han, plain)
         else:
             plain = _word(alias, owned=True).sub(said, plain)
     return plain
