@@ -116,7 +116,7 @@ def test_the_chat_holds_a_stopped_check(owner, django_capture_on_commit_callback
 
 @pytest.mark.django_db(transaction=True)
 def test_mcp_holds_a_dropped_rule_and_a_stopped_check_flagged(owner, mcp_url):
-    said = [DROPPED[3], CHECKS_STOPPED[1], CHECKS_STOPPED[4]]
+    said = [DROPPED[3], CHECKS_STOPPED[1], CHECKS_STOPPED[4], DROPPED[7], CHECKS_STOPPED[7]]
     for body in m.adds(mcp_url, user_token_issue(user=owner).key, said):
         assert body["action"] == "pending_review", body
     assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE).exists()

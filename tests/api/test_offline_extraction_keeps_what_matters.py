@@ -244,3 +244,18 @@ def test_mem0s_default_add_keeps_what_remember_this_asks_for(
     assert any(word in entry.content for entry in kept), list(
         MemoryEntry.objects.values_list("content", "pinned")
     )
+
+
+def test_the_chat_holds_a_relaxation_said_in_passing_with_a_fact(
+    owner, settings, django_capture_on_commit_callbacks
+):
+    """Learned from the turn offline (no "remember that"): the relaxation waits flagged, whole, and
+    nothing of it is stored active."""
+    settings.CHAT_LEARN_EACH_TURN_OFFLINE = True
+    said = "我住在成都。从下周起，仓库夜班出库不用再双人签字了。"
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(owner).post(reverse("chat:new"), {"content": said})
+
+    held = MemoryEntry.objects.get(namespace__owner=owner, status=MemoryStatus.PENDING_REVIEW)
+    assert "双人签字" in held.content and FlaggedWrite.objects.filter(entry=held).exists()
+    assert not MemoryEntry.objects.filter(status=MemoryStatus.ACTIVE, content__contains="签字").exists()

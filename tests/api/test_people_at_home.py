@@ -173,3 +173,13 @@ def test_mcp_and_an_import_read_the_bare_classifier(key_client, owner, mcp_url):
     who, condition, _ = BARE_CLASSIFIER[1]
     import_lines(key_client, [who, condition])
     assert MemoryEntry.objects.get(content=condition).pinned
+
+
+def test_the_chat_reads_the_bare_classifier(owner, django_capture_on_commit_callbacks):
+    who, condition, _ = BARE_CLASSIFIER[0]
+    for said in (who, condition):
+        with django_capture_on_commit_callbacks(execute=True):
+            client_for(owner).post(reverse("chat:new"), {"content": f"Remember that {said}"})
+
+    kept = {e.content: e.pinned for e in MemoryEntry.objects.all()}
+    assert any(pinned for content, pinned in kept.items() if "哮喘" in content), kept
